@@ -1,1 +1,139 @@
-export const placeholder = 1;
+// Errors
+export { ErrorClass, REPLAYABLE_CLASSES } from "./errors/error-class.js";
+export {
+  MsgxError,
+  isMsgxError,
+  isOutage,
+  dependencyUnavailable,
+  errorMessage,
+  type ErrorKind,
+  type MsgxErrorOptions,
+} from "./errors/msgx-error.js";
+
+// Model
+export type { Meta } from "./model/meta.js";
+export { Identity, DEFAULT_IDENTITY_OPTIONS, type IdentityOptions } from "./model/identity.js";
+export type { MsgKind, MsgKindName, SchdBody, RefRecord } from "./model/msg-kind.js";
+export type { DecodedMessage } from "./model/decoded-message.js";
+export type { FlightRecord, CollectionRow, WireValue } from "./model/flight-record.js";
+export {
+  SCALAR_FIELDS,
+  SCALAR_NAMES,
+  SCALAR_ATTRIBUTES,
+  REQUIRED_SCHD_FIELDS,
+  COLLECTIONS,
+  COLLECTION_NAMES,
+  type ScalarName,
+  type CollectionName,
+  type CollectionSpec,
+  type ValueKind,
+} from "./model/flight-schema.js";
+export {
+  ProcStatus,
+  TERMINAL_STATUSES,
+  isTerminal,
+  type ProcRecord,
+  type ErrorEntry,
+} from "./model/proc-record.js";
+export type { FlightState } from "./flight/flight-state.js";
+
+// Codec
+export {
+  DEFAULT_CODEC_OPTIONS,
+  type DecodeResult,
+  type CodecOptions,
+  type CodecLimits,
+} from "./codec/decode-result.js";
+
+// Ports
+export { systemClock, type Clock } from "./ports/clock.js";
+export { silentLogger, type Logger, type LogFields } from "./ports/logger.js";
+export type { Mailbox, MailboxRow, RawRead, BackfillEntry, BackfillResult } from "./ports/mailbox.js";
+export type {
+  PipelineStore,
+  PipelineTx,
+  InboxEntry,
+  IntakeState,
+  BackfillTodo,
+  AuditEntry,
+  RecordFilter,
+} from "./ports/pipeline-store.js";
+export type { DeliveryPort, DeliveryRecord } from "./ports/delivery-port.js";
+
+// Outbox
+export {
+  Target,
+  EventType,
+  DeliveryStatus,
+  type OutboxEvent,
+  type OutboxEventDraft,
+} from "./outbox/outbox-event.js";
+
+// Processing
+export { DEFAULT_RETRY_POLICY, backoffAfter, type RetryPolicy } from "./processing/retry-policy.js";
+export {
+  evolveProc,
+  newProcRecord,
+  IllegalTransitionError,
+  type ProcEvent,
+  type AttemptFacts,
+} from "./processing/proc-machine.js";
+export { decideTick, type TickDecision, type TickInput } from "./processing/decide-tick.js";
+export {
+  Breaker,
+  closedBreaker,
+  DEFAULT_BREAKER_POLICY,
+  type BreakerState,
+  type BreakerPolicy,
+} from "./processing/outage-breaker.js";
+export type {
+  Processor,
+  ProcessorTable,
+  ProcessorResult,
+  ProcessorContext,
+  FlightView,
+} from "./processing/processor.js";
+export { emptyRunDecision, type RunDecision, type IdentityBinding } from "./processing/run-decision.js";
+export {
+  prepareRun,
+  decideRun,
+  decideFailure,
+  decideExhaust,
+  type PreparedRun,
+  type PreparedMessage,
+  type LoadedState,
+  type RunContext,
+} from "./processing/decide-run.js";
+export {
+  Pump,
+  DEFAULT_PUMP_OPTIONS,
+  type PumpOptions,
+  type PumpDeps,
+  type PumpStep,
+  type PumpFailpoint,
+} from "./processing/pump.js";
+export { SimulatedCrashMarker } from "./processing/simulated-crash.js";
+export {
+  BackfillSweeper,
+  DEFAULT_BACKFILL_SWEEP_OPTIONS,
+  backfillBackoff,
+  type BackfillSweepOptions,
+} from "./processing/backfill-sweeper.js";
+
+// Intake
+export { GapTracker, type GapState, type Gap } from "./intake/gap-tracker.js";
+export {
+  InboxPoller,
+  DEFAULT_INBOX_POLLER_OPTIONS,
+  type InboxPollerOptions,
+  type PollResult,
+} from "./intake/inbox-poller.js";
+
+// Replay
+export {
+  ReplayService,
+  replayEligibility,
+  type ReplaySelection,
+  type ReplayPreview,
+  type ReplayResult,
+} from "./replay/replay-service.js";

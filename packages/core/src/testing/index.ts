@@ -1,1 +1,8 @@
-export const t = 1;
+export { ManualClock } from "./manual-clock.js";
+export { FaultPlan } from "./fault-plan.js";
+export { InMemoryMailbox, SUBSYSTEM_LIMITS, subsystemDefect, type FakeMailboxRow } from "./in-memory-mailbox.js";
+export {
+  InMemoryPipelineStore,
+  BACKFILL_FIRST_DELAY_MS,
+  type InMemoryTables,
+} from "./in-memory-pipeline-store.js";

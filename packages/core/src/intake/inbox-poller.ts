@@ -1,0 +1,113 @@
+import type { Clock } from "../ports/clock.js";
+import type { Logger } from "../ports/logger.js";
+import type { Mailbox, MailboxRow } from "../ports/mailbox.js";
+import type { PipelineStore } from "../ports/pipeline-store.js";
+import { GapTracker, type GapState } from "./gap-tracker.js";
+
+export interface InboxPollerOptions {
+  /** Rows per scan (seed 000 `claim-batch`). */
+  readonly batchSize: number;
+  /** How long a missing id may hold the horizon before it is taken as a rolled-back insert. */
+  readonly gapGraceMs: number;
+  /** How many ids behind the horizon the periodic re-scan looks at. */
+  readonly rescanWindow: number;
+  /** How often the re-scan behind the horizon runs. */
+  readonly rescanEveryMs: number;
+}
+
+export const DEFAULT_INBOX_POLLER_OPTIONS: InboxPollerOptions = {
+  batchSize: 50,
+  gapGraceMs: 10_000,
+  rescanWindow: 1_000,
+  rescanEveryMs: 30_000,
+};
+
+export interface PollResult {
+  /** Ids newly enqueued by this step. */
+  readonly enqueued: readonly number[];
+  /** The fast scan came back full: poll again at once, the mailbox has more. */
+  readonly full: boolean;
+  readonly horizon: number;
+}
+
+/**
+ * Moves mailbox rows into our processing state (seed 000 §3.1) and publishes the safe horizon.
+ * One `step` is one poll; the runner's loop calls it every interval, and at once after a full
+ * batch. Nothing here reads the message text.
+ */
+export class InboxPoller {
+  readonly #mailbox: Mailbox;
+  readonly #store: PipelineStore;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #options: InboxPollerOptions;
+  #gaps: GapState | undefined;
+  #cursor = 0;
+  #lastRescanAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    deps: { mailbox: Mailbox; store: PipelineStore; clock: Clock; logger: Logger },
+    options: Partial<InboxPollerOptions> = {},
+  ) {
+    this.#mailbox = deps.mailbox;
+    this.#store = deps.store;
+    this.#clock = deps.clock;
+    this.#logger = deps.logger;
+    this.#options = { ...DEFAULT_INBOX_POLLER_OPTIONS, ...options };
+  }
+
+  /** Ids at or below this are safe to process. Before the first step: nothing is. */
+  get horizon(): number {
+    return this.#gaps?.horizon ?? 0;
+  }
+
+  async step(signal?: AbortSignal): Promise<PollResult> {
+    const gaps0 = this.#gaps ?? GapTracker.initial((await this.#store.intakeState())?.horizon ?? 0);
+    const cursor = this.#gaps ? this.#cursor : gaps0.horizon;
+    const { batchSize } = this.#options;
+
+    const rows = await this.#mailbox.scan(cursor, batchSize, signal);
+    // While a gap holds the horizon, look right behind it too: the late id shows up there.
+    const fill = GapTracker.blockingGap(gaps0) ? await this.#mailbox.scan(gaps0.horizon, batchSize, signal) : [];
+    const now = this.#clock.now();
+    const fresh = dedupe([...rows, ...fill]).filter((r) => r.msgId > gaps0.horizon && !gaps0.seen.has(r.msgId));
+    const observed = GapTracker.observe(gaps0, fresh.map((r) => r.msgId), now);
+    const { state, passed } = GapTracker.advance(observed, now, this.#options.gapGraceMs);
+
+    const pending = fresh.filter((r) => r.pending).map((r) => ({ msgId: r.msgId, receivedAt: r.receivedAt }));
+    const enqueued = await this.#store.enqueue(pending, { horizon: state.horizon });
+    // Only now, with the rows safely enqueued, does the tracker move: a failed enqueue re-reads them.
+    this.#gaps = state;
+    this.#cursor = Math.max(cursor, rows.at(-1)?.msgId ?? cursor);
+    for (const g of passed) {
+      this.#logger.warn("mailbox gap passed after grace", { from: g.from, to: g.to, waitedMs: now - g.since });
+    }
+    const late = await this.#rescanBehind(now, signal);
+    return { enqueued: [...enqueued, ...late], full: rows.length >= batchSize, horizon: state.horizon };
+  }
+
+  /**
+   * A row that commits after its gap was given up lands behind the horizon. It is never lost:
+   * it is enqueued and becomes the head, and the log says its order could not be kept.
+   */
+  async #rescanBehind(now: number, signal?: AbortSignal): Promise<readonly number[]> {
+    if (now - this.#lastRescanAt < this.#options.rescanEveryMs) return [];
+    this.#lastRescanAt = now;
+    const horizon = this.horizon;
+    const from = Math.max(0, horizon - this.#options.rescanWindow);
+    const rows = (await this.#mailbox.scan(from, this.#options.rescanWindow, signal)).filter(
+      (r) => r.msgId <= horizon && r.pending,
+    );
+    if (rows.length === 0) return [];
+    const inserted = await this.#store.enqueue(rows, { horizon });
+    for (const msgId of inserted) {
+      this.#logger.error("mailbox row committed after its gap was passed; processed out of order", { msgId, horizon });
+    }
+    return inserted;
+  }
+}
+
+function dedupe(rows: readonly MailboxRow[]): MailboxRow[] {
+  const byId = new Map(rows.map((r) => [r.msgId, r]));
+  return [...byId.values()].sort((a, b) => a.msgId - b.msgId);
+}

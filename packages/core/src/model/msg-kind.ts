@@ -1,0 +1,42 @@
+import type { FlightRecord } from "./flight-record.js";
+
+/** A `SCHD` body: the declared record count and the flight records, in wire order. */
+export interface SchdBody {
+  /** The `RECS` value; `undefined` when the element was missing (a PROTOCOL fault for snapshots). */
+  readonly recs: number | undefined;
+  readonly flights: readonly FlightRecord[];
+}
+
+/** One reference-data record: its key and its raw attributes/children, kept as text. */
+export interface RefRecord {
+  readonly rkey: string;
+  readonly attributes: Readonly<Record<string, string>>;
+}
+
+/**
+ * What a message asks for, the first dispatch key (WIRE.md "Kinds"). Every variant has a `kind`;
+ * processors are chosen by it.
+ */
+export type MsgKind =
+  /** `SCHD/DNLD` or `SCHD/RESP`: a snapshot of many flights, all or nothing. */
+  | { readonly kind: "snapshot"; readonly styp: "DNLD" | "RESP"; readonly body: SchdBody }
+  /** `SCHD/ADFT`: add or update the listed flights; deletes nothing. */
+  | { readonly kind: "adft"; readonly body: SchdBody }
+  /** `FLOP/<subtype>` other than FDEL: update the group the subtype names on one or more flights. */
+  | { readonly kind: "flop"; readonly styp: string; readonly blocks: readonly FlightRecord[] }
+  /** `FLOP/FDEL`: delete one flight. */
+  | { readonly kind: "fdel"; readonly flid: string; readonly ffid?: string | null | undefined }
+  /** `LDM`, `REGN`, `RSTA`, `EROR`: not parsed, SKIPPED `ignored:<TYPE>`. */
+  | { readonly kind: "ignorable"; readonly type: string }
+  /** A reference-data message (`<reftype>/RESP|DNLD|ADD|UPD|DEL`). */
+  | {
+      readonly kind: "reference";
+      readonly rtype: string;
+      readonly styp: string;
+      readonly recs: number | undefined;
+      readonly records: readonly RefRecord[];
+    }
+  /** A valid envelope of a type/subtype msgx has no decoder for. */
+  | { readonly kind: "unsupported"; readonly type: string; readonly styp: string };
+
+export type MsgKindName = MsgKind["kind"];

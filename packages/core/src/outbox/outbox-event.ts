@@ -1,0 +1,37 @@
+/** Delivery targets (SPEC §2.4). */
+export const Target = { MSG: "KAFKA:msg", SCHD: "KAFKA:schd" } as const;
+export type Target = (typeof Target)[keyof typeof Target] | (string & {});
+
+export const EventType = { UPSERT: "UPSERT", TOMBSTONE: "TOMBSTONE" } as const;
+export type EventType = (typeof EventType)[keyof typeof EventType];
+
+/** Delivery states of an outbox event: `PENDING -> SENT | PENDING (backoff) | DEAD`. */
+export const DeliveryStatus = { PENDING: "PENDING", SENT: "SENT", DEAD: "DEAD" } as const;
+export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
+
+/** An event as a processor produces it, before the store gives it an `EVENT_ID`. */
+export interface OutboxEventDraft {
+  readonly target: Target;
+  /** Always the FLID for flight events; the Kafka record key. */
+  readonly partitionKey: string;
+  readonly eventType: EventType;
+  readonly stateVersion: number;
+  /** The JSON record value (`docs/events.md`); null for a tombstone. */
+  readonly payload: unknown;
+  /** The mailbox id of the message that caused it. */
+  readonly sourceMsgId: number;
+  /** W3C `traceparent` of the processing that caused it, when tracing is on. */
+  readonly traceparent?: string | null;
+}
+
+/** A stored `MSG_EVENT` row. */
+export interface OutboxEvent extends OutboxEventDraft {
+  /** Orders delivery within a target; also the stable event id sent as a header. */
+  readonly eventId: number;
+  readonly status: DeliveryStatus;
+  readonly attempts: number;
+  readonly nextAttemptAt: number | null;
+  readonly lastError: string | null;
+  readonly createdAt: number;
+  readonly sentAt: number | null;
+}

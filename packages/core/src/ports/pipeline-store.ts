@@ -1,0 +1,95 @@
+import type { ErrorClass } from "../errors/error-class.js";
+import type { FlightState } from "../flight/flight-state.js";
+import type { ProcRecord, ProcStatus } from "../model/proc-record.js";
+import type { Meta } from "../model/meta.js";
+import type { RunDecision } from "../processing/run-decision.js";
+
+/** A mailbox row handed to the store for processing. */
+export interface InboxEntry {
+  readonly msgId: number;
+  readonly receivedAt: number;
+}
+
+/** What the intake persists with every enqueue, so a restart resumes where it was. */
+export interface IntakeState {
+  /** Every id at or below it is enqueued, processed, or a gap given up after its grace. */
+  readonly horizon: number;
+}
+
+/** A pending mailbox backfill (`BACKFILL_TODO`). */
+export interface BackfillTodo {
+  readonly msgId: number;
+  readonly processedAt: number;
+  readonly meta: Meta | null;
+  readonly attempts: number;
+  readonly nextAttemptAt: number;
+  readonly lastError: string | null;
+}
+
+/** An operator action on messages (`REPLAY_AUDIT`). */
+export interface AuditEntry {
+  readonly at: number;
+  readonly operator: string;
+  readonly action: string;
+  readonly msgIds: readonly number[];
+  readonly detail: string;
+}
+
+/** Which records to list (all fields optional; ascending by id). */
+export interface RecordFilter {
+  readonly statuses?: readonly ProcStatus[];
+  readonly errorClasses?: readonly ErrorClass[];
+  readonly msgIds?: readonly number[];
+  readonly afterMsgId?: number;
+  readonly limit?: number;
+}
+
+/**
+ * One transaction of the pipeline. Everything written through it commits together or not at all.
+ */
+export interface PipelineTx {
+  /** The records among `msgIds`, as committed, locked for this transaction. */
+  loadRecords(msgIds: readonly number[]): Promise<readonly ProcRecord[]>;
+  /** The owner (msgId) of each key that is bound; keys with no owner are absent from the map. */
+  identityOwners(keys: readonly string[]): Promise<ReadonlyMap<string, number>>;
+  /** The stored flights among `flids` (deleted ones included), locked for this transaction. */
+  loadFlights(flids: readonly string[]): Promise<ReadonlyMap<string, FlightState>>;
+  /**
+   * Writes a decision: records (by msgId), identity bindings (a key bound twice is a constraint
+   * violation: the transaction fails), flights (full replacement of each FLID's row and
+   * collections), outbox events (EVENT_IDs ascending in the given order), backfill todos for
+   * `decision.backfill`.
+   */
+  applyRun(decision: RunDecision): Promise<void>;
+  /** Appends an operator audit row. */
+  appendAudit(entry: AuditEntry): Promise<void>;
+}
+
+/**
+ * Our own processing state (`PROC_STATE` and friends, in PostgreSQL).
+ *
+ * Every implementation guarantees:
+ * - `enqueue` is idempotent on msgId and never changes an existing record; it stores the intake
+ *   state with the same atomicity; it returns the ids it really inserted.
+ * - `head` is the smallest msgId whose status is PENDING or FAILED, found by an index probe.
+ * - `unfinished` returns PENDING/FAILED records with `msgId >= fromMsgId`, ascending, at most limit.
+ * - `transaction` runs `fn` with serializable effect for the pipeline (one writer at a time); if
+ *   `fence` is given and is not the current leadership epoch, it throws `MsgxError("FENCED")` and
+ *   writes nothing. A lost connection during commit throws `COMMIT_UNKNOWN`; the caller re-reads.
+ * - Driver errors leave as `MsgxError` (connection loss/timeouts: `DEPENDENCY_UNAVAILABLE`).
+ */
+export interface PipelineStore {
+  enqueue(entries: readonly InboxEntry[], intake: IntakeState): Promise<readonly number[]>;
+  intakeState(): Promise<IntakeState | undefined>;
+  head(): Promise<ProcRecord | undefined>;
+  unfinished(fromMsgId: number, limit: number): Promise<readonly ProcRecord[]>;
+  get(msgId: number): Promise<ProcRecord | undefined>;
+  list(filter: RecordFilter): Promise<readonly ProcRecord[]>;
+  transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options?: { readonly fence?: number }): Promise<T>;
+  /** Backfill todos due at `now`, oldest first. */
+  dueBackfill(now: number, limit: number): Promise<readonly BackfillTodo[]>;
+  /** Removes the todos of rows the mailbox confirmed. */
+  completeBackfill(msgIds: readonly number[]): Promise<void>;
+  /** Records a failed backfill try (attempts, next time, error). */
+  deferBackfill(todos: readonly BackfillTodo[]): Promise<void>;
+}

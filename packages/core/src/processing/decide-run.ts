@@ -1,0 +1,193 @@
+import type { DecodeResult } from "../codec/decode-result.js";
+import type { FlightState } from "../flight/flight-state.js";
+import { Identity, type IdentityOptions } from "../model/identity.js";
+import type { Meta } from "../model/meta.js";
+import type { MsgKind } from "../model/msg-kind.js";
+import { isTerminal, type ProcRecord } from "../model/proc-record.js";
+import type { OutboxEventDraft } from "../outbox/outbox-event.js";
+import type { BackfillEntry, RawRead } from "../ports/mailbox.js";
+import { errorMessage } from "../errors/msgx-error.js";
+import { evolveProc, type ProcEvent } from "./proc-machine.js";
+import type { Processor, ProcessorResult, ProcessorTable } from "./processor.js";
+import type { RetryPolicy } from "./retry-policy.js";
+import type { IdentityBinding, RunDecision } from "./run-decision.js";
+
+/** A message of a run, read and decoded, before any state was consulted. */
+export interface PreparedMessage {
+  readonly record: ProcRecord;
+  /** Undefined when the raw row was missing. */
+  readonly decoded: DecodeResult | undefined;
+  /** The identity this message would bind (null when its envelope did not decode). */
+  readonly identityKey: string | null;
+}
+
+/** A run ready to be decided, with the keys of the state it needs. */
+export interface PreparedRun {
+  readonly messages: readonly PreparedMessage[];
+  /** Identities to look up (those not yet bound by their own message). */
+  readonly identityKeys: readonly string[];
+  readonly flightIds: readonly string[];
+}
+
+/** The state a run is decided against, loaded in one query per kind. */
+export interface LoadedState {
+  readonly identityOwners: ReadonlyMap<string, number>;
+  readonly flights: ReadonlyMap<string, FlightState>;
+}
+
+export interface RunContext {
+  readonly now: number;
+  readonly policy: RetryPolicy;
+  readonly identity: IdentityOptions;
+  readonly processors: ProcessorTable;
+}
+
+/**
+ * Pure: decodes every message of a run and lists the state keys it needs. The decoder is passed
+ * in so the run does not depend on codec options.
+ */
+export function prepareRun(
+  records: readonly ProcRecord[],
+  raws: ReadonlyMap<number, RawRead>,
+  decode: (raw: string) => DecodeResult,
+  processors: ProcessorTable,
+  identity: IdentityOptions,
+): PreparedRun {
+  const identityKeys = new Set<string>();
+  const flightIds = new Set<string>();
+  const messages = records.map((record): PreparedMessage => {
+    const raw = raws.get(record.msgId);
+    const decoded = raw?.found ? decode(raw.text) : undefined;
+    const meta = decoded?.ok ? decoded.message.meta : (decoded?.meta ?? null);
+    const identityKey = record.identityKey ?? (meta ? Identity.of(meta, identity) : null);
+    if (identityKey !== null && record.identityKey === null) identityKeys.add(identityKey);
+    if (decoded?.ok) {
+      for (const flid of processorFor(processors, decoded.message.body)?.flightsOf(decoded.message.body) ?? []) {
+        flightIds.add(flid);
+      }
+    }
+    return { record, decoded, identityKey };
+  });
+  return { messages, identityKeys: [...identityKeys], flightIds: [...flightIds] };
+}
+
+function processorFor(table: ProcessorTable, body: MsgKind): Processor | undefined {
+  return table[body.kind] as Processor | undefined;
+}
+
+/**
+ * Pure: decides a run of consecutive messages in id order against the loaded state, as if each
+ * were processed alone in its own transaction. The run stops after the first message that ends
+ * FAILED (it keeps the head; nothing behind it may move). See SPEC §2.1–2.3 and seed 000 §3.3.
+ */
+export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext): RunDecision {
+  const owners = new Map(loaded.identityOwners);
+  const flights = new Map(loaded.flights);
+  const changed = new Map<string, FlightState>();
+  const records: ProcRecord[] = [];
+  const bindings: IdentityBinding[] = [];
+  const events: OutboxEventDraft[] = [];
+  const backfill: BackfillEntry[] = [];
+
+  for (const m of run.messages) {
+    const { event, meta, bind, applied } = decideOne(m, owners, flights, ctx);
+    const record = evolveProc(m.record, event, { now: ctx.now, identityKey: bind ? m.identityKey : m.record.identityKey, meta }, ctx.policy);
+    records.push(record);
+    if (bind && m.identityKey !== null && m.record.identityKey === null) {
+      owners.set(m.identityKey, m.record.msgId);
+      bindings.push({ identityKey: m.identityKey, msgId: m.record.msgId });
+    }
+    if (applied) {
+      for (const f of applied.flights) {
+        flights.set(f.flid, f);
+        changed.set(f.flid, f);
+      }
+      events.push(...applied.events);
+    }
+    if (isTerminal(record.status)) {
+      backfill.push({ msgId: record.msgId, processedAt: ctx.now, meta: record.meta });
+    } else {
+      break;
+    }
+  }
+  return { records, bindings, flights: [...changed.values()], events, backfill };
+}
+
+interface OneDecision {
+  readonly event: ProcEvent;
+  readonly meta: Meta | null;
+  /** Whether this message's identity binds (every outcome after the duplicate check). */
+  readonly bind: boolean;
+  readonly applied?: Extract<ProcessorResult, { type: "applied" }>;
+}
+
+function decideOne(
+  m: PreparedMessage,
+  owners: ReadonlyMap<string, number>,
+  flights: ReadonlyMap<string, FlightState>,
+  ctx: RunContext,
+): OneDecision {
+  const d = m.decoded;
+  if (d === undefined) return { event: { type: "rejected", errorClass: "MALFORMED", reason: "raw-missing" }, meta: null, bind: false };
+  const meta = d.ok ? d.message.meta : d.meta;
+  if (!d.ok && d.errorClass === "MALFORMED") {
+    return { event: { type: "rejected", errorClass: "MALFORMED", reason: d.reason }, meta, bind: false };
+  }
+  // The identity check comes before anything else a decoded envelope can lead to: a duplicate is
+  // SKIPPED whatever its body. A message that already holds its binding (a retry) never checks.
+  if (m.record.identityKey === null && m.identityKey !== null) {
+    const owner = owners.get(m.identityKey);
+    if (owner !== undefined && owner !== m.record.msgId) {
+      return { event: { type: "skipped", reason: `duplicate-of:${owner}` }, meta, bind: false };
+    }
+  }
+  if (!d.ok) {
+    return d.errorClass === "PROTOCOL"
+      ? { event: { type: "rejected", errorClass: "PROTOCOL", reason: d.reason }, meta, bind: true }
+      : { event: { type: "failed", errorClass: "CODEC_ERROR", reason: d.reason }, meta, bind: true };
+  }
+  const body = d.message.body;
+  if (body.kind === "ignorable") return { event: { type: "skipped", reason: `ignored:${body.type}` }, meta, bind: true };
+  if (body.kind === "unsupported") {
+    return { event: { type: "failed", errorClass: "UNSUPPORTED", reason: `unsupported:${body.type}/${body.styp}` }, meta, bind: true };
+  }
+  const processor = processorFor(ctx.processors, body);
+  if (processor === undefined) {
+    return { event: { type: "failed", errorClass: "UNSUPPORTED", reason: `no processor for ${body.kind}` }, meta, bind: true };
+  }
+  let result: ProcessorResult;
+  try {
+    result = processor.apply(body, { msgId: m.record.msgId, meta: d.message.meta, now: ctx.now, flights });
+  } catch (e) {
+    // A processor bug is a fault of this message's processing: retried, then EXHAUSTED.
+    return { event: { type: "failed", errorClass: "INFRA", reason: `processor error: ${errorMessage(e)}` }, meta, bind: true };
+  }
+  switch (result.type) {
+    case "applied":
+      return { event: { type: "succeeded", ...(result.reason ? { reason: result.reason } : {}) }, meta, bind: true, applied: result };
+    case "skipped":
+      return { event: { type: "skipped", reason: result.reason }, meta, bind: true };
+    case "rejected":
+      return { event: { type: "rejected", errorClass: "PROTOCOL", reason: result.reason }, meta, bind: true };
+    case "failed":
+      return { event: { type: "failed", errorClass: result.errorClass, reason: result.reason }, meta, bind: true };
+  }
+}
+
+/** A decision that records one failure of one message outside a run (e.g. its commit failed). */
+export function decideFailure(record: ProcRecord, reason: string, ctx: Pick<RunContext, "now" | "policy">): RunDecision {
+  const next = evolveProc(record, { type: "failed", errorClass: "INFRA", reason }, { now: ctx.now }, ctx.policy);
+  return {
+    records: [next],
+    bindings: [],
+    flights: [],
+    events: [],
+    backfill: isTerminal(next.status) ? [{ msgId: next.msgId, processedAt: ctx.now, meta: next.meta }] : [],
+  };
+}
+
+/** A decision that ends a held head as DEAD(EXHAUSTED). */
+export function decideExhaust(record: ProcRecord, reason: string, ctx: Pick<RunContext, "now" | "policy">): RunDecision {
+  const next = evolveProc(record, { type: "exhausted", reason }, { now: ctx.now }, ctx.policy);
+  return { records: [next], bindings: [], flights: [], events: [], backfill: [{ msgId: next.msgId, processedAt: ctx.now, meta: next.meta }] };
+}

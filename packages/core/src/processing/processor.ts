@@ -1,0 +1,50 @@
+import type { FlightState } from "../flight/flight-state.js";
+import type { Meta } from "../model/meta.js";
+import type { MsgKind, MsgKindName } from "../model/msg-kind.js";
+import type { OutboxEventDraft } from "../outbox/outbox-event.js";
+
+/** Read access to flights as they stand at this point of the run (earlier messages applied). */
+export interface FlightView {
+  /** The flight, or undefined when it was never stored (a deleted flight is returned, `deleted: true`). */
+  get(flid: string): FlightState | undefined;
+}
+
+export interface ProcessorContext {
+  readonly msgId: number;
+  readonly meta: Meta;
+  /** Clock time of this run (epoch ms). Processors must not read time any other way. */
+  readonly now: number;
+  readonly flights: FlightView;
+}
+
+/**
+ * What a processor decided for one message. A processor is pure: it reads the context and
+ * returns new flight states and events; it writes nothing itself.
+ * - `applied`: SUCCEEDED. `flights` are the new states of the flights that really changed (empty
+ *   for an idempotent re-delivery); `events` their outbox rows, one per flight per target.
+ * - `skipped`: SKIPPED with a reason (`no-flight:<FLID>`, `no-request`); nothing written.
+ * - `rejected`: DEAD(PROTOCOL); nothing written.
+ * - `failed`: FAILED with backoff (UNSUPPORTED, CODEC_ERROR); nothing written.
+ */
+export type ProcessorResult =
+  | {
+      readonly type: "applied";
+      readonly flights: readonly FlightState[];
+      readonly events: readonly OutboxEventDraft[];
+      readonly reason?: string;
+    }
+  | { readonly type: "skipped"; readonly reason: string }
+  | { readonly type: "rejected"; readonly reason: string }
+  | { readonly type: "failed"; readonly errorClass: "UNSUPPORTED" | "CODEC_ERROR"; readonly reason: string };
+
+/** Applies one kind of message. Registered in a {@link ProcessorTable} by kind. */
+export interface Processor<B extends MsgKind = MsgKind> {
+  /** Every FLID this message may read or change, so a run loads them all in one query. */
+  flightsOf(body: B): readonly string[];
+  apply(body: B, ctx: ProcessorContext): ProcessorResult;
+}
+
+/** Processors by message kind. A kind with no entry ends FAILED(UNSUPPORTED). */
+export type ProcessorTable = {
+  readonly [K in MsgKindName]?: Processor<Extract<MsgKind, { kind: K }>>;
+};

@@ -1,0 +1,209 @@
+import type { DecodeResult } from "../codec/decode-result.js";
+import { errorMessage, isMsgxError, isOutage } from "../errors/msgx-error.js";
+import { DEFAULT_IDENTITY_OPTIONS, type IdentityOptions } from "../model/identity.js";
+import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
+import type { Clock } from "../ports/clock.js";
+import type { Logger } from "../ports/logger.js";
+import type { Mailbox } from "../ports/mailbox.js";
+import type { PipelineStore } from "../ports/pipeline-store.js";
+import { decideExhaust, decideFailure, decideRun, prepareRun } from "./decide-run.js";
+import { decideTick } from "./decide-tick.js";
+import { Breaker, closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "./outage-breaker.js";
+import type { ProcessorTable } from "./processor.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
+import type { RunDecision } from "./run-decision.js";
+import { SimulatedCrashMarker } from "./simulated-crash.js";
+
+export interface PumpOptions {
+  readonly policy: RetryPolicy;
+  readonly identity: IdentityOptions;
+  readonly breaker: BreakerPolicy;
+  /**
+   * The most messages committed in one transaction (group commit, SPEC §5). 1 is the
+   * one-message-per-transaction design the benchmarks compare against.
+   */
+  readonly maxRun: number;
+  /** The leadership epoch every transaction is fenced with, when leadership is in use. */
+  readonly fence?: number;
+}
+
+export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
+  policy: DEFAULT_RETRY_POLICY,
+  identity: DEFAULT_IDENTITY_OPTIONS,
+  breaker: DEFAULT_BREAKER_POLICY,
+  maxRun: 200,
+};
+
+export interface PumpDeps {
+  readonly store: PipelineStore;
+  readonly mailbox: Mailbox;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly decode: (raw: string) => DecodeResult;
+  readonly processors: ProcessorTable;
+  /** The intake's safe horizon: ids above it are never processed. */
+  readonly horizon: () => number;
+  /** Named points where tests (and the fault battery) may crash the process. */
+  readonly failpoint?: (name: PumpFailpoint) => void;
+}
+
+/** Where a failpoint can fire: before a run's transaction commits, and after it, before backfill. */
+export type PumpFailpoint = "pump.before-commit" | "pump.after-commit";
+
+/** What one `step` did, and when the driver should call again. */
+export type PumpStep =
+  | { readonly did: "idle" }
+  | { readonly did: "await-horizon"; readonly msgId: number }
+  | { readonly did: "wait"; readonly until: number }
+  | { readonly did: "outage"; readonly until: number; readonly error: string }
+  | { readonly did: "fenced"; readonly error: string }
+  | { readonly did: "processed"; readonly records: readonly ProcRecord[] };
+
+/**
+ * The message pump (seed 000 §3.2–3.3): one head at a time, in mailbox id order. `step` does at
+ * most one unit of work and never sleeps; the runner's loop (or a test) decides when to call it
+ * again from the result. A dependency outage opens the breaker and spends no attempt.
+ */
+export class Pump {
+  readonly #deps: PumpDeps;
+  readonly #options: PumpOptions;
+  #breaker: BreakerState = closedBreaker;
+  #healthySince: number;
+
+  constructor(deps: PumpDeps, options: Partial<PumpOptions> = {}) {
+    this.#deps = deps;
+    this.#options = { ...DEFAULT_PUMP_OPTIONS, ...options };
+    this.#healthySince = deps.clock.now();
+  }
+
+  get breaker(): BreakerState {
+    return this.#breaker;
+  }
+
+  async step(signal?: AbortSignal): Promise<PumpStep> {
+    const now = this.#deps.clock.now();
+    if (!Breaker.mayTry(this.#breaker, now)) return { did: "outage", until: this.#breaker.probeAt, error: "breaker open" };
+    try {
+      const result = await this.#work(now, signal);
+      if (Breaker.isOpen(this.#breaker)) {
+        this.#deps.logger.info("pump dependencies recovered", { outageMs: now - (this.#breaker.openedAt ?? now) });
+        this.#breaker = Breaker.onSuccess(this.#breaker);
+        this.#healthySince = now;
+      }
+      return result;
+    } catch (e) {
+      if (isMsgxError(e) && e.kind === "FENCED") return { did: "fenced", error: e.message };
+      if (e instanceof SimulatedCrashMarker) throw e;
+      // Anything else a port reports as retriable (a dropped connection, a serialization
+      // failure on a read) is the dependency's trouble, not a message's: pause, spend nothing.
+      if (!isOutage(e) && !(isMsgxError(e) && e.retriable)) throw e;
+      this.#breaker = Breaker.onOutage(this.#breaker, now, this.#options.breaker);
+      this.#deps.logger.warn("pump paused: dependency unavailable", { error: errorMessage(e), retryAt: this.#breaker.probeAt });
+      return { did: "outage", until: this.#breaker.probeAt, error: errorMessage(e) };
+    }
+  }
+
+  async #work(now: number, signal?: AbortSignal): Promise<PumpStep> {
+    const { store } = this.#deps;
+    const { policy } = this.#options;
+    const head = await store.head();
+    const tick = decideTick({ head, now, horizon: this.#deps.horizon(), policy, healthySince: this.#healthySince });
+    switch (tick.action) {
+      case "idle":
+        return { did: "idle" };
+      case "await-horizon":
+        return { did: "await-horizon", msgId: tick.msgId };
+      case "wait":
+        return { did: "wait", until: tick.until };
+      case "exhaust": {
+        const decision = decideExhaust(head as ProcRecord, tick.reason, { now, policy });
+        await this.#commit(decision);
+        await this.#backfill(decision);
+        return { did: "processed", records: decision.records };
+      }
+      case "process":
+        return this.#processRun(now, signal);
+    }
+  }
+
+  async #processRun(now: number, signal?: AbortSignal): Promise<PumpStep> {
+    const { store, mailbox, decode, processors } = this.#deps;
+    const { policy, identity, maxRun } = this.#options;
+    const horizon = this.#deps.horizon();
+    const head = (await store.head()) as ProcRecord;
+    const candidates = await store.unfinished(head.msgId, maxRun);
+    const run = takeReady(candidates, now, horizon);
+    const raws = await mailbox.readRaw(run.map((r) => r.msgId), signal);
+    const prepared = prepareRun(run, raws, decode, processors, identity);
+    const ctx = { now, policy, identity, processors };
+
+    // Group commit: try the whole run; a database fault that is not an outage is pinned to its
+    // message by retrying ever smaller prefixes, down to one message, which then records FAILED.
+    for (let size = prepared.messages.length; size >= 1; size = Math.floor(size / 2)) {
+      const part = { ...prepared, messages: prepared.messages.slice(0, size) };
+      try {
+        const decision = await store.transaction(async (tx) => {
+          const [identityOwners, flights] = await Promise.all([
+            tx.identityOwners(part.identityKeys),
+            tx.loadFlights(part.flightIds),
+          ]);
+          const d = decideRun(part, { identityOwners, flights }, ctx);
+          await tx.applyRun(d);
+          this.#deps.failpoint?.("pump.before-commit");
+          return d;
+        }, this.#fenceOption());
+        this.#deps.failpoint?.("pump.after-commit");
+        await this.#backfill(decision);
+        return { did: "processed", records: decision.records };
+      } catch (e) {
+        if (isOutage(e) || !isMsgxError(e) || e.kind === "FENCED") throw e;
+        this.#deps.logger.warn("run commit failed; retrying smaller", { size, error: errorMessage(e) });
+        if (size === 1) {
+          const decision = decideFailure(part.messages[0]!.record, `commit failed: ${errorMessage(e)}`, ctx);
+          await this.#commit(decision);
+          await this.#backfill(decision);
+          return { did: "processed", records: decision.records };
+        }
+      }
+    }
+    return { did: "idle" };
+  }
+
+  async #commit(decision: RunDecision): Promise<void> {
+    await this.#deps.store.transaction((tx) => tx.applyRun(decision), this.#fenceOption());
+  }
+
+  /**
+   * Writes back to the mailbox after commit. A failure leaves the todos registered in the
+   * transaction for the backfill sweep; it never holds up the pump.
+   */
+  async #backfill(decision: RunDecision): Promise<void> {
+    if (decision.backfill.length === 0) return;
+    try {
+      const result = await this.#deps.mailbox.backfill(decision.backfill);
+      for (const d of result.defects) this.#deps.logger.error("backfill defect", { msgId: d.msgId, reason: d.reason });
+      await this.#deps.store.completeBackfill([...result.written, ...result.alreadyDone]);
+    } catch (e) {
+      if (!isOutage(e) && !isMsgxError(e)) throw e;
+      this.#deps.logger.warn("backfill deferred to the sweep", { count: decision.backfill.length, error: errorMessage(e) });
+    }
+  }
+
+  #fenceOption(): { fence?: number } {
+    return this.#options.fence === undefined ? {} : { fence: this.#options.fence };
+  }
+}
+
+/**
+ * The ready prefix of the unfinished records from the head: stops at the horizon and at a FAILED
+ * record that is not due (after a replay a FAILED message can sit behind new PENDING ones).
+ */
+function takeReady(records: readonly ProcRecord[], now: number, horizon: number): ProcRecord[] {
+  const ready: ProcRecord[] = [];
+  for (const r of records) {
+    if (r.msgId > horizon) break;
+    if (r.status === ProcStatus.FAILED && r.nextAttemptAt !== null && now < r.nextAttemptAt && ready.length > 0) break;
+    ready.push(r);
+  }
+  return ready;
+}

@@ -1,0 +1,210 @@
+import { MsgxError } from "../errors/msgx-error.js";
+import type { FlightState } from "../flight/flight-state.js";
+import { isTerminal, ProcStatus, type ProcRecord } from "../model/proc-record.js";
+import { DeliveryStatus, type OutboxEvent } from "../outbox/outbox-event.js";
+import type { Clock } from "../ports/clock.js";
+import type {
+  AuditEntry,
+  BackfillTodo,
+  InboxEntry,
+  IntakeState,
+  PipelineStore,
+  PipelineTx,
+  RecordFilter,
+} from "../ports/pipeline-store.js";
+import { newProcRecord } from "../processing/proc-machine.js";
+import type { RunDecision } from "../processing/run-decision.js";
+import { FaultPlan } from "./fault-plan.js";
+
+/** First delay of a backfill todo: the pump tries at once after commit; the sweep only later. */
+export const BACKFILL_FIRST_DELAY_MS = 30_000;
+
+/** Every table of the fake, public so tests and sibling fakes can look inside. */
+export interface InMemoryTables {
+  readonly records: Map<number, ProcRecord>;
+  readonly identities: Map<string, number>;
+  readonly flights: Map<string, FlightState>;
+  readonly events: OutboxEvent[];
+  readonly backfill: Map<number, BackfillTodo>;
+  readonly audits: AuditEntry[];
+  /** Terminal transitions in commit order: the FIFO oracle of the model tests. */
+  readonly terminalLog: { msgId: number; status: ProcStatus }[];
+  intake: IntakeState | undefined;
+  epoch: number;
+  nextEventId: number;
+}
+
+/**
+ * The in-memory `PipelineStore`: maps and arrays, one transaction at a time, writes staged and
+ * applied at commit. Fault hooks: `faults` (outage, fail next N), `commitUnknownNext` (commit,
+ * then report that the outcome is unknown), `epoch` for fencing.
+ */
+export class InMemoryPipelineStore implements PipelineStore {
+  readonly faults = new FaultPlan("pipeline-store");
+  readonly tables: InMemoryTables = {
+    records: new Map(),
+    identities: new Map(),
+    flights: new Map(),
+    events: [],
+    backfill: new Map(),
+    audits: [],
+    terminalLog: [],
+    intake: undefined,
+    epoch: 0,
+    nextEventId: 1,
+  };
+  /** When set, the next commit applies its writes and then throws `COMMIT_UNKNOWN`. */
+  commitUnknownNext = false;
+  #tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly clock: Clock) {}
+
+  async enqueue(entries: readonly InboxEntry[], intake: IntakeState): Promise<readonly number[]> {
+    this.faults.check("enqueue");
+    const inserted: number[] = [];
+    for (const e of entries) {
+      if (this.tables.records.has(e.msgId)) continue;
+      this.tables.records.set(e.msgId, newProcRecord(e.msgId, e.receivedAt, this.clock.now()));
+      inserted.push(e.msgId);
+    }
+    this.tables.intake = { horizon: Math.max(intake.horizon, this.tables.intake?.horizon ?? 0) };
+    return inserted;
+  }
+
+  async intakeState(): Promise<IntakeState | undefined> {
+    this.faults.check("intakeState");
+    return this.tables.intake;
+  }
+
+  async head(): Promise<ProcRecord | undefined> {
+    this.faults.check("head");
+    return this.#sorted().find((r) => !isTerminal(r.status));
+  }
+
+  async unfinished(fromMsgId: number, limit: number): Promise<readonly ProcRecord[]> {
+    this.faults.check("unfinished");
+    return this.#sorted()
+      .filter((r) => r.msgId >= fromMsgId && !isTerminal(r.status))
+      .slice(0, limit);
+  }
+
+  async get(msgId: number): Promise<ProcRecord | undefined> {
+    this.faults.check("get");
+    return this.tables.records.get(msgId);
+  }
+
+  async list(filter: RecordFilter): Promise<readonly ProcRecord[]> {
+    this.faults.check("list");
+    return this.#sorted()
+      .filter(
+        (r) =>
+          (filter.statuses === undefined || filter.statuses.includes(r.status)) &&
+          (filter.errorClasses === undefined || (r.errorClass !== null && filter.errorClasses.includes(r.errorClass))) &&
+          (filter.msgIds === undefined || filter.msgIds.includes(r.msgId)) &&
+          (filter.afterMsgId === undefined || r.msgId > filter.afterMsgId),
+      )
+      .slice(0, filter.limit ?? Number.POSITIVE_INFINITY);
+  }
+
+  transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number } = {}): Promise<T> {
+    const run = this.#tail.then(() => this.#runTransaction(fn, options));
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async #runTransaction<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number }): Promise<T> {
+    this.faults.check("transaction");
+    const staged: (() => void)[] = [];
+    const t = this.tables;
+    const tx: PipelineTx = {
+      loadRecords: async (ids) => ids.flatMap((id) => (t.records.has(id) ? [t.records.get(id)!] : [])),
+      identityOwners: async (keys) => new Map(keys.flatMap((k) => (t.identities.has(k) ? [[k, t.identities.get(k)!]] : []))),
+      loadFlights: async (flids) => new Map(flids.flatMap((f) => (t.flights.has(f) ? [[f, t.flights.get(f)!]] : []))),
+      applyRun: async (decision) => {
+        this.#validate(decision);
+        staged.push(() => this.#apply(decision));
+      },
+      appendAudit: async (entry) => {
+        staged.push(() => t.audits.push(entry));
+      },
+    };
+    const result = await fn(tx);
+    if (options.fence !== undefined && options.fence !== t.epoch) {
+      throw new MsgxError("FENCED", `fence ${options.fence} is stale (epoch ${t.epoch})`);
+    }
+    this.faults.check("commit");
+    for (const write of staged) write();
+    if (this.commitUnknownNext) {
+      this.commitUnknownNext = false;
+      throw new MsgxError("COMMIT_UNKNOWN", "connection lost during COMMIT (simulated; it did commit)");
+    }
+    return result;
+  }
+
+  /** The checks a database's constraints would make, so the fake fails where a real store fails. */
+  #validate(decision: RunDecision): void {
+    const fresh = new Set<string>();
+    for (const b of decision.bindings) {
+      const owner = this.tables.identities.get(b.identityKey);
+      if ((owner !== undefined && owner !== b.msgId) || fresh.has(b.identityKey)) {
+        throw new MsgxError("INFRA", `unique violation: identity ${b.identityKey} is bound to ${owner}`);
+      }
+      fresh.add(b.identityKey);
+    }
+    for (const r of decision.records) {
+      if (!this.tables.records.has(r.msgId)) throw new MsgxError("INFRA", `no PROC_STATE row for ${r.msgId}`);
+    }
+  }
+
+  #apply(decision: RunDecision): void {
+    const t = this.tables;
+    const now = this.clock.now();
+    for (const r of decision.records) {
+      const before = t.records.get(r.msgId);
+      t.records.set(r.msgId, r);
+      if (isTerminal(r.status) && (before === undefined || !isTerminal(before.status))) {
+        t.terminalLog.push({ msgId: r.msgId, status: r.status });
+      }
+    }
+    for (const b of decision.bindings) t.identities.set(b.identityKey, b.msgId);
+    for (const f of decision.flights) t.flights.set(f.flid, f);
+    for (const e of decision.events) {
+      t.events.push({
+        ...e,
+        eventId: t.nextEventId++,
+        status: DeliveryStatus.PENDING,
+        attempts: 0,
+        nextAttemptAt: null,
+        lastError: null,
+        createdAt: now,
+        sentAt: null,
+      });
+    }
+    for (const b of decision.backfill) {
+      t.backfill.set(b.msgId, { ...b, attempts: 0, nextAttemptAt: now + BACKFILL_FIRST_DELAY_MS, lastError: null });
+    }
+  }
+
+  async dueBackfill(now: number, limit: number): Promise<readonly BackfillTodo[]> {
+    this.faults.check("dueBackfill");
+    return [...this.tables.backfill.values()]
+      .filter((b) => b.nextAttemptAt <= now)
+      .sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.msgId - b.msgId)
+      .slice(0, limit);
+  }
+
+  async completeBackfill(msgIds: readonly number[]): Promise<void> {
+    this.faults.check("completeBackfill");
+    for (const id of msgIds) this.tables.backfill.delete(id);
+  }
+
+  async deferBackfill(todos: readonly BackfillTodo[]): Promise<void> {
+    this.faults.check("deferBackfill");
+    for (const t of todos) if (this.tables.backfill.has(t.msgId)) this.tables.backfill.set(t.msgId, t);
+  }
+
+  #sorted(): ProcRecord[] {
+    return [...this.tables.records.values()].sort((a, b) => a.msgId - b.msgId);
+  }
+}
+
