@@ -93,6 +93,7 @@ export type {
   ProcessorContext,
   FlightView,
 } from "./processing/processor.js";
+export type { OpenRequest } from "./processing/open-request.js";
 export { emptyRunDecision, type RunDecision, type IdentityBinding } from "./processing/run-decision.js";
 export {
   prepareRun,

@@ -11,6 +11,7 @@ import { evolveProc, type ProcEvent } from "./proc-machine.js";
 import type { Processor, ProcessorResult, ProcessorTable } from "./processor.js";
 import type { RetryPolicy } from "./retry-policy.js";
 import type { IdentityBinding, RunDecision } from "./run-decision.js";
+import type { OpenRequest } from "./open-request.js";
 
 /** A message of a run, read and decoded, before any state was consulted. */
 export interface PreparedMessage {
@@ -33,6 +34,7 @@ export interface PreparedRun {
 export interface LoadedState {
   readonly identityOwners: ReadonlyMap<string, number>;
   readonly flights: ReadonlyMap<string, FlightState>;
+  readonly openRequests?: readonly OpenRequest[];
 }
 
 export interface RunContext {
@@ -90,7 +92,7 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
   const backfill: BackfillEntry[] = [];
 
   for (const m of run.messages) {
-    const { event, meta, bind, applied } = decideOne(m, owners, flights, ctx);
+    const { event, meta, bind, applied } = decideOne(m, owners, flights, loaded.openRequests ?? [], ctx);
     const record = evolveProc(m.record, event, { now: ctx.now, identityKey: bind ? m.identityKey : m.record.identityKey, meta }, ctx.policy);
     records.push(record);
     if (bind && m.identityKey !== null && m.record.identityKey === null) {
@@ -125,6 +127,7 @@ function decideOne(
   m: PreparedMessage,
   owners: ReadonlyMap<string, number>,
   flights: ReadonlyMap<string, FlightState>,
+  openRequests: readonly OpenRequest[],
   ctx: RunContext,
 ): OneDecision {
   const d = m.decoded;
@@ -157,7 +160,7 @@ function decideOne(
   }
   let result: ProcessorResult;
   try {
-    result = processor.apply(body, { msgId: m.record.msgId, meta: d.message.meta, now: ctx.now, flights });
+    result = processor.apply(body, { msgId: m.record.msgId, meta: d.message.meta, now: ctx.now, flights, openRequests });
   } catch (e) {
     // A processor bug is a fault of this message's processing: retried, then EXHAUSTED.
     return { event: { type: "failed", errorClass: "INFRA", reason: `processor error: ${errorMessage(e)}` }, meta, bind: true };

@@ -2,6 +2,7 @@ import type { FlightState } from "../flight/flight-state.js";
 import type { Meta } from "../model/meta.js";
 import type { MsgKind, MsgKindName } from "../model/msg-kind.js";
 import type { OutboxEventDraft } from "../outbox/outbox-event.js";
+import type { OpenRequest } from "./open-request.js";
 
 /** Read access to flights as they stand at this point of the run (earlier messages applied). */
 export interface FlightView {
@@ -15,6 +16,8 @@ export interface ProcessorContext {
   /** Clock time of this run (epoch ms). Processors must not read time any other way. */
   readonly now: number;
   readonly flights: FlightView;
+  /** Upstream requests still open at the start of the run (for reply matching). */
+  readonly openRequests: readonly OpenRequest[];
 }
 
 /**
