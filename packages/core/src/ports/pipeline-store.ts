@@ -86,6 +86,8 @@ export interface PipelineStore {
   get(msgId: number): Promise<ProcRecord | undefined>;
   list(filter: RecordFilter): Promise<readonly ProcRecord[]>;
   transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options?: { readonly fence?: number }): Promise<T>;
+  /** The newest operator audit rows, newest first. */
+  audits(limit: number): Promise<readonly AuditEntry[]>;
   /** Backfill todos due at `now`, oldest first. */
   dueBackfill(now: number, limit: number): Promise<readonly BackfillTodo[]>;
   /** Removes the todos of rows the mailbox confirmed. */

@@ -185,6 +185,11 @@ export class InMemoryPipelineStore implements PipelineStore {
     }
   }
 
+  async audits(limit: number): Promise<readonly AuditEntry[]> {
+    this.faults.check("audits");
+    return [...this.tables.audits].reverse().slice(0, limit);
+  }
+
   async dueBackfill(now: number, limit: number): Promise<readonly BackfillTodo[]> {
     this.faults.check("dueBackfill");
     return [...this.tables.backfill.values()]

@@ -6,3 +6,9 @@ export {
   BACKFILL_FIRST_DELAY_MS,
   type InMemoryTables,
 } from "./in-memory-pipeline-store.js";
+export { describeMailboxContract, type MailboxHarness, type MailboxFeatures } from "./mailbox.contract.js";
+export {
+  describePipelineStoreContract,
+  sampleFlight,
+  type PipelineStoreHarness,
+} from "./pipeline-store.contract.js";

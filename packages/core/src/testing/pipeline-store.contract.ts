@@ -1,0 +1,169 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isMsgxError } from "../errors/msgx-error.js";
+import type { FlightState } from "../flight/flight-state.js";
+import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
+import type { PipelineStore } from "../ports/pipeline-store.js";
+import { evolveProc } from "../processing/proc-machine.js";
+import { DEFAULT_RETRY_POLICY } from "../processing/retry-policy.js";
+import { emptyRunDecision, type RunDecision } from "../processing/run-decision.js";
+
+/** What the contract needs besides the port. */
+export interface PipelineStoreHarness {
+  readonly store: PipelineStore;
+  /** Moves the leadership epoch on and returns the new one (a new leader took over). */
+  bumpEpoch(): Promise<number>;
+  close(): Promise<void>;
+}
+
+const T0 = Date.UTC(2026, 2, 5, 2, 0, 0);
+const meta = { sndr: "AODB", seqn: 7, dttm: "20260305020000", type: "FLOP", styp: "ESTT" };
+
+/** A flight with every shape of value: set, cleared (null / []), absent, attributes, text. */
+export const sampleFlight = (flid = "900101", version = 1): FlightState => ({
+  flid,
+  ffid: "CZ-CZ3101-D-05MAR260800-D",
+  operationDay: "20260305",
+  stateVersion: version,
+  lastMsgId: 42,
+  lastSrcDttm: "20260305020000",
+  deleted: false,
+  scalars: { ALCD: "CZ", FLNO: "CZ3101", SODT: "2026-03-05T08:00", CNCL: null, "FDIV@DDES": "SHA", PAXC: "180" },
+  collections: {
+    GTDT: [{ key: "1", values: { GATE: "A22", PGOT: "2026-03-05T07:10", GOTM: null } }],
+    CKDT: [],
+    DELY: [{ key: "1", values: { "@CODE": "81", "@DURA": "00:25", "#text": "ATC flow" } }],
+  },
+});
+
+const succeeded = (r: ProcRecord, now: number): ProcRecord =>
+  evolveProc(r, { type: "succeeded" }, { now, identityKey: `AODB|FLOP|ESTT|${r.msgId}`, meta: { ...meta, seqn: r.msgId } }, DEFAULT_RETRY_POLICY);
+
+/** The behaviour every `PipelineStore` must show. Run it against the fake and each real adapter. */
+export function describePipelineStoreContract(name: string, factory: () => Promise<PipelineStoreHarness>): void {
+  describe(`PipelineStore contract: ${name}`, () => {
+    let h: PipelineStoreHarness;
+    let s: PipelineStore;
+    beforeEach(async () => {
+      h = await factory();
+      s = h.store;
+    });
+    afterEach(async () => {
+      await h.close();
+    });
+
+    const enqueue = (ids: number[], horizon = Math.max(0, ...ids)) =>
+      s.enqueue(ids.map((msgId) => ({ msgId, receivedAt: T0 + msgId })), { horizon });
+
+    it("enqueues idempotently, keeps the intake horizon, and never rewrites a record", async () => {
+      expect(await s.intakeState()).toBeUndefined();
+      expect(await enqueue([1, 2, 3])).toEqual([1, 2, 3]);
+      const first = (await s.get(2))!;
+      expect(first).toMatchObject({ msgId: 2, status: ProcStatus.PENDING, attempts: 0, identityKey: null, history: [] });
+      expect(await enqueue([2, 3, 4])).toEqual([4]);
+      expect(await s.get(2)).toEqual(first);
+      expect((await s.intakeState())?.horizon).toBe(4);
+    });
+
+    it("finds the head as the smallest unfinished id and lists unfinished records in order", async () => {
+      await enqueue([5, 3, 9, 7]);
+      expect((await s.head())?.msgId).toBe(3);
+      const three = (await s.get(3))!;
+      await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [succeeded(three, T0)] }));
+      expect((await s.head())?.msgId).toBe(5);
+      expect((await s.unfinished(5, 2)).map((r) => r.msgId)).toEqual([5, 7]);
+      expect((await s.unfinished(6, 10)).map((r) => r.msgId)).toEqual([7, 9]);
+      const failed = evolveProc((await s.get(5))!, { type: "failed", errorClass: "INFRA", reason: "x" }, { now: T0 }, DEFAULT_RETRY_POLICY);
+      await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [failed] }));
+      expect(await s.head()).toEqual(failed);
+    });
+
+    it("round-trips a record with identity, META, history and nulls", async () => {
+      await enqueue([11]);
+      let r = (await s.get(11))!;
+      r = evolveProc(r, { type: "failed", errorClass: "CODEC_ERROR", reason: "why ü" }, { now: T0 + 5, identityKey: "AODB|FLOP|ESTT|11", meta }, DEFAULT_RETRY_POLICY);
+      r = evolveProc(r, { type: "failed", errorClass: "INFRA", reason: "again" }, { now: T0 + 2000 }, DEFAULT_RETRY_POLICY);
+      await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [r] }));
+      expect(await s.get(11)).toEqual(r);
+      expect(await s.list({ statuses: [ProcStatus.FAILED], errorClasses: ["INFRA"] })).toEqual([r]);
+      expect(await s.list({ msgIds: [11, 12] })).toEqual([r]);
+    });
+
+    it("binds identities uniquely: a taken key fails the whole transaction", async () => {
+      await enqueue([1, 2]);
+      const one = succeeded((await s.get(1))!, T0);
+      await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [one], bindings: [{ identityKey: "K", msgId: 1 }] }));
+      await s.transaction(async (tx) => expect(await tx.identityOwners(["K", "L"])).toEqual(new Map([["K", 1]])));
+      const two = succeeded((await s.get(2))!, T0);
+      await expect(
+        s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [two], bindings: [{ identityKey: "K", msgId: 2 }] })),
+      ).rejects.toSatisfy(isMsgxError);
+      expect((await s.get(2))?.status).toBe(ProcStatus.PENDING);
+    });
+
+    it("writes nothing when the transaction body throws", async () => {
+      await enqueue([1]);
+      const one = succeeded((await s.get(1))!, T0);
+      const decision: RunDecision = { ...emptyRunDecision, records: [one], flights: [sampleFlight()], backfill: [{ msgId: 1, processedAt: T0, meta }] };
+      await expect(
+        s.transaction(async (tx) => {
+          await tx.applyRun(decision);
+          throw new Error("boom");
+        }),
+      ).rejects.toThrow("boom");
+      expect((await s.get(1))?.status).toBe(ProcStatus.PENDING);
+      await s.transaction(async (tx) => expect((await tx.loadFlights(["900101"])).size).toBe(0));
+      expect(await s.dueBackfill(T0 + 86_400_000, 10)).toEqual([]);
+    });
+
+    it("stores flights exactly: set, cleared and absent values stay apart", async () => {
+      await enqueue([1]);
+      const f = sampleFlight();
+      const deleted: FlightState = { ...sampleFlight("900102", 3), deleted: true, scalars: {}, collections: {} };
+      await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, flights: [f, deleted] }));
+      await s.transaction(async (tx) => {
+        const loaded = await tx.loadFlights(["900101", "900102", "404"]);
+        expect(loaded.get("900101")).toEqual(f);
+        expect(loaded.get("900102")).toEqual(deleted);
+        expect(loaded.has("404")).toBe(false);
+      });
+      const next: FlightState = { ...f, stateVersion: 2, scalars: { ...f.scalars, CNCL: "2026-03-05T09:00" }, collections: { GTDT: [] } };
+      await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, flights: [next] }));
+      await s.transaction(async (tx) => expect((await tx.loadFlights(["900101"])).get("900101")).toEqual(next));
+    });
+
+    it("registers backfill todos with the run and hands them to the sweep when due", async () => {
+      await enqueue([1, 2]);
+      const recs = [succeeded((await s.get(1))!, T0), succeeded((await s.get(2))!, T0)];
+      await s.transaction((tx) =>
+        tx.applyRun({ ...emptyRunDecision, records: recs, backfill: recs.map((r) => ({ msgId: r.msgId, processedAt: T0, meta: r.meta })) }),
+      );
+      const due = await s.dueBackfill(T0 + 86_400_000, 10);
+      expect(due.map((t) => t.msgId)).toEqual([1, 2]);
+      expect(due[0]).toMatchObject({ processedAt: T0, attempts: 0, meta: recs[0]!.meta });
+      await s.deferBackfill([{ ...due[0]!, attempts: 1, nextAttemptAt: T0 + 10 * 86_400_000, lastError: "down" }]);
+      await s.completeBackfill([2]);
+      expect((await s.dueBackfill(T0 + 86_400_000, 10)).map((t) => t.msgId)).toEqual([]);
+      expect(await s.dueBackfill(T0 + 10 * 86_400_000, 10)).toMatchObject([{ msgId: 1, attempts: 1, lastError: "down" }]);
+    });
+
+    it("refuses a fenced transaction from a stale epoch and writes nothing", async () => {
+      await enqueue([1]);
+      const epoch = await h.bumpEpoch();
+      const one = succeeded((await s.get(1))!, T0);
+      await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [one] }), { fence: epoch });
+      await enqueue([2]);
+      const two = succeeded((await s.get(2))!, T0);
+      await h.bumpEpoch();
+      await expect(s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [two] }), { fence: epoch })).rejects.toMatchObject({
+        kind: "FENCED",
+      });
+      expect((await s.get(2))?.status).toBe(ProcStatus.PENDING);
+    });
+
+    it("keeps operator audit rows, newest first", async () => {
+      await s.transaction((tx) => tx.appendAudit({ at: T0, operator: "ops", action: "replay", msgIds: [1, 2], detail: "{}" }));
+      await s.transaction((tx) => tx.appendAudit({ at: T0 + 1, operator: "ops", action: "replay", msgIds: [3], detail: "x" }));
+      expect((await s.audits(10)).map((a) => a.msgIds)).toEqual([[3], [1, 2]]);
+    });
+  });
+}
