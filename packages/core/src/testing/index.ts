@@ -12,3 +12,4 @@ export {
   sampleFlight,
   type PipelineStoreHarness,
 } from "./pipeline-store.contract.js";
+export { gateService, servicesRequired, type ServiceGate } from "./service-gate.js";
