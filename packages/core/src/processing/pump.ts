@@ -84,7 +84,10 @@ export class Pump {
     const now = this.#deps.clock.now();
     if (!Breaker.mayTry(this.#breaker, now)) return { did: "outage", until: this.#breaker.probeAt, error: "breaker open" };
     try {
-      const result = await this.#work(now, signal);
+      // A probe after an outage works as if healthy since now: had the outage lasted past the
+      // head deadline, the head must still get its full deadline, starting when work resumes.
+      const healthySince = Breaker.isOpen(this.#breaker) ? now : this.#healthySince;
+      const result = await this.#work(now, healthySince, signal);
       if (Breaker.isOpen(this.#breaker)) {
         this.#deps.logger.info("pump dependencies recovered", { outageMs: now - (this.#breaker.openedAt ?? now) });
         this.#breaker = Breaker.onSuccess(this.#breaker);
@@ -103,11 +106,11 @@ export class Pump {
     }
   }
 
-  async #work(now: number, signal?: AbortSignal): Promise<PumpStep> {
+  async #work(now: number, healthySince: number, signal?: AbortSignal): Promise<PumpStep> {
     const { store } = this.#deps;
     const { policy } = this.#options;
     const head = await store.head();
-    const tick = decideTick({ head, now, horizon: this.#deps.horizon(), policy, healthySince: this.#healthySince });
+    const tick = decideTick({ head, now, horizon: this.#deps.horizon(), policy, healthySince });
     switch (tick.action) {
       case "idle":
         return { did: "idle" };

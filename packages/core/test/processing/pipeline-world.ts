@@ -6,6 +6,7 @@ import {
   ReplayService,
   SimulatedCrashMarker,
   silentLogger,
+  type PipelineStore,
   type ProcessorTable,
   type PumpFailpoint,
   type PumpStep,
@@ -49,6 +50,8 @@ export class PipelineWorld {
   pump!: Pump;
   sweeper!: BackfillSweeper;
   crashes = 0;
+  /** Lets a test put a faulty wrapper around the store the pump and poller see. */
+  wrapStore: (store: PipelineStore) => PipelineStore = (s) => s;
 
   constructor(readonly maxRun: number) {
     this.restart();
@@ -70,7 +73,7 @@ export class PipelineWorld {
 
   /** A crash: every in-process object is gone; the databases keep what they committed. */
   restart(): void {
-    const deps = { mailbox: this.mailbox, store: this.store, clock: this.clock, logger: silentLogger };
+    const deps = { mailbox: this.mailbox, store: this.wrapStore(this.store), clock: this.clock, logger: silentLogger };
     this.poller = new InboxPoller(deps, { batchSize: 4, gapGraceMs: GAP_GRACE_MS, rescanEveryMs: 10_000, rescanWindow: 50 });
     this.pump = new Pump(
       {

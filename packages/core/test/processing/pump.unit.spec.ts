@@ -1,0 +1,181 @@
+import { describe, expect, it } from "vitest";
+import { MsgxError, ReplayService, type PipelineStore, type PipelineTx } from "@msgx/core";
+import { PipelineWorld, sisXml } from "./pipeline-world.js";
+
+/** A store whose `applyRun` fails (not an outage) whenever it would end `poisonId` SUCCEEDED. */
+function poisonWrites(store: PipelineStore, poisonId: number): PipelineStore {
+  const applyRunFailing = (tx: PipelineTx): PipelineTx => ({
+    loadRecords: (ids) => tx.loadRecords(ids),
+    identityOwners: (keys) => tx.identityOwners(keys),
+    loadFlights: (flids) => tx.loadFlights(flids),
+    appendAudit: (entry) => tx.appendAudit(entry),
+    applyRun: async (d) => {
+      if (d.records.some((r) => r.msgId === poisonId && r.status === "SUCCEEDED")) {
+        throw new MsgxError("INFRA", `value too long for message ${poisonId}`, { retriable: false });
+      }
+      return tx.applyRun(d);
+    },
+  });
+  return {
+    enqueue: (e, i) => store.enqueue(e, i),
+    intakeState: () => store.intakeState(),
+    head: () => store.head(),
+    unfinished: (f, l) => store.unfinished(f, l),
+    get: (id) => store.get(id),
+    list: (f) => store.list(f),
+    audits: (l) => store.audits(l),
+    transaction: (fn, o) => store.transaction((tx) => fn(applyRunFailing(tx)), o),
+    dueBackfill: (n, l) => store.dueBackfill(n, l),
+    completeBackfill: (ids) => store.completeBackfill(ids),
+    deferBackfill: (t) => store.deferBackfill(t),
+  };
+}
+
+async function settle(w: PipelineWorld, steps = 50): Promise<void> {
+  while ((await w.poller.step()).full);
+  await w.pumpSteps(steps);
+}
+
+describe("Pump", () => {
+  it("commits a run of consecutive messages in one transaction", async () => {
+    const w = new PipelineWorld(200);
+    for (let i = 1; i <= 4; i++) w.mailbox.insert(sisXml("valid", i));
+    await w.poller.step();
+    const [step] = await w.pumpSteps(1);
+    expect(step).toMatchObject({ did: "processed" });
+    expect(step?.did === "processed" && step.records.map((r) => r.status)).toEqual(["SUCCEEDED", "SUCCEEDED", "SUCCEEDED", "SUCCEEDED"]);
+  });
+
+  it("pins a database fault to its own message by retrying smaller runs", async () => {
+    const w = new PipelineWorld(200);
+    for (let i = 1; i <= 9; i++) w.mailbox.insert(sisXml(i === 5 ? "malformed" : "valid", i));
+    w.wrapStore = (s) => poisonWrites(s, 7);
+    w.restart();
+    await settle(w);
+    const status = (id: number) => w.store.get(id).then((r) => [r?.status, r?.errorClass]);
+    expect(await Promise.all([1, 4, 5, 6, 7, 8].map(status))).toEqual([
+      ["SUCCEEDED", null],
+      ["SUCCEEDED", null],
+      ["DEAD", "MALFORMED"],
+      ["SUCCEEDED", null],
+      ["FAILED", "INFRA"],
+      ["PENDING", null],
+    ]);
+    expect((await w.store.get(7))?.attempts).toBe(1);
+  });
+
+  it("pauses on an outage without spending attempts, then resumes in order", async () => {
+    const w = new PipelineWorld(200);
+    for (let i = 1; i <= 3; i++) w.mailbox.insert(sisXml("valid", i));
+    await w.poller.step();
+    w.mailbox.faults.setDown(true);
+    for (let i = 0; i < 50; i++) {
+      const [s] = await w.pumpSteps(1);
+      expect(s?.did).toBe("outage");
+      w.clock.advance(20_000);
+    }
+    const before = await w.store.get(1);
+    expect(before).toMatchObject({ status: "PENDING", attempts: 0 });
+    w.mailbox.faults.setDown(false);
+    await settle(w);
+    expect(w.store.tables.terminalLog.map((t) => [t.msgId, t.status])).toEqual([
+      [1, "SUCCEEDED"],
+      [2, "SUCCEEDED"],
+      [3, "SUCCEEDED"],
+    ]);
+  });
+
+  it("does not exhaust a FAILED head because of an outage that outlasted the deadline", async () => {
+    const w = new PipelineWorld(1);
+    w.mailbox.insert(sisXml("poison", 1));
+    w.poisoned.add(1);
+    await settle(w, 1);
+    expect((await w.store.get(1))?.status).toBe("FAILED");
+    w.store.faults.setDown(true);
+    for (let i = 0; i < 30; i++) {
+      w.clock.advance(60_000);
+      await w.pumpSteps(1);
+    }
+    w.store.faults.setDown(false);
+    w.poisoned.clear();
+    w.clock.advance(30_000);
+    await settle(w);
+    expect(await w.store.get(1)).toMatchObject({ status: "SUCCEEDED", attempts: 1 });
+  });
+
+  it("replays EXHAUSTED messages with preview, audit and kept identity; refuses MALFORMED", async () => {
+    const w = new PipelineWorld(200);
+    w.mailbox.insert(sisXml("unsupported", 1));
+    w.mailbox.insert(sisXml("malformed", 2));
+    await w.poller.step();
+    for (let i = 0; i < 10; i++) {
+      await w.pumpSteps(5);
+      w.clock.advance(20_000);
+    }
+    expect(await w.store.get(1)).toMatchObject({ status: "DEAD", errorClass: "EXHAUSTED", identityKey: "AODB|ZZZZ|NONE|1" });
+    const replay = new ReplayService({ store: w.store, clock: w.clock });
+    const preview = await replay.preview({ msgIds: [1, 2] });
+    expect(preview.map((p) => [p.msgId, p.eligible])).toEqual([
+      [1, true],
+      [2, false],
+    ]);
+    const result = await replay.replay({ msgIds: [1, 2] }, "alice");
+    expect(result.replayed).toEqual([1]);
+    expect(result.refused.map((r) => r.msgId)).toEqual([2]);
+    expect(await w.store.get(1)).toMatchObject({ status: "PENDING", attempts: 0, identityKey: "AODB|ZZZZ|NONE|1" });
+    expect((await w.store.get(1))?.history.length).toBe(5);
+    expect(await w.store.audits(5)).toMatchObject([{ operator: "alice", action: "replay", msgIds: [1] }]);
+    // Retried after replay, it is not called a duplicate of itself.
+    await w.pumpSteps(1);
+    expect((await w.store.get(1))?.reason).toMatch(/^unsupported:/);
+  });
+
+  it("leaves the backfill to the sweep when the mailbox is down after commit, and the sweep drains it", async () => {
+    const w = new PipelineWorld(200);
+    w.mailbox.insert(sisXml("valid", 1));
+    await w.poller.step();
+    w.mailbox.faults.failNext("backfill", 1, "DEPENDENCY_UNAVAILABLE");
+    await w.pumpSteps(1);
+    expect((await w.store.get(1))?.status).toBe("SUCCEEDED");
+    expect(w.store.tables.backfill.size).toBe(1);
+    expect(w.mailbox.rows.get(1)?.processedAt).toBeNull();
+    w.mailbox.faults.setDown(true);
+    w.clock.advance(30_000);
+    expect(await w.sweeper.step()).toEqual({ done: 0, deferred: 1 });
+    expect(w.store.tables.backfill.get(1)).toMatchObject({ attempts: 1, lastError: expect.stringContaining("down") });
+    w.mailbox.faults.setDown(false);
+    w.clock.advance(29_000);
+    expect(await w.sweeper.step()).toEqual({ done: 0, deferred: 0 });
+    w.clock.advance(1_000);
+    expect(await w.sweeper.step()).toEqual({ done: 1, deferred: 0 });
+    expect(w.mailbox.rows.get(1)?.processedAt).not.toBeNull();
+  });
+});
+
+describe("InboxPoller", () => {
+  it("follows a full batch at once and enqueues everything without reading text", async () => {
+    const w = new PipelineWorld(200);
+    for (let i = 1; i <= 10; i++) w.mailbox.insert(sisXml("valid", i));
+    const results = [await w.poller.step(), await w.poller.step(), await w.poller.step()];
+    expect(results.map((r) => r.full)).toEqual([true, true, false]);
+    expect(results.at(-1)?.horizon).toBe(10);
+  });
+
+  it("never loses a row that commits after its gap was given up", async () => {
+    const w = new PipelineWorld(200);
+    const late = w.mailbox.reserve(sisXml("valid", 1));
+    w.mailbox.insert(sisXml("valid", 2));
+    await w.poller.step();
+    expect(w.poller.horizon).toBe(0);
+    w.clock.advance(6_000);
+    await w.poller.step();
+    expect(w.poller.horizon).toBe(2);
+    await w.pumpSteps(5);
+    w.mailbox.commit(late);
+    w.clock.advance(10_000);
+    const r = await w.poller.step();
+    expect(r.enqueued).toContain(late);
+    await w.pumpSteps(5);
+    expect((await w.store.get(late))?.status).toBe("SUCCEEDED");
+  });
+});
