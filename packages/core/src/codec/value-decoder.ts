@@ -1,0 +1,49 @@
+import type { WireValue } from "../model/flight-record.js";
+import type { ValueKind } from "../model/flight-schema.js";
+import { parseBodyTime, parseDuration } from "./body-time.js";
+import { protocolFault, quote } from "./codec-fault.js";
+
+const DIGITS = /^\d+$/;
+
+function expected(kind: ValueKind): string {
+  if (typeof kind === "object") return `one of ${kind.oneOf.join("|")}`;
+  switch (kind) {
+    case "time":
+      return "a body time ddMMMyyHHmm";
+    case "int":
+      return "a non-negative integer";
+    case "duration":
+      return "a duration HHMM";
+    case "text":
+      return "text";
+  }
+}
+
+function normalize(kind: ValueKind, text: string, numericTolerance: boolean): string | null {
+  if (typeof kind === "object") return kind.oneOf.includes(text) ? text : null;
+  switch (kind) {
+    case "text":
+      return text;
+    case "time":
+      return parseBodyTime(text, numericTolerance);
+    case "int":
+      return DIGITS.test(text) ? text.replace(/^0+(?=\d)/, "") : null;
+    case "duration":
+      return parseDuration(text);
+  }
+}
+
+/**
+ * Decodes one wire text by its value kind (see `ValueKind` in flight-schema).
+ *
+ * Whitespace around the text is trimmed; what is left empty is `null` (the value is cleared).
+ * Otherwise the normalized value, or a PROTOCOL {@link CodecFault} naming `where` (e.g.
+ * `FLID 900101: ESTT`) when the text is outside the kind's domain.
+ */
+export function decodeWireValue(kind: ValueKind, raw: string, where: string, numericTolerance: boolean): WireValue {
+  const text = raw.trim();
+  if (text === "") return null;
+  const value = normalize(kind, text, numericTolerance);
+  if (value === null) throw protocolFault(`${where} ${quote(text)} is not ${expected(kind)}`);
+  return value;
+}

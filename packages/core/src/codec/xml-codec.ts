@@ -1,0 +1,76 @@
+import type { Meta } from "../model/meta.js";
+import type { MsgKind } from "../model/msg-kind.js";
+import { CodecFault } from "./codec-fault.js";
+import { DEFAULT_CODEC_OPTIONS } from "./decode-result.js";
+import type { CodecLimits, CodecOptions, DecodeResult } from "./decode-result.js";
+import { decodeFlop } from "./flop-body.js";
+import { decodeMeta } from "./meta-decoder.js";
+import { decodeReference, REFERENCE_SUBTYPES } from "./reference-body.js";
+import { decodeSchd } from "./schd-body.js";
+import { parseXmlTree } from "./xml-tree.js";
+import type { XmlElement } from "./xml-tree.js";
+
+const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** Options over the defaults; a key given as `undefined` keeps its default. */
+function mergeOptions(options: Partial<CodecOptions>): CodecOptions {
+  const d = DEFAULT_CODEC_OPTIONS;
+  const limits: Partial<CodecLimits> = options.limits ?? {};
+  return {
+    limits: {
+      maxBytes: limits.maxBytes ?? d.limits.maxBytes,
+      maxDepth: limits.maxDepth ?? d.limits.maxDepth,
+      maxAttributes: limits.maxAttributes ?? d.limits.maxAttributes,
+      maxElements: limits.maxElements ?? d.limits.maxElements,
+    },
+    ignorableTypes: options.ignorableTypes ?? d.ignorableTypes,
+    referenceTypes: options.referenceTypes ?? d.referenceTypes,
+    numericTimeTolerance: options.numericTimeTolerance ?? d.numericTimeTolerance,
+  };
+}
+
+/** Chooses the kind by TYPE/STYP (WIRE.md "Kinds") and decodes the body it implies. */
+function decodeBody(msg: XmlElement, meta: Meta, options: CodecOptions): MsgKind {
+  const { type, styp } = meta;
+  // Checked first: REGN is also a reference type, but a REGN message is ignorable until reference
+  // replies are matched to open requests (SPEC §2.6); that work will revisit this order.
+  if (options.ignorableTypes.includes(type)) return { kind: "ignorable", type };
+  if (type === "SCHD") return decodeSchd(msg, styp, options.numericTimeTolerance);
+  if (type === "FLOP") return decodeFlop(msg, styp, options.numericTimeTolerance);
+  if (options.referenceTypes.includes(type) && REFERENCE_SUBTYPES.includes(styp)) return decodeReference(msg, type, styp);
+  return { kind: "unsupported", type, styp };
+}
+
+/**
+ * Decodes one raw SIS message (WIRE.md) into its META and what it asks for.
+ *
+ * Pure and total: no I/O, no clock; it never throws and never expands an entity, whatever `raw`
+ * holds, and its cost is bounded by `options.limits`. The result classes:
+ * - `MALFORMED` (meta `null`): not a string, over a limit, not well-formed, a DOCTYPE or entity,
+ *   a root other than `MSG`, or a missing/invalid META field;
+ * - `PROTOCOL` (with meta): the payload breaks the contract (missing body, bad RECS, a value
+ *   outside its domain, a non-empty FDEL, a row without key, a duplicate key);
+ * - `CODEC_ERROR` (with meta): a shape the contract allows but this decoder cannot represent;
+ * - `ok: true`: a `DecodedMessage`, possibly of kind `unsupported` or `ignorable` (ignorable bodies
+ *   are not read). Absent elements stay absent, empty elements decode to `null`.
+ *
+ * @param options merged over {@link DEFAULT_CODEC_OPTIONS}; `limits` may be given in part.
+ */
+export function decodeMessage(raw: string, options: Partial<CodecOptions> = {}): DecodeResult {
+  const merged = mergeOptions(options);
+  let meta: Meta | null = null;
+  try {
+    const tree = parseXmlTree(raw, merged.limits, "MSG");
+    if (!tree.ok) return { ok: false, errorClass: "MALFORMED", reason: tree.reason, meta: null };
+    const decoded = decodeMeta(tree.root);
+    if (!decoded.ok) return { ok: false, errorClass: "MALFORMED", reason: decoded.reason, meta: null };
+    meta = decoded.meta;
+    return { ok: true, message: { meta, body: decodeBody(tree.root, meta, merged) } };
+  } catch (e) {
+    if (e instanceof CodecFault) return { ok: false, errorClass: e.errorClass, reason: e.message, meta };
+    // Not expected: a decoder bug must still not take the pump down. Retriable once META is known.
+    return meta === null
+      ? { ok: false, errorClass: "MALFORMED", reason: `decoder failure: ${describe(e)}`, meta }
+      : { ok: false, errorClass: "CODEC_ERROR", reason: `decoder failure: ${describe(e)}`, meta };
+  }
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import { decodeMessage } from "../../src/codec/xml-codec.js";
+import { fixture, msg } from "./sis-fixtures.js";
+
+const META = { sndr: "AODB", seqn: 1, dttm: "20260305020000" };
+const FLTR = "<FLTR><FLID>7</FLID><ALCD>CZ</ALCD></FLTR>";
+const bodyOf = (raw: string, options?: Parameters<typeof decodeMessage>[1]) => {
+  const r = decodeMessage(raw, options);
+  if (!r.ok) throw new Error(`expected ok, got ${r.errorClass}: ${r.reason}`);
+  return r.message.body;
+};
+
+describe("kinds by TYPE/STYP", () => {
+  it("SCHD/ADFT → adft", () => {
+    expect(bodyOf(msg("SCHD", "ADFT", `<SCHD><RECS>1</RECS>${FLTR}</SCHD>`))).toStrictEqual({
+      kind: "adft",
+      body: { recs: 1, flights: [{ flid: "7", scalars: { ALCD: "CZ" }, collections: {} }] },
+    });
+  });
+
+  it("SCHD with RECS missing → recs undefined (the processor decides)", () => {
+    expect(bodyOf(msg("SCHD", "DNLD", `<SCHD>${FLTR}</SCHD>`))).toMatchObject({ kind: "snapshot", body: { recs: undefined } });
+  });
+
+  it("SCHD with another subtype → unsupported, body not read", () => {
+    expect(bodyOf(msg("SCHD", "ABCD", "<SCHD><RECS>x</RECS></SCHD>"))).toStrictEqual({ kind: "unsupported", type: "SCHD", styp: "ABCD" });
+  });
+
+  it.each([
+    ["SCHD", "DNLD", "<FLOP/>", "SCHD body missing"],
+    ["SCHD", "RESP", "<SCHD><RECS>1</RECS></SCHD><SCHD><RECS>1</RECS></SCHD>", "more than one SCHD"],
+    ["SCHD", "DNLD", "<SCHD><RECS>three</RECS></SCHD>", "RECS"],
+    ["SCHD", "DNLD", "<SCHD><RECS></RECS></SCHD>", "RECS"],
+    ["SCHD", "DNLD", "<SCHD><RECS>-1</RECS></SCHD>", "RECS"],
+    ["SCHD", "ADFT", "<SCHD><RECS>1</RECS><FLTR><ALCD>CZ</ALCD></FLTR></SCHD>", "FLTR without FLID"],
+    ["FLOP", "ESTT", "<SCHD/>", "FLOP body missing"],
+    ["FLOP", "ESTT", "<FLOP><ESTT>05MAR261200</ESTT></FLOP>", "FLOP without FLID"],
+    ["FLOP", "ESTT", "<FLOP><FLID>12A</FLID></FLOP>", "FLID"],
+    ["FLOP", "ESTT", "<FLOP><FLID></FLID></FLOP>", "FLID"],
+    ["FLOP", "ESTT", "<FLOP><FLID>1</FLID><FLID>2</FLID></FLOP>", "FLID"],
+    ["FLOP", "FDEL", "<FLOP><FLID>5</FLID><FDEL>yes</FDEL></FLOP>", "FDEL is not empty"],
+    ["FLOP", "FDEL", "<FLOP><FLID>5</FLID><FDEL><X/></FDEL></FLOP>", "FDEL is not empty"],
+    ["FLOP", "FDEL", "<FLOP><FLID>5</FLID><FDEL/></FLOP><FLOP><FLID>6</FLID><FDEL/></FLOP>", "one flight"],
+    ["FLOP", "FDEL", "<FLOP><FFID>X</FFID><FDEL/></FLOP>", "FLOP without FLID"],
+    ["ARPT", "RESP", "<ALIN><RECS>0</RECS></ALIN>", "ARPT body missing"],
+    ["ARPT", "UPD", "<ARPT><RECS>1</RECS><ARPR/></ARPT>", "no fields"],
+    ["ARPT", "ADD", "<ARPT><ARPR><APC3> </APC3></ARPR></ARPT>", "empty"],
+  ])("%s/%s with %s → PROTOCOL (%s), meta kept", (type, styp, body, reason) => {
+    const r = decodeMessage(msg(type, styp, body));
+    expect(r).toMatchObject({ ok: false, errorClass: "PROTOCOL", meta: { ...META, type, styp } });
+    expect(!r.ok && r.reason).toContain(reason);
+  });
+
+  it("FLOP/FDEL: ffid absent when not sent, null when empty; an FDEL marker is optional", () => {
+    expect(bodyOf(msg("FLOP", "FDEL", "<FLOP><FLID>5</FLID><FDEL></FDEL></FLOP>"))).toStrictEqual({ kind: "fdel", flid: "5" });
+    expect(bodyOf(msg("FLOP", "FDEL", "<FLOP><FLID>5</FLID><FFID/><FDEL/></FLOP>"))).toStrictEqual({ kind: "fdel", flid: "5", ffid: null });
+    expect(bodyOf(msg("FLOP", "FDEL", "<FLOP><FLID> 5 </FLID></FLOP>"))).toStrictEqual({ kind: "fdel", flid: "5" });
+  });
+
+  it("FLOP with several blocks → one record per block, in order; unknown elements ignored", () => {
+    expect(bodyOf(fixture("07-flop-estt-two-blocks.xml"))).toStrictEqual({
+      kind: "flop",
+      styp: "ESTT",
+      blocks: [
+        { flid: "900103", scalars: { ESTT: "2026-03-05T14:55" }, collections: {} },
+        { flid: "900101", ffid: null, scalars: { ESTT: null }, collections: {} },
+      ],
+    });
+  });
+
+  it("FLOP with a subtype outside the update matrix is still decoded (the processor decides)", () => {
+    expect(bodyOf(msg("FLOP", "ZZZZ", "<FLOP><FLID>1</FLID></FLOP>"))).toStrictEqual({
+      kind: "flop",
+      styp: "ZZZZ",
+      blocks: [{ flid: "1", scalars: {}, collections: {} }],
+    });
+  });
+
+  it.each(["LDM", "REGN", "RSTA", "EROR"])("%s → ignorable, body not read", (type) => {
+    expect(bodyOf(msg(type, "RESP", "<ANY><RECS>not a number</RECS></ANY>"))).toStrictEqual({ kind: "ignorable", type });
+  });
+
+  it("a reference reply → reference records (first child is the key, children as text)", () => {
+    expect(bodyOf(fixture("09-arpt-resp-reference.xml"))).toStrictEqual({
+      kind: "reference",
+      rtype: "ARPT",
+      styp: "RESP",
+      recs: 2,
+      records: [
+        { rkey: "PEK", attributes: { APC3: "PEK", APC4: "ZBAA", APNM: "Beijing Capital" } },
+        { rkey: "CAN", attributes: { APC3: "CAN", APC4: "ZGGG", APNM: "" } },
+      ],
+    });
+  });
+
+  it("a reference record field named __proto__ stays an own property", () => {
+    const body = bodyOf(msg("GATE", "DNLD", "<GATE><GATR><GTCD>A1</GTCD><__proto__>x</__proto__></GATR></GATE>"));
+    expect(body.kind === "reference" && Object.getOwnPropertyNames(body.records[0]?.attributes)).toEqual(["GTCD", "__proto__"]);
+  });
+
+  it("a reference type with another subtype, or an unknown type → unsupported (ok)", () => {
+    expect(bodyOf(msg("ARPT", "XYZ", ""))).toStrictEqual({ kind: "unsupported", type: "ARPT", styp: "XYZ" });
+    expect(bodyOf(msg("QQQ", "RESP", ""))).toStrictEqual({ kind: "unsupported", type: "QQQ", styp: "RESP" });
+    expect(bodyOf(msg("RQFD", "NONE", "<RQFD/>"))).toStrictEqual({ kind: "unsupported", type: "RQFD", styp: "NONE" });
+    expect(bodyOf(msg("schd", "DNLD", ""))).toStrictEqual({ kind: "unsupported", type: "schd", styp: "DNLD" });
+  });
+
+  it("takes the type lists from the options", () => {
+    const options = { ignorableTypes: ["QQQ"], referenceTypes: ["REGN"] };
+    expect(bodyOf(msg("QQQ", "RESP", ""), options)).toStrictEqual({ kind: "ignorable", type: "QQQ" });
+    expect(bodyOf(msg("REGN", "DNLD", "<REGN><RECS>0</RECS></REGN>"), options)).toStrictEqual({
+      kind: "reference",
+      rtype: "REGN",
+      styp: "DNLD",
+      recs: 0,
+      records: [],
+    });
+    expect(bodyOf(msg("LDM", "NONE", ""), options)).toStrictEqual({ kind: "unsupported", type: "LDM", styp: "NONE" });
+    expect(bodyOf(msg("LDM", "NONE", ""), { ignorableTypes: undefined, limits: undefined })).toStrictEqual({ kind: "ignorable", type: "LDM" });
+  });
+});
