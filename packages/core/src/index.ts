@@ -45,6 +45,17 @@ export {
   type CodecLimits,
 } from "./codec/decode-result.js";
 
+export { decodeMessage } from "./codec/xml-codec.js";
+export {
+  parseBodyTime,
+  parseBodyDate,
+  parseDuration,
+  formatBodyTime,
+  operationDayOf,
+  isCalendarDate,
+} from "./codec/body-time.js";
+export { REFERENCE_SUBTYPES } from "./codec/reference-body.js";
+
 // Ports
 export { systemClock, type Clock } from "./ports/clock.js";
 export { silentLogger, type Logger, type LogFields } from "./ports/logger.js";

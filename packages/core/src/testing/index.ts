@@ -13,3 +13,20 @@ export {
   type PipelineStoreHarness,
 } from "./pipeline-store.contract.js";
 export { gateService, servicesRequired, type ServiceGate } from "./service-gate.js";
+export {
+  arbBodyTime,
+  arbIsoLocalTime,
+  arbWireText,
+  arbValue,
+  arbMeta,
+  arbCollection,
+  arbFlightRecord,
+  arbXmlStyle,
+  encodeBodyTime,
+  encodeValue,
+  escapeXml,
+  flightRecordToXml,
+  schdXml,
+  messageXml,
+  type XmlStyle,
+} from "./sis-xml.arbitraries.js";
