@@ -70,6 +70,7 @@ export type {
   RecordFilter,
 } from "./ports/pipeline-store.js";
 export type { DeliveryPort, DeliveryRecord } from "./ports/delivery-port.js";
+export type { StatusReader, PipelineStatus } from "./ports/status-reader.js";
 
 // Outbox
 export {

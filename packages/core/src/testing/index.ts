@@ -30,3 +30,4 @@ export {
   messageXml,
   type XmlStyle,
 } from "./sis-xml.arbitraries.js";
+export { InMemoryStatusReader } from "./in-memory-status-reader.js";
