@@ -1,1 +1,39 @@
-export {}
+#!/usr/bin/env node
+import { Command } from "commander";
+import { withCommonOptions } from "./commands/common-options.js";
+import { errorMessage, isMsgxError } from "@msgx/core";
+import { runCommand } from "./commands/run-command.js";
+import { registerAdminCommands } from "./commands/admin-commands.js";
+import { demoCommand } from "./commands/demo-command.js";
+
+const program = new Command()
+  .name("msgx")
+  .description(
+    "Reliable message exchange: reads the AODB mailbox, applies flight messages to PostgreSQL in mailbox order, publishes every change to Kafka.\n" +
+      "Without --pg/--mysql/--kafka it runs embedded: PGlite state and mailbox in --data-dir, events in <data-dir>/events/<topic>.jsonl.",
+  )
+  .version("0.1.0")
+  .showHelpAfterError();
+
+withCommonOptions(program.command("run"))
+  .description("run the exchange: intake, pump, delivery, jobs and the HTTP server")
+  .option("--http-host <host>", "HTTP listen address (env MSGX_HTTP_HOST)")
+  .option("--http-port <port>", "HTTP port, 0 = any free port (env MSGX_HTTP_PORT)")
+  .option("--shadow", "read and process, never write the shared mailbox (env MSGX_SHADOW)")
+  .action(runCommand);
+
+registerAdminCommands(program);
+
+withCommonOptions(program.command("demo"))
+  .description("generate a realistic airport day, feed it through the HTTP ingress and print a summary")
+  .option("--flights <n>", "flights in the morning snapshot", "300")
+  .option("--updates <n>", "FLOP updates after the snapshot", "1500")
+  .option("--seed <n>", "random seed (same seed, same day)", "20260305")
+  .option("--url <url>", "post to an already running runner instead of starting one")
+  .option("--http-port <port>", "HTTP port of the runner the demo starts (0 = any)", "0")
+  .action(demoCommand);
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  process.stderr.write(`msgx: ${errorMessage(e)}\n`);
+  process.exit(isMsgxError(e) && e.kind === "CONFIG" ? 2 : 1);
+});

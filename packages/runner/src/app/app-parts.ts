@@ -1,0 +1,22 @@
+import type { DeliveryPort, FlightReader, Mailbox, OutboxStore, PipelineStore, StatusReader } from "@msgx/core";
+import type { HealthCheck } from "../http/http-context.js";
+
+/**
+ * The adapters one runner works over, chosen by the profile: PGlite + JSONL files (embedded) or
+ * PostgreSQL + MySQL + Kafka (production). `close` releases every one of them.
+ */
+export interface AppParts {
+  readonly kind: "embedded" | "real";
+  readonly store: PipelineStore;
+  readonly outbox: OutboxStore;
+  readonly flights: FlightReader;
+  readonly status: StatusReader;
+  readonly mailbox: Mailbox;
+  readonly delivery: DeliveryPort;
+  readonly checks: readonly HealthCheck[];
+  /** The fencing epoch of this runner's leadership, when the store has leadership. */
+  readonly fence?: number;
+  /** Resolves if leadership is lost (another runner took over): the runner must stop at once. */
+  readonly leadershipLost?: Promise<string>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,54 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Clock, ErrorClass, ProcStatus, StatusReader } from "@msgx/core";
+
+/**
+ * Prometheus metrics. Gauges are read from the store at scrape time (one status query), so they
+ * are true for the whole database, not just this process; counters and the histogram count what
+ * this process did.
+ */
+export function createMetrics(status: StatusReader, clock: Clock) {
+  const registry = new Registry();
+  const processed = new Counter({ name: "msgx_messages_processed_total", help: "Messages that reached a terminal state or FAILED, by status and class", labelNames: ["status", "error_class"], registers: [registry] });
+  const latency = new Histogram({
+    name: "msgx_processing_latency_seconds",
+    help: "From mailbox receipt to the processing commit",
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  const headAge = new Gauge({ name: "msgx_head_age_seconds", help: "Age of the oldest unfinished message (0 when none)", registers: [registry] });
+  const backlog = new Gauge({ name: "msgx_backlog", help: "Messages by processing status", labelNames: ["status"], registers: [registry] });
+  const dead = new Gauge({ name: "msgx_dead_letters", help: "DEAD messages kept for review", registers: [registry] });
+  const debt = new Gauge({ name: "msgx_backfill_debt", help: "Mailbox backfills not done yet", registers: [registry] });
+  const lag = new Gauge({ name: "msgx_delivery_lag_seconds", help: "Age of the oldest pending event per target", labelNames: ["target"], registers: [registry] });
+  const pending = new Gauge({ name: "msgx_delivery_pending", help: "Pending events per target", labelNames: ["target"], registers: [registry] });
+  const deadEvents = new Gauge({ name: "msgx_delivery_dead", help: "DEAD events per target", labelNames: ["target"], registers: [registry] });
+  const up = new Gauge({ name: "msgx_status_up", help: "1 when the last status query succeeded", registers: [registry] });
+
+  return {
+    recordProcessed(records: readonly { status: ProcStatus; errorClass: ErrorClass | null; latencyMs: number }[]): void {
+      for (const r of records) {
+        processed.inc({ status: r.status, error_class: r.errorClass ?? "" });
+        if (r.status !== "FAILED") latency.observe(Math.max(0, r.latencyMs) / 1000);
+      }
+    },
+    async render(): Promise<{ contentType: string; body: string }> {
+      try {
+        const s = await status.status();
+        const now = clock.now();
+        headAge.set(s.head ? Math.max(0, now - s.head.receivedAt) / 1000 : 0);
+        for (const [k, v] of Object.entries(s.byStatus)) backlog.set({ status: k }, v);
+        dead.set(s.deadLetters);
+        debt.set(s.backfillDebt);
+        for (const [target, d] of Object.entries(s.delivery)) {
+          pending.set({ target }, d.pending);
+          deadEvents.set({ target }, d.dead);
+          lag.set({ target }, d.oldestPendingAt === null ? 0 : Math.max(0, now - d.oldestPendingAt) / 1000);
+        }
+        up.set(1);
+      } catch {
+        up.set(0);
+      }
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import type { FlightState, PipelineStatus, ProcRecord, ReplayPreview, ReplayResult, ReplaySelection } from "@msgx/core";
+import { MsgxError, ReplayService } from "@msgx/core";
+import type { AppParts } from "../app/app-parts.js";
+
+/** What the admin commands need, served either by the parts directly or by a running runner. */
+export interface AdminApi {
+  status(): Promise<PipelineStatus>;
+  message(msgId: number): Promise<ProcRecord | undefined>;
+  flight(flid: string): Promise<FlightState | undefined>;
+  deadLetters(query: { afterMsgId?: number; limit: number }): Promise<readonly ProcRecord[]>;
+  replayPreview(selection: ReplaySelection): Promise<readonly ReplayPreview[]>;
+  replay(selection: ReplaySelection, operator: string): Promise<ReplayResult>;
+  close(): Promise<void>;
+}
+
+/** Admin straight on the stores (the runner must not be running on an embedded data directory). */
+export function directAdmin(parts: AppParts, clock = { now: () => Date.now() }): AdminApi {
+  const replay = new ReplayService({ store: parts.store, clock });
+  return {
+    status: () => parts.status.status(),
+    message: (id) => parts.store.get(id),
+    flight: (flid) => parts.flights.get(flid),
+    deadLetters: (q) => parts.store.list({ statuses: ["DEAD"], limit: q.limit, ...(q.afterMsgId !== undefined ? { afterMsgId: q.afterMsgId } : {}) }),
+    replayPreview: (sel) => replay.preview(sel),
+    replay: (sel, op) => replay.replay(sel, op),
+    close: () => parts.close(),
+  };
+}
+
+/** Admin through a running runner's `/admin/*` HTTP API. */
+export function httpAdmin(baseUrl: string, token: string | undefined): AdminApi {
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T | undefined> => {
+    const res = await fetch(new URL(path, baseUrl), {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    }).catch((e: unknown) => {
+      throw new MsgxError("DEPENDENCY_UNAVAILABLE", `runner at ${baseUrl} is not reachable`, { cause: e });
+    });
+    if (res.status === 404 && method === "GET") return undefined;
+    if (!res.ok) throw new MsgxError("INFRA", `${method} ${path}: HTTP ${res.status} ${await res.text()}`, { retriable: false });
+    return (await res.json()) as T;
+  };
+  return {
+    status: async () => (await call<PipelineStatus>("GET", "/admin/status"))!,
+    message: (id) => call("GET", `/admin/messages/${id}`),
+    flight: (flid) => call("GET", `/admin/flights/${encodeURIComponent(flid)}`),
+    deadLetters: async (q) => (await call<ProcRecord[]>("GET", `/admin/dead-letters?limit=${q.limit}${q.afterMsgId !== undefined ? `&after=${q.afterMsgId}` : ""}`)) ?? [],
+    replayPreview: async (sel) => (await call<{ preview: ReplayPreview[] }>("POST", "/admin/replay", { ...sel, dryRun: true }))!.preview,
+    replay: async (sel, operator) => (await call<ReplayResult>("POST", "/admin/replay", { ...sel, operator }))!,
+    close: async () => {},
+  };
+}

@@ -1,0 +1,111 @@
+import type { Command } from "commander";
+import { ErrorClass, flightToPayload, MsgxError, type ReplaySelection } from "@msgx/core";
+import { buildParts } from "../app/build-parts.js";
+import { createLogger } from "../logging.js";
+import { directAdmin, httpAdmin, type AdminApi } from "./admin-api.js";
+import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
+
+interface AdminFlags extends CommonFlags {
+  readonly url?: string;
+  readonly token?: string;
+}
+
+async function withAdmin(flags: AdminFlags, fn: (api: AdminApi) => Promise<void>): Promise<void> {
+  const config = configFrom(flags);
+  const api = flags.url
+    ? httpAdmin(flags.url, flags.token ?? config.http.token)
+    : directAdmin(await buildParts(config, createLogger("warn", 2), { startJobs: false }));
+  try {
+    await fn(api);
+  } finally {
+    await api.close();
+  }
+}
+
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+/** An admin command: common flags plus `--url`/`--token` to go through a running runner. */
+function admin(program: Command, name: string, description: string): Command {
+  return withCommonOptions(program.command(name))
+    .description(description)
+    .option("--url <url>", "use a running runner's admin API (e.g. http://127.0.0.1:8080) instead of opening the data")
+    .option("--token <token>", "bearer token for --url (env MSGX_HTTP_TOKEN)");
+}
+
+export function registerAdminCommands(program: Command): void {
+  withCommonOptions(program.command("migrate"))
+    .description("create or upgrade msgx's own tables (PostgreSQL or the embedded data directory); safe to re-run")
+    .action(async (flags: CommonFlags) => {
+      const parts = await buildParts(configFrom(flags), createLogger("info", 2), { startJobs: false });
+      await parts.close();
+      process.stdout.write("migrations are up to date\n");
+    });
+
+  admin(program, "status", "head, backlog by status, dead letters, backfill debt, delivery lag, horizon").action(async (flags: AdminFlags) =>
+    withAdmin(flags, async (api) => {
+      const s = await api.status();
+      const now = Date.now();
+      print({
+        ...s,
+        headAgeSeconds: s.head ? Math.round((now - s.head.receivedAt) / 1000) : null,
+        deliveryLagSeconds: Object.fromEntries(Object.entries(s.delivery).map(([t, d]) => [t, d.oldestPendingAt === null ? 0 : Math.round((now - d.oldestPendingAt) / 1000)])),
+      });
+    }),
+  );
+
+  const messages = program.command("messages").description("inspect processed messages");
+  admin(messages, "show", "one message's processing record: status, identity, error history").argument("<id>", "mailbox id").action(async (id: string, flags: AdminFlags) =>
+    withAdmin(flags, async (api) => {
+      const r = await api.message(parseId(id));
+      if (!r) throw new MsgxError("CONFIG", `no message ${id}`);
+      print(r);
+    }),
+  );
+
+  const dead = program.command("dead-letters").description("DEAD messages kept for review");
+  admin(dead, "list", "list DEAD messages, oldest first")
+    .option("--limit <n>", "how many", "50")
+    .option("--after <id>", "only ids after this one (paging)")
+    .action(async (flags: AdminFlags & { limit: string; after?: string }) =>
+      withAdmin(flags, async (api) => {
+        const rows = await api.deadLetters({ limit: parseId(flags.limit), ...(flags.after ? { afterMsgId: parseId(flags.after) } : {}) });
+        print(rows.map((r) => ({ msgId: r.msgId, errorClass: r.errorClass, reason: r.reason, identity: r.identityKey, attempts: r.attempts, updatedAt: new Date(r.updatedAt).toISOString() })));
+      }),
+    );
+
+  admin(program, "replay", "send CODEC_ERROR/UNSUPPORTED/INFRA/EXHAUSTED messages back to PENDING (audited); never MALFORMED or PROTOCOL")
+    .option("--class <classes>", "comma-separated error classes, e.g. EXHAUSTED,UNSUPPORTED")
+    .option("--ids <ids>", "comma-separated mailbox ids")
+    .option("--dry-run", "preview per record: eligible or why not; changes nothing")
+    .option("--operator <name>", "who asks (written to the audit row)", process.env["USER"] ?? "cli")
+    .action(async (flags: AdminFlags & { class?: string; ids?: string; dryRun?: boolean; operator: string }) =>
+      withAdmin(flags, async (api) => {
+        const selection = replaySelection(flags.class, flags.ids);
+        print(flags.dryRun ? { dryRun: true, preview: await api.replayPreview(selection) } : await api.replay(selection, flags.operator));
+      }),
+    );
+
+  const flights = program.command("flights").description("inspect flight state");
+  admin(flights, "show", "a flight's current state as published (docs/events.md)").argument("<flid>", "FLID").action(async (flid: string, flags: AdminFlags) =>
+    withAdmin(flags, async (api) => {
+      const f = await api.flight(flid);
+      if (!f) throw new MsgxError("CONFIG", `no flight ${flid}`);
+      print(flightToPayload(f));
+    }),
+  );
+}
+
+function parseId(raw: string): number {
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0) throw new MsgxError("CONFIG", `not a number: ${raw}`);
+  return n;
+}
+
+function replaySelection(classes: string | undefined, ids: string | undefined): ReplaySelection {
+  if (!classes && !ids) throw new MsgxError("CONFIG", "give --class and/or --ids");
+  const known = new Set<string>(Object.values(ErrorClass));
+  const cls = classes?.split(",").map((c) => c.trim().toUpperCase());
+  const bad = cls?.filter((c) => !known.has(c)) ?? [];
+  if (bad.length) throw new MsgxError("CONFIG", `unknown class ${bad.join(", ")}; one of ${[...known].join(", ")}`);
+  return { ...(cls ? { errorClasses: cls as ErrorClass[] } : {}), ...(ids ? { msgIds: ids.split(",").map((i) => parseId(i.trim())) } : {}) };
+}

@@ -1,0 +1,43 @@
+import { Command, Option } from "commander";
+import { loadConfig } from "../config/load-config.js";
+import type { MsgxConfig } from "../config/config-schema.js";
+
+/** Flags every command shares: where the config comes from and which infrastructure to use. */
+export function withCommonOptions(cmd: Command): Command {
+  return cmd
+    .option("-c, --config <file>", "JSON config file (settings: docs/configuration.md; env MSGX_CONFIG)")
+    .option("--data-dir <dir>", "embedded data directory (env MSGX_DATA_DIR)")
+    .option("--pg <url>", "state on real PostgreSQL, e.g. postgres://postgres@127.0.0.1:5432/test (env MSGX_PG_URL)")
+    .option("--mysql <url>", "the real shared mailbox, e.g. mysql://root@127.0.0.1:3306/test (env MSGX_MYSQL_URL)")
+    .option("--kafka <brokers>", "deliver to Kafka, e.g. 127.0.0.1:9092 (env MSGX_KAFKA_BROKERS)")
+    .addOption(new Option("--profile <profile>", "embedded (default) or production (refuses stand-ins)").choices(["embedded", "production"]));
+}
+
+export interface CommonFlags {
+  readonly config?: string;
+  readonly dataDir?: string;
+  readonly pg?: string;
+  readonly mysql?: string;
+  readonly kafka?: string;
+  readonly profile?: string;
+  readonly httpHost?: string;
+  readonly httpPort?: string;
+  readonly shadow?: boolean;
+}
+
+/** The configuration of a command: file, then `MSGX_*`, then these flags. */
+export function configFrom(flags: CommonFlags): MsgxConfig {
+  return loadConfig({
+    file: flags.config ?? process.env["MSGX_CONFIG"],
+    overrides: {
+      dataDir: flags.dataDir,
+      "pg.url": flags.pg,
+      "mysql.url": flags.mysql,
+      "kafka.brokers": flags.kafka,
+      profile: flags.profile,
+      "http.host": flags.httpHost,
+      "http.port": flags.httpPort,
+      shadow: flags.shadow,
+    },
+  });
+}

@@ -1,0 +1,127 @@
+import { z } from "zod";
+
+const ms = (d: number) => z.coerce.number().int().min(0).default(d);
+const positive = (d: number) => z.coerce.number().int().min(1).default(d);
+const bool = (d: boolean) =>
+  z
+    .union([z.boolean(), z.enum(["true", "false", "1", "0"])])
+    .default(d)
+    .transform((v) => v === true || v === "true" || v === "1");
+
+/**
+ * Every setting of the runner. Each leaf can come from the config file (JSON) or from an
+ * environment variable named `MSGX_` + its path in SCREAMING_SNAKE case
+ * (`pipeline.pollIntervalMs` → `MSGX_PIPELINE_POLL_INTERVAL_MS`). Unknown keys are refused, so a
+ * misspelt setting — or an attempt to loosen the producer's safety settings — fails at start.
+ */
+export const ConfigSchema = z
+  .object({
+    /** `embedded`: PGlite + JSONL files, no servers. `production`: real PostgreSQL, MySQL, Kafka only. */
+    profile: z.enum(["embedded", "production"]).default("embedded"),
+    /** Embedded state, mailbox and event files; one runner per directory (lock file). */
+    dataDir: z.string().min(1).default(".msgx"),
+    http: z
+      .object({
+        host: z.string().default("127.0.0.1"),
+        port: z.coerce.number().int().min(0).max(65_535).default(8080),
+        /** Bearer token for `POST /cminmsgs/send` and `/admin/*`; unset = open (embedded only). */
+        token: z.string().min(16, "http.token must be at least 16 characters").optional(),
+        maxBodyBytes: positive(4 * 1024 * 1024),
+      })
+      .strict()
+      .prefault({}),
+    pg: z
+      .object({
+        /** `postgres://user@host:port/db`; set = state on real PostgreSQL. */
+        url: z.string().optional(),
+        poolSize: positive(10),
+      })
+      .strict()
+      .prefault({}),
+    mysql: z
+      .object({
+        /** `mysql://root@127.0.0.1:3306/test`; set = the real shared mailbox. */
+        url: z.string().optional(),
+        inboundTable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default("CMINMSGS"),
+        outboundTable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default("COUTMSGS"),
+        /** Only rows with `STATUS = 'VALID'` are processed. */
+        onlyValidStatus: bool(false),
+      })
+      .strict()
+      .prefault({}),
+    kafka: z
+      .object({
+        /** Comma-separated `host:port` list; set = deliver to Kafka. */
+        brokers: z.string().optional(),
+        clientId: z.string().default("msgx"),
+        msgTopic: z.string().default("msg"),
+        schdTopic: z.string().default("schd"),
+        /** Create missing topics at start (schd compacted). */
+        createTopics: bool(true),
+        partitions: positive(6),
+      })
+      .strict()
+      .prefault({}),
+    pipeline: z
+      .object({
+        pollIntervalMs: positive(1_000),
+        claimBatch: positive(50),
+        maxAttempts: positive(5),
+        backoffInitialMs: positive(1_000),
+        backoffMultiplier: z.coerce.number().min(1).default(2),
+        backoffMaxMs: positive(60_000),
+        headDeadlineMs: positive(600_000),
+        /** Messages per transaction (group commit); 1 = one message per transaction. */
+        maxRun: positive(200),
+        gapGraceMs: ms(10_000),
+      })
+      .strict()
+      .prefault({}),
+    schd: z
+      .object({ flushPeriodMs: positive(3_000), flushLimit: positive(500) })
+      .strict()
+      .prefault({}),
+    delivery: z
+      .object({ batchSize: positive(100), maxAttempts: positive(5) })
+      .strict()
+      .prefault({}),
+    identity: z
+      .object({
+        /** Fixed once in production: changing it changes what counts as a duplicate. */
+        includeDayBoundary: bool(false),
+      })
+      .strict()
+      .prefault({}),
+    /** Read and process, never write the shared mailbox. */
+    shadow: bool(false),
+    history: z
+      .object({
+        retentionDays: positive(7),
+        /** Airport local time of the daily history sweep. */
+        sweepAt: z.string().regex(/^\d{2}:\d{2}$/).default("03:30"),
+        snapLogRetentionDays: positive(90),
+      })
+      .strict()
+      .prefault({}),
+    airport: z
+      .object({
+        /** Airport local time = UTC + this (China: +480, no DST). */
+        utcOffsetMinutes: z.coerce.number().int().min(-720).max(840).default(480),
+        /** Operation day starts this many minutes after local midnight. */
+        dayStartOffsetMinutes: ms(0),
+      })
+      .strict()
+      .prefault({}),
+    jobs: z
+      .object({ backfillSweepMs: positive(30_000) })
+      .strict()
+      .prefault({}),
+    log: z
+      .object({ level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info") })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export type MsgxConfig = z.output<typeof ConfigSchema>;
+export type MsgxConfigInput = z.input<typeof ConfigSchema>;

@@ -1,0 +1,143 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { errorMessage, ErrorClass, flightToPayload, isMsgxError, type ReplaySelection } from "@msgx/core";
+import type { HttpContext } from "./http-context.js";
+import { BodyTooLargeError, readBody } from "./read-body.js";
+
+const XML_TYPES = new Set(["application/xml", "text/xml", "text/plain"]);
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The runner's HTTP surface (node:http): ingress, health, metrics, admin and the legacy read
+ * endpoint. Every handler answers; none can take the process down.
+ */
+export function createHttpServer(ctx: HttpContext): Server {
+  return createServer((req, res) => {
+    route(ctx, req, res).catch((e: unknown) => {
+      const status = e instanceof HttpError ? e.status : e instanceof BodyTooLargeError ? 413 : isMsgxError(e) && e.kind === "DEPENDENCY_UNAVAILABLE" ? 503 : 500;
+      if (status >= 500) ctx.logger.error("http request failed", { method: req.method, url: req.url, error: errorMessage(e) });
+      if (status === 503) res.setHeader("retry-after", "5");
+      send(res, status, "text/plain; charset=utf-8", `${errorMessage(e)}\n`);
+    });
+  });
+}
+
+async function route(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://msgx");
+  const path = url.pathname;
+  const method = req.method ?? "GET";
+
+  if (method === "POST" && path === "/cminmsgs/send") {
+    authorize(ctx, req);
+    const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    if (!XML_TYPES.has(type)) throw new HttpError(415, `content type must be application/xml, text/xml or text/plain, not '${type || "none"}'`);
+    const body = await readBody(req, ctx.maxBodyBytes);
+    if (body.trim() === "") throw new HttpError(400, "empty body");
+    const id = await ctx.receive(body);
+    return send(res, 200, "text/plain; charset=utf-8", String(id));
+  }
+  if (method === "GET" && path === "/healthz") return send(res, 200, "text/plain; charset=utf-8", "ok\n");
+  if (method === "GET" && path === "/readyz") {
+    const results = await Promise.all(
+      ctx.checks.map(async (c) => {
+        try {
+          await c.check();
+          return { name: c.name, ok: true as const };
+        } catch (e) {
+          return { name: c.name, ok: false as const, error: errorMessage(e) };
+        }
+      }),
+    );
+    return json(res, results.every((r) => r.ok) ? 200 : 503, { ready: results.every((r) => r.ok), checks: results });
+  }
+  if (method === "GET" && path === "/metrics") {
+    const m = await ctx.metrics();
+    return send(res, 200, m.contentType, m.body);
+  }
+  if (method === "GET" && path === "/all/flights") {
+    const limit = intParam(url, "limit", 100, 1, 1000);
+    const operationDay = url.searchParams.get("operationDay") ?? undefined;
+    if (operationDay !== undefined && !/^\d{8}$/.test(operationDay)) throw new HttpError(400, "operationDay must be yyyyMMdd");
+    const afterFlid = url.searchParams.get("afterFlid") ?? undefined;
+    const flights = await ctx.flights({ limit, ...(operationDay ? { operationDay } : {}), ...(afterFlid ? { afterFlid } : {}) });
+    return json(res, 200, {
+      flights: flights.map(flightToPayload),
+      next: flights.length === limit ? flights.at(-1)!.flid : null,
+    });
+  }
+  if (path.startsWith("/admin/")) return admin(ctx, req, res, url, method);
+  throw new HttpError(404, `no route ${method} ${path}`);
+}
+
+async function admin(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, url: URL, method: string): Promise<void> {
+  authorize(ctx, req);
+  const parts = url.pathname.split("/").filter(Boolean);
+  if (method === "GET" && parts[1] === "status") return json(res, 200, await ctx.status());
+  if (method === "GET" && parts[1] === "messages" && parts[2]) {
+    const r = await ctx.message(intPath(parts[2]));
+    return r ? json(res, 200, r) : json(res, 404, { error: "no such message" });
+  }
+  if (method === "GET" && parts[1] === "flights" && parts[2]) {
+    const f = await ctx.flight(decodeURIComponent(parts[2]));
+    return f ? json(res, 200, f) : json(res, 404, { error: "no such flight" });
+  }
+  if (method === "GET" && parts[1] === "dead-letters") {
+    const after = url.searchParams.get("after");
+    const limit = intParam(url, "limit", 100, 1, 1000);
+    return json(res, 200, await ctx.deadLetters({ limit, ...(after ? { afterMsgId: intPath(after) } : {}) }));
+  }
+  if (method === "POST" && parts[1] === "replay") {
+    const body = JSON.parse((await readBody(req, 64 * 1024)) || "{}") as { errorClasses?: unknown; msgIds?: unknown; dryRun?: unknown; operator?: unknown };
+    const selection = replaySelection(body);
+    if (body.dryRun === true) return json(res, 200, { dryRun: true, preview: await ctx.replayPreview(selection) });
+    const operator = typeof body.operator === "string" && body.operator ? body.operator : "admin-http";
+    return json(res, 200, await ctx.replay(selection, operator));
+  }
+  throw new HttpError(404, `no admin route ${method} ${url.pathname}`);
+}
+
+function replaySelection(body: { errorClasses?: unknown; msgIds?: unknown }): ReplaySelection {
+  const classes = Array.isArray(body.errorClasses) ? body.errorClasses : undefined;
+  const ids = Array.isArray(body.msgIds) ? body.msgIds : undefined;
+  if (!classes && !ids) throw new HttpError(400, "give errorClasses and/or msgIds");
+  const known = new Set<string>(Object.values(ErrorClass));
+  if (classes?.some((c) => typeof c !== "string" || !known.has(c))) throw new HttpError(400, `errorClasses must be among ${[...known].join(", ")}`);
+  if (ids?.some((i) => !Number.isSafeInteger(i))) throw new HttpError(400, "msgIds must be integers");
+  return { ...(classes ? { errorClasses: classes as ErrorClass[] } : {}), ...(ids ? { msgIds: ids as number[] } : {}) };
+}
+
+function authorize(ctx: HttpContext, req: IncomingMessage): void {
+  if (ctx.token === undefined) return;
+  if (req.headers.authorization !== `Bearer ${ctx.token}`) throw new HttpError(401, "missing or wrong bearer token");
+}
+
+function intParam(url: URL, name: string, dflt: number, min: number, max: number): number {
+  const raw = url.searchParams.get(name);
+  if (raw === null) return dflt;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new HttpError(400, `${name} must be an integer in [${min}, ${max}]`);
+  return n;
+}
+
+function intPath(raw: string): number {
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0) throw new HttpError(400, `not an id: ${raw}`);
+  return n;
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  send(res, status, "application/json; charset=utf-8", JSON.stringify(body));
+}
+
+function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}

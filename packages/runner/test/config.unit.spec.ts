@@ -1,0 +1,45 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { loadConfig, settingPaths } from "../src/config/load-config.js";
+
+const root = new URL("../../../", import.meta.url);
+const envExample = readFileSync(new URL(".env.example", root), "utf8");
+const configDoc = readFileSync(new URL("docs/configuration.md", root), "utf8");
+
+describe("configuration", () => {
+  it("has the seed's defaults", () => {
+    const c = loadConfig({ env: {} });
+    expect(c.profile).toBe("embedded");
+    expect(c.pipeline).toMatchObject({ pollIntervalMs: 1000, claimBatch: 50, maxAttempts: 5, backoffInitialMs: 1000, backoffMaxMs: 60000, headDeadlineMs: 600000 });
+    expect(c.schd).toEqual({ flushPeriodMs: 3000, flushLimit: 500 });
+    expect(c.identity.includeDayBoundary).toBe(false);
+    expect(c.shadow).toBe(false);
+    expect(c.history.sweepAt).toBe("03:30");
+  });
+
+  it("reads MSGX_* variables, and flags win over them", () => {
+    const c = loadConfig({ env: { MSGX_PIPELINE_POLL_INTERVAL_MS: "250", MSGX_SHADOW: "true", MSGX_HTTP_PORT: "9000" }, overrides: { "http.port": "9100" } });
+    expect(c.pipeline.pollIntervalMs).toBe(250);
+    expect(c.shadow).toBe(true);
+    expect(c.http.port).toBe(9100);
+  });
+
+  it("refuses unknown variables (a way to loosen producer safety, for one) with their names", () => {
+    expect(() => loadConfig({ env: { MSGX_KAFKA_ACKS: "1", MSGX_KAFKA_IDEMPOTENT: "false" } })).toThrow(/MSGX_KAFKA_ACKS, MSGX_KAFKA_IDEMPOTENT/);
+  });
+
+  it("explains invalid values by path", () => {
+    expect(() => loadConfig({ env: { MSGX_PIPELINE_CLAIM_BATCH: "0", MSGX_HTTP_PORT: "http" } })).toThrow(/pipeline\.claimBatch[\s\S]*http\.port|http\.port[\s\S]*pipeline\.claimBatch/);
+  });
+
+  it("production refuses every embedded stand-in", () => {
+    expect(() => loadConfig({ env: { MSGX_PROFILE: "production" } })).toThrow(/pg\.url.*mysql\.url.*kafka\.brokers.*http\.token/s);
+  });
+
+  it(".env.example and docs/configuration.md list exactly the settings", () => {
+    const names = settingPaths().map((s) => s.env).sort();
+    const listed = (text: string) => [...new Set(text.match(/MSGX_[A-Z0-9_]+/g) ?? [])].filter((n) => !n.endsWith("_") && !["MSGX_CONFIG", "MSGX_REQUIRE_SERVICES", "MSGX_SEED", "MSGX_MODEL_RUNS"].includes(n)).sort();
+    expect(listed(envExample)).toEqual(names);
+    expect(listed(configDoc)).toEqual(names);
+  });
+});
