@@ -18,13 +18,13 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", include: ["packages/*/src/**/*.unit.spec.ts", "packages/*/test/**/*.unit.spec.ts"], testTimeout: 60_000 },
+        test: { name: "unit", include: ["packages/*/src/**/*.unit.spec.ts", "packages/*/test/**/*.unit.spec.ts", "examples/*/test/**/*.unit.spec.ts"], testTimeout: 60_000 },
       },
       {
         resolve: { alias },
         test: {
           name: "int",
-          include: ["packages/*/src/**/*.int.spec.ts", "packages/*/test/**/*.int.spec.ts", "packages/*/test/**/*.e2e.spec.ts"],
+          include: ["packages/*/src/**/*.int.spec.ts", "packages/*/test/**/*.int.spec.ts", "packages/*/test/**/*.e2e.spec.ts", "examples/*/test/**/*.int.spec.ts", "examples/*/test/**/*.e2e.spec.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
