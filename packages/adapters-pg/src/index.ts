@@ -1,1 +1,51 @@
-export const x = 1;
+// Store
+export { PgPipelineStore, PG_BACKFILL_FIRST_DELAY_MS, type PgPipelineStoreOptions } from "./pg-pipeline-store.js";
+export { PgPipelineTx } from "./pg-pipeline-tx.js";
+export { createPgStore, type CreatePgStoreOptions, type PgStoreHandle } from "./create-pg-store.js";
+export { pgPoolConfig, type PgConnectionOptions } from "./pg-pool-config.js";
+
+// Mailbox (CMINMSGS-shaped, for the embedded runner)
+export { PgMailbox, type PgMailboxOptions } from "./mailbox/pg-mailbox.js";
+export { createPgMailboxTable } from "./mailbox/pg-mailbox-schema.js";
+
+// Schema
+export {
+  migrateToLatest,
+  msgxMigrator,
+  msgxMigrations,
+  MsgxMigrationProvider,
+  MIGRATION_TABLE,
+  MIGRATION_LOCK_TABLE,
+  type MigrateOptions,
+} from "./migrations/migrate.js";
+export { COLLECTION_TABLES } from "./rows/collection-tables.js";
+export type { MsgxDatabase } from "./rows/tables.js";
+
+// Errors
+export {
+  mapPgError,
+  classifyPgError,
+  pgCall,
+  SQLSTATE_TABLE,
+  SQLSTATE_CLASS_TABLE,
+  NODE_CODE_TABLE,
+  MESSAGE_TABLE,
+  type PgErrorRule,
+  type PgPhase,
+} from "./pg-error-map.js";
+
+// Leadership
+export {
+  PgLeadership,
+  bumpLeadershipEpoch,
+  type PgLeadershipOptions,
+  type LeadershipClient,
+  type LossListener,
+} from "./pg-leadership.js";
+export { lockKeys, DEFAULT_LOCK_NAMESPACE, type LockKeys } from "./lock-keys.js";
+
+// PGlite
+export { PGliteDialect, PGliteAdapter, type PGliteDialectConfig } from "./pglite/pglite-dialect.js";
+export { PGliteDriver } from "./pglite/pglite-driver.js";
+export type { PGliteLike, PGliteResults } from "./pglite/pglite-types.js";
+export { createPgliteStore, type PgliteStoreHandle } from "./pglite/create-pglite-store.js";

@@ -1,0 +1,62 @@
+import type { Clock } from "@msgx/core";
+import { Kysely, PostgresDialect } from "kysely";
+import { migrateToLatest } from "./migrations/migrate.js";
+import { bumpLeadershipEpoch, PgLeadership, type LeadershipClient } from "./pg-leadership.js";
+import { PgPipelineStore } from "./pg-pipeline-store.js";
+import { pgPoolConfig, type PgConnectionOptions } from "./pg-pool-config.js";
+
+export interface CreatePgStoreOptions extends PgConnectionOptions {
+  readonly clock?: Clock;
+  /** Run the migrations first. Default true. */
+  readonly migrate?: boolean;
+  /** Advisory lock namespace. Default: the schema name. */
+  readonly lockNamespace?: string;
+}
+
+/** A PostgreSQL-backed store with its pool, ready to use. */
+export interface PgStoreHandle {
+  readonly store: PgPipelineStore;
+  readonly db: Kysely<any>;
+  /** A leadership elector on its own dedicated connection, same database, same lock namespace. */
+  leadership(options?: { readonly holder?: string; readonly heartbeatMs?: number }): PgLeadership;
+  /** Bumps the epoch as a new leader would (tests, tools). */
+  bumpEpoch(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a pg pool with msgx's timeouts and search path, migrates, and builds the store. `pg` is
+ * loaded here, on demand: it is a peer dependency, needed only by callers of this function.
+ */
+export async function createPgStore(options: CreatePgStoreOptions = {}): Promise<PgStoreHandle> {
+  const pg = (await import("pg")).default;
+  const config = pgPoolConfig(options);
+  const schema = options.schema ?? "public";
+  const lockNamespace = options.lockNamespace ?? schema;
+  const pool = new pg.Pool(config);
+  // An idle client that loses its connection emits on the pool; unhandled, that would end the
+  // process. The pool drops that client, and the next query fails or reconnects on its own.
+  pool.on("error", () => undefined);
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    if (options.migrate !== false) await migrateToLatest(db, { schema });
+  } catch (e) {
+    await db.destroy();
+    throw e;
+  }
+  const clock = options.clock;
+  const store = new PgPipelineStore(db, { lockNamespace, ...(clock ? { clock } : {}) });
+  return {
+    store,
+    db,
+    leadership: (o = {}) =>
+      new PgLeadership({
+        client: () => new pg.Client(config) as unknown as LeadershipClient,
+        lockNamespace,
+        ...o,
+        ...(clock ? { clock } : {}),
+      }),
+    bumpEpoch: () => bumpLeadershipEpoch(db, { lockNamespace, ...(clock ? { clock } : {}) }),
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,56 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from "kysely";
+import { pipelineMigration } from "./0001-pipeline.js";
+import { flightsMigration } from "./0002-flights.js";
+import { requestsReferenceMigration } from "./0003-requests-reference.js";
+
+/** The migration bookkeeping tables, beside the msgx tables in the same schema. */
+export const MIGRATION_TABLE = "msgx_migration";
+export const MIGRATION_LOCK_TABLE = "msgx_migration_lock";
+
+/** Every msgx migration, by version. Names sort in apply order; released ones never change. */
+export function msgxMigrations(schema: string): Record<string, Migration> {
+  return {
+    "0001_pipeline": pipelineMigration(schema),
+    "0002_flights": flightsMigration(schema),
+    "0003_requests_reference": requestsReferenceMigration(schema),
+  };
+}
+
+/** The in-code provider kysely's `Migrator` reads (no files on disk, so bundles work). */
+export class MsgxMigrationProvider implements MigrationProvider {
+  constructor(private readonly schema: string) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return msgxMigrations(this.schema);
+  }
+}
+
+export interface MigrateOptions {
+  /** The schema the tables live in (created when missing). Default `public`. */
+  readonly schema?: string;
+}
+
+/** A kysely `Migrator` for msgx in `schema`. */
+export const msgxMigrator = (db: Kysely<any>, options: MigrateOptions = {}): Migrator => {
+  const schema = options.schema ?? "public";
+  return new Migrator({
+    db,
+    provider: new MsgxMigrationProvider(schema),
+    migrationTableSchema: schema,
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+  });
+};
+
+/**
+ * Brings the schema to the latest version. Idempotent: applied versions are skipped, and
+ * concurrent callers serialize on kysely's migration lock. Throws the first failure.
+ */
+export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions = {}): Promise<MigrationResultSet> {
+  const result = await msgxMigrator(db, options).migrateToLatest();
+  if (result.error !== undefined) {
+    throw new Error(`msgx migration failed: ${describe(result.error)}`, { cause: result.error });
+  }
+  return result;
+}
+
+const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));

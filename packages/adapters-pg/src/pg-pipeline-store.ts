@@ -1,0 +1,157 @@
+import {
+  isMsgxError,
+  MsgxError,
+  systemClock,
+  type AuditEntry,
+  type BackfillTodo,
+  type Clock,
+  type InboxEntry,
+  type IntakeState,
+  type PipelineStore,
+  type PipelineTx,
+  type ProcRecord,
+  type RecordFilter,
+} from "@msgx/core";
+import type { ControlledTransaction, Kysely } from "kysely";
+import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "./lock-keys.js";
+import { audits } from "./operations/audits.js";
+import { completeBackfill } from "./operations/complete-backfill.js";
+import type { Db } from "./operations/db.js";
+import { deferBackfill } from "./operations/defer-backfill.js";
+import { dueBackfill } from "./operations/due-backfill.js";
+import { enqueue } from "./operations/enqueue.js";
+import { getRecord } from "./operations/get-record.js";
+import { head } from "./operations/head.js";
+import { intakeState } from "./operations/intake-state.js";
+import { listRecords } from "./operations/list-records.js";
+import { pipelineEpoch } from "./operations/pipeline-epoch.js";
+import { unfinished } from "./operations/unfinished.js";
+import { mapPgError, pgCall } from "./pg-error-map.js";
+import { PgPipelineTx } from "./pg-pipeline-tx.js";
+import type { MsgxDatabase } from "./rows/tables.js";
+
+/** The sweep leaves a fresh todo alone this long: the pump backfills right after its commit. */
+export const PG_BACKFILL_FIRST_DELAY_MS = 30_000;
+
+export interface PgPipelineStoreOptions {
+  /** Time for `updated_at`, `created_at` and backfill schedules. Default: the system clock. */
+  readonly clock?: Clock;
+  /**
+   * Names the advisory locks (see `lockKeys`); the leadership of the same deployment must use the
+   * same namespace. Default `msgx`; use the schema name when several deployments share a database.
+   */
+  readonly lockNamespace?: string;
+  /** Default {@link PG_BACKFILL_FIRST_DELAY_MS}. */
+  readonly backfillFirstDelayMs?: number;
+  /** Serialization failures and deadlocks (CONFLICT) are retried this many times in all. Default 3. */
+  readonly conflictAttempts?: number;
+}
+
+/**
+ * `PipelineStore` on PostgreSQL through kysely: the pg dialect or the in-repo PGlite dialect.
+ * Tables are unqualified: put the schema on the connections' search path (`pgPoolConfig` does).
+ *
+ * A pipeline transaction takes `pg_advisory_xact_lock` (one writer at a time, the in-memory
+ * store's serial tail) and reads the leadership epoch under it; a stale `fence` is refused before
+ * anything is written. A leader change bumps the epoch under the same lock, so a commit of the old
+ * leader is either entirely before the new leader's first read or refused.
+ */
+export class PgPipelineStore implements PipelineStore {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #keys: LockKeys;
+  readonly #backfillFirstDelayMs: number;
+  readonly #conflictAttempts: number;
+
+  constructor(db: Kysely<any>, options: PgPipelineStoreOptions = {}) {
+    this.#db = db as Kysely<MsgxDatabase>;
+    this.#clock = options.clock ?? systemClock;
+    this.#keys = lockKeys(options.lockNamespace ?? DEFAULT_LOCK_NAMESPACE);
+    this.#backfillFirstDelayMs = options.backfillFirstDelayMs ?? PG_BACKFILL_FIRST_DELAY_MS;
+    this.#conflictAttempts = Math.max(1, options.conflictAttempts ?? 3);
+  }
+
+  /** The advisory lock keys this store uses. */
+  get lockKeys(): LockKeys {
+    return this.#keys;
+  }
+
+  enqueue(entries: readonly InboxEntry[], intake: IntakeState): Promise<readonly number[]> {
+    return pgCall("enqueue", () => enqueue(this.#db, entries, intake, this.#clock.now()));
+  }
+
+  intakeState(): Promise<IntakeState | undefined> {
+    return pgCall("intakeState", () => intakeState(this.#db));
+  }
+
+  head(): Promise<ProcRecord | undefined> {
+    return pgCall("head", () => head(this.#db));
+  }
+
+  unfinished(fromMsgId: number, limit: number): Promise<readonly ProcRecord[]> {
+    return pgCall("unfinished", () => unfinished(this.#db, fromMsgId, limit));
+  }
+
+  get(msgId: number): Promise<ProcRecord | undefined> {
+    return pgCall("get", () => getRecord(this.#db, msgId));
+  }
+
+  list(filter: RecordFilter): Promise<readonly ProcRecord[]> {
+    return pgCall("list", () => listRecords(this.#db, filter));
+  }
+
+  async transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number } = {}): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#transactionOnce(fn, options);
+      } catch (e) {
+        if (isMsgxError(e) && e.kind === "CONFLICT" && attempt < this.#conflictAttempts) continue;
+        throw e;
+      }
+    }
+  }
+
+  async #transactionOnce<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number }): Promise<T> {
+    const trx = await pgCall("begin", () => this.#db.startTransaction().execute());
+    let result: T;
+    try {
+      const epoch = await pgCall("pipeline lock", () => pipelineEpoch(trx, this.#keys));
+      if (options.fence !== undefined && options.fence !== epoch) {
+        throw new MsgxError("FENCED", `fence ${options.fence} is stale (epoch ${epoch})`);
+      }
+      result = await fn(new PgPipelineTx(trx, this.#clock.now(), this.#backfillFirstDelayMs));
+    } catch (e) {
+      await rollbackQuietly(trx);
+      throw e;
+    }
+    try {
+      await trx.commit().execute();
+    } catch (e) {
+      await rollbackQuietly(trx);
+      throw mapPgError(e, "commit", "commit");
+    }
+    return result;
+  }
+
+  audits(limit: number): Promise<readonly AuditEntry[]> {
+    return pgCall("audits", () => audits(this.#db, limit));
+  }
+
+  dueBackfill(now: number, limit: number): Promise<readonly BackfillTodo[]> {
+    return pgCall("dueBackfill", () => dueBackfill(this.#db, now, limit));
+  }
+
+  completeBackfill(msgIds: readonly number[]): Promise<void> {
+    return pgCall("completeBackfill", () => completeBackfill(this.#db, msgIds));
+  }
+
+  deferBackfill(todos: readonly BackfillTodo[]): Promise<void> {
+    return pgCall("deferBackfill", () => deferBackfill(this.#db, todos));
+  }
+}
+
+/** Ends a failed transaction; a dead connection is discarded by the driver, not returned to the pool. */
+async function rollbackQuietly(trx: ControlledTransaction<MsgxDatabase>): Promise<void> {
+  if (trx.isCommitted || trx.isRolledBack) return;
+  await trx.rollback().execute().catch(() => undefined);
+}

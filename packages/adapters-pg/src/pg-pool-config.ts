@@ -1,0 +1,42 @@
+/** Connection settings msgx wants on every pooled PostgreSQL connection. */
+export interface PgConnectionOptions {
+  readonly connectionString?: string;
+  /** The schema of the msgx tables, first on the search path. Default `public`. */
+  readonly schema?: string;
+  /** Pool size. Default 10. */
+  readonly max?: number;
+  /** Give up connecting after this long (pg-pool). Default 5 s. */
+  readonly connectTimeoutMs?: number;
+  /** Server-side `statement_timeout`. Default 30 s. */
+  readonly statementTimeoutMs?: number;
+  /** Server-side `lock_timeout`. Default 30 s. */
+  readonly lockTimeoutMs?: number;
+  /** Server-side `idle_in_transaction_session_timeout`: a stuck client cannot hold the pipeline lock forever. Default 60 s. */
+  readonly idleInTransactionTimeoutMs?: number;
+  /** Client-side `query_timeout`: a half-open socket fails instead of hanging. Default 60 s. */
+  readonly queryTimeoutMs?: number;
+  readonly applicationName?: string;
+}
+
+/** A `pg.Pool` / `pg.Client` config with msgx's timeouts, keep-alive and search path. */
+export function pgPoolConfig(options: PgConnectionOptions = {}): Record<string, unknown> {
+  const schema = options.schema ?? "public";
+  return {
+    ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),
+    max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    lock_timeout: options.lockTimeoutMs ?? 30_000,
+    idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 60_000,
+    query_timeout: options.queryTimeoutMs ?? 60_000,
+    keepAlive: true,
+    application_name: options.applicationName ?? "msgx",
+    options: `-c search_path=${quoteSearchPath(schema)}`,
+  };
+}
+
+/** A schema name as a search_path value in a libpq `options` string (spaces would need escaping). */
+function quoteSearchPath(schema: string): string {
+  if (!/^[a-z_][a-z0-9_$]*$/.test(schema)) throw new Error(`schema name must be a lower-case identifier: ${schema}`);
+  return schema;
+}
