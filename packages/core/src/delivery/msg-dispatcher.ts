@@ -1,0 +1,127 @@
+import { errorMessage } from "../errors/msgx-error.js";
+import { Target, type OutboxEvent } from "../outbox/outbox-event.js";
+import { Breaker, closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../processing/outage-breaker.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../processing/retry-policy.js";
+import { SimulatedCrashMarker } from "../processing/simulated-crash.js";
+import type { DeliveryDeps } from "./delivery-deps.js";
+import { decideDeliveryFailure } from "./delivery-decision.js";
+import { buildPrefix, DEFAULT_DELIVERY_TOPICS, msgRecord, topicFor, type DeliveryTopics } from "./delivery-records.js";
+import { pausesDelivery, sendLargestPrefix } from "./send-prefix.js";
+
+export interface MsgDispatcherOptions {
+  /** The per-event target this dispatcher drains. */
+  readonly target: Target;
+  readonly topics: DeliveryTopics;
+  /** The most events sent in one `DeliveryPort.send` call. */
+  readonly batchSize: number;
+  /** Faults of one event: attempts and backoff (SPEC §2.1). `headDeadlineMs` is not used here. */
+  readonly policy: RetryPolicy;
+  /** Broker and store outages. */
+  readonly breaker: BreakerPolicy;
+}
+
+export const DEFAULT_MSG_DISPATCHER_OPTIONS: MsgDispatcherOptions = {
+  target: Target.MSG,
+  topics: DEFAULT_DELIVERY_TOPICS,
+  batchSize: 100,
+  policy: DEFAULT_RETRY_POLICY,
+  breaker: DEFAULT_BREAKER_POLICY,
+};
+
+/**
+ * What one `step` did and when to call again: `next` is an instant (call at or after it; `now`
+ * means at once) or null (nothing pending: call when the pipeline commits events, or poll).
+ */
+export type DispatchStep =
+  | { readonly did: "idle"; readonly next: null }
+  | { readonly did: "wait"; readonly eventId: number; readonly next: number }
+  | { readonly did: "outage"; readonly error: string; readonly next: number }
+  | { readonly did: "sent"; readonly eventIds: readonly number[]; readonly next: number }
+  | { readonly did: "failed"; readonly eventId: number; readonly attempts: number; readonly error: string; readonly next: number }
+  | { readonly did: "dead"; readonly eventId: number; readonly attempts: number; readonly error: string; readonly next: number };
+
+/**
+ * The per-event dispatcher (seed 000 §5.1) for `KAFKA:msg`. Each `step` takes the due head run,
+ * sends it in EVENT_ID order in one `DeliveryPort.send` call and, after the acknowledgement,
+ * marks it all SENT in one statement. A fault of the call is pinned to its event by resending ever
+ * smaller prefixes; that event records a failure and backs off (blocking only this target) or,
+ * with its attempts used up, ends DEAD and stops blocking. An outage opens the breaker and spends
+ * no attempt. `step` never sleeps: time only comes from the `Clock`.
+ *
+ * All state that matters is in the outbox; a new dispatcher over the same store (a restart)
+ * carries on, resending at most what was acknowledged but not yet marked.
+ */
+export class MsgDispatcher {
+  readonly #deps: DeliveryDeps;
+  readonly #options: MsgDispatcherOptions;
+  readonly #topic: string;
+  #breaker: BreakerState = closedBreaker;
+
+  constructor(deps: DeliveryDeps, options: Partial<MsgDispatcherOptions> = {}) {
+    this.#deps = deps;
+    this.#options = { ...DEFAULT_MSG_DISPATCHER_OPTIONS, ...options };
+    this.#topic = topicFor(this.#options.topics, this.#options.target);
+    if (!(this.#options.batchSize >= 1)) throw new RangeError("batchSize must be at least 1");
+  }
+
+  get breaker(): BreakerState {
+    return this.#breaker;
+  }
+
+  async step(signal?: AbortSignal): Promise<DispatchStep> {
+    const now = this.#deps.clock.now();
+    if (!Breaker.mayTry(this.#breaker, now)) return { did: "outage", error: "breaker open", next: this.#breaker.probeAt };
+    try {
+      const result = await this.#work(now, signal);
+      if (Breaker.isOpen(this.#breaker)) {
+        this.#deps.logger.info("delivery recovered", { target: this.#options.target, outageMs: now - (this.#breaker.openedAt ?? now) });
+        this.#breaker = Breaker.onSuccess(this.#breaker);
+      }
+      return result;
+    } catch (e) {
+      if (e instanceof SimulatedCrashMarker || signal?.aborted || !pausesDelivery(e)) throw e;
+      this.#breaker = Breaker.onOutage(this.#breaker, now, this.#options.breaker);
+      this.#deps.logger.warn("delivery paused: dependency unavailable", {
+        target: this.#options.target,
+        error: errorMessage(e),
+        retryAt: this.#breaker.probeAt,
+      });
+      return { did: "outage", error: errorMessage(e), next: this.#breaker.probeAt };
+    }
+  }
+
+  async #work(now: number, signal?: AbortSignal): Promise<DispatchStep> {
+    const { outbox, delivery, clock, failpoint } = this.#deps;
+    const { target, batchSize } = this.#options;
+    const batch = await outbox.pending(target, now, batchSize);
+    const head = batch[0];
+    if (head === undefined) {
+      const blocked = await outbox.head(target);
+      if (blocked === undefined) return { did: "idle", next: null };
+      return { did: "wait", eventId: blocked.eventId, next: blocked.nextAttemptAt ?? now };
+    }
+    const built = buildPrefix(batch, (e) => msgRecord(e, this.#topic));
+    if (built.records.length === 0) return this.#fail(head, built.fault, now);
+    const outcome = await sendLargestPrefix(delivery, built.records, signal);
+    if (!outcome.ok) return this.#fail(head, outcome.fault, now);
+    const eventIds = batch.slice(0, outcome.sent).map((e) => e.eventId);
+    failpoint?.("dispatch.after-send");
+    await outbox.markSent(eventIds, clock.now());
+    return { did: "sent", eventIds, next: now };
+  }
+
+  async #fail(head: OutboxEvent, fault: unknown, now: number): Promise<DispatchStep> {
+    const { outbox, logger } = this.#deps;
+    const error = errorMessage(fault);
+    const decision = decideDeliveryFailure(head.attempts, now, this.#options.policy);
+    const fields = { target: this.#options.target, eventId: head.eventId, attempts: decision.attempts, error };
+    if (decision.action === "dead") {
+      await outbox.markDead(head.eventId, error, decision.attempts);
+      logger.error("event dead-lettered: attempts used up", fields);
+      return { did: "dead", eventId: head.eventId, attempts: decision.attempts, error, next: now };
+    }
+    await outbox.recordFailure(head.eventId, decision.attempts, decision.nextAttemptAt, error);
+    logger.warn("event delivery failed; backing off", { ...fields, retryAt: decision.nextAttemptAt });
+    return { did: "failed", eventId: head.eventId, attempts: decision.attempts, error, next: decision.nextAttemptAt };
+  }
+}

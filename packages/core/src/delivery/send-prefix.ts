@@ -1,0 +1,38 @@
+import { isMsgxError, isOutage } from "../errors/msgx-error.js";
+import type { DeliveryPort, DeliveryRecord } from "../ports/delivery-port.js";
+
+/** The largest acknowledged prefix of a send, or the fault that even the first record hit. */
+export type PrefixOutcome = { readonly ok: true; readonly sent: number } | { readonly ok: false; readonly fault: unknown };
+
+/**
+ * Sends `records` in one call; when the call fails for a reason that is not an outage, retries
+ * ever smaller prefixes (half each time, down to one record), like the pump's group commit, so a
+ * bad record is pinned without giving up the good ones ahead of it. Records of a failed call may
+ * have been appended: resending them is the at-least-once duplicate consumers dedupe on the
+ * event id. An outage (or an abort) is rethrown at once: the caller pauses and spends no attempt.
+ */
+export async function sendLargestPrefix(
+  port: DeliveryPort,
+  records: readonly DeliveryRecord[],
+  signal?: AbortSignal,
+): Promise<PrefixOutcome> {
+  let fault: unknown = new Error("nothing to send");
+  for (let size = records.length; size >= 1; size = Math.floor(size / 2)) {
+    try {
+      await port.send(records.slice(0, size), signal);
+      return { ok: true, sent: size };
+    } catch (e) {
+      if (isOutage(e) || signal?.aborted) throw e;
+      fault = e;
+    }
+  }
+  return { ok: false, fault };
+}
+
+/**
+ * True when an error from the outbox store (or an outage from the broker) should pause the
+ * driver behind its breaker: an outage, or any other error the port marks retriable (a dropped
+ * connection, a serialization failure). Faults of a record never reach this test: the drivers
+ * handle them per event.
+ */
+export const pausesDelivery = (e: unknown): boolean => isOutage(e) || (isMsgxError(e) && e.retriable);

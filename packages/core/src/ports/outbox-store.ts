@@ -1,0 +1,57 @@
+import type { OutboxEvent, Target } from "../outbox/outbox-event.js";
+
+/**
+ * The delivery side of the outbox (`MSG_EVENT`, in PostgreSQL). The pipeline writes the rows in
+ * its own transaction (`PipelineTx.applyRun`); this port reads and settles them. One dispatcher
+ * per target and one schd flusher write through it; they never race each other on a row.
+ *
+ * Every implementation guarantees:
+ * - rows are returned as committed, ascending by `eventId` unless a member says otherwise;
+ * - an event is "due" at `now` when `nextAttemptAt` is null or `nextAttemptAt <= now`;
+ * - only PENDING rows change: settling a SENT or DEAD row again is a no-op, so a resend after a
+ *   lost acknowledgement never moves a row backwards or rewrites its first `sentAt`;
+ * - each member is one statement (atomic on its own); driver errors leave as `MsgxError`
+ *   (connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`, which the drivers treat as an outage).
+ */
+export interface OutboxStore {
+  /**
+   * The head run of `target`: its PENDING events in `eventId` order, at most `limit`, stopping
+   * before the first one that is not due. A head in backoff therefore yields `[]` and blocks only
+   * its own target; SENT and DEAD rows are skipped (a DEAD event no longer blocks). Served by an
+   * index on `(target, status, eventId)`.
+   */
+  pending(target: Target, now: number, limit: number): Promise<readonly OutboxEvent[]>;
+
+  /** The oldest PENDING event of `target`, due or not (what a blocked dispatcher waits for). */
+  head(target: Target): Promise<OutboxEvent | undefined>;
+
+  /**
+   * Marks the PENDING events among `eventIds` SENT with `sentAt = at`, in one statement: all of
+   * them or none. Ids that are unknown, SENT or DEAD are left as they are.
+   */
+  markSent(eventIds: readonly number[], at: number): Promise<void>;
+
+  /**
+   * Records a failed delivery try of a PENDING event: `attempts` (the new total),
+   * `nextAttemptAt` (when it is due again) and `lastError`. The event stays PENDING.
+   */
+  recordFailure(eventId: number, attempts: number, nextAttemptAt: number, error: string): Promise<void>;
+
+  /**
+   * Ends a PENDING event DEAD: it is kept as the dead-letter record with `lastError = error` and
+   * `attempts` (the count that exhausted it), and it no longer blocks its target.
+   */
+  markDead(eventId: number, error: string, attempts: number): Promise<void>;
+
+  /**
+   * Every PENDING `KAFKA:schd` event, due or not, oldest first (`eventId` ascending), at most
+   * `limit`. The flusher merges them per FLID and applies each FLID's backoff itself.
+   */
+  pendingSchd(limit: number): Promise<readonly OutboxEvent[]>;
+
+  /** How many events of `target` are PENDING (in backoff included). */
+  countPending(target: Target): Promise<number>;
+
+  /** The stored rows among `eventIds` (any status), ascending; unknown ids are absent. */
+  get(eventIds: readonly number[]): Promise<readonly OutboxEvent[]>;
+}

@@ -1,0 +1,75 @@
+import { MsgxError, type ErrorKind } from "../errors/msgx-error.js";
+import type { DeliveryPort, DeliveryRecord } from "../ports/delivery-port.js";
+import { FaultPlan } from "./fault-plan.js";
+
+/** A record as the broker stored it: its topic's offset is its position in the topic. */
+export interface BrokerRecord extends DeliveryRecord {
+  readonly offset: number;
+}
+
+interface RecordFault {
+  readonly predicate: (record: DeliveryRecord) => boolean;
+  readonly kind: ErrorKind;
+}
+
+/**
+ * An in-memory broker: one append-only array per topic, never reordered. `send` appends a call's
+ * records in order and resolves, like acks=all. Fault hooks:
+ * - `faults.setDown(true)` (or `faults.failNext("send", n, kind)`): the call throws before
+ *   appending anything (`DEPENDENCY_UNAVAILABLE` when down);
+ * - `loseNextAcks(n)`: the next n calls append everything and then throw `DEPENDENCY_UNAVAILABLE`
+ *   as if the acknowledgement timed out, so the sender resends and duplicates appear;
+ * - `failRecords(predicate)`: a record that matches is refused with a non-outage fault; the
+ *   records of the call ahead of it are appended (an in-order prefix), none after it.
+ */
+export class InMemoryBroker implements DeliveryPort {
+  readonly faults = new FaultPlan("broker");
+  readonly #topics = new Map<string, BrokerRecord[]>();
+  readonly #recordFaults = new Set<RecordFault>();
+  #lostAcks = 0;
+  #calls = 0;
+
+  /** How many times `send` was called (failed calls included). */
+  get calls(): number {
+    return this.#calls;
+  }
+
+  /** The next `count` calls lose their acknowledgement after appending. */
+  loseNextAcks(count: number): void {
+    this.#lostAcks += count;
+  }
+
+  /** Refuses every record that matches until the returned function is called. */
+  failRecords(predicate: (record: DeliveryRecord) => boolean, kind: ErrorKind = "INFRA"): () => void {
+    const fault: RecordFault = { predicate, kind };
+    this.#recordFaults.add(fault);
+    return () => this.#recordFaults.delete(fault);
+  }
+
+  /** The records of `topic` in offset order. */
+  records(topic: string): readonly BrokerRecord[] {
+    return this.#topics.get(topic) ?? [];
+  }
+
+  topicNames(): readonly string[] {
+    return [...this.#topics.keys()];
+  }
+
+  async send(records: readonly DeliveryRecord[], signal?: AbortSignal): Promise<void> {
+    this.#calls += 1;
+    if (signal?.aborted) throw new MsgxError("DEPENDENCY_UNAVAILABLE", "broker send aborted");
+    this.faults.check("send");
+    for (const r of records) {
+      for (const f of this.#recordFaults) {
+        if (f.predicate(r)) throw new MsgxError(f.kind, `broker refused record ${r.topic}/${r.key} (simulated ${f.kind})`);
+      }
+      const topic = this.#topics.get(r.topic) ?? [];
+      this.#topics.set(r.topic, topic);
+      topic.push({ ...r, headers: { ...r.headers }, offset: topic.length });
+    }
+    if (this.#lostAcks > 0) {
+      this.#lostAcks -= 1;
+      throw new MsgxError("DEPENDENCY_UNAVAILABLE", "broker acknowledgement lost (simulated timeout)");
+    }
+  }
+}

@@ -1,0 +1,105 @@
+import { DeliveryStatus, Target, type OutboxEvent, type OutboxEventDraft } from "../outbox/outbox-event.js";
+import type { OutboxStore } from "../ports/outbox-store.js";
+import { emptyRunDecision } from "../processing/run-decision.js";
+import type { InMemoryPipelineStore } from "./in-memory-pipeline-store.js";
+
+const isDue = (e: OutboxEvent, now: number): boolean => e.nextAttemptAt === null || e.nextAttemptAt <= now;
+
+/**
+ * The in-memory `OutboxStore`, over the rows `InMemoryPipelineStore` writes (`tables.events`,
+ * EVENT_IDs ascending). Plain array scans; every call first consults the pipeline store's
+ * `faults`, so one `setDown(true)` takes the whole database away, as it would in production.
+ */
+export class InMemoryOutboxStore implements OutboxStore {
+  readonly #store: InMemoryPipelineStore;
+
+  constructor(store: InMemoryPipelineStore) {
+    this.#store = store;
+  }
+
+  /** The rows themselves (shared with the pipeline store). */
+  get events(): readonly OutboxEvent[] {
+    return this.#store.tables.events;
+  }
+
+  /**
+   * Test helper: writes `drafts` through a pipeline transaction (as a processor's events would be)
+   * and returns the stored rows, EVENT_IDs ascending in the given order.
+   */
+  async append(drafts: readonly OutboxEventDraft[]): Promise<OutboxEvent[]> {
+    const t = this.#store.tables;
+    const first = t.nextEventId;
+    await this.#store.transaction((tx) => tx.applyRun({ ...emptyRunDecision, events: drafts }));
+    return t.events.filter((e) => e.eventId >= first && e.eventId < first + drafts.length);
+  }
+
+  async pending(target: Target, now: number, limit: number): Promise<readonly OutboxEvent[]> {
+    this.#check("pending");
+    const run: OutboxEvent[] = [];
+    for (const e of this.#pendingOf(target)) {
+      if (run.length >= limit || !isDue(e, now)) break;
+      run.push(e);
+    }
+    return run;
+  }
+
+  async head(target: Target): Promise<OutboxEvent | undefined> {
+    this.#check("head");
+    return this.#pendingOf(target)[0];
+  }
+
+  async markSent(eventIds: readonly number[], at: number): Promise<void> {
+    this.#check("markSent");
+    const ids = new Set(eventIds);
+    this.#update((e) => ids.has(e.eventId), (e) => ({ ...e, status: DeliveryStatus.SENT, sentAt: at, nextAttemptAt: null }));
+  }
+
+  async recordFailure(eventId: number, attempts: number, nextAttemptAt: number, error: string): Promise<void> {
+    this.#check("recordFailure");
+    this.#update((e) => e.eventId === eventId, (e) => ({ ...e, attempts, nextAttemptAt, lastError: error }));
+  }
+
+  async markDead(eventId: number, error: string, attempts: number): Promise<void> {
+    this.#check("markDead");
+    this.#update(
+      (e) => e.eventId === eventId,
+      (e) => ({ ...e, status: DeliveryStatus.DEAD, attempts, nextAttemptAt: null, lastError: error }),
+    );
+  }
+
+  async pendingSchd(limit: number): Promise<readonly OutboxEvent[]> {
+    this.#check("pendingSchd");
+    return this.#pendingOf(Target.SCHD).slice(0, limit);
+  }
+
+  async countPending(target: Target): Promise<number> {
+    this.#check("countPending");
+    return this.#pendingOf(target).length;
+  }
+
+  async get(eventIds: readonly number[]): Promise<readonly OutboxEvent[]> {
+    this.#check("get");
+    const ids = new Set(eventIds);
+    return this.#sorted().filter((e) => ids.has(e.eventId));
+  }
+
+  #check(operation: string): void {
+    this.#store.faults.check(`outbox.${operation}`);
+  }
+
+  #pendingOf(target: Target): OutboxEvent[] {
+    return this.#sorted().filter((e) => e.target === target && e.status === DeliveryStatus.PENDING);
+  }
+
+  #sorted(): OutboxEvent[] {
+    return [...this.#store.tables.events].sort((a, b) => a.eventId - b.eventId);
+  }
+
+  /** Replaces each PENDING row that matches; SENT and DEAD rows never change. */
+  #update(match: (e: OutboxEvent) => boolean, change: (e: OutboxEvent) => OutboxEvent): void {
+    const rows = this.#store.tables.events;
+    rows.forEach((e, i) => {
+      if (e.status === DeliveryStatus.PENDING && match(e)) rows[i] = change(e);
+    });
+  }
+}

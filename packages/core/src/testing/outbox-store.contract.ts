@@ -1,0 +1,190 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DeliveryStatus, EventType, Target, type OutboxEvent, type OutboxEventDraft } from "../outbox/outbox-event.js";
+import type { OutboxStore } from "../ports/outbox-store.js";
+
+/** One fresh, empty outbox per test, plus a way to write rows as the pipeline would. */
+export interface OutboxStoreContractSubject {
+  readonly outbox: OutboxStore;
+  /** Stores `events` as PENDING rows, EVENT_IDs ascending in the given order; returns the rows. */
+  seed(events: readonly OutboxEventDraft[]): Promise<OutboxEvent[]>;
+  close(): Promise<void>;
+}
+
+const T0 = Date.UTC(2026, 2, 5, 8, 0, 0);
+
+const draft = (target: Target, flid: string, stateVersion: number, extra: Partial<OutboxEventDraft> = {}): OutboxEventDraft => ({
+  target,
+  partitionKey: flid,
+  eventType: EventType.UPSERT,
+  stateVersion,
+  payload: { flid, stateVersion, gates: [{ code: "A12", from: null }] },
+  sourceMsgId: 1000 + stateVersion,
+  traceparent: null,
+  ...extra,
+});
+
+const ids = (events: readonly OutboxEvent[]): number[] => events.map((e) => e.eventId);
+
+/**
+ * The behaviour every `OutboxStore` must show (see the port's JSDoc). The in-memory fake runs it
+ * in a unit spec; each adapter runs it against its real database.
+ */
+export function describeOutboxStoreContract(name: string, factory: () => Promise<OutboxStoreContractSubject>): void {
+  describe(`OutboxStore contract: ${name}`, () => {
+    let subject: OutboxStoreContractSubject;
+    let outbox: OutboxStore;
+    beforeEach(async () => {
+      subject = await factory();
+      outbox = subject.outbox;
+    });
+    afterEach(async () => {
+      await subject.close();
+    });
+
+    const one = async (id: number): Promise<OutboxEvent> => {
+      const [row] = await outbox.get([id]);
+      if (row === undefined) throw new Error(`event ${id} not found`);
+      return row;
+    };
+
+    it("stores seeded events PENDING with ascending ids and every field intact", async () => {
+      const rows = await subject.seed([
+        draft(Target.MSG, "F1", 1, { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" }),
+        draft(Target.SCHD, "F1", 1),
+        draft(Target.SCHD, "F2", 3, { eventType: EventType.TOMBSTONE, payload: null }),
+      ]);
+      expect(rows).toHaveLength(3);
+      expect(ids(rows)).toEqual([...ids(rows)].sort((a, b) => a - b));
+      expect(new Set(ids(rows)).size).toBe(3);
+      const stored = await outbox.get(ids(rows));
+      expect(stored.map((e) => [e.target, e.partitionKey, e.eventType, e.stateVersion, e.status, e.attempts])).toEqual([
+        [Target.MSG, "F1", EventType.UPSERT, 1, DeliveryStatus.PENDING, 0],
+        [Target.SCHD, "F1", EventType.UPSERT, 1, DeliveryStatus.PENDING, 0],
+        [Target.SCHD, "F2", EventType.TOMBSTONE, 3, DeliveryStatus.PENDING, 0],
+      ]);
+      expect(stored[0]!.payload).toEqual({ flid: "F1", stateVersion: 1, gates: [{ code: "A12", from: null }] });
+      expect(stored[0]!.traceparent).toBe("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+      expect(stored[0]!.sourceMsgId).toBe(1001);
+      expect(stored[2]!.payload).toBeNull();
+      expect(stored.every((e) => e.nextAttemptAt === null && e.lastError === null && e.sentAt === null)).toBe(true);
+    });
+
+    it("pending: the PENDING events of one target in EVENT_ID order, at most limit", async () => {
+      const rows = await subject.seed([
+        draft(Target.MSG, "F1", 1),
+        draft(Target.SCHD, "F1", 1),
+        draft(Target.MSG, "F2", 1),
+        draft(Target.MSG, "F1", 2),
+      ]);
+      const msg = rows.filter((e) => e.target === Target.MSG);
+      expect(ids(await outbox.pending(Target.MSG, T0, 10))).toEqual(ids(msg));
+      expect(ids(await outbox.pending(Target.MSG, T0, 2))).toEqual(ids(msg).slice(0, 2));
+      expect(ids(await outbox.pending(Target.SCHD, T0, 10))).toEqual([rows[1]!.eventId]);
+      expect(await outbox.pending("KAFKA:other", T0, 10)).toEqual([]);
+    });
+
+    it("pending: stops before the first event that is not due; due from nextAttemptAt on", async () => {
+      const [a, b, c] = await subject.seed([draft(Target.MSG, "F1", 1), draft(Target.MSG, "F2", 1), draft(Target.MSG, "F3", 1)]);
+      await outbox.recordFailure(b!.eventId, 1, T0 + 1_000, "boom");
+      expect(ids(await outbox.pending(Target.MSG, T0, 10))).toEqual([a!.eventId]);
+      expect(ids(await outbox.pending(Target.MSG, T0 + 999, 10))).toEqual([a!.eventId]);
+      expect(ids(await outbox.pending(Target.MSG, T0 + 1_000, 10))).toEqual(ids([a!, b!, c!]));
+    });
+
+    it("pending: a head in backoff blocks its own target only; head() still shows it", async () => {
+      const [m1, , s1] = await subject.seed([draft(Target.MSG, "F1", 1), draft(Target.MSG, "F1", 2), draft(Target.SCHD, "F1", 1)]);
+      await outbox.recordFailure(m1!.eventId, 2, T0 + 5_000, "refused");
+      expect(await outbox.pending(Target.MSG, T0, 10)).toEqual([]);
+      expect((await outbox.head(Target.MSG))?.eventId).toBe(m1!.eventId);
+      expect((await outbox.head(Target.MSG))?.nextAttemptAt).toBe(T0 + 5_000);
+      expect(ids(await outbox.pending(Target.SCHD, T0, 10))).toEqual([s1!.eventId]);
+    });
+
+    it("head: the oldest PENDING event of the target, or undefined", async () => {
+      expect(await outbox.head(Target.MSG)).toBeUndefined();
+      const [m1, m2] = await subject.seed([draft(Target.MSG, "F1", 1), draft(Target.MSG, "F2", 1)]);
+      expect((await outbox.head(Target.MSG))?.eventId).toBe(m1!.eventId);
+      await outbox.markSent([m1!.eventId], T0);
+      expect((await outbox.head(Target.MSG))?.eventId).toBe(m2!.eventId);
+      await outbox.markSent([m2!.eventId], T0);
+      expect(await outbox.head(Target.MSG)).toBeUndefined();
+    });
+
+    it("markSent: marks exactly the given PENDING events SENT at `at`; others untouched", async () => {
+      const [a, b, c] = await subject.seed([draft(Target.MSG, "F1", 1), draft(Target.MSG, "F2", 1), draft(Target.SCHD, "F3", 1)]);
+      await outbox.markSent([a!.eventId, c!.eventId, 987_654_321], T0 + 42);
+      expect((await one(a!.eventId)).status).toBe(DeliveryStatus.SENT);
+      expect((await one(a!.eventId)).sentAt).toBe(T0 + 42);
+      expect((await one(c!.eventId)).status).toBe(DeliveryStatus.SENT);
+      expect((await one(b!.eventId)).status).toBe(DeliveryStatus.PENDING);
+      expect(ids(await outbox.pending(Target.MSG, T0, 10))).toEqual([b!.eventId]);
+      expect(await outbox.countPending(Target.SCHD)).toBe(0);
+      await outbox.markSent([], T0);
+    });
+
+    it("markSent: a resend never rewrites the first sentAt and never revives a DEAD event", async () => {
+      const [a, b] = await subject.seed([draft(Target.MSG, "F1", 1), draft(Target.MSG, "F2", 1)]);
+      await outbox.markSent([a!.eventId], T0 + 1);
+      await outbox.markDead(b!.eventId, "poison", 5);
+      await outbox.markSent([a!.eventId, b!.eventId], T0 + 2);
+      expect((await one(a!.eventId)).sentAt).toBe(T0 + 1);
+      expect((await one(b!.eventId)).status).toBe(DeliveryStatus.DEAD);
+    });
+
+    it("recordFailure: keeps the event PENDING with attempts, nextAttemptAt and lastError", async () => {
+      const [a] = await subject.seed([draft(Target.MSG, "F1", 1)]);
+      await outbox.recordFailure(a!.eventId, 3, T0 + 4_000, "record too large");
+      const row = await one(a!.eventId);
+      expect([row.status, row.attempts, row.nextAttemptAt, row.lastError]).toEqual([DeliveryStatus.PENDING, 3, T0 + 4_000, "record too large"]);
+      expect(await outbox.countPending(Target.MSG)).toBe(1);
+    });
+
+    it("markDead: keeps the dead-letter row and stops blocking the target", async () => {
+      const [a, b] = await subject.seed([draft(Target.MSG, "F1", 1), draft(Target.MSG, "F2", 1)]);
+      await outbox.recordFailure(a!.eventId, 4, T0 + 16_000, "refused");
+      expect(await outbox.pending(Target.MSG, T0, 10)).toEqual([]);
+      await outbox.markDead(a!.eventId, "refused again", 5);
+      const row = await one(a!.eventId);
+      expect([row.status, row.attempts, row.lastError, row.sentAt]).toEqual([DeliveryStatus.DEAD, 5, "refused again", null]);
+      expect(ids(await outbox.pending(Target.MSG, T0, 10))).toEqual([b!.eventId]);
+      expect((await outbox.head(Target.MSG))?.eventId).toBe(b!.eventId);
+      expect(await outbox.countPending(Target.MSG)).toBe(1);
+      await outbox.recordFailure(a!.eventId, 6, T0, "late");
+      expect((await one(a!.eventId)).status).toBe(DeliveryStatus.DEAD);
+    });
+
+    it("pendingSchd: every PENDING schd event, due or not, oldest first, at most limit", async () => {
+      const rows = await subject.seed([
+        draft(Target.SCHD, "F1", 1),
+        draft(Target.MSG, "F1", 1),
+        draft(Target.SCHD, "F2", 1),
+        draft(Target.SCHD, "F1", 2),
+        draft(Target.SCHD, "F3", 1),
+      ]);
+      const schd = rows.filter((e) => e.target === Target.SCHD);
+      await outbox.recordFailure(schd[0]!.eventId, 1, T0 + 60_000, "refused");
+      await outbox.markSent([schd[1]!.eventId], T0);
+      const expected = ids(schd).filter((id) => id !== schd[1]!.eventId);
+      expect(ids(await outbox.pendingSchd(10))).toEqual(expected);
+      expect(ids(await outbox.pendingSchd(2))).toEqual(expected.slice(0, 2));
+      expect((await outbox.pendingSchd(1))[0]?.nextAttemptAt).toBe(T0 + 60_000);
+    });
+
+    it("countPending: PENDING events of the target, backoff included", async () => {
+      expect(await outbox.countPending(Target.MSG)).toBe(0);
+      const [a, b, c] = await subject.seed([draft(Target.MSG, "F1", 1), draft(Target.MSG, "F2", 1), draft(Target.MSG, "F3", 1)]);
+      await subject.seed([draft(Target.SCHD, "F1", 1)]);
+      await outbox.recordFailure(a!.eventId, 1, T0 + 1_000, "x");
+      await outbox.markSent([b!.eventId], T0);
+      await outbox.markDead(c!.eventId, "x", 5);
+      expect(await outbox.countPending(Target.MSG)).toBe(1);
+      expect(await outbox.countPending(Target.SCHD)).toBe(1);
+    });
+
+    it("get: the stored rows among the ids, ascending; unknown ids absent", async () => {
+      const [a, b] = await subject.seed([draft(Target.MSG, "F1", 1), draft(Target.SCHD, "F1", 1)]);
+      expect(ids(await outbox.get([b!.eventId, 987_654_321, a!.eventId]))).toEqual([a!.eventId, b!.eventId]);
+      expect(await outbox.get([])).toEqual([]);
+    });
+  });
+}
