@@ -81,6 +81,18 @@ export {
   type OutboxEventDraft,
 } from "./outbox/outbox-event.js";
 
+// Delivery
+export type { OutboxStore } from "./ports/outbox-store.js";
+export { EventHeader, eventHeaders, readEventId } from "./delivery/event-headers.js";
+export { decideDeliveryFailure, isDue, type FailureDecision } from "./delivery/delivery-decision.js";
+export { DEFAULT_DELIVERY_TOPICS, topicFor, msgRecord, schdRecord, type DeliveryTopics } from "./delivery/delivery-records.js";
+export { sendLargestPrefix, pausesDelivery, type PrefixOutcome } from "./delivery/send-prefix.js";
+export type { DeliveryDeps, DeliveryFailpoint } from "./delivery/delivery-deps.js";
+export { MsgDispatcher, DEFAULT_MSG_DISPATCHER_OPTIONS, type MsgDispatcherOptions, type DispatchStep } from "./delivery/msg-dispatcher.js";
+export { mergeSchd, type SchdGroup } from "./delivery/schd-merge.js";
+export { shouldFlush, DEFAULT_SCHD_FLUSH_POLICY, type SchdFlushPolicy, type SchdFlushInput } from "./delivery/schd-flush-decision.js";
+export { SchdFlusher, DEFAULT_SCHD_FLUSHER_OPTIONS, type SchdFlusherOptions, type FlushStep, type FlidFault } from "./delivery/schd-flusher.js";
+
 // Processing
 export { DEFAULT_RETRY_POLICY, backoffAfter, type RetryPolicy } from "./processing/retry-policy.js";
 export {

@@ -31,3 +31,6 @@ export {
   type XmlStyle,
 } from "./sis-xml.arbitraries.js";
 export { InMemoryStatusReader } from "./in-memory-status-reader.js";
+export { InMemoryOutboxStore } from "./in-memory-outbox-store.js";
+export { InMemoryBroker, type BrokerRecord } from "./in-memory-broker.js";
+export { describeOutboxStoreContract, type OutboxStoreContractSubject } from "./outbox-store.contract.js";
