@@ -17,8 +17,8 @@ export interface DeliveryRecord {
  *   never reordered behind a later call's;
  * - on failure it throws a `MsgxError`: `DEPENDENCY_UNAVAILABLE` when the broker is unreachable or
  *   timed out (the caller pauses and spends no attempt), another kind for a fault of the records;
- *   some records of a failed call may have been appended (at-least-once: the caller resends them
- *   with the same event-id header).
+ *   some records of a failed call may have been appended, but only an in-order prefix per key
+ *   (at-least-once: the caller resends them with the same event-id header, never out of order).
  */
 export interface DeliveryPort {
   send(records: readonly DeliveryRecord[], signal?: AbortSignal): Promise<void>;
