@@ -1,1 +1,19 @@
-export const x = 1;
+export { MysqlMailbox } from "./mysql-mailbox.js";
+export { ShadowMailbox } from "./shadow-mailbox.js";
+export { MysqlOutboundMailbox } from "./mysql-outbound-mailbox.js";
+export type { OutboundMailbox, OutboundRow, OutboundQuery } from "./outbound-mailbox.js";
+export {
+  DEFAULT_MYSQL_MAILBOX_OPTIONS,
+  DEFAULT_MAILBOX_TABLES,
+  resolveMailboxOptions,
+  type MysqlMailboxOptions,
+  type MysqlMailboxOptionsInput,
+  type MailboxTables,
+} from "./mailbox-options.js";
+export { CMINMSGS_SUBSYSTEM_COLUMNS, subsystemValues, type SubsystemColumns, type SubsystemValues } from "./subsystem-columns.js";
+export { DEFAULT_MYSQL_TIMEOUTS, sessionStatements, type MysqlTimeouts } from "./mysql-session.js";
+export { MYSQL_ERROR_RULES, findMysqlErrorRule, toMsgxError, type MysqlErrorRule } from "./mysql-error-map.js";
+export { instantToDatetime, datetimeToInstant, dttmToDatetime, zoneOffsetMinutes } from "./mysql-datetime.js";
+export { mailboxDdl, createMailboxTables, dropMailboxTables } from "./mailbox-ddl.js";
+export { mailboxPoolOptions } from "./mailbox-pool-options.js";
+export type { MysqlPoolLike, MysqlConnectionLike, MysqlQueryOptions, MysqlWriteResult } from "./mysql-driver.js";

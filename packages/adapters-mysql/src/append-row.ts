@@ -1,0 +1,17 @@
+import type { MysqlWriteResult } from "./mysql-driver.js";
+import type { SqlRunner } from "./mysql-session.js";
+import { toSafeId } from "./safe-id.js";
+
+/**
+ * `append` (HTTP ingress): inserts the raw XML as the upstream would, inside the caller's
+ * transaction; the caller returns the id only after COMMIT. `DATE_RECEIVED` is written in the
+ * upstream's zone, so the column stays uniform with the upstream's own rows; `STATUS` keeps its
+ * column default.
+ */
+export async function appendRow(sql: SqlRunner, table: string, rawXml: string, upstreamTimeZone: string): Promise<number> {
+  const result = (await sql.query(
+    `INSERT INTO ${table} (CLOB_MSG, DATE_RECEIVED) VALUES (?, CONVERT_TZ(UTC_TIMESTAMP(3), '+00:00', ?))`,
+    [rawXml, upstreamTimeZone],
+  )) as MysqlWriteResult;
+  return toSafeId(result.insertId, "append");
+}

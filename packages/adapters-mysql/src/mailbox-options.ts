@@ -1,0 +1,71 @@
+import { CMINMSGS_SUBSYSTEM_COLUMNS, type SubsystemColumns } from "./subsystem-columns.js";
+import { DEFAULT_MYSQL_TIMEOUTS, type MysqlTimeouts } from "./mysql-session.js";
+import { zoneOffsetMinutes } from "./mysql-datetime.js";
+
+/** The upstream's table names (`TABLE` or `schema.TABLE`). */
+export interface MailboxTables {
+  /** Inbound mailbox, default `CMINMSGS`. */
+  readonly inbound: string;
+  /** Outbound mailbox, default `COUTMSGS`. */
+  readonly outbound: string;
+}
+
+export const DEFAULT_MAILBOX_TABLES: MailboxTables = { inbound: "CMINMSGS", outbound: "COUTMSGS" };
+
+export interface MysqlMailboxOptions {
+  readonly tables: MailboxTables;
+  /** Only rows with `STATUS = 'VALID'` are pending (WIRE.md); off by default. */
+  readonly onlyValidStatus: boolean;
+  /**
+   * For a shadow run beside the system that owns the mailbox: a row is pending whatever its
+   * `DATE_PROCESSED` says, because the shadowed system writes that column and would otherwise
+   * race us for every row. Off by default; see `docs/mailbox.md` "Shadow mode".
+   */
+  readonly pendingIgnoresDateProcessed: boolean;
+  /**
+   * The fixed offset in which the upstream writes its own `DATETIME`s (`DATE_RECEIVED`,
+   * `DATE_SENT`), e.g. `+08:00`. `DATE_PROCESSED` is always written in UTC.
+   */
+  readonly upstreamTimeZone: string;
+  readonly subsystemColumns: SubsystemColumns;
+  readonly timeouts: MysqlTimeouts;
+  /** Rows per backfill transaction; a larger call is split into transactions of this size. */
+  readonly backfillChunk: number;
+}
+
+export const DEFAULT_MYSQL_MAILBOX_OPTIONS: MysqlMailboxOptions = {
+  tables: DEFAULT_MAILBOX_TABLES,
+  onlyValidStatus: false,
+  pendingIgnoresDateProcessed: false,
+  upstreamTimeZone: "+00:00",
+  subsystemColumns: CMINMSGS_SUBSYSTEM_COLUMNS,
+  timeouts: DEFAULT_MYSQL_TIMEOUTS,
+  backfillChunk: 500,
+};
+
+/** Options given in part, merged over the defaults one level deep. */
+export type MysqlMailboxOptionsInput = Partial<Omit<MysqlMailboxOptions, "tables" | "timeouts" | "subsystemColumns">> & {
+  readonly tables?: Partial<MailboxTables>;
+  readonly timeouts?: Partial<MysqlTimeouts>;
+  readonly subsystemColumns?: Partial<SubsystemColumns>;
+};
+
+/** Merges `input` over the defaults and checks it (a `RangeError` names what is wrong). */
+export function resolveMailboxOptions(input: MysqlMailboxOptionsInput = {}): MysqlMailboxOptions {
+  const d = DEFAULT_MYSQL_MAILBOX_OPTIONS;
+  const options: MysqlMailboxOptions = {
+    ...d,
+    ...input,
+    tables: { ...d.tables, ...input.tables },
+    timeouts: { ...d.timeouts, ...input.timeouts },
+    subsystemColumns: { ...d.subsystemColumns, ...input.subsystemColumns },
+  };
+  zoneOffsetMinutes(options.upstreamTimeZone);
+  if (!Number.isInteger(options.backfillChunk) || options.backfillChunk < 1) {
+    throw new RangeError(`backfillChunk must be a positive integer, got ${options.backfillChunk}`);
+  }
+  for (const [k, v] of Object.entries(options.timeouts)) {
+    if (!(typeof v === "number" && v > 0 && Number.isFinite(v))) throw new RangeError(`timeouts.${k} must be a positive number`);
+  }
+  return options;
+}

@@ -1,0 +1,91 @@
+import type { BackfillEntry, BackfillResult, Mailbox, MailboxRow, RawRead } from "@msgx/core";
+import { appendRow } from "./append-row.js";
+import { backfillRows } from "./backfill-rows.js";
+import { resolveMailboxOptions, type MysqlMailboxOptions, type MysqlMailboxOptionsInput } from "./mailbox-options.js";
+import type { MysqlPoolLike } from "./mysql-driver.js";
+import { withConnection, withTransaction } from "./mysql-session.js";
+import { quoteTable } from "./quote-table.js";
+import { readRawRows } from "./read-raw.js";
+import { assertIds } from "./safe-id.js";
+import { scanRows, type ScanSettings } from "./scan-rows.js";
+
+/**
+ * The `Mailbox` port on the upstream's MySQL `CMINMSGS` table (WIRE.md "Mailbox tables"),
+ * through a mysql2/promise pool (see `mailboxPoolOptions` for the settings it expects).
+ *
+ * Each call holds one pooled connection for its length; sessions run in UTC, strict mode and
+ * READ COMMITTED (`mysql-session.ts`). Driver errors leave as `MsgxError` through
+ * `mysql-error-map.ts`: connection loss, refusal and timeouts as `DEPENDENCY_UNAVAILABLE`.
+ * It never creates or alters the table (`createMailboxTables` is for tests and demos).
+ */
+export class MysqlMailbox implements Mailbox {
+  readonly options: MysqlMailboxOptions;
+  readonly #pool: MysqlPoolLike;
+  readonly #table: string;
+  readonly #scan: ScanSettings;
+
+  constructor(pool: MysqlPoolLike, options: MysqlMailboxOptionsInput = {}) {
+    this.#pool = pool;
+    this.options = resolveMailboxOptions(options);
+    this.#table = quoteTable(this.options.tables.inbound);
+    this.#scan = {
+      table: this.#table,
+      onlyValidStatus: this.options.onlyValidStatus,
+      pendingIgnoresDateProcessed: this.options.pendingIgnoresDateProcessed,
+      upstreamTimeZone: this.options.upstreamTimeZone,
+    };
+  }
+
+  /** Every committed row above `afterId`, pending or not: see `scan-rows.ts` for why. */
+  async scan(afterId: number, limit: number, signal?: AbortSignal): Promise<readonly MailboxRow[]> {
+    assertIds([afterId], "scan");
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`scan: limit must be a positive integer, got ${limit}`);
+    return withConnection(this.#pool, this.options.timeouts, "mailbox scan", (sql) => scanRows(sql, this.#scan, afterId, limit), signal);
+  }
+
+  /** The raw text of each id in one query; `{ found: false }` only for a row that is not there. */
+  async readRaw(msgIds: readonly number[], signal?: AbortSignal): Promise<ReadonlyMap<number, RawRead>> {
+    assertIds(msgIds, "readRaw");
+    if (msgIds.length === 0) return new Map();
+    return withConnection(this.#pool, this.options.timeouts, "mailbox readRaw", (sql) => readRawRows(sql, this.#table, msgIds), signal);
+  }
+
+  /**
+   * Sets `DATE_PROCESSED` (UTC) and the `SUBSYSTEM_*` columns, idempotently, in one transaction
+   * of a few statements per `backfillChunk` entries (`backfill-rows.ts`). Duplicate ids in one
+   * call count once (the first entry wins). When a later chunk fails, the call throws although
+   * earlier chunks committed; a retry reports those as `alreadyDone`.
+   */
+  async backfill(entries: readonly BackfillEntry[], signal?: AbortSignal): Promise<BackfillResult> {
+    const seen = new Set<number>();
+    const distinct = entries.filter((e) => !seen.has(e.msgId) && seen.add(e.msgId));
+    assertIds(distinct.map((e) => e.msgId), "backfill");
+    const result = { written: [] as number[], alreadyDone: [] as number[], defects: [] as { msgId: number; reason: string }[] };
+    const { backfillChunk, timeouts, subsystemColumns } = this.options;
+    for (let i = 0; i < distinct.length; i += backfillChunk) {
+      const chunk = distinct.slice(i, i + backfillChunk);
+      const done = await withTransaction(
+        this.#pool,
+        timeouts,
+        "mailbox backfill",
+        (sql) => backfillRows(sql, this.#table, chunk, subsystemColumns),
+        signal,
+      );
+      result.written.push(...done.written);
+      result.alreadyDone.push(...done.alreadyDone);
+      result.defects.push(...done.defects);
+    }
+    return result;
+  }
+
+  /** Inserts a row (HTTP ingress) and returns its id once the insert committed. */
+  async append(rawXml: string, signal?: AbortSignal): Promise<number> {
+    return withTransaction(
+      this.#pool,
+      this.options.timeouts,
+      "mailbox append",
+      (sql) => appendRow(sql, this.#table, rawXml, this.options.upstreamTimeZone),
+      signal,
+    );
+  }
+}

@@ -1,0 +1,282 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Pool, PoolConnection } from "mysql2/promise";
+import { isMsgxError, MsgxError, type Meta } from "@msgx/core";
+import {
+  createMailboxTables,
+  dropMailboxTables,
+  MysqlMailbox,
+  type MailboxTables,
+  type MysqlMailboxOptionsInput,
+} from "@msgx/adapters-mysql";
+import { createMailboxPool, createRefusedPool, createUpstreamPool, mysqlGate, uniqueTables } from "./mysql-test-env.js";
+
+const gate = await mysqlGate("adapters-mysql: MysqlMailbox specifics");
+
+const meta: Meta = { sndr: "AODB", seqn: 480211, dttm: "20260305020000", type: "SCHD", styp: "DNLD" };
+const AT = Date.UTC(2026, 2, 5, 2, 0, 7, 999);
+
+/** Resolves to the `MsgxError` a promise rejects with (fails the test if it resolves). */
+async function rejection(p: Promise<unknown>): Promise<MsgxError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (!isMsgxError(e)) throw new Error(`expected a MsgxError, got ${String(e)}`);
+  return e;
+}
+
+describe.skipIf(!gate.available)("MysqlMailbox against MariaDB: adapter specifics", () => {
+  let pool: ReturnType<typeof createMailboxPool>;
+  let upstream: Pool;
+  let tables: MailboxTables;
+  let t: string;
+  const mailbox = (o: MysqlMailboxOptionsInput = {}) => new MysqlMailbox(pool, { tables, ...o });
+  const insert = async (raw: string, extra: Record<string, unknown> = {}): Promise<number> => {
+    const cols = ["CLOB_MSG", ...Object.keys(extra)];
+    const [r] = await upstream.query(`INSERT INTO ${t} (${cols.join(", ")}) VALUES (?)`, [[raw, ...Object.values(extra)]]);
+    return Number((r as { insertId: number }).insertId);
+  };
+  const row = async (id: number) => {
+    const [rows] = await upstream.query(
+      `SELECT DATE_FORMAT(DATE_PROCESSED, '%Y-%m-%d %H:%i:%s') AS processed, SUBSYSTEM_NAME AS name, SUBSYSTEM_SEQUENCE AS seq,
+              DATE_FORMAT(SUBSYSTEM_DATE_SENT, '%Y-%m-%d %H:%i:%s') AS sent, SUBSYSTEM_TYPE AS type, SUBSYSTEM_SUBTYPE AS subtype
+       FROM ${t} WHERE ID = ?`,
+      [id],
+    );
+    return (rows as Record<string, unknown>[])[0];
+  };
+
+  beforeAll(() => {
+    pool = createMailboxPool();
+    upstream = createUpstreamPool();
+  });
+  afterAll(async () => {
+    await pool.end();
+    await upstream.end();
+  });
+  beforeEach(async () => {
+    tables = uniqueTables();
+    t = `\`${tables.inbound}\``;
+    await createMailboxTables(pool, tables);
+  });
+  afterEach(async () => {
+    await dropMailboxTables(pool, tables);
+  });
+
+  it("writes DATE_PROCESSED as UTC, truncated to the second, and DTTM as SUBSYSTEM_DATE_SENT", async () => {
+    const id = await insert("<x/>");
+    await mailbox().backfill([{ msgId: id, processedAt: AT, meta }]);
+    expect(await row(id)).toEqual({
+      processed: "2026-03-05 02:00:07",
+      name: "AODB",
+      seq: 480211,
+      sent: "2026-03-05 02:00:00",
+      type: "SCHD",
+      subtype: "DNLD",
+    });
+  });
+
+  it("tells written from alreadyDone exactly: new, already processed, gone, never existed, duplicated", async () => {
+    const [fresh, done, gone] = [await insert("<a/>"), await insert("<b/>"), await insert("<c/>")];
+    const m = mailbox();
+    await m.backfill([{ msgId: done, processedAt: AT, meta: null }]);
+    await upstream.query(`DELETE FROM ${t} WHERE ID = ?`, [gone]);
+    const result = await m.backfill([
+      { msgId: fresh, processedAt: AT, meta },
+      { msgId: done, processedAt: AT + 1000, meta },
+      { msgId: gone, processedAt: AT, meta },
+      { msgId: gone + 100, processedAt: AT, meta },
+      { msgId: fresh, processedAt: AT + 5000, meta: null },
+    ]);
+    expect(result).toEqual({ written: [fresh], alreadyDone: [done, gone, gone + 100], defects: [] });
+    expect((await row(done))?.["name"]).toBeNull();
+  });
+
+  it("reports every kind of misfit as a defect, writes DATE_PROCESSED, leaves SUBSYSTEM_* untouched", async () => {
+    const misfits: Meta[] = [
+      { ...meta, sndr: "TOOLONG" },
+      { ...meta, type: "SCHED" },
+      { ...meta, styp: "DNLDX" },
+      { ...meta, seqn: 8_388_608 },
+      { ...meta, dttm: "20261399000000" },
+    ];
+    const ids: number[] = [];
+    for (const _ of misfits) ids.push(await insert("<x/>"));
+    const fits = await insert("<x/>");
+    const emoji = await insert("<x/>");
+    const result = await mailbox().backfill([
+      ...misfits.map((m, i) => ({ msgId: ids[i]!, processedAt: AT, meta: m })),
+      { msgId: fits, processedAt: AT, meta: { ...meta, seqn: 8_388_607 } },
+      // Four characters, eight UTF-16 units: fits a VARCHAR(4) in utf8mb4.
+      { msgId: emoji, processedAt: AT, meta: { ...meta, sndr: "𝄞𝄞𝄞𝄞" } },
+    ]);
+    expect(result.written).toEqual([...ids, fits, emoji]);
+    expect(result.defects.map((d) => d.msgId)).toEqual(ids);
+    expect(result.defects.map((d) => d.reason.split(" ")[0])).toEqual([
+      "SUBSYSTEM_NAME",
+      "SUBSYSTEM_TYPE",
+      "SUBSYSTEM_SUBTYPE",
+      "SUBSYSTEM_SEQUENCE",
+      "SUBSYSTEM_DATE_SENT",
+    ]);
+    for (const id of ids) expect(await row(id)).toMatchObject({ processed: "2026-03-05 02:00:07", name: null, seq: null, sent: null });
+    expect(await row(fits)).toMatchObject({ seq: 8_388_607 });
+    expect(await row(emoji)).toMatchObject({ name: "𝄞𝄞𝄞𝄞" });
+  });
+
+  it("splits a large call into transactions of backfillChunk rows", async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 23; i++) ids.push(await insert(`<m n="${i}"/>`));
+    const result = await mailbox({ backfillChunk: 5 }).backfill(ids.map((msgId) => ({ msgId, processedAt: AT, meta })));
+    expect(result.written).toEqual(ids);
+    expect((await mailbox().scan(0, 100)).every((r) => !r.pending)).toBe(true);
+  });
+
+  it("gives each row to exactly one of two concurrent backfills", async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 200; i++) ids.push(await insert(`<m n="${i}"/>`));
+    const entries = ids.map((msgId) => ({ msgId, processedAt: AT, meta }));
+    const [a, b] = await Promise.all([mailbox().backfill(entries), mailbox().backfill([...entries].reverse())]);
+    expect([...a.written, ...b.written].sort((x, y) => x - y)).toEqual(ids);
+    expect(new Set(a.written).size + new Set(a.alreadyDone).size).toBe(200);
+    expect(a.written.filter((id) => b.written.includes(id))).toEqual([]);
+  });
+
+  it("reads DATE_RECEIVED in the upstream's zone and appends in it", async () => {
+    const id = await insert("<x/>", { DATE_RECEIVED: "2026-03-05 10:00:00.123" });
+    const m = mailbox({ upstreamTimeZone: "+08:00" });
+    expect((await m.scan(0, 1))[0]).toEqual({ msgId: id, receivedAt: Date.UTC(2026, 2, 5, 2, 0, 0, 123), pending: true });
+    const before = Date.now();
+    const appended = await m.append("<MSG/>");
+    const received = (await m.scan(id, 1))[0]?.receivedAt ?? 0;
+    expect(Math.abs(received - before)).toBeLessThan(5_000);
+    expect((await m.readRaw([appended])).get(appended)).toEqual({ found: true, text: "<MSG/>" });
+  });
+
+  it("treats a NULL CLOB_MSG as missing raw text", async () => {
+    const [r] = await upstream.query(`INSERT INTO ${t} (CLOB_MSG) VALUES (NULL)`);
+    const id = Number((r as { insertId: number }).insertId);
+    expect((await mailbox().readRaw([id])).get(id)).toEqual({ found: false });
+  });
+
+  it("refuses an id past 2^53 instead of rounding it", async () => {
+    await upstream.query(`INSERT INTO ${t} (ID, CLOB_MSG) VALUES (9007199254740993, '<x/>')`);
+    const e = await rejection(mailbox().scan(0, 10));
+    expect(e.kind).toBe("INFRA");
+    expect(e.message).toContain("9007199254740993");
+  });
+
+  it("shows only committed rows: an open insert is invisible until it commits", async () => {
+    const first = await insert("<a/>");
+    const tx = await upstream.getConnection();
+    try {
+      await tx.query("START TRANSACTION");
+      await tx.query(`INSERT INTO ${t} (CLOB_MSG) VALUES ('<late/>')`);
+      const later = await insert("<b/>");
+      expect((await mailbox().scan(0, 10)).map((r) => r.msgId)).toEqual([first, later]);
+      await tx.query("COMMIT");
+      expect((await mailbox().scan(0, 10)).map((r) => r.msgId)).toEqual([first, later - 1, later]);
+    } finally {
+      tx.release();
+    }
+  });
+
+  it("with pendingIgnoresDateProcessed (shadow reads), processed rows stay pending", async () => {
+    const id = await insert("<x/>", { STATUS: "HOLD" });
+    await mailbox().backfill([{ msgId: id, processedAt: AT, meta: null }]);
+    expect((await mailbox({ pendingIgnoresDateProcessed: true }).scan(0, 1))[0]?.pending).toBe(true);
+    expect((await mailbox({ pendingIgnoresDateProcessed: true, onlyValidStatus: true }).scan(0, 1))[0]?.pending).toBe(false);
+  });
+
+  describe("outages surface as DEPENDENCY_UNAVAILABLE, never as data", () => {
+    it("every operation on a refused connection", async () => {
+      const refused = createRefusedPool();
+      try {
+        const m = new MysqlMailbox(refused, { tables });
+        const started = Date.now();
+        const errors = await Promise.all([
+          rejection(m.scan(0, 10)),
+          rejection(m.readRaw([1, 2])),
+          rejection(m.backfill([{ msgId: 1, processedAt: AT, meta }])),
+          rejection(m.append("<x/>")),
+        ]);
+        expect(errors.map((e) => [e.kind, e.retriable])).toEqual(Array(4).fill(["DEPENDENCY_UNAVAILABLE", true]));
+        expect(errors[0]?.message).toContain("ECONNREFUSED");
+        expect(Date.now() - started).toBeLessThan(5_000);
+      } finally {
+        await refused.end();
+      }
+    });
+
+    /** Holds a row lock in the upstream's name until `release`. */
+    async function holdRow(id: number): Promise<PoolConnection> {
+      const holder = await upstream.getConnection();
+      await holder.query("START TRANSACTION");
+      await holder.query(`SELECT ID FROM ${t} WHERE ID = ? FOR UPDATE`, [id]);
+      return holder;
+    }
+    const release = async (holder: PoolConnection) => {
+      await holder.query("ROLLBACK");
+      holder.release();
+    };
+
+    it("a lock wait timeout (1205) on rows the upstream holds", async () => {
+      const id = await insert("<x/>");
+      const holder = await holdRow(id);
+      try {
+        const e = await rejection(mailbox({ timeouts: { lockWaitTimeoutSec: 1 } }).backfill([{ msgId: id, processedAt: AT, meta }]));
+        expect(e.kind).toBe("DEPENDENCY_UNAVAILABLE");
+        expect(e.message).toContain("ER_LOCK_WAIT_TIMEOUT");
+      } finally {
+        await release(holder);
+      }
+      expect((await mailbox().backfill([{ msgId: id, processedAt: AT, meta }])).written).toEqual([id]);
+    });
+
+    it("a client-side query timeout; the timed-out connection is discarded", async () => {
+      const id = await insert("<x/>");
+      const holder = await holdRow(id);
+      const own = createMailboxPool({ connectionLimit: 1 });
+      try {
+        const m = new MysqlMailbox(own, { tables, timeouts: { queryTimeoutMs: 300 } });
+        const e = await rejection(m.backfill([{ msgId: id, processedAt: AT, meta }]));
+        expect(e.kind).toBe("DEPENDENCY_UNAVAILABLE");
+        expect(e.message).toContain("PROTOCOL_SEQUENCE_TIMEOUT");
+        await release(holder);
+        // The pool's only connection was destroyed, so this gets a fresh one and is not stuck behind the old statement.
+        expect((await m.scan(0, 10)).map((r) => r.msgId)).toEqual([id]);
+      } finally {
+        await own.end();
+      }
+    });
+
+    it("its connection killed mid-statement (KILL CONNECTION)", async () => {
+      const id = await insert("<x/>");
+      const holder = await holdRow(id);
+      try {
+        const pending = rejection(mailbox().backfill([{ msgId: id, processedAt: AT, meta }]));
+        let victim: number | undefined;
+        for (let i = 0; i < 100 && victim === undefined; i++) {
+          const [rows] = await upstream.query(
+            "SELECT ID AS id FROM information_schema.PROCESSLIST WHERE INFO LIKE ? AND ID <> CONNECTION_ID()",
+            [`%FROM ${t}%FOR UPDATE%`],
+          );
+          victim = (rows as { id: number }[]).find(() => true)?.id;
+          if (victim === undefined) await new Promise((r) => setTimeout(r, 20));
+        }
+        await upstream.query(`KILL CONNECTION ${Number(victim)}`);
+        const e = await pending;
+        expect(e.kind).toBe("DEPENDENCY_UNAVAILABLE");
+      } finally {
+        await release(holder);
+      }
+      expect((await mailbox().backfill([{ msgId: id, processedAt: AT, meta }])).written).toEqual([id]);
+    });
+  });
+
+  it("hands ids over as JS numbers although the pool uses supportBigNumbers", async () => {
+    const id = await insert("<x/>");
+    expect((await mailbox().scan(0, 5)).map((r) => typeof r.msgId)).toEqual(["number"]);
+    expect([...(await mailbox().readRaw([id])).keys()]).toEqual([id]);
+  });
+});

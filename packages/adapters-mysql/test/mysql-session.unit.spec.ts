@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { MysqlMailbox, type MysqlConnectionLike, type MysqlPoolLike, type MysqlQueryOptions } from "@msgx/adapters-mysql";
+
+/** A scripted pool: one physical connection; `answer` decides each statement's result. */
+function fakePool(answer: (sql: string) => unknown) {
+  const physical = {};
+  const log: string[] = [];
+  const events: string[] = [];
+  const pool: MysqlPoolLike = {
+    async getConnection(): Promise<MysqlConnectionLike> {
+      events.push("acquire");
+      return {
+        connection: physical,
+        async query(o: MysqlQueryOptions) {
+          log.push(o.sql);
+          const result = answer(o.sql);
+          if (result instanceof Error) throw result;
+          return [result, undefined] as const;
+        },
+        release: () => events.push("release"),
+        destroy: () => events.push("destroy"),
+      };
+    },
+  };
+  return { pool, log, events };
+}
+
+const lost = () => Object.assign(new Error("Connection lost"), { code: "PROTOCOL_CONNECTION_LOST", fatal: true });
+
+describe("connection handling (scripted pool)", () => {
+  it("sets the session up once per physical connection: UTC, strict, READ COMMITTED", async () => {
+    const { pool, log, events } = fakePool((sql) => (sql.startsWith("SELECT") ? [] : { affectedRows: 0, insertId: 0 }));
+    const m = new MysqlMailbox(pool);
+    await m.scan(0, 10);
+    await m.scan(0, 10);
+    const sets = log.filter((s) => s.startsWith("SET"));
+    expect(sets).toHaveLength(2);
+    expect(sets[0]).toContain("time_zone = '+00:00'");
+    expect(sets[0]).toContain("STRICT_ALL_TABLES");
+    expect(sets[1]).toContain("READ COMMITTED");
+    expect(events).toEqual(["acquire", "release", "acquire", "release"]);
+  });
+
+  it("destroys the connection after an error and maps it", async () => {
+    const { pool, events } = fakePool((sql) => (sql.startsWith("SELECT") ? lost() : {}));
+    await expect(new MysqlMailbox(pool).readRaw([1])).rejects.toMatchObject({ kind: "DEPENDENCY_UNAVAILABLE" });
+    expect(events).toEqual(["acquire", "destroy"]);
+  });
+
+  it("reports a connection lost during COMMIT as COMMIT_UNKNOWN", async () => {
+    const { pool, log } = fakePool((sql) => (sql === "COMMIT" ? lost() : sql.startsWith("INSERT") ? { affectedRows: 1, insertId: 7 } : {}));
+    await expect(new MysqlMailbox(pool).append("<MSG/>")).rejects.toMatchObject({ kind: "COMMIT_UNKNOWN", retriable: true });
+    expect(log.filter((s) => !s.startsWith("SET"))).toEqual([expect.stringMatching(/^START TRANSACTION/), expect.stringMatching(/^INSERT/), "COMMIT"]);
+  });
+
+  it("backfills in a constant number of statements whatever the batch size", async () => {
+    const ids = Array.from({ length: 300 }, (_, i) => i + 1);
+    const { pool, log } = fakePool((sql) =>
+      sql.includes("FOR UPDATE") ? ids.map((id) => ({ id })) : sql.startsWith("UPDATE") ? { affectedRows: ids.length } : {},
+    );
+    const result = await new MysqlMailbox(pool).backfill(ids.map((msgId) => ({ msgId, processedAt: 0, meta: null })));
+    expect(result.written).toHaveLength(300);
+    expect(log.filter((s) => !s.startsWith("SET"))).toHaveLength(4);
+  });
+
+  it("gives up on a pool that hands out no connection within acquireTimeoutMs", async () => {
+    const stuck: MysqlPoolLike = { getConnection: () => new Promise(() => undefined) };
+    const m = new MysqlMailbox(stuck, { timeouts: { acquireTimeoutMs: 50 } });
+    await expect(m.scan(0, 1)).rejects.toMatchObject({ kind: "DEPENDENCY_UNAVAILABLE", message: expect.stringContaining("MSGX_ACQUIRE_TIMEOUT") });
+  });
+
+  it("does not start work for an aborted signal", async () => {
+    const { pool, events } = fakePool(() => []);
+    const signal = AbortSignal.abort();
+    await expect(new MysqlMailbox(pool).scan(0, 1, signal)).rejects.toMatchObject({ name: "AbortError" });
+    expect(events).toEqual([]);
+  });
+});
