@@ -1,6 +1,7 @@
 import type { Pool } from "mysql2/promise";
 import {
   BackfillSweeper,
+  decodeMessage,
   InboxPoller,
   Pump,
   type LogFields,
@@ -10,8 +11,6 @@ import {
   type PumpStep,
 } from "@msgx/core";
 import { InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
-// Not exported from @msgx/core yet (reported); a relative import, in tests only.
-import { decodeMessage } from "../../core/src/codec/xml-codec.js";
 
 /** A logger that keeps every line, so a test can show what the pipeline said. */
 export function recordingLogger(): Logger & { readonly lines: { level: string; msg: string; fields?: LogFields }[] } {
