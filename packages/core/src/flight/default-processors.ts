@@ -1,0 +1,23 @@
+import type { ProcessorTable } from "../processing/processor.js";
+import { adftProcessor } from "./adft-processor.js";
+import { fdelProcessor } from "./fdel-processor.js";
+import { flightProcessingOptions, type FlightProcessingOptions } from "./flight-processing-options.js";
+import { flopProcessor } from "./flop-processor.js";
+import { snapshotProcessor } from "./snapshot-processor.js";
+
+/**
+ * The flight processors by kind (SPEC §2.3): `snapshot` (DNLD, RESP), `adft`, `flop`, `fdel`.
+ * Every one is pure and obeys the same rules: the version rises by exactly one per flight and
+ * message, and only when the content really changed; a stale message never rolls a flight back;
+ * absent (unknown) and `null`/`[]` (cleared) stay apart; the operation day is set once; each
+ * changed flight yields one event per target. Options not given take their defaults.
+ */
+export function defaultProcessors(options: Partial<FlightProcessingOptions> = {}): ProcessorTable {
+  const o = flightProcessingOptions(options);
+  return {
+    snapshot: snapshotProcessor(o),
+    adft: adftProcessor(o),
+    flop: flopProcessor(o),
+    fdel: fdelProcessor(o),
+  };
+}

@@ -1,0 +1,35 @@
+import { Target } from "../outbox/outbox-event.js";
+
+/**
+ * How the flight processors are set up. Fixed per deployment: changing `dayStartOffsetMinutes`
+ * changes which operation day new flights get (stored days never move).
+ */
+export interface FlightProcessingOptions {
+  /**
+   * Minutes after local midnight at which an operation day starts (WIRE.md "Body formats"): with
+   * 240, a flight scheduled at 03:59 belongs to the previous day. Default 0.
+   */
+  readonly dayStartOffsetMinutes: number;
+  /**
+   * The airport's offset from UTC in minutes (+480 for China, the default). META DTTM is airport
+   * local time with no zone; this turns it into an instant to compare with `OpenRequest.sentAt`.
+   * (ours) A fixed offset, since the airports we serve keep no daylight saving time.
+   */
+  readonly airportUtcOffsetMinutes: number;
+  /** The outbox target of the change stream (every change). Default `KAFKA:msg`. */
+  readonly msgTopicTarget: Target;
+  /** The outbox target of the compacted latest-state stream. Default `KAFKA:schd`. */
+  readonly schdTarget: Target;
+}
+
+export const DEFAULT_FLIGHT_PROCESSING_OPTIONS: FlightProcessingOptions = {
+  dayStartOffsetMinutes: 0,
+  airportUtcOffsetMinutes: 480,
+  msgTopicTarget: Target.MSG,
+  schdTarget: Target.SCHD,
+};
+
+/** Fills the options not given with {@link DEFAULT_FLIGHT_PROCESSING_OPTIONS}. */
+export function flightProcessingOptions(options: Partial<FlightProcessingOptions> = {}): FlightProcessingOptions {
+  return { ...DEFAULT_FLIGHT_PROCESSING_OPTIONS, ...options };
+}

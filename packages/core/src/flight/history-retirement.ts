@@ -1,0 +1,59 @@
+import type { FlightState } from "./flight-state.js";
+
+/** How long flights stay live, and where the airport's day is. */
+export interface RetirementOptions {
+  /**
+   * Whole days a flight stays live after its operation day: with 3, on local day D every flight
+   * whose operation day is before D − 3 is retired (D − 3 itself stays one more day).
+   */
+  readonly retentionDays: number;
+  /** The airport's fixed offset from UTC in minutes (+480 for China), to find the local date of `now`. */
+  readonly airportUtcOffsetMinutes: number;
+}
+
+/** What the daily history sweep (SPEC §2.7) does to the flights it looked at. */
+export interface RetirementDecision {
+  /** `yyyyMMdd`: flights whose operation day is before it are retired. */
+  readonly cutoffDay: string;
+  /** The flights to copy to history and remove from the live tables, as stored, deleted or not. */
+  readonly retired: readonly FlightState[];
+  /**
+   * For each retired flight that is not already deleted, its tombstone state: `deleted: true`,
+   * version + 1 (so a compacted topic orders the delete after the last upsert), bookkeeping
+   * otherwise unchanged (no message caused it). Build its events with `flightEvents`. Flights
+   * already deleted had their tombstone sent by FDEL.
+   */
+  readonly tombstones: readonly FlightState[];
+}
+
+const pad = (n: number, w: number): string => String(n).padStart(w, "0");
+
+/**
+ * The first operation day that stays live at `now`: the airport-local date of `now` minus
+ * `retentionDays`, as `yyyyMMdd`. Stores can use it in one set-based statement.
+ */
+export function retirementCutoffDay(now: number, options: RetirementOptions): string {
+  const local = new Date(now + options.airportUtcOffsetMinutes * 60_000);
+  local.setUTCDate(local.getUTCDate() - options.retentionDays);
+  return `${pad(local.getUTCFullYear(), 4)}${pad(local.getUTCMonth() + 1, 2)}${pad(local.getUTCDate(), 2)}`;
+}
+
+/**
+ * Pure: which flights the history sweep retires at `now`, and which of them need a tombstone.
+ * A flight is retired when its operation day is before the cutoff day, deleted or not. A flight
+ * with no operation day (which the processors never store) cannot be dated and stays.
+ */
+export function decideRetirement(flights: Iterable<FlightState>, now: number, options: RetirementOptions): RetirementDecision {
+  if (!Number.isInteger(options.retentionDays) || options.retentionDays < 0) {
+    throw new RangeError(`retentionDays must be a non-negative integer, got ${options.retentionDays}`);
+  }
+  const cutoffDay = retirementCutoffDay(now, options);
+  const retired: FlightState[] = [];
+  const tombstones: FlightState[] = [];
+  for (const f of flights) {
+    if (f.operationDay === null || f.operationDay >= cutoffDay) continue;
+    retired.push(f);
+    if (!f.deleted) tombstones.push({ ...f, deleted: true, stateVersion: f.stateVersion + 1 });
+  }
+  return { cutoffDay, retired, tombstones };
+}

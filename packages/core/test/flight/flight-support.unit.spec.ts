@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { compareRowKeys, sameFlightContent } from "../../src/flight/flight-content.js";
+import { flightEvents } from "../../src/flight/flight-events.js";
+import { flightToPayload } from "../../src/flight/flight-payload.js";
+import type { FlightState } from "../../src/flight/flight-state.js";
+import { dttmToEpochMs, matchScheduleRequest, withinRequest } from "../../src/flight/request-match.js";
+import type { OpenRequest } from "../../src/processing/open-request.js";
+
+const base: FlightState = {
+  flid: "1",
+  ffid: null,
+  operationDay: "20260305",
+  stateVersion: 2,
+  lastMsgId: 7,
+  lastSrcDttm: "20260305020000",
+  deleted: false,
+  scalars: { ALCD: "CZ", ESTT: null },
+  collections: { GTDT: [{ key: "2", values: { GATE: "B" } }, { key: "1", values: { GATE: "A" } }] },
+};
+
+describe("flight content", () => {
+  it("keeps unknown and cleared apart, and ignores bookkeeping, key order and row order", () => {
+    const { ESTT: _, ...noEstt } = base.scalars;
+    expect(sameFlightContent(base, { ...base, scalars: noEstt })).toBe(false);
+    expect(sameFlightContent(base, { ...base, collections: { ...base.collections, CKDT: [] } })).toBe(false);
+    const rebooked: FlightState = { ...base, stateVersion: 9, lastMsgId: 1, lastSrcDttm: "x" };
+    expect(sameFlightContent(base, rebooked)).toBe(true);
+    expect(sameFlightContent(base, { ...base, scalars: { ESTT: null, ALCD: "CZ" }, collections: { GTDT: [...base.collections.GTDT!].reverse() } })).toBe(true);
+    expect(sameFlightContent(base, { ...base, deleted: true })).toBe(false);
+  });
+
+  it("orders row keys numerically, non-numeric keys after", () => {
+    expect(["10", "b", "2", "a", "1"].sort(compareRowKeys)).toStrictEqual(["1", "2", "10", "a", "b"]);
+  });
+});
+
+describe("flight events", () => {
+  it("honours configured targets; payload rows come sorted", () => {
+    const [msg, schd] = flightEvents(base, 7, { msgTopicTarget: "KAFKA:flights", schdTarget: "KAFKA:latest" });
+    expect(msg).toMatchObject({ target: "KAFKA:flights", partitionKey: "1", eventType: "UPSERT", stateVersion: 2, sourceMsgId: 7 });
+    expect(schd).toMatchObject({ target: "KAFKA:latest", payload: msg?.payload });
+    expect(flightToPayload(base).collections.GTDT?.map((r) => r.key)).toStrictEqual(["1", "2"]);
+  });
+});
+
+describe("RESP matching", () => {
+  const rq = (requestId: string, sentAt: number, kind: OpenRequest["kind"] = "RQFD"): OpenRequest => ({ requestId, kind, sentAt });
+
+  it("turns a local DTTM into an instant at the airport's offset", () => {
+    expect(dttmToEpochMs("20260305091620", 480)).toBe(Date.UTC(2026, 2, 5, 1, 16, 20));
+    expect(dttmToEpochMs("20260101003000", 480)).toBe(Date.UTC(2025, 11, 31, 16, 30, 0));
+    expect(dttmToEpochMs("2026030509162", 480)).toBeUndefined();
+  });
+
+  it("picks the most recently sent open RQFD at or before the reply", () => {
+    const at = Date.UTC(2026, 2, 5, 1, 16, 20);
+    expect(matchScheduleRequest([rq("a", at - 5000), rq("b", at - 1000), rq("c", at + 1), rq("d", at, "RQRD")], "20260305091620", 480)?.requestId).toBe("b");
+    expect(matchScheduleRequest([rq("c", at + 1)], "20260305091620", 480)).toBeUndefined();
+  });
+
+  it("bounds a request's range inclusively; an open side does not bound", () => {
+    const r: OpenRequest = { ...rq("a", 0), from: "2026-03-06T00:00", to: "2026-03-06T23:59" };
+    expect([withinRequest(r, "2026-03-06T00:00"), withinRequest(r, "2026-03-06T23:59"), withinRequest(r, "2026-03-07T00:00")]).toStrictEqual([true, true, false]);
+    expect(withinRequest(rq("b", 0), "1999-01-01T00:00")).toBe(true);
+  });
+});

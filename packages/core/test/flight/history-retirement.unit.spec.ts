@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import type { FlightState } from "../../src/flight/flight-state.js";
+import { decideRetirement, retirementCutoffDay } from "../../src/flight/history-retirement.js";
+
+const flight = (flid: string, operationDay: string | null, deleted = false): FlightState => ({
+  flid,
+  ffid: null,
+  operationDay,
+  stateVersion: 4,
+  lastMsgId: 10,
+  lastSrcDttm: "20260301020000",
+  deleted,
+  scalars: { ALCD: "CZ" },
+  collections: {},
+});
+
+const CHINA = { retentionDays: 3, airportUtcOffsetMinutes: 480 };
+
+describe("history retirement", () => {
+  it("the cutoff is the airport-local date of now minus the retention", () => {
+    // 2026-03-10 15:59Z is 23:59 local on the 10th; 16:00Z is already the 11th.
+    expect(retirementCutoffDay(Date.UTC(2026, 2, 10, 15, 59), CHINA)).toBe("20260307");
+    expect(retirementCutoffDay(Date.UTC(2026, 2, 10, 16, 0), CHINA)).toBe("20260308");
+    expect(retirementCutoffDay(Date.UTC(2026, 2, 2, 12, 0), { retentionDays: 3, airportUtcOffsetMinutes: 0 })).toBe("20260227");
+  });
+
+  it("retires flights of days before the cutoff, deleted or not; tombstones only those not deleted", () => {
+    const flights = [
+      flight("1", "20260306"),
+      flight("2", "20260306", true),
+      flight("3", "20260307"),
+      flight("4", "20260310", true),
+      flight("5", null),
+    ];
+    const d = decideRetirement(flights, Date.UTC(2026, 2, 10, 4, 0), CHINA);
+    expect(d.cutoffDay).toBe("20260307");
+    expect(d.retired.map((f) => f.flid)).toStrictEqual(["1", "2"]);
+    expect(d.tombstones).toStrictEqual([{ ...flight("1", "20260306"), deleted: true, stateVersion: 5 }]);
+  });
+
+  it("refuses a negative or fractional retention", () => {
+    expect(() => decideRetirement([], 0, { retentionDays: -1, airportUtcOffsetMinutes: 0 })).toThrow(RangeError);
+    expect(() => decideRetirement([], 0, { retentionDays: 1.5, airportUtcOffsetMinutes: 0 })).toThrow(RangeError);
+  });
+});
