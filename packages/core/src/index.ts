@@ -81,6 +81,21 @@ export {
   type OutboxEventDraft,
 } from "./outbox/outbox-event.js";
 
+// Flight state and processors
+export { defaultProcessors } from "./flight/default-processors.js";
+export { DEFAULT_FLIGHT_PROCESSING_OPTIONS, flightProcessingOptions, type FlightProcessingOptions } from "./flight/flight-processing-options.js";
+export { snapshotProcessor } from "./flight/snapshot-processor.js";
+export { adftProcessor } from "./flight/adft-processor.js";
+export { flopProcessor } from "./flight/flop-processor.js";
+export { fdelProcessor } from "./flight/fdel-processor.js";
+export { FLOP_MATRIX, flopGroup, type FlopGroup } from "./flight/flop-matrix.js";
+export { flightToPayload, flightFromPayload, FLIGHT_PAYLOAD_SCHEMA_VERSION, type FlightPayload, type FlightPayloadRow } from "./flight/flight-payload.js";
+export { flightEvents } from "./flight/flight-events.js";
+export { sameFlightContent, type FlightContent } from "./flight/flight-content.js";
+export { decideRetirement, retirementCutoffDay, type RetirementOptions, type RetirementDecision } from "./flight/history-retirement.js";
+export { compareFlids, MAX_FLIGHT_LIST_LIMIT, type FlightReader, type FlightListQuery } from "./flight/flight-reader.js";
+export { dttmToEpochMs, matchScheduleRequest } from "./flight/request-match.js";
+
 // Delivery
 export type { OutboxStore } from "./ports/outbox-store.js";
 export { EventHeader, eventHeaders, readEventId } from "./delivery/event-headers.js";

@@ -16,7 +16,7 @@ export interface OutboxEventDraft {
   readonly partitionKey: string;
   readonly eventType: EventType;
   readonly stateVersion: number;
-  /** The JSON record value (`docs/events.md`); null for a tombstone. */
+  /** The JSON record value (`docs/events.md`): null for a schd tombstone; a msg tombstone carries the final state. */
   readonly payload: unknown;
   /** The mailbox id of the message that caused it. */
   readonly sourceMsgId: number;

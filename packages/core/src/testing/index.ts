@@ -34,3 +34,5 @@ export { InMemoryStatusReader } from "./in-memory-status-reader.js";
 export { InMemoryOutboxStore } from "./in-memory-outbox-store.js";
 export { InMemoryBroker, type BrokerRecord } from "./in-memory-broker.js";
 export { describeOutboxStoreContract, type OutboxStoreContractSubject } from "./outbox-store.contract.js";
+export { InMemoryFlightReader, type FlightTableSource } from "../flight/in-memory-flight-reader.js";
+export { describeFlightReaderContract, type FlightReaderFixture } from "../flight/flight-reader.contract.js";
