@@ -1,4 +1,4 @@
-import type { IdentityBinding } from "@msgx/core";
+import { MsgxError, type IdentityBinding } from "@msgx/core";
 import { sql } from "kysely";
 import { jsonParam } from "../rows/values.js";
 import type { Db } from "./db.js";
@@ -10,6 +10,10 @@ import type { Db } from "./db.js";
  */
 export async function bindIdentities(db: Db, bindings: readonly IdentityBinding[], now: number): Promise<void> {
   if (bindings.length === 0) return;
+  // A key given twice is refused even when it is already bound to that message (the filter
+  // below would let both through silently).
+  const keys = new Set(bindings.map((b) => b.identityKey));
+  if (keys.size !== bindings.length) throw new MsgxError("INFRA", "unique violation: an identity is bound twice in one run");
   const rows = bindings.map((b) => ({ identity_key: b.identityKey, msg_id: b.msgId }));
   await sql`
     INSERT INTO msg_identity (identity_key, msg_id, bound_at)
