@@ -97,6 +97,14 @@ export { compareFlids, MAX_FLIGHT_LIST_LIMIT, type FlightReader, type FlightList
 export { dttmToEpochMs, matchScheduleRequest } from "./flight/request-match.js";
 
 // Delivery
+export {
+  ConsumerDedupe,
+  DEFAULT_CONSUMER_DEDUPE_OPTIONS,
+  type DedupeInput,
+  type DedupeVerdict,
+  type DedupeReason,
+  type ConsumerDedupeOptions,
+} from "./delivery/consumer-dedupe.js";
 export type { OutboxStore } from "./ports/outbox-store.js";
 export { EventHeader, eventHeaders, readEventId } from "./delivery/event-headers.js";
 export { decideDeliveryFailure, isDue, type FailureDecision } from "./delivery/delivery-decision.js";
