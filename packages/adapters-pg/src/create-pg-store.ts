@@ -2,6 +2,8 @@ import type { Clock } from "@msgx/core";
 import { Kysely, PostgresDialect } from "kysely";
 import { migrateToLatest } from "./migrations/migrate.js";
 import { bumpLeadershipEpoch, PgLeadership, type LeadershipClient } from "./pg-leadership.js";
+import { PgFlightReader } from "./pg-flight-reader.js";
+import { PgOutboxStore } from "./pg-outbox-store.js";
 import { PgPipelineStore } from "./pg-pipeline-store.js";
 import { pgPoolConfig, type PgConnectionOptions } from "./pg-pool-config.js";
 
@@ -16,6 +18,8 @@ export interface CreatePgStoreOptions extends PgConnectionOptions {
 /** A PostgreSQL-backed store with its pool, ready to use. */
 export interface PgStoreHandle {
   readonly store: PgPipelineStore;
+  readonly outbox: PgOutboxStore;
+  readonly flights: PgFlightReader;
   readonly db: Kysely<any>;
   /** A leadership elector on its own dedicated connection, same database, same lock namespace. */
   leadership(options?: { readonly holder?: string; readonly heartbeatMs?: number }): PgLeadership;
@@ -48,6 +52,8 @@ export async function createPgStore(options: CreatePgStoreOptions = {}): Promise
   const store = new PgPipelineStore(db, { lockNamespace, ...(clock ? { clock } : {}) });
   return {
     store,
+    outbox: new PgOutboxStore(db),
+    flights: new PgFlightReader(db),
     db,
     leadership: (o = {}) =>
       new PgLeadership({

@@ -1,6 +1,9 @@
 // Store
 export { PgPipelineStore, PG_BACKFILL_FIRST_DELAY_MS, type PgPipelineStoreOptions } from "./pg-pipeline-store.js";
 export { PgPipelineTx } from "./pg-pipeline-tx.js";
+export { PgOutboxStore } from "./pg-outbox-store.js";
+export { PgFlightReader } from "./pg-flight-reader.js";
+export { PgStatusReader } from "./status/pg-status-reader.js";
 export { createPgStore, type CreatePgStoreOptions, type PgStoreHandle } from "./create-pg-store.js";
 export { pgPoolConfig, type PgConnectionOptions } from "./pg-pool-config.js";
 

@@ -2,6 +2,7 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider, type Mig
 import { pipelineMigration } from "./0001-pipeline.js";
 import { flightsMigration } from "./0002-flights.js";
 import { requestsReferenceMigration } from "./0003-requests-reference.js";
+import { readerIndexesMigration } from "./0004-reader-indexes.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -13,6 +14,7 @@ export function msgxMigrations(schema: string): Record<string, Migration> {
     "0001_pipeline": pipelineMigration(schema),
     "0002_flights": flightsMigration(schema),
     "0003_requests_reference": requestsReferenceMigration(schema),
+    "0004_reader_indexes": readerIndexesMigration(schema),
   };
 }
 

@@ -1,14 +1,15 @@
 import type { OutboxEventDraft } from "@msgx/core";
 import { sql } from "kysely";
-import { jsonParam } from "../rows/values.js";
+import { jsonParam, toNumber } from "../rows/values.js";
 import type { Db } from "./db.js";
 
 /**
  * Appends outbox rows (PENDING) in one INSERT … SELECT ordered by position, so `event_id`s are
- * drawn from the sequence in the given order.
+ * drawn from the sequence in the given order. Returns them, ascending. Ids may have gaps: a
+ * rolled-back transaction still consumed its sequence values.
  */
-export async function insertEvents(db: Db, events: readonly OutboxEventDraft[], now: number): Promise<void> {
-  if (events.length === 0) return;
+export async function insertEvents(db: Db, events: readonly OutboxEventDraft[], now: number): Promise<number[]> {
+  if (events.length === 0) return [];
   const rows = events.map((e) => ({
     target: e.target,
     partition_key: e.partitionKey,
@@ -18,12 +19,14 @@ export async function insertEvents(db: Db, events: readonly OutboxEventDraft[], 
     source_msg_id: e.sourceMsgId,
     traceparent: e.traceparent ?? null,
   }));
-  await sql`
+  const { rows: inserted } = await sql<{ event_id: unknown }>`
     INSERT INTO msg_event (target, partition_key, event_type, state_version, payload, source_msg_id, traceparent,
                            status, attempts, created_at)
     SELECT e ->> 'target', e ->> 'partition_key', e ->> 'event_type', (e ->> 'state_version')::bigint,
            NULLIF(e -> 'payload', 'null'::jsonb), (e ->> 'source_msg_id')::bigint, e ->> 'traceparent',
            'PENDING', 0, to_timestamp(${now}::bigint / 1000.0)
     FROM jsonb_array_elements(${jsonParam(rows)}::jsonb) WITH ORDINALITY AS t(e, ord)
-    ORDER BY t.ord`.execute(db);
+    ORDER BY t.ord
+    RETURNING event_id`.execute(db);
+  return inserted.map((r) => toNumber(r.event_id)).sort((a, b) => a - b);
 }

@@ -2,12 +2,16 @@ import type { Clock } from "@msgx/core";
 import { Kysely } from "kysely";
 import { migrateToLatest } from "../migrations/migrate.js";
 import { bumpLeadershipEpoch } from "../pg-leadership.js";
+import { PgFlightReader } from "../pg-flight-reader.js";
+import { PgOutboxStore } from "../pg-outbox-store.js";
 import { PgPipelineStore } from "../pg-pipeline-store.js";
 import { PGliteDialect } from "./pglite-dialect.js";
 import type { PGliteLike } from "./pglite-types.js";
 
 export interface PgliteStoreHandle {
   readonly store: PgPipelineStore;
+  readonly outbox: PgOutboxStore;
+  readonly flights: PgFlightReader;
   readonly db: Kysely<any>;
   /** Bumps the leadership epoch (one process leads a PGlite data directory; see the docs). */
   bumpEpoch(): Promise<number>;
@@ -32,6 +36,8 @@ export async function createPgliteStore(dataDir?: string, options: { readonly cl
   const clockOption = options.clock ? { clock: options.clock } : {};
   return {
     store: new PgPipelineStore(db, clockOption),
+    outbox: new PgOutboxStore(db),
+    flights: new PgFlightReader(db),
     db,
     bumpEpoch: () => bumpLeadershipEpoch(db, clockOption),
     close: () => db.destroy(),

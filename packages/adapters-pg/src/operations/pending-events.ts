@@ -1,0 +1,26 @@
+import type { OutboxEvent, Target } from "@msgx/core";
+import { sql } from "kysely";
+import { EVENT_COLUMNS, eventFromRow, type EventRow } from "../rows/event-row.js";
+import type { Db } from "./db.js";
+
+/**
+ * The PENDING events of `target` in event_id order, at most `limit` (a range scan of the partial
+ * index `msg_event_pending_idx`); `due` cuts the run before the first one that is not due.
+ */
+export async function pendingEvents(db: Db, target: Target, limit: number): Promise<OutboxEvent[]> {
+  const { rows } = await sql<EventRow>`
+    SELECT ${sql.raw(EVENT_COLUMNS)} FROM msg_event
+    WHERE target = ${target} AND status = 'PENDING'
+    ORDER BY event_id LIMIT ${Math.max(0, limit)}::bigint`.execute(db);
+  return rows.map(eventFromRow);
+}
+
+/** The prefix of `events` that is due at `now`. */
+export function duePrefix(events: readonly OutboxEvent[], now: number): OutboxEvent[] {
+  const run: OutboxEvent[] = [];
+  for (const e of events) {
+    if (e.nextAttemptAt !== null && e.nextAttemptAt > now) break;
+    run.push(e);
+  }
+  return run;
+}

@@ -1,0 +1,42 @@
+import { MAX_FLIGHT_LIST_LIMIT, type FlightListQuery, type FlightReader, type FlightState } from "@msgx/core";
+import type { Kysely } from "kysely";
+import type { Db } from "./operations/db.js";
+import { listFlights } from "./operations/list-flights.js";
+import { readFlight } from "./operations/read-flight.js";
+import { pgCall } from "./pg-error-map.js";
+import type { MsgxDatabase } from "./rows/tables.js";
+
+const DECIMAL_FLID = /^\d{1,18}$/;
+
+/** The RangeError the port promises (core's `assertListQuery` is not exported; same rules). */
+function assertListQuery({ limit, afterFlid }: FlightListQuery): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_FLIGHT_LIST_LIMIT) {
+    throw new RangeError(`limit must be an integer from 1 to ${MAX_FLIGHT_LIST_LIMIT}, got ${limit}`);
+  }
+  if (afterFlid !== undefined && !DECIMAL_FLID.test(afterFlid)) {
+    throw new RangeError(`afterFlid must be a decimal id, got ${JSON.stringify(afterFlid)}`);
+  }
+}
+
+/**
+ * `FlightReader` on PostgreSQL/PGlite. Each call is one statement over `flight_schd` and the
+ * collection tables, so it sees one committed snapshot (each flight whole) and takes no row
+ * locks: readers never wait for the pump, nor the pump for them.
+ */
+export class PgFlightReader implements FlightReader {
+  readonly #db: Db;
+
+  constructor(db: Kysely<any>) {
+    this.#db = db as Kysely<MsgxDatabase>;
+  }
+
+  async get(flid: string): Promise<FlightState | undefined> {
+    if (!DECIMAL_FLID.test(flid)) return undefined;
+    return pgCall("flight get", () => readFlight(this.#db, flid));
+  }
+
+  async list(query: FlightListQuery): Promise<readonly FlightState[]> {
+    assertListQuery(query);
+    return pgCall("flight list", () => listFlights(this.#db, query));
+  }
+}

@@ -1,0 +1,57 @@
+import { Target, type OutboxEvent, type OutboxStore } from "@msgx/core";
+import type { Kysely } from "kysely";
+import { countPending } from "./operations/count-pending.js";
+import type { Db } from "./operations/db.js";
+import { getEvents } from "./operations/get-events.js";
+import { markDead } from "./operations/mark-dead.js";
+import { markSent } from "./operations/mark-sent.js";
+import { duePrefix, pendingEvents } from "./operations/pending-events.js";
+import { recordFailure } from "./operations/record-failure.js";
+import { pgCall } from "./pg-error-map.js";
+import type { MsgxDatabase } from "./rows/tables.js";
+
+/**
+ * `OutboxStore` on PostgreSQL/PGlite over `msg_event`. Every member is one statement; reads of a
+ * target's pending run and counts are served by the partial index on `(target, event_id) WHERE
+ * status = 'PENDING'`, which holds only undelivered rows however long the table grows. Updates
+ * are guarded by `status = 'PENDING'`, so a SENT or DEAD row never moves again.
+ */
+export class PgOutboxStore implements OutboxStore {
+  readonly #db: Db;
+
+  constructor(db: Kysely<any>) {
+    this.#db = db as Kysely<MsgxDatabase>;
+  }
+
+  async pending(target: Target, now: number, limit: number): Promise<readonly OutboxEvent[]> {
+    return duePrefix(await pgCall("outbox pending", () => pendingEvents(this.#db, target, limit)), now);
+  }
+
+  async head(target: Target): Promise<OutboxEvent | undefined> {
+    return (await pgCall("outbox head", () => pendingEvents(this.#db, target, 1)))[0];
+  }
+
+  markSent(eventIds: readonly number[], at: number): Promise<void> {
+    return pgCall("outbox markSent", () => markSent(this.#db, eventIds, at));
+  }
+
+  recordFailure(eventId: number, attempts: number, nextAttemptAt: number, error: string): Promise<void> {
+    return pgCall("outbox recordFailure", () => recordFailure(this.#db, eventId, attempts, nextAttemptAt, error));
+  }
+
+  markDead(eventId: number, error: string, attempts: number): Promise<void> {
+    return pgCall("outbox markDead", () => markDead(this.#db, eventId, error, attempts));
+  }
+
+  pendingSchd(limit: number): Promise<readonly OutboxEvent[]> {
+    return pgCall("outbox pendingSchd", () => pendingEvents(this.#db, Target.SCHD, limit));
+  }
+
+  countPending(target: Target): Promise<number> {
+    return pgCall("outbox countPending", () => countPending(this.#db, target));
+  }
+
+  get(eventIds: readonly number[]): Promise<readonly OutboxEvent[]> {
+    return pgCall("outbox get", () => getEvents(this.#db, eventIds));
+  }
+}

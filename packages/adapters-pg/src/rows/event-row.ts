@@ -1,0 +1,39 @@
+import type { DeliveryStatus, EventType, OutboxEvent } from "@msgx/core";
+import { toMs, toMsOrNull, toNumber } from "./values.js";
+
+export interface EventRow {
+  readonly event_id: unknown;
+  readonly target: string;
+  readonly partition_key: string;
+  readonly event_type: string;
+  readonly state_version: unknown;
+  readonly payload: unknown;
+  readonly source_msg_id: unknown;
+  readonly traceparent: string | null;
+  readonly status: string;
+  readonly attempts: unknown;
+  readonly next_attempt_at: unknown;
+  readonly last_error: string | null;
+  readonly created_at: unknown;
+  readonly sent_at: unknown;
+}
+
+export const EVENT_COLUMNS =
+  "event_id, target, partition_key, event_type, state_version, payload, source_msg_id, traceparent, status, attempts, next_attempt_at, last_error, created_at, sent_at";
+
+export const eventFromRow = (r: EventRow): OutboxEvent => ({
+  eventId: toNumber(r.event_id),
+  target: r.target,
+  partitionKey: r.partition_key,
+  eventType: r.event_type as EventType,
+  stateVersion: toNumber(r.state_version),
+  payload: r.payload ?? null,
+  sourceMsgId: toNumber(r.source_msg_id),
+  traceparent: r.traceparent,
+  status: r.status as DeliveryStatus,
+  attempts: toNumber(r.attempts),
+  nextAttemptAt: toMsOrNull(r.next_attempt_at),
+  lastError: r.last_error,
+  createdAt: toMs(r.created_at),
+  sentAt: toMsOrNull(r.sent_at),
+});
