@@ -133,7 +133,7 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
   });
   const address = server.address();
   const url = typeof address === "object" && address ? `http://${address.address}:${address.port}` : `http://${config.http.host}:${config.http.port}`;
-  logger.info("msgx running", { url, profile: config.profile, parts: parts.kind, shadow: config.shadow });
+  logger.info("msgx running", { listen: url, profile: config.profile, parts: parts.kind, shadow: config.shadow });
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -14,7 +14,7 @@ async function withAdmin(flags: AdminFlags, fn: (api: AdminApi) => Promise<void>
   const config = configFrom(flags);
   const api = flags.url
     ? httpAdmin(flags.url, flags.token ?? config.http.token)
-    : directAdmin(await buildParts(config, createLogger("warn", 2), { startJobs: false }));
+    : directAdmin(await buildParts(config, createLogger("warn", 2), { admin: true }));
   try {
     await fn(api);
   } finally {
@@ -36,7 +36,7 @@ export function registerAdminCommands(program: Command): void {
   withCommonOptions(program.command("migrate"))
     .description("create or upgrade msgx's own tables (PostgreSQL or the embedded data directory); safe to re-run")
     .action(async (flags: CommonFlags) => {
-      const parts = await buildParts(configFrom(flags), createLogger("info", 2), { startJobs: false });
+      const parts = await buildParts(configFrom(flags), createLogger("info", 2), { admin: true });
       await parts.close();
       process.stdout.write("migrations are up to date\n");
     });

@@ -1,0 +1,121 @@
+import { join } from "node:path";
+import { createPgliteStore, createPgMailboxTable, createPgStore, PgFlightReader, PgMailbox, PgOutboxStore, PgStatusReader } from "@msgx/adapters-pg";
+import { KafkaDeliveryPort, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
+import { MysqlMailbox, ShadowMailbox, mailboxPoolOptions } from "@msgx/adapters-mysql";
+import { errorMessage, MsgxError, type DeliveryPort, type Logger, type Mailbox } from "@msgx/core";
+import type { MsgxConfig } from "../config/config-schema.js";
+import { DataDirLock } from "../embedded/data-dir-lock.js";
+import { JsonlDeliveryPort } from "../embedded/jsonl-delivery-port.js";
+import type { HealthCheck } from "../http/http-context.js";
+import type { AppParts } from "./app-parts.js";
+
+export interface BuildOptions {
+  /** Admin commands read and replay; they neither lead the pipeline nor create topics. */
+  readonly admin?: boolean;
+}
+
+/**
+ * The composition root: picks each adapter from the configuration. State is PGlite in the data
+ * directory unless `pg.url` is set; the mailbox is an embedded table unless `mysql.url` is set;
+ * events go to JSONL files unless `kafka.brokers` is set. Everything opened is closed by `close`,
+ * also when a later part fails to open.
+ */
+export async function buildParts(config: MsgxConfig, logger: Logger, options: BuildOptions = {}): Promise<AppParts> {
+  const closers: (() => Promise<void> | void)[] = [];
+  const close = async () => {
+    for (const c of closers.reverse()) {
+      try {
+        await c();
+      } catch (e) {
+        logger.warn("close failed", { error: errorMessage(e) });
+      }
+    }
+  };
+  try {
+    const embeddedState = config.pg.url === undefined;
+    const embeddedMailbox = config.mysql.url === undefined;
+    if (embeddedState || embeddedMailbox || config.kafka.brokers === undefined) {
+      const lock = DataDirLock.acquire(config.dataDir);
+      closers.push(() => lock.release());
+    }
+    const checks: HealthCheck[] = [];
+
+    // State: PostgreSQL or PGlite, with leadership and its fencing epoch.
+    const realPg = embeddedState ? undefined : await createPgStore({ connectionString: config.pg.url, max: config.pg.poolSize });
+    const pg = realPg ?? (await createPgliteStore(join(config.dataDir, "pglite")));
+    closers.push(() => pg.close());
+    let fence: number | undefined;
+    let leadershipLost: Promise<string> | undefined;
+    if (!options.admin) {
+      if (realPg) {
+        const leadership = realPg.leadership({ holder: `msgx@${process.pid}` });
+        logger.info("waiting for pipeline leadership (a standby waits here while another runner leads)");
+        fence = await leadership.acquireWhenFree();
+        leadershipLost = new Promise((resolve) => leadership.watch((why: string) => resolve(why)));
+        closers.push(() => leadership.release());
+      } else {
+        // One process per PGlite directory (the lock file): it is the leader by construction.
+        fence = await pg.bumpEpoch();
+      }
+    }
+    checks.push({ name: "state", check: async () => void (await pg.store.head()) });
+
+    // Mailbox: the shared MySQL CMINMSGS, or an embedded table in the same PGlite/PostgreSQL.
+    let mailbox: Mailbox;
+    if (embeddedMailbox) {
+      await createPgMailboxTable(pg.db);
+      mailbox = new PgMailbox(pg.db, { onlyValidStatus: config.mysql.onlyValidStatus });
+    } else {
+      const mysql = await import("mysql2/promise");
+      const pool = mysql.createPool({ uri: config.mysql.url, ...mailboxPoolOptions });
+      closers.push(() => pool.end());
+      mailbox = new MysqlMailbox(pool as never, {
+        tables: { inbound: config.mysql.inboundTable, outbound: config.mysql.outboundTable },
+        onlyValidStatus: config.mysql.onlyValidStatus,
+        ...(config.shadow ? { pendingIgnoresDateProcessed: true } : {}),
+      });
+    }
+    if (config.shadow) mailbox = new ShadowMailbox(mailbox);
+    checks.push({ name: "mailbox", check: async () => void (await mailbox.scan(Number.MAX_SAFE_INTEGER - 1, 1)) });
+
+    // Delivery: Kafka, or JSONL files in the data directory.
+    let delivery: DeliveryPort;
+    if (config.kafka.brokers === undefined) {
+      const jsonl = new JsonlDeliveryPort(config.dataDir);
+      closers.push(() => jsonl.close());
+      delivery = jsonl;
+    } else {
+      const brokers = config.kafka.brokers.split(",").map((b) => b.trim()).filter(Boolean);
+      const kafkajs = (await import("kafkajs")).default;
+      const kafka = new kafkajs.Kafka({ brokers, clientId: `${config.kafka.clientId}-admin`, logCreator: kafkajsLogCreator(logger), connectionTimeout: 3_000 });
+      const admin = kafka.admin();
+      await admin.connect();
+      closers.push(() => admin.disconnect());
+      if (config.kafka.createTopics && !options.admin) {
+        await ensureTopics(admin, { msgTopic: config.kafka.msgTopic, schdTopic: config.kafka.schdTopic, partitions: config.kafka.partitions });
+      }
+      const port = new KafkaDeliveryPort({ brokers, clientId: config.kafka.clientId, logger });
+      closers.push(() => port.disconnect());
+      delivery = port;
+      checks.push({ name: "kafka", check: async () => void (await admin.describeCluster()) });
+    }
+
+    return {
+      kind: embeddedState && embeddedMailbox && config.kafka.brokers === undefined ? "embedded" : "real",
+      store: pg.store,
+      outbox: new PgOutboxStore(pg.db),
+      flights: new PgFlightReader(pg.db),
+      status: new PgStatusReader(pg.db),
+      mailbox,
+      delivery,
+      checks,
+      ...(fence !== undefined ? { fence } : {}),
+      ...(leadershipLost ? { leadershipLost } : {}),
+      close,
+    };
+  } catch (e) {
+    await close();
+    if (e instanceof MsgxError) throw e;
+    throw new MsgxError("DEPENDENCY_UNAVAILABLE", `cannot start: ${errorMessage(e)}`, { cause: e });
+  }
+}
