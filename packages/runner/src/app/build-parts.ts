@@ -41,7 +41,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
     const checks: HealthCheck[] = [];
 
     // State: PostgreSQL or PGlite, with leadership and its fencing epoch.
-    const realPg = embeddedState ? undefined : await createPgStore({ connectionString: config.pg.url, max: config.pg.poolSize });
+    const realPg = embeddedState ? undefined : await createPgStore({ connectionString: config.pg.url, schema: config.pg.schema, max: config.pg.poolSize });
     const pg = realPg ?? (await createPgliteStore(join(config.dataDir, "pglite")));
     closers.push(() => pg.close());
     let fence: number | undefined;

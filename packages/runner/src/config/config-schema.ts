@@ -34,6 +34,8 @@ export const ConfigSchema = z
       .object({
         /** `postgres://user@host:port/db`; set = state on real PostgreSQL. */
         url: z.string().optional(),
+        /** Schema holding msgx's tables (created by the migrations). */
+        schema: z.string().regex(/^[a-z_][a-z0-9_]*$/, "pg.schema must be a lower-case identifier").default("public"),
         poolSize: positive(10),
       })
       .strict()
