@@ -14,7 +14,7 @@ export async function rigPump(
   store: PipelineStore,
   clock: ManualClock,
   raws: readonly string[],
-  options: { readonly maxRun: number; readonly processors: ProcessorTable; readonly fence?: number },
+  options: PumpRigOptions,
 ): Promise<PumpRig> {
   const mailbox = new InMemoryMailbox(clock);
   const ids = raws.map((raw) => mailbox.insert(raw));
@@ -22,11 +22,21 @@ export async function rigPump(
     ids.map((msgId) => ({ msgId, receivedAt: clock.now() })),
     { horizon: ids.length === 0 ? 0 : Math.max(...ids) },
   );
-  const pump = new Pump(
+  return { clock, mailbox, pump: makePump(store, clock, mailbox, options) };
+}
+
+export interface PumpRigOptions {
+  readonly maxRun: number;
+  readonly processors: ProcessorTable;
+  readonly fence?: number;
+}
+
+/** A pump over an existing mailbox (e.g. a new leader taking over the same stream). */
+export function makePump(store: PipelineStore, clock: ManualClock, mailbox: InMemoryMailbox, options: PumpRigOptions): Pump {
+  return new Pump(
     { store, mailbox, clock, logger: silentLogger, decode: (raw) => decodeMessage(raw), processors: options.processors, horizon: () => Number.MAX_SAFE_INTEGER },
     { maxRun: options.maxRun, ...(options.fence === undefined ? {} : { fence: options.fence }) },
   );
-  return { clock, mailbox, pump };
 }
 
 /** Steps the pump until idle, moving the clock over every backoff. Returns the steps taken. */
