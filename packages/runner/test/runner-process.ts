@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+export const FIXTURES = fileURLToPath(new URL("../../core/test/fixtures/sis/", import.meta.url));
+
+/** A `msgx run` child process and the URL it listens on. */
+export interface RunnerProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  readonly output: () => string;
+  /** Resolves with the exit code (or the signal name) once the process is gone. */
+  readonly exited: Promise<number | string>;
+}
+
+/** Spawns the built binary and waits until it prints where it listens. */
+export async function spawnRunner(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<RunnerProcess> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (pnpm test builds)`);
+  const child = spawn(process.execPath, [CLI, "run", "--http-port", "0", ...args], {
+    env: { ...process.env, MSGX_LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | string>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? -1)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`runner did not start in ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const check = () => {
+      const m = /msgx listening on (http:\/\/[^\s]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on("data", check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`runner exited (${code}) before listening:\n${out}`));
+    });
+  });
+  return { url, child, output: () => out, exited };
+}
+
+export async function post(url: string, xml: string): Promise<Response> {
+  return fetch(new URL("/cminmsgs/send", url), { method: "POST", headers: { "content-type": "application/xml" }, body: xml });
+}
+
+/** Polls `probe` until it returns a value, or fails after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
