@@ -5,7 +5,7 @@ import { bumpLeadershipEpoch, PgLeadership, type LeadershipClient } from "./pg-l
 import { PgFlightReader } from "./pg-flight-reader.js";
 import { PgOutboxStore } from "./pg-outbox-store.js";
 import { PgPipelineStore } from "./pg-pipeline-store.js";
-import { pgPoolConfig, type PgConnectionOptions } from "./pg-pool-config.js";
+import { guardPool, pgPoolConfig, type PgConnectionOptions } from "./pg-pool-config.js";
 
 export interface CreatePgStoreOptions extends PgConnectionOptions {
   readonly clock?: Clock;
@@ -37,10 +37,7 @@ export async function createPgStore(options: CreatePgStoreOptions = {}): Promise
   const config = pgPoolConfig(options);
   const schema = options.schema ?? "public";
   const lockNamespace = options.lockNamespace ?? schema;
-  const pool = new pg.Pool(config);
-  // An idle client that loses its connection emits on the pool; unhandled, that would end the
-  // process. The pool drops that client, and the next query fails or reconnects on its own.
-  pool.on("error", () => undefined);
+  const pool = guardPool(new pg.Pool(config));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   try {
     if (options.migrate !== false) await migrateToLatest(db, { schema });

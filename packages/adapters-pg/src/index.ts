@@ -5,7 +5,7 @@ export { PgOutboxStore } from "./pg-outbox-store.js";
 export { PgFlightReader } from "./pg-flight-reader.js";
 export { PgStatusReader } from "./status/pg-status-reader.js";
 export { createPgStore, type CreatePgStoreOptions, type PgStoreHandle } from "./create-pg-store.js";
-export { pgPoolConfig, type PgConnectionOptions } from "./pg-pool-config.js";
+export { pgPoolConfig, guardPool, type PgConnectionOptions, type GuardablePool } from "./pg-pool-config.js";
 
 // Mailbox (CMINMSGS-shaped, for the embedded runner)
 export { PgMailbox, type PgMailboxOptions } from "./mailbox/pg-mailbox.js";

@@ -40,3 +40,25 @@ function quoteSearchPath(schema: string): string {
   if (!/^[a-z_][a-z0-9_$]*$/.test(schema)) throw new Error(`schema name must be a lower-case identifier: ${schema}`);
   return schema;
 }
+
+/** The events of a `pg.Pool` that {@link guardPool} listens to (structural, no import of pg). */
+export interface GuardablePool {
+  on(event: "error", listener: (e: Error) => void): unknown;
+  on(event: "connect", listener: (client: { on(event: "error", listener: (e: Error) => void): unknown }) => void): unknown;
+}
+
+/**
+ * Keeps a lost connection from ending the process. node-postgres emits `error` on an idle pooled
+ * client (pg-pool forwards it to the pool) and on a checked-out client that is between queries —
+ * e.g. a backend terminated while its transaction waits on application code. Unheard, either is
+ * an uncaught exception. With these listeners the error is dropped there and surfaces where it
+ * belongs: the next query on that client fails ("not queryable", mapped to
+ * DEPENDENCY_UNAVAILABLE), and the pool discards the client on release.
+ */
+export function guardPool<P extends GuardablePool>(pool: P): P {
+  pool.on("error", () => undefined);
+  pool.on("connect", (client) => {
+    client.on("error", () => undefined);
+  });
+  return pool;
+}

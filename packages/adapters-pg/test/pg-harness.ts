@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import {
   bumpLeadershipEpoch,
+  guardPool,
   migrateToLatest,
   PgLeadership,
   PgPipelineStore,
@@ -45,8 +46,7 @@ export interface PgTestDb {
 export async function freshPgSchema(options: { readonly clock?: Clock; readonly max?: number } = {}): Promise<PgTestDb> {
   const schema = randomSchema();
   const config = pgPoolConfig({ connectionString: PG_URL, schema, max: options.max ?? 4 });
-  const pool = new pg.Pool(config);
-  pool.on("error", () => undefined);
+  const pool = guardPool(new pg.Pool(config));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   await migrateToLatest(db, { schema });
   const clock = options.clock ? { clock: options.clock } : {};
