@@ -15,7 +15,7 @@ const run = `e2e_${process.pid}_${Date.now() % 100_000}`;
 
 const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
 const gates = [
-  await gateService("PostgreSQL", "runner e2e on real infrastructure", () => pgClient.connect()),
+  await gateService("PostgreSQL", "runner e2e on real infrastructure", async () => void (await pgClient.connect())),
   await gateService("MariaDB", "runner e2e on real infrastructure", async () => void (await (await mysql.createConnection({ uri: MYSQL_URL, connectTimeout: 3_000 })).end())),
   await gateService("Kafka", "runner e2e on real infrastructure", async () => {
     const admin = new kafkajs.Kafka({ brokers: [BROKERS], connectionTimeout: 3_000, retry: { retries: 0 }, logLevel: kafkajs.logLevel.NOTHING }).admin();
