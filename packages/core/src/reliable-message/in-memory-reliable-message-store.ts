@@ -1,0 +1,148 @@
+import { MsgxError } from "../errors/msgx-error.js";
+import { DeliveryStatus, EventType, type OutboxEventDraft } from "../outbox/outbox-event.js";
+import type { Clock } from "../ports/clock.js";
+import type { InMemoryPipelineStore } from "../testing/in-memory-pipeline-store.js";
+import type { MessageFilter, MessagePage, MessageWrite, ReliableMessageStore, WriteResult } from "./reliable-message-store.js";
+import type { MessageStatus, ReliableMessage } from "./reliable-message.js";
+
+/** Orders strings by Unicode code point (what PostgreSQL's `COLLATE "C"` does on UTF-8). */
+export function compareCodePoints(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
+
+/**
+ * The in-memory `ReliableMessageStore`: a map of messages, and the outbox rows appended to the
+ * pipeline fake's `tables.events` (the rows `InMemoryOutboxStore` and the relay read), with
+ * EVENT_IDs from its sequence. Each call is synchronous once it starts, hence atomic. Faults: the
+ * pipeline store's `faults` (operation names `rm.<member>`, so one `setDown(true)` takes the whole
+ * database away) and `commitUnknownNext` (the next commit applies, then reports COMMIT_UNKNOWN).
+ */
+export class InMemoryReliableMessageStore implements ReliableMessageStore {
+  readonly messages = new Map<string, ReliableMessage>();
+  /** When set, the next `commit` applies its write and then throws `COMMIT_UNKNOWN` (a lost answer). */
+  commitUnknownNext = false;
+  readonly #clock: Clock;
+  readonly #db: InMemoryPipelineStore;
+
+  constructor(clock: Clock, database: InMemoryPipelineStore) {
+    this.#clock = clock;
+    this.#db = database;
+  }
+
+  async commit(write: MessageWrite): Promise<WriteResult> {
+    this.#db.faults.check("rm.commit");
+    const result = this.#apply(write);
+    if (result.ok && this.commitUnknownNext) {
+      this.commitUnknownNext = false;
+      throw new MsgxError("COMMIT_UNKNOWN", "connection lost during COMMIT (simulated; it did commit)");
+    }
+    return result;
+  }
+
+  #apply(write: MessageWrite): WriteResult {
+    if (write.op === "send") return { ok: true, eventId: this.#append(write.send) };
+    if (write.op === "insert") {
+      if (this.messages.has(write.message.messageId)) return { ok: false, conflict: "exists" };
+      if (write.send) checkDraft(write.send);
+      this.messages.set(write.message.messageId, write.message);
+      return { ok: true, eventId: write.send ? this.#append(write.send) : null };
+    }
+    const id = write.op === "delete" ? write.messageId : write.message.messageId;
+    const stored = this.messages.get(id);
+    if (stored === undefined) return { ok: false, conflict: "missing" };
+    if (stored.version !== write.expectedVersion) return { ok: false, conflict: "changed" };
+    if (write.op === "delete") {
+      this.messages.delete(id);
+      return { ok: true, eventId: null };
+    }
+    if (write.send) checkDraft(write.send);
+    this.messages.set(id, write.message);
+    return { ok: true, eventId: write.send ? this.#append(write.send) : null };
+  }
+
+  #append(draft: OutboxEventDraft): number {
+    checkDraft(draft);
+    const t = this.#db.tables;
+    const eventId = t.nextEventId++;
+    t.events.push({
+      ...draft,
+      traceparent: draft.traceparent ?? null,
+      eventId,
+      status: DeliveryStatus.PENDING,
+      attempts: 0,
+      nextAttemptAt: null,
+      lastError: null,
+      createdAt: this.#clock.now(),
+      sentAt: null,
+    });
+    return eventId;
+  }
+
+  async get(messageId: string): Promise<ReliableMessage | undefined> {
+    this.#db.faults.check("rm.get");
+    return this.messages.get(messageId);
+  }
+
+  async due(status: MessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
+    this.#db.faults.check("rm.due");
+    return [...this.messages.values()]
+      .filter((m) => m.status === status && !m.dead && m.nextCheckAt !== null && m.nextCheckAt <= now)
+      .sort((a, b) => a.nextCheckAt! - b.nextCheckAt! || compareCodePoints(a.messageId, b.messageId))
+      .slice(0, limit);
+  }
+
+  async scan(filter: MessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]> {
+    this.#db.faults.check("rm.scan");
+    return this.#matching(filter)
+      .filter((m) => afterMessageId === null || compareCodePoints(m.messageId, afterMessageId) > 0)
+      .sort((a, b) => compareCodePoints(a.messageId, b.messageId))
+      .slice(0, limit);
+  }
+
+  async listPage(filter: MessageFilter, pageNum: number, pageSize: number): Promise<MessagePage> {
+    this.#db.faults.check("rm.listPage");
+    checkPage(pageNum, pageSize);
+    const all = this.#matching(filter).sort((a, b) => a.createdAt - b.createdAt || compareCodePoints(a.messageId, b.messageId));
+    return {
+      items: all.slice((pageNum - 1) * pageSize, pageNum * pageSize),
+      pageNum,
+      pageSize,
+      total: all.length,
+      totalPages: Math.ceil(all.length / pageSize),
+    };
+  }
+
+  #matching(f: MessageFilter): ReliableMessage[] {
+    return [...this.messages.values()].filter(
+      (m) =>
+        (f.consumerQueue === undefined || m.consumerQueue === f.consumerQueue) &&
+        (f.status === undefined || m.status === f.status) &&
+        (f.dead === undefined || m.dead === f.dead) &&
+        (f.createdBefore === undefined || m.createdAt < f.createdBefore) &&
+        (f.createdFrom === undefined || m.createdAt >= f.createdFrom) &&
+        (f.messageIds === undefined || f.messageIds.includes(m.messageId)),
+    );
+  }
+}
+
+/** The page arguments every store refuses alike: a 1-based page and a positive size. */
+export function checkPage(pageNum: number, pageSize: number): void {
+  if (!Number.isSafeInteger(pageNum) || pageNum < 1) throw new RangeError(`pageNum must be a positive integer: ${pageNum}`);
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer: ${pageSize}`);
+}
+
+/** The checks `msg_event`'s constraints make, so the fake refuses what PostgreSQL refuses. */
+function checkDraft(d: OutboxEventDraft): void {
+  if (d.eventType !== EventType.UPSERT && d.eventType !== EventType.TOMBSTONE) {
+    throw new MsgxError("INFRA", `check violation: msg_event.event_type ${JSON.stringify(d.eventType)}`);
+  }
+  if (!Number.isSafeInteger(d.stateVersion) || !Number.isSafeInteger(d.sourceMsgId)) {
+    throw new MsgxError("INFRA", "invalid input: msg_event.state_version and source_msg_id must be integers");
+  }
+}

@@ -1,0 +1,118 @@
+import type { DeliveryTopics } from "../delivery/delivery-records.js";
+import { EventType, type OutboxEventDraft, type Target } from "../outbox/outbox-event.js";
+import type { ReliableMessage } from "./reliable-message.js";
+
+/**
+ * How a reliable message travels through the outbox relay (`MsgDispatcher`).
+ *
+ * - Target: one per consumer queue, `KAFKA:rmq.<queue>`. The relay keeps EVENT_ID order and
+ *   backs off per target, so a queue whose records are refused blocks only itself; run one
+ *   dispatcher per queue.
+ * - Topic: one per queue, `rmq.<queue>` by default ({@link reliableMessageTopics}), so a
+ *   consumer group subscribes to its queue only.
+ * - Record key: the message id, so every send of a message lands on the same partition.
+ * - Record value: the JSON {@link MessageEnvelope}. The event id header differs per send; the
+ *   consumer dedupes on `messageId`, which every send of the message carries.
+ * - Outbox row: `eventType` UPSERT, `stateVersion` the send number, `sourceMsgId` 0 (the row
+ *   does not come from the mailbox).
+ */
+export const RELIABLE_MESSAGE_TARGET_PREFIX = "KAFKA:rmq.";
+export const RELIABLE_MESSAGE_TOPIC_PREFIX = "rmq.";
+/** The `schema` field of every envelope; a consumer refuses other versions. */
+export const ENVELOPE_SCHEMA = "msgx.reliable-message/1";
+
+/** The delivery target of `queue`. */
+export const reliableMessageTarget = (queue: string): Target => `${RELIABLE_MESSAGE_TARGET_PREFIX}${queue}`;
+
+/** The topic map for the dispatchers of `queues`: target `KAFKA:rmq.<q>` → topic `<prefix><q>`. */
+export function reliableMessageTopics(queues: readonly string[], topicPrefix = RELIABLE_MESSAGE_TOPIC_PREFIX): DeliveryTopics {
+  return Object.fromEntries(queues.map((q) => [reliableMessageTarget(q), `${topicPrefix}${q}`]));
+}
+
+/** The record value a consumer receives (version {@link ENVELOPE_SCHEMA}). */
+export interface MessageEnvelope {
+  readonly schema: typeof ENVELOPE_SCHEMA;
+  readonly messageId: string;
+  readonly consumerQueue: string;
+  readonly dataType: string | null;
+  /** The producer's message text, unchanged. */
+  readonly body: string;
+  /** Which send this is (1 for the first); a record with a larger number is a resend. */
+  readonly sendCount: number;
+  readonly field1: string | null;
+  readonly field2: string | null;
+  readonly field3: string | null;
+  /** When the message was created and when this send was written (epoch ms). */
+  readonly createdAt: number;
+  readonly sentAt: number;
+}
+
+/** The envelope of `message`'s current send (a SENDING record right after a send event). */
+export function envelopeOf(message: ReliableMessage): MessageEnvelope {
+  return {
+    schema: ENVELOPE_SCHEMA,
+    messageId: message.messageId,
+    consumerQueue: message.consumerQueue,
+    dataType: message.dataType,
+    body: message.body,
+    sendCount: message.sendCount,
+    field1: message.field1,
+    field2: message.field2,
+    field3: message.field3,
+    createdAt: message.createdAt,
+    sentAt: message.lastSentAt ?? message.updatedAt,
+  };
+}
+
+/** The outbox row that sends `message` (written in the same transaction as its new state). */
+export function sendDraft(message: ReliableMessage): OutboxEventDraft {
+  return {
+    target: reliableMessageTarget(message.consumerQueue),
+    partitionKey: message.messageId,
+    eventType: EventType.UPSERT,
+    stateVersion: message.sendCount,
+    payload: envelopeOf(message),
+    sourceMsgId: 0,
+    traceparent: null,
+  };
+}
+
+export type EnvelopeParse = { readonly ok: true; readonly envelope: MessageEnvelope } | { readonly ok: false; readonly reason: string };
+
+/** Reads a record value back; anything that is not a version-1 envelope is refused with the reason. */
+export function parseEnvelope(value: string | null | undefined): EnvelopeParse {
+  if (value === null || value === undefined) return { ok: false, reason: "record has no value" };
+  let v: unknown;
+  try {
+    v = JSON.parse(value);
+  } catch {
+    return { ok: false, reason: "record value is not JSON" };
+  }
+  if (typeof v !== "object" || v === null) return { ok: false, reason: "record value is not an object" };
+  const o = v as Record<string, unknown>;
+  if (o["schema"] !== ENVELOPE_SCHEMA) return { ok: false, reason: `unknown envelope schema ${JSON.stringify(o["schema"])}` };
+  const str = (k: string) => typeof o[k] === "string";
+  const strOrNull = (k: string) => o[k] === null || typeof o[k] === "string";
+  const int = (k: string) => Number.isSafeInteger(o[k]);
+  if (!str("messageId") || (o["messageId"] as string).length === 0) return { ok: false, reason: "envelope has no messageId" };
+  const bad = ["consumerQueue", "body"].find((k) => !str(k)) ??
+    ["dataType", "field1", "field2", "field3"].find((k) => !strOrNull(k)) ??
+    ["sendCount", "createdAt", "sentAt"].find((k) => !int(k));
+  if (bad !== undefined) return { ok: false, reason: `envelope field ${bad} is missing or of the wrong type` };
+  return {
+    ok: true,
+    envelope: {
+      schema: ENVELOPE_SCHEMA,
+      messageId: o["messageId"] as string,
+      consumerQueue: o["consumerQueue"] as string,
+      dataType: o["dataType"] as string | null,
+      body: o["body"] as string,
+      sendCount: o["sendCount"] as number,
+      field1: o["field1"] as string | null,
+      field2: o["field2"] as string | null,
+      field3: o["field3"] as string | null,
+      createdAt: o["createdAt"] as number,
+      sentAt: o["sentAt"] as number,
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * Why the service refused a call of its API: a fault of the caller's request, never of a
+ * dependency (those cross the port as `MsgxError`). Not retriable as is.
+ *
+ * - `INVALID_MESSAGE`: the draft breaks a rule of `ReliableMessageDraft` (seed: message or queue empty).
+ * - `NOT_FOUND`: no message with that id (seed: "根据消息id查找的消息为空").
+ * - `ALREADY_EXISTS`: a message with that id is stored with other content or in another state.
+ * - `ILLEGAL_STATE`: the command makes no sense in the message's phase (resend an unconfirmed
+ *   message, cancel a confirmed one, acknowledge one that was never sent).
+ * - `CONFLICT`: the message kept changing under the call (compare-and-set lost every retry).
+ */
+export const ReliableMessageErrorCode = {
+  INVALID_MESSAGE: "INVALID_MESSAGE",
+  NOT_FOUND: "NOT_FOUND",
+  ALREADY_EXISTS: "ALREADY_EXISTS",
+  ILLEGAL_STATE: "ILLEGAL_STATE",
+  CONFLICT: "CONFLICT",
+} as const;
+export type ReliableMessageErrorCode = (typeof ReliableMessageErrorCode)[keyof typeof ReliableMessageErrorCode];
+
+export class ReliableMessageError extends Error {
+  override readonly name = "ReliableMessageError";
+  constructor(
+    readonly code: ReliableMessageErrorCode,
+    message: string,
+    readonly messageId?: string,
+  ) {
+    super(message);
+  }
+}
+
+export const isReliableMessageError = (e: unknown, code?: ReliableMessageErrorCode): e is ReliableMessageError =>
+  e instanceof ReliableMessageError && (code === undefined || e.code === code);

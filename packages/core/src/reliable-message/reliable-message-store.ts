@@ -1,0 +1,89 @@
+import type { OutboxEventDraft } from "../outbox/outbox-event.js";
+import type { MessageStatus, ReliableMessage } from "./reliable-message.js";
+
+/**
+ * One atomic change of the store. A `send` is an outbox row (`MSG_EVENT`) written in the same
+ * transaction as the message change: both commit or neither does.
+ *
+ * - `insert`: the message must not exist (else conflict `exists`).
+ * - `update`: the stored message must have `expectedVersion` (else `changed`, or `missing` when
+ *   it is gone); it is replaced by `message` (same `messageId`).
+ * - `delete`: the stored message must have `expectedVersion` (else `changed` / `missing`).
+ * - `send`: only an outbox row, no message (seed `directSendMessage`).
+ */
+export type MessageWrite =
+  | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null }
+  | { readonly op: "update"; readonly expectedVersion: number; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null }
+  | { readonly op: "delete"; readonly messageId: string; readonly expectedVersion: number }
+  | { readonly op: "send"; readonly send: OutboxEventDraft };
+
+/** Why a compare-and-set write was not applied (nothing of it was written). */
+export type WriteConflict = "exists" | "changed" | "missing";
+
+export type WriteResult =
+  | { readonly ok: true; /** The EVENT_ID of the outbox row written, null when the write sent nothing. */ readonly eventId: number | null }
+  | { readonly ok: false; readonly conflict: WriteConflict };
+
+/** Which messages to list or scan; every field optional, all given ones must hold. */
+export interface MessageFilter {
+  readonly consumerQueue?: string;
+  readonly status?: MessageStatus;
+  readonly dead?: boolean;
+  /** Only messages created before this instant (exclusive). */
+  readonly createdBefore?: number;
+  /** Only messages created at or after this instant. */
+  readonly createdFrom?: number;
+  readonly messageIds?: readonly string[];
+}
+
+/** A page of the listing (seed `PageBean`): 1-based page number. */
+export interface MessagePage {
+  readonly items: readonly ReliableMessage[];
+  readonly pageNum: number;
+  readonly pageSize: number;
+  readonly total: number;
+  readonly totalPages: number;
+}
+
+/**
+ * The message store of the reliable-message service (seed `rp_transaction_message`, in
+ * PostgreSQL), beside the outbox the relay reads.
+ *
+ * Every implementation guarantees:
+ * - `commit` is one transaction: the compare-and-set on the message, the message change and the
+ *   outbox row all commit together or not at all. A lost compare-and-set writes nothing and
+ *   returns the conflict; it never throws for it. Outbox rows are PENDING with EVENT_IDs from the
+ *   same sequence the pipeline uses, so the relay delivers them in commit order per target.
+ * - Two concurrent writes expecting the same version: at most one succeeds.
+ * - Reads return committed data. Times are epoch milliseconds, stored to the millisecond.
+ * - Driver errors leave as `MsgxError`: connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`,
+ *   a connection lost during COMMIT as `COMMIT_UNKNOWN` (the caller re-reads), a constraint the
+ *   database refuses as `INFRA`.
+ */
+export interface ReliableMessageStore {
+  /** Applies one write atomically (see {@link MessageWrite}). */
+  commit(write: MessageWrite): Promise<WriteResult>;
+
+  /** The message with that id, or undefined. */
+  get(messageId: string): Promise<ReliableMessage | undefined>;
+
+  /**
+   * Messages of `status` that are not dead and whose `nextCheckAt` is at or before `now`, oldest
+   * `nextCheckAt` first (ties by `messageId`), at most `limit`. Served by an index, whatever the
+   * table size: the jobs call it every pass.
+   */
+  due(status: MessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]>;
+
+  /**
+   * Keyset scan for bulk operations: messages matching `filter` with `messageId` greater than
+   * `afterMessageId` (all when null), ascending by `messageId` (code-point order), at most
+   * `limit`. A bulk operation that changes what it scans does not skip or repeat a message.
+   */
+  scan(filter: MessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]>;
+
+  /**
+   * The seed's paged listing: messages matching `filter`, ordered by `createdAt` then
+   * `messageId`, page `pageNum` (1-based) of `pageSize`, with the total count.
+   */
+  listPage(filter: MessageFilter, pageNum: number, pageSize: number): Promise<MessagePage>;
+}
