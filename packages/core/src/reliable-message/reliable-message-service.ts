@@ -1,0 +1,185 @@
+import type { Clock } from "../ports/clock.js";
+import { silentLogger, type Logger } from "../ports/logger.js";
+import { checkDraft, checkMessageId } from "./message-draft.js";
+import { sendDraft } from "./message-envelope.js";
+import { evolveMessage, type MessageCommand } from "./message-machine.js";
+import { isReliableMessageError } from "./reliable-message-error.js";
+import { reliableMessageOptions, type ReliableMessageOptions } from "./reliable-message-options.js";
+import type { MessageFilter, MessagePage, ReliableMessageStore } from "./reliable-message-store.js";
+import { MessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
+import { runCommand, type CommandOutcome } from "./run-command.js";
+
+export interface ReliableMessageServiceDeps {
+  readonly store: ReliableMessageStore;
+  readonly clock: Clock;
+  readonly logger?: Logger;
+  readonly options?: Partial<ReliableMessageOptions>;
+}
+
+/** What a bulk resend did. */
+export interface BulkResendResult {
+  readonly resent: number;
+  /** Messages that changed under the scan (acknowledged, resent by someone else) and were left alone. */
+  readonly skipped: number;
+  readonly pages: number;
+}
+
+/** The seed's page size rule, without its gaps: 1 to 5,000, default 1,000. */
+export const clampPageSize = (n: number | undefined): number =>
+  n === undefined || !Number.isFinite(n) || n <= 0 ? 1_000 : Math.min(5_000, Math.max(1, Math.floor(n)));
+
+/**
+ * The reliable-message service (SPEC §4; seed `RpTransactionMessageService`). Every method that
+ * sends writes the message change and its outbox row in one store transaction; the outbox relay
+ * (`MsgDispatcher`, one per queue target) then delivers it. Nothing here talks to the broker, so
+ * a status change and its send can never split as they did in the seed (update, then send).
+ *
+ * Every command is idempotent and safe to retry after an unknown outcome (`COMMIT_UNKNOWN`, a
+ * timeout): a retried save of the same content, a second confirm, a cancel or acknowledgement of
+ * a message that is gone are no-ops. Refusals throw `ReliableMessageError`; store faults throw
+ * `MsgxError`.
+ */
+export class ReliableMessageService {
+  readonly options: ReliableMessageOptions;
+  readonly #store: ReliableMessageStore;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+
+  constructor(deps: ReliableMessageServiceDeps) {
+    this.#store = deps.store;
+    this.#clock = deps.clock;
+    this.#logger = deps.logger ?? silentLogger;
+    this.options = reliableMessageOptions(deps.options);
+  }
+
+  /**
+   * Prepare (seed `saveMessageWaitingConfirm`): stores the message WAITING_CONFIRM, unsent. Call
+   * before the business transaction. Saving the same content again is a no-op; another message
+   * with the same id is refused (`ALREADY_EXISTS`).
+   */
+  async saveWaitingConfirm(draft: ReliableMessageDraft): Promise<ReliableMessage> {
+    const d = checkDraft(draft);
+    const outcome = await this.execute(d.messageId, { type: "save-waiting", draft: d });
+    return outcome.message!;
+  }
+
+  /**
+   * Confirm (seed `confirmAndSendMessage`): after the business transaction committed, moves the
+   * message to SENDING and writes its first send. A confirmed message is a no-op; an unknown one
+   * is refused (`NOT_FOUND`).
+   */
+  confirmAndSend(messageId: string): Promise<CommandOutcome> {
+    return this.execute(checkMessageId(messageId), { type: "confirm", by: "producer" });
+  }
+
+  /**
+   * Cancel: the business transaction rolled back, so the WAITING_CONFIRM message is deleted
+   * unsent. A message that is gone is a no-op; a confirmed one is refused (`ILLEGAL_STATE`).
+   */
+  cancel(messageId: string): Promise<CommandOutcome> {
+    return this.execute(checkMessageId(messageId), { type: "cancel", by: "producer" });
+  }
+
+  /** Seed `saveAndSendMessage`: stores the message SENDING and writes its first send at once. */
+  saveAndSend(draft: ReliableMessageDraft): Promise<CommandOutcome> {
+    const d = checkDraft(draft);
+    return this.execute(d.messageId, { type: "save-and-send", draft: d });
+  }
+
+  /**
+   * Seed `directSendMessage`: writes a send of the message without storing it: no recovery, no
+   * dead letter. A retry sends it again (the consumer dedupes on the message id).
+   */
+  async directSend(draft: ReliableMessageDraft): Promise<{ readonly eventId: number }> {
+    const d = checkDraft(draft);
+    const transient = evolveMessage(undefined, { type: "saved-and-sent", draft: d }, { now: this.#clock.now(), options: this.options })!;
+    const result = await this.#store.commit({ op: "send", send: sendDraft(transient) });
+    if (!result.ok || result.eventId === null) throw new Error(`store answered a send-only write with ${JSON.stringify(result)}`);
+    return { eventId: result.eventId };
+  }
+
+  /** Seed `reSendMessage`: the same as {@link resendByMessageId} for `message.messageId`. */
+  resend(message: Pick<ReliableMessage, "messageId">): Promise<CommandOutcome> {
+    return this.resendByMessageId(message.messageId);
+  }
+
+  /**
+   * Seed `reSendMessageByMessageId`: sends a confirmed message once more (`sendCount` + 1). A dead
+   * message comes back to SENDING for one acknowledgement wait. An unconfirmed message is refused
+   * (`ILLEGAL_STATE`): the seed would have delivered a business action that may never commit.
+   */
+  resendByMessageId(messageId: string): Promise<CommandOutcome> {
+    return this.execute(checkMessageId(messageId), { type: "resend" });
+  }
+
+  /** Seed `setMessageToAreadlyDead`: no job resends it any more. Refused for an unconfirmed message. */
+  markDead(messageId: string): Promise<CommandOutcome> {
+    return this.execute(checkMessageId(messageId), { type: "mark-dead" });
+  }
+
+  /** Seed `getMessageByMessageId`. */
+  get(messageId: string): Promise<ReliableMessage | undefined> {
+    return this.#store.get(checkMessageId(messageId));
+  }
+
+  /** Seed `deleteMessageByMessageId`, for operators: deletes the message whatever its phase. */
+  deleteByMessageId(messageId: string): Promise<CommandOutcome> {
+    return this.execute(checkMessageId(messageId), { type: "delete" });
+  }
+
+  /**
+   * The consumer's acknowledgement: deletes a sent message (dead or not), so it is never resent.
+   * A message that is gone is a no-op (a redelivery acknowledged twice); one that was never sent
+   * is refused (`ILLEGAL_STATE`), so a stray acknowledgement cannot delete a prepared message.
+   */
+  acknowledge(messageId: string): Promise<CommandOutcome> {
+    return this.execute(checkMessageId(messageId), { type: "acknowledge" });
+  }
+
+  /**
+   * Seed `reSendAllDeadMessageByQueueName`: resends every dead message of `queueName`, scanning
+   * in pages of `pageSize` (1–5,000, default 1,000) by message id, each resend its own
+   * transaction. Unlike the seed it clears the dead flag (the seed resent and left them dead).
+   */
+  async resendAllDeadByQueue(queueName: string, pageSize?: number): Promise<BulkResendResult> {
+    const size = clampPageSize(pageSize);
+    const filter: MessageFilter = { consumerQueue: queueName, status: MessageStatus.SENDING, dead: true };
+    let after: string | null = null;
+    let resent = 0;
+    let skipped = 0;
+    let pages = 0;
+    for (;;) {
+      const page = await this.#store.scan(filter, after, size);
+      if (page.length === 0) break;
+      pages += 1;
+      for (const m of page) {
+        try {
+          const outcome = await this.execute(m.messageId, { type: "resend", onlyDead: true }, m);
+          if (outcome.applied) resent += 1;
+          else skipped += 1;
+        } catch (e) {
+          if (!isReliableMessageError(e)) throw e;
+          skipped += 1;
+        }
+      }
+      after = page[page.length - 1]!.messageId;
+      if (page.length < size) break;
+    }
+    this.#logger.info("reliable messages: dead letters resent", { queue: queueName, resent, skipped, pages });
+    return { resent, skipped, pages };
+  }
+
+  /** Seed `listPage`: page `pageNum` (1-based) of the messages matching `filter`, oldest first. */
+  listPage(filter: MessageFilter = {}, pageNum = 1, pageSize = 20): Promise<MessagePage> {
+    return this.#store.listPage(filter, pageNum, pageSize);
+  }
+
+  /**
+   * Runs any command of the machine against one message (the jobs use it). `current` is the state
+   * the caller read, if any. See `runCommand`.
+   */
+  execute(messageId: string, command: MessageCommand, current?: ReliableMessage): Promise<CommandOutcome> {
+    return runCommand({ store: this.#store, clock: this.#clock, options: this.options }, messageId, command, current);
+  }
+}
+

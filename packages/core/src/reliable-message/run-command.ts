@@ -1,0 +1,72 @@
+import type { Clock } from "../ports/clock.js";
+import { sendDraft } from "./message-envelope.js";
+import { decideMessage, evolveMessage, impliesSend, type MessageCommand, type MessageEvent } from "./message-machine.js";
+import { ReliableMessageError } from "./reliable-message-error.js";
+import type { ReliableMessageOptions } from "./reliable-message-options.js";
+import type { MessageWrite, ReliableMessageStore } from "./reliable-message-store.js";
+import type { ReliableMessage } from "./reliable-message.js";
+
+/** What a command did to one message. */
+export interface CommandOutcome {
+  readonly messageId: string;
+  /** True when the command changed the store; false for a no-op (a retry, a message already there). */
+  readonly applied: boolean;
+  /** The event applied, when one was. */
+  readonly event: MessageEvent["type"] | null;
+  /** Why nothing was done, for a no-op. */
+  readonly reason: string | null;
+  /** The message after the command (undefined when it is gone or was never there). */
+  readonly message: ReliableMessage | undefined;
+  /** The EVENT_ID of the outbox row the command wrote, when it sent. */
+  readonly eventId: number | null;
+}
+
+export interface CommandDeps {
+  readonly store: ReliableMessageStore;
+  readonly clock: Clock;
+  readonly options: ReliableMessageOptions;
+  /** Compare-and-set rounds before giving up with `CONFLICT` (default 5). */
+  readonly casAttempts?: number;
+}
+
+/**
+ * Reads the message, decides, evolves, and writes the change (with its outbox row when it sends)
+ * as one compare-and-set. A lost compare-and-set means someone else changed the message: read
+ * again and decide again, so a concurrent confirm, check-back or acknowledgement is seen and never
+ * doubled. Store errors propagate unchanged (`COMMIT_UNKNOWN` included: the caller re-reads or
+ * retries the command, which is safe since every command is idempotent).
+ *
+ * `current` is the state the caller already read, saving the first read (jobs pass what `due`
+ * returned).
+ */
+export async function runCommand(
+  deps: CommandDeps,
+  messageId: string,
+  command: MessageCommand,
+  current?: ReliableMessage | null,
+): Promise<CommandOutcome> {
+  const attempts = deps.casAttempts ?? 5;
+  let state: ReliableMessage | undefined = current === null ? undefined : current;
+  let known = current !== undefined;
+  for (let round = 1; round <= attempts; round++) {
+    if (!known) state = await deps.store.get(messageId);
+    known = false;
+    const ctx = { now: deps.clock.now(), options: deps.options };
+    const decision = decideMessage(command, state, ctx);
+    if (decision.kind === "reject") throw new ReliableMessageError(decision.code, `message ${messageId}: ${decision.reason}`, messageId);
+    if (decision.kind === "noop") {
+      return { messageId, applied: false, event: null, reason: decision.reason, message: state, eventId: null };
+    }
+    const next = evolveMessage(state, decision.event, ctx);
+    const send = next !== undefined && impliesSend(decision.event) ? sendDraft(next) : null;
+    const write: MessageWrite =
+      state === undefined
+        ? { op: "insert", message: next!, send }
+        : next === undefined
+          ? { op: "delete", messageId, expectedVersion: state.version }
+          : { op: "update", expectedVersion: state.version, message: next, send };
+    const result = await deps.store.commit(write);
+    if (result.ok) return { messageId, applied: true, event: decision.event.type, reason: null, message: next, eventId: result.eventId };
+  }
+  throw new ReliableMessageError("CONFLICT", `message ${messageId}: still changing after ${attempts} compare-and-set rounds`, messageId);
+}

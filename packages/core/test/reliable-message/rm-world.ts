@@ -1,0 +1,80 @@
+import { MsgDispatcher } from "../../src/delivery/msg-dispatcher.js";
+import type { LogFields, Logger } from "../../src/ports/logger.js";
+import { CheckBackJob } from "../../src/reliable-message/check-back-job.js";
+import { InMemoryReliableMessageStore } from "../../src/reliable-message/in-memory-reliable-message-store.js";
+import { reliableMessageTarget, reliableMessageTopics } from "../../src/reliable-message/message-envelope.js";
+import { RecoveryJob } from "../../src/reliable-message/recovery-job.js";
+import type { ReliableMessageOptions } from "../../src/reliable-message/reliable-message-options.js";
+import { ReliableMessageService } from "../../src/reliable-message/reliable-message-service.js";
+import { InMemoryBroker } from "../../src/testing/in-memory-broker.js";
+import { InMemoryOutboxStore } from "../../src/testing/in-memory-outbox-store.js";
+import { InMemoryPipelineStore } from "../../src/testing/in-memory-pipeline-store.js";
+import { ManualClock } from "../../src/testing/manual-clock.js";
+
+/** A logger that keeps what it was told, for assertions on alerts. */
+export class RecordingLogger implements Logger {
+  readonly lines: { level: string; msg: string; fields: LogFields | undefined }[] = [];
+  debug(msg: string, fields?: LogFields): void {
+    this.lines.push({ level: "debug", msg, fields });
+  }
+  info(msg: string, fields?: LogFields): void {
+    this.lines.push({ level: "info", msg, fields });
+  }
+  warn(msg: string, fields?: LogFields): void {
+    this.lines.push({ level: "warn", msg, fields });
+  }
+  error(msg: string, fields?: LogFields): void {
+    this.lines.push({ level: "error", msg, fields });
+  }
+  at(level: string): string[] {
+    return this.lines.filter((l) => l.level === level).map((l) => l.msg);
+  }
+}
+
+/** The service, its jobs and the relay over the fakes: one database, one broker, one dispatcher per queue. */
+export class RmWorld {
+  readonly clock = new ManualClock();
+  readonly db = new InMemoryPipelineStore(this.clock);
+  readonly store = new InMemoryReliableMessageStore(this.clock, this.db);
+  readonly outbox = new InMemoryOutboxStore(this.db);
+  readonly broker = new InMemoryBroker();
+  readonly logger = new RecordingLogger();
+  readonly service: ReliableMessageService;
+  readonly checkBack: CheckBackJob;
+  readonly recovery: RecoveryJob;
+  readonly dispatchers: ReadonlyMap<string, MsgDispatcher>;
+
+  constructor(
+    readonly queues: readonly string[] = ["accounting"],
+    options: Partial<ReliableMessageOptions> = {},
+    jobBatch = 100,
+  ) {
+    const { store, clock, logger } = this;
+    this.service = new ReliableMessageService({ store, clock, logger, options });
+    this.checkBack = new CheckBackJob({ service: this.service, store, clock, logger }, { batchSize: jobBatch });
+    this.recovery = new RecoveryJob({ service: this.service, store, clock, logger }, { batchSize: jobBatch });
+    this.dispatchers = new Map(queues.map((q) => [q, this.newDispatcher(q)]));
+  }
+
+  newDispatcher(queue: string): MsgDispatcher {
+    return new MsgDispatcher(
+      { outbox: this.outbox, delivery: this.broker, clock: this.clock, logger: this.logger },
+      { target: reliableMessageTarget(queue), topics: reliableMessageTopics([queue]) },
+    );
+  }
+
+  /** Runs every dispatcher until none has a due event left. */
+  async deliverAll(): Promise<void> {
+    for (const d of this.dispatchers.values()) {
+      for (let i = 0; i < 1_000; i++) {
+        const step = await d.step();
+        if (step.did !== "sent") break;
+      }
+    }
+  }
+
+  /** The JSON values on a queue's topic, in offset order. */
+  values(queue: string): unknown[] {
+    return this.broker.records(`rmq.${queue}`).map((r) => (r.value === null ? null : JSON.parse(r.value)));
+  }
+}
