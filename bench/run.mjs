@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// Runs a TypeScript benchmark without a TS runner: bundles bench/<name>.bench.ts with esbuild
+// (the one tsup already installs; resolved through tsup, so no new dependency) into bench/.out,
+// resolving @msgx/* to the package sources through tsconfig.json paths, then runs it.
+//   node bench/run.mjs pump-store [--messages 20000] [--runs 1,200,500]
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const [name = "pump-store", ...args] = process.argv.slice(2);
+const require = createRequire(import.meta.url);
+const esbuild = createRequire(require.resolve("tsup"))("esbuild");
+
+const outfile = join(here, ".out", `${name}.bench.cjs`);
+await esbuild.build({
+  entryPoints: [join(here, `${name}.bench.ts`)],
+  outfile,
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "cjs",
+  sourcemap: "inline",
+  tsconfig: join(root, "tsconfig.json"),
+  // Drivers live in the adapter's node_modules (pnpm); pg's optional native binding stays out.
+  nodePaths: [join(root, "packages/adapters-pg/node_modules"), join(root, "packages/core/node_modules")],
+  external: ["pg-native", "@electric-sql/pglite"],
+  logLevel: "warning",
+});
+const run = spawnSync(process.execPath, ["--enable-source-maps", outfile, ...args], { stdio: "inherit", cwd: root });
+process.exit(run.status ?? 1);
