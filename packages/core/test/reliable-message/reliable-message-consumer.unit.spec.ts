@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { describeConsumeLogContract } from "../../src/reliable-message/consume-log.contract.js";
 import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
 import { InMemoryConsumeLog, type InMemoryConsumerTx } from "../../src/reliable-message/in-memory-consume-log.js";
 import { envelopeOf, parseEnvelope, type MessageEnvelope } from "../../src/reliable-message/message-envelope.js";
@@ -123,4 +124,15 @@ describe("reliable-message consumer", () => {
     const envelope = envelopeOf(sampleMessage("M-1", { status: "SENDING", sendCount: 3, lastSentAt: 9, body: "ü\n" }));
     expect(parseEnvelope(JSON.stringify(envelope))).toEqual({ ok: true, envelope });
   });
+});
+
+describeConsumeLogContract<InMemoryConsumerTx>("InMemoryConsumeLog", async () => {
+  const log = new InMemoryConsumeLog();
+  const rows: string[] = [];
+  return {
+    log,
+    write: async (tx, key) => tx.stage(() => rows.push(key)),
+    written: async () => [...rows].sort(),
+    close: async () => undefined,
+  };
 });
