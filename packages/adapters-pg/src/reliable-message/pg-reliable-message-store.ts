@@ -1,0 +1,129 @@
+import { isMsgxError, systemClock, type Clock } from "@msgx/core";
+import type {
+  MessageFilter,
+  MessagePage,
+  MessageStatus,
+  MessageWrite,
+  ReliableMessage,
+  ReliableMessageStore,
+  WriteResult,
+} from "@msgx/core";
+import type { ControlledTransaction, Kysely } from "kysely";
+import type { Db } from "../operations/db.js";
+import { mapPgError, pgCall } from "../pg-error-map.js";
+import type { MsgxDatabase } from "../rows/tables.js";
+import { deleteMessage } from "./operations/delete-message.js";
+import { dueMessages } from "./operations/due-messages.js";
+import { getMessage } from "./operations/get-message.js";
+import { insertMessageEvent } from "./operations/insert-message-event.js";
+import { insertMessage } from "./operations/insert-message.js";
+import { listMessagesPage } from "./operations/list-messages-page.js";
+import { scanMessages } from "./operations/scan-messages.js";
+import { updateMessage } from "./operations/update-message.js";
+
+export interface PgReliableMessageStoreOptions {
+  /** Time for the outbox rows' `created_at`. Default: the system clock. */
+  readonly clock?: Clock;
+  /** Serialization failures and deadlocks (CONFLICT) are retried this many times in all. Default 3. */
+  readonly conflictAttempts?: number;
+}
+
+/**
+ * `ReliableMessageStore` on PostgreSQL through kysely, over `reliable_message` (migration
+ * `reliableMessageMigration`) and the pipeline's `msg_event` outbox, in the same database and
+ * schema: a send's outbox row commits in the same transaction as the message change, and the
+ * relay (`PgOutboxStore` + `MsgDispatcher`) delivers it. Tables are unqualified: put the schema on
+ * the connections' search path (`pgPoolConfig` does).
+ *
+ * A `commit` is BEGIN, one compare-and-set statement on the message (`WHERE version = …`), at
+ * most one outbox INSERT, COMMIT; a lost compare-and-set rolls back and reports the conflict.
+ */
+export class PgReliableMessageStore implements ReliableMessageStore {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #conflictAttempts: number;
+
+  constructor(db: Kysely<any>, options: PgReliableMessageStoreOptions = {}) {
+    this.#db = db as Kysely<MsgxDatabase>;
+    this.#clock = options.clock ?? systemClock;
+    this.#conflictAttempts = Math.max(1, options.conflictAttempts ?? 3);
+  }
+
+  async commit(write: MessageWrite): Promise<WriteResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#commitOnce(write);
+      } catch (e) {
+        if (isMsgxError(e) && e.kind === "CONFLICT" && attempt < this.#conflictAttempts) continue;
+        throw e;
+      }
+    }
+  }
+
+  async #commitOnce(write: MessageWrite): Promise<WriteResult> {
+    const trx = await pgCall("reliable message begin", () => this.#db.startTransaction().execute());
+    let result: WriteResult;
+    try {
+      result = await this.#apply(trx, write);
+    } catch (e) {
+      await rollbackQuietly(trx);
+      throw mapPgError(e, `reliable message ${write.op}`);
+    }
+    if (!result.ok) {
+      await rollbackQuietly(trx);
+      return result;
+    }
+    try {
+      await trx.commit().execute();
+    } catch (e) {
+      await rollbackQuietly(trx);
+      throw mapPgError(e, "reliable message commit", "commit");
+    }
+    return result;
+  }
+
+  async #apply(trx: Db, write: MessageWrite): Promise<WriteResult> {
+    const now = this.#clock.now();
+    switch (write.op) {
+      case "send":
+        return { ok: true, eventId: await insertMessageEvent(trx, write.send, now) };
+      case "insert":
+        if (!(await insertMessage(trx, write.message))) return { ok: false, conflict: "exists" };
+        return { ok: true, eventId: write.send ? await insertMessageEvent(trx, write.send, now) : null };
+      case "update":
+        if (!(await updateMessage(trx, write.message, write.expectedVersion))) return this.#conflict(trx, write.message.messageId);
+        return { ok: true, eventId: write.send ? await insertMessageEvent(trx, write.send, now) : null };
+      case "delete":
+        if (!(await deleteMessage(trx, write.messageId, write.expectedVersion))) return this.#conflict(trx, write.messageId);
+        return { ok: true, eventId: null };
+    }
+  }
+
+  async #conflict(trx: Db, messageId: string): Promise<WriteResult> {
+    return { ok: false, conflict: (await getMessage(trx, messageId)) === undefined ? "missing" : "changed" };
+  }
+
+  get(messageId: string): Promise<ReliableMessage | undefined> {
+    return pgCall("reliable message get", () => getMessage(this.#db, messageId));
+  }
+
+  due(status: MessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
+    return pgCall("reliable message due", () => dueMessages(this.#db, status, now, limit));
+  }
+
+  scan(filter: MessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]> {
+    return pgCall("reliable message scan", () => scanMessages(this.#db, filter, afterMessageId, limit));
+  }
+
+  async listPage(filter: MessageFilter, pageNum: number, pageSize: number): Promise<MessagePage> {
+    if (!Number.isSafeInteger(pageNum) || pageNum < 1) throw new RangeError(`pageNum must be a positive integer: ${pageNum}`);
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer: ${pageSize}`);
+    return pgCall("reliable message listPage", () => listMessagesPage(this.#db, filter, pageNum, pageSize));
+  }
+}
+
+/** Ends a failed transaction; a dead connection is discarded by the driver, not returned to the pool. */
+async function rollbackQuietly(trx: ControlledTransaction<MsgxDatabase>): Promise<void> {
+  if (trx.isCommitted || trx.isRolledBack) return;
+  await trx.rollback().execute().catch(() => undefined);
+}
