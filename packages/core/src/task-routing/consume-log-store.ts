@@ -1,0 +1,60 @@
+import type { CallbackStatus, ConsumeLogEntry, ConsumeLogWrite, ConsumeStatus } from "./consume-log.js";
+
+/**
+ * The consume log's side of one handler transaction. `Tx` is the handle the business writes go
+ * through (a kysely transaction for PostgreSQL), so they commit with the log row.
+ */
+export interface ConsumeTx<Tx> {
+  readonly handle: Tx;
+  /**
+   * Claims `eventId` for this transaction: waits while another transaction holds the same id,
+   * then returns its row as committed (undefined when there is none). Two consumers handed the
+   * same event (a rebalance) therefore run its handler one after the other, and the second sees
+   * the first's SUCCEEDED row.
+   */
+  claim(eventId: string): Promise<ConsumeLogEntry | undefined>;
+  /**
+   * Writes the row SUCCEEDED (inserting it, or replacing a FAILED row and keeping its
+   * `createdAt`), with `callbackStatus` PENDING due at `write.at` when `write.callback`.
+   */
+  succeed(write: ConsumeLogWrite): Promise<void>;
+}
+
+/** Which rows to list (all optional), ascending by `eventId`. */
+export interface ConsumeLogFilter {
+  readonly statuses?: readonly ConsumeStatus[];
+  readonly callbackStatuses?: readonly CallbackStatus[];
+  readonly taskId?: string;
+  readonly limit?: number;
+}
+
+/**
+ * The owner service's consume log (`task_event_consume_log`), in the owner's own database.
+ *
+ * Every implementation guarantees:
+ * - `transaction` commits everything written through `tx.handle` and `tx.succeed` atomically, or
+ *   nothing when `fn` throws or the commit fails (then `fn` may be run again by the caller);
+ *   a lost connection during COMMIT throws `MsgxError("COMMIT_UNKNOWN")` (the consumer re-reads
+ *   the row on redelivery, so it is never applied twice);
+ * - a SUCCEEDED or DEAD row never changes status again (only its callback bookkeeping does);
+ * - callback members change only rows whose `callbackStatus` is PENDING;
+ * - driver errors leave as `MsgxError` (connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`).
+ */
+export interface ConsumeLogStore<Tx> {
+  transaction<T>(fn: (tx: ConsumeTx<Tx>) => Promise<T>): Promise<T>;
+  /** The committed row of `eventId`. */
+  get(eventId: string): Promise<ConsumeLogEntry | undefined>;
+  /**
+   * Outside any handler transaction (it rolled back): records a failed attempt (`FAILED`) or a
+   * dead letter (`DEAD`, callback PENDING when `write.callback`), inserting or replacing a FAILED
+   * row. A SUCCEEDED or DEAD row is left as it is. Returns the row as stored afterwards.
+   */
+  recordFailure(write: ConsumeLogWrite): Promise<ConsumeLogEntry>;
+  /** Rows whose callback is PENDING and due at `now` (`callbackNextAt <= now`), oldest due first, at most `limit`. */
+  dueCallbacks(now: number, limit: number): Promise<readonly ConsumeLogEntry[]>;
+  /** Ends a PENDING callback: SENT (recorded by the task service) or REJECTED (refused for good, `error` why). */
+  settleCallback(eventId: string, status: "SENT" | "REJECTED", error: string | null, at: number): Promise<void>;
+  /** Records a failed try of a PENDING callback: the new attempt count, when it is due again, why it failed. */
+  deferCallback(eventId: string, attempts: number, nextAt: number, error: string): Promise<void>;
+  list(filter: ConsumeLogFilter): Promise<readonly ConsumeLogEntry[]>;
+}

@@ -1,0 +1,111 @@
+import type { OutboxEventDraft } from "../outbox/outbox-event.js";
+import { TaskEventType, taskEventId } from "./task-event.js";
+import { evolveTask } from "./task-machine.js";
+import { TaskStatus, type TaskRecord } from "./task-record.js";
+import { taskEventDraft, type TaskRouting } from "./task-routing-config.js";
+
+/** What the external system (or the task service itself, for a cancel) reports about a task. */
+export const FeedbackStatus = { EXECUTING: "EXECUTING", FINISHED: "FINISHED", CANCELLED: "CANCELLED" } as const;
+export type FeedbackStatus = (typeof FeedbackStatus)[keyof typeof FeedbackStatus];
+
+/**
+ * One report (the seed's ACS feedback). Idempotent on `taskId + externalEventId + status`: the
+ * same report again gets the first answer and changes nothing.
+ */
+export interface ExternalFeedback {
+  readonly taskId: string;
+  /** The external system's id of this report (for a cancel of an undispatched task: the request id). */
+  readonly externalEventId: string;
+  readonly status: FeedbackStatus;
+  /** The external system's task number, when the report carries it. */
+  readonly externalTaskNo?: string | null;
+  /** A cancel reason or message, passed on to the owner. */
+  readonly reason?: string | null;
+}
+
+/** The idempotency key of a feedback. */
+export interface FeedbackKey {
+  readonly taskId: string;
+  readonly externalEventId: string;
+  readonly status: FeedbackStatus;
+}
+
+/**
+ * What a logged feedback did:
+ * - `APPLIED`: it moved the task (and, for FINISHED / CANCELLED, published the owner event);
+ * - `IGNORED`: harmless repetition of a fact the task already reflects (a second FINISHED report
+ *   under a new id, a late EXECUTING);
+ * - `REJECTED`: it contradicts the task (FINISHED for a cancelled task): kept for review.
+ */
+export const FeedbackOutcome = { APPLIED: "APPLIED", IGNORED: "IGNORED", REJECTED: "REJECTED" } as const;
+export type FeedbackOutcome = (typeof FeedbackOutcome)[keyof typeof FeedbackOutcome];
+
+/** A row of the feedback log (`task_feedback`, unique on the key). */
+export interface FeedbackEntry extends FeedbackKey {
+  readonly outcome: FeedbackOutcome;
+  readonly reason: string | null;
+  /** The owner event it published (APPLIED FINISHED / CANCELLED only). */
+  readonly eventId: string | null;
+  readonly receivedAt: number;
+}
+
+/** The decision on one feedback; `unknown-task` and `duplicate` write nothing. */
+export type FeedbackDecision =
+  | { readonly kind: "unknown-task" }
+  | { readonly kind: "duplicate"; readonly entry: FeedbackEntry }
+  | { readonly kind: "logged"; readonly entry: FeedbackEntry; readonly task: TaskRecord | null; readonly event: OutboxEventDraft | null };
+
+const S = TaskStatus;
+const FINISHING = [S.FINISHED_PENDING_CALLBACK, S.FINISHED] as readonly TaskStatus[];
+const CANCELLING = [S.CANCEL_PENDING_CALLBACK, S.CANCELLED] as readonly TaskStatus[];
+
+/**
+ * Decides on a feedback, given the task (locked) and the log entry already stored under the same
+ * key. The result is written in one transaction: the log entry, the task (when it changed) and
+ * the owner event (when one is due) — or nothing at all.
+ */
+export function decideFeedback(
+  task: TaskRecord | undefined,
+  prior: FeedbackEntry | undefined,
+  feedback: ExternalFeedback,
+  routing: TaskRouting,
+  now: number,
+): FeedbackDecision {
+  if (task === undefined) return { kind: "unknown-task" };
+  if (prior !== undefined) return { kind: "duplicate", entry: prior };
+  const reason = feedback.reason ?? null;
+  const entry = (outcome: FeedbackOutcome, why: string | null, eventId: string | null = null): FeedbackEntry => ({
+    taskId: feedback.taskId,
+    externalEventId: feedback.externalEventId,
+    status: feedback.status,
+    outcome,
+    reason: why,
+    eventId,
+    receivedAt: now,
+  });
+  const ignored = (why: string): FeedbackDecision => ({ kind: "logged", entry: entry(FeedbackOutcome.IGNORED, why), task: null, event: null });
+  const rejected = (why: string): FeedbackDecision => ({ kind: "logged", entry: entry(FeedbackOutcome.REJECTED, why), task: null, event: null });
+  const externalTaskNo = feedback.externalTaskNo ?? null;
+
+  switch (feedback.status) {
+    case FeedbackStatus.EXECUTING: {
+      if (task.status === S.EXECUTING) return ignored("already EXECUTING");
+      if (task.status !== S.CREATED && task.status !== S.DISPATCHED) return ignored(`late report: task is ${task.status}`);
+      const next = evolveTask(task, { type: "executing", externalTaskNo }, now);
+      return { kind: "logged", entry: entry(FeedbackOutcome.APPLIED, reason), task: next, event: null };
+    }
+    case FeedbackStatus.FINISHED:
+    case FeedbackStatus.CANCELLED: {
+      const finishing = feedback.status === FeedbackStatus.FINISHED;
+      const same = finishing ? FINISHING : CANCELLING;
+      const other = finishing ? CANCELLING : FINISHING;
+      if (same.includes(task.status)) return ignored(`already ${task.status}: the owner event was published once`);
+      if (other.includes(task.status)) return rejected(`conflicts with the task: it is ${task.status}`);
+      const eventId = taskEventId(task.taskId, task.version + 1);
+      const next = evolveTask(task, { type: finishing ? "finished" : "cancelled", eventId, reason, externalTaskNo }, now);
+      const eventType = finishing ? TaskEventType.TASK_FINISHED : TaskEventType.TASK_CANCELLED;
+      const event = taskEventDraft(next, eventType, feedback.externalEventId, routing, now);
+      return { kind: "logged", entry: entry(FeedbackOutcome.APPLIED, reason, eventId), task: next, event };
+    }
+  }
+}

@@ -1,0 +1,135 @@
+import { MsgxError } from "../errors/msgx-error.js";
+import { FaultPlan } from "../testing/fault-plan.js";
+import { CallbackStatus, ConsumeStatus, isSettled, type ConsumeLogEntry, type ConsumeLogWrite } from "./consume-log.js";
+import type { ConsumeLogFilter, ConsumeLogStore, ConsumeTx } from "./consume-log-store.js";
+
+/** The fake's transaction handle: business writes are staged and applied at commit with the log row. */
+export interface InMemoryTxHandle {
+  stage(write: () => void): void;
+}
+
+const byId = (a: ConsumeLogEntry, b: ConsumeLogEntry): number => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0);
+
+function rowOf(write: ConsumeLogWrite, before: ConsumeLogEntry | undefined): ConsumeLogEntry {
+  const wantsCallback = write.callback && write.status !== ConsumeStatus.FAILED;
+  return {
+    eventId: write.eventId,
+    taskId: write.taskId,
+    ownerService: write.ownerService,
+    handlerCode: write.handlerCode,
+    eventType: write.eventType,
+    status: write.status,
+    errorMsg: write.errorMsg,
+    attempts: write.attempts,
+    nextAttemptAt: write.nextAttemptAt,
+    payload: write.payload,
+    deliveryEventId: write.deliveryEventId,
+    callbackStatus: wantsCallback ? CallbackStatus.PENDING : null,
+    callbackAttempts: 0,
+    callbackNextAt: wantsCallback ? write.at : null,
+    callbackError: null,
+    createdAt: before?.createdAt ?? write.at,
+    updatedAt: write.at,
+  };
+}
+
+/**
+ * The in-memory `ConsumeLogStore`: a map of rows, one transaction at a time, the handler's staged
+ * writes and the log row applied together at commit. Fault hooks: `faults` (operations
+ * `consume.<member>` and `consume.commit`; `setDown` for an outage of the owner's database),
+ * `commitUnknownNext` (commit, then report the outcome unknown).
+ */
+export class InMemoryConsumeLogStore implements ConsumeLogStore<InMemoryTxHandle> {
+  readonly faults = new FaultPlan("consume-log");
+  readonly rows = new Map<string, ConsumeLogEntry>();
+  commitUnknownNext = false;
+  #tail: Promise<unknown> = Promise.resolve();
+
+  transaction<T>(fn: (tx: ConsumeTx<InMemoryTxHandle>) => Promise<T>): Promise<T> {
+    const run = this.#tail.then(() => this.#run(fn));
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async #run<T>(fn: (tx: ConsumeTx<InMemoryTxHandle>) => Promise<T>): Promise<T> {
+    this.#check("transaction");
+    const staged: (() => void)[] = [];
+    const tx: ConsumeTx<InMemoryTxHandle> = {
+      handle: { stage: (write) => void staged.push(write) },
+      claim: async (eventId) => {
+        this.#check("claim");
+        return this.rows.get(eventId);
+      },
+      succeed: async (write) => {
+        this.#check("succeed");
+        if (write.status !== ConsumeStatus.SUCCEEDED) throw new TypeError(`succeed writes SUCCEEDED rows, not ${write.status}`);
+        const before = this.rows.get(write.eventId);
+        if (before !== undefined && isSettled(before)) throw new MsgxError("INFRA", `consume log ${write.eventId} is already ${before.status}`);
+        staged.push(() => this.rows.set(write.eventId, rowOf(write, before)));
+      },
+    };
+    const result = await fn(tx);
+    this.#check("commit");
+    for (const write of staged) write();
+    if (this.commitUnknownNext) {
+      this.commitUnknownNext = false;
+      throw new MsgxError("COMMIT_UNKNOWN", "connection lost during COMMIT (simulated; it did commit)");
+    }
+    return result;
+  }
+
+  async get(eventId: string): Promise<ConsumeLogEntry | undefined> {
+    this.#check("get");
+    return this.rows.get(eventId);
+  }
+
+  async recordFailure(write: ConsumeLogWrite): Promise<ConsumeLogEntry> {
+    this.#check("recordFailure");
+    if (write.status === ConsumeStatus.SUCCEEDED) throw new TypeError("recordFailure writes FAILED or DEAD rows");
+    const before = this.rows.get(write.eventId);
+    if (before !== undefined && isSettled(before)) return before;
+    const row = rowOf(write, before);
+    this.rows.set(write.eventId, row);
+    return row;
+  }
+
+  async dueCallbacks(now: number, limit: number): Promise<readonly ConsumeLogEntry[]> {
+    this.#check("dueCallbacks");
+    return [...this.rows.values()]
+      .filter((r) => r.callbackStatus === CallbackStatus.PENDING && (r.callbackNextAt ?? 0) <= now)
+      .sort((a, b) => (a.callbackNextAt ?? 0) - (b.callbackNextAt ?? 0) || byId(a, b))
+      .slice(0, limit);
+  }
+
+  async settleCallback(eventId: string, status: "SENT" | "REJECTED", error: string | null, at: number): Promise<void> {
+    this.#check("settleCallback");
+    this.#updatePending(eventId, (r) => ({ ...r, callbackStatus: status, callbackNextAt: null, callbackError: error, updatedAt: at }));
+  }
+
+  async deferCallback(eventId: string, attempts: number, nextAt: number, error: string): Promise<void> {
+    this.#check("deferCallback");
+    this.#updatePending(eventId, (r) => ({ ...r, callbackAttempts: attempts, callbackNextAt: nextAt, callbackError: error }));
+  }
+
+  async list(filter: ConsumeLogFilter): Promise<readonly ConsumeLogEntry[]> {
+    this.#check("list");
+    return [...this.rows.values()]
+      .filter(
+        (r) =>
+          (filter.statuses === undefined || filter.statuses.includes(r.status)) &&
+          (filter.callbackStatuses === undefined || (r.callbackStatus !== null && filter.callbackStatuses.includes(r.callbackStatus))) &&
+          (filter.taskId === undefined || r.taskId === filter.taskId),
+      )
+      .sort(byId)
+      .slice(0, filter.limit ?? Number.POSITIVE_INFINITY);
+  }
+
+  #updatePending(eventId: string, change: (r: ConsumeLogEntry) => ConsumeLogEntry): void {
+    const row = this.rows.get(eventId);
+    if (row !== undefined && row.callbackStatus === CallbackStatus.PENDING) this.rows.set(eventId, change(row));
+  }
+
+  #check(operation: string): void {
+    this.faults.check(`consume.${operation}`);
+  }
+}

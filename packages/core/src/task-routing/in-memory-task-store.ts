@@ -1,0 +1,162 @@
+import { MsgxError } from "../errors/msgx-error.js";
+import { DeliveryStatus, type OutboxEventDraft } from "../outbox/outbox-event.js";
+import type { Clock } from "../ports/clock.js";
+import type { FaultPlan } from "../testing/fault-plan.js";
+import type { InMemoryPipelineStore } from "../testing/in-memory-pipeline-store.js";
+import type { CallbackEntry } from "./callback.js";
+import type { FeedbackEntry, FeedbackKey } from "./feedback.js";
+import type { TaskRecord } from "./task-record.js";
+import type { TaskFilter, TaskStore, TaskTx } from "./task-store.js";
+
+/** The fake's tables, public so tests can look inside. */
+export interface InMemoryTaskTables {
+  readonly tasks: Map<string, TaskRecord>;
+  /** In log order. */
+  readonly feedback: FeedbackEntry[];
+  readonly callbacks: CallbackEntry[];
+}
+
+const keyOf = (k: FeedbackKey): string => JSON.stringify([k.taskId, k.externalEventId, k.status]);
+
+/**
+ * The in-memory `TaskStore`. Its outbox rows go to `pipeline.tables.events` — the table
+ * `InMemoryOutboxStore` and the dispatchers read — and it shares the pipeline store's `faults`,
+ * so one `setDown(true)` takes the whole database away. Transactions run one at a time; writes
+ * are staged and applied at commit. Fault hooks: `faults` (operations `task.<member>` and
+ * `task.commit`), `commitUnknownNext` (commit, then report the outcome unknown).
+ */
+export class InMemoryTaskStore implements TaskStore {
+  readonly tables: InMemoryTaskTables = { tasks: new Map(), feedback: [], callbacks: [] };
+  /** When set, the next commit applies its writes and then throws `COMMIT_UNKNOWN`. */
+  commitUnknownNext = false;
+  readonly #clock: Clock;
+  readonly #pipeline: InMemoryPipelineStore;
+  #tail: Promise<unknown> = Promise.resolve();
+
+  constructor(clock: Clock, pipeline: InMemoryPipelineStore) {
+    this.#clock = clock;
+    this.#pipeline = pipeline;
+  }
+
+  get faults(): FaultPlan {
+    return this.#pipeline.faults;
+  }
+
+  transaction<T>(fn: (tx: TaskTx) => Promise<T>): Promise<T> {
+    const run = this.#tail.then(() => this.#run(fn));
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async #run<T>(fn: (tx: TaskTx) => Promise<T>): Promise<T> {
+    this.#check("transaction");
+    const t = this.tables;
+    const tasks = new Map<string, TaskRecord>();
+    const feedback: FeedbackEntry[] = [];
+    const callbacks: CallbackEntry[] = [];
+    const events: OutboxEventDraft[] = [];
+    const current = (id: string): TaskRecord | undefined => tasks.get(id) ?? t.tasks.get(id);
+    const tx: TaskTx = {
+      lockTask: async (taskId) => {
+        this.#check("lockTask");
+        return current(taskId);
+      },
+      insertTask: async (task) => {
+        this.#check("insertTask");
+        if (current(task.taskId) !== undefined) return false;
+        tasks.set(task.taskId, task);
+        return true;
+      },
+      updateTask: async (task) => {
+        this.#check("updateTask");
+        const stored = current(task.taskId);
+        if (stored === undefined || task.version !== stored.version + 1) {
+          throw new MsgxError("CONFLICT", `task ${task.taskId}: version ${task.version} does not follow ${stored?.version ?? "nothing"}`);
+        }
+        tasks.set(task.taskId, task);
+      },
+      findFeedback: async (key) => {
+        this.#check("findFeedback");
+        const k = keyOf(key);
+        return [...t.feedback, ...feedback].find((e) => keyOf(e) === k);
+      },
+      insertFeedback: async (entry) => {
+        this.#check("insertFeedback");
+        const k = keyOf(entry);
+        if ([...t.feedback, ...feedback].some((e) => keyOf(e) === k)) {
+          throw new MsgxError("INFRA", `unique violation: feedback ${k} is logged already`);
+        }
+        feedback.push(entry);
+      },
+      insertCallback: async (entry) => {
+        this.#check("insertCallback");
+        callbacks.push(entry);
+      },
+      appendEvents: async (drafts) => {
+        this.#check("appendEvents");
+        events.push(...drafts);
+      },
+    };
+    const result = await fn(tx);
+    this.#check("commit");
+    for (const [id, task] of tasks) t.tasks.set(id, task);
+    t.feedback.push(...feedback);
+    t.callbacks.push(...callbacks);
+    this.#appendOutbox(events);
+    if (this.commitUnknownNext) {
+      this.commitUnknownNext = false;
+      throw new MsgxError("COMMIT_UNKNOWN", "connection lost during COMMIT (simulated; it did commit)");
+    }
+    return result;
+  }
+
+  #appendOutbox(drafts: readonly OutboxEventDraft[]): void {
+    const p = this.#pipeline.tables;
+    const now = this.#clock.now();
+    for (const e of drafts) {
+      p.events.push({
+        ...e,
+        eventId: p.nextEventId++,
+        status: DeliveryStatus.PENDING,
+        attempts: 0,
+        nextAttemptAt: null,
+        lastError: null,
+        createdAt: now,
+        sentAt: null,
+      });
+    }
+  }
+
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    this.#check("get");
+    return this.tables.tasks.get(taskId);
+  }
+
+  async list(filter: TaskFilter): Promise<readonly TaskRecord[]> {
+    this.#check("list");
+    return [...this.tables.tasks.values()]
+      .filter(
+        (task) =>
+          (filter.statuses === undefined || filter.statuses.includes(task.status)) &&
+          (filter.ownerService === undefined || task.ownerService === filter.ownerService) &&
+          (filter.updatedBefore === undefined || task.updatedAt <= filter.updatedBefore) &&
+          (filter.afterTaskId === undefined || task.taskId > filter.afterTaskId),
+      )
+      .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0))
+      .slice(0, filter.limit ?? Number.POSITIVE_INFINITY);
+  }
+
+  async feedback(taskId: string): Promise<readonly FeedbackEntry[]> {
+    this.#check("feedback");
+    return this.tables.feedback.filter((e) => e.taskId === taskId);
+  }
+
+  async callbacks(taskId: string): Promise<readonly CallbackEntry[]> {
+    this.#check("callbacks");
+    return this.tables.callbacks.filter((e) => e.taskId === taskId);
+  }
+
+  #check(operation: string): void {
+    this.faults.check(`task.${operation}`);
+  }
+}

@@ -1,0 +1,111 @@
+import { isCode, type JsonObject, type TaskRecord } from "./task-record.js";
+
+/** The events a task publishes to its owner. */
+export const TaskEventType = { TASK_FINISHED: "TASK_FINISHED", TASK_CANCELLED: "TASK_CANCELLED" } as const;
+export type TaskEventType = (typeof TaskEventType)[keyof typeof TaskEventType];
+
+/** The schema version of {@link TaskEventMessage}; bumped on any incompatible change. */
+export const TASK_EVENT_SCHEMA_VERSION = 1;
+
+/**
+ * The record value of a task event (JSON; `docs/task-routing.md`). Every field is always present;
+ * the nullable ones are null when unknown.
+ */
+export interface TaskEventMessage {
+  readonly schemaVersion: typeof TASK_EVENT_SCHEMA_VERSION;
+  /**
+   * Stable id of this fact, `<taskId>#<taskVersion>`: the owner's consume log dedupes on it and
+   * the callback echoes it. The same on every resend of the record.
+   */
+  readonly eventId: string;
+  readonly eventType: TaskEventType;
+  readonly taskId: string;
+  /** The task's version after the transition that produced the event. */
+  readonly taskVersion: number;
+  readonly ownerService: string;
+  readonly handlerCode: string;
+  readonly bizType: string;
+  readonly bizId: string;
+  readonly externalSystem: string;
+  readonly externalTaskType: string | null;
+  readonly externalTaskNo: string | null;
+  /** The external feedback that caused the event (or the cancel request id). */
+  readonly externalEventId: string;
+  /** A cancel reason or the feedback's message, when given. */
+  readonly reason: string | null;
+  /** When the task service recorded the feedback, ISO-8601 UTC. */
+  readonly occurredAt: string;
+  /** The task's request payload, as created. */
+  readonly payload: JsonObject;
+}
+
+/** The event id of the transition that brought a task to `version`. */
+export const taskEventId = (taskId: string, version: number): string => `${taskId}#${version}`;
+
+/** Builds the message for `task` as it is right after the transition that published it. */
+export function taskEventMessage(
+  task: TaskRecord,
+  eventType: TaskEventType,
+  externalEventId: string,
+  at: number,
+): TaskEventMessage {
+  return {
+    schemaVersion: TASK_EVENT_SCHEMA_VERSION,
+    eventId: taskEventId(task.taskId, task.version),
+    eventType,
+    taskId: task.taskId,
+    taskVersion: task.version,
+    ownerService: task.ownerService,
+    handlerCode: task.handlerCode,
+    bizType: task.bizType,
+    bizId: task.bizId,
+    externalSystem: task.externalSystem,
+    externalTaskType: task.externalTaskType,
+    externalTaskNo: task.externalTaskNo,
+    externalEventId,
+    reason: task.statusReason,
+    occurredAt: new Date(at).toISOString(),
+    payload: task.payload,
+  };
+}
+
+/** A parsed message, or why the value is not one. */
+export type ParsedTaskEvent = { readonly ok: true; readonly event: TaskEventMessage } | { readonly ok: false; readonly reason: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isText = (v: unknown): v is string => typeof v === "string" && v.length > 0;
+const isTextOrNull = (v: unknown): v is string | null => v === null || typeof v === "string";
+
+/**
+ * Parses and checks a record value. An event type this version does not know is reported as such
+ * (the consumer dead-letters it with that reason) rather than as malformed JSON.
+ */
+export function parseTaskEvent(value: string | null): ParsedTaskEvent {
+  if (value === null) return { ok: false, reason: "record has no value" };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(value);
+  } catch {
+    return { ok: false, reason: "record value is not JSON" };
+  }
+  if (!isObject(raw)) return { ok: false, reason: "record value is not a JSON object" };
+  if (raw["schemaVersion"] !== TASK_EVENT_SCHEMA_VERSION) {
+    return { ok: false, reason: `unsupported schemaVersion ${JSON.stringify(raw["schemaVersion"])}` };
+  }
+  const missing = (["eventId", "taskId", "bizType", "bizId", "externalSystem", "externalEventId", "occurredAt"] as const).filter(
+    (f) => !isText(raw[f]),
+  );
+  if (missing.length > 0) return { ok: false, reason: `missing or empty: ${missing.join(", ")}` };
+  if (!isCode(raw["ownerService"])) return { ok: false, reason: "ownerService is not a valid code" };
+  if (!isCode(raw["handlerCode"])) return { ok: false, reason: "handlerCode is not a valid code" };
+  if (!Number.isSafeInteger(raw["taskVersion"])) return { ok: false, reason: "taskVersion is not an integer" };
+  if (!isTextOrNull(raw["externalTaskType"]) || !isTextOrNull(raw["externalTaskNo"]) || !isTextOrNull(raw["reason"])) {
+    return { ok: false, reason: "externalTaskType, externalTaskNo and reason must be strings or null" };
+  }
+  if (!isObject(raw["payload"])) return { ok: false, reason: "payload is not a JSON object" };
+  const eventType = raw["eventType"];
+  if (eventType !== TaskEventType.TASK_FINISHED && eventType !== TaskEventType.TASK_CANCELLED) {
+    return { ok: false, reason: `unknown eventType ${JSON.stringify(eventType)}` };
+  }
+  return { ok: true, event: raw as unknown as TaskEventMessage };
+}

@@ -1,0 +1,85 @@
+/**
+ * The lifecycle of a task in the task service (SPEC §3, seed 001), as pure functions.
+ *
+ * States:
+ * - `CREATED`: entered when an owner service creates the task (`NewTask`). Not yet handed to the
+ *   external system. Leaves to DISPATCHED when the dispatch is confirmed; straight to
+ *   CANCEL_PENDING_CALLBACK when it is cancelled (nothing external to cancel); to EXECUTING or
+ *   FINISHED_PENDING_CALLBACK when the external system reports on it anyway (the dispatch
+ *   confirmation was lost, and the external system's report is the fact).
+ * - `DISPATCHED`: the external system accepted the task (`externalTaskNo` is known). Leaves on
+ *   the external system's feedback: EXECUTING, FINISHED or CANCELLED (a cancel of a dispatched
+ *   task is asked of the external system first; its confirmation is that CANCELLED feedback).
+ * - `EXECUTING`: the external system reported the task running. Leaves on FINISHED or CANCELLED
+ *   feedback.
+ * - `FINISHED_PENDING_CALLBACK`: entered on FINISHED feedback, in the same transaction as the
+ *   TASK_FINISHED outbox event addressed to the owner. Waits for the owner's callback: SUCCESS
+ *   leaves to FINISHED; FAILURE (the owner's handler dead-lettered the event) stays here with
+ *   `callbackError` set, for an operator, until a later SUCCESS.
+ * - `CANCEL_PENDING_CALLBACK`: the same for CANCELLED feedback and TASK_CANCELLED; SUCCESS leaves
+ *   to CANCELLED.
+ * - `FINISHED`, `CANCELLED`: terminal. Late feedback and repeated callbacks change nothing.
+ *
+ * A task publishes at most one owner event in its life: FINISHED and CANCELLED exclude each other.
+ * Which input is legal, ignored or refused is decided by `decideFeedback` / `decideCallback`;
+ * {@link evolveTask} is the one choke point that changes a task and refuses illegal transitions.
+ */
+import { IllegalTransitionError } from "../processing/proc-machine.js";
+import { TaskStatus, type TaskRecord } from "./task-record.js";
+
+/** What happened to a task; the input of {@link evolveTask}. */
+export type TaskTransition =
+  | { readonly type: "dispatched"; readonly externalTaskNo: string }
+  | { readonly type: "executing"; readonly externalTaskNo?: string | null }
+  | { readonly type: "finished"; readonly eventId: string; readonly reason: string | null; readonly externalTaskNo?: string | null }
+  | { readonly type: "cancelled"; readonly eventId: string; readonly reason: string | null; readonly externalTaskNo?: string | null }
+  | { readonly type: "callbackSucceeded" }
+  | { readonly type: "callbackFailed"; readonly error: string };
+
+const S = TaskStatus;
+const ACTIVE = [S.CREATED, S.DISPATCHED, S.EXECUTING] as const;
+
+/** The statuses each transition may start from. */
+export const LEGAL_TASK_FROM: Readonly<Record<TaskTransition["type"], readonly TaskStatus[]>> = {
+  dispatched: [S.CREATED],
+  executing: [S.CREATED, S.DISPATCHED],
+  finished: ACTIVE,
+  cancelled: ACTIVE,
+  callbackSucceeded: [S.FINISHED_PENDING_CALLBACK, S.CANCEL_PENDING_CALLBACK],
+  callbackFailed: [S.FINISHED_PENDING_CALLBACK, S.CANCEL_PENDING_CALLBACK],
+};
+
+/** True when `transition` may be applied to a task in `status`. */
+export const isLegalTaskTransition = (status: TaskStatus, transition: TaskTransition["type"]): boolean =>
+  LEGAL_TASK_FROM[transition].includes(status);
+
+/**
+ * Applies one transition: the version rises by one and `updatedAt` becomes `now`. Throws
+ * `IllegalTransitionError` when the transition is not legal from the task's status (a bug of the
+ * caller: input is classified before it gets here).
+ */
+export function evolveTask(task: TaskRecord, transition: TaskTransition, now: number): TaskRecord {
+  if (!isLegalTaskTransition(task.status, transition.type)) {
+    throw new IllegalTransitionError(`task ${task.taskId}: ${transition.type} is not legal from ${task.status}`);
+  }
+  const base = { ...task, version: task.version + 1, updatedAt: now };
+  switch (transition.type) {
+    case "dispatched":
+      return { ...base, status: S.DISPATCHED, externalTaskNo: transition.externalTaskNo };
+    case "executing":
+      return { ...base, status: S.EXECUTING, externalTaskNo: transition.externalTaskNo ?? task.externalTaskNo };
+    case "finished":
+    case "cancelled":
+      return {
+        ...base,
+        status: transition.type === "finished" ? S.FINISHED_PENDING_CALLBACK : S.CANCEL_PENDING_CALLBACK,
+        externalTaskNo: transition.externalTaskNo ?? task.externalTaskNo,
+        lastEventId: transition.eventId,
+        statusReason: transition.reason,
+      };
+    case "callbackSucceeded":
+      return { ...base, status: task.status === S.FINISHED_PENDING_CALLBACK ? S.FINISHED : S.CANCELLED, callbackError: null };
+    case "callbackFailed":
+      return { ...base, callbackError: transition.error };
+  }
+}

@@ -1,0 +1,151 @@
+import { TaskRequestError } from "./task-request-error.js";
+
+/** The lifecycle of a task (seed 001); see `task-machine.ts` for what each status means. */
+export const TaskStatus = {
+  CREATED: "CREATED",
+  DISPATCHED: "DISPATCHED",
+  EXECUTING: "EXECUTING",
+  FINISHED_PENDING_CALLBACK: "FINISHED_PENDING_CALLBACK",
+  FINISHED: "FINISHED",
+  CANCEL_PENDING_CALLBACK: "CANCEL_PENDING_CALLBACK",
+  CANCELLED: "CANCELLED",
+} as const;
+export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
+
+export const TASK_STATUSES: readonly TaskStatus[] = Object.values(TaskStatus);
+
+/** Statuses in which the task waits for its owner's callback. */
+export const PENDING_CALLBACK_STATUSES: readonly TaskStatus[] = [TaskStatus.FINISHED_PENDING_CALLBACK, TaskStatus.CANCEL_PENDING_CALLBACK];
+
+/** Terminal statuses: nothing changes a task in them any more. */
+export const FINAL_TASK_STATUSES: readonly TaskStatus[] = [TaskStatus.FINISHED, TaskStatus.CANCELLED];
+
+/** True when a task in `status` waits for its owner's callback. */
+export const awaitsCallback = (status: TaskStatus): boolean => PENDING_CALLBACK_STATUSES.includes(status);
+
+/** A JSON object (the task's request payload, the seed's `request_param`). */
+export type JsonObject = Readonly<Record<string, unknown>>;
+
+/** What an owner service asks the task service to record (the seed's `createTask` body). */
+export interface NewTask {
+  /** Caller-chosen, unique: `[A-Za-z0-9._:-]`, 1..128 characters (e.g. `T202607130001`). */
+  readonly taskId: string;
+  /** The business service that owns the task and gets its events (`LMS`, `WMS`). */
+  readonly ownerService: string;
+  /** Which handler of the owner runs for the task's events (`LMS_STOCK_AREA_CALL_TUBE`). */
+  readonly handlerCode: string;
+  readonly bizType: string;
+  /** The owner's business record id, for the handler to look its data up. */
+  readonly bizId: string;
+  /** The system that executes the task (`ACS`, the AGV control system). */
+  readonly externalSystem: string;
+  /** The external system's task type (`3`), when it has one. */
+  readonly externalTaskType?: string | null;
+  /** Extension data (`requestPayload`: start/end point, vehicle, `to_material`, ...). Default `{}`. */
+  readonly payload?: JsonObject;
+}
+
+/** A stored task (`task_task`). */
+export interface TaskRecord {
+  readonly taskId: string;
+  readonly ownerService: string;
+  readonly handlerCode: string;
+  readonly bizType: string;
+  readonly bizId: string;
+  readonly externalSystem: string;
+  readonly externalTaskType: string | null;
+  /** The external system's number for the task, known once it was dispatched. */
+  readonly externalTaskNo: string | null;
+  readonly payload: JsonObject;
+  readonly status: TaskStatus;
+  /** 1 on create, +1 on every transition; the `stateVersion` of its outbox events. */
+  readonly version: number;
+  /** The id of the last TASK_FINISHED / TASK_CANCELLED event; a callback must echo it. */
+  readonly lastEventId: string | null;
+  /** Why the last transition happened (a cancel reason), when the feedback said. */
+  readonly statusReason: string | null;
+  /** The owner's last FAILURE callback (its handler dead-lettered the event), until a SUCCESS. */
+  readonly callbackError: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Usable as a Kafka header value and inside a topic name (`[a-zA-Z0-9._-]`). */
+const CODE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Throws `TaskRequestError("INVALID")` unless `value` is a task id (also used for event ids). */
+export function assertTaskId(value: unknown, field = "taskId"): asserts value is string {
+  if (typeof value !== "string" || !ID_PATTERN.test(value)) {
+    throw new TaskRequestError("INVALID", `${field} must match ${ID_PATTERN.source}: ${JSON.stringify(value)}`);
+  }
+}
+
+/** Throws `TaskRequestError("INVALID")` unless `value` is an owner service or handler code. */
+export function assertCode(value: unknown, field: string): asserts value is string {
+  if (typeof value !== "string" || !CODE_PATTERN.test(value)) {
+    throw new TaskRequestError("INVALID", `${field} must match ${CODE_PATTERN.source}: ${JSON.stringify(value)}`);
+  }
+}
+
+export const isCode = (value: unknown): value is string => typeof value === "string" && CODE_PATTERN.test(value);
+
+function assertText(value: unknown, field: string): asserts value is string {
+  if (typeof value !== "string" || value.length === 0 || value.length > 256) {
+    throw new TaskRequestError("INVALID", `${field} must be a string of 1..256 characters`);
+  }
+}
+
+const isJsonObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Checks a create request and builds the CREATED record (version 1). */
+export function newTaskRecord(input: NewTask, now: number): TaskRecord {
+  assertTaskId(input.taskId);
+  assertCode(input.ownerService, "ownerService");
+  assertCode(input.handlerCode, "handlerCode");
+  assertText(input.bizType, "bizType");
+  assertText(input.bizId, "bizId");
+  assertText(input.externalSystem, "externalSystem");
+  const externalTaskType = input.externalTaskType ?? null;
+  if (externalTaskType !== null) assertText(externalTaskType, "externalTaskType");
+  const payload = input.payload ?? {};
+  if (!isJsonObject(payload)) throw new TaskRequestError("INVALID", "payload must be a JSON object");
+  return {
+    taskId: input.taskId,
+    ownerService: input.ownerService,
+    handlerCode: input.handlerCode,
+    bizType: input.bizType,
+    bizId: input.bizId,
+    externalSystem: input.externalSystem,
+    externalTaskType,
+    externalTaskNo: null,
+    payload,
+    status: TaskStatus.CREATED,
+    version: 1,
+    lastEventId: null,
+    statusReason: null,
+    callbackError: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** True when a repeated create asks for the same task (routing fields and payload equal). */
+export function sameTaskRequest(stored: TaskRecord, requested: TaskRecord): boolean {
+  return (
+    stored.ownerService === requested.ownerService &&
+    stored.handlerCode === requested.handlerCode &&
+    stored.bizType === requested.bizType &&
+    stored.bizId === requested.bizId &&
+    stored.externalSystem === requested.externalSystem &&
+    stored.externalTaskType === requested.externalTaskType &&
+    canonicalJson(stored.payload) === canonicalJson(requested.payload)
+  );
+}
+
+/** JSON with object keys sorted, so key order (jsonb reorders them) never makes two values differ. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    isJsonObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v,
+  );
+}

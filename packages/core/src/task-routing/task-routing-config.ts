@@ -1,0 +1,105 @@
+import { MsgxError } from "../errors/msgx-error.js";
+import { EventType, type OutboxEventDraft, type Target } from "../outbox/outbox-event.js";
+import type { DeliveryTopics } from "../delivery/delivery-records.js";
+import { taskEventMessage, type TaskEventType } from "./task-event.js";
+import { isCode, type TaskRecord } from "./task-record.js";
+
+/**
+ * How task events reach their owner (seed 001 §4).
+ *
+ * - `owner-header` (default, the seed's recommendation): one topic for every owner; each record
+ *   carries the owner in the `msgx-owner` header (the seed's "Tag") and an owner's consumer
+ *   skips records of other owners. One outbox target, `KAFKA:task`.
+ * - `topic-per-owner`: one topic per owner (`{owner}` in `topicPattern` is replaced), for strict
+ *   isolation; the header is still set. One outbox target per owner, `KAFKA:task:<owner>`, so one
+ *   owner's event in backoff never holds up another owner's.
+ *
+ * Never one topic per task type: the handler code in the record routes inside the owner.
+ */
+export type TaskRouting =
+  | { readonly mode: "owner-header"; readonly topic: string }
+  | { readonly mode: "topic-per-owner"; readonly topicPattern: string };
+
+export const DEFAULT_TASK_ROUTING: TaskRouting = { mode: "owner-header", topic: "TASK_EVENT_TOPIC" };
+
+/** The outbox target of the single task topic. */
+export const TASK_TARGET = "KAFKA:task";
+
+const TOPIC_PATTERN = /^[A-Za-z0-9._-]{1,249}$/;
+
+/** Checks a routing configuration (`MsgxError("CONFIG")`): topic names Kafka accepts, a `{owner}` slot. */
+export function assertTaskRouting(routing: TaskRouting): void {
+  if (routing.mode === "owner-header") {
+    if (!TOPIC_PATTERN.test(routing.topic)) throw new MsgxError("CONFIG", `task topic is not a valid topic name: "${routing.topic}"`);
+    return;
+  }
+  if (!routing.topicPattern.includes("{owner}")) {
+    throw new MsgxError("CONFIG", `topicPattern must contain {owner}: "${routing.topicPattern}"`);
+  }
+  if (!TOPIC_PATTERN.test(routing.topicPattern.replaceAll("{owner}", "X"))) {
+    throw new MsgxError("CONFIG", `topicPattern does not give valid topic names: "${routing.topicPattern}"`);
+  }
+}
+
+function assertOwner(owner: string): void {
+  if (!isCode(owner)) throw new MsgxError("CONFIG", `not a valid owner service: "${owner}"`);
+}
+
+/** The outbox target an owner's events are written to. */
+export function taskTarget(routing: TaskRouting, owner: string): Target {
+  assertOwner(owner);
+  return routing.mode === "owner-header" ? TASK_TARGET : `${TASK_TARGET}:${owner}`;
+}
+
+/** The topic an owner's events are published on (and its consumer subscribes to). */
+export function taskTopic(routing: TaskRouting, owner: string): string {
+  assertOwner(owner);
+  return routing.mode === "owner-header" ? routing.topic : routing.topicPattern.replaceAll("{owner}", owner);
+}
+
+/**
+ * The targets a relay must drain, one `MsgDispatcher` each: `KAFKA:task`, or one per owner in
+ * `topic-per-owner` mode (the owners must then be known to the relay's configuration).
+ */
+export function taskTargets(routing: TaskRouting, owners: readonly string[]): readonly Target[] {
+  if (routing.mode === "owner-header") return [TASK_TARGET];
+  return [...new Set(owners)].map((o) => taskTarget(routing, o));
+}
+
+/** The target-to-topic map for the dispatchers of {@link taskTargets}. */
+export function taskDeliveryTopics(routing: TaskRouting, owners: readonly string[]): DeliveryTopics {
+  assertTaskRouting(routing);
+  if (routing.mode === "owner-header") return { [TASK_TARGET]: routing.topic };
+  return Object.fromEntries([...new Set(owners)].map((o) => [taskTarget(routing, o), taskTopic(routing, o)]));
+}
+
+/** Every topic the task events of `owners` can be on (to create them, or to recognise records). */
+export function taskTopics(routing: TaskRouting, owners: readonly string[]): readonly string[] {
+  return [...new Set(Object.values(taskDeliveryTopics(routing, owners)))];
+}
+
+/**
+ * The outbox row of a task event: key = taskId (one task's events stay in order on one
+ * partition), value = {@link TaskEventMessage}, stateVersion = the task's version.
+ *
+ * Relay fields that only fit flight events: `eventType` is `UPSERT` (the relay's own notion:
+ * "a record with a value"; the task event type is in the value and the `msgx-task-event` header)
+ * and `sourceMsgId` is 0 (no mailbox message caused it).
+ */
+export function taskEventDraft(
+  task: TaskRecord,
+  eventType: TaskEventType,
+  externalEventId: string,
+  routing: TaskRouting,
+  at: number,
+): OutboxEventDraft {
+  return {
+    target: taskTarget(routing, task.ownerService),
+    partitionKey: task.taskId,
+    eventType: EventType.UPSERT,
+    stateVersion: task.version,
+    payload: taskEventMessage(task, eventType, externalEventId, at),
+    sourceMsgId: 0,
+    traceparent: null,
+  };
+}

@@ -1,0 +1,69 @@
+import type { OutboxEventDraft } from "../outbox/outbox-event.js";
+import type { CallbackEntry } from "./callback.js";
+import type { FeedbackEntry, FeedbackKey } from "./feedback.js";
+import type { TaskRecord, TaskStatus } from "./task-record.js";
+
+/**
+ * One transaction of the task service. Everything written through it commits together or not at
+ * all: a task's status change, its feedback log row and its outbox event are never split.
+ */
+export interface TaskTx {
+  /**
+   * The task, locked until this transaction ends: another transaction's `lockTask` of the same id
+   * waits for it (so two feedbacks for one task are decided one after the other, each seeing the
+   * other's commit). Undefined when there is no such task.
+   */
+  lockTask(taskId: string): Promise<TaskRecord | undefined>;
+  /** Inserts a new task; returns false and writes nothing when the id is taken. */
+  insertTask(task: TaskRecord): Promise<boolean>;
+  /**
+   * Replaces the stored task with `task`, which must be the stored one's successor
+   * (`task.version === stored.version + 1`); otherwise throws `MsgxError("CONFLICT")` and the
+   * transaction must not commit.
+   */
+  updateTask(task: TaskRecord): Promise<void>;
+  /** The feedback log entry stored under `key`, if any. */
+  findFeedback(key: FeedbackKey): Promise<FeedbackEntry | undefined>;
+  /** Appends a feedback log entry; a second entry with the same key fails the transaction (`MsgxError`). */
+  insertFeedback(entry: FeedbackEntry): Promise<void>;
+  /** Appends a callback log entry (repeats are logged too). */
+  insertCallback(entry: CallbackEntry): Promise<void>;
+  /**
+   * Appends outbox rows to the relay's outbox (the `MSG_EVENT` table the dispatchers drain),
+   * PENDING, with EVENT_IDs ascending in the given order.
+   */
+  appendEvents(events: readonly OutboxEventDraft[]): Promise<void>;
+}
+
+/** Which tasks to list (all fields optional), ascending by taskId. */
+export interface TaskFilter {
+  readonly statuses?: readonly TaskStatus[];
+  readonly ownerService?: string;
+  /** Only tasks last changed at or before this instant (e.g. "pending a callback for 10 min"). */
+  readonly updatedBefore?: number;
+  readonly afterTaskId?: string;
+  readonly limit?: number;
+}
+
+/**
+ * The task service's state (`task_task`, `task_feedback`, `task_callback`, and its rows in
+ * `msg_event`), in PostgreSQL.
+ *
+ * Every implementation guarantees:
+ * - `transaction` runs `fn` and commits all its writes atomically, or none when `fn` throws or
+ *   the commit fails; a serialization failure or deadlock may be retried by running `fn` again
+ *   (so `fn` must only write through `tx`). A lost connection during COMMIT throws
+ *   `MsgxError("COMMIT_UNKNOWN")`: the caller repeats the request, which is idempotent.
+ * - reads outside a transaction see committed data only;
+ * - the feedback log is unique on `taskId + externalEventId + status`;
+ * - driver errors leave as `MsgxError` (connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`).
+ */
+export interface TaskStore {
+  transaction<T>(fn: (tx: TaskTx) => Promise<T>): Promise<T>;
+  get(taskId: string): Promise<TaskRecord | undefined>;
+  list(filter: TaskFilter): Promise<readonly TaskRecord[]>;
+  /** The feedback log of a task, oldest first. */
+  feedback(taskId: string): Promise<readonly FeedbackEntry[]>;
+  /** The callback log of a task, oldest first. */
+  callbacks(taskId: string): Promise<readonly CallbackEntry[]>;
+}
