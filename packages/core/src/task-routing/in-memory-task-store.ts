@@ -3,8 +3,8 @@ import { DeliveryStatus, type OutboxEventDraft } from "../outbox/outbox-event.js
 import type { Clock } from "../ports/clock.js";
 import type { FaultPlan } from "../testing/fault-plan.js";
 import type { InMemoryPipelineStore } from "../testing/in-memory-pipeline-store.js";
-import type { CallbackEntry } from "./callback.js";
-import type { FeedbackEntry, FeedbackKey } from "./feedback.js";
+import type { TaskCallbackEntry } from "./task-callback.js";
+import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
 import type { TaskRecord } from "./task-record.js";
 import type { TaskFilter, TaskStore, TaskTx } from "./task-store.js";
 
@@ -12,11 +12,11 @@ import type { TaskFilter, TaskStore, TaskTx } from "./task-store.js";
 export interface InMemoryTaskTables {
   readonly tasks: Map<string, TaskRecord>;
   /** In log order. */
-  readonly feedback: FeedbackEntry[];
-  readonly callbacks: CallbackEntry[];
+  readonly feedback: TaskFeedbackEntry[];
+  readonly callbacks: TaskCallbackEntry[];
 }
 
-const keyOf = (k: FeedbackKey): string => JSON.stringify([k.taskId, k.externalEventId, k.status]);
+const keyOf = (k: TaskFeedbackKey): string => JSON.stringify([k.taskId, k.externalEventId, k.status]);
 
 /**
  * The in-memory `TaskStore`. Its outbox rows go to `pipeline.tables.events` — the table
@@ -52,8 +52,8 @@ export class InMemoryTaskStore implements TaskStore {
     this.#check("transaction");
     const t = this.tables;
     const tasks = new Map<string, TaskRecord>();
-    const feedback: FeedbackEntry[] = [];
-    const callbacks: CallbackEntry[] = [];
+    const feedback: TaskFeedbackEntry[] = [];
+    const callbacks: TaskCallbackEntry[] = [];
     const events: OutboxEventDraft[] = [];
     const current = (id: string): TaskRecord | undefined => tasks.get(id) ?? t.tasks.get(id);
     const tx: TaskTx = {
@@ -146,12 +146,12 @@ export class InMemoryTaskStore implements TaskStore {
       .slice(0, filter.limit ?? Number.POSITIVE_INFINITY);
   }
 
-  async feedback(taskId: string): Promise<readonly FeedbackEntry[]> {
+  async feedback(taskId: string): Promise<readonly TaskFeedbackEntry[]> {
     this.#check("feedback");
     return this.tables.feedback.filter((e) => e.taskId === taskId);
   }
 
-  async callbacks(taskId: string): Promise<readonly CallbackEntry[]> {
+  async callbacks(taskId: string): Promise<readonly TaskCallbackEntry[]> {
     this.#check("callbacks");
     return this.tables.callbacks.filter((e) => e.taskId === taskId);
   }

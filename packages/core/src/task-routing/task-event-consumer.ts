@@ -6,24 +6,24 @@ import { silentLogger, type Logger } from "../ports/logger.js";
 import { Breaker, closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../processing/outage-breaker.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../processing/retry-policy.js";
 import { SimulatedCrashMarker } from "../processing/simulated-crash.js";
-import { ConsumeStatus, isSettled, type ConsumeLogWrite } from "./consume-log.js";
-import type { ConsumeLogStore } from "./consume-log-store.js";
-import { decideHandlerFailure, decidePrior, routeTaskRecord, type ConsumedTaskRecord } from "./consume-decision.js";
-import type { HandlerRegistry, TaskHandlerContext } from "./handler-registry.js";
+import { TaskConsumeStatus, isTaskEventSettled, type TaskConsumeLogWrite } from "./task-consume-log.js";
+import type { TaskConsumeLogStore } from "./task-consume-log-store.js";
+import { decideTaskHandlerFailure, decideConsumePrior, routeTaskRecord, type ConsumedTaskRecord } from "./task-consume-decision.js";
+import type { TaskHandlerRegistry, TaskHandlerContext } from "./task-handler-registry.js";
 import { TaskEventType, type TaskEventMessage } from "./task-event.js";
 import { TaskEventHeader } from "./task-headers.js";
 import { assertTaskRouting, DEFAULT_TASK_ROUTING, type TaskRouting } from "./task-routing-config.js";
-import { isCode } from "./task-record.js";
+import { isRoutingCode } from "./task-record.js";
 
 /** Where tests crash the consumer: inside the handler transaction before COMMIT, or right after it. */
-export type ConsumeFailpoint = "consume.before-commit" | "consume.after-commit";
+export type TaskConsumeFailpoint = "consume.before-commit" | "consume.after-commit";
 
 export interface TaskEventConsumerDeps<Tx> {
   /** The owner service this consumer runs for (`LMS`). */
   readonly owner: string;
   readonly routing?: TaskRouting;
-  readonly registry: HandlerRegistry<Tx>;
-  readonly log: ConsumeLogStore<Tx>;
+  readonly registry: TaskHandlerRegistry<Tx>;
+  readonly log: TaskConsumeLogStore<Tx>;
   readonly clock: Clock;
   readonly logger?: Logger;
   /** Handler failures: attempts and backoff (default SPEC §2.1: 5 attempts, 1-2-4-8 s). */
@@ -32,14 +32,14 @@ export interface TaskEventConsumerDeps<Tx> {
   readonly breaker?: BreakerPolicy;
   /** Called after a row that wants a callback committed, to wake the callback sender. */
   readonly onCallbackDue?: () => void;
-  readonly failpoint?: (name: ConsumeFailpoint) => void;
+  readonly failpoint?: (name: TaskConsumeFailpoint) => void;
 }
 
 /**
  * What one `handle` did. `retry` means: do not acknowledge the record; call `handle` with it again
  * at or after `at` (the broker client keeps the partition's position meanwhile).
  */
-export type ConsumeStep =
+export type TaskConsumeStep =
   | { readonly did: "skipped"; readonly reason: string }
   | { readonly did: "duplicate"; readonly eventId: string }
   | { readonly did: "succeeded"; readonly eventId: string; readonly attempt: number }
@@ -67,7 +67,7 @@ export class TaskEventConsumer<Tx> {
   #breaker: BreakerState = closedBreaker;
 
   constructor(deps: TaskEventConsumerDeps<Tx>) {
-    if (!isCode(deps.owner)) throw new TypeError(`not a valid owner service: ${JSON.stringify(deps.owner)}`);
+    if (!isRoutingCode(deps.owner)) throw new TypeError(`not a valid owner service: ${JSON.stringify(deps.owner)}`);
     this.#deps = deps;
     this.#routing = deps.routing ?? DEFAULT_TASK_ROUTING;
     assertTaskRouting(this.#routing);
@@ -88,7 +88,7 @@ export class TaskEventConsumer<Tx> {
     return this.#breaker;
   }
 
-  async handle(record: ConsumedTaskRecord, signal?: AbortSignal): Promise<ConsumeStep> {
+  async handle(record: ConsumedTaskRecord, signal?: AbortSignal): Promise<TaskConsumeStep> {
     const now = this.#deps.clock.now();
     if (!Breaker.mayTry(this.#breaker, now)) {
       return { did: "retry", eventId: null, at: this.#breaker.probeAt, reason: "paused: dependency unavailable", outage: true };
@@ -108,14 +108,14 @@ export class TaskEventConsumer<Tx> {
     }
   }
 
-  async #handle(record: ConsumedTaskRecord, now: number, signal: AbortSignal | undefined): Promise<ConsumeStep> {
+  async #handle(record: ConsumedTaskRecord, now: number, signal: AbortSignal | undefined): Promise<TaskConsumeStep> {
     const { log, registry } = this.#deps;
     const verdict = routeTaskRecord(record, this.owner, this.#routing);
     const deliveryEventId = record.headers[EventHeader.EVENT_ID] ?? null;
     if (verdict.action === "skip") return { did: "skipped", reason: verdict.reason };
     if (verdict.action === "dead") {
       const prior = await log.get(verdict.eventId);
-      if (prior !== undefined && isSettled(prior)) return { did: "duplicate", eventId: verdict.eventId };
+      if (prior !== undefined && isTaskEventSettled(prior)) return { did: "duplicate", eventId: verdict.eventId };
       const event = tryParse(record.value);
       return this.#deadLetter(
         {
@@ -137,7 +137,7 @@ export class TaskEventConsumer<Tx> {
     }
     const event = verdict.event;
     const prior = await log.get(event.eventId);
-    const decision = decidePrior(prior, now);
+    const decision = decideConsumePrior(prior, now);
     if (decision.action === "done") return { did: "duplicate", eventId: event.eventId };
     if (decision.action === "wait") return { did: "retry", eventId: event.eventId, at: decision.until, reason: prior?.errorMsg ?? "backing off", outage: false };
     const base = {
@@ -156,11 +156,11 @@ export class TaskEventConsumer<Tx> {
     try {
       const outcome = await log.transaction(async (tx) => {
         const claimed = await tx.claim(event.eventId);
-        if (claimed !== undefined && isSettled(claimed)) return "duplicate" as const;
+        if (claimed !== undefined && isTaskEventSettled(claimed)) return "duplicate" as const;
         const ctx: TaskHandlerContext<Tx> = { tx: tx.handle, attempt, deliveryEventId, ...(signal === undefined ? {} : { signal }) };
         await runHandler(handler, event, ctx);
         this.#deps.failpoint?.("consume.before-commit");
-        await tx.succeed({ ...base, status: ConsumeStatus.SUCCEEDED, errorMsg: null, attempts: attempt - 1, nextAttemptAt: null, callback: true, at: now });
+        await tx.succeed({ ...base, status: TaskConsumeStatus.SUCCEEDED, errorMsg: null, attempts: attempt - 1, nextAttemptAt: null, callback: true, at: now });
         return "succeeded" as const;
       });
       this.#deps.failpoint?.("consume.after-commit");
@@ -171,23 +171,23 @@ export class TaskEventConsumer<Tx> {
     } catch (e) {
       if (e instanceof SimulatedCrashMarker || signal?.aborted === true || isOutage(e)) throw e;
       const error = `${e instanceof Error ? e.name : "Error"}: ${errorMessage(e)}`;
-      const failure = decideHandlerFailure(attempt - 1, now, this.#policy);
+      const failure = decideTaskHandlerFailure(attempt - 1, now, this.#policy);
       if (failure.action === "dead") {
         return this.#deadLetter({ ...base, callback: true }, failure.attempts, `attempts exhausted (${failure.attempts}); last: ${error}`, now);
       }
-      await log.recordFailure({ ...base, status: ConsumeStatus.FAILED, errorMsg: error, attempts: failure.attempts, nextAttemptAt: failure.nextAttemptAt, callback: false, at: now });
+      await log.recordFailure({ ...base, status: TaskConsumeStatus.FAILED, errorMsg: error, attempts: failure.attempts, nextAttemptAt: failure.nextAttemptAt, callback: false, at: now });
       this.#logger.warn("task handler failed; backing off", { owner: this.owner, eventId: event.eventId, attempts: failure.attempts, error, retryAt: failure.nextAttemptAt });
       return { did: "retry", eventId: event.eventId, at: failure.nextAttemptAt, reason: error, outage: false };
     }
   }
 
   async #deadLetter(
-    row: Omit<ConsumeLogWrite, "status" | "errorMsg" | "attempts" | "nextAttemptAt" | "at">,
+    row: Omit<TaskConsumeLogWrite, "status" | "errorMsg" | "attempts" | "nextAttemptAt" | "at">,
     attempts: number,
     reason: string,
     now: number,
-  ): Promise<ConsumeStep> {
-    await this.#deps.log.recordFailure({ ...row, status: ConsumeStatus.DEAD, errorMsg: reason, attempts, nextAttemptAt: null, at: now });
+  ): Promise<TaskConsumeStep> {
+    await this.#deps.log.recordFailure({ ...row, status: TaskConsumeStatus.DEAD, errorMsg: reason, attempts, nextAttemptAt: null, at: now });
     this.#logger.error("task event dead-lettered", { owner: this.owner, eventId: row.eventId, taskId: row.taskId, handlerCode: row.handlerCode, reason });
     if (row.callback) this.#deps.onCallbackDue?.();
     return { did: "dead", eventId: row.eventId, reason };

@@ -1,4 +1,4 @@
-import { isCode, type JsonObject, type TaskRecord } from "./task-record.js";
+import { isRoutingCode, type TaskPayload, type TaskRecord } from "./task-record.js";
 
 /** The events a task publishes to its owner. */
 export const TaskEventType = { TASK_FINISHED: "TASK_FINISHED", TASK_CANCELLED: "TASK_CANCELLED" } as const;
@@ -36,7 +36,7 @@ export interface TaskEventMessage {
   /** When the task service recorded the feedback, ISO-8601 UTC. */
   readonly occurredAt: string;
   /** The task's request payload, as created. */
-  readonly payload: JsonObject;
+  readonly payload: TaskPayload;
 }
 
 /** The event id of the transition that brought a task to `version`. */
@@ -96,8 +96,8 @@ export function parseTaskEvent(value: string | null): ParsedTaskEvent {
     (f) => !isText(raw[f]),
   );
   if (missing.length > 0) return { ok: false, reason: `missing or empty: ${missing.join(", ")}` };
-  if (!isCode(raw["ownerService"])) return { ok: false, reason: "ownerService is not a valid code" };
-  if (!isCode(raw["handlerCode"])) return { ok: false, reason: "handlerCode is not a valid code" };
+  if (!isRoutingCode(raw["ownerService"])) return { ok: false, reason: "ownerService is not a valid code" };
+  if (!isRoutingCode(raw["handlerCode"])) return { ok: false, reason: "handlerCode is not a valid code" };
   if (!Number.isSafeInteger(raw["taskVersion"])) return { ok: false, reason: "taskVersion is not an integer" };
   if (!isTextOrNull(raw["externalTaskType"]) || !isTextOrNull(raw["externalTaskNo"]) || !isTextOrNull(raw["reason"])) {
     return { ok: false, reason: "externalTaskType, externalTaskNo and reason must be strings or null" };

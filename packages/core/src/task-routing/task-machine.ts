@@ -21,7 +21,7 @@
  * - `FINISHED`, `CANCELLED`: terminal. Late feedback and repeated callbacks change nothing.
  *
  * A task publishes at most one owner event in its life: FINISHED and CANCELLED exclude each other.
- * Which input is legal, ignored or refused is decided by `decideFeedback` / `decideCallback`;
+ * Which input is legal, ignored or refused is decided by `decideTaskFeedback` / `decideTaskCallback`;
  * {@link evolveTask} is the one choke point that changes a task and refuses illegal transitions.
  */
 import { IllegalTransitionError } from "../processing/proc-machine.js";

@@ -24,7 +24,7 @@ export const FINAL_TASK_STATUSES: readonly TaskStatus[] = [TaskStatus.FINISHED, 
 export const awaitsCallback = (status: TaskStatus): boolean => PENDING_CALLBACK_STATUSES.includes(status);
 
 /** A JSON object (the task's request payload, the seed's `request_param`). */
-export type JsonObject = Readonly<Record<string, unknown>>;
+export type TaskPayload = Readonly<Record<string, unknown>>;
 
 /** What an owner service asks the task service to record (the seed's `createTask` body). */
 export interface NewTask {
@@ -42,7 +42,7 @@ export interface NewTask {
   /** The external system's task type (`3`), when it has one. */
   readonly externalTaskType?: string | null;
   /** Extension data (`requestPayload`: start/end point, vehicle, `to_material`, ...). Default `{}`. */
-  readonly payload?: JsonObject;
+  readonly payload?: TaskPayload;
 }
 
 /** A stored task (`task_task`). */
@@ -56,7 +56,7 @@ export interface TaskRecord {
   readonly externalTaskType: string | null;
   /** The external system's number for the task, known once it was dispatched. */
   readonly externalTaskNo: string | null;
-  readonly payload: JsonObject;
+  readonly payload: TaskPayload;
   readonly status: TaskStatus;
   /** 1 on create, +1 on every transition; the `stateVersion` of its outbox events. */
   readonly version: number;
@@ -82,13 +82,13 @@ export function assertTaskId(value: unknown, field = "taskId"): asserts value is
 }
 
 /** Throws `TaskRequestError("INVALID")` unless `value` is an owner service or handler code. */
-export function assertCode(value: unknown, field: string): asserts value is string {
+export function assertRoutingCode(value: unknown, field: string): asserts value is string {
   if (typeof value !== "string" || !CODE_PATTERN.test(value)) {
     throw new TaskRequestError("INVALID", `${field} must match ${CODE_PATTERN.source}: ${JSON.stringify(value)}`);
   }
 }
 
-export const isCode = (value: unknown): value is string => typeof value === "string" && CODE_PATTERN.test(value);
+export const isRoutingCode = (value: unknown): value is string => typeof value === "string" && CODE_PATTERN.test(value);
 
 function assertText(value: unknown, field: string): asserts value is string {
   if (typeof value !== "string" || value.length === 0 || value.length > 256) {
@@ -96,13 +96,13 @@ function assertText(value: unknown, field: string): asserts value is string {
   }
 }
 
-const isJsonObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+const isJsonObject = (v: unknown): v is TaskPayload => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Checks a create request and builds the CREATED record (version 1). */
 export function newTaskRecord(input: NewTask, now: number): TaskRecord {
   assertTaskId(input.taskId);
-  assertCode(input.ownerService, "ownerService");
-  assertCode(input.handlerCode, "handlerCode");
+  assertRoutingCode(input.ownerService, "ownerService");
+  assertRoutingCode(input.handlerCode, "handlerCode");
   assertText(input.bizType, "bizType");
   assertText(input.bizId, "bizId");
   assertText(input.externalSystem, "externalSystem");

@@ -2,7 +2,7 @@ import { MsgxError } from "../errors/msgx-error.js";
 import { EventType, type OutboxEventDraft, type Target } from "../outbox/outbox-event.js";
 import type { DeliveryTopics } from "../delivery/delivery-records.js";
 import { taskEventMessage, type TaskEventType } from "./task-event.js";
-import { isCode, type TaskRecord } from "./task-record.js";
+import { isRoutingCode, type TaskRecord } from "./task-record.js";
 
 /**
  * How task events reach their owner (seed 001 §4).
@@ -42,7 +42,7 @@ export function assertTaskRouting(routing: TaskRouting): void {
 }
 
 function assertOwner(owner: string): void {
-  if (!isCode(owner)) throw new MsgxError("CONFIG", `not a valid owner service: "${owner}"`);
+  if (!isRoutingCode(owner)) throw new MsgxError("CONFIG", `not a valid owner service: "${owner}"`);
 }
 
 /** The outbox target an owner's events are written to. */

@@ -1,7 +1,7 @@
 import type { Clock } from "../ports/clock.js";
 import { silentLogger, type Logger } from "../ports/logger.js";
-import { decideCallback, type CallbackEntry, type CallbackResult, type TaskCallback } from "./callback.js";
-import { decideFeedback, FeedbackStatus, type ExternalFeedback, type FeedbackEntry } from "./feedback.js";
+import { decideTaskCallback, type TaskCallbackEntry, type TaskCallbackResult, type TaskCallback } from "./task-callback.js";
+import { decideTaskFeedback, TaskFeedbackStatus, type TaskFeedback, type TaskFeedbackEntry } from "./task-feedback.js";
 import { evolveTask } from "./task-machine.js";
 import { assertTaskId, newTaskRecord, sameTaskRequest, TaskStatus, type NewTask, type TaskRecord } from "./task-record.js";
 import { TaskRequestError } from "./task-request-error.js";
@@ -16,24 +16,24 @@ export interface TaskServiceDeps {
 }
 
 /** The answer to a feedback: the log entry (the first one's, for a repeat) and the task after it. */
-export interface FeedbackAnswer {
-  readonly entry: FeedbackEntry;
+export interface TaskFeedbackAnswer {
+  readonly entry: TaskFeedbackEntry;
   readonly duplicate: boolean;
   readonly task: TaskRecord;
 }
 
 /** The answer to a callback: its log entry and the task after it. */
-export interface CallbackAnswer {
-  readonly entry: CallbackEntry;
+export interface TaskCallbackAnswer {
+  readonly entry: TaskCallbackEntry;
   readonly task: TaskRecord;
 }
 
-const FEEDBACK_STATUSES: readonly string[] = Object.values(FeedbackStatus);
-const CALLBACK_RESULTS: readonly CallbackResult[] = ["SUCCESS", "FAILURE"];
+const FEEDBACK_STATUSES: readonly string[] = Object.values(TaskFeedbackStatus);
+const CALLBACK_RESULTS: readonly TaskCallbackResult[] = ["SUCCESS", "FAILURE"];
 
 /**
  * The task side of task-event routing (seed 001 §5, §9, §13.1). Each call is one `TaskStore`
- * transaction: load and lock the task, decide in memory (`decideFeedback` / `decideCallback`),
+ * transaction: load and lock the task, decide in memory (`decideTaskFeedback` / `decideTaskCallback`),
  * write the decision. Bad input is refused with `TaskRequestError`; store faults pass through as
  * `MsgxError` and the caller repeats the request (every call is idempotent).
  */
@@ -98,13 +98,13 @@ export class TaskService {
    * CANCELLED move the task to *_PENDING_CALLBACK and write the owner event in the same
    * transaction; a cancel of a task that was never dispatched is a CANCELLED feedback too.
    */
-  async feedback(input: ExternalFeedback): Promise<FeedbackAnswer> {
+  async feedback(input: TaskFeedback): Promise<TaskFeedbackAnswer> {
     const feedback = checkFeedback(input);
     const now = this.#clock.now();
-    const answer = await this.#store.transaction(async (tx): Promise<FeedbackAnswer> => {
+    const answer = await this.#store.transaction(async (tx): Promise<TaskFeedbackAnswer> => {
       const task = await this.#lock(tx.lockTask(feedback.taskId), feedback.taskId);
       const prior = await tx.findFeedback(feedback);
-      const decision = decideFeedback(task, prior, feedback, this.#routing, now);
+      const decision = decideTaskFeedback(task, prior, feedback, this.#routing, now);
       switch (decision.kind) {
         case "unknown-task":
           throw new TaskRequestError("NOT_FOUND", `no task ${feedback.taskId}`);
@@ -124,12 +124,12 @@ export class TaskService {
   }
 
   /** Records an owner's callback; SUCCESS brings the task to FINISHED / CANCELLED. Repeats are harmless. */
-  async callback(input: TaskCallback): Promise<CallbackAnswer> {
+  async callback(input: TaskCallback): Promise<TaskCallbackAnswer> {
     const callback = checkCallback(input);
     const now = this.#clock.now();
-    const answer = await this.#store.transaction(async (tx): Promise<CallbackAnswer> => {
+    const answer = await this.#store.transaction(async (tx): Promise<TaskCallbackAnswer> => {
       const task = await this.#lock(tx.lockTask(callback.taskId), callback.taskId);
-      const decision = decideCallback(task, callback, now);
+      const decision = decideTaskCallback(task, callback, now);
       if (decision.kind === "unknown-task") throw new TaskRequestError("NOT_FOUND", `no task ${callback.taskId}`);
       await tx.insertCallback(decision.entry);
       if (decision.task !== null) await tx.updateTask(decision.task);
@@ -159,7 +159,7 @@ const optionalText = (v: unknown, field: string): string | null => {
   return v;
 };
 
-function checkFeedback(input: ExternalFeedback): ExternalFeedback {
+function checkFeedback(input: TaskFeedback): TaskFeedback {
   assertTaskId(input.taskId);
   if (typeof input.externalEventId !== "string" || input.externalEventId === "" || input.externalEventId.length > 256) {
     throw new TaskRequestError("INVALID", "externalEventId must be a string of 1..256 characters");

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isMsgxError } from "../errors/msgx-error.js";
 import { DeliveryStatus, type OutboxEvent } from "../outbox/outbox-event.js";
 import type { Clock } from "../ports/clock.js";
-import type { CallbackEntry } from "./callback.js";
-import type { FeedbackEntry } from "./feedback.js";
+import type { TaskCallbackEntry } from "./task-callback.js";
+import type { TaskFeedbackEntry } from "./task-feedback.js";
 import { evolveTask } from "./task-machine.js";
 import { newTaskRecord, TaskStatus, type NewTask, type TaskRecord } from "./task-record.js";
 import { DEFAULT_TASK_ROUTING, taskEventDraft } from "./task-routing-config.js";
@@ -33,7 +33,7 @@ export const sampleNewTask = (taskId: string, extra: Partial<NewTask> = {}): New
   ...extra,
 });
 
-const feedbackEntry = (taskId: string, externalEventId: string, extra: Partial<FeedbackEntry> = {}): FeedbackEntry => ({
+const feedbackEntry = (taskId: string, externalEventId: string, extra: Partial<TaskFeedbackEntry> = {}): TaskFeedbackEntry => ({
   taskId,
   externalEventId,
   status: "FINISHED",
@@ -189,7 +189,7 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
 
     it("the callback log keeps every callback, repeats included, oldest first", async () => {
       await insert(newTaskRecord(sampleNewTask("T-7"), T0));
-      const entry = (outcome: CallbackEntry["outcome"], at: number): CallbackEntry => ({
+      const entry = (outcome: TaskCallbackEntry["outcome"], at: number): TaskCallbackEntry => ({
         taskId: "T-7",
         eventId: "T-7#2",
         result: "SUCCESS",

@@ -1,6 +1,6 @@
 import type { OutboxEventDraft } from "../outbox/outbox-event.js";
-import type { CallbackEntry } from "./callback.js";
-import type { FeedbackEntry, FeedbackKey } from "./feedback.js";
+import type { TaskCallbackEntry } from "./task-callback.js";
+import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
 import type { TaskRecord, TaskStatus } from "./task-record.js";
 
 /**
@@ -23,11 +23,11 @@ export interface TaskTx {
    */
   updateTask(task: TaskRecord): Promise<void>;
   /** The feedback log entry stored under `key`, if any. */
-  findFeedback(key: FeedbackKey): Promise<FeedbackEntry | undefined>;
+  findFeedback(key: TaskFeedbackKey): Promise<TaskFeedbackEntry | undefined>;
   /** Appends a feedback log entry; a second entry with the same key fails the transaction (`MsgxError`). */
-  insertFeedback(entry: FeedbackEntry): Promise<void>;
+  insertFeedback(entry: TaskFeedbackEntry): Promise<void>;
   /** Appends a callback log entry (repeats are logged too). */
-  insertCallback(entry: CallbackEntry): Promise<void>;
+  insertCallback(entry: TaskCallbackEntry): Promise<void>;
   /**
    * Appends outbox rows to the relay's outbox (the `MSG_EVENT` table the dispatchers drain),
    * PENDING, with EVENT_IDs ascending in the given order.
@@ -63,7 +63,7 @@ export interface TaskStore {
   get(taskId: string): Promise<TaskRecord | undefined>;
   list(filter: TaskFilter): Promise<readonly TaskRecord[]>;
   /** The feedback log of a task, oldest first. */
-  feedback(taskId: string): Promise<readonly FeedbackEntry[]>;
+  feedback(taskId: string): Promise<readonly TaskFeedbackEntry[]>;
   /** The callback log of a task, oldest first. */
-  callbacks(taskId: string): Promise<readonly CallbackEntry[]>;
+  callbacks(taskId: string): Promise<readonly TaskCallbackEntry[]>;
 }

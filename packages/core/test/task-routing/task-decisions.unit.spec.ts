@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decideCallback } from "../../src/task-routing/callback.js";
-import { decideFeedback, type ExternalFeedback, type FeedbackEntry } from "../../src/task-routing/feedback.js";
+import { decideTaskCallback } from "../../src/task-routing/task-callback.js";
+import { decideTaskFeedback, type TaskFeedback, type TaskFeedbackEntry } from "../../src/task-routing/task-feedback.js";
 import { newTaskRecord, TaskStatus, type TaskRecord } from "../../src/task-routing/task-record.js";
 import { DEFAULT_TASK_ROUTING } from "../../src/task-routing/task-routing-config.js";
 import type { TaskEventMessage } from "../../src/task-routing/task-event.js";
@@ -15,16 +15,16 @@ const task = (status: TaskStatus, lastEventId: string | null = null): TaskRecord
   version: 3,
   lastEventId,
 });
-const fb = (status: ExternalFeedback["status"], externalEventId = "E1"): ExternalFeedback => ({ taskId: "T1", externalEventId, status, reason: status === "CANCELLED" ? "人工取消" : null });
-const decide = (t: TaskRecord | undefined, f: ExternalFeedback, prior?: FeedbackEntry) => decideFeedback(t, prior, f, DEFAULT_TASK_ROUTING, T0 + 1);
+const fb = (status: TaskFeedback["status"], externalEventId = "E1"): TaskFeedback => ({ taskId: "T1", externalEventId, status, reason: status === "CANCELLED" ? "人工取消" : null });
+const decide = (t: TaskRecord | undefined, f: TaskFeedback, prior?: TaskFeedbackEntry) => decideTaskFeedback(t, prior, f, DEFAULT_TASK_ROUTING, T0 + 1);
 
-describe("decideFeedback", () => {
+describe("decideTaskFeedback", () => {
   it("unknown task: nothing is written", () => {
     expect(decide(undefined, fb("FINISHED"))).toEqual({ kind: "unknown-task" });
   });
 
   it("the same key again answers the first entry and writes nothing", () => {
-    const prior: FeedbackEntry = { taskId: "T1", externalEventId: "E1", status: "FINISHED", outcome: "APPLIED", reason: null, eventId: "T1#4", receivedAt: T0 };
+    const prior: TaskFeedbackEntry = { taskId: "T1", externalEventId: "E1", status: "FINISHED", outcome: "APPLIED", reason: null, eventId: "T1#4", receivedAt: T0 };
     expect(decide(task(TaskStatus.FINISHED_PENDING_CALLBACK, "T1#4"), fb("FINISHED"), prior)).toEqual({ kind: "duplicate", entry: prior });
   });
 
@@ -49,7 +49,7 @@ describe("decideFeedback", () => {
   });
 
   it("a repeat of a fact under a new id is IGNORED; a contradiction is REJECTED; neither publishes", () => {
-    const cases: [TaskStatus, ExternalFeedback["status"], string][] = [
+    const cases: [TaskStatus, TaskFeedback["status"], string][] = [
       [TaskStatus.FINISHED_PENDING_CALLBACK, "FINISHED", "IGNORED"],
       [TaskStatus.FINISHED, "FINISHED", "IGNORED"],
       [TaskStatus.CANCEL_PENDING_CALLBACK, "CANCELLED", "IGNORED"],
@@ -78,27 +78,27 @@ describe("decideFeedback", () => {
   });
 });
 
-describe("decideCallback", () => {
+describe("decideTaskCallback", () => {
   const cb = (result: "SUCCESS" | "FAILURE", eventId = "T1#3") => ({ taskId: "T1", eventId, result, message: result === "FAILURE" ? "handler dead-lettered" : "ok" });
 
   it("SUCCESS for the awaited event ends the task; FAILURE is recorded and keeps it waiting", () => {
-    const ok = decideCallback(task(TaskStatus.FINISHED_PENDING_CALLBACK, "T1#3"), cb("SUCCESS"), T0);
+    const ok = decideTaskCallback(task(TaskStatus.FINISHED_PENDING_CALLBACK, "T1#3"), cb("SUCCESS"), T0);
     if (ok.kind !== "logged") throw new Error(ok.kind);
     expect([ok.entry.outcome, ok.task?.status]).toEqual(["APPLIED", TaskStatus.FINISHED]);
-    const cancelled = decideCallback(task(TaskStatus.CANCEL_PENDING_CALLBACK, "T1#3"), cb("SUCCESS"), T0);
+    const cancelled = decideTaskCallback(task(TaskStatus.CANCEL_PENDING_CALLBACK, "T1#3"), cb("SUCCESS"), T0);
     expect(cancelled.kind === "logged" && cancelled.task?.status).toBe(TaskStatus.CANCELLED);
-    const failed = decideCallback(task(TaskStatus.FINISHED_PENDING_CALLBACK, "T1#3"), cb("FAILURE"), T0);
+    const failed = decideTaskCallback(task(TaskStatus.FINISHED_PENDING_CALLBACK, "T1#3"), cb("FAILURE"), T0);
     if (failed.kind !== "logged") throw new Error(failed.kind);
     expect([failed.entry.outcome, failed.task?.status, failed.task?.callbackError]).toEqual(["RECORDED", TaskStatus.FINISHED_PENDING_CALLBACK, "handler dead-lettered"]);
   });
 
   it("a repeat after the end is a harmless DUPLICATE; a mismatch is REJECTED; an unknown task writes nothing", () => {
-    const dup = decideCallback(task(TaskStatus.FINISHED, "T1#3"), cb("SUCCESS"), T0);
+    const dup = decideTaskCallback(task(TaskStatus.FINISHED, "T1#3"), cb("SUCCESS"), T0);
     expect(dup.kind === "logged" && [dup.entry.outcome, dup.task]).toEqual(["DUPLICATE", null]);
-    const other = decideCallback(task(TaskStatus.FINISHED_PENDING_CALLBACK, "T1#3"), cb("SUCCESS", "T1#2"), T0);
+    const other = decideTaskCallback(task(TaskStatus.FINISHED_PENDING_CALLBACK, "T1#3"), cb("SUCCESS", "T1#2"), T0);
     expect(other.kind === "logged" && [other.entry.outcome, other.task]).toEqual(["REJECTED", null]);
-    const early = decideCallback(task(TaskStatus.DISPATCHED), cb("SUCCESS"), T0);
+    const early = decideTaskCallback(task(TaskStatus.DISPATCHED), cb("SUCCESS"), T0);
     expect(early.kind === "logged" && early.entry.outcome).toBe("REJECTED");
-    expect(decideCallback(undefined, cb("SUCCESS"), T0)).toEqual({ kind: "unknown-task" });
+    expect(decideTaskCallback(undefined, cb("SUCCESS"), T0)).toEqual({ kind: "unknown-task" });
   });
 });

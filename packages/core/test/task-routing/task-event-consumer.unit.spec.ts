@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { EventHeader } from "../../src/delivery/event-headers.js";
 import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
-import type { ConsumedTaskRecord } from "../../src/task-routing/consume-decision.js";
-import { HandlerRegistry, type TaskEventHandler } from "../../src/task-routing/handler-registry.js";
-import { InMemoryConsumeLogStore, type InMemoryTxHandle } from "../../src/task-routing/in-memory-consume-log-store.js";
+import type { ConsumedTaskRecord } from "../../src/task-routing/task-consume-decision.js";
+import { TaskHandlerRegistry, type TaskEventHandler } from "../../src/task-routing/task-handler-registry.js";
+import { InMemoryTaskConsumeLogStore, type InMemoryTaskTxHandle } from "../../src/task-routing/in-memory-task-consume-log-store.js";
 import { taskEventMessage, type TaskEventMessage } from "../../src/task-routing/task-event.js";
-import { TaskEventConsumer, type ConsumeFailpoint } from "../../src/task-routing/task-event-consumer.js";
+import { TaskEventConsumer, type TaskConsumeFailpoint } from "../../src/task-routing/task-event-consumer.js";
 import { TaskEventHeader } from "../../src/task-routing/task-headers.js";
 import { newTaskRecord } from "../../src/task-routing/task-record.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
@@ -30,14 +30,14 @@ const record = (e: TaskEventMessage | string, owner = "LMS", deliveryId = "7"): 
 
 describe("TaskEventConsumer", () => {
   let clock: ManualClock;
-  let log: InMemoryConsumeLogStore;
+  let log: InMemoryTaskConsumeLogStore;
   let effects: string[];
   let failures: number;
-  let crashAt: ConsumeFailpoint | null;
+  let crashAt: TaskConsumeFailpoint | null;
   let nudges: number;
-  let consumer: TaskEventConsumer<InMemoryTxHandle>;
+  let consumer: TaskEventConsumer<InMemoryTaskTxHandle>;
 
-  const handler = (code: string): TaskEventHandler<InMemoryTxHandle> => ({
+  const handler = (code: string): TaskEventHandler<InMemoryTaskTxHandle> => ({
     handlerCode: code,
     onTaskFinished: async (e, ctx) => {
       if (failures > 0) {
@@ -51,14 +51,14 @@ describe("TaskEventConsumer", () => {
 
   beforeEach(() => {
     clock = new ManualClock();
-    log = new InMemoryConsumeLogStore();
+    log = new InMemoryTaskConsumeLogStore();
     effects = [];
     failures = 0;
     crashAt = null;
     nudges = 0;
     consumer = new TaskEventConsumer({
       owner: "LMS",
-      registry: new HandlerRegistry([handler("LMS_STOCK_AREA_CALL_TUBE"), handler("LMS_SLITTER_DOWN_AGV")]),
+      registry: new TaskHandlerRegistry([handler("LMS_STOCK_AREA_CALL_TUBE"), handler("LMS_SLITTER_DOWN_AGV")]),
       log,
       clock,
       policy: POLICY,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { EventHeader } from "../../src/delivery/event-headers.js";
 import { isMsgxError } from "../../src/errors/msgx-error.js";
-import { routeTaskRecord, type ConsumedTaskRecord } from "../../src/task-routing/consume-decision.js";
-import { HandlerRegistry, type TaskEventHandler } from "../../src/task-routing/handler-registry.js";
+import { routeTaskRecord, type ConsumedTaskRecord } from "../../src/task-routing/task-consume-decision.js";
+import { TaskHandlerRegistry, type TaskEventHandler } from "../../src/task-routing/task-handler-registry.js";
 import { parseTaskEvent, taskEventMessage, type TaskEventMessage } from "../../src/task-routing/task-event.js";
 import { TaskEventHeader, withTaskHeaders } from "../../src/task-routing/task-headers.js";
 import { newTaskRecord } from "../../src/task-routing/task-record.js";
@@ -129,11 +129,11 @@ describe("routeTaskRecord", () => {
   });
 });
 
-describe("HandlerRegistry", () => {
+describe("TaskHandlerRegistry", () => {
   const h = (handlerCode: string): TaskEventHandler<unknown> => ({ handlerCode, onTaskFinished: async () => undefined, onTaskCancelled: async () => undefined });
   const refusal = (handlers: TaskEventHandler<unknown>[]) => {
     try {
-      new HandlerRegistry(handlers);
+      new TaskHandlerRegistry(handlers);
     } catch (e) {
       return isMsgxError(e) ? `${e.kind}: ${e.message}` : String(e);
     }
@@ -150,7 +150,7 @@ describe("HandlerRegistry", () => {
   });
 
   it("finds handlers by code and explains an unknown one", () => {
-    const r = new HandlerRegistry([h("LMS_STOCK_AREA_CALL_TUBE"), h("LMS_SLITTER_DOWN_AGV")]);
+    const r = new TaskHandlerRegistry([h("LMS_STOCK_AREA_CALL_TUBE"), h("LMS_SLITTER_DOWN_AGV")]);
     expect(r.get("LMS_SLITTER_DOWN_AGV")?.handlerCode).toBe("LMS_SLITTER_DOWN_AGV");
     expect(r.get("LMS_OTHER")).toBeUndefined();
     expect(r.codes).toEqual(["LMS_STOCK_AREA_CALL_TUBE", "LMS_SLITTER_DOWN_AGV"]);

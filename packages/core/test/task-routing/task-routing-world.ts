@@ -12,14 +12,14 @@ import { DeliveryStatus } from "../../src/outbox/outbox-event.js";
 import { silentLogger } from "../../src/ports/logger.js";
 import type { RetryPolicy } from "../../src/processing/retry-policy.js";
 import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
-import type { CallbackPort } from "../../src/task-routing/callback-port.js";
-import { CallbackSender } from "../../src/task-routing/callback-sender.js";
-import type { ConsumedTaskRecord } from "../../src/task-routing/consume-decision.js";
-import { HandlerRegistry, type TaskEventHandler } from "../../src/task-routing/handler-registry.js";
-import { InMemoryConsumeLogStore, type InMemoryTxHandle } from "../../src/task-routing/in-memory-consume-log-store.js";
+import type { TaskCallbackPort } from "../../src/task-routing/task-callback-port.js";
+import { TaskCallbackSender } from "../../src/task-routing/task-callback-sender.js";
+import type { ConsumedTaskRecord } from "../../src/task-routing/task-consume-decision.js";
+import { TaskHandlerRegistry, type TaskEventHandler } from "../../src/task-routing/task-handler-registry.js";
+import { InMemoryTaskConsumeLogStore, type InMemoryTaskTxHandle } from "../../src/task-routing/in-memory-task-consume-log-store.js";
 import { InMemoryTaskStore } from "../../src/task-routing/in-memory-task-store.js";
 import type { TaskEventMessage } from "../../src/task-routing/task-event.js";
-import { TaskEventConsumer, type ConsumeFailpoint, type ConsumeStep } from "../../src/task-routing/task-event-consumer.js";
+import { TaskEventConsumer, type TaskConsumeFailpoint, type TaskConsumeStep } from "../../src/task-routing/task-event-consumer.js";
 import { withTaskHeaders } from "../../src/task-routing/task-headers.js";
 import { isTaskRequestError } from "../../src/task-routing/task-request-error.js";
 import { taskDeliveryTopics, taskTargets, taskTopic, taskTopics, type TaskRouting } from "../../src/task-routing/task-routing-config.js";
@@ -38,7 +38,7 @@ export const HANDLER_POLICY: RetryPolicy = { maxAttempts: 3, initialBackoffMs: 1
 
 /** One owner service: its consumer group over the broker, consume log, handlers and effects. */
 export class OwnerWorld {
-  readonly log = new InMemoryConsumeLogStore();
+  readonly log = new InMemoryTaskConsumeLogStore();
   /** The business effect: `finish:<taskId>` / `cancel:<taskId>` -> times applied (committed). */
   readonly effects = new Map<string, number>();
   /** Handler calls per task (failed ones included; never rolled back). */
@@ -47,10 +47,10 @@ export class OwnerWorld {
   readonly failFirst = new Map<string, number>();
   readonly committed = new Map<string, number>();
   position = new Map<string, number>();
-  crashAt: ConsumeFailpoint | "callback.after-report" | null = null;
-  consumer!: TaskEventConsumer<InMemoryTxHandle>;
-  sender!: CallbackSender<InMemoryTxHandle>;
-  readonly steps: ConsumeStep[] = [];
+  crashAt: TaskConsumeFailpoint | "callback.after-report" | null = null;
+  consumer!: TaskEventConsumer<InMemoryTaskTxHandle>;
+  sender!: TaskCallbackSender<InMemoryTaskTxHandle>;
+  readonly steps: TaskConsumeStep[] = [];
   crashes = 0;
   /** COMMIT failures injected into the consume log (each may fail one attempt). */
   commitFaultsArmed = 0;
@@ -71,7 +71,7 @@ export class OwnerWorld {
   /** A crash: new objects (breaker lost), the position back to the committed offsets. */
   restart(): void {
     const w = this.world;
-    const failpoint = (name: ConsumeFailpoint | "callback.after-report") => {
+    const failpoint = (name: TaskConsumeFailpoint | "callback.after-report") => {
       if (this.crashAt === name) {
         this.crashAt = null;
         this.fired[name] += 1;
@@ -82,18 +82,18 @@ export class OwnerWorld {
     this.consumer = new TaskEventConsumer({
       owner: this.owner,
       routing: w.routing,
-      registry: new HandlerRegistry((HANDLERS[this.owner] ?? []).map((code) => this.#handler(code))),
+      registry: new TaskHandlerRegistry((HANDLERS[this.owner] ?? []).map((code) => this.#handler(code))),
       log: this.log,
       clock: w.clock,
       policy: HANDLER_POLICY,
       breaker: { initialMs: 500, maxMs: 2_000 },
       failpoint,
     });
-    this.sender = new CallbackSender({ log: this.log, port: w.callbackPort, clock: w.clock, failpoint }, { batchSize: 3, initialBackoffMs: 500, maxBackoffMs: 4_000 });
+    this.sender = new TaskCallbackSender({ log: this.log, port: w.callbackPort, clock: w.clock, failpoint }, { batchSize: 3, initialBackoffMs: 500, maxBackoffMs: 4_000 });
   }
 
-  #handler(code: string): TaskEventHandler<InMemoryTxHandle> {
-    const apply = async (kind: "finish" | "cancel", event: TaskEventMessage, tx: InMemoryTxHandle) => {
+  #handler(code: string): TaskEventHandler<InMemoryTaskTxHandle> {
+    const apply = async (kind: "finish" | "cancel", event: TaskEventMessage, tx: InMemoryTaskTxHandle) => {
       if (event.handlerCode !== code) throw new Error(`routed to ${code} but the event is for ${event.handlerCode}`);
       const n = (this.calls.get(event.taskId) ?? 0) + 1;
       this.calls.set(event.taskId, n);
@@ -116,7 +116,7 @@ export class OwnerWorld {
       const r = records[pos];
       if (r === undefined) continue;
       const record: ConsumedTaskRecord = { topic, partition: 0, offset: String(pos), key: r.key, value: r.value, headers: r.headers };
-      let step: ConsumeStep;
+      let step: TaskConsumeStep;
       try {
         step = await this.consumer.handle(record);
       } catch (e) {
@@ -184,7 +184,7 @@ export class TaskRoutingWorld {
   }
 
   /** The HTTP callback, as the task service would answer it (refusals for good are not retriable). */
-  readonly callbackPort: CallbackPort = {
+  readonly callbackPort: TaskCallbackPort = {
     report: async (callback) => {
       if (this.clock.now() < this.taskServiceDownUntil) {
         this.callbackFaults += 1;

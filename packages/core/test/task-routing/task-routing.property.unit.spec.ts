@@ -11,7 +11,7 @@
 import { fc, it } from "@fast-check/vitest";
 import { afterAll, describe, expect } from "vitest";
 import { DeliveryStatus } from "../../src/outbox/outbox-event.js";
-import { ConsumeStatus } from "../../src/task-routing/consume-log.js";
+import { TaskConsumeStatus } from "../../src/task-routing/task-consume-log.js";
 import { TaskStatus } from "../../src/task-routing/task-record.js";
 import { DEFAULT_TASK_ROUTING, type TaskRouting } from "../../src/task-routing/task-routing-config.js";
 import { HANDLER_POLICY, HANDLERS, OWNERS, TaskRoutingWorld } from "./task-routing-world.js";
@@ -226,12 +226,12 @@ describe("task-event routing over fakes (property)", () => {
       expect(other.effects.has(`${kind}:${id}`) || other.effects.has(`${other_}:${id}`)).toBe(false);
       expect(owner.effects.has(`${other_}:${id}`)).toBe(false);
       expect(row.callbackStatus).toBe("SENT");
-      if (row.status === ConsumeStatus.SUCCEEDED) {
+      if (row.status === TaskConsumeStatus.SUCCEEDED) {
         expect(owner.effects.get(`${kind}:${id}`)).toBe(1);
         expect(task.status).toBe(finished ? TaskStatus.FINISHED : TaskStatus.CANCELLED);
         expect(spec.handler).toBeGreaterThanOrEqual(0);
       } else {
-        expect(row.status).toBe(ConsumeStatus.DEAD);
+        expect(row.status).toBe(TaskConsumeStatus.DEAD);
         covered.dead += 1;
         expect(owner.effects.has(`${kind}:${id}`)).toBe(false);
         expect(task.status).toBe(finished ? TaskStatus.FINISHED_PENDING_CALLBACK : TaskStatus.CANCEL_PENDING_CALLBACK);
@@ -247,7 +247,7 @@ describe("task-event routing over fakes (property)", () => {
       }
       if ((owner.calls.get(id) ?? 0) > 0 && spec.failFirst > 0) covered.handlerFailures += 1;
       const callbacks = await world.taskStore.callbacks(id);
-      expect(callbacks.filter((c) => c.outcome === "APPLIED").length).toBe(row.status === ConsumeStatus.SUCCEEDED ? 1 : 0);
+      expect(callbacks.filter((c) => c.outcome === "APPLIED").length).toBe(row.status === TaskConsumeStatus.SUCCEEDED ? 1 : 0);
       expect(callbacks.filter((c) => c.outcome === "REJECTED")).toEqual([]);
     }
     covered.crashAfterBrokerAck += world.relayCrashesAfterSend;

@@ -20,21 +20,21 @@
  * - `SENT`: terminal; the task service recorded it.
  * - `REJECTED`: terminal; the task service refused it for good (`callbackError` says why).
  */
-export const ConsumeStatus = { SUCCEEDED: "SUCCEEDED", FAILED: "FAILED", DEAD: "DEAD" } as const;
-export type ConsumeStatus = (typeof ConsumeStatus)[keyof typeof ConsumeStatus];
+export const TaskConsumeStatus = { SUCCEEDED: "SUCCEEDED", FAILED: "FAILED", DEAD: "DEAD" } as const;
+export type TaskConsumeStatus = (typeof TaskConsumeStatus)[keyof typeof TaskConsumeStatus];
 
-export const CallbackStatus = { PENDING: "PENDING", SENT: "SENT", REJECTED: "REJECTED" } as const;
-export type CallbackStatus = (typeof CallbackStatus)[keyof typeof CallbackStatus];
+export const TaskCallbackStatus = { PENDING: "PENDING", SENT: "SENT", REJECTED: "REJECTED" } as const;
+export type TaskCallbackStatus = (typeof TaskCallbackStatus)[keyof typeof TaskCallbackStatus];
 
 /** A stored consume log row. */
-export interface ConsumeLogEntry {
+export interface TaskConsumeLogEntry {
   readonly eventId: string;
   /** Empty for a record too broken to name it (likewise owner, handler code and event type). */
   readonly taskId: string;
   readonly ownerService: string;
   readonly handlerCode: string;
   readonly eventType: string;
-  readonly status: ConsumeStatus;
+  readonly status: TaskConsumeStatus;
   readonly errorMsg: string | null;
   /** Failed attempts so far (a SUCCEEDED row keeps the failures before its success). */
   readonly attempts: number;
@@ -44,7 +44,7 @@ export interface ConsumeLogEntry {
   readonly payload: unknown;
   /** The relay's `msgx-event-id` header of the record. */
   readonly deliveryEventId: string | null;
-  readonly callbackStatus: CallbackStatus | null;
+  readonly callbackStatus: TaskCallbackStatus | null;
   readonly callbackAttempts: number;
   readonly callbackNextAt: number | null;
   readonly callbackError: string | null;
@@ -53,13 +53,13 @@ export interface ConsumeLogEntry {
 }
 
 /** What the consumer writes for an event: the row without its callback bookkeeping. */
-export interface ConsumeLogWrite {
+export interface TaskConsumeLogWrite {
   readonly eventId: string;
   readonly taskId: string;
   readonly ownerService: string;
   readonly handlerCode: string;
   readonly eventType: string;
-  readonly status: ConsumeStatus;
+  readonly status: TaskConsumeStatus;
   readonly errorMsg: string | null;
   readonly attempts: number;
   readonly nextAttemptAt: number | null;
@@ -71,9 +71,9 @@ export interface ConsumeLogWrite {
 }
 
 /** The callback result a finished row reports. */
-export const callbackResultOf = (entry: Pick<ConsumeLogEntry, "status">): "SUCCESS" | "FAILURE" =>
-  entry.status === ConsumeStatus.SUCCEEDED ? "SUCCESS" : "FAILURE";
+export const taskCallbackResultOf = (entry: Pick<TaskConsumeLogEntry, "status">): "SUCCESS" | "FAILURE" =>
+  entry.status === TaskConsumeStatus.SUCCEEDED ? "SUCCESS" : "FAILURE";
 
 /** True when the event needs no further handling. */
-export const isSettled = (entry: Pick<ConsumeLogEntry, "status">): boolean =>
-  entry.status === ConsumeStatus.SUCCEEDED || entry.status === ConsumeStatus.DEAD;
+export const isTaskEventSettled = (entry: Pick<TaskConsumeLogEntry, "status">): boolean =>
+  entry.status === TaskConsumeStatus.SUCCEEDED || entry.status === TaskConsumeStatus.DEAD;

@@ -1,6 +1,6 @@
 import { MsgxError } from "../errors/msgx-error.js";
 import type { DeliveryPort } from "../ports/delivery-port.js";
-import type { CallbackResult, TaskCallback } from "./callback.js";
+import type { TaskCallbackResult, TaskCallback } from "./task-callback.js";
 
 /**
  * How an owner service reports a handled task event back to the task service (seed 001 §9): an
@@ -15,7 +15,7 @@ import type { CallbackResult, TaskCallback } from "./callback.js";
  *   then stops retrying it.
  * Reporting the same callback twice is harmless: the task service answers the repeat unchanged.
  */
-export interface CallbackPort {
+export interface TaskCallbackPort {
   report(callback: TaskCallback, signal?: AbortSignal): Promise<void>;
 }
 
@@ -24,21 +24,21 @@ export interface TaskCallbackMessage {
   readonly schemaVersion: 1;
   readonly taskId: string;
   readonly eventId: string;
-  readonly result: CallbackResult;
+  readonly result: TaskCallbackResult;
   readonly message: string | null;
   /** The owner service that handled the event. */
   readonly ownerService: string;
 }
 
 /** The header naming the callback's event id on the result topic. */
-export const CALLBACK_EVENT_ID_HEADER = "msgx-callback-event-id";
+export const TASK_CALLBACK_EVENT_ID_HEADER = "msgx-callback-event-id";
 
 /**
- * A `CallbackPort` on a result topic (seed 001 §9.2, `TASK_CALLBACK_RESULT_TOPIC`): one record per
+ * A `TaskCallbackPort` on a result topic (seed 001 §9.2, `TASK_CALLBACK_RESULT_TOPIC`): one record per
  * callback, key = taskId, through the owner's `DeliveryPort` (the Kafka producer with its safety
  * settings). The task service consumes the topic and calls `TaskService.callback`.
  */
-export function resultTopicCallbackPort(delivery: DeliveryPort, topic: string, ownerService: string): CallbackPort {
+export function resultTopicCallbackPort(delivery: DeliveryPort, topic: string, ownerService: string): TaskCallbackPort {
   return {
     async report(callback, signal) {
       const message: TaskCallbackMessage = {
@@ -49,7 +49,7 @@ export function resultTopicCallbackPort(delivery: DeliveryPort, topic: string, o
         message: callback.message ?? null,
         ownerService,
       };
-      await delivery.send([{ topic, key: callback.taskId, value: JSON.stringify(message), headers: { [CALLBACK_EVENT_ID_HEADER]: callback.eventId } }], signal);
+      await delivery.send([{ topic, key: callback.taskId, value: JSON.stringify(message), headers: { [TASK_CALLBACK_EVENT_ID_HEADER]: callback.eventId } }], signal);
     },
   };
 }

@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { MsgxError } from "../../src/errors/msgx-error.js";
-import { CALLBACK_EVENT_ID_HEADER, parseTaskCallbackMessage, resultTopicCallbackPort } from "../../src/task-routing/callback-port.js";
-import { CallbackSender } from "../../src/task-routing/callback-sender.js";
-import type { TaskCallback } from "../../src/task-routing/callback.js";
-import { sampleConsumeWrite } from "../../src/task-routing/consume-log-store.contract.js";
-import { InMemoryConsumeLogStore } from "../../src/task-routing/in-memory-consume-log-store.js";
+import { TASK_CALLBACK_EVENT_ID_HEADER, parseTaskCallbackMessage, resultTopicCallbackPort } from "../../src/task-routing/task-callback-port.js";
+import { TaskCallbackSender } from "../../src/task-routing/task-callback-sender.js";
+import type { TaskCallback } from "../../src/task-routing/task-callback.js";
+import { sampleTaskConsumeWrite } from "../../src/task-routing/task-consume-log-store.contract.js";
+import { InMemoryTaskConsumeLogStore } from "../../src/task-routing/in-memory-task-consume-log-store.js";
 import { InMemoryBroker } from "../../src/testing/in-memory-broker.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
 
 async function setup(fail: (cb: TaskCallback) => Error | undefined = () => undefined) {
   const clock = new ManualClock();
-  const log = new InMemoryConsumeLogStore();
+  const log = new InMemoryTaskConsumeLogStore();
   const reported: TaskCallback[] = [];
-  const sender = new CallbackSender(
+  const sender = new TaskCallbackSender(
     {
       log,
       clock,
@@ -27,12 +27,12 @@ async function setup(fail: (cb: TaskCallback) => Error | undefined = () => undef
     { batchSize: 10, initialBackoffMs: 1_000, maxBackoffMs: 8_000 },
   );
   const at = clock.now();
-  await log.transaction((tx) => tx.succeed(sampleConsumeWrite("T1#2", { at })));
-  await log.recordFailure(sampleConsumeWrite("T2#2", { status: "DEAD", errorMsg: "unknown handler code X", at }));
+  await log.transaction((tx) => tx.succeed(sampleTaskConsumeWrite("T1#2", { at })));
+  await log.recordFailure(sampleTaskConsumeWrite("T2#2", { status: "DEAD", errorMsg: "unknown handler code X", at }));
   return { clock, log, sender, reported };
 }
 
-describe("CallbackSender", () => {
+describe("TaskCallbackSender", () => {
   it("reports SUCCESS for handled events and FAILURE with the reason for dead letters, then marks them SENT", async () => {
     const { log, sender, reported } = await setup();
     const step = await sender.step();
@@ -77,7 +77,7 @@ describe("result topic callback port", () => {
     const port = resultTopicCallbackPort(broker, "TASK_CALLBACK_RESULT_TOPIC", "LMS");
     await port.report({ taskId: "T1", eventId: "T1#2", result: "SUCCESS", message: "ok" });
     const [r] = broker.records("TASK_CALLBACK_RESULT_TOPIC");
-    expect([r!.key, r!.headers[CALLBACK_EVENT_ID_HEADER]]).toEqual(["T1", "T1#2"]);
+    expect([r!.key, r!.headers[TASK_CALLBACK_EVENT_ID_HEADER]]).toEqual(["T1", "T1#2"]);
     expect(parseTaskCallbackMessage(r!.value)).toEqual({ taskId: "T1", eventId: "T1#2", result: "SUCCESS", message: "ok" });
     expect(() => parseTaskCallbackMessage('{"schemaVersion":1,"taskId":"T1","eventId":"x","result":"MAYBE"}')).toThrow(/not a task callback/);
     expect(() => parseTaskCallbackMessage(null)).toThrow(MsgxError);

@@ -1,17 +1,17 @@
 import { MsgxError } from "../errors/msgx-error.js";
 import { FaultPlan } from "../testing/fault-plan.js";
-import { CallbackStatus, ConsumeStatus, isSettled, type ConsumeLogEntry, type ConsumeLogWrite } from "./consume-log.js";
-import type { ConsumeLogFilter, ConsumeLogStore, ConsumeTx } from "./consume-log-store.js";
+import { TaskCallbackStatus, TaskConsumeStatus, isTaskEventSettled, type TaskConsumeLogEntry, type TaskConsumeLogWrite } from "./task-consume-log.js";
+import type { TaskConsumeLogFilter, TaskConsumeLogStore, TaskConsumeTx } from "./task-consume-log-store.js";
 
 /** The fake's transaction handle: business writes are staged and applied at commit with the log row. */
-export interface InMemoryTxHandle {
+export interface InMemoryTaskTxHandle {
   stage(write: () => void): void;
 }
 
-const byId = (a: ConsumeLogEntry, b: ConsumeLogEntry): number => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0);
+const byId = (a: TaskConsumeLogEntry, b: TaskConsumeLogEntry): number => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0);
 
-function rowOf(write: ConsumeLogWrite, before: ConsumeLogEntry | undefined): ConsumeLogEntry {
-  const wantsCallback = write.callback && write.status !== ConsumeStatus.FAILED;
+function rowOf(write: TaskConsumeLogWrite, before: TaskConsumeLogEntry | undefined): TaskConsumeLogEntry {
+  const wantsCallback = write.callback && write.status !== TaskConsumeStatus.FAILED;
   return {
     eventId: write.eventId,
     taskId: write.taskId,
@@ -24,7 +24,7 @@ function rowOf(write: ConsumeLogWrite, before: ConsumeLogEntry | undefined): Con
     nextAttemptAt: write.nextAttemptAt,
     payload: write.payload,
     deliveryEventId: write.deliveryEventId,
-    callbackStatus: wantsCallback ? CallbackStatus.PENDING : null,
+    callbackStatus: wantsCallback ? TaskCallbackStatus.PENDING : null,
     callbackAttempts: 0,
     callbackNextAt: wantsCallback ? write.at : null,
     callbackError: null,
@@ -34,27 +34,27 @@ function rowOf(write: ConsumeLogWrite, before: ConsumeLogEntry | undefined): Con
 }
 
 /**
- * The in-memory `ConsumeLogStore`: a map of rows, one transaction at a time, the handler's staged
+ * The in-memory `TaskConsumeLogStore`: a map of rows, one transaction at a time, the handler's staged
  * writes and the log row applied together at commit. Fault hooks: `faults` (operations
  * `consume.<member>` and `consume.commit`; `setDown` for an outage of the owner's database),
  * `commitUnknownNext` (commit, then report the outcome unknown).
  */
-export class InMemoryConsumeLogStore implements ConsumeLogStore<InMemoryTxHandle> {
+export class InMemoryTaskConsumeLogStore implements TaskConsumeLogStore<InMemoryTaskTxHandle> {
   readonly faults = new FaultPlan("consume-log");
-  readonly rows = new Map<string, ConsumeLogEntry>();
+  readonly rows = new Map<string, TaskConsumeLogEntry>();
   commitUnknownNext = false;
   #tail: Promise<unknown> = Promise.resolve();
 
-  transaction<T>(fn: (tx: ConsumeTx<InMemoryTxHandle>) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: TaskConsumeTx<InMemoryTaskTxHandle>) => Promise<T>): Promise<T> {
     const run = this.#tail.then(() => this.#run(fn));
     this.#tail = run.catch(() => undefined);
     return run;
   }
 
-  async #run<T>(fn: (tx: ConsumeTx<InMemoryTxHandle>) => Promise<T>): Promise<T> {
+  async #run<T>(fn: (tx: TaskConsumeTx<InMemoryTaskTxHandle>) => Promise<T>): Promise<T> {
     this.#check("transaction");
     const staged: (() => void)[] = [];
-    const tx: ConsumeTx<InMemoryTxHandle> = {
+    const tx: TaskConsumeTx<InMemoryTaskTxHandle> = {
       handle: { stage: (write) => void staged.push(write) },
       claim: async (eventId) => {
         this.#check("claim");
@@ -62,9 +62,9 @@ export class InMemoryConsumeLogStore implements ConsumeLogStore<InMemoryTxHandle
       },
       succeed: async (write) => {
         this.#check("succeed");
-        if (write.status !== ConsumeStatus.SUCCEEDED) throw new TypeError(`succeed writes SUCCEEDED rows, not ${write.status}`);
+        if (write.status !== TaskConsumeStatus.SUCCEEDED) throw new TypeError(`succeed writes SUCCEEDED rows, not ${write.status}`);
         const before = this.rows.get(write.eventId);
-        if (before !== undefined && isSettled(before)) throw new MsgxError("INFRA", `consume log ${write.eventId} is already ${before.status}`);
+        if (before !== undefined && isTaskEventSettled(before)) throw new MsgxError("INFRA", `consume log ${write.eventId} is already ${before.status}`);
         staged.push(() => this.rows.set(write.eventId, rowOf(write, before)));
       },
     };
@@ -78,25 +78,25 @@ export class InMemoryConsumeLogStore implements ConsumeLogStore<InMemoryTxHandle
     return result;
   }
 
-  async get(eventId: string): Promise<ConsumeLogEntry | undefined> {
+  async get(eventId: string): Promise<TaskConsumeLogEntry | undefined> {
     this.#check("get");
     return this.rows.get(eventId);
   }
 
-  async recordFailure(write: ConsumeLogWrite): Promise<ConsumeLogEntry> {
+  async recordFailure(write: TaskConsumeLogWrite): Promise<TaskConsumeLogEntry> {
     this.#check("recordFailure");
-    if (write.status === ConsumeStatus.SUCCEEDED) throw new TypeError("recordFailure writes FAILED or DEAD rows");
+    if (write.status === TaskConsumeStatus.SUCCEEDED) throw new TypeError("recordFailure writes FAILED or DEAD rows");
     const before = this.rows.get(write.eventId);
-    if (before !== undefined && isSettled(before)) return before;
+    if (before !== undefined && isTaskEventSettled(before)) return before;
     const row = rowOf(write, before);
     this.rows.set(write.eventId, row);
     return row;
   }
 
-  async dueCallbacks(now: number, limit: number): Promise<readonly ConsumeLogEntry[]> {
+  async dueCallbacks(now: number, limit: number): Promise<readonly TaskConsumeLogEntry[]> {
     this.#check("dueCallbacks");
     return [...this.rows.values()]
-      .filter((r) => r.callbackStatus === CallbackStatus.PENDING && (r.callbackNextAt ?? 0) <= now)
+      .filter((r) => r.callbackStatus === TaskCallbackStatus.PENDING && (r.callbackNextAt ?? 0) <= now)
       .sort((a, b) => (a.callbackNextAt ?? 0) - (b.callbackNextAt ?? 0) || byId(a, b))
       .slice(0, limit);
   }
@@ -111,7 +111,7 @@ export class InMemoryConsumeLogStore implements ConsumeLogStore<InMemoryTxHandle
     this.#updatePending(eventId, (r) => ({ ...r, callbackAttempts: attempts, callbackNextAt: nextAt, callbackError: error }));
   }
 
-  async list(filter: ConsumeLogFilter): Promise<readonly ConsumeLogEntry[]> {
+  async list(filter: TaskConsumeLogFilter): Promise<readonly TaskConsumeLogEntry[]> {
     this.#check("list");
     return [...this.rows.values()]
       .filter(
@@ -124,9 +124,9 @@ export class InMemoryConsumeLogStore implements ConsumeLogStore<InMemoryTxHandle
       .slice(0, filter.limit ?? Number.POSITIVE_INFINITY);
   }
 
-  #updatePending(eventId: string, change: (r: ConsumeLogEntry) => ConsumeLogEntry): void {
+  #updatePending(eventId: string, change: (r: TaskConsumeLogEntry) => TaskConsumeLogEntry): void {
     const row = this.rows.get(eventId);
-    if (row !== undefined && row.callbackStatus === CallbackStatus.PENDING) this.rows.set(eventId, change(row));
+    if (row !== undefined && row.callbackStatus === TaskCallbackStatus.PENDING) this.rows.set(eventId, change(row));
   }
 
   #check(operation: string): void {

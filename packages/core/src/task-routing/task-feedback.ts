@@ -5,18 +5,18 @@ import { TaskStatus, type TaskRecord } from "./task-record.js";
 import { taskEventDraft, type TaskRouting } from "./task-routing-config.js";
 
 /** What the external system (or the task service itself, for a cancel) reports about a task. */
-export const FeedbackStatus = { EXECUTING: "EXECUTING", FINISHED: "FINISHED", CANCELLED: "CANCELLED" } as const;
-export type FeedbackStatus = (typeof FeedbackStatus)[keyof typeof FeedbackStatus];
+export const TaskFeedbackStatus = { EXECUTING: "EXECUTING", FINISHED: "FINISHED", CANCELLED: "CANCELLED" } as const;
+export type TaskFeedbackStatus = (typeof TaskFeedbackStatus)[keyof typeof TaskFeedbackStatus];
 
 /**
  * One report (the seed's ACS feedback). Idempotent on `taskId + externalEventId + status`: the
  * same report again gets the first answer and changes nothing.
  */
-export interface ExternalFeedback {
+export interface TaskFeedback {
   readonly taskId: string;
   /** The external system's id of this report (for a cancel of an undispatched task: the request id). */
   readonly externalEventId: string;
-  readonly status: FeedbackStatus;
+  readonly status: TaskFeedbackStatus;
   /** The external system's task number, when the report carries it. */
   readonly externalTaskNo?: string | null;
   /** A cancel reason or message, passed on to the owner. */
@@ -24,10 +24,10 @@ export interface ExternalFeedback {
 }
 
 /** The idempotency key of a feedback. */
-export interface FeedbackKey {
+export interface TaskFeedbackKey {
   readonly taskId: string;
   readonly externalEventId: string;
-  readonly status: FeedbackStatus;
+  readonly status: TaskFeedbackStatus;
 }
 
 /**
@@ -37,12 +37,12 @@ export interface FeedbackKey {
  *   under a new id, a late EXECUTING);
  * - `REJECTED`: it contradicts the task (FINISHED for a cancelled task): kept for review.
  */
-export const FeedbackOutcome = { APPLIED: "APPLIED", IGNORED: "IGNORED", REJECTED: "REJECTED" } as const;
-export type FeedbackOutcome = (typeof FeedbackOutcome)[keyof typeof FeedbackOutcome];
+export const TaskFeedbackOutcome = { APPLIED: "APPLIED", IGNORED: "IGNORED", REJECTED: "REJECTED" } as const;
+export type TaskFeedbackOutcome = (typeof TaskFeedbackOutcome)[keyof typeof TaskFeedbackOutcome];
 
 /** A row of the feedback log (`task_feedback`, unique on the key). */
-export interface FeedbackEntry extends FeedbackKey {
-  readonly outcome: FeedbackOutcome;
+export interface TaskFeedbackEntry extends TaskFeedbackKey {
+  readonly outcome: TaskFeedbackOutcome;
   readonly reason: string | null;
   /** The owner event it published (APPLIED FINISHED / CANCELLED only). */
   readonly eventId: string | null;
@@ -50,10 +50,10 @@ export interface FeedbackEntry extends FeedbackKey {
 }
 
 /** The decision on one feedback; `unknown-task` and `duplicate` write nothing. */
-export type FeedbackDecision =
+export type TaskFeedbackDecision =
   | { readonly kind: "unknown-task" }
-  | { readonly kind: "duplicate"; readonly entry: FeedbackEntry }
-  | { readonly kind: "logged"; readonly entry: FeedbackEntry; readonly task: TaskRecord | null; readonly event: OutboxEventDraft | null };
+  | { readonly kind: "duplicate"; readonly entry: TaskFeedbackEntry }
+  | { readonly kind: "logged"; readonly entry: TaskFeedbackEntry; readonly task: TaskRecord | null; readonly event: OutboxEventDraft | null };
 
 const S = TaskStatus;
 const FINISHING = [S.FINISHED_PENDING_CALLBACK, S.FINISHED] as readonly TaskStatus[];
@@ -64,17 +64,17 @@ const CANCELLING = [S.CANCEL_PENDING_CALLBACK, S.CANCELLED] as readonly TaskStat
  * key. The result is written in one transaction: the log entry, the task (when it changed) and
  * the owner event (when one is due) — or nothing at all.
  */
-export function decideFeedback(
+export function decideTaskFeedback(
   task: TaskRecord | undefined,
-  prior: FeedbackEntry | undefined,
-  feedback: ExternalFeedback,
+  prior: TaskFeedbackEntry | undefined,
+  feedback: TaskFeedback,
   routing: TaskRouting,
   now: number,
-): FeedbackDecision {
+): TaskFeedbackDecision {
   if (task === undefined) return { kind: "unknown-task" };
   if (prior !== undefined) return { kind: "duplicate", entry: prior };
   const reason = feedback.reason ?? null;
-  const entry = (outcome: FeedbackOutcome, why: string | null, eventId: string | null = null): FeedbackEntry => ({
+  const entry = (outcome: TaskFeedbackOutcome, why: string | null, eventId: string | null = null): TaskFeedbackEntry => ({
     taskId: feedback.taskId,
     externalEventId: feedback.externalEventId,
     status: feedback.status,
@@ -83,20 +83,20 @@ export function decideFeedback(
     eventId,
     receivedAt: now,
   });
-  const ignored = (why: string): FeedbackDecision => ({ kind: "logged", entry: entry(FeedbackOutcome.IGNORED, why), task: null, event: null });
-  const rejected = (why: string): FeedbackDecision => ({ kind: "logged", entry: entry(FeedbackOutcome.REJECTED, why), task: null, event: null });
+  const ignored = (why: string): TaskFeedbackDecision => ({ kind: "logged", entry: entry(TaskFeedbackOutcome.IGNORED, why), task: null, event: null });
+  const rejected = (why: string): TaskFeedbackDecision => ({ kind: "logged", entry: entry(TaskFeedbackOutcome.REJECTED, why), task: null, event: null });
   const externalTaskNo = feedback.externalTaskNo ?? null;
 
   switch (feedback.status) {
-    case FeedbackStatus.EXECUTING: {
+    case TaskFeedbackStatus.EXECUTING: {
       if (task.status === S.EXECUTING) return ignored("already EXECUTING");
       if (task.status !== S.CREATED && task.status !== S.DISPATCHED) return ignored(`late report: task is ${task.status}`);
       const next = evolveTask(task, { type: "executing", externalTaskNo }, now);
-      return { kind: "logged", entry: entry(FeedbackOutcome.APPLIED, reason), task: next, event: null };
+      return { kind: "logged", entry: entry(TaskFeedbackOutcome.APPLIED, reason), task: next, event: null };
     }
-    case FeedbackStatus.FINISHED:
-    case FeedbackStatus.CANCELLED: {
-      const finishing = feedback.status === FeedbackStatus.FINISHED;
+    case TaskFeedbackStatus.FINISHED:
+    case TaskFeedbackStatus.CANCELLED: {
+      const finishing = feedback.status === TaskFeedbackStatus.FINISHED;
       const same = finishing ? FINISHING : CANCELLING;
       const other = finishing ? CANCELLING : FINISHING;
       if (same.includes(task.status)) return ignored(`already ${task.status}: the owner event was published once`);
@@ -105,7 +105,7 @@ export function decideFeedback(
       const next = evolveTask(task, { type: finishing ? "finished" : "cancelled", eventId, reason, externalTaskNo }, now);
       const eventType = finishing ? TaskEventType.TASK_FINISHED : TaskEventType.TASK_CANCELLED;
       const event = taskEventDraft(next, eventType, feedback.externalEventId, routing, now);
-      return { kind: "logged", entry: entry(FeedbackOutcome.APPLIED, reason, eventId), task: next, event };
+      return { kind: "logged", entry: entry(TaskFeedbackOutcome.APPLIED, reason, eventId), task: next, event };
     }
   }
 }

@@ -1,6 +1,6 @@
 import { EventHeader } from "../delivery/event-headers.js";
 import { backoffAfter, type RetryPolicy } from "../processing/retry-policy.js";
-import { ConsumeStatus, isSettled, type ConsumeLogEntry } from "./consume-log.js";
+import { TaskConsumeStatus, isTaskEventSettled, type TaskConsumeLogEntry } from "./task-consume-log.js";
 import { parseTaskEvent, type TaskEventMessage } from "./task-event.js";
 import { TaskEventHeader } from "./task-headers.js";
 import { taskTopic, type TaskRouting } from "./task-routing-config.js";
@@ -21,7 +21,7 @@ export interface ConsumedTaskRecord {
  * - `dead`: ours (or unattributable) but unreadable: dead-lettered under `eventId` with `reason`;
  * - `handle`: ours, parsed.
  */
-export type RouteVerdict =
+export type TaskRouteVerdict =
   | { readonly action: "skip"; readonly reason: string }
   | { readonly action: "dead"; readonly eventId: string; readonly reason: string }
   | { readonly action: "handle"; readonly event: TaskEventMessage };
@@ -32,7 +32,7 @@ export type RouteVerdict =
  * is skipped. The value is authoritative: a record whose header and value name different owners
  * is dead-lettered (it was not written by the task service).
  */
-export function routeTaskRecord(record: ConsumedTaskRecord, owner: string, routing: TaskRouting): RouteVerdict {
+export function routeTaskRecord(record: ConsumedTaskRecord, owner: string, routing: TaskRouting): TaskRouteVerdict {
   if (routing.mode === "topic-per-owner" && record.topic !== taskTopic(routing, owner)) {
     return { action: "skip", reason: `topic ${record.topic} is not ${owner}'s` };
   }
@@ -59,8 +59,8 @@ export function unreadableEventId(record: ConsumedTaskRecord): string {
 }
 
 /** What to do with an event given its consume log row. */
-export type PriorDecision =
-  | { readonly action: "done"; readonly status: ConsumeStatus }
+export type TaskPriorDecision =
+  | { readonly action: "done"; readonly status: TaskConsumeStatus }
   | { readonly action: "wait"; readonly until: number }
   | { readonly action: "run"; readonly attempt: number };
 
@@ -68,14 +68,14 @@ export type PriorDecision =
  * A SUCCEEDED or DEAD event is done (a redelivery is acknowledged without running the handler);
  * a FAILED one runs again once its backoff is over; a new one runs as attempt 1.
  */
-export function decidePrior(prior: ConsumeLogEntry | undefined, now: number): PriorDecision {
+export function decideConsumePrior(prior: TaskConsumeLogEntry | undefined, now: number): TaskPriorDecision {
   if (prior === undefined) return { action: "run", attempt: 1 };
-  if (isSettled(prior)) return { action: "done", status: prior.status };
+  if (isTaskEventSettled(prior)) return { action: "done", status: prior.status };
   if (prior.nextAttemptAt !== null && prior.nextAttemptAt > now) return { action: "wait", until: prior.nextAttemptAt };
   return { action: "run", attempt: prior.attempts + 1 };
 }
 
-export type HandlerFailureDecision =
+export type TaskHandlerFailureDecision =
   | { readonly action: "retry"; readonly attempts: number; readonly nextAttemptAt: number }
   | { readonly action: "dead"; readonly attempts: number };
 
@@ -83,7 +83,7 @@ export type HandlerFailureDecision =
  * A handler attempt failed (not an outage) after `attemptsBefore` failures: back off, or with
  * `policy.maxAttempts` failures dead-letter at once (SPEC §2.1's budget and backoff).
  */
-export function decideHandlerFailure(attemptsBefore: number, now: number, policy: RetryPolicy): HandlerFailureDecision {
+export function decideTaskHandlerFailure(attemptsBefore: number, now: number, policy: RetryPolicy): TaskHandlerFailureDecision {
   const attempts = attemptsBefore + 1;
   if (attempts >= policy.maxAttempts) return { action: "dead", attempts };
   return { action: "retry", attempts, nextAttemptAt: now + backoffAfter(policy, attempts) };

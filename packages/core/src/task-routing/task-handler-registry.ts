@@ -1,6 +1,6 @@
 import { MsgxError } from "../errors/msgx-error.js";
 import type { TaskEventMessage } from "./task-event.js";
-import { isCode } from "./task-record.js";
+import { isRoutingCode } from "./task-record.js";
 
 /** What a handler gets besides the event. */
 export interface TaskHandlerContext<Tx> {
@@ -34,14 +34,14 @@ export interface TaskEventHandler<Tx> {
  * malformed code refuses to start (`MsgxError("CONFIG")`) naming the code, so two handlers can
  * never silently shadow each other.
  */
-export class HandlerRegistry<Tx> {
+export class TaskHandlerRegistry<Tx> {
   readonly #handlers: ReadonlyMap<string, TaskEventHandler<Tx>>;
 
   constructor(handlers: readonly TaskEventHandler<Tx>[]) {
     const map = new Map<string, TaskEventHandler<Tx>>();
     const position = new Map<string, number>();
     for (const [i, h] of handlers.entries()) {
-      if (!isCode(h.handlerCode)) throw new MsgxError("CONFIG", `task handler #${i}: invalid handlerCode ${JSON.stringify(h.handlerCode)}`);
+      if (!isRoutingCode(h.handlerCode)) throw new MsgxError("CONFIG", `task handler #${i}: invalid handlerCode ${JSON.stringify(h.handlerCode)}`);
       const first = position.get(h.handlerCode);
       if (first !== undefined) {
         throw new MsgxError("CONFIG", `duplicate task handler code ${h.handlerCode}: handlers #${first} and #${i} both claim it`);

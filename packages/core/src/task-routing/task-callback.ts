@@ -2,8 +2,8 @@ import { evolveTask } from "./task-machine.js";
 import { awaitsCallback, FINAL_TASK_STATUSES, type TaskRecord } from "./task-record.js";
 
 /** The owner's verdict on a task event: its handler committed (SUCCESS) or dead-lettered it (FAILURE). */
-export const CallbackResult = { SUCCESS: "SUCCESS", FAILURE: "FAILURE" } as const;
-export type CallbackResult = (typeof CallbackResult)[keyof typeof CallbackResult];
+export const TaskCallbackResult = { SUCCESS: "SUCCESS", FAILURE: "FAILURE" } as const;
+export type TaskCallbackResult = (typeof TaskCallbackResult)[keyof typeof TaskCallbackResult];
 
 /**
  * The owner reporting back (seed 001 §9: `POST /rpc-api/task/callback-result`, or a record on the
@@ -13,7 +13,7 @@ export interface TaskCallback {
   readonly taskId: string;
   /** The `eventId` of the task event the owner handled. */
   readonly eventId: string;
-  readonly result: CallbackResult;
+  readonly result: TaskCallbackResult;
   readonly message?: string | null;
 }
 
@@ -24,28 +24,28 @@ export interface TaskCallback {
  * - `DUPLICATE`: the task was already final for that event: nothing changed (harmless);
  * - `REJECTED`: it does not match the task (another event id, the task is not waiting).
  */
-export const CallbackOutcome = { APPLIED: "APPLIED", RECORDED: "RECORDED", DUPLICATE: "DUPLICATE", REJECTED: "REJECTED" } as const;
-export type CallbackOutcome = (typeof CallbackOutcome)[keyof typeof CallbackOutcome];
+export const TaskCallbackOutcome = { APPLIED: "APPLIED", RECORDED: "RECORDED", DUPLICATE: "DUPLICATE", REJECTED: "REJECTED" } as const;
+export type TaskCallbackOutcome = (typeof TaskCallbackOutcome)[keyof typeof TaskCallbackOutcome];
 
 /** A row of the callback log (`task_callback`): every callback received, repeats included. */
-export interface CallbackEntry {
+export interface TaskCallbackEntry {
   readonly taskId: string;
   readonly eventId: string;
-  readonly result: CallbackResult;
+  readonly result: TaskCallbackResult;
   readonly message: string | null;
-  readonly outcome: CallbackOutcome;
+  readonly outcome: TaskCallbackOutcome;
   readonly reason: string | null;
   readonly receivedAt: number;
 }
 
-export type CallbackDecision =
+export type TaskCallbackDecision =
   | { readonly kind: "unknown-task" }
-  | { readonly kind: "logged"; readonly entry: CallbackEntry; readonly task: TaskRecord | null };
+  | { readonly kind: "logged"; readonly entry: TaskCallbackEntry; readonly task: TaskRecord | null };
 
 /** Decides on a callback, given the task (locked). Written in one transaction: the log row and the task. */
-export function decideCallback(task: TaskRecord | undefined, callback: TaskCallback, now: number): CallbackDecision {
+export function decideTaskCallback(task: TaskRecord | undefined, callback: TaskCallback, now: number): TaskCallbackDecision {
   if (task === undefined) return { kind: "unknown-task" };
-  const entry = (outcome: CallbackOutcome, reason: string | null): CallbackEntry => ({
+  const entry = (outcome: TaskCallbackOutcome, reason: string | null): TaskCallbackEntry => ({
     taskId: callback.taskId,
     eventId: callback.eventId,
     result: callback.result,
@@ -56,17 +56,17 @@ export function decideCallback(task: TaskRecord | undefined, callback: TaskCallb
   });
   if (task.lastEventId === null || task.lastEventId !== callback.eventId) {
     const expected = task.lastEventId === null ? "no event was published" : `expected ${task.lastEventId}`;
-    return { kind: "logged", entry: entry(CallbackOutcome.REJECTED, `event id does not match the task (${expected})`), task: null };
+    return { kind: "logged", entry: entry(TaskCallbackOutcome.REJECTED, `event id does not match the task (${expected})`), task: null };
   }
   if (FINAL_TASK_STATUSES.includes(task.status)) {
-    return { kind: "logged", entry: entry(CallbackOutcome.DUPLICATE, `task already ${task.status}`), task: null };
+    return { kind: "logged", entry: entry(TaskCallbackOutcome.DUPLICATE, `task already ${task.status}`), task: null };
   }
   if (!awaitsCallback(task.status)) {
-    return { kind: "logged", entry: entry(CallbackOutcome.REJECTED, `task is ${task.status}, not waiting for a callback`), task: null };
+    return { kind: "logged", entry: entry(TaskCallbackOutcome.REJECTED, `task is ${task.status}, not waiting for a callback`), task: null };
   }
-  if (callback.result === CallbackResult.SUCCESS) {
-    return { kind: "logged", entry: entry(CallbackOutcome.APPLIED, null), task: evolveTask(task, { type: "callbackSucceeded" }, now) };
+  if (callback.result === TaskCallbackResult.SUCCESS) {
+    return { kind: "logged", entry: entry(TaskCallbackOutcome.APPLIED, null), task: evolveTask(task, { type: "callbackSucceeded" }, now) };
   }
   const error = callback.message ?? "the owner reported FAILURE";
-  return { kind: "logged", entry: entry(CallbackOutcome.RECORDED, null), task: evolveTask(task, { type: "callbackFailed", error }, now) };
+  return { kind: "logged", entry: entry(TaskCallbackOutcome.RECORDED, null), task: evolveTask(task, { type: "callbackFailed", error }, now) };
 }

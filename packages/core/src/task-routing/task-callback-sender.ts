@@ -2,11 +2,11 @@ import { errorMessage, isMsgxError, isOutage } from "../errors/msgx-error.js";
 import type { Clock } from "../ports/clock.js";
 import { silentLogger, type Logger } from "../ports/logger.js";
 import { SimulatedCrashMarker } from "../processing/simulated-crash.js";
-import type { CallbackPort } from "./callback-port.js";
-import { callbackResultOf, type ConsumeLogEntry } from "./consume-log.js";
-import type { ConsumeLogStore } from "./consume-log-store.js";
+import type { TaskCallbackPort } from "./task-callback-port.js";
+import { taskCallbackResultOf, type TaskConsumeLogEntry } from "./task-consume-log.js";
+import type { TaskConsumeLogStore } from "./task-consume-log-store.js";
 
-export interface CallbackSenderOptions {
+export interface TaskCallbackSenderOptions {
   /** Rows reported per step. */
   readonly batchSize: number;
   /** Backoff of a failed callback: initial wait, doubled per failure, capped. Retries never stop. */
@@ -14,11 +14,11 @@ export interface CallbackSenderOptions {
   readonly maxBackoffMs: number;
 }
 
-export const DEFAULT_CALLBACK_SENDER_OPTIONS: CallbackSenderOptions = { batchSize: 20, initialBackoffMs: 1_000, maxBackoffMs: 60_000 };
+export const DEFAULT_TASK_CALLBACK_SENDER_OPTIONS: TaskCallbackSenderOptions = { batchSize: 20, initialBackoffMs: 1_000, maxBackoffMs: 60_000 };
 
-export interface CallbackSenderDeps<Tx> {
-  readonly log: ConsumeLogStore<Tx>;
-  readonly port: CallbackPort;
+export interface TaskCallbackSenderDeps<Tx> {
+  readonly log: TaskConsumeLogStore<Tx>;
+  readonly port: TaskCallbackPort;
   readonly clock: Clock;
   readonly logger?: Logger;
   /** Where tests crash: after the task service recorded a callback, before the row is marked SENT. */
@@ -26,7 +26,7 @@ export interface CallbackSenderDeps<Tx> {
 }
 
 /** What one step did; `next` is when to step again (null: nothing due, wait for a nudge or poll). */
-export interface CallbackStep {
+export interface TaskCallbackStep {
   readonly sent: readonly string[];
   readonly deferred: readonly string[];
   readonly rejected: readonly string[];
@@ -40,19 +40,19 @@ export interface CallbackStep {
  * backs off and is retried without limit (the task waits in *_PENDING_CALLBACK meanwhile); a
  * refusal for good ends REJECTED. An outage ends the step early. Reports are at least once.
  */
-export class CallbackSender<Tx> {
-  readonly #deps: CallbackSenderDeps<Tx>;
-  readonly #options: CallbackSenderOptions;
+export class TaskCallbackSender<Tx> {
+  readonly #deps: TaskCallbackSenderDeps<Tx>;
+  readonly #options: TaskCallbackSenderOptions;
   readonly #logger: Logger;
 
-  constructor(deps: CallbackSenderDeps<Tx>, options: Partial<CallbackSenderOptions> = {}) {
+  constructor(deps: TaskCallbackSenderDeps<Tx>, options: Partial<TaskCallbackSenderOptions> = {}) {
     this.#deps = deps;
-    this.#options = { ...DEFAULT_CALLBACK_SENDER_OPTIONS, ...options };
+    this.#options = { ...DEFAULT_TASK_CALLBACK_SENDER_OPTIONS, ...options };
     this.#logger = deps.logger ?? silentLogger;
     if (!(this.#options.batchSize >= 1)) throw new RangeError("batchSize must be at least 1");
   }
 
-  async step(signal?: AbortSignal): Promise<CallbackStep> {
+  async step(signal?: AbortSignal): Promise<TaskCallbackStep> {
     const { log, clock } = this.#deps;
     const now = clock.now();
     const rows = await log.dueCallbacks(now, this.#options.batchSize);
@@ -73,12 +73,12 @@ export class CallbackSender<Tx> {
   }
 
   async #report(
-    row: ConsumeLogEntry,
+    row: TaskConsumeLogEntry,
     now: number,
     signal: AbortSignal | undefined,
   ): Promise<{ kind: "sent" } | { kind: "rejected" } | { kind: "deferred"; at: number; outage: boolean }> {
     const { log, port } = this.#deps;
-    const result = callbackResultOf(row);
+    const result = taskCallbackResultOf(row);
     try {
       await port.report({ taskId: row.taskId, eventId: row.eventId, result, message: result === "FAILURE" ? row.errorMsg : null }, signal);
     } catch (e) {

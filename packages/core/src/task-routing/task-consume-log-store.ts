@@ -1,10 +1,10 @@
-import type { CallbackStatus, ConsumeLogEntry, ConsumeLogWrite, ConsumeStatus } from "./consume-log.js";
+import type { TaskCallbackStatus, TaskConsumeLogEntry, TaskConsumeLogWrite, TaskConsumeStatus } from "./task-consume-log.js";
 
 /**
  * The consume log's side of one handler transaction. `Tx` is the handle the business writes go
  * through (a kysely transaction for PostgreSQL), so they commit with the log row.
  */
-export interface ConsumeTx<Tx> {
+export interface TaskConsumeTx<Tx> {
   readonly handle: Tx;
   /**
    * Claims `eventId` for this transaction: waits while another transaction holds the same id,
@@ -12,18 +12,18 @@ export interface ConsumeTx<Tx> {
    * same event (a rebalance) therefore run its handler one after the other, and the second sees
    * the first's SUCCEEDED row.
    */
-  claim(eventId: string): Promise<ConsumeLogEntry | undefined>;
+  claim(eventId: string): Promise<TaskConsumeLogEntry | undefined>;
   /**
    * Writes the row SUCCEEDED (inserting it, or replacing a FAILED row and keeping its
    * `createdAt`), with `callbackStatus` PENDING due at `write.at` when `write.callback`.
    */
-  succeed(write: ConsumeLogWrite): Promise<void>;
+  succeed(write: TaskConsumeLogWrite): Promise<void>;
 }
 
 /** Which rows to list (all optional), ascending by `eventId`. */
-export interface ConsumeLogFilter {
-  readonly statuses?: readonly ConsumeStatus[];
-  readonly callbackStatuses?: readonly CallbackStatus[];
+export interface TaskConsumeLogFilter {
+  readonly statuses?: readonly TaskConsumeStatus[];
+  readonly callbackStatuses?: readonly TaskCallbackStatus[];
   readonly taskId?: string;
   readonly limit?: number;
 }
@@ -40,21 +40,21 @@ export interface ConsumeLogFilter {
  * - callback members change only rows whose `callbackStatus` is PENDING;
  * - driver errors leave as `MsgxError` (connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`).
  */
-export interface ConsumeLogStore<Tx> {
-  transaction<T>(fn: (tx: ConsumeTx<Tx>) => Promise<T>): Promise<T>;
+export interface TaskConsumeLogStore<Tx> {
+  transaction<T>(fn: (tx: TaskConsumeTx<Tx>) => Promise<T>): Promise<T>;
   /** The committed row of `eventId`. */
-  get(eventId: string): Promise<ConsumeLogEntry | undefined>;
+  get(eventId: string): Promise<TaskConsumeLogEntry | undefined>;
   /**
    * Outside any handler transaction (it rolled back): records a failed attempt (`FAILED`) or a
    * dead letter (`DEAD`, callback PENDING when `write.callback`), inserting or replacing a FAILED
    * row. A SUCCEEDED or DEAD row is left as it is. Returns the row as stored afterwards.
    */
-  recordFailure(write: ConsumeLogWrite): Promise<ConsumeLogEntry>;
+  recordFailure(write: TaskConsumeLogWrite): Promise<TaskConsumeLogEntry>;
   /** Rows whose callback is PENDING and due at `now` (`callbackNextAt <= now`), oldest due first, at most `limit`. */
-  dueCallbacks(now: number, limit: number): Promise<readonly ConsumeLogEntry[]>;
+  dueCallbacks(now: number, limit: number): Promise<readonly TaskConsumeLogEntry[]>;
   /** Ends a PENDING callback: SENT (recorded by the task service) or REJECTED (refused for good, `error` why). */
   settleCallback(eventId: string, status: "SENT" | "REJECTED", error: string | null, at: number): Promise<void>;
   /** Records a failed try of a PENDING callback: the new attempt count, when it is due again, why it failed. */
   deferCallback(eventId: string, attempts: number, nextAt: number, error: string): Promise<void>;
-  list(filter: ConsumeLogFilter): Promise<readonly ConsumeLogEntry[]>;
+  list(filter: TaskConsumeLogFilter): Promise<readonly TaskConsumeLogEntry[]>;
 }

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CallbackStatus, ConsumeStatus, type ConsumeLogEntry, type ConsumeLogWrite } from "./consume-log.js";
-import type { ConsumeLogStore } from "./consume-log-store.js";
+import { TaskCallbackStatus, TaskConsumeStatus, type TaskConsumeLogEntry, type TaskConsumeLogWrite } from "./task-consume-log.js";
+import type { TaskConsumeLogStore } from "./task-consume-log-store.js";
 
 /** One fresh, empty log per test, and a business table the handler transaction can write to. */
-export interface ConsumeLogStoreContractSubject<Tx> {
-  readonly store: ConsumeLogStore<Tx>;
+export interface TaskConsumeLogStoreContractSubject<Tx> {
+  readonly store: TaskConsumeLogStore<Tx>;
   /** Writes a business row `key` through the handler transaction handle. */
   writeMarker(tx: Tx, key: string): Promise<void>;
   /** The committed business rows, sorted. */
@@ -14,13 +14,13 @@ export interface ConsumeLogStoreContractSubject<Tx> {
 
 const T0 = Date.UTC(2026, 6, 13, 9, 0, 0);
 
-export const sampleConsumeWrite = (eventId: string, extra: Partial<ConsumeLogWrite> = {}): ConsumeLogWrite => ({
+export const sampleTaskConsumeWrite = (eventId: string, extra: Partial<TaskConsumeLogWrite> = {}): TaskConsumeLogWrite => ({
   eventId,
   taskId: eventId.split("#")[0] ?? eventId,
   ownerService: "LMS",
   handlerCode: "LMS_SLITTER_DOWN_AGV",
   eventType: "TASK_FINISHED",
-  status: ConsumeStatus.SUCCEEDED,
+  status: TaskConsumeStatus.SUCCEEDED,
   errorMsg: null,
   attempts: 0,
   nextAttemptAt: null,
@@ -32,13 +32,13 @@ export const sampleConsumeWrite = (eventId: string, extra: Partial<ConsumeLogWri
 });
 
 /**
- * The behaviour every `ConsumeLogStore` must show (see the port's JSDoc). The in-memory fake runs
+ * The behaviour every `TaskConsumeLogStore` must show (see the port's JSDoc). The in-memory fake runs
  * it in a unit spec; the PostgreSQL store runs it against a fresh schema per test.
  */
-export function describeConsumeLogStoreContract<Tx>(name: string, factory: () => Promise<ConsumeLogStoreContractSubject<Tx>>): void {
-  describe(`ConsumeLogStore contract: ${name}`, () => {
-    let subject: ConsumeLogStoreContractSubject<Tx>;
-    let store: ConsumeLogStore<Tx>;
+export function describeTaskConsumeLogStoreContract<Tx>(name: string, factory: () => Promise<TaskConsumeLogStoreContractSubject<Tx>>): void {
+  describe(`TaskConsumeLogStore contract: ${name}`, () => {
+    let subject: TaskConsumeLogStoreContractSubject<Tx>;
+    let store: TaskConsumeLogStore<Tx>;
     beforeEach(async () => {
       subject = await factory();
       store = subject.store;
@@ -47,7 +47,7 @@ export function describeConsumeLogStoreContract<Tx>(name: string, factory: () =>
       await subject.close();
     });
 
-    const succeed = (write: ConsumeLogWrite, marker?: string) =>
+    const succeed = (write: TaskConsumeLogWrite, marker?: string) =>
       store.transaction(async (tx) => {
         expect(await tx.claim(write.eventId)).toBeUndefined();
         if (marker !== undefined) await subject.writeMarker(tx.handle, marker);
@@ -56,23 +56,23 @@ export function describeConsumeLogStoreContract<Tx>(name: string, factory: () =>
 
     it("succeed commits the row with the business writes; callback PENDING due at once", async () => {
       expect(await store.get("T1#2")).toBeUndefined();
-      const write = sampleConsumeWrite("T1#2");
+      const write = sampleTaskConsumeWrite("T1#2");
       await succeed(write, "stock-point-A");
       expect(await subject.markers()).toEqual(["stock-point-A"]);
       const row = await store.get("T1#2");
-      expect(row).toEqual<ConsumeLogEntry>({
+      expect(row).toEqual<TaskConsumeLogEntry>({
         eventId: "T1#2",
         taskId: "T1",
         ownerService: "LMS",
         handlerCode: "LMS_SLITTER_DOWN_AGV",
         eventType: "TASK_FINISHED",
-        status: ConsumeStatus.SUCCEEDED,
+        status: TaskConsumeStatus.SUCCEEDED,
         errorMsg: null,
         attempts: 0,
         nextAttemptAt: null,
         payload: write.payload,
         deliveryEventId: "42",
-        callbackStatus: CallbackStatus.PENDING,
+        callbackStatus: TaskCallbackStatus.PENDING,
         callbackAttempts: 0,
         callbackNextAt: T0,
         callbackError: null,
@@ -86,7 +86,7 @@ export function describeConsumeLogStoreContract<Tx>(name: string, factory: () =>
         store.transaction(async (tx) => {
           await tx.claim("T2#2");
           await subject.writeMarker(tx.handle, "half-done");
-          await tx.succeed(sampleConsumeWrite("T2#2"));
+          await tx.succeed(sampleTaskConsumeWrite("T2#2"));
           throw new Error("handler failed after writing");
         }),
       ).rejects.toThrow("handler failed after writing");
@@ -95,18 +95,18 @@ export function describeConsumeLogStoreContract<Tx>(name: string, factory: () =>
     });
 
     it("recordFailure: FAILED rows are replaced by later failures and by a success that keeps createdAt", async () => {
-      const failed = sampleConsumeWrite("T3#2", { status: ConsumeStatus.FAILED, errorMsg: "boom", attempts: 1, nextAttemptAt: T0 + 1_000, callback: true });
+      const failed = sampleTaskConsumeWrite("T3#2", { status: TaskConsumeStatus.FAILED, errorMsg: "boom", attempts: 1, nextAttemptAt: T0 + 1_000, callback: true });
       const first = await store.recordFailure(failed);
-      expect([first.status, first.attempts, first.nextAttemptAt, first.errorMsg, first.callbackStatus]).toEqual([ConsumeStatus.FAILED, 1, T0 + 1_000, "boom", null]);
+      expect([first.status, first.attempts, first.nextAttemptAt, first.errorMsg, first.callbackStatus]).toEqual([TaskConsumeStatus.FAILED, 1, T0 + 1_000, "boom", null]);
       await store.recordFailure({ ...failed, attempts: 2, nextAttemptAt: T0 + 3_000, errorMsg: "boom again", at: T0 + 1_000 });
       expect((await store.get("T3#2"))?.attempts).toBe(2);
       await store.transaction(async (tx) => {
-        expect((await tx.claim("T3#2"))?.status).toBe(ConsumeStatus.FAILED);
-        await tx.succeed(sampleConsumeWrite("T3#2", { attempts: 2, at: T0 + 3_000 }));
+        expect((await tx.claim("T3#2"))?.status).toBe(TaskConsumeStatus.FAILED);
+        await tx.succeed(sampleTaskConsumeWrite("T3#2", { attempts: 2, at: T0 + 3_000 }));
       });
       const row = (await store.get("T3#2"))!;
       expect([row.status, row.attempts, row.errorMsg, row.nextAttemptAt, row.createdAt, row.updatedAt]).toEqual([
-        ConsumeStatus.SUCCEEDED,
+        TaskConsumeStatus.SUCCEEDED,
         2,
         null,
         null,
@@ -116,14 +116,14 @@ export function describeConsumeLogStoreContract<Tx>(name: string, factory: () =>
     });
 
     it("recordFailure never changes a SUCCEEDED or DEAD row and returns it as stored", async () => {
-      await succeed(sampleConsumeWrite("T4#2"));
-      const after = await store.recordFailure(sampleConsumeWrite("T4#2", { status: ConsumeStatus.DEAD, errorMsg: "late", at: T0 + 5 }));
-      expect(after.status).toBe(ConsumeStatus.SUCCEEDED);
-      const dead = await store.recordFailure(sampleConsumeWrite("T5#2", { status: ConsumeStatus.DEAD, errorMsg: "unknown handler code", attempts: 0 }));
-      expect([dead.status, dead.errorMsg, dead.callbackStatus, dead.callbackNextAt]).toEqual([ConsumeStatus.DEAD, "unknown handler code", CallbackStatus.PENDING, T0]);
-      const again = await store.recordFailure(sampleConsumeWrite("T5#2", { status: ConsumeStatus.FAILED, errorMsg: "x", attempts: 9 }));
+      await succeed(sampleTaskConsumeWrite("T4#2"));
+      const after = await store.recordFailure(sampleTaskConsumeWrite("T4#2", { status: TaskConsumeStatus.DEAD, errorMsg: "late", at: T0 + 5 }));
+      expect(after.status).toBe(TaskConsumeStatus.SUCCEEDED);
+      const dead = await store.recordFailure(sampleTaskConsumeWrite("T5#2", { status: TaskConsumeStatus.DEAD, errorMsg: "unknown handler code", attempts: 0 }));
+      expect([dead.status, dead.errorMsg, dead.callbackStatus, dead.callbackNextAt]).toEqual([TaskConsumeStatus.DEAD, "unknown handler code", TaskCallbackStatus.PENDING, T0]);
+      const again = await store.recordFailure(sampleTaskConsumeWrite("T5#2", { status: TaskConsumeStatus.FAILED, errorMsg: "x", attempts: 9 }));
       expect(again).toEqual(dead);
-      const silent = await store.recordFailure(sampleConsumeWrite("bad:1", { status: ConsumeStatus.DEAD, errorMsg: "unreadable", taskId: "", callback: false, payload: "not json" }));
+      const silent = await store.recordFailure(sampleTaskConsumeWrite("bad:1", { status: TaskConsumeStatus.DEAD, errorMsg: "unreadable", taskId: "", callback: false, payload: "not json" }));
       expect([silent.callbackStatus, silent.payload]).toEqual([null, "not json"]);
     });
 
@@ -138,7 +138,7 @@ export function describeConsumeLogStoreContract<Tx>(name: string, factory: () =>
         claimed();
         await gate;
         await subject.writeMarker(tx.handle, "once");
-        await tx.succeed(sampleConsumeWrite("T6#2"));
+        await tx.succeed(sampleTaskConsumeWrite("T6#2"));
       });
       await firstClaimed;
       const b = store.transaction(async (tx) => {
@@ -146,35 +146,35 @@ export function describeConsumeLogStoreContract<Tx>(name: string, factory: () =>
         seen.push(row?.status);
         if (row === undefined) {
           await subject.writeMarker(tx.handle, "twice");
-          await tx.succeed(sampleConsumeWrite("T6#2"));
+          await tx.succeed(sampleTaskConsumeWrite("T6#2"));
         }
       });
       await new Promise((r) => setTimeout(r, 50));
       expect(seen).toEqual([undefined]);
       release();
       await Promise.all([a, b]);
-      expect(seen).toEqual([undefined, ConsumeStatus.SUCCEEDED]);
+      expect(seen).toEqual([undefined, TaskConsumeStatus.SUCCEEDED]);
       expect(await subject.markers()).toEqual(["once"]);
     });
 
     it("callbacks: due ones oldest first; defer moves them; settle ends them; settled rows never change", async () => {
-      await succeed(sampleConsumeWrite("A#2", { at: T0 + 20 }));
-      await succeed(sampleConsumeWrite("B#2", { at: T0 + 10 }));
-      await store.recordFailure(sampleConsumeWrite("C#2", { status: ConsumeStatus.DEAD, errorMsg: "dead", at: T0 + 30 }));
-      await store.recordFailure(sampleConsumeWrite("D#2", { status: ConsumeStatus.FAILED, errorMsg: "f", attempts: 1, nextAttemptAt: T0 + 99 }));
-      const ids = (rows: readonly ConsumeLogEntry[]) => rows.map((r) => r.eventId);
+      await succeed(sampleTaskConsumeWrite("A#2", { at: T0 + 20 }));
+      await succeed(sampleTaskConsumeWrite("B#2", { at: T0 + 10 }));
+      await store.recordFailure(sampleTaskConsumeWrite("C#2", { status: TaskConsumeStatus.DEAD, errorMsg: "dead", at: T0 + 30 }));
+      await store.recordFailure(sampleTaskConsumeWrite("D#2", { status: TaskConsumeStatus.FAILED, errorMsg: "f", attempts: 1, nextAttemptAt: T0 + 99 }));
+      const ids = (rows: readonly TaskConsumeLogEntry[]) => rows.map((r) => r.eventId);
       expect(ids(await store.dueCallbacks(T0 + 15, 10))).toEqual(["B#2"]);
       expect(ids(await store.dueCallbacks(T0 + 30, 10))).toEqual(["B#2", "A#2", "C#2"]);
       expect(ids(await store.dueCallbacks(T0 + 30, 2))).toEqual(["B#2", "A#2"]);
       await store.deferCallback("B#2", 1, T0 + 1_000, "task service down");
       const b = (await store.get("B#2"))!;
-      expect([b.callbackStatus, b.callbackAttempts, b.callbackNextAt, b.callbackError]).toEqual([CallbackStatus.PENDING, 1, T0 + 1_000, "task service down"]);
+      expect([b.callbackStatus, b.callbackAttempts, b.callbackNextAt, b.callbackError]).toEqual([TaskCallbackStatus.PENDING, 1, T0 + 1_000, "task service down"]);
       expect(ids(await store.dueCallbacks(T0 + 30, 10))).toEqual(["A#2", "C#2"]);
       await store.settleCallback("A#2", "SENT", null, T0 + 40);
       await store.settleCallback("C#2", "REJECTED", "no such task", T0 + 40);
       expect(ids(await store.dueCallbacks(T0 + 10_000, 10))).toEqual(["B#2"]);
       const a = (await store.get("A#2"))!;
-      expect([a.callbackStatus, a.callbackNextAt, a.updatedAt]).toEqual([CallbackStatus.SENT, null, T0 + 40]);
+      expect([a.callbackStatus, a.callbackNextAt, a.updatedAt]).toEqual([TaskCallbackStatus.SENT, null, T0 + 40]);
       expect((await store.get("C#2"))?.callbackError).toBe("no such task");
       await store.settleCallback("A#2", "REJECTED", "late", T0 + 50);
       await store.deferCallback("A#2", 7, T0, "late");
@@ -183,14 +183,14 @@ export function describeConsumeLogStoreContract<Tx>(name: string, factory: () =>
     });
 
     it("list filters by status, callback status and task, ascending by eventId", async () => {
-      await succeed(sampleConsumeWrite("T9#3"));
-      await succeed(sampleConsumeWrite("T8#2"));
-      await store.recordFailure(sampleConsumeWrite("T7#2", { status: ConsumeStatus.DEAD, errorMsg: "x" }));
+      await succeed(sampleTaskConsumeWrite("T9#3"));
+      await succeed(sampleTaskConsumeWrite("T8#2"));
+      await store.recordFailure(sampleTaskConsumeWrite("T7#2", { status: TaskConsumeStatus.DEAD, errorMsg: "x" }));
       await store.settleCallback("T8#2", "SENT", null, T0 + 1);
-      const ids = (rows: readonly ConsumeLogEntry[]) => rows.map((r) => r.eventId);
+      const ids = (rows: readonly TaskConsumeLogEntry[]) => rows.map((r) => r.eventId);
       expect(ids(await store.list({}))).toEqual(["T7#2", "T8#2", "T9#3"]);
-      expect(ids(await store.list({ statuses: [ConsumeStatus.SUCCEEDED] }))).toEqual(["T8#2", "T9#3"]);
-      expect(ids(await store.list({ callbackStatuses: [CallbackStatus.PENDING] }))).toEqual(["T7#2", "T9#3"]);
+      expect(ids(await store.list({ statuses: [TaskConsumeStatus.SUCCEEDED] }))).toEqual(["T8#2", "T9#3"]);
+      expect(ids(await store.list({ callbackStatuses: [TaskCallbackStatus.PENDING] }))).toEqual(["T7#2", "T9#3"]);
       expect(ids(await store.list({ taskId: "T8" }))).toEqual(["T8#2"]);
       expect(ids(await store.list({ limit: 1 }))).toEqual(["T7#2"]);
     });
