@@ -3,6 +3,7 @@ import { pipelineMigration } from "./0001-pipeline.js";
 import { flightsMigration } from "./0002-flights.js";
 import { requestsReferenceMigration } from "./0003-requests-reference.js";
 import { readerIndexesMigration } from "./0004-reader-indexes.js";
+import { reliableMessageMigration } from "../reliable-message/reliable-message-migration.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -15,6 +16,8 @@ export function msgxMigrations(schema: string): Record<string, Migration> {
     "0002_flights": flightsMigration(schema),
     "0003_requests_reference": requestsReferenceMigration(schema),
     "0004_reader_indexes": readerIndexesMigration(schema),
+    // The reliable-message service's table (seed 002), beside the outbox its sends go to.
+    "0005_reliable_message": reliableMessageMigration(schema),
   };
 }
 
