@@ -21,7 +21,7 @@ import {
 import { arbFlightRecord, gateService, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshPgSchema, probePostgres, type PgTestDb } from "./pg-harness.js";
+import { freshPgSchema, probePostgres, SharedPglite, type PgTestDb } from "./pg-harness.js";
 import { fakeSnapshot, pgSnapshot, type StoreSnapshot } from "./pump-drive.js";
 
 const gate = await gateService("PostgreSQL", "adapters-pg: store differential", probePostgres);
@@ -212,12 +212,13 @@ async function runOp(store: PipelineStore, op: Op, ctx: { decision: RunDecision 
 /** Event ids may have gaps in PostgreSQL (a rolled-back insert still draws from the sequence): compare ranks. */
 const ranked = (s: StoreSnapshot): StoreSnapshot => ({ ...s, events: s.events.map((e, i) => ({ ...e, eventId: i + 1 })) });
 
-describe.skipIf(!gate.available)("PgPipelineStore against the in-memory store", () => {
-  let t: PgTestDb;
+/** The property over one backend: `open` gives a migrated schema whose store reads `clock()`. */
+function differential(open: (clock: { now(): number }) => Promise<Pick<PgTestDb, "store" | "db" | "bumpEpoch" | "reset" | "close">>) {
+  let t: Awaited<ReturnType<typeof open>>;
   let clock: ManualClock;
   beforeAll(async () => {
     clock = new ManualClock(T0);
-    t = await freshPgSchema({ clock: { now: () => clock.now() } });
+    t = await open({ now: () => clock.now() });
   });
   afterAll(() => t.close());
 
@@ -254,4 +255,15 @@ describe.skipIf(!gate.available)("PgPipelineStore against the in-memory store", 
       { numRuns: RUNS },
     );
   });
+}
+
+describe.skipIf(!gate.available)("PgPipelineStore on PostgreSQL against the in-memory store", () => {
+  differential((clock) => freshPgSchema({ clock }));
+});
+
+describe("PgPipelineStore on PGlite against the in-memory store", () => {
+  const shared = new SharedPglite();
+  beforeAll(() => shared.open());
+  afterAll(() => shared.close());
+  differential((clock) => shared.freshSchema({ clock }));
 });

@@ -23,9 +23,12 @@ export function msgxMigrations(schema: string): Record<string, Migration> {
 
 /** The in-code provider kysely's `Migrator` reads (no files on disk, so bundles work). */
 export class MsgxMigrationProvider implements MigrationProvider {
-  constructor(private readonly schema: string) {}
+  readonly #schema: string;
+  constructor(schema: string) {
+    this.#schema = schema;
+  }
   async getMigrations(): Promise<Record<string, Migration>> {
-    return msgxMigrations(this.schema);
+    return msgxMigrations(this.#schema);
   }
 }
 
