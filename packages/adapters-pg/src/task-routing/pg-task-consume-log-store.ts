@@ -1,0 +1,123 @@
+import {
+  isMsgxError,
+  MsgxError,
+  type TaskConsumeLogEntry,
+  type TaskConsumeLogFilter,
+  type TaskConsumeLogStore,
+  type TaskConsumeLogWrite,
+  type TaskConsumeTx,
+} from "@msgx/core";
+import type { ControlledTransaction, Kysely, Transaction } from "kysely";
+import { classifyPgError, mapPgError, pgCall } from "../pg-error-map.js";
+import { claimConsume } from "./operations/claim-consume.js";
+import { deferCallback, dueCallbacks, settleCallback } from "./operations/consume-callbacks.js";
+import { getConsume, listConsume } from "./operations/read-consume.js";
+import { writeConsume } from "./operations/write-consume.js";
+
+export interface PgTaskConsumeLogStoreOptions {
+  /**
+   * The class id (int4) of the advisory locks `claim` takes, as `(class, hashtext(event_id))`.
+   * Default: a constant of its own (`msgx:task-consume`), apart from the pipeline's locks.
+   */
+  readonly lockClass?: number;
+}
+
+/** FNV-1a of `msgx:task-consume` as a signed int4. */
+export const TASK_CONSUME_LOCK_CLASS = ((): number => {
+  let h = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode("msgx:task-consume")) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193);
+  }
+  return h | 0;
+})();
+
+/**
+ * `TaskConsumeLogStore` in the owner service's own PostgreSQL database (`task_event_consume_log`,
+ * migration `taskConsumeLogMigration`). The handler's transaction handle is a kysely
+ * `Transaction` over the owner's schema: the handler writes its business rows through it, and
+ * they commit with the SUCCEEDED row or not at all.
+ *
+ * Errors of BEGIN, of the log's own statements and of COMMIT leave as `MsgxError` (a connection
+ * lost during COMMIT as `COMMIT_UNKNOWN`). What the handler throws is rethrown unchanged after the
+ * rollback, except driver errors that mean an outage or a conflict (a lost connection inside the
+ * handler's own SQL): those are mapped, so the consumer pauses instead of spending an attempt.
+ */
+export class PgTaskConsumeLogStore<DB = any> implements TaskConsumeLogStore<Transaction<DB>> {
+  readonly #db: Kysely<DB>;
+  readonly #lockClass: number;
+
+  constructor(db: Kysely<DB>, options: PgTaskConsumeLogStoreOptions = {}) {
+    this.#db = db;
+    this.#lockClass = options.lockClass ?? TASK_CONSUME_LOCK_CLASS;
+  }
+
+  async transaction<T>(fn: (tx: TaskConsumeTx<Transaction<DB>>) => Promise<T>): Promise<T> {
+    const trx = await pgCall("consume log begin", () => this.#db.startTransaction().execute());
+    const any = trx as unknown as Kysely<any>;
+    const tx: TaskConsumeTx<Transaction<DB>> = {
+      handle: trx,
+      claim: (eventId) => pgCall("consume log claim", () => claimConsume(any, this.#lockClass, eventId)),
+      succeed: async (write) => {
+        if (write.status !== "SUCCEEDED") throw new TypeError(`succeed writes SUCCEEDED rows, not ${write.status}`);
+        const { written, row } = await pgCall("consume log succeed", () => writeConsume(any, write));
+        if (!written) throw new MsgxError("INFRA", `consume log ${write.eventId} is already ${row.status}`);
+      },
+    };
+    let result: T;
+    try {
+      result = await fn(tx);
+    } catch (e) {
+      await rollbackQuietly(trx);
+      throw outageOrAsIs(e);
+    }
+    try {
+      await trx.commit().execute();
+    } catch (e) {
+      await rollbackQuietly(trx);
+      throw mapPgError(e, "consume log commit", "commit");
+    }
+    return result;
+  }
+
+  get(eventId: string): Promise<TaskConsumeLogEntry | undefined> {
+    return pgCall("consume log get", () => getConsume(this.#any, eventId));
+  }
+
+  async recordFailure(write: TaskConsumeLogWrite): Promise<TaskConsumeLogEntry> {
+    if (write.status === "SUCCEEDED") throw new TypeError("recordFailure writes FAILED or DEAD rows");
+    return (await pgCall("consume log record failure", () => writeConsume(this.#any, write))).row;
+  }
+
+  dueCallbacks(now: number, limit: number): Promise<readonly TaskConsumeLogEntry[]> {
+    return pgCall("consume log due callbacks", () => dueCallbacks(this.#any, now, limit));
+  }
+
+  settleCallback(eventId: string, status: "SENT" | "REJECTED", error: string | null, at: number): Promise<void> {
+    return pgCall("consume log settle callback", () => settleCallback(this.#any, eventId, status, error, at));
+  }
+
+  deferCallback(eventId: string, attempts: number, nextAt: number, error: string): Promise<void> {
+    return pgCall("consume log defer callback", () => deferCallback(this.#any, eventId, attempts, nextAt, error));
+  }
+
+  list(filter: TaskConsumeLogFilter): Promise<readonly TaskConsumeLogEntry[]> {
+    return pgCall("consume log list", () => listConsume(this.#any, filter));
+  }
+
+  get #any(): Kysely<any> {
+    return this.#db as unknown as Kysely<any>;
+  }
+}
+
+/** A driver error that means "not now" (outage, conflict) is mapped; anything else passes as is. */
+function outageOrAsIs(e: unknown): unknown {
+  if (isMsgxError(e) || !(e instanceof Error)) return e;
+  const rule = classifyPgError(e);
+  return rule.kind === "DEPENDENCY_UNAVAILABLE" || rule.kind === "CONFLICT" ? mapPgError(e, "task handler") : e;
+}
+
+async function rollbackQuietly<DB>(trx: ControlledTransaction<DB>): Promise<void> {
+  if (trx.isCommitted || trx.isRolledBack) return;
+  await trx.rollback().execute().catch(() => undefined);
+}

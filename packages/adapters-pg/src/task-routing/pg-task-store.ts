@@ -1,0 +1,126 @@
+import {
+  systemClock,
+  type Clock,
+  type OutboxEventDraft,
+  type TaskCallbackEntry,
+  type TaskFeedbackEntry,
+  type TaskFeedbackKey,
+  type TaskFilter,
+  type TaskRecord,
+  type TaskStore,
+  type TaskTx,
+} from "@msgx/core";
+import type { ControlledTransaction, Kysely } from "kysely";
+import { insertEvents } from "../operations/insert-events.js";
+import { mapPgError, pgCall } from "../pg-error-map.js";
+import type { MsgxDatabase } from "../rows/tables.js";
+import { insertCallback, listCallbacks } from "./operations/callback-log.js";
+import { findFeedback, insertFeedback, listFeedback } from "./operations/feedback-log.js";
+import { getTask } from "./operations/get-task.js";
+import { insertTask } from "./operations/insert-task.js";
+import { listTasks } from "./operations/list-tasks.js";
+import { lockTask } from "./operations/lock-task.js";
+import { updateTask } from "./operations/update-task.js";
+
+export interface PgTaskStoreOptions {
+  /** Time for the outbox rows' `created_at`. Default: the system clock. */
+  readonly clock?: Clock;
+}
+
+/**
+ * `TaskStore` on PostgreSQL (or PGlite) through kysely: `task_task`, `task_feedback`,
+ * `task_callback` (migration `taskRoutingMigration`) and the relay's `msg_event`, written with
+ * the pipeline's own `insertEvents` so the dispatchers read task events like any other.
+ * Tables are unqualified: put the schema on the connections' search path (`pgPoolConfig` does).
+ *
+ * A transaction is one `BEGIN … COMMIT` on one pooled connection at READ COMMITTED; `lockTask`
+ * is `SELECT … FOR UPDATE`, which is what serializes two reports for one task. Driver errors
+ * leave as `MsgxError` (`mapPgError`); a connection lost during COMMIT as `COMMIT_UNKNOWN`.
+ */
+export class PgTaskStore implements TaskStore {
+  readonly #db: Kysely<any>;
+  readonly #clock: Clock;
+
+  constructor(db: Kysely<any>, options: PgTaskStoreOptions = {}) {
+    this.#db = db;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  async transaction<T>(fn: (tx: TaskTx) => Promise<T>): Promise<T> {
+    const trx = await pgCall("task transaction begin", () => this.#db.startTransaction().execute());
+    let result: T;
+    try {
+      result = await fn(new PgTaskTx(trx, this.#clock.now()));
+    } catch (e) {
+      await rollbackQuietly(trx);
+      throw e;
+    }
+    try {
+      await trx.commit().execute();
+    } catch (e) {
+      await rollbackQuietly(trx);
+      throw mapPgError(e, "task transaction commit", "commit");
+    }
+    return result;
+  }
+
+  get(taskId: string): Promise<TaskRecord | undefined> {
+    return pgCall("task get", () => getTask(this.#db, taskId));
+  }
+
+  list(filter: TaskFilter): Promise<readonly TaskRecord[]> {
+    return pgCall("task list", () => listTasks(this.#db, filter));
+  }
+
+  feedback(taskId: string): Promise<readonly TaskFeedbackEntry[]> {
+    return pgCall("task feedback", () => listFeedback(this.#db, taskId));
+  }
+
+  callbacks(taskId: string): Promise<readonly TaskCallbackEntry[]> {
+    return pgCall("task callbacks", () => listCallbacks(this.#db, taskId));
+  }
+}
+
+/** One task transaction on one connection; each member is one statement. */
+class PgTaskTx implements TaskTx {
+  readonly #trx: Kysely<any>;
+  readonly #now: number;
+
+  constructor(trx: Kysely<any>, now: number) {
+    this.#trx = trx;
+    this.#now = now;
+  }
+
+  lockTask(taskId: string): Promise<TaskRecord | undefined> {
+    return pgCall("task lock", () => lockTask(this.#trx, taskId));
+  }
+
+  insertTask(task: TaskRecord): Promise<boolean> {
+    return pgCall("task insert", () => insertTask(this.#trx, task));
+  }
+
+  updateTask(task: TaskRecord): Promise<void> {
+    return pgCall("task update", () => updateTask(this.#trx, task));
+  }
+
+  findFeedback(key: TaskFeedbackKey): Promise<TaskFeedbackEntry | undefined> {
+    return pgCall("task feedback find", () => findFeedback(this.#trx, key));
+  }
+
+  insertFeedback(entry: TaskFeedbackEntry): Promise<void> {
+    return pgCall("task feedback insert", () => insertFeedback(this.#trx, entry));
+  }
+
+  insertCallback(entry: TaskCallbackEntry): Promise<void> {
+    return pgCall("task callback insert", () => insertCallback(this.#trx, entry));
+  }
+
+  async appendEvents(events: readonly OutboxEventDraft[]): Promise<void> {
+    await pgCall("task events insert", () => insertEvents(this.#trx as Kysely<MsgxDatabase>, events, this.#now));
+  }
+}
+
+async function rollbackQuietly(trx: ControlledTransaction<any>): Promise<void> {
+  if (trx.isCommitted || trx.isRolledBack) return;
+  await trx.rollback().execute().catch(() => undefined);
+}
