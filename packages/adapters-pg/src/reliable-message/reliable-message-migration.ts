@@ -39,7 +39,7 @@ const UP = [
 
 const DOWN = ["DROP TABLE reliable_message"];
 
-/** The service side: register it in the msgx migration list (`0004_reliable_message`). */
+/** The service side, in the msgx migration list as `0005_reliable_message`. */
 export const reliableMessageMigration = (schema: string): Migration => ({
   up: (db: Kysely<unknown>) => runDdl(db, schema, UP),
   down: (db: Kysely<unknown>) => runDdl(db, schema, DOWN),
