@@ -44,7 +44,7 @@ export type ChaosCmd =
 export interface Coverage {
   orders: number;
   paid: number;
-  rolledBack: number;
+  notPaid: number;
   fencedByCheckBack: number;
   producerCrashes: number;
   lostAnswers: number;
@@ -62,7 +62,7 @@ export interface Coverage {
 export const emptyCoverage = (): Coverage => ({
   orders: 0,
   paid: 0,
-  rolledBack: 0,
+  notPaid: 0,
   fencedByCheckBack: 0,
   producerCrashes: 0,
   lostAnswers: 0,
