@@ -11,6 +11,11 @@ export { pgPoolConfig, guardPool, type PgConnectionOptions, type GuardablePool }
 export { PgMailbox, type PgMailboxOptions } from "./mailbox/pg-mailbox.js";
 export { createPgMailboxTable } from "./mailbox/pg-mailbox-schema.js";
 
+// Schemas of the task service (seed 001) and the reliable-message service (seed 002): the
+// consumer-side logs live in the consumers' own databases, so they are migrations of their own.
+export { taskRoutingMigration, taskConsumeLogMigration } from "./task-routing/task-routing-migration.js";
+export { reliableMessageMigration, reliableMessageConsumeLogMigration } from "./reliable-message/reliable-message-migration.js";
+
 // Schema
 export {
   migrateToLatest,

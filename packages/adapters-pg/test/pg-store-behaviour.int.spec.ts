@@ -179,7 +179,7 @@ describe.skipIf(!gate.available)("PgPipelineStore behaviour on PostgreSQL", () =
     expect(again.results).toEqual([]);
     expect((await t.store.get(7))?.msgId).toBe(7);
     const versions = (await sql<{ name: string }>`SELECT name FROM msgx_migration ORDER BY name`.execute(t.db)).rows.map((r) => r.name);
-    expect(versions).toEqual(["0001_pipeline", "0002_flights", "0003_requests_reference", "0004_reader_indexes", "0005_reliable_message"]);
+    expect(versions).toEqual(["0001_pipeline", "0002_flights", "0003_requests_reference", "0004_reader_indexes", "0005_reliable_message", "0006_task_routing"]);
     await t.reset();
   });
 });

@@ -4,6 +4,7 @@ import { flightsMigration } from "./0002-flights.js";
 import { requestsReferenceMigration } from "./0003-requests-reference.js";
 import { readerIndexesMigration } from "./0004-reader-indexes.js";
 import { reliableMessageMigration } from "../reliable-message/reliable-message-migration.js";
+import { taskRoutingMigration } from "../task-routing/task-routing-migration.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -18,6 +19,8 @@ export function msgxMigrations(schema: string): Record<string, Migration> {
     "0004_reader_indexes": readerIndexesMigration(schema),
     // The reliable-message service's table (seed 002), beside the outbox its sends go to.
     "0005_reliable_message": reliableMessageMigration(schema),
+    // The task service's tables (seed 001); they write msg_event.
+    "0006_task_routing": taskRoutingMigration(schema),
   };
 }
 
