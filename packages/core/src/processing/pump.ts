@@ -125,15 +125,14 @@ export class Pump {
         return { did: "processed", records: decision.records };
       }
       case "process":
-        return this.#processRun(now, signal);
+        return this.#processRun(head as ProcRecord, now, signal);
     }
   }
 
-  async #processRun(now: number, signal?: AbortSignal): Promise<PumpStep> {
+  async #processRun(head: ProcRecord, now: number, signal?: AbortSignal): Promise<PumpStep> {
     const { store, mailbox, decode, processors } = this.#deps;
     const { policy, identity, maxRun } = this.#options;
     const horizon = this.#deps.horizon();
-    const head = (await store.head()) as ProcRecord;
     const candidates = await store.unfinished(head.msgId, maxRun);
     const run = takeReady(candidates, now, horizon);
     const raws = await mailbox.readRaw(run.map((r) => r.msgId), signal);
