@@ -109,7 +109,9 @@ export class Pump {
   async #work(now: number, healthySince: number, signal?: AbortSignal): Promise<PumpStep> {
     const { store } = this.#deps;
     const { policy } = this.#options;
-    const head = await store.head();
+    // One query gives the head and the run behind it (the head is the first unfinished record).
+    const candidates = await store.unfinished(0, this.#options.maxRun);
+    const head = candidates[0];
     const tick = decideTick({ head, now, horizon: this.#deps.horizon(), policy, healthySince });
     switch (tick.action) {
       case "idle":
@@ -125,15 +127,14 @@ export class Pump {
         return { did: "processed", records: decision.records };
       }
       case "process":
-        return this.#processRun(head as ProcRecord, now, signal);
+        return this.#processRun(candidates, now, signal);
     }
   }
 
-  async #processRun(head: ProcRecord, now: number, signal?: AbortSignal): Promise<PumpStep> {
+  async #processRun(candidates: readonly ProcRecord[], now: number, signal?: AbortSignal): Promise<PumpStep> {
     const { store, mailbox, decode, processors } = this.#deps;
-    const { policy, identity, maxRun } = this.#options;
+    const { policy, identity } = this.#options;
     const horizon = this.#deps.horizon();
-    const candidates = await store.unfinished(head.msgId, maxRun);
     const run = takeReady(candidates, now, horizon);
     const raws = await mailbox.readRaw(run.map((r) => r.msgId), signal);
     const prepared = prepareRun(run, raws, decode, processors, identity);

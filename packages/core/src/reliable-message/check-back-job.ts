@@ -1,12 +1,12 @@
 import { errorMessage } from "../errors/msgx-error.js";
 import type { Clock } from "../ports/clock.js";
 import { silentLogger, type Logger } from "../ports/logger.js";
-import type { MessageCommand } from "./message-machine.js";
+import type { ReliableMessageCommand } from "./message-machine.js";
 import { isReliableMessageError } from "./reliable-message-error.js";
 import type { ReliableMessageOptions } from "./reliable-message-options.js";
 import type { ReliableMessageService } from "./reliable-message-service.js";
 import type { ReliableMessageStore } from "./reliable-message-store.js";
-import { MessageStatus, type ReliableMessage } from "./reliable-message.js";
+import { ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 
 /** A producer's answer about one of its WAITING_CONFIRM messages. */
 export const CheckVerdict = {
@@ -24,7 +24,7 @@ export const CheckVerdict = {
 export type CheckVerdict = (typeof CheckVerdict)[keyof typeof CheckVerdict];
 
 /** Asks the producer of one queue about a message (seed: `rpTradePaymentQueryService` by field1). */
-export type MessageChecker = (message: ReliableMessage, signal?: AbortSignal) => Promise<CheckVerdict>;
+export type ReliableMessageChecker = (message: ReliableMessage, signal?: AbortSignal) => Promise<CheckVerdict>;
 
 /** What the job learned from the producer. */
 export type CheckAnswer =
@@ -33,7 +33,7 @@ export type CheckAnswer =
   | { readonly kind: "no-checker" };
 
 export interface CheckBackDecision {
-  readonly command: MessageCommand;
+  readonly command: ReliableMessageCommand;
   /** True when the check was inconclusive and the message reached `maxChecks`: raise an alert. */
   readonly alert: boolean;
 }
@@ -83,7 +83,7 @@ export class CheckBackJob {
   readonly #deps: CheckBackJobDeps;
   readonly #logger: Logger;
   readonly #batchSize: number;
-  readonly #checkers = new Map<string, MessageChecker>();
+  readonly #checkers = new Map<string, ReliableMessageChecker>();
   #alerts = 0;
 
   constructor(deps: CheckBackJobDeps, options: { readonly batchSize?: number } = {}) {
@@ -94,7 +94,7 @@ export class CheckBackJob {
   }
 
   /** Registers the checker of `queue`. A queue has one checker: a second registration throws. */
-  registerChecker(queue: string, checker: MessageChecker): void {
+  registerChecker(queue: string, checker: ReliableMessageChecker): void {
     if (this.#checkers.has(queue)) throw new Error(`a checker for queue ${queue} is already registered`);
     this.#checkers.set(queue, checker);
   }
@@ -106,7 +106,7 @@ export class CheckBackJob {
 
   async step(signal?: AbortSignal): Promise<CheckBackStep> {
     const { service, store, clock } = this.#deps;
-    const due = await store.due(MessageStatus.WAITING_CONFIRM, clock.now(), this.#batchSize);
+    const due = await store.due(ReliableMessageStatus.WAITING_CONFIRM, clock.now(), this.#batchSize);
     const counts = { checked: 0, confirmed: 0, deleted: 0, deferred: 0, alerts: 0, raced: 0 };
     for (const message of due) {
       signal?.throwIfAborted();

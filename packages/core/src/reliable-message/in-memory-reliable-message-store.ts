@@ -2,8 +2,8 @@ import { MsgxError } from "../errors/msgx-error.js";
 import { DeliveryStatus, EventType, type OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { Clock } from "../ports/clock.js";
 import type { InMemoryPipelineStore } from "../testing/in-memory-pipeline-store.js";
-import type { MessageFilter, MessagePage, MessageWrite, ReliableMessageStore, WriteResult } from "./reliable-message-store.js";
-import type { MessageStatus, ReliableMessage } from "./reliable-message.js";
+import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessageWrite, ReliableMessageStore, ReliableMessageWriteResult } from "./reliable-message-store.js";
+import type { ReliableMessageStatus, ReliableMessage } from "./reliable-message.js";
 
 /** Orders strings by Unicode code point (what PostgreSQL's `COLLATE "C"` does on UTF-8). */
 export function compareCodePoints(a: string, b: string): number {
@@ -35,7 +35,7 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     this.#db = database;
   }
 
-  async commit(write: MessageWrite): Promise<WriteResult> {
+  async commit(write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {
     this.#db.faults.check("rm.commit");
     const result = this.#apply(write);
     if (result.ok && this.commitUnknownNext) {
@@ -45,11 +45,11 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     return result;
   }
 
-  #apply(write: MessageWrite): WriteResult {
+  #apply(write: ReliableMessageWrite): ReliableMessageWriteResult {
     if (write.op === "send") return { ok: true, eventId: this.#append(write.send) };
     if (write.op === "insert") {
       if (this.messages.has(write.message.messageId)) return { ok: false, conflict: "exists" };
-      if (write.send) checkDraft(write.send);
+      if (write.send) checkOutboxDraft(write.send);
       this.messages.set(write.message.messageId, write.message);
       return { ok: true, eventId: write.send ? this.#append(write.send) : null };
     }
@@ -61,13 +61,13 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
       this.messages.delete(id);
       return { ok: true, eventId: null };
     }
-    if (write.send) checkDraft(write.send);
+    if (write.send) checkOutboxDraft(write.send);
     this.messages.set(id, write.message);
     return { ok: true, eventId: write.send ? this.#append(write.send) : null };
   }
 
   #append(draft: OutboxEventDraft): number {
-    checkDraft(draft);
+    checkOutboxDraft(draft);
     const t = this.#db.tables;
     const eventId = t.nextEventId++;
     t.events.push({
@@ -89,7 +89,7 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     return this.messages.get(messageId);
   }
 
-  async due(status: MessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
+  async due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
     this.#db.faults.check("rm.due");
     return [...this.messages.values()]
       .filter((m) => m.status === status && !m.dead && m.nextCheckAt !== null && m.nextCheckAt <= now)
@@ -97,7 +97,7 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
       .slice(0, limit);
   }
 
-  async scan(filter: MessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]> {
+  async scan(filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]> {
     this.#db.faults.check("rm.scan");
     return this.#matching(filter)
       .filter((m) => afterMessageId === null || compareCodePoints(m.messageId, afterMessageId) > 0)
@@ -105,7 +105,7 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
       .slice(0, limit);
   }
 
-  async listPage(filter: MessageFilter, pageNum: number, pageSize: number): Promise<MessagePage> {
+  async listPage(filter: ReliableMessageFilter, pageNum: number, pageSize: number): Promise<ReliableMessagePage> {
     this.#db.faults.check("rm.listPage");
     checkPage(pageNum, pageSize);
     const all = this.#matching(filter).sort((a, b) => a.createdAt - b.createdAt || compareCodePoints(a.messageId, b.messageId));
@@ -118,7 +118,7 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     };
   }
 
-  #matching(f: MessageFilter): ReliableMessage[] {
+  #matching(f: ReliableMessageFilter): ReliableMessage[] {
     return [...this.messages.values()].filter(
       (m) =>
         (f.consumerQueue === undefined || m.consumerQueue === f.consumerQueue) &&
@@ -138,7 +138,7 @@ export function checkPage(pageNum: number, pageSize: number): void {
 }
 
 /** The checks `msg_event`'s constraints make, so the fake refuses what PostgreSQL refuses. */
-function checkDraft(d: OutboxEventDraft): void {
+function checkOutboxDraft(d: OutboxEventDraft): void {
   if (d.eventType !== EventType.UPSERT && d.eventType !== EventType.TOMBSTONE) {
     throw new MsgxError("INFRA", `check violation: msg_event.event_type ${JSON.stringify(d.eventType)}`);
   }

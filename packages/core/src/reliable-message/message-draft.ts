@@ -12,7 +12,7 @@ const LIMITS = { messageId: 128, dataType: 50, remark: 200, field: 200 } as cons
  * Checks a draft and returns it with every optional field present (null when not given).
  * Throws `ReliableMessageError("INVALID_MESSAGE")` naming the first rule it breaks.
  */
-export function checkDraft(draft: ReliableMessageDraft | null | undefined): Required<ReliableMessageDraft> {
+export function checkReliableMessageDraft(draft: ReliableMessageDraft | null | undefined): Required<ReliableMessageDraft> {
   if (draft === null || draft === undefined || typeof draft !== "object") throw invalid("the message is empty");
   const { messageId, body, consumerQueue } = draft;
   if (typeof messageId !== "string" || messageId.length === 0) throw invalid("messageId is empty");

@@ -11,7 +11,7 @@ import type { ReliableMessage } from "./reliable-message.js";
  * - Topic: one per queue, `rmq.<queue>` by default ({@link reliableMessageTopics}), so a
  *   consumer group subscribes to its queue only.
  * - Record key: the message id, so every send of a message lands on the same partition.
- * - Record value: the JSON {@link MessageEnvelope}. The event id header differs per send; the
+ * - Record value: the JSON {@link ReliableMessageEnvelope}. The event id header differs per send; the
  *   consumer dedupes on `messageId`, which every send of the message carries.
  * - Outbox row: `eventType` UPSERT, `stateVersion` the send number, `sourceMsgId` 0 (the row
  *   does not come from the mailbox).
@@ -19,7 +19,7 @@ import type { ReliableMessage } from "./reliable-message.js";
 export const RELIABLE_MESSAGE_TARGET_PREFIX = "KAFKA:rmq.";
 export const RELIABLE_MESSAGE_TOPIC_PREFIX = "rmq.";
 /** The `schema` field of every envelope; a consumer refuses other versions. */
-export const ENVELOPE_SCHEMA = "msgx.reliable-message/1";
+export const RELIABLE_MESSAGE_ENVELOPE_SCHEMA = "msgx.reliable-message/1";
 
 /** The delivery target of `queue`. */
 export const reliableMessageTarget = (queue: string): Target => `${RELIABLE_MESSAGE_TARGET_PREFIX}${queue}`;
@@ -29,9 +29,9 @@ export function reliableMessageTopics(queues: readonly string[], topicPrefix = R
   return Object.fromEntries(queues.map((q) => [reliableMessageTarget(q), `${topicPrefix}${q}`]));
 }
 
-/** The record value a consumer receives (version {@link ENVELOPE_SCHEMA}). */
-export interface MessageEnvelope {
-  readonly schema: typeof ENVELOPE_SCHEMA;
+/** The record value a consumer receives (version {@link RELIABLE_MESSAGE_ENVELOPE_SCHEMA}). */
+export interface ReliableMessageEnvelope {
+  readonly schema: typeof RELIABLE_MESSAGE_ENVELOPE_SCHEMA;
   readonly messageId: string;
   readonly consumerQueue: string;
   readonly dataType: string | null;
@@ -48,9 +48,9 @@ export interface MessageEnvelope {
 }
 
 /** The envelope of `message`'s current send (a SENDING record right after a send event). */
-export function envelopeOf(message: ReliableMessage): MessageEnvelope {
+export function envelopeOf(message: ReliableMessage): ReliableMessageEnvelope {
   return {
-    schema: ENVELOPE_SCHEMA,
+    schema: RELIABLE_MESSAGE_ENVELOPE_SCHEMA,
     messageId: message.messageId,
     consumerQueue: message.consumerQueue,
     dataType: message.dataType,
@@ -77,10 +77,10 @@ export function sendDraft(message: ReliableMessage): OutboxEventDraft {
   };
 }
 
-export type EnvelopeParse = { readonly ok: true; readonly envelope: MessageEnvelope } | { readonly ok: false; readonly reason: string };
+export type ReliableMessageEnvelopeParse = { readonly ok: true; readonly envelope: ReliableMessageEnvelope } | { readonly ok: false; readonly reason: string };
 
 /** Reads a record value back; anything that is not a version-1 envelope is refused with the reason. */
-export function parseEnvelope(value: string | null | undefined): EnvelopeParse {
+export function parseReliableMessageEnvelope(value: string | null | undefined): ReliableMessageEnvelopeParse {
   if (value === null || value === undefined) return { ok: false, reason: "record has no value" };
   let v: unknown;
   try {
@@ -90,7 +90,7 @@ export function parseEnvelope(value: string | null | undefined): EnvelopeParse {
   }
   if (typeof v !== "object" || v === null) return { ok: false, reason: "record value is not an object" };
   const o = v as Record<string, unknown>;
-  if (o["schema"] !== ENVELOPE_SCHEMA) return { ok: false, reason: `unknown envelope schema ${JSON.stringify(o["schema"])}` };
+  if (o["schema"] !== RELIABLE_MESSAGE_ENVELOPE_SCHEMA) return { ok: false, reason: `unknown envelope schema ${JSON.stringify(o["schema"])}` };
   const str = (k: string) => typeof o[k] === "string";
   const strOrNull = (k: string) => o[k] === null || typeof o[k] === "string";
   const int = (k: string) => Number.isSafeInteger(o[k]);
@@ -102,7 +102,7 @@ export function parseEnvelope(value: string | null | undefined): EnvelopeParse {
   return {
     ok: true,
     envelope: {
-      schema: ENVELOPE_SCHEMA,
+      schema: RELIABLE_MESSAGE_ENVELOPE_SCHEMA,
       messageId: o["messageId"] as string,
       consumerQueue: o["consumerQueue"] as string,
       dataType: o["dataType"] as string | null,

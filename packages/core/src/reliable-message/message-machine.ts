@@ -1,10 +1,10 @@
 /**
- * The lifecycle of one reliable message (SPEC §4, seed 002), as pure functions: `decideMessage`
- * turns a command into an event (or a no-op, or a refusal), `evolveMessage` applies the event.
+ * The lifecycle of one reliable message (SPEC §4, seed 002), as pure functions: `decideReliableMessage`
+ * turns a command into an event (or a no-op, or a refusal), `evolveReliableMessage` applies the event.
  * Only the events marked by {@link impliesSend} send, and the service writes their outbox row in
  * the same store transaction as the new state: a status change and its send never split.
  *
- * Phases (`phaseOf`):
+ * Phases (`reliableMessagePhase`):
  * - `ABSENT`: no record. The start (nothing saved yet) and the end (cancelled because the
  *   business action did not commit, or acknowledged by the consumer). Left by `save-waiting`
  *   (to WAITING_CONFIRM) or `save-and-send` (to SENDING, sent).
@@ -29,19 +29,19 @@ import { IllegalTransitionError } from "../processing/proc-machine.js";
 import { ackWaitAfter, checkWaitAfter, type ReliableMessageOptions } from "./reliable-message-options.js";
 import type { ReliableMessageErrorCode } from "./reliable-message-error.js";
 import {
-  MessagePhase,
-  MessageStatus,
-  phaseOf,
+  ReliableMessagePhase,
+  ReliableMessageStatus,
+  reliableMessagePhase,
   sameContent,
   type ReliableMessage,
   type ReliableMessageDraft,
 } from "./reliable-message.js";
 
 /** Who asked: the producer's own call, the check-back or recovery job, an operator, the consumer. */
-export type MessageActor = "producer" | "check-back" | "recovery" | "operator" | "consumer";
+export type ReliableMessageActor = "producer" | "check-back" | "recovery" | "operator" | "consumer";
 
-/** What a caller wants done to one message; the input of {@link decideMessage}. */
-export type MessageCommand =
+/** What a caller wants done to one message; the input of {@link decideReliableMessage}. */
+export type ReliableMessageCommand =
   | { readonly type: "save-waiting"; readonly draft: Required<ReliableMessageDraft> }
   | { readonly type: "save-and-send"; readonly draft: Required<ReliableMessageDraft> }
   | { readonly type: "confirm"; readonly by: "producer" | "check-back" }
@@ -53,63 +53,63 @@ export type MessageCommand =
   | { readonly type: "acknowledge" }
   | { readonly type: "delete" };
 
-/** What happened to a message; the input of {@link evolveMessage}. */
-export type MessageEvent =
+/** What happened to a message; the input of {@link evolveReliableMessage}. */
+export type ReliableMessageEvent =
   | { readonly type: "saved"; readonly draft: Required<ReliableMessageDraft> }
   | { readonly type: "saved-and-sent"; readonly draft: Required<ReliableMessageDraft> }
   | { readonly type: "confirmed"; readonly by: "producer" | "check-back" }
   | { readonly type: "check-deferred" }
   | { readonly type: "resent"; readonly by: "recovery" | "operator" }
   | { readonly type: "marked-dead"; readonly by: "recovery" | "operator" }
-  | { readonly type: "deleted"; readonly by: MessageActor };
+  | { readonly type: "deleted"; readonly by: ReliableMessageActor };
 
 /** The outcome of a command: an event to apply, nothing to do, or a refusal. */
-export type MessageDecision =
-  | { readonly kind: "apply"; readonly event: MessageEvent }
+export type ReliableMessageDecision =
+  | { readonly kind: "apply"; readonly event: ReliableMessageEvent }
   | { readonly kind: "noop"; readonly reason: string }
   | { readonly kind: "reject"; readonly code: ReliableMessageErrorCode; readonly reason: string };
 
 /** What the functions need besides the message: the time and the job timing. */
-export interface MessageContext {
+export interface ReliableMessageContext {
   readonly now: number;
   readonly options: ReliableMessageOptions;
 }
 
-const apply = (event: MessageEvent): MessageDecision => ({ kind: "apply", event });
-const noop = (reason: string): MessageDecision => ({ kind: "noop", reason });
-const reject = (code: ReliableMessageErrorCode, reason: string): MessageDecision => ({ kind: "reject", code, reason });
+const apply = (event: ReliableMessageEvent): ReliableMessageDecision => ({ kind: "apply", event });
+const noop = (reason: string): ReliableMessageDecision => ({ kind: "noop", reason });
+const reject = (code: ReliableMessageErrorCode, reason: string): ReliableMessageDecision => ({ kind: "reject", code, reason });
 
 /**
  * Decides `command` against the stored `message` (undefined when absent). Retries are no-ops:
  * saving the same content twice, confirming a confirmed message, cancelling or acknowledging a
  * message that is gone. Pure: same inputs, same decision.
  */
-export function decideMessage(command: MessageCommand, message: ReliableMessage | undefined, ctx: MessageContext): MessageDecision {
-  const phase = phaseOf(message);
-  const absent = phase === MessagePhase.ABSENT;
+export function decideReliableMessage(command: ReliableMessageCommand, message: ReliableMessage | undefined, ctx: ReliableMessageContext): ReliableMessageDecision {
+  const phase = reliableMessagePhase(message);
+  const absent = phase === ReliableMessagePhase.ABSENT;
   switch (command.type) {
     case "save-waiting":
       if (absent) return apply({ type: "saved", draft: command.draft });
-      return phase === MessagePhase.WAITING_CONFIRM && sameContent(message!, command.draft)
+      return phase === ReliableMessagePhase.WAITING_CONFIRM && sameContent(message!, command.draft)
         ? noop("already saved")
         : reject("ALREADY_EXISTS", `message ${command.draft.messageId} exists (${phase})`);
     case "save-and-send":
       if (absent) return apply({ type: "saved-and-sent", draft: command.draft });
-      return phase !== MessagePhase.WAITING_CONFIRM && sameContent(message!, command.draft)
+      return phase !== ReliableMessagePhase.WAITING_CONFIRM && sameContent(message!, command.draft)
         ? noop("already saved and sent")
         : reject("ALREADY_EXISTS", `message ${command.draft.messageId} exists (${phase})`);
     case "confirm":
       if (absent) return reject("NOT_FOUND", "no such message");
-      return phase === MessagePhase.WAITING_CONFIRM ? apply({ type: "confirmed", by: command.by }) : noop("already confirmed");
+      return phase === ReliableMessagePhase.WAITING_CONFIRM ? apply({ type: "confirmed", by: command.by }) : noop("already confirmed");
     case "cancel":
       if (absent) return noop("already gone");
-      return phase === MessagePhase.WAITING_CONFIRM
+      return phase === ReliableMessagePhase.WAITING_CONFIRM
         ? apply({ type: "deleted", by: command.by })
         : reject("ILLEGAL_STATE", `cannot cancel a confirmed message (${phase})`);
     case "defer-check":
-      return phase === MessagePhase.WAITING_CONFIRM ? apply({ type: "check-deferred" }) : noop(`no longer waiting (${phase})`);
+      return phase === ReliableMessagePhase.WAITING_CONFIRM ? apply({ type: "check-deferred" }) : noop(`no longer waiting (${phase})`);
     case "recover": {
-      if (phase !== MessagePhase.SENDING) return noop(`nothing to recover (${phase})`);
+      if (phase !== ReliableMessagePhase.SENDING) return noop(`nothing to recover (${phase})`);
       const m = message!;
       const dueAt = (m.lastSentAt ?? m.updatedAt) + ackWaitAfter(ctx.options, m.sendCount);
       if (ctx.now < dueAt) return noop("acknowledgement wait not over");
@@ -117,17 +117,17 @@ export function decideMessage(command: MessageCommand, message: ReliableMessage 
     }
     case "resend":
       if (absent) return reject("NOT_FOUND", "no such message");
-      if (command.onlyDead === true && phase !== MessagePhase.DEAD) return noop(`no longer dead (${phase})`);
-      return phase === MessagePhase.WAITING_CONFIRM
+      if (command.onlyDead === true && phase !== ReliableMessagePhase.DEAD) return noop(`no longer dead (${phase})`);
+      return phase === ReliableMessagePhase.WAITING_CONFIRM
         ? reject("ILLEGAL_STATE", "cannot resend a message that is not confirmed")
         : apply({ type: "resent", by: "operator" });
     case "mark-dead":
       if (absent) return reject("NOT_FOUND", "no such message");
-      if (phase === MessagePhase.WAITING_CONFIRM) return reject("ILLEGAL_STATE", "cannot mark an unconfirmed message dead (cancel it)");
-      return phase === MessagePhase.DEAD ? noop("already dead") : apply({ type: "marked-dead", by: "operator" });
+      if (phase === ReliableMessagePhase.WAITING_CONFIRM) return reject("ILLEGAL_STATE", "cannot mark an unconfirmed message dead (cancel it)");
+      return phase === ReliableMessagePhase.DEAD ? noop("already dead") : apply({ type: "marked-dead", by: "operator" });
     case "acknowledge":
       if (absent) return noop("already acknowledged");
-      return phase === MessagePhase.WAITING_CONFIRM
+      return phase === ReliableMessagePhase.WAITING_CONFIRM
         ? reject("ILLEGAL_STATE", "cannot acknowledge a message that was never sent")
         : apply({ type: "deleted", by: "consumer" });
     case "delete":
@@ -135,18 +135,18 @@ export function decideMessage(command: MessageCommand, message: ReliableMessage 
   }
 }
 
-const LEGAL_FROM: Readonly<Record<MessageEvent["type"], readonly MessagePhase[]>> = {
-  saved: [MessagePhase.ABSENT],
-  "saved-and-sent": [MessagePhase.ABSENT],
-  confirmed: [MessagePhase.WAITING_CONFIRM],
-  "check-deferred": [MessagePhase.WAITING_CONFIRM],
-  resent: [MessagePhase.SENDING, MessagePhase.DEAD],
-  "marked-dead": [MessagePhase.SENDING],
-  deleted: [MessagePhase.WAITING_CONFIRM, MessagePhase.SENDING, MessagePhase.DEAD],
+const LEGAL_FROM: Readonly<Record<ReliableMessageEvent["type"], readonly ReliableMessagePhase[]>> = {
+  saved: [ReliableMessagePhase.ABSENT],
+  "saved-and-sent": [ReliableMessagePhase.ABSENT],
+  confirmed: [ReliableMessagePhase.WAITING_CONFIRM],
+  "check-deferred": [ReliableMessagePhase.WAITING_CONFIRM],
+  resent: [ReliableMessagePhase.SENDING, ReliableMessagePhase.DEAD],
+  "marked-dead": [ReliableMessagePhase.SENDING],
+  deleted: [ReliableMessagePhase.WAITING_CONFIRM, ReliableMessagePhase.SENDING, ReliableMessagePhase.DEAD],
 };
 
 /** True for the events whose new state must be sent: their outbox row commits with them. */
-export const impliesSend = (event: MessageEvent): boolean =>
+export const impliesSend = (event: ReliableMessageEvent): boolean =>
   event.type === "confirmed" || event.type === "saved-and-sent" || event.type === "resent";
 
 /**
@@ -154,8 +154,8 @@ export const impliesSend = (event: MessageEvent): boolean =>
  * the event deletes it. Throws `IllegalTransitionError` for an event not legal in the current
  * phase: a bug of the caller, never input.
  */
-export function evolveMessage(message: ReliableMessage | undefined, event: MessageEvent, ctx: MessageContext): ReliableMessage | undefined {
-  const phase = phaseOf(message);
+export function evolveReliableMessage(message: ReliableMessage | undefined, event: ReliableMessageEvent, ctx: ReliableMessageContext): ReliableMessage | undefined {
+  const phase = reliableMessagePhase(message);
   if (!LEGAL_FROM[event.type].includes(phase)) {
     throw new IllegalTransitionError(`message ${message?.messageId ?? "(absent)"}: ${event.type} is not legal from ${phase}`);
   }
@@ -164,7 +164,7 @@ export function evolveMessage(message: ReliableMessage | undefined, event: Messa
     case "saved":
       return { ...fresh(event.draft, now), nextCheckAt: now + options.checkAfterMs };
     case "saved-and-sent":
-      return sent({ ...fresh(event.draft, now), status: MessageStatus.SENDING, confirmedAt: now }, ctx);
+      return sent({ ...fresh(event.draft, now), status: ReliableMessageStatus.SENDING, confirmedAt: now }, ctx);
     case "deleted":
       return undefined;
   }
@@ -172,7 +172,7 @@ export function evolveMessage(message: ReliableMessage | undefined, event: Messa
   const changed = { ...m, version: m.version + 1, updatedAt: now };
   switch (event.type) {
     case "confirmed":
-      return sent({ ...changed, status: MessageStatus.SENDING, confirmedAt: now }, ctx);
+      return sent({ ...changed, status: ReliableMessageStatus.SENDING, confirmedAt: now }, ctx);
     case "check-deferred": {
       const checkCount = m.checkCount + 1;
       return { ...changed, checkCount, nextCheckAt: now + checkWaitAfter(options, checkCount) };
@@ -185,7 +185,7 @@ export function evolveMessage(message: ReliableMessage | undefined, event: Messa
 }
 
 /** One more send: counted, timed, and due for the recovery job when its acknowledgement wait ends. */
-function sent(m: ReliableMessage, ctx: MessageContext): ReliableMessage {
+function sent(m: ReliableMessage, ctx: ReliableMessageContext): ReliableMessage {
   const sendCount = m.sendCount + 1;
   return { ...m, sendCount, lastSentAt: ctx.now, nextCheckAt: ctx.now + ackWaitAfter(ctx.options, sendCount) };
 }
@@ -197,7 +197,7 @@ function fresh(draft: Required<ReliableMessageDraft>, now: number): ReliableMess
     body: draft.body,
     dataType: draft.dataType,
     consumerQueue: draft.consumerQueue,
-    status: MessageStatus.WAITING_CONFIRM,
+    status: ReliableMessageStatus.WAITING_CONFIRM,
     sendCount: 0,
     dead: false,
     checkCount: 0,

@@ -1,19 +1,19 @@
 import type { Clock } from "../ports/clock.js";
 import { silentLogger, type Logger } from "../ports/logger.js";
-import { decideMessage, type MessageDecision } from "./message-machine.js";
+import { decideReliableMessage, type ReliableMessageDecision } from "./message-machine.js";
 import { isReliableMessageError } from "./reliable-message-error.js";
 import type { ReliableMessageOptions } from "./reliable-message-options.js";
 import type { ReliableMessageService } from "./reliable-message-service.js";
 import type { ReliableMessageStore } from "./reliable-message-store.js";
-import { MessageStatus, type ReliableMessage } from "./reliable-message.js";
+import { ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 
 /**
  * Pure: what the recovery job does with a SENDING message at `now`: nothing while the
  * acknowledgement wait of its last send runs, then a resend, or dead once `maxSends` sends went
  * unacknowledged. (The `recover` command of the machine; exposed for tests and previews.)
  */
-export const decideRecovery = (message: ReliableMessage, now: number, options: ReliableMessageOptions): MessageDecision =>
-  decideMessage({ type: "recover" }, message, { now, options });
+export const decideRecovery = (message: ReliableMessage, now: number, options: ReliableMessageOptions): ReliableMessageDecision =>
+  decideReliableMessage({ type: "recover" }, message, { now, options });
 
 /** What one `step` did. */
 export interface RecoveryStep {
@@ -59,7 +59,7 @@ export class RecoveryJob {
 
   async step(signal?: AbortSignal): Promise<RecoveryStep> {
     const { service, store, clock } = this.#deps;
-    const due = await store.due(MessageStatus.SENDING, clock.now(), this.#batchSize);
+    const due = await store.due(ReliableMessageStatus.SENDING, clock.now(), this.#batchSize);
     const counts = { examined: 0, resent: 0, dead: 0, skipped: 0 };
     for (const message of due) {
       signal?.throwIfAborted();

@@ -2,17 +2,17 @@ import { errorMessage } from "../errors/msgx-error.js";
 import type { Clock } from "../ports/clock.js";
 import { silentLogger, type Logger } from "../ports/logger.js";
 import type { ConsumeLog } from "./consume-log.js";
-import { parseEnvelope, type MessageEnvelope } from "./message-envelope.js";
+import { parseReliableMessageEnvelope, type ReliableMessageEnvelope } from "./message-envelope.js";
 
 /** The consumer's business action: it writes through `tx`, the same transaction as the claim. */
-export type MessageHandler<Tx> = (message: MessageEnvelope, tx: Tx) => Promise<void>;
+export type ReliableMessageHandler<Tx> = (message: ReliableMessageEnvelope, tx: Tx) => Promise<void>;
 
 /** Where tests crash the consumer: after its commit (before the ack), after the ack. */
 export type ConsumerFailpoint = "consume.after-commit" | "consume.after-ack";
 
 export interface ReliableMessageConsumerDeps<Tx> {
   readonly log: ConsumeLog<Tx>;
-  readonly handler: MessageHandler<Tx>;
+  readonly handler: ReliableMessageHandler<Tx>;
   /** Tells the service the message is done (its `acknowledge`, locally or over the network). */
   readonly acknowledge: (messageId: string) => Promise<unknown>;
   readonly clock: Clock;
@@ -54,7 +54,7 @@ export class ReliableMessageConsumer<Tx> {
 
   /** Handles one delivered record value (the JSON envelope). */
   async handle(value: string | null | undefined): Promise<ConsumeOutcome> {
-    const parsed = parseEnvelope(value);
+    const parsed = parseReliableMessageEnvelope(value);
     if (!parsed.ok) return this.#invalid(parsed.reason);
     const message = parsed.envelope;
     const { log, handler, clock, queue, failpoint } = this.#deps;

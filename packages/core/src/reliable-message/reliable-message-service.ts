@@ -1,13 +1,13 @@
 import type { Clock } from "../ports/clock.js";
 import { silentLogger, type Logger } from "../ports/logger.js";
-import { checkDraft, checkMessageId } from "./message-draft.js";
+import { checkReliableMessageDraft, checkMessageId } from "./message-draft.js";
 import { sendDraft } from "./message-envelope.js";
-import { evolveMessage, type MessageCommand } from "./message-machine.js";
+import { evolveReliableMessage, type ReliableMessageCommand } from "./message-machine.js";
 import { isReliableMessageError } from "./reliable-message-error.js";
 import { reliableMessageOptions, type ReliableMessageOptions } from "./reliable-message-options.js";
-import type { MessageFilter, MessagePage, ReliableMessageStore } from "./reliable-message-store.js";
-import { MessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
-import { runCommand, type CommandOutcome } from "./run-command.js";
+import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessageStore } from "./reliable-message-store.js";
+import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
+import { runReliableMessageCommand, type ReliableMessageOutcome } from "./run-command.js";
 
 export interface ReliableMessageServiceDeps {
   readonly store: ReliableMessageStore;
@@ -58,7 +58,7 @@ export class ReliableMessageService {
    * with the same id is refused (`ALREADY_EXISTS`).
    */
   async saveWaitingConfirm(draft: ReliableMessageDraft): Promise<ReliableMessage> {
-    const d = checkDraft(draft);
+    const d = checkReliableMessageDraft(draft);
     const outcome = await this.execute(d.messageId, { type: "save-waiting", draft: d });
     return outcome.message!;
   }
@@ -68,7 +68,7 @@ export class ReliableMessageService {
    * message to SENDING and writes its first send. A confirmed message is a no-op; an unknown one
    * is refused (`NOT_FOUND`).
    */
-  confirmAndSend(messageId: string): Promise<CommandOutcome> {
+  confirmAndSend(messageId: string): Promise<ReliableMessageOutcome> {
     return this.execute(checkMessageId(messageId), { type: "confirm", by: "producer" });
   }
 
@@ -76,13 +76,13 @@ export class ReliableMessageService {
    * Cancel: the business transaction rolled back, so the WAITING_CONFIRM message is deleted
    * unsent. A message that is gone is a no-op; a confirmed one is refused (`ILLEGAL_STATE`).
    */
-  cancel(messageId: string): Promise<CommandOutcome> {
+  cancel(messageId: string): Promise<ReliableMessageOutcome> {
     return this.execute(checkMessageId(messageId), { type: "cancel", by: "producer" });
   }
 
   /** Seed `saveAndSendMessage`: stores the message SENDING and writes its first send at once. */
-  saveAndSend(draft: ReliableMessageDraft): Promise<CommandOutcome> {
-    const d = checkDraft(draft);
+  saveAndSend(draft: ReliableMessageDraft): Promise<ReliableMessageOutcome> {
+    const d = checkReliableMessageDraft(draft);
     return this.execute(d.messageId, { type: "save-and-send", draft: d });
   }
 
@@ -91,15 +91,15 @@ export class ReliableMessageService {
    * dead letter. A retry sends it again (the consumer dedupes on the message id).
    */
   async directSend(draft: ReliableMessageDraft): Promise<{ readonly eventId: number }> {
-    const d = checkDraft(draft);
-    const transient = evolveMessage(undefined, { type: "saved-and-sent", draft: d }, { now: this.#clock.now(), options: this.options })!;
+    const d = checkReliableMessageDraft(draft);
+    const transient = evolveReliableMessage(undefined, { type: "saved-and-sent", draft: d }, { now: this.#clock.now(), options: this.options })!;
     const result = await this.#store.commit({ op: "send", send: sendDraft(transient) });
     if (!result.ok || result.eventId === null) throw new Error(`store answered a send-only write with ${JSON.stringify(result)}`);
     return { eventId: result.eventId };
   }
 
   /** Seed `reSendMessage`: the same as {@link resendByMessageId} for `message.messageId`. */
-  resend(message: Pick<ReliableMessage, "messageId">): Promise<CommandOutcome> {
+  resend(message: Pick<ReliableMessage, "messageId">): Promise<ReliableMessageOutcome> {
     return this.resendByMessageId(message.messageId);
   }
 
@@ -108,12 +108,12 @@ export class ReliableMessageService {
    * message comes back to SENDING for one acknowledgement wait. An unconfirmed message is refused
    * (`ILLEGAL_STATE`): the seed would have delivered a business action that may never commit.
    */
-  resendByMessageId(messageId: string): Promise<CommandOutcome> {
+  resendByMessageId(messageId: string): Promise<ReliableMessageOutcome> {
     return this.execute(checkMessageId(messageId), { type: "resend" });
   }
 
   /** Seed `setMessageToAreadlyDead`: no job resends it any more. Refused for an unconfirmed message. */
-  markDead(messageId: string): Promise<CommandOutcome> {
+  markDead(messageId: string): Promise<ReliableMessageOutcome> {
     return this.execute(checkMessageId(messageId), { type: "mark-dead" });
   }
 
@@ -123,7 +123,7 @@ export class ReliableMessageService {
   }
 
   /** Seed `deleteMessageByMessageId`, for operators: deletes the message whatever its phase. */
-  deleteByMessageId(messageId: string): Promise<CommandOutcome> {
+  deleteByMessageId(messageId: string): Promise<ReliableMessageOutcome> {
     return this.execute(checkMessageId(messageId), { type: "delete" });
   }
 
@@ -132,7 +132,7 @@ export class ReliableMessageService {
    * A message that is gone is a no-op (a redelivery acknowledged twice); one that was never sent
    * is refused (`ILLEGAL_STATE`), so a stray acknowledgement cannot delete a prepared message.
    */
-  acknowledge(messageId: string): Promise<CommandOutcome> {
+  acknowledge(messageId: string): Promise<ReliableMessageOutcome> {
     return this.execute(checkMessageId(messageId), { type: "acknowledge" });
   }
 
@@ -143,7 +143,7 @@ export class ReliableMessageService {
    */
   async resendAllDeadByQueue(queueName: string, pageSize?: number): Promise<BulkResendResult> {
     const size = clampPageSize(pageSize);
-    const filter: MessageFilter = { consumerQueue: queueName, status: MessageStatus.SENDING, dead: true };
+    const filter: ReliableMessageFilter = { consumerQueue: queueName, status: ReliableMessageStatus.SENDING, dead: true };
     let after: string | null = null;
     let resent = 0;
     let skipped = 0;
@@ -170,16 +170,16 @@ export class ReliableMessageService {
   }
 
   /** Seed `listPage`: page `pageNum` (1-based) of the messages matching `filter`, oldest first. */
-  listPage(filter: MessageFilter = {}, pageNum = 1, pageSize = 20): Promise<MessagePage> {
+  listPage(filter: ReliableMessageFilter = {}, pageNum = 1, pageSize = 20): Promise<ReliableMessagePage> {
     return this.#store.listPage(filter, pageNum, pageSize);
   }
 
   /**
    * Runs any command of the machine against one message (the jobs use it). `current` is the state
-   * the caller read, if any. See `runCommand`.
+   * the caller read, if any. See `runReliableMessageCommand`.
    */
-  execute(messageId: string, command: MessageCommand, current?: ReliableMessage): Promise<CommandOutcome> {
-    return runCommand({ store: this.#store, clock: this.#clock, options: this.options }, messageId, command, current);
+  execute(messageId: string, command: ReliableMessageCommand, current?: ReliableMessage): Promise<ReliableMessageOutcome> {
+    return runReliableMessageCommand({ store: this.#store, clock: this.#clock, options: this.options }, messageId, command, current);
   }
 }
 

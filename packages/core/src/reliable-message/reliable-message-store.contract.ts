@@ -3,7 +3,7 @@ import { isMsgxError } from "../errors/msgx-error.js";
 import { DeliveryStatus, EventType, type OutboxEvent, type OutboxEventDraft } from "../outbox/outbox-event.js";
 import { sendDraft } from "./message-envelope.js";
 import type { ReliableMessageStore } from "./reliable-message-store.js";
-import { MessageStatus, type ReliableMessage } from "./reliable-message.js";
+import { ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 
 /** One fresh, empty store per test, and a way to read the outbox it writes. */
 export interface ReliableMessageStoreContractSubject {
@@ -16,14 +16,14 @@ export interface ReliableMessageStoreContractSubject {
 const T0 = Date.UTC(2026, 2, 5, 8, 0, 0);
 
 /** A stored message with every field set, for contract tests and fixtures. */
-export function sampleMessage(messageId: string, extra: Partial<ReliableMessage> = {}): ReliableMessage {
+export function sampleReliableMessage(messageId: string, extra: Partial<ReliableMessage> = {}): ReliableMessage {
   return {
     messageId,
     version: 1,
     body: JSON.stringify({ orderNo: messageId, amount: "12.50" }),
     dataType: "json",
     consumerQueue: "accounting",
-    status: MessageStatus.WAITING_CONFIRM,
+    status: ReliableMessageStatus.WAITING_CONFIRM,
     sendCount: 0,
     dead: false,
     checkCount: 0,
@@ -44,7 +44,7 @@ export function sampleMessage(messageId: string, extra: Partial<ReliableMessage>
 const sending = (message: ReliableMessage, at = T0 + 1_000, extra: Partial<ReliableMessage> = {}): ReliableMessage => ({
   ...message,
   version: message.version + 1,
-  status: MessageStatus.SENDING,
+  status: ReliableMessageStatus.SENDING,
   sendCount: message.sendCount + 1,
   lastSentAt: at,
   confirmedAt: message.confirmedAt ?? at,
@@ -76,7 +76,7 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
     };
 
     it("insert stores every field intact; get of an unknown id is undefined", async () => {
-      const m = sampleMessage("M-1", {
+      const m = sampleReliableMessage("M-1", {
         body: "payé ✓ 🛫 \"quoted\" \\ \n line two",
         remark: "r",
         field2: "f2",
@@ -89,22 +89,22 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
       expect(await store.get("M-1")).toEqual(m);
       expect(await store.get("M-2")).toBeUndefined();
       expect(await subject.outboxRows()).toEqual([]);
-      const nulls = sampleMessage("M-3", { dataType: null, field1: null, nextCheckAt: null, body: "" });
+      const nulls = sampleReliableMessage("M-3", { dataType: null, field1: null, nextCheckAt: null, body: "" });
       await insert(nulls);
       expect(await store.get("M-3")).toEqual(nulls);
     });
 
     it("insert of a taken id is the conflict `exists` and writes nothing", async () => {
-      const m = sampleMessage("M-1");
+      const m = sampleReliableMessage("M-1");
       await insert(m);
-      const other = sending(sampleMessage("M-1", { body: "other" }));
+      const other = sending(sampleReliableMessage("M-1", { body: "other" }));
       expect(await store.commit({ op: "insert", message: other, send: sendDraft(other) })).toEqual({ ok: false, conflict: "exists" });
       expect(await store.get("M-1")).toEqual(m);
       expect(await subject.outboxRows()).toEqual([]);
     });
 
     it("a write that sends appends one PENDING outbox row in the same commit and returns its EVENT_ID", async () => {
-      const m = sending(sampleMessage("M-1", { version: 0 }));
+      const m = sending(sampleReliableMessage("M-1", { version: 0 }));
       const r = await insert(m, sendDraft(m));
       const rows = await subject.outboxRows();
       expect(rows).toHaveLength(1);
@@ -126,7 +126,7 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
     });
 
     it("update compares the version: the expected one replaces and sends, a stale one or a missing message writes nothing", async () => {
-      const m = sampleMessage("M-1");
+      const m = sampleReliableMessage("M-1");
       await insert(m);
       const next = sending(m);
       const r = await store.commit({ op: "update", expectedVersion: 1, message: next, send: sendDraft(next) });
@@ -134,14 +134,14 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
       expect(await store.get("M-1")).toEqual(next);
       const again = sending(next);
       expect(await store.commit({ op: "update", expectedVersion: 1, message: again, send: sendDraft(again) })).toEqual({ ok: false, conflict: "changed" });
-      const ghost = sending(sampleMessage("M-9"));
+      const ghost = sending(sampleReliableMessage("M-9"));
       expect(await store.commit({ op: "update", expectedVersion: 1, message: ghost, send: sendDraft(ghost) })).toEqual({ ok: false, conflict: "missing" });
       expect(await store.get("M-1")).toEqual(next);
       expect((await subject.outboxRows()).map((e) => [e.partitionKey, e.stateVersion])).toEqual([["M-1", 1]]);
     });
 
     it("update without a send writes no outbox row", async () => {
-      const m = sampleMessage("M-1");
+      const m = sampleReliableMessage("M-1");
       await insert(m);
       const deferred = { ...m, version: 2, checkCount: 1, nextCheckAt: T0 + 120_000 };
       expect(await store.commit({ op: "update", expectedVersion: 1, message: deferred, send: null })).toEqual({ ok: true, eventId: null });
@@ -150,7 +150,7 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
     });
 
     it("delete compares the version; stale or missing deletes nothing", async () => {
-      await insert(sampleMessage("M-1"));
+      await insert(sampleReliableMessage("M-1"));
       expect(await store.commit({ op: "delete", messageId: "M-1", expectedVersion: 2 })).toEqual({ ok: false, conflict: "changed" });
       expect(await store.get("M-1")).toBeDefined();
       expect(await store.commit({ op: "delete", messageId: "M-1", expectedVersion: 1 })).toEqual({ ok: true, eventId: null });
@@ -159,7 +159,7 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
     });
 
     it("a send-only write appends an outbox row and stores no message", async () => {
-      const m = sending(sampleMessage("D-1", { version: 0 }));
+      const m = sending(sampleReliableMessage("D-1", { version: 0 }));
       const r = await store.commit({ op: "send", send: sendDraft(m) });
       const rows = await subject.outboxRows();
       expect(r).toEqual({ ok: true, eventId: rows[0]!.eventId });
@@ -168,7 +168,7 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
     });
 
     it("atomic: when the outbox row is refused, the message change is rolled back too", async () => {
-      const m = sampleMessage("M-1");
+      const m = sampleReliableMessage("M-1");
       await insert(m);
       const next = sending(m);
       const refused = { ...sendDraft(next), eventType: "BOGUS" as EventType };
@@ -178,15 +178,15 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
       );
       expect(isMsgxError(error)).toBe(true);
       expect(await store.get("M-1")).toEqual(m);
-      const fresh = sending(sampleMessage("M-2", { version: 0 }));
+      const fresh = sending(sampleReliableMessage("M-2", { version: 0 }));
       await expect(store.commit({ op: "insert", message: fresh, send: { ...sendDraft(fresh), eventType: "BOGUS" as EventType } })).rejects.toSatisfy(isMsgxError);
       expect(await store.get("M-2")).toBeUndefined();
       expect(await subject.outboxRows()).toEqual([]);
     });
 
     it("EVENT_IDs ascend in commit order across messages and sends", async () => {
-      const a = sending(sampleMessage("A", { version: 0 }));
-      const b = sending(sampleMessage("B", { version: 0, consumerQueue: "billing" }));
+      const a = sending(sampleReliableMessage("A", { version: 0 }));
+      const b = sending(sampleReliableMessage("B", { version: 0, consumerQueue: "billing" }));
       const ids = [(await insert(a, sendDraft(a))).eventId, (await insert(b, sendDraft(b))).eventId];
       const a2 = sending(a, T0 + 70_000);
       const u = await store.commit({ op: "update", expectedVersion: a.version, message: a2, send: sendDraft(a2) });
@@ -202,7 +202,7 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
     });
 
     it("concurrent writes expecting the same version: exactly one wins", async () => {
-      const m = sampleMessage("M-1");
+      const m = sampleReliableMessage("M-1");
       await insert(m);
       const tries = Array.from({ length: 6 }, (_, i) => {
         const next = sending(m, T0 + i);
@@ -216,24 +216,24 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
     });
 
     it("due: one status, not dead, nextCheckAt at or before now, oldest first (ties by id), at most limit", async () => {
-      await insert(sampleMessage("W-b", { nextCheckAt: T0 + 10 }));
-      await insert(sampleMessage("W-a", { nextCheckAt: T0 + 10 }));
-      await insert(sampleMessage("W-c", { nextCheckAt: T0 + 5 }));
-      await insert(sampleMessage("W-later", { nextCheckAt: T0 + 11 }));
-      await insert(sending(sampleMessage("S-1", { version: 0 }), T0 - 60_000));
-      await insert(sending(sampleMessage("S-dead", { version: 0 }), T0 - 60_000, { dead: true, nextCheckAt: null }));
-      await insert(sending(sampleMessage("S-deadish", { version: 0 }), T0 - 60_000, { dead: true }));
+      await insert(sampleReliableMessage("W-b", { nextCheckAt: T0 + 10 }));
+      await insert(sampleReliableMessage("W-a", { nextCheckAt: T0 + 10 }));
+      await insert(sampleReliableMessage("W-c", { nextCheckAt: T0 + 5 }));
+      await insert(sampleReliableMessage("W-later", { nextCheckAt: T0 + 11 }));
+      await insert(sending(sampleReliableMessage("S-1", { version: 0 }), T0 - 60_000));
+      await insert(sending(sampleReliableMessage("S-dead", { version: 0 }), T0 - 60_000, { dead: true, nextCheckAt: null }));
+      await insert(sending(sampleReliableMessage("S-deadish", { version: 0 }), T0 - 60_000, { dead: true }));
       const ids = (ms: readonly ReliableMessage[]) => ms.map((m) => m.messageId);
-      expect(ids(await store.due(MessageStatus.WAITING_CONFIRM, T0 + 10, 10))).toEqual(["W-c", "W-a", "W-b"]);
-      expect(ids(await store.due(MessageStatus.WAITING_CONFIRM, T0 + 10, 2))).toEqual(["W-c", "W-a"]);
-      expect(ids(await store.due(MessageStatus.WAITING_CONFIRM, T0 + 4, 10))).toEqual([]);
-      expect(ids(await store.due(MessageStatus.SENDING, T0, 10))).toEqual(["S-1"]);
+      expect(ids(await store.due(ReliableMessageStatus.WAITING_CONFIRM, T0 + 10, 10))).toEqual(["W-c", "W-a", "W-b"]);
+      expect(ids(await store.due(ReliableMessageStatus.WAITING_CONFIRM, T0 + 10, 2))).toEqual(["W-c", "W-a"]);
+      expect(ids(await store.due(ReliableMessageStatus.WAITING_CONFIRM, T0 + 4, 10))).toEqual([]);
+      expect(ids(await store.due(ReliableMessageStatus.SENDING, T0, 10))).toEqual(["S-1"]);
     });
 
     it("scan: keyset by message id in code-point order, with filters", async () => {
       const idsIn = ["b", "a", "B", "a-2", "é", "z", "😀", "\uffee"];
       for (const [i, id] of idsIn.entries()) {
-        const base = sampleMessage(id, { consumerQueue: i % 2 === 0 ? "q1" : "q2" });
+        const base = sampleReliableMessage(id, { consumerQueue: i % 2 === 0 ? "q1" : "q2" });
         await insert(i % 3 === 0 ? sending({ ...base, version: 0 }, T0, { dead: true, nextCheckAt: null }) : base);
       }
       const all = await store.scan({}, null, 100);
@@ -241,7 +241,7 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
       const first = await store.scan({}, null, 3);
       const rest = await store.scan({}, first[2]!.messageId, 100);
       expect([...first, ...rest].map((m) => m.messageId)).toEqual(all.map((m) => m.messageId));
-      const deadQ1 = await store.scan({ consumerQueue: "q1", dead: true, status: MessageStatus.SENDING }, null, 100);
+      const deadQ1 = await store.scan({ consumerQueue: "q1", dead: true, status: ReliableMessageStatus.SENDING }, null, 100);
       expect(deadQ1.map((m) => m.messageId).sort()).toEqual(["b", "😀"].sort());
       expect((await store.scan({ messageIds: ["z", "nope", "a"] }, null, 10)).map((m) => m.messageId)).toEqual(["a", "z"]);
       expect(await store.scan({}, "😀", 10)).toEqual([]);
@@ -249,7 +249,7 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
 
     it("listPage: ordered by creation then id, 1-based pages, total and page count, filters", async () => {
       for (let i = 0; i < 7; i++) {
-        await insert(sampleMessage(`M-${i}`, { createdAt: T0 + (i % 3) * 1_000, consumerQueue: i < 5 ? "accounting" : "billing" }));
+        await insert(sampleReliableMessage(`M-${i}`, { createdAt: T0 + (i % 3) * 1_000, consumerQueue: i < 5 ? "accounting" : "billing" }));
       }
       const p1 = await store.listPage({}, 1, 3);
       expect(p1).toMatchObject({ pageNum: 1, pageSize: 3, total: 7, totalPages: 3 });
@@ -260,7 +260,7 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
       const acc = await store.listPage({ consumerQueue: "accounting", createdFrom: T0 + 1_000, createdBefore: T0 + 2_000 }, 1, 10);
       expect(acc.items.map((m) => m.messageId)).toEqual(["M-1", "M-4"]);
       expect(acc.total).toBe(2);
-      const none = await store.listPage({ status: MessageStatus.SENDING }, 1, 10);
+      const none = await store.listPage({ status: ReliableMessageStatus.SENDING }, 1, 10);
       expect(none).toMatchObject({ items: [], total: 0, totalPages: 0 });
       await expect(store.listPage({}, 0, 10)).rejects.toBeInstanceOf(RangeError);
       await expect(store.listPage({}, 1, 0)).rejects.toBeInstanceOf(RangeError);

@@ -1,5 +1,5 @@
 import type { OutboxEventDraft } from "../outbox/outbox-event.js";
-import type { MessageStatus, ReliableMessage } from "./reliable-message.js";
+import type { ReliableMessageStatus, ReliableMessage } from "./reliable-message.js";
 
 /**
  * One atomic change of the store. A `send` is an outbox row (`MSG_EVENT`) written in the same
@@ -11,23 +11,23 @@ import type { MessageStatus, ReliableMessage } from "./reliable-message.js";
  * - `delete`: the stored message must have `expectedVersion` (else `changed` / `missing`).
  * - `send`: only an outbox row, no message (seed `directSendMessage`).
  */
-export type MessageWrite =
+export type ReliableMessageWrite =
   | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null }
   | { readonly op: "update"; readonly expectedVersion: number; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null }
   | { readonly op: "delete"; readonly messageId: string; readonly expectedVersion: number }
   | { readonly op: "send"; readonly send: OutboxEventDraft };
 
 /** Why a compare-and-set write was not applied (nothing of it was written). */
-export type WriteConflict = "exists" | "changed" | "missing";
+export type ReliableMessageWriteConflict = "exists" | "changed" | "missing";
 
-export type WriteResult =
+export type ReliableMessageWriteResult =
   | { readonly ok: true; /** The EVENT_ID of the outbox row written, null when the write sent nothing. */ readonly eventId: number | null }
-  | { readonly ok: false; readonly conflict: WriteConflict };
+  | { readonly ok: false; readonly conflict: ReliableMessageWriteConflict };
 
 /** Which messages to list or scan; every field optional, all given ones must hold. */
-export interface MessageFilter {
+export interface ReliableMessageFilter {
   readonly consumerQueue?: string;
-  readonly status?: MessageStatus;
+  readonly status?: ReliableMessageStatus;
   readonly dead?: boolean;
   /** Only messages created before this instant (exclusive). */
   readonly createdBefore?: number;
@@ -37,7 +37,7 @@ export interface MessageFilter {
 }
 
 /** A page of the listing (seed `PageBean`): 1-based page number. */
-export interface MessagePage {
+export interface ReliableMessagePage {
   readonly items: readonly ReliableMessage[];
   readonly pageNum: number;
   readonly pageSize: number;
@@ -61,8 +61,8 @@ export interface MessagePage {
  *   database refuses as `INFRA`.
  */
 export interface ReliableMessageStore {
-  /** Applies one write atomically (see {@link MessageWrite}). */
-  commit(write: MessageWrite): Promise<WriteResult>;
+  /** Applies one write atomically (see {@link ReliableMessageWrite}). */
+  commit(write: ReliableMessageWrite): Promise<ReliableMessageWriteResult>;
 
   /** The message with that id, or undefined. */
   get(messageId: string): Promise<ReliableMessage | undefined>;
@@ -72,18 +72,18 @@ export interface ReliableMessageStore {
    * `nextCheckAt` first (ties by `messageId`), at most `limit`. Served by an index, whatever the
    * table size: the jobs call it every pass.
    */
-  due(status: MessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]>;
+  due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]>;
 
   /**
    * Keyset scan for bulk operations: messages matching `filter` with `messageId` greater than
    * `afterMessageId` (all when null), ascending by `messageId` (code-point order), at most
    * `limit`. A bulk operation that changes what it scans does not skip or repeat a message.
    */
-  scan(filter: MessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]>;
+  scan(filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]>;
 
   /**
    * The seed's paged listing: messages matching `filter`, ordered by `createdAt` then
    * `messageId`, page `pageNum` (1-based) of `pageSize`, with the total count.
    */
-  listPage(filter: MessageFilter, pageNum: number, pageSize: number): Promise<MessagePage>;
+  listPage(filter: ReliableMessageFilter, pageNum: number, pageSize: number): Promise<ReliableMessagePage>;
 }

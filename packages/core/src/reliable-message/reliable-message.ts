@@ -7,23 +7,23 @@
  */
 
 /** The stored status (seed `status`). Whether a SENDING message is dead is the `dead` flag. */
-export const MessageStatus = {
+export const ReliableMessageStatus = {
   WAITING_CONFIRM: "WAITING_CONFIRM",
   SENDING: "SENDING",
 } as const;
-export type MessageStatus = (typeof MessageStatus)[keyof typeof MessageStatus];
+export type ReliableMessageStatus = (typeof ReliableMessageStatus)[keyof typeof ReliableMessageStatus];
 
 /**
  * The lifecycle phase: the status plus the dead flag, and `ABSENT` for "no record" (never saved,
  * cancelled, or acknowledged by its consumer). The machine is written over phases.
  */
-export const MessagePhase = {
+export const ReliableMessagePhase = {
   ABSENT: "ABSENT",
   WAITING_CONFIRM: "WAITING_CONFIRM",
   SENDING: "SENDING",
   DEAD: "DEAD",
 } as const;
-export type MessagePhase = (typeof MessagePhase)[keyof typeof MessagePhase];
+export type ReliableMessagePhase = (typeof ReliableMessagePhase)[keyof typeof ReliableMessagePhase];
 
 /** What a producer hands in: the message and where it goes. Optional fields default to null. */
 export interface ReliableMessageDraft {
@@ -54,7 +54,7 @@ export interface ReliableMessage {
   readonly body: string;
   readonly dataType: string | null;
   readonly consumerQueue: string;
-  readonly status: MessageStatus;
+  readonly status: ReliableMessageStatus;
   /**
    * How many times the message was handed to the outbox (seed `message_send_times`): 0 while
    * WAITING_CONFIRM, 1 after the first send, +1 per resend. Also the `stateVersion` of its outbox row.
@@ -82,10 +82,10 @@ export interface ReliableMessage {
 }
 
 /** The phase of a stored message (or of its absence). */
-export function phaseOf(message: ReliableMessage | undefined): MessagePhase {
-  if (message === undefined) return MessagePhase.ABSENT;
-  if (message.status === MessageStatus.WAITING_CONFIRM) return MessagePhase.WAITING_CONFIRM;
-  return message.dead ? MessagePhase.DEAD : MessagePhase.SENDING;
+export function reliableMessagePhase(message: ReliableMessage | undefined): ReliableMessagePhase {
+  if (message === undefined) return ReliableMessagePhase.ABSENT;
+  if (message.status === ReliableMessageStatus.WAITING_CONFIRM) return ReliableMessagePhase.WAITING_CONFIRM;
+  return message.dead ? ReliableMessagePhase.DEAD : ReliableMessagePhase.SENDING;
 }
 
 /** True when `message` holds exactly what `draft` asks for (a retried save is then a no-op). */

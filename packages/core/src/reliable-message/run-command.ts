@@ -1,18 +1,18 @@
 import type { Clock } from "../ports/clock.js";
 import { sendDraft } from "./message-envelope.js";
-import { decideMessage, evolveMessage, impliesSend, type MessageCommand, type MessageEvent } from "./message-machine.js";
+import { decideReliableMessage, evolveReliableMessage, impliesSend, type ReliableMessageCommand, type ReliableMessageEvent } from "./message-machine.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
 import type { ReliableMessageOptions } from "./reliable-message-options.js";
-import type { MessageWrite, ReliableMessageStore } from "./reliable-message-store.js";
+import type { ReliableMessageWrite, ReliableMessageStore } from "./reliable-message-store.js";
 import type { ReliableMessage } from "./reliable-message.js";
 
 /** What a command did to one message. */
-export interface CommandOutcome {
+export interface ReliableMessageOutcome {
   readonly messageId: string;
   /** True when the command changed the store; false for a no-op (a retry, a message already there). */
   readonly applied: boolean;
   /** The event applied, when one was. */
-  readonly event: MessageEvent["type"] | null;
+  readonly event: ReliableMessageEvent["type"] | null;
   /** Why nothing was done, for a no-op. */
   readonly reason: string | null;
   /** The message after the command (undefined when it is gone or was never there). */
@@ -21,7 +21,7 @@ export interface CommandOutcome {
   readonly eventId: number | null;
 }
 
-export interface CommandDeps {
+export interface ReliableMessageCommandDeps {
   readonly store: ReliableMessageStore;
   readonly clock: Clock;
   readonly options: ReliableMessageOptions;
@@ -39,12 +39,12 @@ export interface CommandDeps {
  * `current` is the state the caller already read, saving the first read (jobs pass what `due`
  * returned).
  */
-export async function runCommand(
-  deps: CommandDeps,
+export async function runReliableMessageCommand(
+  deps: ReliableMessageCommandDeps,
   messageId: string,
-  command: MessageCommand,
+  command: ReliableMessageCommand,
   current?: ReliableMessage | null,
-): Promise<CommandOutcome> {
+): Promise<ReliableMessageOutcome> {
   const attempts = deps.casAttempts ?? 5;
   let state: ReliableMessage | undefined = current === null ? undefined : current;
   let known = current !== undefined;
@@ -52,14 +52,14 @@ export async function runCommand(
     if (!known) state = await deps.store.get(messageId);
     known = false;
     const ctx = { now: deps.clock.now(), options: deps.options };
-    const decision = decideMessage(command, state, ctx);
+    const decision = decideReliableMessage(command, state, ctx);
     if (decision.kind === "reject") throw new ReliableMessageError(decision.code, `message ${messageId}: ${decision.reason}`, messageId);
     if (decision.kind === "noop") {
       return { messageId, applied: false, event: null, reason: decision.reason, message: state, eventId: null };
     }
-    const next = evolveMessage(state, decision.event, ctx);
+    const next = evolveReliableMessage(state, decision.event, ctx);
     const send = next !== undefined && impliesSend(decision.event) ? sendDraft(next) : null;
-    const write: MessageWrite =
+    const write: ReliableMessageWrite =
       state === undefined
         ? { op: "insert", message: next!, send }
         : next === undefined

@@ -1,20 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { IllegalTransitionError } from "../../src/processing/proc-machine.js";
-import { checkDraft } from "../../src/reliable-message/message-draft.js";
-import { decideMessage, evolveMessage, impliesSend, type MessageCommand, type MessageEvent } from "../../src/reliable-message/message-machine.js";
+import { checkReliableMessageDraft } from "../../src/reliable-message/message-draft.js";
+import { decideReliableMessage, evolveReliableMessage, impliesSend, type ReliableMessageCommand, type ReliableMessageEvent } from "../../src/reliable-message/message-machine.js";
 import { ackWaitAfter, checkWaitAfter, DEFAULT_RELIABLE_MESSAGE_OPTIONS, reliableMessageOptions } from "../../src/reliable-message/reliable-message-options.js";
 import { isReliableMessageError } from "../../src/reliable-message/reliable-message-error.js";
-import { MessagePhase, phaseOf, type ReliableMessage } from "../../src/reliable-message/reliable-message.js";
+import { ReliableMessagePhase, reliableMessagePhase, type ReliableMessage } from "../../src/reliable-message/reliable-message.js";
 
 const T0 = 1_000_000_000;
 const MIN = 60_000;
 const options = DEFAULT_RELIABLE_MESSAGE_OPTIONS;
 const ctx = (now = T0) => ({ now, options });
-const draft = checkDraft({ messageId: "M-1", body: "{}", consumerQueue: "accounting", field1: "BANK-1" });
+const draft = checkReliableMessageDraft({ messageId: "M-1", body: "{}", consumerQueue: "accounting", field1: "BANK-1" });
 
-const waiting = (): ReliableMessage => evolveMessage(undefined, { type: "saved", draft }, ctx())!;
-const sending = (): ReliableMessage => evolveMessage(waiting(), { type: "confirmed", by: "producer" }, ctx(T0 + 1_000))!;
-const dead = (): ReliableMessage => evolveMessage(sending(), { type: "marked-dead", by: "operator" }, ctx(T0 + 2_000))!;
+const waiting = (): ReliableMessage => evolveReliableMessage(undefined, { type: "saved", draft }, ctx())!;
+const sending = (): ReliableMessage => evolveReliableMessage(waiting(), { type: "confirmed", by: "producer" }, ctx(T0 + 1_000))!;
+const dead = (): ReliableMessage => evolveReliableMessage(sending(), { type: "marked-dead", by: "operator" }, ctx(T0 + 2_000))!;
 const states: Record<string, () => ReliableMessage | undefined> = {
   ABSENT: () => undefined,
   WAITING_CONFIRM: waiting,
@@ -23,7 +23,7 @@ const states: Record<string, () => ReliableMessage | undefined> = {
 };
 
 /** Expected decision per phase: an event type, "noop", or an error code. */
-const TABLE: readonly [MessageCommand, Record<keyof typeof states, string>][] = [
+const TABLE: readonly [ReliableMessageCommand, Record<keyof typeof states, string>][] = [
   [{ type: "save-waiting", draft }, { ABSENT: "saved", WAITING_CONFIRM: "noop", SENDING: "ALREADY_EXISTS", DEAD: "ALREADY_EXISTS" }],
   [{ type: "save-and-send", draft }, { ABSENT: "saved-and-sent", WAITING_CONFIRM: "ALREADY_EXISTS", SENDING: "noop", DEAD: "noop" }],
   [{ type: "confirm", by: "producer" }, { ABSENT: "NOT_FOUND", WAITING_CONFIRM: "confirmed", SENDING: "noop", DEAD: "noop" }],
@@ -40,7 +40,7 @@ describe("reliable-message state machine", () => {
   for (const [command, expected] of TABLE) {
     it(`decides ${command.type}${"onlyDead" in command ? " (only dead)" : ""} in every phase`, () => {
       for (const [phase, make] of Object.entries(states)) {
-        const d = decideMessage(command, make(), ctx(T0 + 10 * MIN));
+        const d = decideReliableMessage(command, make(), ctx(T0 + 10 * MIN));
         const got = d.kind === "apply" ? d.event.type : d.kind === "noop" ? "noop" : d.code;
         expect(`${phase}: ${got}`).toBe(`${phase}: ${expected[phase]}`);
       }
@@ -49,11 +49,11 @@ describe("reliable-message state machine", () => {
 
   it("a save of other content under a taken id is refused even while waiting", () => {
     const other = { ...draft, body: "changed" };
-    expect(decideMessage({ type: "save-waiting", draft: other }, waiting(), ctx())).toMatchObject({ kind: "reject", code: "ALREADY_EXISTS" });
+    expect(decideReliableMessage({ type: "save-waiting", draft: other }, waiting(), ctx())).toMatchObject({ kind: "reject", code: "ALREADY_EXISTS" });
   });
 
   it("evolve refuses every event that is not legal in the phase", () => {
-    const events: MessageEvent[] = [
+    const events: ReliableMessageEvent[] = [
       { type: "saved", draft },
       { type: "saved-and-sent", draft },
       { type: "confirmed", by: "producer" },
@@ -76,7 +76,7 @@ describe("reliable-message state machine", () => {
     ]);
     for (const [phase, make] of Object.entries(states)) {
       for (const event of events) {
-        const run = () => evolveMessage(make(), event, ctx(T0 + 5_000));
+        const run = () => evolveReliableMessage(make(), event, ctx(T0 + 5_000));
         if (legal.has(`${phase} ${event.type}`)) expect(run).not.toThrow();
         else expect(run, `${phase} ${event.type}`).toThrow(IllegalTransitionError);
       }
@@ -89,7 +89,7 @@ describe("reliable-message state machine", () => {
     const s = sending();
     expect(s).toMatchObject({ version: 2, status: "SENDING", sendCount: 1, lastSentAt: T0 + 1_000, confirmedAt: T0 + 1_000, nextCheckAt: T0 + 1_000 + MIN });
     expect(dead()).toMatchObject({ version: 3, dead: true, nextCheckAt: null, sendCount: 1 });
-    expect(phaseOf(dead())).toBe(MessagePhase.DEAD);
+    expect(reliableMessagePhase(dead())).toBe(ReliableMessagePhase.DEAD);
   });
 
   it("only confirm, save-and-send and resend send", () => {
@@ -97,7 +97,7 @@ describe("reliable-message state machine", () => {
     expect(impliesSend({ type: "saved-and-sent", draft })).toBe(true);
     expect(impliesSend({ type: "resent", by: "recovery" })).toBe(true);
     for (const t of ["saved", "check-deferred", "marked-dead", "deleted"] as const) {
-      expect(impliesSend({ type: t, draft, by: "operator" } as MessageEvent)).toBe(false);
+      expect(impliesSend({ type: t, draft, by: "operator" } as ReliableMessageEvent)).toBe(false);
     }
   });
 
@@ -107,39 +107,39 @@ describe("reliable-message state machine", () => {
     const sends = [0];
     let deadAt: number | null = null;
     for (let now = start; now <= start + 120 * MIN && deadAt === null; now += 1_000) {
-      const d = decideMessage({ type: "recover" }, m, ctx(now));
+      const d = decideReliableMessage({ type: "recover" }, m, ctx(now));
       if (d.kind !== "apply") continue;
-      m = evolveMessage(m, d.event, ctx(now))!;
+      m = evolveReliableMessage(m, d.event, ctx(now))!;
       if (d.event.type === "resent") sends.push((now - start) / MIN);
       else deadAt = (now - start) / MIN;
     }
     expect(sends).toEqual([0, 1, 3, 7, 15, 31]);
     expect(deadAt).toBe(47);
     expect(m).toMatchObject({ sendCount: 6, dead: true, nextCheckAt: null });
-    expect(decideMessage({ type: "recover" }, m, ctx(start + 999 * MIN)).kind).toBe("noop");
+    expect(decideReliableMessage({ type: "recover" }, m, ctx(start + 999 * MIN)).kind).toBe("noop");
   });
 
   it("the recovery job's due time is the acknowledgement wait of the last send", () => {
     const m = sending();
-    expect(decideMessage({ type: "recover" }, m, ctx(m.nextCheckAt! - 1)).kind).toBe("noop");
-    expect(decideMessage({ type: "recover" }, m, ctx(m.nextCheckAt!))).toMatchObject({ kind: "apply", event: { type: "resent" } });
+    expect(decideReliableMessage({ type: "recover" }, m, ctx(m.nextCheckAt! - 1)).kind).toBe("noop");
+    expect(decideReliableMessage({ type: "recover" }, m, ctx(m.nextCheckAt!))).toMatchObject({ kind: "apply", event: { type: "resent" } });
   });
 
   it("an operator resend of a dead message gives it one more wait, then it is dead again", () => {
     let m = dead();
     for (let i = 0; i < 8; i++) m = { ...m, sendCount: m.sendCount + 1 };
     const now = T0 + 100 * MIN;
-    const back = evolveMessage(m, { type: "resent", by: "operator" }, ctx(now))!;
+    const back = evolveReliableMessage(m, { type: "resent", by: "operator" }, ctx(now))!;
     expect(back).toMatchObject({ dead: false, sendCount: 10, lastSentAt: now, nextCheckAt: now + 16 * MIN });
-    expect(decideMessage({ type: "recover" }, back, ctx(now + 16 * MIN))).toMatchObject({ kind: "apply", event: { type: "marked-dead", by: "recovery" } });
+    expect(decideReliableMessage({ type: "recover" }, back, ctx(now + 16 * MIN))).toMatchObject({ kind: "apply", event: { type: "marked-dead", by: "recovery" } });
   });
 
   it("inconclusive check-backs count and slow down once maxChecks is reached", () => {
     const o = reliableMessageOptions({ maxChecks: 2, checkIntervalMs: 5_000, exhaustedCheckIntervalMs: 3_600_000 });
     let m = waiting();
-    m = evolveMessage(m, { type: "check-deferred" }, { now: T0 + MIN, options: o })!;
+    m = evolveReliableMessage(m, { type: "check-deferred" }, { now: T0 + MIN, options: o })!;
     expect(m).toMatchObject({ checkCount: 1, nextCheckAt: T0 + MIN + 5_000 });
-    m = evolveMessage(m, { type: "check-deferred" }, { now: T0 + 2 * MIN, options: o })!;
+    m = evolveReliableMessage(m, { type: "check-deferred" }, { now: T0 + 2 * MIN, options: o })!;
     expect(m).toMatchObject({ checkCount: 2, nextCheckAt: T0 + 2 * MIN + 3_600_000, status: "WAITING_CONFIRM" });
     expect(checkWaitAfter(o, 1)).toBe(5_000);
   });
@@ -172,13 +172,13 @@ describe("reliable-message state machine", () => {
     for (const d of bad) {
       let error: unknown;
       try {
-        checkDraft(d as never);
+        checkReliableMessageDraft(d as never);
       } catch (e) {
         error = e;
       }
       expect(isReliableMessageError(error, "INVALID_MESSAGE"), JSON.stringify(d)).toBe(true);
     }
-    expect(checkDraft({ messageId: "m", body: "", consumerQueue: "a.b_c-1" })).toEqual({
+    expect(checkReliableMessageDraft({ messageId: "m", body: "", consumerQueue: "a.b_c-1" })).toEqual({
       messageId: "m",
       body: "",
       consumerQueue: "a.b_c-1",

@@ -2,14 +2,14 @@ import { describe, expect, it } from "vitest";
 import { describeConsumeLogContract } from "../../src/reliable-message/consume-log.contract.js";
 import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
 import { InMemoryConsumeLog, type InMemoryConsumerTx } from "../../src/reliable-message/in-memory-consume-log.js";
-import { envelopeOf, parseEnvelope, type MessageEnvelope } from "../../src/reliable-message/message-envelope.js";
+import { envelopeOf, parseReliableMessageEnvelope, type ReliableMessageEnvelope } from "../../src/reliable-message/message-envelope.js";
 import { ReliableMessageConsumer, type ConsumerFailpoint } from "../../src/reliable-message/reliable-message-consumer.js";
-import { sampleMessage } from "../../src/reliable-message/reliable-message-store.contract.js";
+import { sampleReliableMessage } from "../../src/reliable-message/reliable-message-store.contract.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
 import { RecordingLogger } from "./rm-world.js";
 
 const value = (id: string, sendCount = 1, queue = "accounting"): string =>
-  JSON.stringify(envelopeOf(sampleMessage(id, { status: "SENDING", sendCount, lastSentAt: 5, consumerQueue: queue })));
+  JSON.stringify(envelopeOf(sampleReliableMessage(id, { status: "SENDING", sendCount, lastSentAt: 5, consumerQueue: queue })));
 
 /** A consumer with a ledger in its own (fake) database and a recorded acknowledgement channel. */
 function setup(options: { failHandler?: number; failAck?: number; crashAt?: ConsumerFailpoint } = {}) {
@@ -20,7 +20,7 @@ function setup(options: { failHandler?: number; failAck?: number; crashAt?: Cons
   let handlerFailures = options.failHandler ?? 0;
   let ackFailures = options.failAck ?? 0;
   let crashAt = options.crashAt ?? null;
-  const handled: MessageEnvelope[] = [];
+  const handled: ReliableMessageEnvelope[] = [];
   const consumer = new ReliableMessageConsumer<InMemoryConsumerTx>({
     log,
     clock: new ManualClock(),
@@ -121,8 +121,8 @@ describe("reliable-message consumer", () => {
   });
 
   it("an envelope reads back as written", () => {
-    const envelope = envelopeOf(sampleMessage("M-1", { status: "SENDING", sendCount: 3, lastSentAt: 9, body: "ü\n" }));
-    expect(parseEnvelope(JSON.stringify(envelope))).toEqual({ ok: true, envelope });
+    const envelope = envelopeOf(sampleReliableMessage("M-1", { status: "SENDING", sendCount: 3, lastSentAt: 9, body: "ü\n" }));
+    expect(parseReliableMessageEnvelope(JSON.stringify(envelope))).toEqual({ ok: true, envelope });
   });
 });
 

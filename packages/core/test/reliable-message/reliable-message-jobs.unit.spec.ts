@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { isMsgxError } from "../../src/errors/msgx-error.js";
-import { CheckVerdict, decideCheckBack, type MessageChecker } from "../../src/reliable-message/check-back-job.js";
+import { CheckVerdict, decideCheckBack, type ReliableMessageChecker } from "../../src/reliable-message/check-back-job.js";
 import { decideRecovery } from "../../src/reliable-message/recovery-job.js";
 import type { ReliableMessage, ReliableMessageDraft } from "../../src/reliable-message/reliable-message.js";
 import { RmWorld } from "./rm-world.js";
 
 const MIN = 60_000;
 const draft = (id: string, queue = "accounting"): ReliableMessageDraft => ({ messageId: id, body: "{}", consumerQueue: queue, field1: `BANK-${id}` });
-const answer = (verdict: CheckVerdict): MessageChecker => async () => verdict;
+const answer = (verdict: CheckVerdict): ReliableMessageChecker => async () => verdict;
 
 describe("check-back job", () => {
   it("refuses a second checker for a queue", () => {

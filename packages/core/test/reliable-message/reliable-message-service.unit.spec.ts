@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isMsgxError } from "../../src/errors/msgx-error.js";
 import { EventHeader } from "../../src/delivery/event-headers.js";
-import { ENVELOPE_SCHEMA } from "../../src/reliable-message/message-envelope.js";
+import { RELIABLE_MESSAGE_ENVELOPE_SCHEMA } from "../../src/reliable-message/message-envelope.js";
 import { isReliableMessageError, type ReliableMessageErrorCode } from "../../src/reliable-message/reliable-message-error.js";
 import { clampPageSize } from "../../src/reliable-message/reliable-message-service.js";
 import type { ReliableMessageDraft } from "../../src/reliable-message/reliable-message.js";
@@ -50,7 +50,7 @@ describe("ReliableMessageService", () => {
     expect(record!.key).toBe("M-1");
     expect(record!.headers[EventHeader.EVENT_ID]).toBe(String(outcome.eventId));
     expect(JSON.parse(record!.value!)).toEqual({
-      schema: ENVELOPE_SCHEMA,
+      schema: RELIABLE_MESSAGE_ENVELOPE_SCHEMA,
       messageId: "M-1",
       consumerQueue: "accounting",
       dataType: "voucher",
