@@ -1,6 +1,6 @@
 import { silentLogger, systemClock, type Clock, type Logger } from "@msgx/core";
 import { sql, type Kysely, type Transaction } from "kysely";
-import { PgConsumeLog, ReliableMessageConsumer, ReliableMessageKafkaConsumer, type MessageEnvelope } from "./core.js";
+import { PgConsumeLog, ReliableMessageConsumer, ReliableMessageKafkaConsumer, type ReliableMessageEnvelope } from "./core.js";
 import type { Voucher } from "./payment-producer.js";
 
 export interface AccountingConsumerOptions {
@@ -46,7 +46,7 @@ export class AccountingConsumer {
         }
         return options.acknowledge(messageId);
       },
-      handler: async (message: MessageEnvelope, trx) => {
+      handler: async (message: ReliableMessageEnvelope, trx) => {
         const n = (this.attempts.get(message.messageId) ?? 0) + 1;
         this.attempts.set(message.messageId, n);
         const v = JSON.parse(message.body) as Voucher;

@@ -4,10 +4,10 @@
  * re-exports of `@msgx/core`, `@msgx/adapters-pg` and `@msgx/adapters-kafka`.
  */
 export { ReliableMessageService } from "../../../../packages/core/src/reliable-message/reliable-message-service.js";
-export { CheckBackJob, type MessageChecker } from "../../../../packages/core/src/reliable-message/check-back-job.js";
+export { CheckBackJob, type ReliableMessageChecker } from "../../../../packages/core/src/reliable-message/check-back-job.js";
 export { RecoveryJob } from "../../../../packages/core/src/reliable-message/recovery-job.js";
 export { ReliableMessageConsumer, type ConsumeOutcome } from "../../../../packages/core/src/reliable-message/reliable-message-consumer.js";
-export { reliableMessageTarget, reliableMessageTopics, type MessageEnvelope } from "../../../../packages/core/src/reliable-message/message-envelope.js";
+export { reliableMessageTarget, reliableMessageTopics, type ReliableMessageEnvelope } from "../../../../packages/core/src/reliable-message/message-envelope.js";
 export type { ReliableMessageOptions } from "../../../../packages/core/src/reliable-message/reliable-message-options.js";
 export type { ReliableMessage } from "../../../../packages/core/src/reliable-message/reliable-message.js";
 export { PgReliableMessageStore } from "../../../../packages/adapters-pg/src/reliable-message/pg-reliable-message-store.js";

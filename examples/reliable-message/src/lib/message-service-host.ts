@@ -9,7 +9,7 @@ import {
   ReliableMessageService,
   reliableMessageTarget,
   reliableMessageTopics,
-  type MessageChecker,
+  type ReliableMessageChecker,
   type ReliableMessageOptions,
 } from "./core.js";
 import { runLoop } from "./loop.js";
@@ -64,7 +64,7 @@ export class MessageServiceHost {
   }
 
   /** Registers the producer's checker of a queue (one per queue). */
-  registerChecker(queue: string, checker: MessageChecker): void {
+  registerChecker(queue: string, checker: ReliableMessageChecker): void {
     this.checkBack.registerChecker(queue, checker);
   }
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import type { MessageChecker, ReliableMessageService } from "./core.js";
+import type { ReliableMessageChecker, ReliableMessageService } from "./core.js";
 
 /** One payment of the scenario. */
 export interface Order {
@@ -79,7 +79,7 @@ export class PaymentProducer {
  * transaction in flight on the same key; if that commits, the insert does nothing and the answer
  * is "confirm"; otherwise the ABORTED row makes every later payment attempt of the order fail.
  */
-export function paymentChecker(db: Kysely<any>): MessageChecker {
+export function paymentChecker(db: Kysely<any>): ReliableMessageChecker {
   return async (message) => {
     const orderNo = message.field1;
     if (orderNo === null) return "later";

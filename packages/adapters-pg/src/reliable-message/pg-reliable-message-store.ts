@@ -1,12 +1,12 @@
 import { isMsgxError, systemClock, type Clock } from "@msgx/core";
 import type {
-  MessageFilter,
-  MessagePage,
-  MessageStatus,
-  MessageWrite,
+  ReliableMessageFilter,
+  ReliableMessagePage,
+  ReliableMessageStatus,
+  ReliableMessageWrite,
   ReliableMessage,
   ReliableMessageStore,
-  WriteResult,
+  ReliableMessageWriteResult,
 } from "@msgx/core";
 import type { ControlledTransaction, Kysely } from "kysely";
 import type { Db } from "../operations/db.js";
@@ -49,7 +49,7 @@ export class PgReliableMessageStore implements ReliableMessageStore {
     this.#conflictAttempts = Math.max(1, options.conflictAttempts ?? 3);
   }
 
-  async commit(write: MessageWrite): Promise<WriteResult> {
+  async commit(write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.#commitOnce(write);
@@ -60,9 +60,9 @@ export class PgReliableMessageStore implements ReliableMessageStore {
     }
   }
 
-  async #commitOnce(write: MessageWrite): Promise<WriteResult> {
+  async #commitOnce(write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {
     const trx = await pgCall("reliable message begin", () => this.#db.startTransaction().execute());
-    let result: WriteResult;
+    let result: ReliableMessageWriteResult;
     try {
       result = await this.#apply(trx, write);
     } catch (e) {
@@ -82,7 +82,7 @@ export class PgReliableMessageStore implements ReliableMessageStore {
     return result;
   }
 
-  async #apply(trx: Db, write: MessageWrite): Promise<WriteResult> {
+  async #apply(trx: Db, write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {
     const now = this.#clock.now();
     switch (write.op) {
       case "send":
@@ -99,7 +99,7 @@ export class PgReliableMessageStore implements ReliableMessageStore {
     }
   }
 
-  async #conflict(trx: Db, messageId: string): Promise<WriteResult> {
+  async #conflict(trx: Db, messageId: string): Promise<ReliableMessageWriteResult> {
     return { ok: false, conflict: (await getMessage(trx, messageId)) === undefined ? "missing" : "changed" };
   }
 
@@ -107,15 +107,15 @@ export class PgReliableMessageStore implements ReliableMessageStore {
     return pgCall("reliable message get", () => getMessage(this.#db, messageId));
   }
 
-  due(status: MessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
+  due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
     return pgCall("reliable message due", () => dueMessages(this.#db, status, now, limit));
   }
 
-  scan(filter: MessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]> {
+  scan(filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]> {
     return pgCall("reliable message scan", () => scanMessages(this.#db, filter, afterMessageId, limit));
   }
 
-  async listPage(filter: MessageFilter, pageNum: number, pageSize: number): Promise<MessagePage> {
+  async listPage(filter: ReliableMessageFilter, pageNum: number, pageSize: number): Promise<ReliableMessagePage> {
     if (!Number.isSafeInteger(pageNum) || pageNum < 1) throw new RangeError(`pageNum must be a positive integer: ${pageNum}`);
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer: ${pageSize}`);
     return pgCall("reliable message listPage", () => listMessagesPage(this.#db, filter, pageNum, pageSize));

@@ -1,4 +1,4 @@
-import type { MessageStatus, ReliableMessage } from "@msgx/core";
+import type { ReliableMessageStatus, ReliableMessage } from "@msgx/core";
 import { sql, type RawBuilder } from "kysely";
 import { toMs, toMsOrNull, toNumber } from "../rows/values.js";
 
@@ -35,7 +35,7 @@ export const messageFromRow = (r: ReliableMessageRow): ReliableMessage => ({
   body: r.message_body,
   dataType: r.message_data_type,
   consumerQueue: r.consumer_queue,
-  status: r.status as MessageStatus,
+  status: r.status as ReliableMessageStatus,
   sendCount: toNumber(r.send_count),
   dead: r.dead,
   checkCount: toNumber(r.check_count),

@@ -1,4 +1,4 @@
-import type { MessageFilter, MessagePage } from "@msgx/core";
+import type { ReliableMessageFilter, ReliableMessagePage } from "@msgx/core";
 import { sql } from "kysely";
 import type { Db } from "../../operations/db.js";
 import { toNumber } from "../../rows/values.js";
@@ -9,7 +9,7 @@ import { filterSql } from "./message-filter.js";
  * One page of the listing with the total count (a window count over the matching rows). Only a
  * page past the end, which has no row to carry the count, costs a second statement.
  */
-export async function listMessagesPage(db: Db, filter: MessageFilter, pageNum: number, pageSize: number): Promise<MessagePage> {
+export async function listMessagesPage(db: Db, filter: ReliableMessageFilter, pageNum: number, pageSize: number): Promise<ReliableMessagePage> {
   const where = filterSql(filter);
   const { rows } = await sql<ReliableMessageRow & { readonly total: unknown }>`
     SELECT ${sql.raw(MESSAGE_COLUMNS)}, count(*) OVER () AS total

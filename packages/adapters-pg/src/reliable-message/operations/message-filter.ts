@@ -1,9 +1,9 @@
-import type { MessageFilter } from "@msgx/core";
+import type { ReliableMessageFilter } from "@msgx/core";
 import { sql, type RawBuilder } from "kysely";
 import { ts } from "../reliable-message-row.js";
 
-/** The WHERE conditions of a `MessageFilter` (always at least `TRUE`), joined by AND. */
-export function filterSql(f: MessageFilter): RawBuilder<unknown> {
+/** The WHERE conditions of a `ReliableMessageFilter` (always at least `TRUE`), joined by AND. */
+export function filterSql(f: ReliableMessageFilter): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [sql`TRUE`];
   if (f.consumerQueue !== undefined) parts.push(sql`consumer_queue = ${f.consumerQueue}`);
   if (f.status !== undefined) parts.push(sql`status = ${f.status}`);
