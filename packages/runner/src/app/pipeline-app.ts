@@ -19,6 +19,7 @@ import type { MsgxConfig } from "../config/config-schema.js";
 import { createHttpServer } from "../http/http-server.js";
 import { startLoop, type Loop } from "../loops/loop.js";
 import { createMetrics } from "./metrics.js";
+import { failpointFromEnv } from "./failpoints.js";
 import type { AppParts } from "./app-parts.js";
 
 export interface RunningApp {
@@ -40,6 +41,7 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
   const p = config.pipeline;
   const policy = { maxAttempts: p.maxAttempts, initialBackoffMs: p.backoffInitialMs, backoffMultiplier: p.backoffMultiplier, maxBackoffMs: p.backoffMaxMs, headDeadlineMs: p.headDeadlineMs };
   const base = { store: parts.store, mailbox: parts.mailbox, clock, logger };
+  const failpoint = failpointFromEnv();
   const metrics = createMetrics(parts.status, clock);
   const topics = { [Target.MSG]: config.kafka.msgTopic, [Target.SCHD]: config.kafka.schdTopic };
 
@@ -50,11 +52,12 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
       decode: (raw) => decodeMessage(raw),
       processors: defaultProcessors({ dayStartOffsetMinutes: config.airport.dayStartOffsetMinutes, airportUtcOffsetMinutes: config.airport.utcOffsetMinutes }),
       horizon: () => poller.horizon,
+      ...(failpoint ? { failpoint } : {}),
     },
     { policy, identity: { includeDayBoundary: config.identity.includeDayBoundary }, maxRun: p.maxRun, ...(parts.fence !== undefined ? { fence: parts.fence } : {}) },
   );
   const sweeper = new BackfillSweeper(base);
-  const deliveryDeps = { outbox: parts.outbox, delivery: parts.delivery, clock, logger };
+  const deliveryDeps = { outbox: parts.outbox, delivery: parts.delivery, clock, logger, ...(failpoint ? { failpoint } : {}) };
   const dispatcher = new MsgDispatcher(deliveryDeps, { topics, batchSize: config.delivery.batchSize, policy: { ...policy, maxAttempts: config.delivery.maxAttempts } });
   const flusher = new SchdFlusher(deliveryDeps, { topics, intervalMs: config.schd.flushPeriodMs, flushAt: config.schd.flushLimit, batchLimit: config.schd.flushLimit });
 
