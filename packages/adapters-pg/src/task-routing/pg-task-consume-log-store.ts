@@ -57,8 +57,8 @@ export class PgTaskConsumeLogStore<DB = any> implements TaskConsumeLogStore<Tran
     const any = trx as unknown as Kysely<any>;
     const tx: TaskConsumeTx<Transaction<DB>> = {
       handle: trx,
-      claim: (eventId) => pgCall("consume log claim", () => claimConsume(any, this.#lockClass, eventId)),
-      succeed: async (write) => {
+      claim: (eventId: string) => pgCall("consume log claim", () => claimConsume(any, this.#lockClass, eventId)),
+      succeed: async (write: TaskConsumeLogWrite) => {
         if (write.status !== "SUCCEEDED") throw new TypeError(`succeed writes SUCCEEDED rows, not ${write.status}`);
         const { written, row } = await pgCall("consume log succeed", () => writeConsume(any, write));
         if (!written) throw new MsgxError("INFRA", `consume log ${write.eventId} is already ${row.status}`);
