@@ -1,4 +1,5 @@
 import type { DeliveryPort, FlightReader, Mailbox, OutboxStore, PipelineStore, StatusReader } from "@msgx/core";
+import type { Kysely } from "kysely";
 import type { HealthCheck } from "../http/http-context.js";
 
 /**
@@ -8,6 +9,8 @@ import type { HealthCheck } from "../http/http-context.js";
 export interface AppParts {
   readonly kind: "embedded" | "real";
   readonly store: PipelineStore;
+  /** The kysely handle of msgx's own database (PostgreSQL or PGlite), for stores built on it. */
+  readonly db: Kysely<any>;
   readonly outbox: OutboxStore;
   readonly flights: FlightReader;
   readonly status: StatusReader;

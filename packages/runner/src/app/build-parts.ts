@@ -103,6 +103,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
     return {
       kind: embeddedState && embeddedMailbox && config.kafka.brokers === undefined ? "embedded" : "real",
       store: pg.store,
+      db: pg.db,
       outbox: new PgOutboxStore(pg.db),
       flights: new PgFlightReader(pg.db),
       status: new PgStatusReader(pg.db),

@@ -20,6 +20,8 @@ import { createHttpServer } from "../http/http-server.js";
 import { startLoop, type Loop } from "../loops/loop.js";
 import { createMetrics } from "./metrics.js";
 import { failpointFromEnv } from "./failpoints.js";
+import { maintenanceLoops } from "./maintenance-jobs.js";
+import { requestLoops } from "./request-loops.js";
 import type { AppParts } from "./app-parts.js";
 
 export interface RunningApp {
@@ -100,6 +102,8 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
     await sweeper.step(s);
     return config.jobs.backfillSweepMs;
   });
+  const loopContext = { parts, config, logger, clock, wakePump: () => pumpLoop.wake(), wakeDelivery: () => (delivery.wake(), schd.wake()) };
+  for (const spec of [...maintenanceLoops(loopContext), ...requestLoops(loopContext)]) loop(spec.name, (s) => spec.step(s));
   void parts.leadershipLost?.then((why) => {
     logger.error("leadership lost", { why });
     resolveStopped(`leadership lost: ${why}`);
