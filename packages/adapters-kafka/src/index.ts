@@ -22,3 +22,7 @@ export {
   type ParsedEventHeaders,
 } from "./event-headers.js";
 export { kafkajsLogCreator } from "./kafkajs-log-creator.js";
+
+// Reliable messages (seed 002)
+export { ReliableMessageKafkaConsumer, type ReliableMessageKafkaConsumerOptions, type RecordValueHandler } from "./reliable-message/reliable-message-kafka-consumer.js";
+export { ensureQueueTopics, type QueueTopicAdmin, type EnsureQueueTopicsOptions } from "./reliable-message/queue-topics.js";

@@ -57,3 +57,7 @@ export { PGliteDialect, PGliteAdapter, type PGliteDialectConfig } from "./pglite
 export { PGliteDriver } from "./pglite/pglite-driver.js";
 export type { PGliteLike, PGliteResults } from "./pglite/pglite-types.js";
 export { createPgliteStore, type PgliteStoreHandle } from "./pglite/create-pglite-store.js";
+
+// Reliable messages (seed 002)
+export { PgReliableMessageStore, type PgReliableMessageStoreOptions } from "./reliable-message/pg-reliable-message-store.js";
+export { PgConsumeLog } from "./reliable-message/pg-consume-log.js";

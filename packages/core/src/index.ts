@@ -93,7 +93,7 @@ export { flightToPayload, flightFromPayload, FLIGHT_PAYLOAD_SCHEMA_VERSION, type
 export { flightEvents } from "./flight/flight-events.js";
 export { sameFlightContent, type FlightContent } from "./flight/flight-content.js";
 export { decideRetirement, retirementCutoffDay, type RetirementOptions, type RetirementDecision } from "./flight/history-retirement.js";
-export { compareFlids, MAX_FLIGHT_LIST_LIMIT, type FlightReader, type FlightListQuery } from "./flight/flight-reader.js";
+export { compareFlids, assertListQuery, FLID_PATTERN, MAX_FLIGHT_LIST_LIMIT, type FlightReader, type FlightListQuery } from "./flight/flight-reader.js";
 export { dttmToEpochMs, matchScheduleRequest } from "./flight/request-match.js";
 
 // Delivery
@@ -185,3 +185,18 @@ export {
   type ReplayPreview,
   type ReplayResult,
 } from "./replay/replay-service.js";
+
+// Reliable messages (seed 002)
+export { ReliableMessageStatus, ReliableMessagePhase, reliableMessagePhase, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message/reliable-message.js";
+export { ReliableMessageError, ReliableMessageErrorCode, isReliableMessageError } from "./reliable-message/reliable-message-error.js";
+export { checkReliableMessageDraft } from "./reliable-message/message-draft.js";
+export { DEFAULT_RELIABLE_MESSAGE_OPTIONS, reliableMessageOptions, type ReliableMessageOptions } from "./reliable-message/reliable-message-options.js";
+export { decideReliableMessage, evolveReliableMessage, type ReliableMessageCommand, type ReliableMessageEvent, type ReliableMessageDecision, type ReliableMessageContext, type ReliableMessageActor } from "./reliable-message/message-machine.js";
+export { RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, RELIABLE_MESSAGE_ENVELOPE_SCHEMA, reliableMessageTarget, reliableMessageTopics, parseReliableMessageEnvelope, type ReliableMessageEnvelope, type ReliableMessageEnvelopeParse } from "./reliable-message/message-envelope.js";
+export type { ReliableMessageStore, ReliableMessageWrite, ReliableMessageWriteResult, ReliableMessageWriteConflict, ReliableMessageFilter, ReliableMessagePage } from "./reliable-message/reliable-message-store.js";
+export type { ReliableMessageOutcome } from "./reliable-message/run-command.js";
+export { ReliableMessageService, type ReliableMessageServiceDeps, type BulkResendResult } from "./reliable-message/reliable-message-service.js";
+export { CheckBackJob, CheckVerdict, decideCheckBack, type ReliableMessageChecker, type CheckAnswer, type CheckBackDecision, type CheckBackStep, type CheckBackJobDeps } from "./reliable-message/check-back-job.js";
+export { RecoveryJob, decideRecovery, type RecoveryStep, type RecoveryJobDeps } from "./reliable-message/recovery-job.js";
+export type { ConsumeLog, ConsumeLogEntry } from "./reliable-message/consume-log.js";
+export { ReliableMessageConsumer, type ReliableMessageHandler, type ReliableMessageConsumerDeps, type ConsumeOutcome } from "./reliable-message/reliable-message-consumer.js";

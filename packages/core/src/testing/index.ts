@@ -36,3 +36,7 @@ export { InMemoryBroker, type BrokerRecord } from "./in-memory-broker.js";
 export { describeOutboxStoreContract, type OutboxStoreContractSubject } from "./outbox-store.contract.js";
 export { InMemoryFlightReader, type FlightTableSource } from "../flight/in-memory-flight-reader.js";
 export { describeFlightReaderContract, type FlightReaderFixture } from "../flight/flight-reader.contract.js";
+export { InMemoryReliableMessageStore } from "../reliable-message/in-memory-reliable-message-store.js";
+export { InMemoryConsumeLog, type InMemoryConsumerTx } from "../reliable-message/in-memory-consume-log.js";
+export { describeReliableMessageStoreContract, sampleReliableMessage, type ReliableMessageStoreContractSubject } from "../reliable-message/reliable-message-store.contract.js";
+export { describeConsumeLogContract, type ConsumeLogContractSubject } from "../reliable-message/consume-log.contract.js";
