@@ -6,7 +6,7 @@
  *
  * Needs PostgreSQL (MSGX_PG_URL, default postgres://postgres@127.0.0.1:5432/test) and Kafka
  * (MSGX_KAFKA_BROKERS, default 127.0.0.1:9092; `scripts/kafka start`). MSGX_TASK_ROUTING=topic-per-owner
- * switches to a topic per owner. The task service listens on a free port; schemas task_demo and lms_demo.
+ * switches to a topic per owner, MSGX_TASK_CALLBACK=topic sends callbacks on a result topic. The task service listens on a free port; schemas task_demo and lms_demo.
  */
 import { consoleLogger } from "./lib/console-logger.js";
 import { exampleConfig } from "./lib/config.js";
@@ -22,6 +22,7 @@ const task = await startTaskServiceApp({
   schema: config.taskSchema,
   brokers: config.brokers,
   routing: config.routing,
+  ...(config.callbackTopic === undefined ? {} : { callbackTopic: config.callbackTopic }),
   owners: ["LMS", "WMS"],
   port: 0,
   logger: verbose ? consoleLogger("task") : quiet,
@@ -32,6 +33,7 @@ const lms = await startLmsApp({
   schema: config.lmsSchema,
   brokers: config.brokers,
   routing: config.routing,
+  ...(config.callbackTopic === undefined ? {} : { callbackTopic: config.callbackTopic }),
   taskServiceUrl: task.url,
   policy: { maxAttempts: 5, initialBackoffMs: 500, backoffMultiplier: 2, maxBackoffMs: 4_000, headDeadlineMs: 600_000 },
   logger: verbose ? consoleLogger("lms") : quiet,
@@ -40,7 +42,7 @@ let code = 1;
 try {
   const report = await runScenario({ task, lms, logger: quiet });
   const expected = new Map(scenarioTasks(report.prefix).map((t) => [t.taskId, t.expect]));
-  console.log(`\nrouting ${config.routing.mode}, run ${report.prefix}, ${report.durationMs} ms\n\ntask_task (task service):`);
+  console.log(`\nrouting ${config.routing.mode}, callbacks ${config.callbackTopic ?? "HTTP"}, run ${report.prefix}, ${report.durationMs} ms\n\ntask_task (task service):`);
   for (const t of report.tasks) console.log(`  ${String(t["task_id"]).padEnd(16)} ${String(t["handler_code"]).padEnd(26)} ${String(t["status"]).padEnd(26)} ${t["callback_error"] ?? ""}\n      expected: ${expected.get(String(t["task_id"]))}`);
   console.log("\ntask_feedback:");
   for (const f of report.feedback) console.log(`  ${f["task_id"]} ${f["external_event_id"]} ${f["status"]} -> ${f["outcome"]}`);

@@ -17,6 +17,7 @@ const app = await startLmsApp({
   schema: config.lmsSchema,
   brokers: config.brokers,
   routing: config.routing,
+  ...(config.callbackTopic === undefined ? {} : { callbackTopic: config.callbackTopic }),
   taskServiceUrl: config.taskServiceUrl,
   logger: consoleLogger("lms"),
 });

@@ -16,6 +16,7 @@ const app = await startTaskServiceApp({
   schema: config.taskSchema,
   brokers: config.brokers,
   routing: config.routing,
+  ...(config.callbackTopic === undefined ? {} : { callbackTopic: config.callbackTopic }),
   owners: ["LMS", "WMS"],
   port: config.taskPort,
   logger: consoleLogger("task"),

@@ -14,6 +14,8 @@ export interface ExampleConfig {
   readonly lmsSchema: string;
   /** The task service's HTTP port (`MSGX_TASK_PORT`, default 8089). */
   readonly taskPort: number;
+  /** `MSGX_TASK_CALLBACK=topic`: callbacks on `TASK_CALLBACK_RESULT_TOPIC` instead of HTTP. */
+  readonly callbackTopic: string | undefined;
   /** Where LMS sends its callbacks (`MSGX_TASK_URL`, default `http://127.0.0.1:<taskPort>`). */
   readonly taskServiceUrl: string;
 }
@@ -32,6 +34,7 @@ export function exampleConfig(env: NodeJS.ProcessEnv = process.env): ExampleConf
     taskSchema: env["MSGX_TASK_SCHEMA"] ?? "task_demo",
     lmsSchema: env["MSGX_LMS_SCHEMA"] ?? "lms_demo",
     taskPort,
+    callbackTopic: env["MSGX_TASK_CALLBACK"] === "topic" ? "TASK_CALLBACK_RESULT_TOPIC" : undefined,
     taskServiceUrl: env["MSGX_TASK_URL"] ?? `http://127.0.0.1:${taskPort}`,
   };
 }

@@ -1,3 +1,4 @@
+import { KafkaDeliveryPort } from "@msgx/adapters-kafka";
 import { errorMessage, silentLogger, systemClock, type Logger, type RetryPolicy } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { httpCallbackPort } from "./http-callback-port.js";
@@ -7,6 +8,7 @@ import { Loop } from "./loop.js";
 import { migrateLms, openDb } from "./pg.js";
 import {
   PgTaskConsumeLogStore,
+  resultTopicCallbackPort,
   runTaskEventConsumer,
   TaskCallbackSender,
   TaskEventConsumer,
@@ -28,6 +30,8 @@ export interface LmsAppOptions {
   readonly owner?: string;
   /** Default `<owner>-task-events`. */
   readonly groupId?: string;
+  /** When set, callbacks go as records on this result topic instead of HTTP. */
+  readonly callbackTopic?: string;
   /** Handler failures (default SPEC §2.1: 5 attempts, backoff 1, 2, 4, 8 s). */
   readonly policy?: RetryPolicy;
   readonly logger?: Logger;
@@ -62,7 +66,13 @@ export async function startLmsApp(options: LmsAppOptions): Promise<LmsApp> {
   try {
     await migrateLms(db, options.schema);
     const log = new PgTaskConsumeLogStore(db);
-    const sender = new TaskCallbackSender({ log, port: httpCallbackPort(options.taskServiceUrl), clock: systemClock, logger });
+    let port = httpCallbackPort(options.taskServiceUrl);
+    if (options.callbackTopic !== undefined) {
+      const producer = new KafkaDeliveryPort({ brokers: options.brokers, clientId: `${owner.toLowerCase()}-callbacks`, logger });
+      stops.push(() => producer.disconnect());
+      port = resultTopicCallbackPort(producer, options.callbackTopic, owner);
+    }
+    const sender = new TaskCallbackSender({ log, port, clock: systemClock, logger });
     const callbacks = new Loop("lms callbacks", async (signal) => (await sender.step(signal)).next, { idleMs: 1_000, logger }).start();
     stops.push(() => callbacks.stop());
     const consumer = new TaskEventConsumer({

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { KafkaDeliveryPort } from "@msgx/adapters-kafka";
 import { PgOutboxStore } from "@msgx/adapters-pg";
-import { errorMessage, isMsgxError, isOutage, MsgDispatcher, silentLogger, systemClock, type Logger } from "@msgx/core";
+import { errorMessage, isMsgxError, isOutage, MsgDispatcher, MsgxError, silentLogger, systemClock, type Logger } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { CALLBACK_ROUTE } from "./http-callback-port.js";
 import { HttpError, readJson, sendJson } from "./http.js";
@@ -12,7 +12,9 @@ import { migrateTaskService, openDb } from "./pg.js";
 import {
   ensureTaskTopics,
   isTaskRequestError,
+  parseTaskCallbackMessage,
   PgTaskStore,
+  runTaskCallbackConsumer,
   taskDeliveryTopics,
   taskTargets,
   taskTopics,
@@ -34,6 +36,11 @@ export interface TaskServiceAppOptions {
   /** HTTP port; 0 picks a free one. */
   readonly port: number;
   readonly host?: string;
+  /**
+   * When set, owners report on this result topic (seed 001 §9.2) and the task service consumes it;
+   * the HTTP callback route keeps working either way.
+   */
+  readonly callbackTopic?: string;
   /** Partitions of the task topics when they are created (default 3). */
   readonly partitions?: number;
   readonly logger?: Logger;
@@ -79,7 +86,8 @@ export async function startTaskServiceApp(options: TaskServiceAppOptions): Promi
     const admin = kafkaClient(options.brokers, "task-service-admin", logger).admin();
     await admin.connect();
     try {
-      await ensureTaskTopics(admin, { topics: taskTopics(routing, owners), partitions: options.partitions ?? 3 });
+      const callbackTopics = options.callbackTopic === undefined ? [] : [options.callbackTopic];
+      await ensureTaskTopics(admin, { topics: [...taskTopics(routing, owners), ...callbackTopics], partitions: options.partitions ?? 3 });
     } finally {
       await admin.disconnect();
     }
@@ -98,6 +106,24 @@ export async function startTaskServiceApp(options: TaskServiceAppOptions): Promi
     stops.push(async () => {
       await Promise.all(relays.map((r) => r.stop()));
     });
+
+    if (options.callbackTopic !== undefined) {
+      const results = await runTaskCallbackConsumer({
+        kafka: kafkaClient(options.brokers, "task-service-callbacks", logger),
+        topic: options.callbackTopic,
+        groupId: `${options.callbackTopic}-task-service`,
+        logger,
+        onRecord: async (value) => {
+          try {
+            await service.callback(parseTaskCallbackMessage(value));
+          } catch (e) {
+            if (isTaskRequestError(e)) throw new MsgxError("PROTOCOL", e.message, { retriable: false });
+            throw e;
+          }
+        },
+      });
+      stops.push(() => results.stop());
+    }
 
     const faults: CallbackFaults = { refuseNextCallbacks: 0, loseNextCallbackResponses: 0 };
     const server = createServer((req, res) => {
