@@ -40,8 +40,9 @@ export const TASK_CONSUME_LOCK_CLASS = ((): number => {
  *
  * Errors of BEGIN, of the log's own statements and of COMMIT leave as `MsgxError` (a connection
  * lost during COMMIT as `COMMIT_UNKNOWN`). What the handler throws is rethrown unchanged after the
- * rollback, except driver errors that mean an outage or a conflict (a lost connection inside the
- * handler's own SQL): those are mapped, so the consumer pauses instead of spending an attempt.
+ * rollback, except driver errors that mean an outage or a conflict, which are mapped: a lost
+ * connection inside the handler's own SQL pauses the consumer instead of spending an attempt; a
+ * deadlock or serialization failure is retried as a failed attempt, with backoff.
  */
 export class PgTaskConsumeLogStore<DB = any> implements TaskConsumeLogStore<Transaction<DB>> {
   readonly #db: Kysely<DB>;
