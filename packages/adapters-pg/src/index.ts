@@ -61,3 +61,7 @@ export { createPgliteStore, type PgliteStoreHandle } from "./pglite/create-pglit
 // Reliable messages (seed 002)
 export { PgReliableMessageStore, type PgReliableMessageStoreOptions } from "./reliable-message/pg-reliable-message-store.js";
 export { PgConsumeLog } from "./reliable-message/pg-consume-log.js";
+
+// Task routing
+export { PgTaskStore, type PgTaskStoreOptions } from "./task-routing/pg-task-store.js";
+export { PgTaskConsumeLogStore, TASK_CONSUME_LOCK_CLASS, type PgTaskConsumeLogStoreOptions } from "./task-routing/pg-task-consume-log-store.js";

@@ -200,3 +200,22 @@ export { CheckBackJob, CheckVerdict, decideCheckBack, type ReliableMessageChecke
 export { RecoveryJob, decideRecovery, type RecoveryStep, type RecoveryJobDeps } from "./reliable-message/recovery-job.js";
 export type { ConsumeLog, ConsumeLogEntry } from "./reliable-message/consume-log.js";
 export { ReliableMessageConsumer, type ReliableMessageHandler, type ReliableMessageConsumerDeps, type ConsumeOutcome } from "./reliable-message/reliable-message-consumer.js";
+
+// Task-event routing (SPEC §3, seed 001)
+export { TaskStatus, TASK_STATUSES, PENDING_CALLBACK_STATUSES, FINAL_TASK_STATUSES, awaitsCallback, newTaskRecord, assertTaskId, assertRoutingCode, isRoutingCode, type NewTask, type TaskRecord, type TaskPayload } from "./task-routing/task-record.js";
+export { TaskRequestError, isTaskRequestError, type TaskRequestErrorCode } from "./task-routing/task-request-error.js";
+export { evolveTask, isLegalTaskTransition, LEGAL_TASK_FROM, type TaskTransition } from "./task-routing/task-machine.js";
+export { TaskEventType, TASK_EVENT_SCHEMA_VERSION, taskEventId, taskEventMessage, parseTaskEvent, type TaskEventMessage, type ParsedTaskEvent } from "./task-routing/task-event.js";
+export { DEFAULT_TASK_ROUTING, TASK_TARGET, assertTaskRouting, taskTarget, taskTopic, taskTargets, taskTopics, taskDeliveryTopics, taskEventDraft, type TaskRouting } from "./task-routing/task-routing-config.js";
+export { TaskEventHeader, taskEventHeaders, withTaskHeaders } from "./task-routing/task-headers.js";
+export { TaskFeedbackStatus, TaskFeedbackOutcome, decideTaskFeedback, type TaskFeedback, type TaskFeedbackKey, type TaskFeedbackEntry, type TaskFeedbackDecision } from "./task-routing/task-feedback.js";
+export { TaskCallbackResult, TaskCallbackOutcome, decideTaskCallback, type TaskCallback, type TaskCallbackEntry, type TaskCallbackDecision } from "./task-routing/task-callback.js";
+export type { TaskStore, TaskTx, TaskFilter } from "./task-routing/task-store.js";
+export { TaskService, type TaskServiceDeps, type TaskFeedbackAnswer, type TaskCallbackAnswer } from "./task-routing/task-service.js";
+export { TaskConsumeStatus, TaskCallbackStatus, taskCallbackResultOf, isTaskEventSettled, type TaskConsumeLogEntry, type TaskConsumeLogWrite } from "./task-routing/task-consume-log.js";
+export type { TaskConsumeLogStore, TaskConsumeTx, TaskConsumeLogFilter } from "./task-routing/task-consume-log-store.js";
+export { routeTaskRecord, unreadableEventId, decideConsumePrior, decideTaskHandlerFailure, type ConsumedTaskRecord, type TaskRouteVerdict, type TaskPriorDecision, type TaskHandlerFailureDecision } from "./task-routing/task-consume-decision.js";
+export { TaskHandlerRegistry, type TaskEventHandler, type TaskHandlerContext } from "./task-routing/task-handler-registry.js";
+export { TaskEventConsumer, type TaskEventConsumerDeps, type TaskConsumeStep, type TaskConsumeFailpoint } from "./task-routing/task-event-consumer.js";
+export { resultTopicCallbackPort, parseTaskCallbackMessage, TASK_CALLBACK_EVENT_ID_HEADER, type TaskCallbackPort, type TaskCallbackMessage } from "./task-routing/task-callback-port.js";
+export { TaskCallbackSender, DEFAULT_TASK_CALLBACK_SENDER_OPTIONS, type TaskCallbackSenderDeps, type TaskCallbackSenderOptions, type TaskCallbackStep } from "./task-routing/task-callback-sender.js";

@@ -40,3 +40,8 @@ export { InMemoryReliableMessageStore } from "../reliable-message/in-memory-reli
 export { InMemoryConsumeLog, type InMemoryConsumerTx } from "../reliable-message/in-memory-consume-log.js";
 export { describeReliableMessageStoreContract, sampleReliableMessage, type ReliableMessageStoreContractSubject } from "../reliable-message/reliable-message-store.contract.js";
 export { describeConsumeLogContract, type ConsumeLogContractSubject } from "../reliable-message/consume-log.contract.js";
+// Task-event routing
+export { InMemoryTaskStore, type InMemoryTaskTables } from "../task-routing/in-memory-task-store.js";
+export { InMemoryTaskConsumeLogStore, type InMemoryTaskTxHandle } from "../task-routing/in-memory-task-consume-log-store.js";
+export { describeTaskStoreContract, sampleNewTask, type TaskStoreContractSubject } from "../task-routing/task-store.contract.js";
+export { describeTaskConsumeLogStoreContract, sampleTaskConsumeWrite, type TaskConsumeLogStoreContractSubject } from "../task-routing/task-consume-log-store.contract.js";
