@@ -65,3 +65,4 @@ export { PgConsumeLog } from "./reliable-message/pg-consume-log.js";
 // Task routing
 export { PgTaskStore, type PgTaskStoreOptions } from "./task-routing/pg-task-store.js";
 export { PgTaskConsumeLogStore, TASK_CONSUME_LOCK_CLASS, type PgTaskConsumeLogStoreOptions } from "./task-routing/pg-task-consume-log-store.js";
+export { pendingTargets } from "./operations/pending-targets.js";

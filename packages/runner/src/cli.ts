@@ -5,6 +5,7 @@ import { errorMessage, isMsgxError } from "@msgx/core";
 import { runCommand } from "./commands/run-command.js";
 import { registerAdminCommands } from "./commands/admin-commands.js";
 import { demoCommand } from "./commands/demo-command.js";
+import { registerReliableCommands } from "./commands/reliable-commands.js";
 
 const program = new Command()
   .name("msgx")
@@ -23,6 +24,7 @@ withCommonOptions(program.command("run"))
   .action(runCommand);
 
 registerAdminCommands(program);
+registerReliableCommands(program);
 
 withCommonOptions(program.command("demo"))
   .description("generate a realistic airport day, feed it through the HTTP ingress and print a summary")

@@ -22,6 +22,8 @@ import { createMetrics } from "./metrics.js";
 import { failpointFromEnv } from "./failpoints.js";
 import { maintenanceLoops } from "./maintenance-jobs.js";
 import { requestLoops } from "./request-loops.js";
+import { reliableLoops } from "../reliable/reliable-loops.js";
+import { directReliableAdmin, reliableService } from "../reliable/reliable-admin.js";
 import type { AppParts } from "./app-parts.js";
 
 export interface RunningApp {
@@ -103,7 +105,7 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
     return config.jobs.backfillSweepMs;
   });
   const loopContext = { parts, config, logger, clock, wakePump: () => pumpLoop.wake(), wakeDelivery: () => (delivery.wake(), schd.wake()) };
-  for (const spec of [...maintenanceLoops(loopContext), ...requestLoops(loopContext)]) loop(spec.name, (s) => spec.step(s));
+  for (const spec of [...maintenanceLoops(loopContext), ...requestLoops(loopContext), ...reliableLoops(loopContext)]) loop(spec.name, (s) => spec.step(s));
   void parts.leadershipLost?.then((why) => {
     logger.error("leadership lost", { why });
     resolveStopped(`leadership lost: ${why}`);
@@ -126,6 +128,7 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
     flight: (flid) => parts.flights.get(flid),
     flights: (q) => parts.flights.list({ ...q, includeDeleted: false }),
     deadLetters: (q) => parts.store.list({ statuses: ["DEAD"], limit: q.limit, ...(q.afterMsgId !== undefined ? { afterMsgId: q.afterMsgId } : {}) }),
+    reliable: directReliableAdmin(reliableService(parts, logger)),
     replayPreview: (sel) => replay.preview(sel),
     replay: async (sel, operator) => {
       const result = await replay.replay(sel, operator);

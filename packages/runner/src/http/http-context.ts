@@ -1,3 +1,4 @@
+import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
 import type { FlightState, Logger, PipelineStatus, ProcRecord, ReplayPreview, ReplayResult, ReplaySelection } from "@msgx/core";
 
 /** A dependency check for `/readyz`. */
@@ -22,4 +23,6 @@ export interface HttpContext {
   deadLetters(query: { afterMsgId?: number; limit: number }): Promise<readonly ProcRecord[]>;
   replayPreview(selection: ReplaySelection): Promise<readonly ReplayPreview[]>;
   replay(selection: ReplaySelection, operator: string): Promise<ReplayResult>;
+  /** The reliable-message service's operator surface. */
+  readonly reliable: ReliableAdminApi;
 }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { errorMessage, ErrorClass, flightToPayload, isMsgxError, type ReplaySelection } from "@msgx/core";
 import type { HttpContext } from "./http-context.js";
 import { BodyTooLargeError, readBody } from "./read-body.js";
+import { reliableRoute } from "./reliable-routes.js";
 
 const XML_TYPES = new Set(["application/xml", "text/xml", "text/plain"]);
 
@@ -78,6 +79,7 @@ async function route(ctx: HttpContext, req: IncomingMessage, res: ServerResponse
 
 async function admin(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, url: URL, method: string): Promise<void> {
   authorize(ctx, req);
+  if (await reliableRoute(ctx.reliable, req, res, url, method)) return;
   const parts = url.pathname.split("/").filter(Boolean);
   if (method === "GET" && parts[1] === "status") return json(res, 200, await ctx.status());
   if (method === "GET" && parts[1] === "messages" && parts[2]) {

@@ -1,0 +1,65 @@
+import type { Command } from "commander";
+import { MsgxError, ReliableMessageStatus, type ReliableMessageFilter } from "@msgx/core";
+import { buildParts } from "../app/build-parts.js";
+import { createLogger } from "../logging.js";
+import { directReliableAdmin, httpReliableAdmin, reliableService, type ReliableAdminApi } from "../reliable/reliable-admin.js";
+import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
+
+interface Flags extends CommonFlags {
+  readonly url?: string;
+  readonly token?: string;
+}
+
+async function withApi(flags: Flags, fn: (api: ReliableAdminApi) => Promise<unknown>): Promise<void> {
+  const config = configFrom(flags);
+  if (flags.url) {
+    print(await fn(httpReliableAdmin(flags.url, flags.token ?? config.http.token)));
+    return;
+  }
+  const parts = await buildParts(config, createLogger("warn", 2), { admin: true });
+  try {
+    print(await fn(directReliableAdmin(reliableService(parts))));
+  } finally {
+    await parts.close();
+  }
+}
+
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+function sub(parent: Command, name: string, description: string): Command {
+  return withCommonOptions(parent.command(name))
+    .description(description)
+    .option("--url <url>", "use a running runner's admin API instead of opening the data")
+    .option("--token <token>", "bearer token for --url (env MSGX_HTTP_TOKEN)");
+}
+
+/** `msgx reliable …`: the operator surface of the reliable-message service (SPEC §4). */
+export function registerReliableCommands(program: Command): void {
+  const rm = program.command("reliable").description("reliable messages (prepare/confirm/check-back/recovery service): list, resend, mark dead");
+  sub(rm, "list", "list messages, newest first, paged")
+    .option("--queue <queue>", "consumer queue")
+    .option("--status <status>", `one of ${Object.values(ReliableMessageStatus).join(", ")}`)
+    .option("--dead", "only dead messages")
+    .option("--page <n>", "page number, from 1", "1")
+    .option("--size <n>", "page size", "20")
+    .action((flags: Flags & { queue?: string; status?: string; dead?: boolean; page: string; size: string }) =>
+      withApi(flags, (api) => {
+        if (flags.status && !Object.values(ReliableMessageStatus).includes(flags.status as ReliableMessageStatus)) {
+          throw new MsgxError("CONFIG", `unknown status ${flags.status}`);
+        }
+        const filter: ReliableMessageFilter = {
+          ...(flags.queue ? { consumerQueue: flags.queue } : {}),
+          ...(flags.status ? { status: flags.status as ReliableMessageStatus } : {}),
+          ...(flags.dead ? { dead: true } : {}),
+        };
+        return api.list(filter, Number(flags.page), Number(flags.size));
+      }),
+    );
+  sub(rm, "show", "one message").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, async (api) => (await api.get(id)) ?? { error: `no message ${id}` }));
+  sub(rm, "resend", "resend one SENDING or dead message (a new outbox row, same message id)").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, (api) => api.resend(id)));
+  sub(rm, "mark-dead", "mark one message dead (jobs leave it alone)").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, (api) => api.markDead(id)));
+  sub(rm, "resend-dead", "resend every dead message of a queue, in pages")
+    .requiredOption("--queue <queue>", "consumer queue")
+    .option("--size <n>", "page size", "100")
+    .action((flags: Flags & { queue: string; size: string }) => withApi(flags, (api) => api.resendDead(flags.queue, Number(flags.size))));
+}

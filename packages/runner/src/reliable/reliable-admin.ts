@@ -1,0 +1,63 @@
+import { PgReliableMessageStore } from "@msgx/adapters-pg";
+import {
+  MsgxError,
+  ReliableMessageService,
+  systemClock,
+  type BulkResendResult,
+  type Logger,
+  type ReliableMessage,
+  type ReliableMessageFilter,
+  type ReliableMessageOutcome,
+  type ReliableMessagePage,
+} from "@msgx/core";
+import type { AppParts } from "../app/app-parts.js";
+
+/** The operator surface of the reliable-message service (SPEC §4), direct or over HTTP. */
+export interface ReliableAdminApi {
+  list(filter: ReliableMessageFilter, pageNum: number, pageSize: number): Promise<ReliableMessagePage>;
+  get(messageId: string): Promise<ReliableMessage | undefined>;
+  resend(messageId: string): Promise<ReliableMessageOutcome>;
+  markDead(messageId: string): Promise<ReliableMessageOutcome>;
+  resendDead(queue: string, pageSize?: number): Promise<BulkResendResult>;
+}
+
+/** The service over msgx's own database: every send is an outbox row in the same transaction. */
+export function reliableService(parts: Pick<AppParts, "db">, logger?: Logger): ReliableMessageService {
+  return new ReliableMessageService({ store: new PgReliableMessageStore(parts.db), clock: systemClock, ...(logger ? { logger } : {}) });
+}
+
+export function directReliableAdmin(service: ReliableMessageService): ReliableAdminApi {
+  return {
+    list: (filter, pageNum, pageSize) => service.listPage(filter, pageNum, pageSize),
+    get: (id) => service.get(id),
+    resend: (id) => service.resendByMessageId(id),
+    markDead: (id) => service.markDead(id),
+    resendDead: (queue, pageSize) => service.resendAllDeadByQueue(queue, pageSize),
+  };
+}
+
+export function httpReliableAdmin(baseUrl: string, token: string | undefined): ReliableAdminApi {
+  const call = async <T>(method: string, path: string): Promise<T | undefined> => {
+    const res = await fetch(new URL(path, baseUrl), { method, headers: token ? { authorization: `Bearer ${token}` } : {} }).catch((e: unknown) => {
+      throw new MsgxError("DEPENDENCY_UNAVAILABLE", `runner at ${baseUrl} is not reachable`, { cause: e });
+    });
+    if (res.status === 404 && method === "GET") return undefined;
+    if (!res.ok) throw new MsgxError("INFRA", `${method} ${path}: HTTP ${res.status} ${await res.text()}`, { retriable: false });
+    return (await res.json()) as T;
+  };
+  const base = "/admin/reliable-messages";
+  return {
+    list: async (f, pageNum, pageSize) => {
+      const q = new URLSearchParams({ page: String(pageNum), size: String(pageSize) });
+      if (f.consumerQueue) q.set("queue", f.consumerQueue);
+      if (f.status) q.set("status", f.status);
+      if (f.dead !== undefined) q.set("dead", String(f.dead));
+      return (await call<ReliableMessagePage>("GET", `${base}?${q}`))!;
+    },
+    get: (id) => call("GET", `${base}/${encodeURIComponent(id)}`),
+    resend: async (id) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/resend`))!,
+    markDead: async (id) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/mark-dead`))!,
+    resendDead: async (queue, pageSize) =>
+      (await call<BulkResendResult>("POST", `${base}/resend-dead?queue=${encodeURIComponent(queue)}${pageSize ? `&size=${pageSize}` : ""}`))!,
+  };
+}

@@ -1,0 +1,45 @@
+import { pendingTargets, PgReliableMessageStore } from "@msgx/adapters-pg";
+import { MsgDispatcher, RecoveryJob, RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, type Target } from "@msgx/core";
+import type { LoopContext, LoopSpec } from "../app/loop-spec.js";
+import { reliableService } from "./reliable-admin.js";
+
+const DISCOVER_EVERY_MS = 1_000;
+const RECOVERY_EVERY_MS = 30_000;
+
+/**
+ * The reliable-message service hosted by the runner: a relay (one `MsgDispatcher` per queue
+ * target `KAFKA:rmq.<queue>` that has pending rows, so a stuck queue blocks only itself) and the
+ * recovery job that resends unacknowledged messages on their schedule. Check-back needs the
+ * producer's checker and runs in the producer's process (see docs/reliable-message.md).
+ */
+export function reliableLoops(ctx: LoopContext): LoopSpec[] {
+  const { parts, clock, logger } = ctx;
+  const dispatchers = new Map<string, MsgDispatcher>();
+  const service = reliableService(parts, logger);
+  const recovery = new RecoveryJob({ service, store: new PgReliableMessageStore(parts.db), clock, logger });
+  return [
+    {
+      name: "reliable-relay",
+      step: async (signal) => {
+        for (const target of await pendingTargets(parts.db, RELIABLE_MESSAGE_TARGET_PREFIX)) {
+          let d = dispatchers.get(target);
+          if (!d) {
+            const topic = `${RELIABLE_MESSAGE_TOPIC_PREFIX}${target.slice(RELIABLE_MESSAGE_TARGET_PREFIX.length)}`;
+            d = new MsgDispatcher({ outbox: parts.outbox, delivery: parts.delivery, clock, logger }, { target: target as Target, topics: { [target]: topic } });
+            dispatchers.set(target, d);
+          }
+          // Drain what is due now; a target in backoff or outage waits for the next round.
+          for (let i = 0; i < 100; i++) if ((await d.step(signal)).did !== "sent") break;
+        }
+        return DISCOVER_EVERY_MS;
+      },
+    },
+    {
+      name: "reliable-recovery",
+      step: async (signal) => {
+        await recovery.step(signal);
+        return RECOVERY_EVERY_MS;
+      },
+    },
+  ];
+}
