@@ -4,9 +4,9 @@ import { jsonParam, toNumber } from "../rows/values.js";
 import type { Db } from "./db.js";
 
 /**
- * Inserts PENDING records for the entries that have none and raises the intake horizon, in one
- * statement (so atomically, without a transaction). Returns the ids really inserted, in input
- * order.
+ * Inserts PENDING records for the entries that have none (live or archived in `proc_state_hst`)
+ * and raises the intake horizon, in one statement (so atomically, without a transaction). Returns
+ * the ids really inserted, in input order.
  */
 export async function enqueue(db: Db, entries: readonly InboxEntry[], intake: IntakeState, now: number): Promise<number[]> {
   const rows = entries.map((e) => ({ msg_id: e.msgId, received_at: e.receivedAt }));
@@ -17,6 +17,8 @@ export async function enqueue(db: Db, entries: readonly InboxEntry[], intake: In
       INSERT INTO proc_state (msg_id, status, attempts, history, received_at, updated_at)
       SELECT msg_id, 'PENDING', 0, '[]'::jsonb, to_timestamp(received_at / 1000.0), to_timestamp(${now}::bigint / 1000.0)
       FROM input
+      -- An archived id is done for good: never enqueued again (see jobs/operations/archive-terminal.ts).
+      WHERE NOT EXISTS (SELECT 1 FROM proc_state_hst h WHERE h.msg_id = input.msg_id)
       ON CONFLICT (msg_id) DO NOTHING
       RETURNING msg_id
     ), horizon AS (

@@ -1,0 +1,93 @@
+import { systemClock, type Clock } from "@msgx/core";
+import type { Kysely } from "kysely";
+import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "../lock-keys.js";
+import type { Db } from "../operations/db.js";
+import { pgCall } from "../pg-error-map.js";
+import type { MsgxDatabase } from "../rows/tables.js";
+import type {
+  ArchiveQuery,
+  ArchivedRecord,
+  MaintenanceStore,
+  MaintenanceTx,
+  MaintenanceWriteOptions,
+  ReconcileEntry,
+  RetiredFlight,
+} from "./core-jobs.js";
+import { archiveTerminal } from "./operations/archive-terminal.js";
+import { archivedRecords } from "./operations/archived-records.js";
+import { purgeSnapLog } from "./operations/purge-snap-log.js";
+import { reconcileRange } from "./operations/reconcile-range.js";
+import { registerMissingBackfill } from "./operations/register-missing-backfill.js";
+import { retiredFlights } from "./operations/retired-flights.js";
+import { PgMaintenanceTx } from "./pg-maintenance-tx.js";
+import { pipelineLocked } from "./pipeline-locked.js";
+
+export interface PgMaintenanceStoreOptions {
+  /** Time for outbox `created_at`. Default: the system clock. */
+  readonly clock?: Clock;
+  /**
+   * The advisory lock keys of the paired `PgPipelineStore` (its `lockKeys`), or the namespace they
+   * derive from. They must be the pipeline's, or the jobs would not exclude its runs. Default: the
+   * default namespace, as `PgPipelineStore` has.
+   */
+  readonly lockKeys?: LockKeys;
+  readonly lockNamespace?: string;
+  /** Serialization failures and deadlocks are retried this many times in all. Default 3. */
+  readonly conflictAttempts?: number;
+}
+
+/**
+ * `MaintenanceStore` on PostgreSQL (pg or PGlite) through kysely, beside a `PgPipelineStore` on the
+ * same database and schema (tables unqualified: the schema is on the search path). One SQL
+ * statement per operation (`jobs/operations/`); the writes run under the pipeline lock and fence.
+ * Needs migration `0007_maintenance`.
+ */
+export class PgMaintenanceStore implements MaintenanceStore {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #keys: LockKeys;
+  readonly #conflictAttempts: number;
+
+  constructor(db: Kysely<any>, options: PgMaintenanceStoreOptions = {}) {
+    this.#db = db as Kysely<MsgxDatabase>;
+    this.#clock = options.clock ?? systemClock;
+    this.#keys = options.lockKeys ?? lockKeys(options.lockNamespace ?? DEFAULT_LOCK_NAMESPACE);
+    this.#conflictAttempts = Math.max(1, options.conflictAttempts ?? 3);
+  }
+
+  transaction<T>(fn: (tx: MaintenanceTx) => Promise<T>, options: MaintenanceWriteOptions = {}): Promise<T> {
+    return pipelineLocked(this.#db, this.#keys, "maintenance", options.fence, (trx) => fn(new PgMaintenanceTx(trx, this.#clock.now())), this.#conflictAttempts);
+  }
+
+  retiredFlights(flid: string): Promise<readonly RetiredFlight[]> {
+    return pgCall("retiredFlights", () => retiredFlights(this.#db, flid));
+  }
+
+  purgeSnapLog(before: number, limit: number): Promise<number> {
+    return pgCall("purgeSnapLog", () => purgeSnapLog(this.#db, before, limit));
+  }
+
+  archiveTerminal(query: ArchiveQuery, options: MaintenanceWriteOptions = {}): Promise<readonly number[]> {
+    return pipelineLocked(this.#db, this.#keys, "archiveTerminal", options.fence, (trx) => pgCall("archiveTerminal", () => archiveTerminal(trx, query)), this.#conflictAttempts);
+  }
+
+  archivedRecords(msgIds: readonly number[]): Promise<readonly ArchivedRecord[]> {
+    return pgCall("archivedRecords", () => archivedRecords(this.#db, msgIds));
+  }
+
+  reconcileRange(afterMsgId: number, throughMsgId: number): Promise<readonly ReconcileEntry[]> {
+    return pgCall("reconcileRange", () => reconcileRange(this.#db, afterMsgId, throughMsgId));
+  }
+
+  registerMissingBackfill(msgIds: readonly number[], now: number, options: MaintenanceWriteOptions = {}): Promise<readonly number[]> {
+    if (msgIds.length === 0) return Promise.resolve([]);
+    return pipelineLocked(
+      this.#db,
+      this.#keys,
+      "registerMissingBackfill",
+      options.fence,
+      (trx) => pgCall("registerMissingBackfill", () => registerMissingBackfill(trx, msgIds, now)),
+      this.#conflictAttempts,
+    );
+  }
+}

@@ -1,0 +1,30 @@
+import type { FlightState, OutboxEventDraft } from "@msgx/core";
+import type { Db } from "../operations/db.js";
+import { insertEvents } from "../operations/insert-events.js";
+import { pgCall } from "../pg-error-map.js";
+import type { MaintenanceTx, RetiredFlight } from "./core-jobs.js";
+import { retirableFlights } from "./operations/retirable-flights.js";
+import { retireFlights } from "./operations/retire-flights.js";
+
+/** One maintenance transaction on one connection (under the pipeline lock; see `pipelineLocked`). */
+export class PgMaintenanceTx implements MaintenanceTx {
+  readonly #db: Db;
+  readonly #now: number;
+
+  constructor(db: Db, now: number) {
+    this.#db = db;
+    this.#now = now;
+  }
+
+  retirableFlights(cutoffDay: string, limit: number): Promise<readonly FlightState[]> {
+    return pgCall("retirableFlights", () => retirableFlights(this.#db, cutoffDay, limit));
+  }
+
+  /** Two statements: history + removal (one), then the outbox rows in the given order. */
+  retireFlights(flights: readonly RetiredFlight[], events: readonly OutboxEventDraft[]): Promise<void> {
+    return pgCall("retireFlights", async () => {
+      await retireFlights(this.#db, flights);
+      await insertEvents(this.#db, events, this.#now);
+    });
+  }
+}
