@@ -32,9 +32,18 @@ function mergeOptions(options: Partial<CodecOptions>): CodecOptions {
 /** Chooses the kind by TYPE/STYP (WIRE.md "Kinds") and decodes the body it implies. */
 function decodeBody(msg: XmlElement, meta: Meta, options: CodecOptions): MsgKind {
   const { type, styp } = meta;
-  // Checked first: REGN is also a reference type, but a REGN message is ignorable until reference
-  // replies are matched to open requests (SPEC §2.6); that work will revisit this order.
-  if (options.ignorableTypes.includes(type)) return { kind: "ignorable", type };
+  // Checked first: an ignorable type is not read. Except a RESP of a type that is also a reference
+  // type (REGN): it may answer an open RQRD, so its body is decoded and the reference processor
+  // applies it only then (SPEC §2.6). A body that does not decode stays ignorable, never fatal.
+  if (options.ignorableTypes.includes(type)) {
+    if (styp !== "RESP" || !options.referenceTypes.includes(type)) return { kind: "ignorable", type };
+    try {
+      return decodeReference(msg, type, styp);
+    } catch (e) {
+      if (e instanceof CodecFault) return { kind: "ignorable", type };
+      throw e;
+    }
+  }
   if (type === "SCHD") return decodeSchd(msg, styp, options.numericTimeTolerance);
   if (type === "FLOP") return decodeFlop(msg, styp, options.numericTimeTolerance);
   if (options.referenceTypes.includes(type) && REFERENCE_SUBTYPES.includes(styp)) return decodeReference(msg, type, styp);

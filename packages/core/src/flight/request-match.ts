@@ -1,39 +1,20 @@
 import type { OpenRequest } from "../processing/open-request.js";
+import { matchReply } from "../requests/reply-match.js";
 
-const DTTM = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/;
-
-/**
- * The instant (epoch ms) of an airport-local `yyyyMMddHHmmss` (META DTTM) at a fixed UTC offset
- * in minutes (+480 for China). Undefined when the text is not of that form.
- */
-export function dttmToEpochMs(dttm: string, utcOffsetMinutes: number): number | undefined {
-  const m = DTTM.exec(dttm);
-  if (!m) return undefined;
-  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
-  const local = new Date(0);
-  local.setUTCFullYear(y, mo - 1, d);
-  local.setUTCHours(h, mi, s, 0);
-  return local.getTime() - utcOffsetMinutes * 60_000;
-}
+export { dttmToEpochMs } from "../requests/dttm-instant.js";
 
 /**
  * The open schedule request (`RQFD`) a `SCHD/RESP` answers, by the declared fallback of SPEC
- * §2.6 (replies echo nothing): an open RQFD sent at or before the reply's DTTM, the most recently
- * sent one when there are several (there should be one: one open request per type).
+ * §2.6 (replies echo nothing): an open RQFD sent at or before the reply's DTTM instant, the most
+ * recently sent one when there are several (there should be one: one open
+ * request per type). See `matchReply` for the rules and the audit they give.
  */
 export function matchScheduleRequest(
   openRequests: readonly OpenRequest[],
   replyDttm: string,
   airportUtcOffsetMinutes: number,
 ): OpenRequest | undefined {
-  const at = dttmToEpochMs(replyDttm, airportUtcOffsetMinutes);
-  if (at === undefined) return undefined;
-  let best: OpenRequest | undefined;
-  for (const r of openRequests) {
-    if (r.kind !== "RQFD" || r.sentAt > at) continue;
-    if (best === undefined || r.sentAt > best.sentAt) best = r;
-  }
-  return best;
+  return matchReply(openRequests, { requestType: "RQFD", dttm: replyDttm }, { airportUtcOffsetMinutes })?.request;
 }
 
 /**

@@ -2,7 +2,8 @@ import type { MsgKind } from "../model/msg-kind.js";
 import type { Processor } from "../processing/processor.js";
 import { applySchdRecords } from "./apply-schd-records.js";
 import type { FlightProcessingOptions } from "./flight-processing-options.js";
-import { matchScheduleRequest, withinRequest } from "./request-match.js";
+import { matchReply } from "../requests/reply-match.js";
+import { withinRequest } from "./request-match.js";
 import { checkSchdPackage } from "./schd-package-check.js";
 
 type Snapshot = Extract<MsgKind, { kind: "snapshot" }>;
@@ -10,8 +11,10 @@ type Snapshot = Extract<MsgKind, { kind: "snapshot" }>;
 /**
  * `SCHD/DNLD` and `SCHD/RESP` (SPEC §2.3): a snapshot of many flights, all or nothing.
  *
- * 1. RESP only: it must answer an open RQFD (see `matchScheduleRequest`); if none matches it
- *    changes nothing: SKIPPED `no-request`. This comes first: an unasked reply is not judged.
+ * 1. RESP only: it must answer an open RQFD (see `matchReply`); if none matches it changes
+ *    nothing: SKIPPED `no-request`. This comes first: an unasked reply is not judged. A matched
+ *    RESP that is applied (or skipped as entirely stale) reports `answered`, and the run closes
+ *    the request (DONE) in the same transaction.
  * 2. The whole package is checked before any change (`checkSchdPackage`, every record must state
  *    every required field); for a RESP also every record's SODT must lie inside the matched
  *    request's `[from, to]`. Any violation: rejected (DEAD PROTOCOL), nothing written.
@@ -22,8 +25,12 @@ export function snapshotProcessor(options: FlightProcessingOptions): Processor<S
   return {
     flightsOf: (body) => body.body.flights.map((f) => f.flid),
     apply(body, ctx) {
-      const request = body.styp === "RESP" ? matchScheduleRequest(ctx.openRequests, ctx.meta.dttm, options.airportUtcOffsetMinutes) : undefined;
-      if (body.styp === "RESP" && request === undefined) return { type: "skipped", reason: "no-request" };
+      const match =
+        body.styp === "RESP"
+          ? matchReply(ctx.openRequests, { requestType: "RQFD", dttm: ctx.meta.dttm }, { airportUtcOffsetMinutes: options.airportUtcOffsetMinutes })
+          : undefined;
+      if (body.styp === "RESP" && match === undefined) return { type: "skipped", reason: "no-request" };
+      const request = match?.request;
       const fault = checkSchdPackage(body.body, ctx.flights, {
         requireAllFields: true,
         minRecords: 0,
@@ -39,7 +46,8 @@ export function snapshotProcessor(options: FlightProcessingOptions): Processor<S
           };
         }
       }
-      return applySchdRecords(body.body.flights, ctx, options);
+      const result = applySchdRecords(body.body.flights, ctx, options);
+      return match !== undefined && (result.type === "applied" || result.type === "skipped") ? { ...result, answered: match } : result;
     },
   };
 }

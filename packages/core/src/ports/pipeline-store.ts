@@ -3,6 +3,7 @@ import type { FlightState } from "../flight/flight-state.js";
 import type { ProcRecord, ProcStatus } from "../model/proc-record.js";
 import type { Meta } from "../model/meta.js";
 import type { RunDecision } from "../processing/run-decision.js";
+import type { RequestRecord } from "../requests/request-record.js";
 
 /** A mailbox row handed to the store for processing. */
 export interface InboxEntry {
@@ -55,10 +56,17 @@ export interface PipelineTx {
   /** The stored flights among `flids` (deleted ones included), locked for this transaction. */
   loadFlights(flids: readonly string[]): Promise<ReadonlyMap<string, FlightState>>;
   /**
+   * The upstream requests a reply may answer (`REQ_TRACK` in SENT or WAITING), ascending by id,
+   * locked for this transaction: no other writer closes or changes them until it ends (SPEC §2.6).
+   */
+  openRequests(): Promise<readonly RequestRecord[]>;
+  /**
    * Writes a decision: records (by msgId), identity bindings (a key bound twice is a constraint
    * violation: the transaction fails), flights (full replacement of each FLID's row and
    * collections), outbox events (EVENT_IDs ascending in the given order), backfill todos for
-   * `decision.backfill`.
+   * `decision.backfill`, closed requests (each only over the version it was loaded with; a
+   * request that changed meanwhile fails the transaction) and reference rows (upserted by
+   * `(rtype, rkey)`).
    */
   applyRun(decision: RunDecision): Promise<void>;
   /** Appends an operator audit row. */

@@ -10,8 +10,12 @@ import { errorMessage } from "../errors/msgx-error.js";
 import { evolveProc, type ProcEvent } from "./proc-machine.js";
 import type { Processor, ProcessorResult, ProcessorTable } from "./processor.js";
 import type { RetryPolicy } from "./retry-policy.js";
-import type { IdentityBinding, RunDecision } from "./run-decision.js";
+import type { IdentityBinding, RequestClose, RunDecision } from "./run-decision.js";
 import type { OpenRequest } from "./open-request.js";
+import { refKey, type RefChange } from "../requests/reference-entry.js";
+import { evolveRequest } from "../requests/request-machine.js";
+import { toOpenRequest, type RequestRecord } from "../requests/request-record.js";
+import type { ReplyMatch } from "../requests/reply-match.js";
 
 /** A message of a run, read and decoded, before any state was consulted. */
 export interface PreparedMessage {
@@ -28,12 +32,20 @@ export interface PreparedRun {
   /** Identities to look up (those not yet bound by their own message). */
   readonly identityKeys: readonly string[];
   readonly flightIds: readonly string[];
+  /** True when a message of the run may answer an upstream request (a RESP): load the open ones. */
+  readonly needsRequests?: boolean;
 }
 
 /** The state a run is decided against, loaded in one query per kind. */
 export interface LoadedState {
   readonly identityOwners: ReadonlyMap<string, number>;
   readonly flights: ReadonlyMap<string, FlightState>;
+  /**
+   * The open upstream requests (`PipelineTx.openRequests`): replies are matched against them, and
+   * a matched one is closed (DONE) in the decision.
+   */
+  readonly requests?: readonly RequestRecord[];
+  /** Views to match against when no `requests` are given (processor tests); nothing is closed. */
   readonly openRequests?: readonly OpenRequest[];
 }
 
@@ -57,6 +69,7 @@ export function prepareRun(
 ): PreparedRun {
   const identityKeys = new Set<string>();
   const flightIds = new Set<string>();
+  let needsRequests = false;
   const messages = records.map((record): PreparedMessage => {
     const raw = raws.get(record.msgId);
     const decoded = raw?.found ? decode(raw.text) : undefined;
@@ -64,14 +77,18 @@ export function prepareRun(
     const identityKey = record.identityKey ?? (meta ? Identity.of(meta, identity) : null);
     if (identityKey !== null && record.identityKey === null) identityKeys.add(identityKey);
     if (decoded?.ok) {
+      needsRequests ||= mayAnswerRequest(decoded.message.body);
       for (const flid of processorFor(processors, decoded.message.body)?.flightsOf(decoded.message.body) ?? []) {
         flightIds.add(flid);
       }
     }
     return { record, decoded, identityKey };
   });
-  return { messages, identityKeys: [...identityKeys], flightIds: [...flightIds] };
+  return { messages, identityKeys: [...identityKeys], flightIds: [...flightIds], needsRequests };
 }
+
+/** A reply to an upstream request: `SCHD/RESP` or a reference RESP (REGN/RESP included). */
+const mayAnswerRequest = (body: MsgKind): boolean => (body.kind === "snapshot" || body.kind === "reference") && body.styp === "RESP";
 
 function processorFor(table: ProcessorTable, body: MsgKind): Processor | undefined {
   return table[body.kind] as Processor | undefined;
@@ -90,9 +107,13 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
   const bindings: IdentityBinding[] = [];
   const events: OutboxEventDraft[] = [];
   const backfill: BackfillEntry[] = [];
+  const references = new Map<string, RefChange>();
+  const closes: RequestClose[] = [];
+  // A request answered earlier in the run is closed for the messages behind it: at most one reply applies.
+  let open: readonly OpenRequest[] = loaded.requests?.flatMap((r) => toOpenRequest(r) ?? []) ?? loaded.openRequests ?? [];
 
   for (const m of run.messages) {
-    const { event, meta, bind, applied } = decideOne(m, owners, flights, loaded.openRequests ?? [], ctx);
+    const { event, meta, bind, applied, answered } = decideOne(m, owners, flights, open, ctx);
     const record = evolveProc(m.record, event, { now: ctx.now, identityKey: bind ? m.identityKey : m.record.identityKey, meta }, ctx.policy);
     records.push(record);
     if (bind && m.identityKey !== null && m.record.identityKey === null) {
@@ -105,6 +126,17 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
         changed.set(f.flid, f);
       }
       events.push(...applied.events);
+      for (const r of applied.references ?? []) {
+        references.set(refKey(r.rtype, r.rkey), r);
+      }
+    }
+    if (answered !== undefined) {
+      open = open.filter((r) => r.requestId !== answered.request.requestId);
+      const stored = loaded.requests?.find((r) => r.requestId === answered.request.requestId);
+      if (stored !== undefined) {
+        const match = { rule: answered.rule, msgId: m.record.msgId, replyDttm: meta?.dttm ?? "", replyAt: answered.replyAt, detail: answered.detail };
+        closes.push({ request: evolveRequest(stored, { type: "answered", at: ctx.now, match }), expectedVersion: stored.version });
+      }
     }
     if (isTerminal(record.status)) {
       backfill.push({ msgId: record.msgId, processedAt: ctx.now, meta: record.meta });
@@ -112,7 +144,15 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
       break;
     }
   }
-  return { records, bindings, flights: [...changed.values()], events, backfill };
+  return {
+    records,
+    bindings,
+    flights: [...changed.values()],
+    events,
+    backfill,
+    ...(closes.length > 0 ? { requests: closes } : {}),
+    ...(references.size > 0 ? { references: [...references.values()] } : {}),
+  };
 }
 
 interface OneDecision {
@@ -121,6 +161,8 @@ interface OneDecision {
   /** Whether this message's identity binds (every outcome after the duplicate check). */
   readonly bind: boolean;
   readonly applied?: Extract<ProcessorResult, { type: "applied" }>;
+  /** The open request this message answered (it ended SUCCEEDED or SKIPPED). */
+  readonly answered?: ReplyMatch;
 }
 
 function decideOne(
@@ -167,9 +209,15 @@ function decideOne(
   }
   switch (result.type) {
     case "applied":
-      return { event: { type: "succeeded", ...(result.reason ? { reason: result.reason } : {}) }, meta, bind: true, applied: result };
+      return {
+        event: { type: "succeeded", ...(result.reason ? { reason: result.reason } : {}) },
+        meta,
+        bind: true,
+        applied: result,
+        ...(result.answered ? { answered: result.answered } : {}),
+      };
     case "skipped":
-      return { event: { type: "skipped", reason: result.reason }, meta, bind: true };
+      return { event: { type: "skipped", reason: result.reason }, meta, bind: true, ...(result.answered ? { answered: result.answered } : {}) };
     case "rejected":
       return { event: { type: "rejected", errorClass: "PROTOCOL", reason: result.reason }, meta, bind: true };
     case "failed":

@@ -14,4 +14,9 @@ export interface OpenRequest {
   readonly to?: string;
   /** When the outbound row was confirmed (epoch ms). */
   readonly sentAt: number;
+  /**
+   * The fields a reply would carry back if the upstream echoed the request (e.g. our SNDR and
+   * SEQN): replies that echo are matched on them exactly (`requests/reply-match.ts`).
+   */
+  readonly echo?: Readonly<Record<string, string>>;
 }

@@ -2,6 +2,8 @@ import type { FlightState } from "../flight/flight-state.js";
 import type { Meta } from "../model/meta.js";
 import type { MsgKind, MsgKindName } from "../model/msg-kind.js";
 import type { OutboxEventDraft } from "../outbox/outbox-event.js";
+import type { RefChange } from "../requests/reference-entry.js";
+import type { ReplyMatch } from "../requests/reply-match.js";
 import type { OpenRequest } from "./open-request.js";
 
 /** Read access to flights as they stand at this point of the run (earlier messages applied). */
@@ -28,6 +30,10 @@ export interface ProcessorContext {
  * - `skipped`: SKIPPED with a reason (`no-flight:<FLID>`, `no-request`); nothing written.
  * - `rejected`: DEAD(PROTOCOL); nothing written.
  * - `failed`: FAILED with backoff (UNSUPPORTED, CODEC_ERROR); nothing written.
+ *
+ * A reply that matched an open request says so in `answered` (on `applied`, or on `skipped` when
+ * it was a valid answer with nothing to change): the run closes that request (DONE) in the same
+ * transaction. `references` are `REF_MASTER` rows the message sets.
  */
 export type ProcessorResult =
   | {
@@ -35,8 +41,10 @@ export type ProcessorResult =
       readonly flights: readonly FlightState[];
       readonly events: readonly OutboxEventDraft[];
       readonly reason?: string;
+      readonly answered?: ReplyMatch;
+      readonly references?: readonly RefChange[];
     }
-  | { readonly type: "skipped"; readonly reason: string }
+  | { readonly type: "skipped"; readonly reason: string; readonly answered?: ReplyMatch }
   | { readonly type: "rejected"; readonly reason: string }
   | { readonly type: "failed"; readonly errorClass: "UNSUPPORTED" | "CODEC_ERROR"; readonly reason: string };
 

@@ -146,11 +146,13 @@ export class Pump {
       const part = { ...prepared, messages: prepared.messages.slice(0, size) };
       try {
         const decision = await store.transaction(async (tx) => {
-          const [identityOwners, flights] = await Promise.all([
+          // Open requests are read (and locked) only when a message of the run may answer one.
+          const [identityOwners, flights, requests] = await Promise.all([
             tx.identityOwners(part.identityKeys),
             tx.loadFlights(part.flightIds),
+            part.needsRequests ? tx.openRequests() : [],
           ]);
-          const d = decideRun(part, { identityOwners, flights }, ctx);
+          const d = decideRun(part, { identityOwners, flights, requests }, ctx);
           await tx.applyRun(d);
           this.#deps.failpoint?.("pump.before-commit");
           return d;

@@ -2,11 +2,20 @@ import type { FlightState } from "../flight/flight-state.js";
 import type { ProcRecord } from "../model/proc-record.js";
 import type { OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { BackfillEntry } from "../ports/mailbox.js";
+import type { RefChange } from "../requests/reference-entry.js";
+import type { RequestRecord } from "../requests/request-record.js";
 
 /** An identity bound to the message that first carried it. */
 export interface IdentityBinding {
   readonly identityKey: string;
   readonly msgId: number;
+}
+
+/** An upstream request a reply of the run answered: its new (DONE) record and the version it had. */
+export interface RequestClose {
+  readonly request: RequestRecord;
+  /** The version loaded with the run; the store writes the close only over it (compare-and-set). */
+  readonly expectedVersion: number;
 }
 
 /**
@@ -23,6 +32,10 @@ export interface RunDecision {
   readonly events: readonly OutboxEventDraft[];
   /** Mailbox backfill intents for the messages that reached a terminal state. */
   readonly backfill: readonly BackfillEntry[];
+  /** Requests closed (DONE) by the replies of the run (SPEC §2.6); absent when none. */
+  readonly requests?: readonly RequestClose[];
+  /** `REF_MASTER` rows to upsert, one per `(rtype, rkey)`: the last change of the run; absent when none. */
+  readonly references?: readonly RefChange[];
 }
 
 export const emptyRunDecision: RunDecision = { records: [], bindings: [], flights: [], events: [], backfill: [] };

@@ -14,6 +14,9 @@ import type {
 } from "../ports/pipeline-store.js";
 import { newProcRecord } from "../processing/proc-machine.js";
 import type { RunDecision } from "../processing/run-decision.js";
+import { newRequestTables, type InMemoryRequestTables } from "../requests/in-memory-request-tables.js";
+import { refKey } from "../requests/reference-entry.js";
+import { isAnswerableRequest } from "../requests/request-status.js";
 import { FaultPlan } from "./fault-plan.js";
 
 /** First delay of a backfill todo: the pump tries at once after commit; the sweep only later. */
@@ -29,6 +32,8 @@ export interface InMemoryTables {
   readonly audits: AuditEntry[];
   /** Terminal transitions in commit order: the FIFO oracle of the model tests. */
   readonly terminalLog: { msgId: number; status: ProcStatus }[];
+  /** `REQ_TRACK`, our SEQN counters and `REF_MASTER` (shared with `InMemoryRequestStore`). */
+  readonly requestTables: InMemoryRequestTables;
   intake: IntakeState | undefined;
   epoch: number;
   nextEventId: number;
@@ -49,6 +54,7 @@ export class InMemoryPipelineStore implements PipelineStore {
     backfill: new Map(),
     audits: [],
     terminalLog: [],
+    requestTables: newRequestTables(),
     intake: undefined,
     epoch: 0,
     nextEventId: 1,
@@ -107,7 +113,15 @@ export class InMemoryPipelineStore implements PipelineStore {
   }
 
   transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number } = {}): Promise<T> {
-    const run = this.#tail.then(() => this.#runTransaction(fn, options));
+    return this.exclusive(() => this.#runTransaction(fn, options));
+  }
+
+  /**
+   * Runs `fn` after every earlier transaction and before any later one: the one-writer order,
+   * which sibling fakes over the same tables (`InMemoryRequestStore`) share, as row locks would.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#tail.then(fn);
     this.#tail = run.catch(() => undefined);
     return run;
   }
@@ -120,6 +134,8 @@ export class InMemoryPipelineStore implements PipelineStore {
       loadRecords: async (ids) => ids.flatMap((id) => (t.records.has(id) ? [t.records.get(id)!] : [])),
       identityOwners: async (keys) => new Map(keys.flatMap((k) => (t.identities.has(k) ? [[k, t.identities.get(k)!]] : []))),
       loadFlights: async (flids) => new Map(flids.flatMap((f) => (t.flights.has(f) ? [[f, t.flights.get(f)!]] : []))),
+      openRequests: async () =>
+        [...t.requestTables.requests.values()].filter((r) => isAnswerableRequest(r.status)).sort((a, b) => Number(a.requestId) - Number(b.requestId)),
       applyRun: async (decision) => {
         this.#validate(decision);
         staged.push(() => this.#apply(decision));
@@ -154,6 +170,12 @@ export class InMemoryPipelineStore implements PipelineStore {
     for (const r of decision.records) {
       if (!this.tables.records.has(r.msgId)) throw new MsgxError("INFRA", `no PROC_STATE row for ${r.msgId}`);
     }
+    for (const c of decision.requests ?? []) {
+      const stored = this.tables.requestTables.requests.get(c.request.requestId);
+      if (stored?.version !== c.expectedVersion) {
+        throw new MsgxError("INFRA", `request ${c.request.requestId} changed since it was loaded (version ${stored?.version}, expected ${c.expectedVersion})`);
+      }
+    }
   }
 
   #apply(decision: RunDecision): void {
@@ -183,6 +205,8 @@ export class InMemoryPipelineStore implements PipelineStore {
     for (const b of decision.backfill) {
       t.backfill.set(b.msgId, { ...b, attempts: 0, nextAttemptAt: now + BACKFILL_FIRST_DELAY_MS, lastError: null });
     }
+    for (const c of decision.requests ?? []) t.requestTables.requests.set(c.request.requestId, c.request);
+    for (const r of decision.references ?? []) t.requestTables.references.set(refKey(r.rtype, r.rkey), { ...r, updatedAt: now });
   }
 
   async audits(limit: number): Promise<readonly AuditEntry[]> {

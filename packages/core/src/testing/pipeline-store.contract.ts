@@ -160,6 +160,10 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
       expect((await s.get(2))?.status).toBe(ProcStatus.PENDING);
     });
 
+    it("offers no open upstream requests on an empty store (REQ_TRACK is read in the pipeline transaction)", async () => {
+      await s.transaction(async (tx) => expect(await tx.openRequests()).toEqual([]));
+    });
+
     it("keeps operator audit rows, newest first", async () => {
       await s.transaction((tx) => tx.appendAudit({ at: T0, operator: "ops", action: "replay", msgIds: [1, 2], detail: "{}" }));
       await s.transaction((tx) => tx.appendAudit({ at: T0 + 1, operator: "ops", action: "replay", msgIds: [3], detail: "x" }));

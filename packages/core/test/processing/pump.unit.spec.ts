@@ -8,6 +8,7 @@ function poisonWrites(store: PipelineStore, poisonId: number): PipelineStore {
     loadRecords: (ids) => tx.loadRecords(ids),
     identityOwners: (keys) => tx.identityOwners(keys),
     loadFlights: (flids) => tx.loadFlights(flids),
+    openRequests: () => tx.openRequests(),
     appendAudit: (entry) => tx.appendAudit(entry),
     applyRun: async (d) => {
       if (d.records.some((r) => r.msgId === poisonId && r.status === "SUCCEEDED")) {
