@@ -1,4 +1,4 @@
-import type { AuditEntry, FlightState, PipelineTx, ProcRecord, RunDecision } from "@msgx/core";
+import { MsgxError, type AuditEntry, type FlightState, type PipelineTx, type ProcRecord, type RequestRecord, type RunDecision } from "@msgx/core";
 import { appendAudit } from "./operations/append-audit.js";
 import { bindIdentities } from "./operations/bind-identities.js";
 import type { Db } from "./operations/db.js";
@@ -10,6 +10,9 @@ import { registerBackfill } from "./operations/register-backfill.js";
 import { updateRecords } from "./operations/update-records.js";
 import { writeFlights } from "./operations/write-flights.js";
 import { pgCall } from "./pg-error-map.js";
+import { answerableRequests } from "./requests/operations/answerable-requests.js";
+import { updateRequest } from "./requests/operations/update-request.js";
+import { upsertReferences } from "./requests/operations/upsert-references.js";
 
 /**
  * One pipeline transaction on one connection. Each member is one to a few set-based statements;
@@ -38,10 +41,16 @@ export class PgPipelineTx implements PipelineTx {
     return pgCall("loadFlights", () => loadFlights(this.#db, flids));
   }
 
+  /** SENT and WAITING requests, locked `FOR UPDATE` until the transaction ends. */
+  openRequests(): Promise<readonly RequestRecord[]> {
+    return pgCall("openRequests", () => answerableRequests(this.#db));
+  }
+
   /**
    * At most six statements whatever the run size (empty parts are skipped): records, identities,
    * flights (two), events, backfill todos. Each takes its rows as one JSON parameter, so a run of
-   * any size stays far below PostgreSQL's 65,535 bind parameters.
+   * any size stays far below PostgreSQL's 65,535 bind parameters. A run that answered upstream
+   * requests adds one compare-and-set per closed request and one reference upsert.
    */
   applyRun(decision: RunDecision): Promise<void> {
     return pgCall("applyRun", async () => {
@@ -50,6 +59,12 @@ export class PgPipelineTx implements PipelineTx {
       await writeFlights(this.#db, decision.flights, this.#now);
       await insertEvents(this.#db, decision.events, this.#now);
       await registerBackfill(this.#db, decision.backfill, this.#now, this.#backfillFirstDelayMs);
+      for (const c of decision.requests ?? []) {
+        if (!(await updateRequest(this.#db, c.request, c.expectedVersion))) {
+          throw new MsgxError("INFRA", `request ${c.request.requestId} changed since the run loaded it (expected version ${c.expectedVersion})`);
+        }
+      }
+      await upsertReferences(this.#db, decision.references ?? [], this.#now);
     });
   }
 

@@ -5,6 +5,7 @@ import { requestsReferenceMigration } from "./0003-requests-reference.js";
 import { readerIndexesMigration } from "./0004-reader-indexes.js";
 import { reliableMessageMigration } from "../reliable-message/reliable-message-migration.js";
 import { taskRoutingMigration } from "../task-routing/task-routing-migration.js";
+import { requestsMigration } from "../requests/requests-migration.js";
 import { maintenanceMigration } from "../jobs/maintenance-migration.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
@@ -24,6 +25,8 @@ export function msgxMigrations(schema: string): Record<string, Migration> {
     "0006_task_routing": taskRoutingMigration(schema),
     // Flight history and the PROC_STATE archive index of the maintenance jobs.
     "0007_maintenance": maintenanceMigration(schema),
+    // The request coordinator's columns on req_track, our SEQN counter, the reference listing index.
+    "0008_requests": requestsMigration(schema),
   };
 }
 

@@ -1,0 +1,29 @@
+import { assertRefListQuery, type RefEntry, type RefListQuery, type ReferenceReader } from "@msgx/core";
+import type { Kysely } from "kysely";
+import type { Db } from "../operations/db.js";
+import { pgCall } from "../pg-error-map.js";
+import { getReference } from "./operations/get-reference.js";
+import { listReferences } from "./operations/list-references.js";
+import { referenceTypes } from "./operations/reference-types.js";
+
+/** `ReferenceReader` over `ref_master`, which the pipeline transaction writes (`PgPipelineTx.applyRun`). */
+export class PgReferenceReader implements ReferenceReader {
+  readonly #db: Db;
+
+  constructor(db: Kysely<any>) {
+    this.#db = db as Db;
+  }
+
+  get(rtype: string, rkey: string): Promise<RefEntry | undefined> {
+    return pgCall("reference get", () => getReference(this.#db, rtype, rkey));
+  }
+
+  list(query: RefListQuery): Promise<readonly RefEntry[]> {
+    assertRefListQuery(query);
+    return pgCall("reference list", () => listReferences(this.#db, query));
+  }
+
+  types(): Promise<readonly { readonly rtype: string; readonly live: number }[]> {
+    return pgCall("reference types", () => referenceTypes(this.#db));
+  }
+}
