@@ -1,0 +1,109 @@
+import { lockKeys, type LockKeys } from "@msgx/adapters-pg";
+import type { PipelineStore } from "@msgx/core";
+import type { MsgxConfig } from "../config/config-schema.js";
+import type { LoopContext, LoopSpec } from "../app/loop-spec.js";
+import {
+  HistorySweeper,
+  PgMaintenanceStore,
+  ProcStateArchiver,
+  Reconciler,
+  ScheduledJob,
+  SnapLogCleaner,
+  type JobSchedule,
+  type MaintenanceStore,
+  type ReconcileCounts,
+} from "./jobs-imports.js";
+
+/** The fixed parts of the schedule (the daily time, retentions and offsets are settings). */
+export const MAINTENANCE_SCHEDULE = {
+  /** The PROC_STATE archive runs hourly, the first time a minute after start. */
+  archiveEveryMs: 3_600_000,
+  archiveFirstAfterMs: 60_000,
+  /** The reconciler passes over its window every 5 minutes, the first time 30 s after start. */
+  reconcileEveryMs: 5 * 60_000,
+  reconcileFirstAfterMs: 30_000,
+  /** The pause between two batches of one run: room for the pump between lock holds. */
+  batchPauseMs: 200,
+} as const;
+
+/** The maintenance loops, and what the metrics will read from them. */
+export interface MaintenanceJobs {
+  readonly loops: readonly LoopSpec[];
+  /** The reconciler's last full pass; undefined when it is off or has not finished one yet. */
+  reconcilerCounts(): ReconcileCounts | undefined;
+}
+
+export interface MaintenanceJobsOptions {
+  /** The store the jobs work on. Default: `PgMaintenanceStore` on `ctx.parts.db` (tests pass a fake). */
+  readonly store?: MaintenanceStore;
+}
+
+/**
+ * The four jobs of SPEC §2.7 on their own schedules, each a loop whose step runs at most one
+ * bounded batch and returns when it wants to be called again:
+ * - `history-sweep`: daily at `history.sweepAt` airport time; batches under the pipeline lock and
+ *   fence; wakes delivery after writing tombstones.
+ * - `snap-log-cleanup`: in the same window; `SCHD_SNAP_LOG` older than `history.snapLogRetentionDays`.
+ * - `proc-state-archive`: hourly; terminal records older than 7 days (`DEFAULT_PROC_STATE_ARCHIVE_OPTIONS`).
+ * - `reconciler`: every 5 minutes over the newest 10,000 ids; off in shadow mode (we do not own
+ *   `DATE_PROCESSED` there), and its "processed without a terminal record" check is off when the
+ *   mailbox filters by STATUS (a filtered row reads as not pending too).
+ */
+export function createMaintenanceJobs(ctx: LoopContext, options: MaintenanceJobsOptions = {}): MaintenanceJobs {
+  const { parts, config, clock, logger } = ctx;
+  const store = options.store ?? new PgMaintenanceStore(parts.db, { clock, lockKeys: pipelineLockKeys(parts.store, config) });
+  const fence = parts.fence === undefined ? {} : { fence: parts.fence };
+  const deps = { store, pipeline: parts.store, clock, logger, ...fence };
+  const daily: JobSchedule = { kind: "daily", at: config.history.sweepAt, utcOffsetMinutes: config.airport.utcOffsetMinutes };
+  const job = (name: string, schedule: JobSchedule, batch: (signal?: AbortSignal) => Promise<{ readonly more: boolean }>): LoopSpec => {
+    const scheduled = new ScheduledJob(schedule, batch, clock, { batchPauseMs: MAINTENANCE_SCHEDULE.batchPauseMs });
+    return { name, step: (signal) => scheduled.step(signal) };
+  };
+
+  const sweeper = new HistorySweeper(deps, { retentionDays: config.history.retentionDays, airportUtcOffsetMinutes: config.airport.utcOffsetMinutes });
+  const cleaner = new SnapLogCleaner(deps, { retentionDays: config.history.snapLogRetentionDays });
+  const archiver = new ProcStateArchiver(deps);
+  const reconciler = config.shadow
+    ? undefined
+    : new Reconciler({ ...deps, mailbox: parts.mailbox }, { checkProcessed: !config.mysql.onlyValidStatus });
+
+  const loops: LoopSpec[] = [
+    job("history-sweep", daily, async () => {
+      const batch = await sweeper.step();
+      if (batch.tombstones > 0) ctx.wakeDelivery();
+      return batch;
+    }),
+    job("snap-log-cleanup", daily, () => cleaner.step()),
+    job("proc-state-archive", { kind: "every", everyMs: MAINTENANCE_SCHEDULE.archiveEveryMs, initialDelayMs: MAINTENANCE_SCHEDULE.archiveFirstAfterMs }, () =>
+      archiver.step(),
+    ),
+  ];
+  if (reconciler) {
+    loops.push(
+      job("reconciler", { kind: "every", everyMs: MAINTENANCE_SCHEDULE.reconcileEveryMs, initialDelayMs: MAINTENANCE_SCHEDULE.reconcileFirstAfterMs }, (signal) =>
+        reconciler.step(signal),
+      ),
+    );
+  }
+  logger.info("maintenance jobs scheduled", {
+    historySweepAt: config.history.sweepAt,
+    utcOffsetMinutes: config.airport.utcOffsetMinutes,
+    loops: loops.map((l) => l.name),
+  });
+  return { loops, reconcilerCounts: () => reconciler?.lastPass };
+}
+
+/**
+ * The pipeline store's own advisory lock keys: the jobs must take exactly the lock its runs take.
+ * `PgPipelineStore` exposes them; otherwise they are derived as `createPgStore` /
+ * `createPgliteStore` derive them (the schema name on PostgreSQL, the default namespace on PGlite).
+ */
+export function pipelineLockKeys(store: PipelineStore, config: Pick<MsgxConfig, "pg">): LockKeys {
+  const own = (store as { readonly lockKeys?: unknown }).lockKeys;
+  if (isLockKeys(own)) return own;
+  return config.pg.url === undefined ? lockKeys() : lockKeys(config.pg.schema);
+}
+
+const isPair = (v: unknown): boolean => Array.isArray(v) && v.length === 2 && v.every((n) => Number.isInteger(n));
+const isLockKeys = (v: unknown): v is LockKeys =>
+  typeof v === "object" && v !== null && isPair((v as LockKeys).pipeline) && isPair((v as LockKeys).leadership);
