@@ -1,4 +1,5 @@
-import { MsgxError, type AuditEntry, type FlightState, type PipelineTx, type ProcRecord, type RequestRecord, type RunDecision } from "@msgx/core";
+import { MsgxError, type AuditEntry, type FlightState, type PipelineTx, type ProcRecord, type RunDecision } from "@msgx/core";
+import type { RequestRecord } from "./requests/core-requests.js";
 import { appendAudit } from "./operations/append-audit.js";
 import { bindIdentities } from "./operations/bind-identities.js";
 import type { Db } from "./operations/db.js";

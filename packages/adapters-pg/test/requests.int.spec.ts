@@ -1,12 +1,12 @@
-import { decodeMessage, defaultProcessors, evolveRequest, Pump, referenceProcessor, RequestCoordinator, silentLogger, type PipelineStore, type RequestStore } from "@msgx/core";
-import {
-  describeOutboundMailboxContract,
-  describeRequestStoreContract,
-  gateService,
-  InMemoryMailbox,
-  ManualClock,
-  sampleRequestDraft,
-} from "@msgx/core/testing";
+import { decodeMessage, defaultProcessors, Pump, silentLogger, type PipelineStore } from "@msgx/core";
+import { gateService, InMemoryMailbox, ManualClock } from "@msgx/core/testing";
+// The request parts of core come from its sources until the core barrels export them.
+import { describeOutboundMailboxContract } from "../../core/src/requests/outbound-mailbox.contract.js";
+import { referenceProcessor } from "../../core/src/requests/reference-processor.js";
+import { RequestCoordinator } from "../../core/src/requests/request-coordinator.js";
+import { evolveRequest } from "../../core/src/requests/request-machine.js";
+import { describeRequestStoreContract, sampleRequestDraft } from "../../core/src/requests/request-store.contract.js";
+import type { RequestStore } from "../../core/src/requests/request-store.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PgOutboundMailbox } from "../src/requests/pg-outbound-mailbox.js";
 import { createPgOutboundTable } from "../src/requests/pg-outbound-schema.js";

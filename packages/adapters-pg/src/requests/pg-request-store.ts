@@ -1,5 +1,5 @@
-import { MsgxError, type RequestDraft, type RequestFilter, type RequestRecord, type RequestStore, type RequestTx } from "@msgx/core";
-import { assertRequestFilter } from "@msgx/core";
+import { MsgxError } from "@msgx/core";
+import { assertRequestFilter, type RequestDraft, type RequestFilter, type RequestRecord, type RequestStore, type RequestTx } from "./core-requests.js";
 import type { ControlledTransaction, Kysely } from "kysely";
 import type { Db } from "../operations/db.js";
 import { mapPgError, pgCall } from "../pg-error-map.js";

@@ -1,4 +1,4 @@
-import type { RefEntry } from "@msgx/core";
+import type { RefEntry } from "./core-requests.js";
 import { fromJson, toMs, toNumber } from "../rows/values.js";
 
 /** A `ref_master` row as the drivers return it. */

@@ -1,4 +1,4 @@
-import type { RefEntry } from "@msgx/core";
+import type { RefEntry } from "../core-requests.js";
 import { sql } from "kysely";
 import type { Db } from "../../operations/db.js";
 import { refFromRow, type RefRow } from "../ref-row.js";
