@@ -219,3 +219,12 @@ export { TaskHandlerRegistry, type TaskEventHandler, type TaskHandlerContext } f
 export { TaskEventConsumer, type TaskEventConsumerDeps, type TaskConsumeStep, type TaskConsumeFailpoint } from "./task-routing/task-event-consumer.js";
 export { resultTopicCallbackPort, parseTaskCallbackMessage, TASK_CALLBACK_EVENT_ID_HEADER, type TaskCallbackPort, type TaskCallbackMessage } from "./task-routing/task-callback-port.js";
 export { TaskCallbackSender, DEFAULT_TASK_CALLBACK_SENDER_OPTIONS, type TaskCallbackSenderDeps, type TaskCallbackSenderOptions, type TaskCallbackStep } from "./task-routing/task-callback-sender.js";
+
+// Maintenance jobs (seed 000 §6)
+export type { MaintenanceStore, MaintenanceTx, MaintenanceWriteOptions, RetiredFlight, ArchivedRecord, ReconcileEntry, ArchiveQuery } from "./jobs/maintenance-store.js";
+export { nextRunAt, parseTimeOfDay } from "./jobs/daily-schedule.js";
+export { ScheduledJob, DEFAULT_SCHEDULED_JOB_OPTIONS, type JobSchedule, type JobBatch, type ScheduledJobOptions } from "./jobs/scheduled-job.js";
+export { HistorySweeper, DEFAULT_HISTORY_SWEEP_OPTIONS, type HistorySweepOptions, type HistorySweepBatch } from "./jobs/history-sweeper.js";
+export { SnapLogCleaner, DEFAULT_SNAP_LOG_CLEANUP_OPTIONS, type SnapLogCleanupOptions, type SnapLogCleanupBatch } from "./jobs/snap-log-cleaner.js";
+export { ProcStateArchiver, DEFAULT_PROC_STATE_ARCHIVE_OPTIONS, type ProcStateArchiveOptions, type ProcStateArchiveBatch } from "./jobs/proc-state-archiver.js";
+export { Reconciler, DEFAULT_RECONCILER_OPTIONS, type ReconcilerOptions, type ReconcilePage, type ReconcileCounts, type ProcessedWithoutTerminal } from "./jobs/reconciler.js";

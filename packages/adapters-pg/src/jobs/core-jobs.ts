@@ -1,7 +1,4 @@
-/**
- * The maintenance port of `@msgx/core`, imported by path (types only, erased at build) until the
- * core barrel exports it; then this file becomes a plain re-export of `@msgx/core`.
- */
+/** The maintenance port of `@msgx/core`, re-exported for the files of this folder. */
 export type {
   ArchiveQuery,
   ArchivedRecord,
@@ -10,4 +7,4 @@ export type {
   MaintenanceWriteOptions,
   ReconcileEntry,
   RetiredFlight,
-} from "../../../core/src/jobs/maintenance-store.js";
+} from "@msgx/core";

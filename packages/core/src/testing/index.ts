@@ -45,3 +45,6 @@ export { InMemoryTaskStore, type InMemoryTaskTables } from "../task-routing/in-m
 export { InMemoryTaskConsumeLogStore, type InMemoryTaskTxHandle } from "../task-routing/in-memory-task-consume-log-store.js";
 export { describeTaskStoreContract, sampleNewTask, type TaskStoreContractSubject } from "../task-routing/task-store.contract.js";
 export { describeTaskConsumeLogStoreContract, sampleTaskConsumeWrite, type TaskConsumeLogStoreContractSubject } from "../task-routing/task-consume-log-store.contract.js";
+export { InMemoryArchivingPipelineStore } from "../jobs/in-memory-archiving-pipeline-store.js";
+export { InMemoryMaintenanceStore, type InMemoryMaintenanceTables, type InMemorySnapLogRow } from "../jobs/in-memory-maintenance-store.js";
+export { describeMaintenanceStoreContract, type MaintenanceStoreHarness } from "../jobs/maintenance-store.contract.js";
