@@ -6,6 +6,7 @@ import { runCommand } from "./commands/run-command.js";
 import { registerAdminCommands } from "./commands/admin-commands.js";
 import { demoCommand } from "./commands/demo-command.js";
 import { registerReliableCommands } from "./commands/reliable-commands.js";
+import { registerRequestCommands } from "./commands/request-commands.js";
 
 const program = new Command()
   .name("msgx")
@@ -25,6 +26,7 @@ withCommonOptions(program.command("run"))
 
 registerAdminCommands(program);
 registerReliableCommands(program);
+registerRequestCommands(program);
 
 withCommonOptions(program.command("demo"))
   .description("generate a realistic airport day, feed it through the HTTP ingress and print a summary")

@@ -1,6 +1,7 @@
 import type { DeliveryPort, FlightReader, Mailbox, OutboxStore, PipelineStore, StatusReader } from "@msgx/core";
 import type { Kysely } from "kysely";
 import type { HealthCheck } from "../http/http-context.js";
+import type { OutboundMailbox } from "./request-imports.js";
 
 /**
  * The adapters one runner works over, chosen by the profile: PGlite + JSONL files (embedded) or
@@ -15,6 +16,8 @@ export interface AppParts {
   readonly flights: FlightReader;
   readonly status: StatusReader;
   readonly mailbox: Mailbox;
+  /** Where upstream requests go: the shared `COUTMSGS`, or an embedded `coutmsgs` beside the embedded mailbox. */
+  readonly outbound: OutboundMailbox;
   readonly delivery: DeliveryPort;
   readonly checks: readonly HealthCheck[];
   /** The fencing epoch of this runner's leadership, when the store has leadership. */

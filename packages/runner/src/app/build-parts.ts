@@ -1,13 +1,14 @@
 import { join } from "node:path";
 import { createPgliteStore, createPgMailboxTable, createPgStore, PgFlightReader, PgMailbox, PgOutboxStore, PgStatusReader } from "@msgx/adapters-pg";
 import { KafkaDeliveryPort, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
-import { MysqlMailbox, ShadowMailbox, mailboxPoolOptions } from "@msgx/adapters-mysql";
+import { MysqlMailbox, MysqlOutboundMailbox, ShadowMailbox, mailboxPoolOptions } from "@msgx/adapters-mysql";
 import { errorMessage, MsgxError, type DeliveryPort, type Logger, type Mailbox } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
 import { DataDirLock } from "../embedded/data-dir-lock.js";
 import { JsonlDeliveryPort } from "../embedded/jsonl-delivery-port.js";
 import type { HealthCheck } from "../http/http-context.js";
 import type { AppParts } from "./app-parts.js";
+import { createPgOutboundTable, PgOutboundMailbox, type OutboundMailbox } from "./request-imports.js";
 
 export interface BuildOptions {
   /** Admin commands read and replay; they neither lead the pipeline nor create topics. */
@@ -60,11 +61,15 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
     }
     checks.push({ name: "state", check: async () => void (await pg.store.head()) });
 
-    // Mailbox: the shared MySQL CMINMSGS, or an embedded table in the same PGlite/PostgreSQL.
+    // Mailbox: the shared MySQL CMINMSGS, or an embedded table in the same PGlite/PostgreSQL;
+    // upstream requests go to the COUTMSGS beside it.
     let mailbox: Mailbox;
+    let outbound: OutboundMailbox;
     if (embeddedMailbox) {
       await createPgMailboxTable(pg.db);
       mailbox = new PgMailbox(pg.db, { onlyValidStatus: config.mysql.onlyValidStatus });
+      await createPgOutboundTable(pg.db);
+      outbound = new PgOutboundMailbox(pg.db);
     } else {
       const mysql = await import("mysql2/promise");
       const pool = mysql.createPool({ uri: config.mysql.url, ...mailboxPoolOptions });
@@ -74,6 +79,16 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
         onlyValidStatus: config.mysql.onlyValidStatus,
         ...(config.shadow ? { pendingIgnoresDateProcessed: true } : {}),
       });
+      outbound = new MysqlOutboundMailbox(pool as never, { tables: { inbound: config.mysql.inboundTable, outbound: config.mysql.outboundTable } });
+    }
+    if (config.shadow) {
+      const real = outbound;
+      outbound = {
+        insert: async () => {
+          throw new MsgxError("CONFIG", "shadow mode never writes COUTMSGS");
+        },
+        find: (query, signal) => real.find(query, signal),
+      };
     }
     if (config.shadow) mailbox = new ShadowMailbox(mailbox);
     checks.push({ name: "mailbox", check: async () => void (await mailbox.scan(Number.MAX_SAFE_INTEGER - 1, 1)) });
@@ -108,6 +123,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       flights: new PgFlightReader(pg.db),
       status: new PgStatusReader(pg.db),
       mailbox,
+      outbound,
       delivery,
       checks,
       ...(fence !== undefined ? { fence } : {}),

@@ -21,7 +21,8 @@ import { startLoop, type Loop } from "../loops/loop.js";
 import { createMetrics } from "./metrics.js";
 import { failpointFromEnv } from "./failpoints.js";
 import { maintenanceLoops } from "./maintenance-jobs.js";
-import { requestLoops } from "./request-loops.js";
+import { createRequestAdmin, requestLoops } from "./request-loops.js";
+import { referenceProcessor } from "./request-imports.js";
 import { reliableLoops } from "../reliable/reliable-loops.js";
 import { directReliableAdmin, reliableService } from "../reliable/reliable-admin.js";
 import type { AppParts } from "./app-parts.js";
@@ -54,7 +55,11 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
     {
       ...base,
       decode: (raw) => decodeMessage(raw),
-      processors: defaultProcessors({ dayStartOffsetMinutes: config.airport.dayStartOffsetMinutes, airportUtcOffsetMinutes: config.airport.utcOffsetMinutes }),
+      processors: {
+        ...defaultProcessors({ dayStartOffsetMinutes: config.airport.dayStartOffsetMinutes, airportUtcOffsetMinutes: config.airport.utcOffsetMinutes }),
+        // Reference data into REF_MASTER; RESPs only as answers to open RQRDs (docs/requests.md).
+        reference: referenceProcessor({ airportUtcOffsetMinutes: config.airport.utcOffsetMinutes }),
+      },
       horizon: () => poller.horizon,
       ...(failpoint ? { failpoint } : {}),
     },
@@ -136,6 +141,7 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
       pumpLoop.wake();
       return result;
     },
+    requests: createRequestAdmin(parts, config, clock, logger),
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -1,6 +1,72 @@
+import { MsgxError, type Clock, type Logger } from "@msgx/core";
+import type { MsgxConfig } from "../config/config-schema.js";
+import type { RequestAdmin } from "../http/http-context.js";
+import type { AppParts } from "./app-parts.js";
 import type { LoopContext, LoopSpec } from "./loop-spec.js";
+import { PgReferenceReader, PgRequestStore, RequestCoordinator } from "./request-imports.js";
 
-/** Loops of the upstream request coordinator (timeouts, recovery of unconfirmed sends). */
-export function requestLoops(_ctx: LoopContext): LoopSpec[] {
-  return [];
+/** The coordinator over the runner's parts: `REQ_TRACK` in msgx's database, `COUTMSGS` as configured. */
+export function createRequestCoordinator(parts: Pick<AppParts, "db" | "outbound">, config: MsgxConfig, clock: Clock, logger: Logger): RequestCoordinator {
+  const r = config.requests;
+  return new RequestCoordinator(
+    { store: new PgRequestStore(parts.db), outbound: parts.outbound, clock, logger },
+    {
+      sndr: r.sndr,
+      seqnFirst: r.seqnFirst,
+      seqnLast: r.seqnLast,
+      timeoutMs: r.timeoutMs,
+      sendLeaseMs: r.sendLeaseMs,
+      retryMs: r.retryMs,
+      routingIds: { RQFD: r.rqfdRoutingId, RQRD: r.rqrdRoutingId },
+      airportUtcOffsetMinutes: config.airport.utcOffsetMinutes,
+    },
+  );
+}
+
+/**
+ * Requests and reference data for the admin HTTP routes and the CLI. A new request is registered
+ * and sent at once (the coordinator loop retries what could not be sent). Shadow mode never
+ * writes the shared mailbox, so it asks nothing upstream (`CONFIG`).
+ */
+export function createRequestAdmin(parts: Pick<AppParts, "db" | "outbound">, config: MsgxConfig, clock: Clock, logger: Logger): RequestAdmin {
+  const coordinator = createRequestCoordinator(parts, config, clock, logger);
+  const references = new PgReferenceReader(parts.db);
+  const refuseInShadow = () => {
+    if (config.shadow) throw new MsgxError("CONFIG", "shadow mode never writes COUTMSGS: no upstream requests");
+  };
+  return {
+    schedule: async (from, to, operator) => {
+      refuseInShadow();
+      return coordinator.request({ kind: "RQFD", from, to }, operator);
+    },
+    reference: async (rtype, operator) => {
+      refuseInShadow();
+      return coordinator.request({ kind: "RQRD", rtype }, operator);
+    },
+    list: (filter) => coordinator.list(filter),
+    get: (requestId) => coordinator.get(requestId),
+    referenceTypes: () => references.types(),
+    referenceList: (query) => references.list(query),
+    referenceGet: (rtype, rkey) => references.get(rtype, rkey),
+  };
+}
+
+/**
+ * The request coordinator's loop (docs/requests.md): sends what is registered (looking rows up
+ * before any retry), marks picked-up requests WAITING, expires those past their deadline. It
+ * passes every `requests.pollMs`, sooner when something falls due. Off in shadow mode.
+ */
+export function requestLoops(ctx: LoopContext): LoopSpec[] {
+  if (ctx.config.shadow) return [];
+  const coordinator = createRequestCoordinator(ctx.parts, ctx.config, ctx.clock, ctx.logger);
+  const pollMs = ctx.config.requests.pollMs;
+  return [
+    {
+      name: "requests",
+      step: async (signal) => {
+        const step = await coordinator.step(signal);
+        return step.next === null ? pollMs : Math.max(0, Math.min(pollMs, step.next - ctx.clock.now()));
+      },
+    },
+  ];
 }

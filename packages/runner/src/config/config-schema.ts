@@ -114,6 +114,30 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /** Upstream requests (RQFD, RQRD) written to COUTMSGS, and their replies (docs/requests.md). */
+    requests: z
+      .object({
+        /** Our SNDR in the META of every request: 1–4 of [A-Z0-9]. */
+        sndr: z.string().regex(/^[A-Z0-9]{1,4}$/, "requests.sndr must be 1–4 of [A-Z0-9]").default("MSGX"),
+        /** Our SEQN counter runs from seqnFirst to seqnLast, then wraps to seqnFirst. */
+        seqnFirst: z.coerce.number().int().min(0).default(1),
+        seqnLast: positive(999_999),
+        /** An open request expires this long after registration, or after it was sent. */
+        timeoutMs: positive(900_000),
+        /** A send attempt holds its request this long (must exceed the mailbox's worst insert time). */
+        sendLeaseMs: positive(120_000),
+        /** Wait after a failed send attempt; the next one looks the row up before inserting. */
+        retryMs: positive(5_000),
+        /** How often the coordinator passes over open requests (sends, pick-ups, timeouts). */
+        pollMs: positive(1_000),
+        /** COUTMSGS.ROUTINGID of schedule requests. */
+        rqfdRoutingId: z.string().min(1).max(16).default("VIEWRQFD"),
+        /** COUTMSGS.ROUTINGID of reference-data requests. */
+        rqrdRoutingId: z.string().min(1).max(16).default("VIEWRQRD"),
+      })
+      .strict()
+      .refine((r) => r.seqnLast >= r.seqnFirst, { message: "requests.seqnLast must not be below requests.seqnFirst" })
+      .prefault({}),
     jobs: z
       .object({ backfillSweepMs: positive(30_000) })
       .strict()

@@ -1,5 +1,6 @@
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
 import type { FlightState, Logger, PipelineStatus, ProcRecord, ReplayPreview, ReplayResult, ReplaySelection } from "@msgx/core";
+import type { RefEntry, RefListQuery, RequestFilter, RequestRecord } from "../app/request-imports.js";
 
 /** A dependency check for `/readyz`. */
 export interface HealthCheck {
@@ -25,4 +26,19 @@ export interface HttpContext {
   replay(selection: ReplaySelection, operator: string): Promise<ReplayResult>;
   /** The reliable-message service's operator surface. */
   readonly reliable: ReliableAdminApi;
+  /** Upstream requests and reference data (`/admin/requests`, `/admin/reference`); absent = 404. */
+  readonly requests?: RequestAdmin;
+}
+
+/** What the admin routes and the CLI do with upstream requests and reference data (docs/requests.md). */
+export interface RequestAdmin {
+  /** Registers an RQFD for `[from, to]` (ISO local, inclusive) and sends it at once. */
+  schedule(from: string, to: string, operator: string): Promise<RequestRecord>;
+  /** Registers an RQRD for one reference type and sends it at once. */
+  reference(rtype: string, operator: string): Promise<RequestRecord>;
+  list(filter: RequestFilter): Promise<readonly RequestRecord[]>;
+  get(requestId: string): Promise<RequestRecord | undefined>;
+  referenceTypes(): Promise<readonly { readonly rtype: string; readonly live: number }[]>;
+  referenceList(query: RefListQuery): Promise<readonly RefEntry[]>;
+  referenceGet(rtype: string, rkey: string): Promise<RefEntry | undefined>;
 }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { errorMessage, ErrorClass, flightToPayload, isMsgxError, type ReplaySelection } from "@msgx/core";
-import type { HttpContext } from "./http-context.js";
+import { isRequestInputError, RequestStatus } from "../app/request-imports.js";
+import type { HttpContext, RequestAdmin } from "./http-context.js";
 import { BodyTooLargeError, readBody } from "./read-body.js";
 import { reliableRoute } from "./reliable-routes.js";
 
@@ -101,6 +102,67 @@ async function admin(ctx: HttpContext, req: IncomingMessage, res: ServerResponse
     if (body.dryRun === true) return json(res, 200, { dryRun: true, preview: await ctx.replayPreview(selection) });
     const operator = typeof body.operator === "string" && body.operator ? body.operator : "admin-http";
     return json(res, 200, await ctx.replay(selection, operator));
+  }
+  if ((parts[1] === "requests" || parts[1] === "reference") && ctx.requests) {
+    try {
+      return await requestRoutes(ctx.requests, req, res, url, method, parts);
+    } catch (e) {
+      if (isRequestInputError(e)) throw new HttpError(400, e.message);
+      if (isMsgxError(e) && e.kind === "CONFIG") throw new HttpError(409, e.message);
+      throw e;
+    }
+  }
+  throw new HttpError(404, `no admin route ${method} ${url.pathname}`);
+}
+
+/**
+ * `/admin/requests` (ask upstream, list, show) and `/admin/reference` (REF_MASTER), docs/requests.md:
+ * - `POST /admin/requests/schedule` `{from, to, operator?}` and `POST /admin/requests/ref` `{rtype, operator?}`
+ *   register a request and send it at once; the answer is the request as it then stands.
+ * - `GET /admin/requests?status=&type=&before=&limit=` newest first; `GET /admin/requests/<id>`.
+ * - `GET /admin/reference` (types), `GET /admin/reference/<RTYPE>?after=&limit=&deleted=1`, `GET /admin/reference/<RTYPE>/<RKEY>`.
+ */
+async function requestRoutes(api: RequestAdmin, req: IncomingMessage, res: ServerResponse, url: URL, method: string, parts: readonly string[]): Promise<void> {
+  const [, area, a, b] = parts.map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      throw new HttpError(400, `bad path segment: ${p}`);
+    }
+  });
+  if (area === "requests" && method === "POST" && (a === "schedule" || a === "ref")) {
+    const body = JSON.parse((await readBody(req, 64 * 1024)) || "{}") as Record<string, unknown>;
+    const operator = typeof body["operator"] === "string" && body["operator"] ? body["operator"] : "admin-http";
+    const text = (name: string) => {
+      const v = body[name];
+      if (typeof v !== "string" || v === "") throw new HttpError(400, `give ${name}`);
+      return v;
+    };
+    return json(res, 200, a === "schedule" ? await api.schedule(text("from"), text("to"), operator) : await api.reference(text("rtype"), operator));
+  }
+  if (area === "requests" && method === "GET" && a === undefined) {
+    const status = url.searchParams.get("status") ?? undefined;
+    if (status !== undefined && !Object.values<string>(RequestStatus).includes(status)) throw new HttpError(400, `status must be one of ${Object.values(RequestStatus).join(", ")}`);
+    const before = url.searchParams.get("before") ?? undefined;
+    if (before !== undefined && !/^\d+$/.test(before)) throw new HttpError(400, `not an id: ${before}`);
+    const type = url.searchParams.get("type") ?? undefined;
+    const limit = intParam(url, "limit", 50, 1, 1000);
+    return json(res, 200, await api.list({ limit, ...(status ? { statuses: [status as RequestStatus] } : {}), ...(type ? { requestType: type } : {}), ...(before ? { beforeId: before } : {}) }));
+  }
+  if (area === "requests" && method === "GET" && a !== undefined && b === undefined) {
+    const r = await api.get(a);
+    return r ? json(res, 200, r) : json(res, 404, { error: "no such request" });
+  }
+  if (area === "reference" && method === "GET" && a === undefined) return json(res, 200, await api.referenceTypes());
+  if (area === "reference" && method === "GET" && a !== undefined && b === undefined) {
+    const limit = intParam(url, "limit", 100, 1, 1000);
+    const after = url.searchParams.get("after") ?? undefined;
+    const entries = await api.referenceList({ rtype: a, limit, ...(after !== undefined ? { afterKey: after } : {}), includeDeleted: url.searchParams.get("deleted") === "1" });
+    return json(res, 200, { entries, next: entries.length === limit ? entries.at(-1)!.rkey : null });
+  }
+  if (area === "reference" && method === "GET" && a !== undefined && b !== undefined) {
+    const e = await api.referenceGet(a, b);
+    return e ? json(res, 200, e) : json(res, 404, { error: "no such reference row" });
   }
   throw new HttpError(404, `no admin route ${method} ${url.pathname}`);
 }
