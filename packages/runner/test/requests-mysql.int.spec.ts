@@ -1,0 +1,150 @@
+/**
+ * The request round trip on the real shared mailbox (MariaDB): the runner writes the RQFD to
+ * `COUTMSGS`, a simulated upstream picks the row up and answers into `CMINMSGS`, the runner's
+ * intake and pump apply the answer and close the request; an unsolicited RESP is skipped. Then the
+ * coordinator's crash recovery against the real `COUTMSGS`: no blind resend.
+ */
+import mysql, { type Pool, type RowDataPacket } from "mysql2/promise";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMailboxTables, dropMailboxTables, mailboxPoolOptions, MysqlOutboundMailbox, type MailboxTables } from "@msgx/adapters-mysql";
+import { gateService, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
+import { silentLogger } from "@msgx/core";
+import { SimulatedCrashMarker } from "../../core/src/processing/simulated-crash.js";
+import { InMemoryRequestStore } from "../../core/src/requests/in-memory-request-store.js";
+import { RequestCoordinator, type RequestFailpoint } from "../../core/src/requests/request-coordinator.js";
+import type { RequestRecord } from "../../core/src/requests/request-record.js";
+import { httpRequestAdmin } from "../src/commands/request-commands.js";
+import { arptResp, eventually, replyDttm, schdResp, startInProcess, type InProcessRunner } from "./requests-world.js";
+
+const MYSQL_URL = process.env["MSGX_TEST_MYSQL_URL"] ?? "mysql://root@127.0.0.1:3306/test";
+const gate = await gateService("MariaDB", "runner: upstream requests on the real mailbox", async () => {
+  const c = await mysql.createConnection({ uri: MYSQL_URL, connectTimeout: 3_000 });
+  await c.end();
+});
+
+let counter = 0;
+const uniqueTables = (): MailboxTables => {
+  const tag = `RQ${process.pid}_${Date.now().toString(36)}_${counter++}`;
+  return { inbound: `${tag}_CMINMSGS`, outbound: `${tag}_COUTMSGS` };
+};
+
+describe.skipIf(!gate.available)("upstream requests on MariaDB", () => {
+  let upstream: Pool;
+  beforeAll(() => {
+    upstream = mysql.createPool({ uri: MYSQL_URL, connectionLimit: 4 });
+  });
+  afterAll(() => upstream.end());
+
+  const rows = async <T>(query: string, params: unknown[] = []) => (await upstream.query<RowDataPacket[]>(query, params))[0] as unknown as T[];
+  /** The upstream answers into CMINMSGS; returns the new mailbox id. */
+  const answer = async (tables: MailboxTables, xml: string) => {
+    const [r] = await upstream.query(`INSERT INTO \`${tables.inbound}\` (CLOB_MSG) VALUES (?)`, [xml]);
+    return Number((r as { insertId: number }).insertId);
+  };
+
+  describe("through the runner (embedded state, the real CMINMSGS/COUTMSGS)", () => {
+    let tables: MailboxTables;
+    let r: InProcessRunner;
+    beforeAll(async () => {
+      tables = uniqueTables();
+      await createMailboxTables(upstream as never, tables);
+      r = await startInProcess({ "mysql.url": MYSQL_URL, "mysql.inboundTable": tables.inbound, "mysql.outboundTable": tables.outbound });
+    });
+    afterAll(async () => {
+      await r?.stop();
+      await dropMailboxTables(upstream as never, tables);
+    });
+
+    it("the RQFD row appears in COUTMSGS; the upstream picks it up and answers; the snapshot is applied and the request DONE", async () => {
+      const api = httpRequestAdmin(r.url, undefined);
+      const request = await api.schedule("2026-03-06T00:00", "2026-03-06T23:59", "e2e");
+      expect(request.status).toBe("SENT");
+      const out = await rows<{ ID: number; ROUTINGID: string; CLOB_MSG: string; DATE_SENT: Date | null }>(`SELECT ID, ROUTINGID, CLOB_MSG, DATE_SENT FROM \`${tables.outbound}\``);
+      expect(out).toEqual([{ ID: request.outboundId, ROUTINGID: "VIEWRQFD", CLOB_MSG: request.rawXml, DATE_SENT: null }]);
+      expect(out[0]!.CLOB_MSG).toContain("<TYPE>RQFD</TYPE><STYP>NONE</STYP></META><RQFD><STDB>06MAR260000</STDB><STDE>06MAR262359</STDE></RQFD>");
+
+      // The upstream's sender takes the row: the request is WAITING.
+      await upstream.query(`UPDATE \`${tables.outbound}\` SET DATE_SENT = UTC_TIMESTAMP() WHERE ID = ?`, [request.outboundId]);
+      await eventually(async () => ((x) => (x?.status === "WAITING" ? x : undefined))(await api.get(request.requestId)), "the request WAITING");
+
+      const unsolicitedBefore = await answer(tables, schdResp(1, "20260305080000", "900301", "06MAR260930"));
+      const reply = await answer(tables, schdResp(2, replyDttm(), "900201", "06MAR260930"));
+      const done = await eventually(async () => ((x) => (x?.status === "DONE" ? x : undefined))(await api.get(request.requestId)), "the request DONE");
+      expect(done.match).toMatchObject({ rule: "fallback", msgId: reply });
+      expect((await (await fetch(new URL("/admin/flights/900201", r.url))).json()) as unknown).toMatchObject({ flid: "900201", scalars: { SODT: "2026-03-06T09:30" } });
+      const stale = (await (await fetch(new URL(`/admin/messages/${unsolicitedBefore}`, r.url))).json()) as { status: string; reason: string };
+      expect(stale).toMatchObject({ status: "SKIPPED", reason: "no-request" });
+
+      // A late, unsolicited RESP after the request closed: skipped, nothing changes, still backfilled.
+      const late = await answer(tables, schdResp(3, replyDttm(), "900202", "06MAR261030"));
+      const lateRecord = await eventually(
+        async () => ((m) => (m.status === "SKIPPED" ? m : undefined))((await (await fetch(new URL(`/admin/messages/${late}`, r.url))).json()) as { status: string; reason: string }),
+        "the late RESP",
+      );
+      expect(lateRecord.reason).toBe("no-request");
+      expect(await api.get(request.requestId)).toEqual(done);
+      expect((await fetch(new URL("/admin/flights/900202", r.url))).status).toBe(404);
+      const processed = await eventually(async () => {
+        const got = await rows<{ ID: number; DATE_PROCESSED: Date | null }>(`SELECT ID, DATE_PROCESSED FROM \`${tables.inbound}\` ORDER BY ID`);
+        return got.every((x) => x.DATE_PROCESSED !== null) ? got : undefined;
+      }, "every mailbox row backfilled");
+      expect(processed.map((x) => x.ID)).toEqual([unsolicitedBefore, reply, late]);
+    });
+
+    it("RQRD: COUTMSGS row with ROUTINGID VIEWRQRD; the reference reply lands in REF_MASTER", async () => {
+      const api = httpRequestAdmin(r.url, undefined);
+      const request = await api.reference("ARPT", "e2e");
+      const [row] = await rows<{ ROUTINGID: string; CLOB_MSG: string }>(`SELECT ROUTINGID, CLOB_MSG FROM \`${tables.outbound}\` WHERE ID = ?`, [request.outboundId]);
+      expect(row).toEqual({ ROUTINGID: "VIEWRQRD", CLOB_MSG: request.rawXml });
+      await answer(tables, arptResp(4, replyDttm()));
+      await eventually(async () => ((x) => (x?.status === "DONE" ? x : undefined))(await api.get(request.requestId)), "the RQRD DONE");
+      expect((await api.referenceList({ rtype: "ARPT", limit: 10 })).map((e) => e.rkey)).toEqual(["CAN", "PEK"]);
+    });
+  });
+
+  describe("coordinator recovery against the real COUTMSGS", () => {
+    let tables: MailboxTables;
+    let pool: Pool;
+    beforeAll(async () => {
+      tables = uniqueTables();
+      pool = mysql.createPool({ uri: MYSQL_URL, ...mailboxPoolOptions });
+      await createMailboxTables(pool as never, tables);
+    });
+    afterAll(async () => {
+      await dropMailboxTables(pool as never, tables);
+      await pool.end();
+    });
+
+    it("a crash after the insert committed: the restarted coordinator finds the row and sends nothing twice", async () => {
+      const clock = new ManualClock(Date.now());
+      const requests = new InMemoryRequestStore(new InMemoryPipelineStore(clock));
+      const outbound = new MysqlOutboundMailbox(pool as never, { tables });
+      let crashAt: RequestFailpoint | undefined = "request.after-insert";
+      const coordinator = () =>
+        new RequestCoordinator({
+          store: requests,
+          outbound,
+          clock,
+          logger: silentLogger,
+          failpoint: (p) => {
+            if (p === crashAt) {
+              crashAt = undefined;
+              throw new SimulatedCrashMarker(p);
+            }
+          },
+        });
+      await expect(coordinator().request({ kind: "RQFD", from: "2026-03-06T00:00", to: "2026-03-06T23:59" }, "e2e")).rejects.toBeInstanceOf(SimulatedCrashMarker);
+      const [registered] = await requests.open();
+      expect(registered).toMatchObject({ status: "REGISTERED", sendAttempts: 1, outboundId: null });
+      const restarted = coordinator();
+      expect((await restarted.step()).sent).toEqual([]);
+      clock.advance(120_000);
+      expect((await restarted.step()).sent).toEqual([registered!.requestId]);
+      const out = await rows<{ ID: number; CLOB_MSG: string }>(`SELECT ID, CLOB_MSG FROM \`${tables.outbound}\``);
+      expect(out).toHaveLength(1);
+      const sent = (await requests.get(registered!.requestId)) as RequestRecord;
+      expect(sent).toMatchObject({ status: "SENT", outboundId: out[0]!.ID, sendAttempts: 2 });
+      expect(out[0]!.CLOB_MSG).toBe(sent.rawXml);
+    });
+  });
+});
