@@ -11,6 +11,7 @@ import { gateService, InMemoryPipelineStore, ManualClock } from "@msgx/core/test
 import { silentLogger } from "@msgx/core";
 import { SimulatedCrashMarker } from "../../core/src/processing/simulated-crash.js";
 import { InMemoryRequestStore } from "../../core/src/requests/in-memory-request-store.js";
+import { describeOutboundMailboxContract } from "../../core/src/requests/outbound-mailbox.contract.js";
 import { RequestCoordinator, type RequestFailpoint } from "../../core/src/requests/request-coordinator.js";
 import type { RequestRecord } from "../../core/src/requests/request-record.js";
 import { httpRequestAdmin } from "../src/commands/request-commands.js";
@@ -100,6 +101,19 @@ describe.skipIf(!gate.available)("upstream requests on MariaDB", () => {
       await eventually(async () => ((x) => (x?.status === "DONE" ? x : undefined))(await api.get(request.requestId)), "the RQRD DONE");
       expect((await api.referenceList({ rtype: "ARPT", limit: 10 })).map((e) => e.rkey)).toEqual(["CAN", "PEK"]);
     });
+  });
+
+  describeOutboundMailboxContract("MysqlOutboundMailbox (MariaDB, fresh tables per test)", async () => {
+    const pool = mysql.createPool({ uri: MYSQL_URL, ...mailboxPoolOptions });
+    const tables = uniqueTables();
+    await createMailboxTables(pool as never, tables);
+    return {
+      outbound: new MysqlOutboundMailbox(pool as never, { tables }),
+      close: async () => {
+        await dropMailboxTables(pool as never, tables);
+        await pool.end();
+      },
+    };
   });
 
   describe("coordinator recovery against the real COUTMSGS", () => {
