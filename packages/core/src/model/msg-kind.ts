@@ -26,7 +26,10 @@ export type MsgKind =
   | { readonly kind: "flop"; readonly styp: string; readonly blocks: readonly FlightRecord[] }
   /** `FLOP/FDEL`: delete one flight. */
   | { readonly kind: "fdel"; readonly flid: string; readonly ffid?: string | null | undefined }
-  /** `LDM`, `REGN`, `RSTA`, `EROR`: not parsed, SKIPPED `ignored:<TYPE>`. */
+  /**
+   * `LDM`, `REGN`, `RSTA`, `EROR`: not parsed, SKIPPED `ignored:<TYPE>` (a `REGN/RESP` whose body
+   * decodes is `reference` instead: it may answer an open RQRD, docs/requests.md).
+   */
   | { readonly kind: "ignorable"; readonly type: string }
   /** A reference-data message (`<reftype>/RESP|DNLD|ADD|UPD|DEL`). */
   | {

@@ -47,6 +47,8 @@ export class RequestsWorld {
   readonly references = new InMemoryReferenceReader(this.store.tables.requestTables);
   readonly outbound = new InMemoryOutboundMailbox(this.clock);
   failpoint: RequestFailpoint | undefined;
+  /** When set, the pump's next run dies before its commit (nothing of it is written). */
+  pumpCrashNext = false;
   coordinator!: RequestCoordinator;
   pump!: Pump;
   #seqn = 480_000;
@@ -79,6 +81,12 @@ export class RequestsWorld {
       decode: (raw) => decodeMessage(raw),
       processors: { ...defaultProcessors(), reference: referenceProcessor() },
       horizon: () => Number.MAX_SAFE_INTEGER,
+      failpoint: (name) => {
+        if (name === "pump.before-commit" && this.pumpCrashNext) {
+          this.pumpCrashNext = false;
+          throw new SimulatedCrashMarker(name);
+        }
+      },
     });
   }
 

@@ -23,9 +23,10 @@ type Command =
   | { readonly t: "advance"; readonly ms: number }
   /**
    * A reply stamped `skewMs` from now, of type `which` (0–2), or (3–5) of the type last asked for;
-   * `bad`: out of range (RQFD) or a RECS mismatch (reference).
+   * `bad`: out of range (RQFD) or a RECS mismatch (reference); `pumpCrash`: the pump dies before
+   * the commit of the run that holds it, and restarts.
    */
-  | { readonly t: "reply"; readonly which: number; readonly skewMs: number; readonly bad: boolean }
+  | { readonly t: "reply"; readonly which: number; readonly skewMs: number; readonly bad: boolean; readonly pumpCrash: boolean }
   /** The upstream sends an earlier reply again (same identity). */
   | { readonly t: "duplicate"; readonly pick: number }
   | { readonly t: "outbound"; readonly fault: "down" | "up" | "commit-unknown" | "find-fails" }
@@ -44,6 +45,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       which: fc.nat(5),
       skewMs: fc.oneof(fc.integer({ min: -4_000, max: 1_000 }), fc.integer({ min: 0, max: 120_000 })),
       bad: fc.constantFrom(false, false, false, true),
+      pumpCrash: fc.constantFrom(false, false, false, false, true),
     }),
   },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("duplicate" as const), pick: fc.nat() }) },
@@ -134,6 +136,12 @@ async function run(cmds: readonly Command[]): Promise<void> {
         const expected = expectedOutcome([...w.requests.tables.requests.values()], type, dttmToEpochMs(dttm, 480)!, c.bad);
         const id = await w.arrive(raw);
         replies.push({ id, raw });
+        if (c.pumpCrash) {
+          w.pumpCrashNext = true;
+          await crashSafe(w, () => w.drain());
+          expect(await w.outcome(id), "a crashed run wrote something").toBe("PENDING");
+          await check();
+        }
         await w.drain();
         const outcome = await w.outcome(id);
         expect(outcome).toMatch(expected.outcome);
