@@ -1,18 +1,6 @@
-import {
-  isMsgxError,
-  MsgxError,
-  systemClock,
-  type AuditEntry,
-  type BackfillTodo,
-  type Clock,
-  type InboxEntry,
-  type IntakeState,
-  type PipelineStore,
-  type PipelineTx,
-  type ProcRecord,
-  type RecordFilter,
-} from "@msgx/core";
-import type { ControlledTransaction, Kysely } from "kysely";
+import { pgTransaction } from "./pg-transaction.js";
+import { isMsgxError, MsgxError, systemClock, type AuditEntry, type BackfillTodo, type Clock, type InboxEntry, type IntakeState, type PipelineStore, type PipelineTx, type ProcRecord, type RecordFilter } from "@msgx/core";
+import type { Kysely } from "kysely";
 import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "./lock-keys.js";
 import { audits } from "./operations/audits.js";
 import { completeBackfill } from "./operations/complete-backfill.js";
@@ -26,7 +14,7 @@ import { intakeState } from "./operations/intake-state.js";
 import { listRecords } from "./operations/list-records.js";
 import { pipelineEpoch } from "./operations/pipeline-epoch.js";
 import { unfinished } from "./operations/unfinished.js";
-import { mapPgError, pgCall } from "./pg-error-map.js";
+import { pgCall } from "./pg-error-map.js";
 import { PgPipelineTx } from "./pg-pipeline-tx.js";
 import type { MsgxDatabase } from "./rows/tables.js";
 
@@ -112,25 +100,13 @@ export class PgPipelineStore implements PipelineStore {
   }
 
   async #transactionOnce<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number }): Promise<T> {
-    const trx = await pgCall("begin", () => this.#db.startTransaction().execute());
-    let result: T;
-    try {
+    return pgTransaction(this.#db, "pipeline", async (trx) => {
       const epoch = await pgCall("pipeline lock", () => pipelineEpoch(trx, this.#keys));
       if (options.fence !== undefined && options.fence !== epoch) {
         throw new MsgxError("FENCED", `fence ${options.fence} is stale (epoch ${epoch})`);
       }
-      result = await fn(new PgPipelineTx(trx, this.#clock.now(), this.#backfillFirstDelayMs));
-    } catch (e) {
-      await rollbackQuietly(trx);
-      throw e;
-    }
-    try {
-      await trx.commit().execute();
-    } catch (e) {
-      await rollbackQuietly(trx);
-      throw mapPgError(e, "commit", "commit");
-    }
-    return result;
+      return await fn(new PgPipelineTx(trx, this.#clock.now(), this.#backfillFirstDelayMs));
+    });
   }
 
   audits(limit: number): Promise<readonly AuditEntry[]> {
@@ -150,8 +126,3 @@ export class PgPipelineStore implements PipelineStore {
   }
 }
 
-/** Ends a failed transaction; a dead connection is discarded by the driver, not returned to the pool. */
-async function rollbackQuietly(trx: ControlledTransaction<MsgxDatabase>): Promise<void> {
-  if (trx.isCommitted || trx.isRolledBack) return;
-  await trx.rollback().execute().catch(() => undefined);
-}

@@ -1,10 +1,9 @@
+import { pgTransaction } from "../pg-transaction.js";
 import { isMsgxError, MsgxError } from "@msgx/core";
-import type { ControlledTransaction } from "kysely";
 import type { LockKeys } from "../lock-keys.js";
 import type { Db } from "../operations/db.js";
 import { pipelineEpoch } from "../operations/pipeline-epoch.js";
-import { mapPgError, pgCall } from "../pg-error-map.js";
-import type { MsgxDatabase } from "../rows/tables.js";
+import { pgCall } from "../pg-error-map.js";
 
 /**
  * Runs `fn` in one transaction that enters the pipeline exactly as a pipeline transaction does
@@ -33,26 +32,10 @@ export async function pipelineLocked<T>(
 }
 
 async function once<T>(db: Db, keys: LockKeys, what: string, fence: number | undefined, fn: (trx: Db) => Promise<T>): Promise<T> {
-  const trx = await pgCall(`${what}: begin`, () => db.startTransaction().execute());
-  let result: T;
-  try {
+  return pgTransaction(db, what, async (trx) => {
     const epoch = await pgCall(`${what}: pipeline lock`, () => pipelineEpoch(trx, keys));
     if (fence !== undefined && fence !== epoch) throw new MsgxError("FENCED", `fence ${fence} is stale (epoch ${epoch})`);
-    result = await fn(trx);
-  } catch (e) {
-    await rollbackQuietly(trx);
-    throw e;
-  }
-  try {
-    await trx.commit().execute();
-  } catch (e) {
-    await rollbackQuietly(trx);
-    throw mapPgError(e, `${what}: commit`, "commit");
-  }
-  return result;
+    return await fn(trx);
+  });
 }
 
-async function rollbackQuietly(trx: ControlledTransaction<MsgxDatabase>): Promise<void> {
-  if (trx.isCommitted || trx.isRolledBack) return;
-  await trx.rollback().execute().catch(() => undefined);
-}

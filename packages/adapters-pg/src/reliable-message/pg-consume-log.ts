@@ -1,6 +1,7 @@
+import { pgTransaction } from "../pg-transaction.js";
 import type { ConsumeLog, ConsumeLogEntry } from "@msgx/core";
-import type { ControlledTransaction, Kysely, Transaction } from "kysely";
-import { mapPgError, pgCall } from "../pg-error-map.js";
+import type { Kysely, Transaction } from "kysely";
+import { pgCall } from "../pg-error-map.js";
 import { claimConsume } from "./operations/claim-consume.js";
 
 /**
@@ -21,29 +22,12 @@ export class PgConsumeLog<DB = any> implements ConsumeLog<Transaction<DB>> {
   }
 
   async transaction<T>(fn: (tx: Transaction<DB>) => Promise<T>): Promise<T> {
-    const trx = await pgCall("consume log begin", () => this.#db.startTransaction().execute());
-    let result: T;
-    try {
-      result = await fn(trx);
-    } catch (e) {
-      await rollbackQuietly(trx);
-      throw e;
-    }
-    try {
-      await trx.commit().execute();
-    } catch (e) {
-      await rollbackQuietly(trx);
-      throw mapPgError(e, "consume log commit", "commit");
-    }
-    return result;
+    return pgTransaction(this.#db, "consume log", async (trx) => {
+      return await fn(trx);
+    });
   }
 
   claim(tx: Transaction<DB>, entry: ConsumeLogEntry): Promise<boolean> {
     return pgCall("consume log claim", () => claimConsume(tx, entry));
   }
-}
-
-async function rollbackQuietly<DB>(trx: ControlledTransaction<DB>): Promise<void> {
-  if (trx.isCommitted || trx.isRolledBack) return;
-  await trx.rollback().execute().catch(() => undefined);
 }

@@ -1,6 +1,7 @@
+import { pgTransaction } from "../pg-transaction.js";
 import { MsgxError } from "@msgx/core";
 import { assertRequestFilter, type RequestDraft, type RequestFilter, type RequestRecord, type RequestStore, type RequestTx } from "./core-requests.js";
-import type { ControlledTransaction, Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { Db } from "../operations/db.js";
 import { mapPgError, pgCall } from "../pg-error-map.js";
 import { getRequest } from "./operations/get-request.js";
@@ -61,21 +62,9 @@ export class PgRequestStore implements RequestStore {
   }
 
   async transaction<T>(fn: (tx: RequestTx) => Promise<T>): Promise<T> {
-    const trx = await pgCall("request begin", () => this.#db.startTransaction().execute());
-    let result: T;
-    try {
-      result = await fn(new PgRequestTx(trx));
-    } catch (e) {
-      await rollbackQuietly(trx);
-      throw e;
-    }
-    try {
-      await trx.commit().execute();
-    } catch (e) {
-      await rollbackQuietly(trx);
-      throw mapPgError(e, "request commit", "commit");
-    }
-    return result;
+    return pgTransaction(this.#db, "request", async (trx) => {
+      return await fn(new PgRequestTx(trx));
+    });
   }
 
   update(next: RequestRecord, expectedVersion: number): Promise<boolean> {
@@ -96,7 +85,3 @@ export class PgRequestStore implements RequestStore {
   }
 }
 
-async function rollbackQuietly(trx: ControlledTransaction<any>): Promise<void> {
-  if (trx.isCommitted || trx.isRolledBack) return;
-  await trx.rollback().execute().catch(() => undefined);
-}

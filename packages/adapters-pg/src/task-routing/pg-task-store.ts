@@ -1,18 +1,8 @@
-import {
-  systemClock,
-  type Clock,
-  type OutboxEventDraft,
-  type TaskCallbackEntry,
-  type TaskFeedbackEntry,
-  type TaskFeedbackKey,
-  type TaskFilter,
-  type TaskRecord,
-  type TaskStore,
-  type TaskTx,
-} from "@msgx/core";
-import type { ControlledTransaction, Kysely } from "kysely";
+import { pgTransaction } from "../pg-transaction.js";
+import { systemClock, type Clock, type OutboxEventDraft, type TaskCallbackEntry, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskRecord, type TaskStore, type TaskTx } from "@msgx/core";
+import type { Kysely } from "kysely";
 import { insertEvents } from "../operations/insert-events.js";
-import { mapPgError, pgCall } from "../pg-error-map.js";
+import { pgCall } from "../pg-error-map.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 import { insertCallback, listCallbacks } from "./operations/callback-log.js";
 import { findFeedback, insertFeedback, listFeedback } from "./operations/feedback-log.js";
@@ -47,21 +37,9 @@ export class PgTaskStore implements TaskStore {
   }
 
   async transaction<T>(fn: (tx: TaskTx) => Promise<T>): Promise<T> {
-    const trx = await pgCall("task transaction begin", () => this.#db.startTransaction().execute());
-    let result: T;
-    try {
-      result = await fn(new PgTaskTx(trx, this.#clock.now()));
-    } catch (e) {
-      await rollbackQuietly(trx);
-      throw e;
-    }
-    try {
-      await trx.commit().execute();
-    } catch (e) {
-      await rollbackQuietly(trx);
-      throw mapPgError(e, "task transaction commit", "commit");
-    }
-    return result;
+    return pgTransaction(this.#db, "task", async (trx) => {
+      return await fn(new PgTaskTx(trx, this.#clock.now()));
+    });
   }
 
   get(taskId: string): Promise<TaskRecord | undefined> {
@@ -120,7 +98,3 @@ class PgTaskTx implements TaskTx {
   }
 }
 
-async function rollbackQuietly(trx: ControlledTransaction<any>): Promise<void> {
-  if (trx.isCommitted || trx.isRolledBack) return;
-  await trx.rollback().execute().catch(() => undefined);
-}
