@@ -54,10 +54,11 @@ export const GapTracker = {
   },
 
   /**
-   * Moves the horizon over seen ids and over gaps older than `graceMs`. Returns the gaps given up,
-   * so the caller logs each once.
+   * Moves the horizon over seen ids and over gaps older than `graceMs`, giving up at most
+   * `maxGaps` gaps (the caller confirms each one is still empty before it may pass). Returns the
+   * gaps given up, so the caller logs each once.
    */
-  advance(state: GapState, now: number, graceMs: number): { state: GapState; passed: readonly Gap[] } {
+  advance(state: GapState, now: number, graceMs: number, maxGaps = Number.POSITIVE_INFINITY): { state: GapState; passed: readonly Gap[] } {
     let horizon = state.horizon;
     const seen = new Set(state.seen);
     const gaps = [...state.gaps];
@@ -68,7 +69,7 @@ export const GapTracker = {
         continue;
       }
       const first = gaps[0];
-      if (first !== undefined && first.from === horizon + 1 && now - first.since >= graceMs) {
+      if (first !== undefined && first.from === horizon + 1 && now - first.since >= graceMs && passed.length < maxGaps) {
         gaps.shift();
         passed.push(first);
         horizon = first.to;
@@ -77,6 +78,11 @@ export const GapTracker = {
       break;
     }
     return { state: { horizon, maxSeen: state.maxSeen, seen, gaps }, passed };
+  },
+
+  /** Gaps older than the grace, in id order, at most `limit`: the ones `advance` could give up. */
+  expired(state: GapState, now: number, graceMs: number, limit: number): readonly Gap[] {
+    return state.gaps.slice(0, limit).filter((g) => now - g.since >= graceMs);
   },
 
   /** The first open gap, if the horizon is waiting on one. */

@@ -22,6 +22,9 @@ export const DEFAULT_INBOX_POLLER_OPTIONS: InboxPollerOptions = {
   rescanEveryMs: 30_000,
 };
 
+/** Gaps confirmed (and so possibly given up) per step; the rest wait for the next step. */
+const MAX_GAPS_PER_STEP = 16;
+
 export interface PollResult {
   /** Ids newly enqueued by this step. */
   readonly enqueued: readonly number[];
@@ -70,9 +73,18 @@ export class InboxPoller {
     // While a gap holds the horizon, look right behind it too: the late id shows up there.
     const fill = GapTracker.blockingGap(gaps0) ? await this.#mailbox.scan(gaps0.horizon, batchSize, signal) : [];
     const now = this.#clock.now();
-    const fresh = dedupe([...rows, ...fill]).filter((r) => r.msgId > gaps0.horizon && !gaps0.seen.has(r.msgId));
-    const observed = GapTracker.observe(gaps0, fresh.map((r) => r.msgId), now);
-    const { state, passed } = GapTracker.advance(observed, now, this.#options.gapGraceMs);
+    let fresh = dedupe([...rows, ...fill]).filter((r) => r.msgId > gaps0.horizon && !gaps0.seen.has(r.msgId));
+    let observed = GapTracker.observe(gaps0, fresh.map((r) => r.msgId), now);
+    // A gap is given up only after one more look at exactly its ids: the scans above start at the
+    // horizon and stop after a batch, so a late row further up could otherwise go unseen.
+    const expired = GapTracker.expired(observed, now, this.#options.gapGraceMs, MAX_GAPS_PER_STEP);
+    const confirm = (await Promise.all(expired.map((g) => this.#mailbox.scan(g.from - 1, Math.min(batchSize, g.to - g.from + 1), signal)))).flat();
+    const late = confirm.filter((r) => r.msgId > gaps0.horizon && !observed.seen.has(r.msgId));
+    if (late.length > 0) {
+      fresh = dedupe([...fresh, ...late]);
+      observed = GapTracker.observe(observed, late.map((r) => r.msgId), now);
+    }
+    const { state, passed } = GapTracker.advance(observed, now, this.#options.gapGraceMs, expired.length);
 
     const pending = fresh.filter((r) => r.pending).map((r) => ({ msgId: r.msgId, receivedAt: r.receivedAt }));
     const enqueued = await this.#store.enqueue(pending, { horizon: state.horizon });
@@ -82,8 +94,8 @@ export class InboxPoller {
     for (const g of passed) {
       this.#logger.warn("mailbox gap passed after grace", { from: g.from, to: g.to, waitedMs: now - g.since });
     }
-    const late = await this.#rescanBehind(now, signal);
-    return { enqueued: [...enqueued, ...late], full: rows.length >= batchSize, horizon: state.horizon };
+    const behind = await this.#rescanBehind(now, signal);
+    return { enqueued: [...enqueued, ...behind], full: rows.length >= batchSize, horizon: state.horizon };
   }
 
   /**

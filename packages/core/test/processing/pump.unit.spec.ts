@@ -162,6 +162,25 @@ describe("InboxPoller", () => {
     expect(results.at(-1)?.horizon).toBe(10);
   });
 
+  it("looks at a gap once more before giving it up, even beyond the first batch above the horizon", async () => {
+    const w = new PipelineWorld(1);
+    const first = w.mailbox.reserve(sisXml("valid", 1));
+    for (let i = 2; i <= 5; i++) w.mailbox.insert(sisXml("valid", i));
+    await w.poller.step();
+    w.mailbox.rollback(first);
+    const second = w.mailbox.reserve(sisXml("valid", 6));
+    w.mailbox.insert(sisXml("valid", 7));
+    await w.poller.step();
+    w.mailbox.commit(second);
+    // Both gaps are past their grace now; the second one has filled in the meantime.
+    w.clock.advance(6_000);
+    for (let i = 0; i < 4; i++) {
+      await w.poller.step();
+      await w.pumpSteps(20);
+    }
+    expect(w.store.tables.terminalLog.map((t) => t.msgId)).toEqual([2, 3, 4, 5, 6, 7]);
+  });
+
   it("never loses a row that commits after its gap was given up", async () => {
     const w = new PipelineWorld(200);
     const late = w.mailbox.reserve(sisXml("valid", 1));
