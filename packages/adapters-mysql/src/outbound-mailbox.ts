@@ -3,4 +3,4 @@
  * re-exported here so existing imports keep working. Taken from the core source until the
  * `@msgx/core` barrel exports it; then this line becomes `export type { … } from "@msgx/core"`.
  */
-export type { OutboundMailbox, OutboundRow, OutboundQuery } from "../../core/src/ports/outbound-mailbox.js";
+export type { OutboundMailbox, OutboundRow, OutboundQuery } from "@msgx/core";

@@ -70,3 +70,10 @@ export { pendingTargets } from "./operations/pending-targets.js";
 // Maintenance jobs
 export { PgMaintenanceStore, type PgMaintenanceStoreOptions } from "./jobs/pg-maintenance-store.js";
 export { maintenanceMigration } from "./jobs/maintenance-migration.js";
+
+// Upstream requests and reference data
+export { PgRequestStore } from "./requests/pg-request-store.js";
+export { PgReferenceReader } from "./requests/pg-reference-reader.js";
+export { PgOutboundMailbox } from "./requests/pg-outbound-mailbox.js";
+export { createPgOutboundTable } from "./requests/pg-outbound-schema.js";
+export { requestsMigration } from "./requests/requests-migration.js";

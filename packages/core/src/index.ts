@@ -228,3 +228,20 @@ export { HistorySweeper, DEFAULT_HISTORY_SWEEP_OPTIONS, type HistorySweepOptions
 export { SnapLogCleaner, DEFAULT_SNAP_LOG_CLEANUP_OPTIONS, type SnapLogCleanupOptions, type SnapLogCleanupBatch } from "./jobs/snap-log-cleaner.js";
 export { ProcStateArchiver, DEFAULT_PROC_STATE_ARCHIVE_OPTIONS, type ProcStateArchiveOptions, type ProcStateArchiveBatch } from "./jobs/proc-state-archiver.js";
 export { Reconciler, DEFAULT_RECONCILER_OPTIONS, type ReconcilerOptions, type ReconcilePage, type ReconcileCounts, type ProcessedWithoutTerminal } from "./jobs/reconciler.js";
+
+// Upstream requests and reference data (SPEC §2.6)
+export type { OutboundMailbox, OutboundRow, OutboundQuery } from "./ports/outbound-mailbox.js";
+export { RequestStatus, OPEN_REQUEST_STATUSES, ANSWERABLE_REQUEST_STATUSES, isOpenRequest, isAnswerableRequest } from "./requests/request-status.js";
+export { requestTypeOf, requestEcho, toOpenRequest, type RequestRecord, type RequestDraft, type RequestParams, type RequestMatch, type RequestCloseReason } from "./requests/request-record.js";
+export { evolveRequest, decideRequest, registerRequest, IllegalRequestTransitionError, type RequestEvent, type RequestAction, type RegistrationInput } from "./requests/request-machine.js";
+export { DEFAULT_REQUEST_OPTIONS, requestOptions, nextSeqn, type RequestOptions } from "./requests/request-options.js";
+export { encodeRqfd, encodeRqrd, encodeRequest, checkRequestParams, type RequestMeta } from "./requests/request-encoder.js";
+export { epochMsToDttm } from "./requests/dttm-instant.js";
+export { MatchRule, matchReply, openRequestType, type ReplyFacts, type ReplyMatch, type ReplyMatchOptions } from "./requests/reply-match.js";
+export { RequestInputError, isRequestInputError } from "./requests/request-input-error.js";
+export { assertRequestFilter, type RequestStore, type RequestTx, type RequestFilter } from "./requests/request-store.js";
+export { RequestCoordinator, type RequestCoordinatorDeps, type RequestFailpoint, type RequestStep, type Registration } from "./requests/request-coordinator.js";
+export { referenceProcessor, DEFAULT_REFERENCE_PROCESSOR_OPTIONS, type ReferenceProcessorOptions } from "./requests/reference-processor.js";
+export { refKey, type RefChange, type RefEntry } from "./requests/reference-entry.js";
+export { assertRefListQuery, type ReferenceReader, type RefListQuery } from "./requests/reference-reader.js";
+export type { RequestClose } from "./processing/run-decision.js";

@@ -48,3 +48,10 @@ export { describeTaskConsumeLogStoreContract, sampleTaskConsumeWrite, type TaskC
 export { InMemoryArchivingPipelineStore } from "../jobs/in-memory-archiving-pipeline-store.js";
 export { InMemoryMaintenanceStore, type InMemoryMaintenanceTables, type InMemorySnapLogRow } from "../jobs/in-memory-maintenance-store.js";
 export { describeMaintenanceStoreContract, type MaintenanceStoreHarness } from "../jobs/maintenance-store.contract.js";
+// Requests
+export { InMemoryRequestStore, type InMemoryRequestBackend } from "../requests/in-memory-request-store.js";
+export { InMemoryOutboundMailbox } from "../requests/in-memory-outbound-mailbox.js";
+export { InMemoryReferenceReader } from "../requests/in-memory-reference-reader.js";
+export { newRequestTables, type InMemoryRequestTables } from "../requests/in-memory-request-tables.js";
+export { describeRequestStoreContract, sampleRequestDraft, type RequestStoreHarness } from "../requests/request-store.contract.js";
+export { describeOutboundMailboxContract, type OutboundMailboxHarness } from "../requests/outbound-mailbox.contract.js";
