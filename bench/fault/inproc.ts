@@ -1,0 +1,205 @@
+/**
+ * The runner's own pipeline (`startPipeline` over `buildParts`: intake poller, pump, backfill
+ * sweep, msg dispatcher, schd flusher and the HTTP ingress) in the benchmark's process, on real
+ * MariaDB, PostgreSQL and Kafka, each run isolated by schema, mailbox tables and topics. Two
+ * probes are wrapped around the real adapters, adding no I/O: the instant each ingress append
+ * committed, and the instant each msg-topic record was acknowledged by the broker.
+ */
+import { createMailboxTables, dropMailboxTables } from "@msgx/adapters-mysql";
+import { createPgStore } from "@msgx/adapters-pg";
+import { Target, type DeliveryPort, type Logger, type Mailbox, type PipelineStatus, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
+import { buildParts } from "../../packages/runner/src/app/build-parts.js";
+import { startPipeline, type RunningApp } from "../../packages/runner/src/app/pipeline-app.js";
+import { loadConfig } from "../../packages/runner/src/config/load-config.js";
+import type { AppParts } from "../../packages/runner/src/app/app-parts.js";
+import { deleteTopics, mysqlPool, sleep, URLS, type MysqlPool } from "./infra.js";
+
+/** warn and error lines on stderr; the rest is dropped. */
+export const benchLogger: Logger = {
+  debug() {},
+  info() {},
+  warn: (msg, fields) => console.warn(`  [warn] ${msg}${fields ? ` ${JSON.stringify(fields)}` : ""}`),
+  error: (msg, fields) => console.error(`  [error] ${msg}${fields ? ` ${JSON.stringify(fields)}` : ""}`),
+};
+
+export interface InprocOptions {
+  readonly tag: string;
+  readonly maxRun: number;
+  readonly partitions?: number;
+  readonly schdFlushPeriodMs?: number;
+  readonly pollIntervalMs?: number;
+  readonly claimBatch?: number;
+  readonly deliveryBatchSize?: number;
+  /** Extra dotted config overrides. */
+  readonly overrides?: Readonly<Record<string, unknown>>;
+}
+
+export interface Inproc {
+  readonly url: string;
+  readonly app: RunningApp;
+  readonly parts: AppParts;
+  readonly pool: MysqlPool;
+  readonly inbound: string;
+  readonly msgTopic: string;
+  readonly schdTopic: string;
+  /** Mailbox id → the instant its first msg-topic record was acknowledged. */
+  readonly acked: Map<number, number>;
+  /** Mailbox id → the instant its ingress append committed (HTTP ingress only). */
+  readonly appended: Map<number, number>;
+  /** Mailbox id → the instant the intake's enqueue into PostgreSQL returned it. */
+  readonly enqueued: Map<number, number>;
+  /** Mailbox id → the instant the pump's transaction that decided it committed. */
+  readonly committed: Map<number, number>;
+  /** msg-topic records acknowledged (resends included). */
+  ackedRecords(): number;
+  status(): Promise<PipelineStatus>;
+  /** Stops the pipeline, drops the schema, tables and topics. */
+  dispose(): Promise<void>;
+}
+
+export async function startInproc(o: InprocOptions): Promise<Inproc> {
+  const schema = o.tag.toLowerCase();
+  const tables = { inbound: `CMINMSGS_${o.tag}`, outbound: `COUTMSGS_${o.tag}` };
+  const msgTopic = `msg_${o.tag}`;
+  const schdTopic = `schd_${o.tag}`;
+  const pool = mysqlPool(4);
+  await createMailboxTables(pool as never, tables);
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      dataDir: `/tmp/msgx-bench-${o.tag}`,
+      "http.port": 0,
+      "pg.url": URLS.pg,
+      "pg.schema": schema,
+      "mysql.url": URLS.mysql,
+      "mysql.inboundTable": tables.inbound,
+      "mysql.outboundTable": tables.outbound,
+      "kafka.brokers": URLS.brokers,
+      "kafka.msgTopic": msgTopic,
+      "kafka.schdTopic": schdTopic,
+      "kafka.partitions": o.partitions ?? 6,
+      "pipeline.maxRun": o.maxRun,
+      ...(o.pollIntervalMs !== undefined ? { "pipeline.pollIntervalMs": o.pollIntervalMs } : {}),
+      ...(o.claimBatch !== undefined ? { "pipeline.claimBatch": o.claimBatch } : {}),
+      ...(o.deliveryBatchSize !== undefined ? { "delivery.batchSize": o.deliveryBatchSize } : {}),
+      ...(o.schdFlushPeriodMs !== undefined ? { "schd.flushPeriodMs": o.schdFlushPeriodMs } : {}),
+      "log.level": "warn",
+      ...o.overrides,
+    },
+  });
+  const parts = await buildParts(config, benchLogger);
+
+  const acked = new Map<number, number>();
+  const appended = new Map<number, number>();
+  let ackedRecords = 0;
+  const delivery: DeliveryPort = {
+    send: async (records, signal) => {
+      await parts.delivery.send(records, signal);
+      const at = Date.now();
+      for (const r of records) {
+        if (r.topic !== msgTopic) continue;
+        ackedRecords += 1;
+        const id = Number(r.headers["msgx-source-msg-id"]);
+        if (!acked.has(id)) acked.set(id, at);
+      }
+    },
+  };
+  const inner = parts.mailbox;
+  const mailbox: Mailbox = {
+    scan: (afterId, limit, signal) => inner.scan(afterId, limit, signal),
+    readRaw: (ids, signal) => inner.readRaw(ids, signal),
+    backfill: (entries, signal) => inner.backfill(entries, signal),
+    append: async (raw, signal) => {
+      const id = await inner.append(raw, signal);
+      appended.set(id, Date.now());
+      return id;
+    },
+  };
+  const enqueued = new Map<number, number>();
+  const committed = new Map<number, number>();
+  const store = stageProbe(parts.store, enqueued, committed);
+  const probed: AppParts = { ...parts, store, delivery, mailbox };
+  const app = await startPipeline(probed, config, benchLogger);
+
+  let disposed = false;
+  return {
+    url: app.url,
+    app,
+    parts: probed,
+    pool,
+    inbound: tables.inbound,
+    msgTopic,
+    schdTopic,
+    acked,
+    appended,
+    enqueued,
+    committed,
+    ackedRecords: () => ackedRecords,
+    status: () => parts.status.status(),
+    dispose: async () => {
+      if (disposed) return;
+      disposed = true;
+      await app.stop().catch((e: unknown) => console.error("  stop failed", e));
+      const pg = await createPgStore({ connectionString: URLS.pg, migrate: false, max: 1 });
+      await pg.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => undefined);
+      await pg.close();
+      await dropMailboxTables(pool as never, tables).catch(() => undefined);
+      await pool.end().catch(() => undefined);
+      await deleteTopics([msgTopic, schdTopic]);
+    },
+  };
+}
+
+/** Wraps the store: when `enqueue` returned each id, and when the transaction deciding it committed. */
+function stageProbe(store: PipelineStore, enqueued: Map<number, number>, committed: Map<number, number>): PipelineStore {
+  // Members are read on the target itself (its getters use private fields a proxy does not have).
+  const bound = (target: object, prop: string | symbol) => {
+    const v = Reflect.get(target, prop) as unknown;
+    return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+  };
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === "enqueue") {
+        return async (...args: Parameters<PipelineStore["enqueue"]>) => {
+          const ids = await target.enqueue(...args);
+          const at = Date.now();
+          for (const id of ids) if (!enqueued.has(id)) enqueued.set(id, at);
+          return ids;
+        };
+      }
+      if (prop === "transaction") {
+        return async <T>(work: (tx: PipelineTx) => Promise<T>, options?: { fence?: number }) => {
+          const decided: number[] = [];
+          const out = await target.transaction(
+            (tx) =>
+              work(
+                new Proxy(tx, {
+                  get(t, p) {
+                    if (p === "applyRun") return async (d: RunDecision) => (decided.push(...d.records.map((x) => x.msgId)), t.applyRun(d));
+                    return bound(t, p);
+                  },
+                }),
+              ),
+            options,
+          );
+          const at = Date.now();
+          for (const id of decided) if (!committed.has(id)) committed.set(id, at);
+          return out;
+        };
+      }
+      return bound(target, prop);
+    },
+  });
+}
+
+/** Waits until every one of `total` messages is terminal and no msg event is pending. */
+export async function drained(p: Inproc, total: number, timeoutMs: number, everyMs = 250): Promise<PipelineStatus> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await p.status();
+    const terminal = (s.byStatus.SUCCEEDED ?? 0) + (s.byStatus.SKIPPED ?? 0) + (s.byStatus.DEAD ?? 0);
+    if (terminal >= total && (s.delivery[Target.MSG]?.pending ?? 0) === 0) return s;
+    if (Date.now() > deadline) throw new Error(`not drained after ${timeoutMs} ms: ${JSON.stringify(s)}`);
+    await sleep(everyMs);
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The built `msgx run` binary as a child process on real PostgreSQL, MariaDB and Kafka, isolated
+ * by schema, mailbox tables and topics (a `RealRun`), plus the clean-up of all of them. Used by the
+ * ingress benchmark and the fault battery.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { createMailboxTables, dropMailboxTables } from "@msgx/adapters-mysql";
+import { deleteTopics, mysqlPool, REPO, URLS, type MysqlPool } from "./infra.js";
+
+export const CLI = join(REPO, "packages", "runner", "dist", "cli.js");
+
+/** Names of one isolated run. */
+export interface RealRun {
+  readonly tag: string;
+  readonly schema: string;
+  readonly inbound: string;
+  readonly outbound: string;
+  readonly msgTopic: string;
+  readonly schdTopic: string;
+}
+
+export function realRun(tag: string): RealRun {
+  return { tag, schema: tag.toLowerCase(), inbound: `CMINMSGS_${tag}`, outbound: `COUTMSGS_${tag}`, msgTopic: `msg_${tag}`, schdTopic: `schd_${tag}` };
+}
+
+/** The environment that points a runner at `run`'s schema, tables and topics. */
+export function runEnv(run: RealRun, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    MSGX_PG_SCHEMA: run.schema,
+    MSGX_MYSQL_INBOUND_TABLE: run.inbound,
+    MSGX_MYSQL_OUTBOUND_TABLE: run.outbound,
+    MSGX_KAFKA_MSG_TOPIC: run.msgTopic,
+    MSGX_KAFKA_SCHD_TOPIC: run.schdTopic,
+    ...extra,
+  };
+}
+
+export async function createMailbox(pool: MysqlPool, run: RealRun): Promise<void> {
+  await createMailboxTables(pool as never, { inbound: run.inbound, outbound: run.outbound });
+}
+
+/** Drops the mailbox tables and the topics (the schema is dropped by the caller's PostgreSQL handle). */
+export async function dropRun(run: RealRun, pool?: MysqlPool): Promise<void> {
+  const own = pool ?? mysqlPool(1);
+  await dropMailboxTables(own as never, { inbound: run.inbound, outbound: run.outbound }).catch(() => undefined);
+  if (!pool) await own.end().catch(() => undefined);
+  await deleteTopics([run.msgTopic, run.schdTopic]);
+}
+
+/** This process's environment without MSGX_* settings (the runner refuses unknown ones; tests set their own). */
+function inheritedEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("MSGX_") || k.startsWith("MSGX_TEST_") || k === "MSGX_REQUIRE_SERVICES"));
+}
+
+export interface RunnerChild {
+  readonly url: string;
+  readonly child: ChildProcess;
+  readonly output: () => string;
+  /** The exit code, or the signal name. */
+  readonly exited: Promise<number | string>;
+}
+
+/** Spawns `msgx run` on the real services and waits until it listens (rejects if it exits first). */
+export async function spawnRealRunner(run: RealRun, extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<RunnerChild> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx -y pnpm@10.34.9 build)`);
+  const child = spawn(process.execPath, [CLI, "run", "--http-port", "0", "--pg", URLS.pg, "--mysql", URLS.mysql, "--kafka", URLS.brokers], {
+    env: { ...inheritedEnv(), MSGX_LOG_LEVEL: "warn", ...runEnv(run, extraEnv) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  const keep = (d: Buffer) => {
+    out += d.toString();
+    if (out.length > 200_000) out = out.slice(-100_000);
+  };
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  const exited = new Promise<number | string>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? -1)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`runner did not start in ${timeoutMs} ms:\n${out.slice(-4_000)}`));
+    }, timeoutMs);
+    const check = () => {
+      const m = /msgx listening on (http:\/\/[^\s]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on("data", check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`runner exited (${code}) before listening:\n${out.slice(-4_000)}`));
+    });
+  });
+  return { url, child, output: () => out, exited };
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`. */
+export async function stopRunner(r: RunnerChild, graceMs = 30_000): Promise<number | string> {
+  if (r.child.exitCode !== null || r.child.signalCode !== null) return r.exited;
+  r.child.kill("SIGTERM");
+  const timer = setTimeout(() => r.child.kill("SIGKILL"), graceMs);
+  const code = await r.exited;
+  clearTimeout(timer);
+  return code;
+}
+
+export interface AdminStatus {
+  readonly head: unknown;
+  readonly backfillDebt: number;
+  readonly byStatus: Record<string, number>;
+  readonly deadLetters: number;
+  readonly delivery: Record<string, { pending: number; dead: number }>;
+}
+
+export async function adminStatus(url: string): Promise<AdminStatus> {
+  const res = await fetch(new URL("/admin/status", url), { signal: AbortSignal.timeout(10_000) });
+  if (!res.ok) throw new Error(`/admin/status answered ${res.status}`);
+  return (await res.json()) as AdminStatus;
+}
+
+/** Polls until `total` messages are terminal, nothing is pending delivery and (optionally) no backfill debt. */
+export async function waitQuiet(url: string, total: number, timeoutMs: number, options: { debt?: boolean } = {}): Promise<AdminStatus> {
+  const deadline = Date.now() + timeoutMs;
+  let last: AdminStatus | undefined;
+  for (;;) {
+    try {
+      last = await adminStatus(url);
+      const terminal = (last.byStatus["SUCCEEDED"] ?? 0) + (last.byStatus["SKIPPED"] ?? 0) + (last.byStatus["DEAD"] ?? 0);
+      const pending = Object.values(last.delivery).reduce((a, d) => a + d.pending, 0);
+      if (terminal >= total && last.head === null && pending === 0 && (!options.debt || last.backfillDebt === 0)) return last;
+    } catch {
+      // the runner may be busy or restarting
+    }
+    if (Date.now() > deadline) throw new Error(`not quiet after ${timeoutMs} ms: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
