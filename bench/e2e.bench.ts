@@ -13,6 +13,7 @@
  *   node bench/run.mjs e2e [--messages 20000] [--flights 500] [--runs 1,10,50,200,500]
  *                          [--baseline-messages 2000] [--poll-ms 100] [--claim-batch 50]
  */
+import { setMaxListeners } from "node:events";
 import { drained, startInproc } from "./fault/inproc.js";
 import { fmt, insertMailboxRows, latencyStats, listArg, machineInfo, numArg, printTable, runTag, writeReport, type LatencyStats } from "./fault/infra.js";
 import { dnldThenFlops } from "./fault/stream.js";
@@ -99,6 +100,8 @@ async function main(): Promise<void> {
   console.log(`  written ${file}`);
 }
 
+// The runner's loops and in-flight calls share one AbortSignal: more than 10 listeners is normal.
+setMaxListeners(64);
 main().then(
   () => process.exit(0),
   (e: unknown) => {

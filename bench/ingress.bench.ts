@@ -19,7 +19,7 @@ const SECONDS = numArg("seconds", 15);
 const FLIGHTS = numArg("flights", 500);
 const MAX_IN_FLIGHT = numArg("max-in-flight", 256);
 
-type Row = Omit<LoadResult, "ids"> & { readonly processed: Record<string, number> };
+type Row = Omit<LoadResult, "ids"> & { readonly processed: Record<string, number>; readonly skippedReasons: readonly string[] };
 
 async function atRate(rate: number): Promise<Row> {
   const run = realRun(runTag(`ingress_${rate}`));
@@ -34,12 +34,15 @@ async function atRate(rate: number): Promise<Row> {
     await waitQuiet(runner.url, 1, 60_000);
     const { ids: _ids, ...load } = await openLoop({ url: runner.url, bodies: stream.slice(1), rate, maxInFlight: MAX_IN_FLIGHT });
     const status = await waitQuiet(runner.url, load.ok + 1, 300_000);
-    return { ...load, processed: Object.fromEntries(Object.entries(status.byStatus).filter(([, n]) => n > 0)) };
+    await stopRunner(runner);
+    // Concurrent POSTs commit in any order, so an update can reach the mailbox behind a newer one
+    // for the same flight: it is then SKIPPED as stale (by its source time), as designed.
+    const pg = await createPgStore({ connectionString: URLS.pg, schema: run.schema, migrate: false, max: 1 });
+    const skipped = (await pg.db.selectFrom("proc_state").select(["reason"]).where("status", "=", "SKIPPED").execute().finally(() => pg.close())).map((r) => String(r.reason));
+    return { ...load, processed: Object.fromEntries(Object.entries(status.byStatus).filter(([, n]) => n > 0)), skippedReasons: skipped };
   } finally {
     await stopRunner(runner);
-    const pg = await createPgStore({ connectionString: URLS.pg, schema: run.schema, migrate: false, max: 1 });
-    const skipped = await pg.db.selectFrom("proc_state").select(["msg_id", "reason"]).where("status", "=", "SKIPPED").execute().catch(() => []);
-    if (skipped.length > 0) console.log(`    skipped: ${JSON.stringify(skipped.slice(0, 10))}`);
+    const pg = await createPgStore({ connectionString: URLS.pg, migrate: false, max: 1 });
     await pg.db.schema.dropSchema(run.schema).ifExists().cascade().execute().catch(() => undefined);
     await pg.close();
     await dropRun(run, pool);
@@ -55,7 +58,7 @@ async function main(): Promise<void> {
   for (const rate of RATES) {
     const r = await atRate(rate);
     rows.push(r);
-    console.log(`  offered ${rate}/s: accepted ${fmt(r.achievedPerSecond)}/s, p50 ${r.latencyMs.p50.toFixed(1)} ms, p99 ${r.latencyMs.p99.toFixed(1)} ms (${r.ok} ok, ${r.refused} refused, ${r.failed} failed; processed ${JSON.stringify(r.processed)})`);
+    console.log(`  offered ${rate}/s: accepted ${fmt(r.achievedPerSecond)}/s, p50 ${r.latencyMs.p50.toFixed(1)} ms, p99 ${r.latencyMs.p99.toFixed(1)} ms (${r.ok} ok, ${r.refused} refused, ${r.failed} failed; processed ${JSON.stringify(r.processed)}${r.skippedReasons.length ? `; skipped: ${[...new Set(r.skippedReasons.map((x) => x.split(":")[0]))].join(", ")}` : ""})`);
   }
   console.log();
   printTable(

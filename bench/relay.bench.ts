@@ -26,6 +26,8 @@ interface Result {
   readonly seconds: number;
   readonly eventsPerSecond: number;
   readonly sends: number;
+  /** Relay modes: milliseconds per dispatcher step in `pending`, the port's `send`, `markSent`, and the rest. */
+  readonly msPerSend?: { pending: number; send: number; markSent: number; other: number };
 }
 
 /** A flight payload of the documented shape (docs/events.md), about 1 KB of JSON. */
@@ -74,7 +76,26 @@ async function relay(events: readonly OutboxEventDraft[], batchSize: number): Pr
     }
     await port.connect();
     await port.send(warmUp(topic)); // topic metadata and connections, as in the other modes
-    const dispatcher = new MsgDispatcher({ outbox: handle.outbox, delivery: port, clock: systemClock, logger: silentLogger }, { topics: { [Target.MSG]: topic }, batchSize });
+    // Where the time goes: each call to the store and the port, timed (no I/O added).
+    const spent = { pending: 0, send: 0, markSent: 0 };
+    const timed = <T extends object>(target: T, names: readonly (keyof typeof spent)[]): T =>
+      new Proxy(target, {
+        get(t, prop) {
+          const v = Reflect.get(t, prop) as unknown;
+          if (typeof v !== "function") return v;
+          const f = (v as (...a: unknown[]) => Promise<unknown>).bind(t);
+          if (!names.includes(prop as keyof typeof spent)) return f;
+          return async (...a: unknown[]) => {
+            const t0 = performance.now();
+            try {
+              return await f(...a);
+            } finally {
+              spent[prop as keyof typeof spent] += performance.now() - t0;
+            }
+          };
+        },
+      });
+    const dispatcher = new MsgDispatcher({ outbox: timed(handle.outbox, ["pending", "markSent"]), delivery: timed(port, ["send"]), clock: systemClock, logger: silentLogger }, { topics: { [Target.MSG]: topic }, batchSize });
     let sent = 0;
     let sends = 0;
     const t0 = performance.now();
@@ -87,7 +108,15 @@ async function relay(events: readonly OutboxEventDraft[], batchSize: number): Pr
     }
     const seconds = (performance.now() - t0) / 1000;
     if (sent !== events.length) throw new Error(`sent ${sent} of ${events.length}`);
-    return { mode: `MsgDispatcher + PgOutboxStore + KafkaDeliveryPort, batchSize ${batchSize}`, events: sent, seconds, eventsPerSecond: sent / seconds, sends };
+    const perSend = (ms: number) => Math.round((ms / sends) * 100) / 100;
+    return {
+      mode: `MsgDispatcher + PgOutboxStore + KafkaDeliveryPort, batchSize ${batchSize}`,
+      events: sent,
+      seconds,
+      eventsPerSecond: sent / seconds,
+      sends,
+      msPerSend: { pending: perSend(spent.pending), send: perSend(spent.send), markSent: perSend(spent.markSent), other: perSend(seconds * 1000 - spent.pending - spent.send - spent.markSent) },
+    };
   } finally {
     await port.disconnect();
     await handle.db.schema.dropSchema(tag).ifExists().cascade().execute().catch(() => undefined);
@@ -174,6 +203,10 @@ async function main(): Promise<void> {
   console.log();
   printTable(["mode", "events", "seconds", "events/s", "÷ ceiling"], results.map((r) => [r.mode, r.events, r.seconds.toFixed(2), r.eventsPerSecond, (r.eventsPerSecond / raw.eventsPerSecond).toFixed(2)]));
   console.log();
+  for (const r of [batched, single]) {
+    const m = r.msPerSend!;
+    console.log(`  per step of batchSize ${r === batched ? BATCH : 1}: pending ${m.pending} ms, send ${m.send} ms, markSent ${m.markSent} ms, other ${m.other} ms`);
+  }
   console.log(`  batched relay ÷ one event per send: ${ratios.batchedOverSingle.toFixed(1)}×`);
   console.log(`  ceiling (fastest no-database mode): ${fmt(raw.eventsPerSecond)} events/s`);
   console.log(`  batched relay as a fraction of the ceiling: ${ratios.batchedFractionOfRaw.toFixed(2)} (target ≥ 0.5: ${ratios.batchedFractionOfRaw >= 0.5 ? "met" : "NOT met"})`);
