@@ -49,8 +49,9 @@ const niceStep = (max) => {
 };
 const step = niceStep(yMax);
 const yTop = Math.ceil(yMax / step) * step;
-const lx = (x) => M.left + ((Math.log10(x) - Math.log10(xs[0])) / (Math.log10(xs.at(-1)) - Math.log10(xs[0]) || 1)) * (W - M.left - M.right);
-const ly = (y) => H - M.bottom - (y / yTop) * (H - M.top - M.bottom);
+const round1 = (v) => Math.round(v * 10) / 10;
+const lx = (x) => round1(M.left + ((Math.log10(x) - Math.log10(xs[0])) / (Math.log10(xs.at(-1)) - Math.log10(xs[0]) || 1)) * (W - M.left - M.right));
+const ly = (y) => round1(H - M.bottom - (y / yTop) * (H - M.top - M.bottom));
 const colors = ["#1f6feb", "#d1242f", "#2da44e", "#8250df"];
 const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;");
 
