@@ -1,3 +1,4 @@
+import { msgxMigrations } from "../src/migrations/migrate.js";
 /**
  * What the contract cannot see: index probes at scale, a constant number of statements per run
  * whatever its size (and no bind-parameter limit), outages mapped at the boundary (refused,
@@ -179,7 +180,8 @@ describe.skipIf(!gate.available)("PgPipelineStore behaviour on PostgreSQL", () =
     expect(again.results).toEqual([]);
     expect((await t.store.get(7))?.msgId).toBe(7);
     const versions = (await sql<{ name: string }>`SELECT name FROM msgx_migration ORDER BY name`.execute(t.db)).rows.map((r) => r.name);
-    expect(versions).toEqual(["0001_pipeline", "0002_flights", "0003_requests_reference", "0004_reader_indexes", "0005_reliable_message", "0006_task_routing"]);
+    expect(versions).toEqual(Object.keys(msgxMigrations("public")).sort());
+    expect(versions.slice(0, 2)).toEqual(["0001_pipeline", "0002_flights"]);
     await t.reset();
   });
 });
