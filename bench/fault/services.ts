@@ -60,7 +60,9 @@ export async function stopService(service: Service): Promise<void> {
       return;
     case "mariadb":
       await sh("mysqladmin", ["-h", myUrl.hostname, "-P", myUrl.port || "3306", "-uroot", "shutdown"]);
-      for (let i = 0; i < 120 && (await isUp("mariadb")); i++) await sleep(250);
+      // Refusing connections comes first; wait until the server process has exited too, so the
+      // start below starts a new one (start-stop-daemon --oknodo would take the old one for it).
+      for (let i = 0; i < 240 && ((await isUp("mariadb")) || (await ok("pgrep", ["-x", "mariadbd"]))); i++) await sleep(250);
       return;
     case "kafka":
       await sh(join(REPO, "scripts", "kafka"), ["stop"], 200_000);
