@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   console.log();
   printTable(
     ["maxRun", "messages", "seconds", "msg/s", "× maxRun 1", "p50 ms", "p99 ms", "max ms", "msg records", "node CPU s"],
-    results.map((r) => [String(r.maxRun), r.messages, r.seconds.toFixed(1), r.messagesPerSecond, `${ratio(r).toFixed(1)}×`, r.latencyMs.p50, r.latencyMs.p99, r.latencyMs.max, r.msgRecordsAcked, r.processCpuSeconds.toFixed(1)]),
+    results.map((r) => [String(r.maxRun), r.messages, r.seconds.toFixed(1), r.messagesPerSecond, Number.isFinite(ratio(r)) ? `${ratio(r).toFixed(1)}×` : "—", r.latencyMs.p50, r.latencyMs.p99, r.latencyMs.max, r.msgRecordsAcked, r.processCpuSeconds.toFixed(1)]),
   );
   const file = writeReport("e2e", {
     messages: MESSAGES,

@@ -87,7 +87,21 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
       ...o.overrides,
     },
   });
-  const parts = await buildParts(config, benchLogger);
+  const cleanUp = async () => {
+    const pg = await createPgStore({ connectionString: URLS.pg, migrate: false, max: 1 });
+    await pg.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => undefined);
+    await pg.close();
+    await dropMailboxTables(pool as never, tables).catch(() => undefined);
+    await pool.end().catch(() => undefined);
+    await deleteTopics([msgTopic, schdTopic]);
+  };
+  let parts: AppParts;
+  try {
+    parts = await buildParts(config, benchLogger);
+  } catch (e) {
+    await cleanUp();
+    throw e;
+  }
 
   const acked = new Map<number, number>();
   const appended = new Map<number, number>();
@@ -119,7 +133,14 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
   const committed = new Map<number, number>();
   const store = stageProbe(parts.store, enqueued, committed);
   const probed: AppParts = { ...parts, store, delivery, mailbox };
-  const app = await startPipeline(probed, config, benchLogger);
+  let app: RunningApp;
+  try {
+    app = await startPipeline(probed, config, benchLogger);
+  } catch (e) {
+    await parts.close();
+    await cleanUp();
+    throw e;
+  }
 
   let disposed = false;
   return {
@@ -140,12 +161,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
       if (disposed) return;
       disposed = true;
       await app.stop().catch((e: unknown) => console.error("  stop failed", e));
-      const pg = await createPgStore({ connectionString: URLS.pg, migrate: false, max: 1 });
-      await pg.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => undefined);
-      await pg.close();
-      await dropMailboxTables(pool as never, tables).catch(() => undefined);
-      await pool.end().catch(() => undefined);
-      await deleteTopics([msgTopic, schdTopic]);
+      await cleanUp();
     },
   };
 }
