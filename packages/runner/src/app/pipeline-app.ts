@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Server } from "node:http";
 import {
   BackfillSweeper,
@@ -43,6 +44,8 @@ export interface RunningApp {
 export async function startPipeline(parts: AppParts, config: MsgxConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningApp> {
   const controller = new AbortController();
   const signal = controller.signal;
+  // Every loop waits on this one signal; a dozen listeners is by design, not a leak.
+  setMaxListeners(64, signal);
   const p = config.pipeline;
   const policy = { maxAttempts: p.maxAttempts, initialBackoffMs: p.backoffInitialMs, backoffMultiplier: p.backoffMultiplier, maxBackoffMs: p.backoffMaxMs, headDeadlineMs: p.headDeadlineMs };
   const base = { store: parts.store, mailbox: parts.mailbox, clock, logger };

@@ -29,6 +29,8 @@ export function startLoop(name: string, step: LoopStep, deps: { logger: Logger; 
         delay = await step(deps.signal);
         failures = 0;
       } catch (e) {
+        // A step cut short by shutdown is not a failure.
+        if (deps.signal.aborted) break;
         failures += 1;
         delay = Math.min(ERROR_BACKOFF.maxMs, ERROR_BACKOFF.initialMs * 2 ** (failures - 1));
         deps.logger.error(`${name} step failed`, { error: errorMessage(e), retryInMs: delay });
