@@ -1,5 +1,6 @@
+import { adminHttp } from "./admin-http.js";
 import type { FlightState, PipelineStatus, ProcRecord, ReplayPreview, ReplayResult, ReplaySelection } from "@msgx/core";
-import { MsgxError, ReplayService } from "@msgx/core";
+import { ReplayService } from "@msgx/core";
 import type { AppParts } from "../app/app-parts.js";
 
 /** What the admin commands need, served either by the parts directly or by a running runner. */
@@ -29,18 +30,7 @@ export function directAdmin(parts: AppParts, clock = { now: () => Date.now() }):
 
 /** Admin through a running runner's `/admin/*` HTTP API. */
 export function httpAdmin(baseUrl: string, token: string | undefined): AdminApi {
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T | undefined> => {
-    const res = await fetch(new URL(path, baseUrl), {
-      method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    }).catch((e: unknown) => {
-      throw new MsgxError("DEPENDENCY_UNAVAILABLE", `runner at ${baseUrl} is not reachable`, { cause: e });
-    });
-    if (res.status === 404 && method === "GET") return undefined;
-    if (!res.ok) throw new MsgxError("INFRA", `${method} ${path}: HTTP ${res.status} ${await res.text()}`, { retriable: false });
-    return (await res.json()) as T;
-  };
+  const call = adminHttp(baseUrl, token);
   return {
     status: async () => (await call<PipelineStatus>("GET", "/admin/status"))!,
     message: (id) => call("GET", `/admin/messages/${id}`),

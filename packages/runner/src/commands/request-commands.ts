@@ -1,3 +1,4 @@
+import { adminHttp } from "./admin-http.js";
 import type { Command } from "commander";
 import { MsgxError, systemClock } from "@msgx/core";
 import { buildParts } from "../app/build-parts.js";
@@ -15,18 +16,7 @@ interface RequestFlags extends CommonFlags {
 
 /** Requests through a running runner's `/admin/requests` and `/admin/reference` routes. */
 export function httpRequestAdmin(baseUrl: string, token: string | undefined): RequestAdmin & { close(): Promise<void> } {
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T | undefined> => {
-    const res = await fetch(new URL(path, baseUrl), {
-      method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    }).catch((e: unknown) => {
-      throw new MsgxError("DEPENDENCY_UNAVAILABLE", `runner at ${baseUrl} is not reachable`, { cause: e });
-    });
-    if (res.status === 404 && method === "GET") return undefined;
-    if (!res.ok) throw new MsgxError(res.status === 400 || res.status === 409 ? "CONFIG" : "INFRA", `${method} ${path}: HTTP ${res.status} ${(await res.text()).trim()}`, { retriable: false });
-    return (await res.json()) as T;
-  };
+  const call = adminHttp(baseUrl, token);
   const q = (params: Record<string, string | number | undefined>) =>
     Object.entries(params)
       .filter(([, v]) => v !== undefined)

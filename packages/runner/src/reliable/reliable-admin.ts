@@ -1,6 +1,6 @@
+import { adminHttp } from "../commands/admin-http.js";
 import { PgReliableMessageStore } from "@msgx/adapters-pg";
 import {
-  MsgxError,
   ReliableMessageService,
   systemClock,
   type BulkResendResult,
@@ -37,14 +37,7 @@ export function directReliableAdmin(service: ReliableMessageService): ReliableAd
 }
 
 export function httpReliableAdmin(baseUrl: string, token: string | undefined): ReliableAdminApi {
-  const call = async <T>(method: string, path: string): Promise<T | undefined> => {
-    const res = await fetch(new URL(path, baseUrl), { method, headers: token ? { authorization: `Bearer ${token}` } : {} }).catch((e: unknown) => {
-      throw new MsgxError("DEPENDENCY_UNAVAILABLE", `runner at ${baseUrl} is not reachable`, { cause: e });
-    });
-    if (res.status === 404 && method === "GET") return undefined;
-    if (!res.ok) throw new MsgxError("INFRA", `${method} ${path}: HTTP ${res.status} ${await res.text()}`, { retriable: false });
-    return (await res.json()) as T;
-  };
+  const call = adminHttp(baseUrl, token);
   const base = "/admin/reliable-messages";
   return {
     list: async (f, pageNum, pageSize) => {

@@ -1,0 +1,27 @@
+import { MsgxError } from "@msgx/core";
+
+/** Calls a running runner's admin API: JSON in and out, the bearer token when given. */
+export type AdminCall = <T>(method: string, path: string, body?: unknown) => Promise<T | undefined>;
+
+/**
+ * One client for every `--url` admin command. A GET answered 404 is `undefined` (not there); a
+ * 400/409 is the caller's mistake (`CONFIG`); anything else not OK is `INFRA`; an unreachable
+ * runner is `DEPENDENCY_UNAVAILABLE`.
+ */
+export function adminHttp(baseUrl: string, token: string | undefined): AdminCall {
+  return async <T>(method: string, path: string, body?: unknown): Promise<T | undefined> => {
+    const res = await fetch(new URL(path, baseUrl), {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    }).catch((e: unknown) => {
+      throw new MsgxError("DEPENDENCY_UNAVAILABLE", `runner at ${baseUrl} is not reachable`, { cause: e });
+    });
+    if (res.status === 404 && method === "GET") return undefined;
+    if (!res.ok) {
+      const kind = res.status === 400 || res.status === 409 ? "CONFIG" : "INFRA";
+      throw new MsgxError(kind, `${method} ${path}: HTTP ${res.status} ${(await res.text()).trim()}`, { retriable: false });
+    }
+    return (await res.json()) as T;
+  };
+}
