@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import type { BackfillEntry, BackfillResult, Mailbox, MailboxRow, Meta, RawRead } from "@msgx/core";
-import { mapPgError } from "./pg-mailbox-errors.js";
+import { pgCall } from "../pg-error-map.js";
 
 /** Column widths of the upstream table; a longer META value is a defect, never truncated. */
 const LIMITS = { name: 4, type: 4, subtype: 4, maxSequence: 8_388_607 } as const;
@@ -37,7 +37,7 @@ export class PgMailbox implements Mailbox {
 
   async scan(afterId: number, limit: number): Promise<readonly MailboxRow[]> {
     const pending = this.#onlyValid ? sql`(date_processed IS NULL AND status = 'VALID')` : sql`(date_processed IS NULL)`;
-    const rows = await run(() =>
+    const rows = await pgCall("mailbox", () =>
       sql<{ id: string; received: string; pending: boolean }>`
         SELECT id::text AS id, (extract(epoch FROM date_received) * 1000)::bigint::text AS received, ${pending} AS pending
         FROM ${sql.table(this.#table)} WHERE id > ${afterId} ORDER BY id LIMIT ${limit}`.execute(this.#db),
@@ -48,7 +48,7 @@ export class PgMailbox implements Mailbox {
   async readRaw(msgIds: readonly number[]): Promise<ReadonlyMap<number, RawRead>> {
     const result = new Map<number, RawRead>(msgIds.map((id) => [id, { found: false }]));
     if (msgIds.length === 0) return result;
-    const rows = await run(() =>
+    const rows = await pgCall("mailbox", () =>
       sql<{ id: string; clob_msg: string }>`
         SELECT id::text AS id, clob_msg FROM ${sql.table(this.#table)}
         WHERE id = ANY(${sql.val(msgIds.map(String))}::bigint[])`.execute(this.#db),
@@ -69,7 +69,7 @@ export class PgMailbox implements Mailbox {
       return { id: String(e.msgId), at: new Date(e.processedAt).toISOString(), name: m?.sndr ?? null, seq: m?.seqn ?? null, sent: m?.dttm ?? null, type: m?.type ?? null, sub: m?.styp ?? null };
     });
     // One statement for the whole batch; `WHERE date_processed IS NULL` makes it idempotent.
-    const updated = await run(() =>
+    const updated = await pgCall("mailbox", () =>
       sql<{ id: string }>`
         UPDATE ${sql.table(this.#table)} AS m SET
           date_processed = v.at, subsystem_name = v.name, subsystem_sequence = v.seq,
@@ -88,17 +88,10 @@ export class PgMailbox implements Mailbox {
   }
 
   async append(rawXml: string): Promise<number> {
-    const row = await run(() =>
+    const row = await pgCall("mailbox", () =>
       sql<{ id: string }>`INSERT INTO ${sql.table(this.#table)} (clob_msg) VALUES (${rawXml}) RETURNING id::text AS id`.execute(this.#db),
     );
     return Number(row.rows[0]!.id);
   }
 }
 
-async function run<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    throw mapPgError(e, "mailbox");
-  }
-}

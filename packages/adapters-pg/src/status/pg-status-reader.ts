@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import { ProcStatus, type PipelineStatus, type StatusReader } from "@msgx/core";
-import { mapPgError } from "../mailbox/pg-mailbox-errors.js";
+import { mapPgError } from "../pg-error-map.js";
 
 /**
  * `StatusReader` on PostgreSQL/PGlite: four queries. Unfinished and DEAD counts and the head use
