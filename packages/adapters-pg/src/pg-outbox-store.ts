@@ -23,8 +23,8 @@ export class PgOutboxStore implements OutboxStore {
     this.#db = db as Kysely<MsgxDatabase>;
   }
 
-  async pending(target: Target, now: number, limit: number): Promise<readonly OutboxEvent[]> {
-    return duePrefix(await pgCall("outbox pending", () => pendingEvents(this.#db, target, limit)), now);
+  async pending(target: Target, now: number, limit: number, afterEventId?: number): Promise<readonly OutboxEvent[]> {
+    return duePrefix(await pgCall("outbox pending", () => pendingEvents(this.#db, target, limit, afterEventId)), now);
   }
 
   async head(target: Target): Promise<OutboxEvent | undefined> {

@@ -7,10 +7,10 @@ import type { Db } from "./db.js";
  * The PENDING events of `target` in event_id order, at most `limit` (a range scan of the partial
  * index `msg_event_pending_idx`); `due` cuts the run before the first one that is not due.
  */
-export async function pendingEvents(db: Db, target: Target, limit: number): Promise<OutboxEvent[]> {
+export async function pendingEvents(db: Db, target: Target, limit: number, afterEventId = 0): Promise<OutboxEvent[]> {
   const { rows } = await sql<EventRow>`
     SELECT ${sql.raw(EVENT_COLUMNS)} FROM msg_event
-    WHERE target = ${target} AND status = 'PENDING'
+    WHERE target = ${target} AND status = 'PENDING' AND event_id > ${afterEventId}::bigint
     ORDER BY event_id LIMIT ${Math.max(0, limit)}::bigint`.execute(db);
   return rows.map(eventFromRow);
 }

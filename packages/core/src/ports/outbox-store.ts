@@ -19,15 +19,20 @@ export interface OutboxStore {
    * before the first one that is not due. A head in backoff therefore yields `[]` and blocks only
    * its own target; SENT and DEAD rows are skipped (a DEAD event no longer blocks). Served by an
    * index on `(target, status, eventId)`.
+   *
+   * With `afterEventId`, the same run taken from the first PENDING event above that id: a relay
+   * reads its next batch this way while the current one (ending at `afterEventId`) is in flight.
    */
-  pending(target: Target, now: number, limit: number): Promise<readonly OutboxEvent[]>;
+  pending(target: Target, now: number, limit: number, afterEventId?: number): Promise<readonly OutboxEvent[]>;
 
   /** The oldest PENDING event of `target`, due or not (what a blocked dispatcher waits for). */
   head(target: Target): Promise<OutboxEvent | undefined>;
 
   /**
    * Marks the PENDING events among `eventIds` SENT with `sentAt = at`, in one statement: all of
-   * them or none. Ids that are unknown, SENT or DEAD are left as they are.
+   * them or none. Ids that are unknown, SENT or DEAD are left as they are. It may commit without
+   * waiting for durability: a mark lost in a database crash only resends acknowledged records,
+   * which delivery allows; it must never be lost while a later settle of the same store is kept.
    */
   markSent(eventIds: readonly number[], at: number): Promise<void>;
 

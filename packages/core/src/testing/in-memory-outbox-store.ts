@@ -33,10 +33,10 @@ export class InMemoryOutboxStore implements OutboxStore {
     return t.events.filter((e) => e.eventId >= first && e.eventId < first + drafts.length);
   }
 
-  async pending(target: Target, now: number, limit: number): Promise<readonly OutboxEvent[]> {
+  async pending(target: Target, now: number, limit: number, afterEventId = 0): Promise<readonly OutboxEvent[]> {
     this.#check("pending");
     const run: OutboxEvent[] = [];
-    for (const e of this.#pendingOf(target)) {
+    for (const e of this.#pendingOf(target).filter((p) => p.eventId > afterEventId)) {
       if (run.length >= limit || !isDue(e, now)) break;
       run.push(e);
     }

@@ -91,6 +91,18 @@ export function describeOutboxStoreContract(name: string, factory: () => Promise
       expect(ids(await outbox.pending(Target.MSG, T0 + 1_000, 10))).toEqual(ids([a!, b!, c!]));
     });
 
+    it("pending after an event id: the run from the first PENDING event above it, due prefix and limit as before", async () => {
+      const [a, b, c, d] = await subject.seed([draft(Target.MSG, "F1", 1), draft(Target.MSG, "F2", 1), draft(Target.MSG, "F3", 1), draft(Target.MSG, "F4", 1)]);
+      expect(ids(await outbox.pending(Target.MSG, T0, 10, a!.eventId))).toEqual(ids([b!, c!, d!]));
+      expect(ids(await outbox.pending(Target.MSG, T0, 1, a!.eventId))).toEqual([b!.eventId]);
+      await outbox.recordFailure(c!.eventId, 1, T0 + 1_000, "boom");
+      expect(ids(await outbox.pending(Target.MSG, T0, 10, a!.eventId))).toEqual([b!.eventId]);
+      expect(ids(await outbox.pending(Target.MSG, T0, 10, b!.eventId))).toEqual([]);
+      await outbox.markSent([d!.eventId], T0);
+      expect(ids(await outbox.pending(Target.MSG, T0 + 1_000, 10, b!.eventId))).toEqual([c!.eventId]);
+      expect(await outbox.pending(Target.MSG, T0 + 1_000, 10, d!.eventId)).toEqual([]);
+    });
+
     it("pending: a head in backoff blocks its own target only; head() still shows it", async () => {
       const [m1, , s1] = await subject.seed([draft(Target.MSG, "F1", 1), draft(Target.MSG, "F1", 2), draft(Target.SCHD, "F1", 1)]);
       await outbox.recordFailure(m1!.eventId, 2, T0 + 5_000, "refused");

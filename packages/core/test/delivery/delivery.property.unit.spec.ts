@@ -54,6 +54,7 @@ const configArb = fc.record({
   batchSize: fc.integer({ min: 1, max: 6 }),
   batchLimit: fc.integer({ min: 1, max: 8 }),
   flushAt: fc.integer({ min: 1, max: 10 }),
+  pipelined: fc.boolean(),
 });
 
 /** The world plus outages that end by the clock, and the versions each FLID has reached. */
@@ -193,7 +194,7 @@ describe("delivery properties", () => {
     "outages, lost acks and crashes: every event delivered, msg in EVENT_ID order, schd versions never down, nothing DEAD, no attempt spent",
     async (config, cmds) => {
       runs.faults += 1;
-      const w = new FaultyWorld({ batchSize: config.batchSize }, { batchLimit: config.batchLimit, flushAt: config.flushAt });
+      const w = new FaultyWorld({ batchSize: config.batchSize, pipelined: config.pipelined }, { batchLimit: config.batchLimit, flushAt: config.flushAt });
       for (const cmd of cmds) await w.run(cmd);
       await w.settle();
 
@@ -226,11 +227,12 @@ describe("delivery properties", () => {
       fc.nat(),
       fc.integer({ min: 1, max: 10 }),
       fc.array(cmdArb.filter((c) => c.t !== "events"), { minLength: 5, maxLength: 40, size: "medium" }),
+      fc.boolean(),
     ],
     { numRuns: NUM_RUNS },
-  )("a poison msg event goes DEAD after exactly 5 attempts, outages spend none, and only then stops blocking", async (n, p, batchSize, cmds) => {
+  )("a poison msg event goes DEAD after exactly 5 attempts, outages spend none, and only then stops blocking", async (n, p, batchSize, cmds, pipelined) => {
     runs.msgPoison += 1;
-    const w = new FaultyWorld({ batchSize });
+    const w = new FaultyWorld({ batchSize, pipelined });
     const poison = p % n;
     const rows = await w.outbox.append(Array.from({ length: n }, (_, i) => w.draft(Target.MSG, `F${i % 4}`, false)));
     const poisonId = rows[poison]!.eventId;

@@ -191,4 +191,102 @@ describe("MsgDispatcher", () => {
     expect(w.broker.records("task-events")).toHaveLength(1);
     expect(statusOf(w, 2).status).toBe(DeliveryStatus.PENDING);
   });
+  describe("pipelined", () => {
+    /** Records the order in which the store and the broker are entered and left. */
+    function trace(w: DeliveryWorld): string[] {
+      const log: string[] = [];
+      const wrap = <T extends object>(obj: T, name: keyof T & string, label: string) => {
+        const orig = (obj[name] as (...a: unknown[]) => Promise<unknown>).bind(obj);
+        (obj as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+          const tag = label === "pending" && args[3] !== undefined ? `pending>${String(args[3])}` : label;
+          log.push(`${tag}:start`);
+          // The broker takes a moment, as a real one does: what overlaps it shows.
+          if (label === "send") await new Promise((r) => setTimeout(r, 5));
+          const result = await orig(...args);
+          log.push(`${tag}:end`);
+          return result;
+        };
+      };
+      wrap(w.outbox, "pending", "pending");
+      wrap(w.outbox, "markSent", "markSent");
+      wrap(w.broker, "send", "send");
+      return log;
+    }
+
+    it("reads the next batch while the current one is in flight, and marks the last batch while the next is sent", async () => {
+      const w = new DeliveryWorld({ batchSize: 2, pipelined: true });
+      await w.outbox.append(drafts(5));
+      const log = trace(w);
+      w.restart();
+      expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [1, 2] });
+      // The read above event 2 started before the send of 1–2 ended.
+      expect(log.indexOf("pending>2:start")).toBeLessThan(log.indexOf("send:end"));
+      // The step returned with its mark started, not necessarily landed.
+      expect(log).toContain("markSent:start");
+      expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [3, 4] });
+      // No read from the head for the second batch: it came from the read-ahead.
+      expect(log.filter((l) => l === "pending:start")).toHaveLength(1);
+      expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [5] });
+      expect(await w.dispatcher.step()).toEqual({ did: "idle", next: null });
+      await w.dispatcher.settle();
+      expect(w.outbox.events.every((e) => e.status === DeliveryStatus.SENT)).toBe(true);
+      expect(w.msgRecords().map(eventIdOf)).toEqual([1, 2, 3, 4, 5]);
+    });
+
+    it("settles the outstanding mark before reading from the head: nothing is sent twice", async () => {
+      const w = new DeliveryWorld({ batchSize: 3, pipelined: true });
+      await w.outbox.append(drafts(2));
+      const orig = w.outbox.markSent.bind(w.outbox);
+      // A mark that takes a while, as a database's does: the next read must wait for it.
+      w.outbox.markSent = async (ids, at) => {
+        await new Promise((r) => setTimeout(r, 5));
+        return orig(ids, at);
+      };
+      expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [1, 2] });
+      await w.outbox.append(drafts(2));
+      expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [3, 4] });
+      expect(await w.dispatcher.step()).toEqual({ did: "idle", next: null });
+      expect(w.msgRecords().map(eventIdOf)).toEqual([1, 2, 3, 4]);
+    });
+
+    it("a fault in the read-ahead batch still pins its event; nothing behind it goes first", async () => {
+      const w = new DeliveryWorld({ batchSize: 2, pipelined: true });
+      await w.outbox.append(drafts(6));
+      w.broker.failRecords((r) => eventIdOf(r) === 3);
+      expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [1, 2] });
+      expect(await w.dispatcher.step()).toMatchObject({ did: "failed", eventId: 3, attempts: 1 });
+      expect(statusOf(w, 2).status).toBe(DeliveryStatus.SENT); // the outstanding mark landed first
+      expect(await w.dispatcher.step()).toMatchObject({ did: "wait", eventId: 3 });
+      expect(firstDeliveries(w.msgRecords())).toEqual([1, 2]);
+    });
+
+    it("a failed mark surfaces on the next step as an outage; the events are resent, none lost", async () => {
+      const w = new DeliveryWorld({ batchSize: 2, pipelined: true });
+      await w.outbox.append(drafts(3));
+      w.store.faults.failNext("outbox.markSent", 1, "DEPENDENCY_UNAVAILABLE");
+      expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [1, 2] });
+      expect(await w.dispatcher.step()).toMatchObject({ did: "outage" });
+      w.clock.advance(60_000);
+      for (let s = await w.dispatcher.step(); s.did !== "idle"; s = await w.dispatcher.step());
+      expect(w.outbox.events.every((e) => e.status === DeliveryStatus.SENT)).toBe(true);
+      expect(firstDeliveries(w.msgRecords())).toEqual([1, 2, 3]);
+    });
+
+    it("settle() lands the last mark", async () => {
+      const w = new DeliveryWorld({ batchSize: 10, pipelined: true });
+      await w.outbox.append(drafts(3));
+      let release!: () => void;
+      const orig = w.outbox.markSent.bind(w.outbox);
+      w.outbox.markSent = async (ids, at) => {
+        await new Promise<void>((r) => (release = r));
+        return orig(ids, at);
+      };
+      expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [1, 2, 3] });
+      expect(statusOf(w, 1).status).toBe(DeliveryStatus.PENDING);
+      const settled = w.dispatcher.settle();
+      release();
+      await settled;
+      expect(statusOf(w, 1).status).toBe(DeliveryStatus.SENT);
+    });
+  });
 });

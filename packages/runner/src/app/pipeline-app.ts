@@ -70,7 +70,13 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
   );
   const sweeper = new BackfillSweeper(base);
   const deliveryDeps = { outbox: parts.outbox, delivery: parts.delivery, clock, logger, ...(failpoint ? { failpoint } : {}) };
-  const dispatcher = new MsgDispatcher(deliveryDeps, { topics, batchSize: config.delivery.batchSize, policy: { ...policy, maxAttempts: config.delivery.maxAttempts } });
+  const dispatcher = new MsgDispatcher(deliveryDeps, {
+    topics,
+    batchSize: config.delivery.batchSize,
+    policy: { ...policy, maxAttempts: config.delivery.maxAttempts },
+    // The outbox reads and marks run beside the broker's sends (docs/delivery.md).
+    pipelined: true,
+  });
   const flusher = new SchdFlusher(deliveryDeps, { topics, intervalMs: config.schd.flushPeriodMs, flushAt: config.schd.flushLimit, batchLimit: config.schd.flushLimit });
 
   let resolveStopped!: (why: string) => void;
@@ -161,6 +167,8 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
       await new Promise<void>((r) => server.close(() => r()));
       controller.abort();
       await Promise.all(loops.map((l) => l.done));
+      // The relay's last mark may still be on its way; unmarked, its batch would be resent.
+      await dispatcher.settle().catch((e: unknown) => logger.warn("last delivery mark not written; its events will be resent", { error: errorMessage(e) }));
       await parts.close();
       logger.info("msgx stopped");
     })().catch((e: unknown) => {
