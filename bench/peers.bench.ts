@@ -135,7 +135,9 @@ async function msgxSetup(schema: string, dnld: string, flops: readonly string[],
   const deps = { store, mailbox, clock: systemClock, logger: silentLogger, decode: (raw: string) => decodeMessage(raw), processors: defaultProcessors(), horizon: () => Number.MAX_SAFE_INTEGER };
   const dnldId = mailbox.insert(dnld);
   await handle.store.enqueue([{ msgId: dnldId, receivedAt: Date.now() }], { horizon: dnldId });
-  const seeded = await new Pump(deps, { maxRun: 1 }).step();
+  const seeder = new Pump(deps, { maxRun: 1 });
+  const seeded = await seeder.step();
+  await seeder.settle();
   if (seeded.did !== "processed" || seeded.records[0]?.status !== "SUCCEEDED") throw new Error(`DNLD did not succeed: ${JSON.stringify(seeded)}`);
   const ids = flops.map((raw) => mailbox.insert(raw));
   for (let i = 0; i < ids.length; i += 5_000) {

@@ -97,6 +97,7 @@ describe.skipIf(!gate.available)("mailbox outages against MariaDB", () => {
     p.clock.advance(30_000); // past any breaker probe time
     const run = await pump.step();
     expect(run.did).toBe("processed");
+    await pump.settle(); // the write-back runs behind the step
     failAtBackfill = false;
     expect(p.processed()).toEqual(ids);
     expect(p.store.tables.backfill.size).toBe(40);

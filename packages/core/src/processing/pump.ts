@@ -69,6 +69,8 @@ export class Pump {
   readonly #options: PumpOptions;
   #breaker: BreakerState = closedBreaker;
   #healthySince: number;
+  /** The write-back of the last committed run, still on its way (see `#backfillBehind`). */
+  #backfilling: Promise<void> | null = null;
 
   constructor(deps: PumpDeps, options: Partial<PumpOptions> = {}) {
     this.#deps = deps;
@@ -88,6 +90,8 @@ export class Pump {
       // head deadline, the head must still get its full deadline, starting when work resumes.
       const healthySince = Breaker.isOpen(this.#breaker) ? now : this.#healthySince;
       const result = await this.#work(now, healthySince, signal);
+      // Only a step that committed leaves its write-back running; any other ends with none.
+      if (result.did !== "processed") await this.settle();
       if (Breaker.isOpen(this.#breaker)) {
         this.#deps.logger.info("pump dependencies recovered", { outageMs: now - (this.#breaker.openedAt ?? now) });
         this.#breaker = Breaker.onSuccess(this.#breaker);
@@ -123,7 +127,7 @@ export class Pump {
       case "exhaust": {
         const decision = decideExhaust(head as ProcRecord, tick.reason, { now, policy });
         await this.#commit(decision);
-        await this.#backfill(decision);
+        await this.#backfillBehind(decision);
         return { did: "processed", records: decision.records };
       }
       case "process":
@@ -158,7 +162,7 @@ export class Pump {
           return d;
         }, this.#fenceOption());
         this.#deps.failpoint?.("pump.after-commit");
-        await this.#backfill(decision);
+        await this.#backfillBehind(decision);
         return { did: "processed", records: decision.records };
       } catch (e) {
         if (isOutage(e) || !isMsgxError(e) || e.kind === "FENCED") throw e;
@@ -166,7 +170,7 @@ export class Pump {
         if (size === 1) {
           const decision = decideFailure(part.messages[0]!.record, `commit failed: ${errorMessage(e)}`, ctx);
           await this.#commit(decision);
-          await this.#backfill(decision);
+          await this.#backfillBehind(decision);
           return { did: "processed", records: decision.records };
         }
       }
@@ -176,6 +180,31 @@ export class Pump {
 
   async #commit(decision: RunDecision): Promise<void> {
     await this.#deps.store.transaction((tx) => tx.applyRun(decision), this.#fenceOption());
+  }
+
+  /**
+   * Waits for the write-back of the last committed run, if it is still running. A stopping runner
+   * calls it so the write-back is not cut off (were it cut off, the sweep would redo it).
+   */
+  async settle(): Promise<void> {
+    const backfilling = this.#backfilling;
+    this.#backfilling = null;
+    if (backfilling !== null) await backfilling;
+  }
+
+  /**
+   * Starts the write-back of a committed run and returns without waiting for it, so the step
+   * (and the dispatcher the runner wakes on it) is not held up by the mailbox's own commit; the
+   * next run is read and decided meanwhile. At most one write-back runs at a time: the previous
+   * one is waited for first. The todos were registered in the run's transaction, so a write-back
+   * lost in a crash is redone by the sweep, and mailbox rows are written in any order anyway.
+   */
+  async #backfillBehind(decision: RunDecision): Promise<void> {
+    await this.settle();
+    const backfilling = this.#backfill(decision);
+    // Observed here so a failure is never unhandled; it is rethrown by the next settle.
+    backfilling.catch(() => undefined);
+    this.#backfilling = backfilling;
   }
 
   /**

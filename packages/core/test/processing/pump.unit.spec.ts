@@ -131,6 +131,40 @@ describe("Pump", () => {
     expect((await w.store.get(1))?.reason).toMatch(/^unsupported:/);
   });
 
+  it("returns once the run committed; the write-back runs behind it and the next step waits for it first", async () => {
+    const w = new PipelineWorld(1);
+    for (let i = 1; i <= 2; i++) w.mailbox.insert(sisXml("valid", i));
+    await w.poller.step();
+    const original = w.mailbox.backfill.bind(w.mailbox);
+    const releases: (() => void)[] = [];
+    const order: string[] = [];
+    w.mailbox.backfill = async (entries) => {
+      order.push(`backfill ${entries.map((e) => e.msgId).join(",")} started`);
+      await new Promise<void>((r) => releases.push(r));
+      order.push(`backfill ${entries.map((e) => e.msgId).join(",")} done`);
+      return original(entries);
+    };
+    expect(await w.pump.step()).toMatchObject({ did: "processed", records: [{ msgId: 1, status: "SUCCEEDED" }] });
+    // Committed, write-back still running: the todo is the record of it.
+    expect(w.mailbox.rows.get(1)?.processedAt).toBeNull();
+    expect(w.store.tables.backfill.has(1)).toBe(true);
+    // The next run is committed while the first write-back is still running ...
+    const second = w.pump.step();
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await w.store.get(2))?.status).toBe("SUCCEEDED");
+    expect(order).toEqual(["backfill 1 started"]);
+    // ... and its own write-back starts only once the first one is done.
+    releases.shift()!();
+    expect(await second).toMatchObject({ did: "processed", records: [{ msgId: 2 }] });
+    expect(order).toEqual(["backfill 1 started", "backfill 1 done", "backfill 2 started"]);
+    // A step with nothing to do ends with no write-back left running.
+    const idle = w.pump.step();
+    releases.shift()!();
+    expect(await idle).toEqual({ did: "idle" });
+    expect(w.mailbox.rows.get(2)?.processedAt).not.toBeNull();
+    expect(w.store.tables.backfill.size).toBe(0);
+  });
+
   it("leaves the backfill to the sweep when the mailbox is down after commit, and the sweep drains it", async () => {
     const w = new PipelineWorld(200);
     w.mailbox.insert(sisXml("valid", 1));

@@ -167,6 +167,8 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
       await new Promise<void>((r) => server.close(() => r()));
       controller.abort();
       await Promise.all(loops.map((l) => l.done));
+      // The pump's last write-back may still be running (the sweep would redo it if cut off).
+      await pump.settle().catch((e: unknown) => logger.warn("last backfill not finished; the sweep will redo it", { error: errorMessage(e) }));
       // The relay's last mark may still be on its way; unmarked, its batch would be resent.
       await dispatcher.settle().catch((e: unknown) => logger.warn("last delivery mark not written; its events will be resent", { error: errorMessage(e) }));
       await parts.close();
