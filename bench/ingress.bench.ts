@@ -59,6 +59,7 @@ async function main(): Promise<void> {
     const r = await atRate(rate);
     rows.push(r);
     console.log(`  offered ${rate}/s: accepted ${fmt(r.achievedPerSecond)}/s, p50 ${r.latencyMs.p50.toFixed(1)} ms, p99 ${r.latencyMs.p99.toFixed(1)} ms (${r.ok} ok, ${r.refused} refused, ${r.failed} failed; processed ${JSON.stringify(r.processed)}${r.skippedReasons.length ? `; skipped: ${[...new Set(r.skippedReasons.map((x) => x.split(":")[0]))].join(", ")}` : ""})`);
+    if (r.failures.length > 0) console.log(`    failed requests: ${r.failures.join("; ")}`);
   }
   console.log();
   printTable(

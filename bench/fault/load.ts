@@ -22,6 +22,8 @@ export interface LoadResult {
   readonly ok: number;
   readonly refused: number;
   readonly failed: number;
+  /** The distinct errors of failed requests (at most 5), so a failure says what it was. */
+  readonly failures: readonly string[];
   readonly seconds: number;
   readonly achievedPerSecond: number;
   /** From the instant each request was due to its answer. */
@@ -44,6 +46,7 @@ export async function openLoop(o: OpenLoopOptions): Promise<LoadResult> {
   let ok = 0;
   let refused = 0;
   let failed = 0;
+  const failures = new Set<string>();
   let inFlight = 0;
   let next = 0;
   let lateStarts = 0;
@@ -73,8 +76,9 @@ export async function openLoop(o: OpenLoopOptions): Promise<LoadResult> {
         inFlight -= 1;
       });
     });
-    req.on("error", () => {
+    req.on("error", (e: NodeJS.ErrnoException) => {
       failed += 1;
+      if (failures.size < 5) failures.add(`${e.code ?? e.name}: ${e.message} (after ${Math.round(performance.now() - started)} ms)`);
       inFlight -= 1;
     });
     req.end(body);
@@ -102,6 +106,7 @@ export async function openLoop(o: OpenLoopOptions): Promise<LoadResult> {
     ok,
     refused,
     failed,
+    failures: [...failures],
     seconds,
     achievedPerSecond: ok / seconds,
     latencyMs: latencyStats(latencies),
