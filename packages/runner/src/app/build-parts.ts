@@ -77,9 +77,13 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       mailbox = new MysqlMailbox(pool as never, {
         tables: { inbound: config.mysql.inboundTable, outbound: config.mysql.outboundTable },
         onlyValidStatus: config.mysql.onlyValidStatus,
+        upstreamTimeZone: config.mysql.upstreamTimeZone,
         ...(config.shadow ? { pendingIgnoresDateProcessed: true } : {}),
       });
-      outbound = new MysqlOutboundMailbox(pool as never, { tables: { inbound: config.mysql.inboundTable, outbound: config.mysql.outboundTable } });
+      outbound = new MysqlOutboundMailbox(pool as never, {
+        tables: { inbound: config.mysql.inboundTable, outbound: config.mysql.outboundTable },
+        upstreamTimeZone: config.mysql.upstreamTimeZone,
+      });
     }
     if (config.shadow) {
       const real = outbound;

@@ -48,6 +48,11 @@ export const ConfigSchema = z
         outboundTable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default("COUTMSGS"),
         /** Only rows with `STATUS = 'VALID'` are processed. */
         onlyValidStatus: bool(false),
+        /** The fixed offset (`±HH:MM`) in which the upstream writes its own DATETIMEs (`DATE_RECEIVED`, `DATE_SENT`). */
+        upstreamTimeZone: z
+          .string()
+          .regex(/^[+-](0\d|1[0-4]):[0-5]\d$/, "mysql.upstreamTimeZone must be an offset like +08:00 or -05:00")
+          .default("+00:00"),
       })
       .strict()
       .prefault({}),
