@@ -1,12 +1,13 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Clock, ErrorClass, ProcStatus, StatusReader } from "@msgx/core";
+import type { Clock, ErrorClass, ProcStatus, ReconcileCounts, StatusReader } from "@msgx/core";
 
 /**
  * Prometheus metrics. Gauges are read from the store at scrape time (one status query), so they
  * are true for the whole database, not just this process; counters and the histogram count what
- * this process did.
+ * this process did. The reconciler's gauges show its last full pass in this process (absent until
+ * one finished, or when it is off).
  */
-export function createMetrics(status: StatusReader, clock: Clock) {
+export function createMetrics(status: StatusReader, clock: Clock, reconciler: () => ReconcileCounts | undefined = () => undefined) {
   const registry = new Registry();
   const processed = new Counter({ name: "msgx_messages_processed_total", help: "Messages that reached a terminal state or FAILED, by status and class", labelNames: ["status", "error_class"], registers: [registry] });
   const latency = new Histogram({
@@ -23,6 +24,20 @@ export function createMetrics(status: StatusReader, clock: Clock) {
   const pending = new Gauge({ name: "msgx_delivery_pending", help: "Pending events per target", labelNames: ["target"], registers: [registry] });
   const deadEvents = new Gauge({ name: "msgx_delivery_dead", help: "DEAD events per target", labelNames: ["target"], registers: [registry] });
   const up = new Gauge({ name: "msgx_status_up", help: "1 when the last status query succeeded", registers: [registry] });
+  const reconcileGauges = () => ({
+    processedWithoutTerminal: new Gauge({
+      name: "msgx_reconcile_processed_without_terminal",
+      help: "Mailbox rows marked processed without a terminal record, in the reconciler's last full pass",
+      registers: [registry],
+    }),
+    backfillMissing: new Gauge({
+      name: "msgx_reconcile_backfill_missing",
+      help: "Terminal records whose mailbox backfill never happened, in the reconciler's last full pass (their todos were registered again)",
+      registers: [registry],
+    }),
+    lastPass: new Gauge({ name: "msgx_reconcile_last_pass_timestamp_seconds", help: "When the reconciler's last full pass finished", registers: [registry] }),
+  });
+  let reconcile: ReturnType<typeof reconcileGauges> | undefined;
 
   return {
     recordProcessed(records: readonly { status: ProcStatus; errorClass: ErrorClass | null; latencyMs: number }[]): void {
@@ -47,6 +62,13 @@ export function createMetrics(status: StatusReader, clock: Clock) {
         up.set(1);
       } catch {
         up.set(0);
+      }
+      const counts = reconciler();
+      if (counts !== undefined) {
+        reconcile ??= reconcileGauges();
+        reconcile.processedWithoutTerminal.set(counts.processedWithoutTerminal);
+        reconcile.backfillMissing.set(counts.backfillMissing);
+        reconcile.lastPass.set(counts.finishedAt / 1000);
       }
       return { contentType: registry.contentType, body: await registry.metrics() };
     },

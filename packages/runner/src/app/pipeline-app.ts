@@ -21,7 +21,7 @@ import { createHttpServer } from "../http/http-server.js";
 import { startLoop, type Loop } from "../loops/loop.js";
 import { createMetrics } from "./metrics.js";
 import { failpointFromEnv } from "./failpoints.js";
-import { maintenanceLoops } from "./maintenance-jobs.js";
+import { createMaintenanceJobs, type MaintenanceJobs } from "../jobs/maintenance-schedule.js";
 import { createRequestAdmin, requestLoops } from "./request-loops.js";
 import { referenceProcessor } from "./request-imports.js";
 import { reliableLoops } from "../reliable/reliable-loops.js";
@@ -50,7 +50,9 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
   const policy = { maxAttempts: p.maxAttempts, initialBackoffMs: p.backoffInitialMs, backoffMultiplier: p.backoffMultiplier, maxBackoffMs: p.backoffMaxMs, headDeadlineMs: p.headDeadlineMs };
   const base = { store: parts.store, mailbox: parts.mailbox, clock, logger };
   const failpoint = failpointFromEnv();
-  const metrics = createMetrics(parts.status, clock);
+  // The maintenance jobs are built with the loops below; the metrics read the reconciler's counts.
+  let maintenance: MaintenanceJobs | undefined;
+  const metrics = createMetrics(parts.status, clock, () => maintenance?.reconcilerCounts());
   const topics = { [Target.MSG]: config.kafka.msgTopic, [Target.SCHD]: config.kafka.schdTopic };
 
   const poller = new InboxPoller(base, { batchSize: p.claimBatch, gapGraceMs: p.gapGraceMs });
@@ -119,7 +121,8 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
     return config.jobs.backfillSweepMs;
   });
   const loopContext = { parts, config, logger, clock, wakePump: () => pumpLoop.wake(), wakeDelivery: () => (delivery.wake(), schd.wake()) };
-  for (const spec of [...maintenanceLoops(loopContext), ...requestLoops(loopContext), ...reliableLoops(loopContext)]) loop(spec.name, (s) => spec.step(s));
+  maintenance = createMaintenanceJobs(loopContext);
+  for (const spec of [...maintenance.loops, ...requestLoops(loopContext), ...reliableLoops(loopContext)]) loop(spec.name, (s) => spec.step(s));
   void parts.leadershipLost?.then((why) => {
     logger.error("leadership lost", { why });
     resolveStopped(`leadership lost: ${why}`);
