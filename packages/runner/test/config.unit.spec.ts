@@ -32,6 +32,14 @@ describe("configuration", () => {
     expect(() => loadConfig({ env: { MSGX_PIPELINE_CLAIM_BATCH: "0", MSGX_HTTP_PORT: "http" } })).toThrow(/pipeline\.claimBatch[\s\S]*http\.port|http\.port[\s\S]*pipeline\.claimBatch/);
   });
 
+  it("takes the upstream's time zone as the mailbox adapter does: a fixed offset within ±14:00", () => {
+    expect(loadConfig({ env: { MSGX_MYSQL_UPSTREAM_TIME_ZONE: "+08:00" } }).mysql.upstreamTimeZone).toBe("+08:00");
+    expect(loadConfig({ env: {} }).mysql.upstreamTimeZone).toBe("+00:00");
+    for (const bad of ["+8", "08:00", "+15:00", "+08:60", "Asia/Shanghai"]) {
+      expect(() => loadConfig({ env: { MSGX_MYSQL_UPSTREAM_TIME_ZONE: bad } }), bad).toThrow(/mysql\.upstreamTimeZone/);
+    }
+  });
+
   it("production refuses every embedded stand-in", () => {
     expect(() => loadConfig({ env: { MSGX_PROFILE: "production" } })).toThrow(/pg\.url.*mysql\.url.*kafka\.brokers.*http\.token/s);
   });

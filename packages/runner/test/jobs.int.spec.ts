@@ -8,7 +8,7 @@ import { ManualClock, sampleFlight } from "@msgx/core/testing";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AppParts } from "../src/app/app-parts.js";
-import { maintenanceLoops } from "../src/app/maintenance-jobs.js";
+import { createMaintenanceJobs } from "../src/jobs/maintenance-schedule.js";
 import { loadConfig } from "../src/config/load-config.js";
 import { MAINTENANCE_SCHEDULE } from "../src/jobs/maintenance-schedule.js";
 
@@ -28,7 +28,7 @@ describe("maintenance loops on the embedded state (PGlite)", () => {
 
   const loops = (env: Record<string, string> = {}) => {
     const parts = { kind: "embedded", store: pg.store, db: pg.db, mailbox: new PgMailbox(pg.db), fence } as unknown as AppParts;
-    const specs = maintenanceLoops({ parts, config: loadConfig({ env }), logger: silentLogger, clock, wakePump: () => undefined, wakeDelivery: () => undefined });
+    const specs = createMaintenanceJobs({ parts, config: loadConfig({ env }), logger: silentLogger, clock, wakePump: () => undefined, wakeDelivery: () => undefined }).loops;
     return (name: string) => {
       const spec = specs.find((s) => s.name === name)!;
       return () => spec.step(new AbortController().signal);

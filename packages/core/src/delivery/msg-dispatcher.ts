@@ -157,17 +157,14 @@ export class MsgDispatcher {
   }
 
   #readAhead(target: Target, now: number, afterEventId: number): void {
-    this.#ahead = this.#deps.outbox.pending(target, now, this.#options.batchSize, afterEventId).then(
-      (events) => events,
-      // A failed read-ahead is only a lost shortcut: the next step reads from the head.
-      () => undefined,
-    );
+    // A failed read-ahead is only a lost shortcut: the next step reads from the head.
+    this.#ahead = this.#deps.outbox.pending(target, now, this.#options.batchSize, afterEventId).catch(() => undefined);
   }
 
-  async #takeAhead(): Promise<readonly OutboxEvent[] | undefined> {
-    const ahead = this.#ahead;
+  #takeAhead(): Promise<readonly OutboxEvent[] | undefined> | undefined {
+    const ahead = this.#ahead ?? undefined;
     this.#ahead = null;
-    return ahead ?? undefined;
+    return ahead;
   }
 
   #dropAhead(): void {

@@ -1,4 +1,15 @@
+import { zoneOffsetMinutes } from "@msgx/adapters-mysql";
 import { z } from "zod";
+
+/** The adapter's own parse decides, so the config accepts exactly the offsets the mailbox takes. */
+const isZoneOffset = (offset: string): boolean => {
+  try {
+    zoneOffsetMinutes(offset);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 const ms = (d: number) => z.coerce.number().int().min(0).default(d);
 const positive = (d: number) => z.coerce.number().int().min(1).default(d);
@@ -51,7 +62,7 @@ export const ConfigSchema = z
         /** The fixed offset (`±HH:MM`) in which the upstream writes its own DATETIMEs (`DATE_RECEIVED`, `DATE_SENT`). */
         upstreamTimeZone: z
           .string()
-          .regex(/^[+-](0\d|1[0-4]):[0-5]\d$/, "mysql.upstreamTimeZone must be an offset like +08:00 or -05:00")
+          .refine(isZoneOffset, "mysql.upstreamTimeZone must be a fixed offset like +08:00 or -05:00")
           .default("+00:00"),
       })
       .strict()
