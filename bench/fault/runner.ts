@@ -65,7 +65,10 @@ export interface RunnerChild {
 /** Spawns `msgx run` on the real services and waits until it listens (rejects if it exits first). */
 export async function spawnRealRunner(run: RealRun, extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<RunnerChild> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx -y pnpm@10.34.9 build)`);
-  const child = spawn(process.execPath, [CLI, "run", "--http-port", "0", "--pg", URLS.pg, "--mysql", URLS.mysql, "--kafka", URLS.brokers], {
+  // Node flags for the runner only, e.g. MSGX_TEST_RUNNER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
+  // (Node refuses --cpu-prof in NODE_OPTIONS).
+  const nodeArgs = (process.env["MSGX_TEST_RUNNER_NODE_ARGS"] ?? "").split(/\s+/).filter((a) => a !== "");
+  const child = spawn(process.execPath, [...nodeArgs, CLI, "run", "--http-port", "0", "--pg", URLS.pg, "--mysql", URLS.mysql, "--kafka", URLS.brokers], {
     env: { ...inheritedEnv(), MSGX_LOG_LEVEL: "warn", ...runEnv(run, extraEnv) },
     stdio: ["ignore", "pipe", "pipe"],
   });

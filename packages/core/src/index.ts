@@ -45,7 +45,8 @@ export {
   type CodecLimits,
 } from "./codec/decode-result.js";
 
-export { decodeMessage } from "./codec/xml-codec.js";
+export { decodeMessage, decodeMessageInSlices } from "./codec/xml-codec.js";
+export { DEFAULT_PARSE_SLICE } from "./codec/xml-tree.js";
 export {
   parseBodyTime,
   parseBodyDate,
@@ -143,6 +144,7 @@ export type {
 export type { OpenRequest } from "./processing/open-request.js";
 export { emptyRunDecision, type RunDecision, type IdentityBinding } from "./processing/run-decision.js";
 export {
+  prepareDecodedRun,
   prepareRun,
   decideRun,
   decideFailure,

@@ -2,6 +2,7 @@ import type { MsgKind, RefRecord } from "../model/msg-kind.js";
 import { protocolFault, quote } from "./codec-fault.js";
 import { groupChildren, leafText } from "./leaf-text.js";
 import { decodeRecs } from "./schd-body.js";
+import { mapInSteps, type Stepped } from "./stepped.js";
 import { childrenNamed } from "./xml-tree.js";
 import type { XmlElement } from "./xml-tree.js";
 
@@ -34,13 +35,14 @@ function decodeRefRecord(record: XmlElement, rtype: string): RefRecord {
  * A reference-data message `<reftype>/<RESP|DNLD|ADD|UPD|DEL>`: the body element named like the
  * type, its `RECS` and its records (see {@link decodeRefRecord} for the record layout).
  * PROTOCOL when the body is missing or repeated, RECS is not an integer, or a record has no key.
+ * Yields after every `every` records.
  */
-export function decodeReference(msg: XmlElement, rtype: string, styp: string): MsgKind {
+export function* decodeReference(msg: XmlElement, rtype: string, styp: string, every: number): Stepped<MsgKind> {
   const bodies = childrenNamed(msg, rtype);
   const [body] = bodies;
   if (body === undefined) throw protocolFault(`${rtype} body missing`);
   if (bodies.length > 1) throw protocolFault(`more than one ${rtype} body`);
   const recs = decodeRecs(body);
-  const records = body.children.filter((c) => c.name !== "RECS").map((r) => decodeRefRecord(r, rtype));
+  const records = yield* mapInSteps(body.children.filter((c) => c.name !== "RECS"), (r) => decodeRefRecord(r, rtype), every);
   return { kind: "reference", rtype, styp, recs, records };
 }

@@ -2,6 +2,7 @@ import type { MsgKind, SchdBody } from "../model/msg-kind.js";
 import { protocolFault, quote } from "./codec-fault.js";
 import { decodeFlightRecord } from "./flight-record-decoder.js";
 import { leafText } from "./leaf-text.js";
+import { mapInSteps, type Stepped } from "./stepped.js";
 import { childrenNamed } from "./xml-tree.js";
 import type { XmlElement } from "./xml-tree.js";
 
@@ -20,23 +21,24 @@ export function decodeRecs(body: XmlElement): number | undefined {
 }
 
 /**
- * The one `SCHD` body element of a SCHD message: its `RECS` and its `FLTR` records in wire order.
- * PROTOCOL when `SCHD` is missing or repeated, or a record is refused (see `decodeFlightRecord`).
- * Record-level snapshot rules (count, duplicates, required fields) belong to the processors.
+ * The one `SCHD` body element of a SCHD message: its `RECS` and its `FLTR` records in wire order,
+ * yielding after every `every` records. PROTOCOL when `SCHD` is missing or repeated, or a record
+ * is refused (see `decodeFlightRecord`). Record-level snapshot rules (count, duplicates, required
+ * fields) belong to the processors.
  */
-export function decodeSchdBody(msg: XmlElement, numericTimeTolerance: boolean): SchdBody {
+function* decodeSchdBody(msg: XmlElement, numericTimeTolerance: boolean, every: number): Stepped<SchdBody> {
   const bodies = childrenNamed(msg, "SCHD");
   const [body] = bodies;
   if (body === undefined) throw protocolFault("SCHD body missing");
   if (bodies.length > 1) throw protocolFault("more than one SCHD body");
   const recs = decodeRecs(body);
-  const flights = childrenNamed(body, "FLTR").map((f) => decodeFlightRecord(f, numericTimeTolerance));
+  const flights = yield* mapInSteps(childrenNamed(body, "FLTR"), (f) => decodeFlightRecord(f, numericTimeTolerance), every);
   return { recs, flights };
 }
 
 /** `SCHD/DNLD|RESP` → snapshot, `SCHD/ADFT` → adft, any other subtype → unsupported (body unread). */
-export function decodeSchd(msg: XmlElement, styp: string, numericTimeTolerance: boolean): MsgKind {
-  if (styp === "DNLD" || styp === "RESP") return { kind: "snapshot", styp, body: decodeSchdBody(msg, numericTimeTolerance) };
-  if (styp === "ADFT") return { kind: "adft", body: decodeSchdBody(msg, numericTimeTolerance) };
+export function* decodeSchd(msg: XmlElement, styp: string, numericTimeTolerance: boolean, every: number): Stepped<MsgKind> {
+  if (styp === "DNLD" || styp === "RESP") return { kind: "snapshot", styp, body: yield* decodeSchdBody(msg, numericTimeTolerance, every) };
+  if (styp === "ADFT") return { kind: "adft", body: yield* decodeSchdBody(msg, numericTimeTolerance, every) };
   return { kind: "unsupported", type: "SCHD", styp };
 }

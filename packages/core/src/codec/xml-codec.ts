@@ -7,7 +7,8 @@ import { decodeFlop } from "./flop-body.js";
 import { decodeMeta } from "./meta-decoder.js";
 import { decodeReference, REFERENCE_SUBTYPES } from "./reference-body.js";
 import { decodeSchd } from "./schd-body.js";
-import { parseXmlTree } from "./xml-tree.js";
+import { runToEnd, type Stepped } from "./stepped.js";
+import { DEFAULT_PARSE_SLICE, parseXmlTreeSteps } from "./xml-tree.js";
 import type { XmlElement } from "./xml-tree.js";
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -29,8 +30,11 @@ function mergeOptions(options: Partial<CodecOptions>): CodecOptions {
   };
 }
 
-/** Chooses the kind by TYPE/STYP (WIRE.md "Kinds") and decodes the body it implies. */
-function decodeBody(msg: XmlElement, meta: Meta, options: CodecOptions): MsgKind {
+/**
+ * Chooses the kind by TYPE/STYP (WIRE.md "Kinds") and decodes the body it implies, yielding after
+ * every `every` records of a large body.
+ */
+function* decodeBody(msg: XmlElement, meta: Meta, options: CodecOptions, every: number): Stepped<MsgKind> {
   const { type, styp } = meta;
   // Checked first: an ignorable type is not read. Except a RESP of a type that is also a reference
   // type (REGN): it may answer an open RQRD, so its body is decoded and the reference processor
@@ -38,15 +42,15 @@ function decodeBody(msg: XmlElement, meta: Meta, options: CodecOptions): MsgKind
   if (options.ignorableTypes.includes(type)) {
     if (styp !== "RESP" || !options.referenceTypes.includes(type)) return { kind: "ignorable", type };
     try {
-      return decodeReference(msg, type, styp);
+      return yield* decodeReference(msg, type, styp, every);
     } catch (e) {
       if (e instanceof CodecFault) return { kind: "ignorable", type };
       throw e;
     }
   }
-  if (type === "SCHD") return decodeSchd(msg, styp, options.numericTimeTolerance);
+  if (type === "SCHD") return yield* decodeSchd(msg, styp, options.numericTimeTolerance, every);
   if (type === "FLOP") return decodeFlop(msg, styp, options.numericTimeTolerance);
-  if (options.referenceTypes.includes(type) && REFERENCE_SUBTYPES.includes(styp)) return decodeReference(msg, type, styp);
+  if (options.referenceTypes.includes(type) && REFERENCE_SUBTYPES.includes(styp)) return yield* decodeReference(msg, type, styp, every);
   return { kind: "unsupported", type, styp };
 }
 
@@ -66,15 +70,46 @@ function decodeBody(msg: XmlElement, meta: Meta, options: CodecOptions): MsgKind
  * @param options merged over {@link DEFAULT_CODEC_OPTIONS}; `limits` may be given in part.
  */
 export function decodeMessage(raw: string, options: Partial<CodecOptions> = {}): DecodeResult {
+  return runToEnd(decodeMessageSteps(raw, options));
+}
+
+/**
+ * {@link decodeMessage}, pausing between slices of a large document: `pause` is awaited after
+ * every `slice` code units parsed (never for a document of one slice or less), so the caller's
+ * other work runs while a document of megabytes is read. The runner passes a pause that yields to
+ * the event loop. The result is `decodeMessage(raw, options)`'s, except that the wording of a
+ * refusal's `reason` may depend on where the slices fall (its class and META do not); with the
+ * same slice size the same input always gives the same result.
+ */
+export async function decodeMessageInSlices(
+  raw: string,
+  options: Partial<CodecOptions>,
+  pause: () => Promise<void>,
+  slice: number = DEFAULT_PARSE_SLICE,
+): Promise<DecodeResult> {
+  if (!Number.isInteger(slice) || slice < 1) throw new RangeError(`slice must be a positive integer, got ${slice}`);
+  const steps = decodeMessageSteps(raw, options, slice);
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+    await pause();
+  }
+}
+
+/** A record of a SCHD or reference body stands for ~128 code units of parsing, for pacing. */
+const CODE_UNITS_PER_RECORD = 128;
+
+function* decodeMessageSteps(raw: string, options: Partial<CodecOptions>, slice: number = DEFAULT_PARSE_SLICE): Stepped<DecodeResult> {
   const merged = mergeOptions(options);
+  const every = Math.max(1, Math.floor(slice / CODE_UNITS_PER_RECORD));
   let meta: Meta | null = null;
   try {
-    const tree = parseXmlTree(raw, merged.limits, "MSG");
+    const tree = yield* parseXmlTreeSteps(raw, merged.limits, "MSG", slice);
     if (!tree.ok) return { ok: false, errorClass: "MALFORMED", reason: tree.reason, meta: null };
     const decoded = decodeMeta(tree.root);
     if (!decoded.ok) return { ok: false, errorClass: "MALFORMED", reason: decoded.reason, meta: null };
     meta = decoded.meta;
-    return { ok: true, message: { meta, body: decodeBody(tree.root, meta, merged) } };
+    return { ok: true, message: { meta, body: yield* decodeBody(tree.root, meta, merged, every) } };
   } catch (e) {
     if (e instanceof CodecFault) return { ok: false, errorClass: e.errorClass, reason: e.message, meta };
     // Not expected: a decoder bug must still not take the pump down. Retriable once META is known.

@@ -67,12 +67,30 @@ export function prepareRun(
   processors: ProcessorTable,
   identity: IdentityOptions,
 ): PreparedRun {
+  const decoded = new Map<number, DecodeResult>();
+  for (const record of records) {
+    const raw = raws.get(record.msgId);
+    if (raw?.found) decoded.set(record.msgId, decode(raw.text));
+  }
+  return prepareDecodedRun(records, decoded, processors, identity);
+}
+
+/**
+ * Pure: {@link prepareRun} for messages decoded beforehand (the pump decodes a large document in
+ * slices, letting other work run). `decoded` holds a result for every message whose raw row was
+ * found; a message without one is a missing row.
+ */
+export function prepareDecodedRun(
+  records: readonly ProcRecord[],
+  decodedById: ReadonlyMap<number, DecodeResult>,
+  processors: ProcessorTable,
+  identity: IdentityOptions,
+): PreparedRun {
   const identityKeys = new Set<string>();
   const flightIds = new Set<string>();
   let needsRequests = false;
   const messages = records.map((record): PreparedMessage => {
-    const raw = raws.get(record.msgId);
-    const decoded = raw?.found ? decode(raw.text) : undefined;
+    const decoded = decodedById.get(record.msgId);
     const meta = decoded?.ok ? decoded.message.meta : (decoded?.meta ?? null);
     const identityKey = record.identityKey ?? (meta ? Identity.of(meta, identity) : null);
     if (identityKey !== null && record.identityKey === null) identityKeys.add(identityKey);

@@ -6,7 +6,7 @@ import type { Clock } from "../ports/clock.js";
 import type { Logger } from "../ports/logger.js";
 import type { Mailbox } from "../ports/mailbox.js";
 import type { PipelineStore } from "../ports/pipeline-store.js";
-import { decideExhaust, decideFailure, decideRun, prepareRun } from "./decide-run.js";
+import { decideExhaust, decideFailure, decideRun, prepareDecodedRun } from "./decide-run.js";
 import { decideTick } from "./decide-tick.js";
 import { Breaker, closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "./outage-breaker.js";
 import type { ProcessorTable } from "./processor.js";
@@ -39,7 +39,11 @@ export interface PumpDeps {
   readonly mailbox: Mailbox;
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly decode: (raw: string) => DecodeResult;
+  /**
+   * Decodes one raw message; pure whatever it returns. A promise lets a large document be decoded
+   * in slices while other work runs (`decodeMessageInSlices`); messages are decoded one at a time.
+   */
+  readonly decode: (raw: string) => DecodeResult | Promise<DecodeResult>;
   readonly processors: ProcessorTable;
   /** The intake's safe horizon: ids above it are never processed. */
   readonly horizon: () => number;
@@ -141,7 +145,12 @@ export class Pump {
     const horizon = this.#deps.horizon();
     const run = takeReady(candidates, now, horizon);
     const raws = await mailbox.readRaw(run.map((r) => r.msgId), signal);
-    const prepared = prepareRun(run, raws, decode, processors, identity);
+    const decoded = new Map<number, DecodeResult>();
+    for (const record of run) {
+      const raw = raws.get(record.msgId);
+      if (raw?.found) decoded.set(record.msgId, await decode(raw.text));
+    }
+    const prepared = prepareDecodedRun(run, decoded, processors, identity);
     const ctx = { now, policy, identity, processors };
 
     // Group commit: try the whole run; a database fault that is not an outage is pinned to its

@@ -1,4 +1,4 @@
-import { decodeMessage } from "../../src/codec/xml-codec.js";
+import { decodeMessage, decodeMessageInSlices } from "../../src/codec/xml-codec.js";
 import {
   BackfillSweeper,
   InboxPoller,
@@ -53,7 +53,14 @@ export class PipelineWorld {
   /** Lets a test put a faulty wrapper around the store the pump and poller see. */
   wrapStore: (store: PipelineStore) => PipelineStore = (s) => s;
 
-  constructor(readonly maxRun: number) {
+  /**
+   * @param decodeSlice when given, the pump decodes asynchronously in slices of this many code
+   *   units (pausing on a resolved promise between two), as the runner does with large documents.
+   */
+  constructor(
+    readonly maxRun: number,
+    readonly decodeSlice?: number,
+  ) {
     this.restart();
   }
 
@@ -78,7 +85,7 @@ export class PipelineWorld {
     this.pump = new Pump(
       {
         ...deps,
-        decode: (raw) => decodeMessage(raw),
+        decode: (raw) => (this.decodeSlice === undefined ? decodeMessage(raw) : decodeMessageInSlices(raw, {}, () => Promise.resolve(), this.decodeSlice)),
         processors: this.processors,
         horizon: () => this.poller.horizon,
         failpoint: (name) => {

@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import type { Server } from "node:http";
 import {
   BackfillSweeper,
-  decodeMessage,
+  decodeMessageInSlices,
   defaultProcessors,
   errorMessage,
   InboxPoller,
@@ -59,7 +59,9 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
   const pump = new Pump(
     {
       ...base,
-      decode: (raw) => decodeMessage(raw),
+      // A document of megabytes is parsed in slices with the event loop let in between, so the
+      // ingress, /healthz and the relay keep answering while it is read (docs/reliability.md).
+      decode: (raw) => decodeMessageInSlices(raw, {}, yieldToEventLoop),
       processors: {
         ...defaultProcessors({ dayStartOffsetMinutes: config.airport.dayStartOffsetMinutes, airportUtcOffsetMinutes: config.airport.utcOffsetMinutes }),
         // Reference data into REF_MASTER; RESPs only as answers to open RQRDs (docs/requests.md).
@@ -181,4 +183,9 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
       throw e;
     }));
   return { server, url, stop, stopped };
+}
+
+/** Resolves after the event loop has run pending I/O callbacks and timers. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
