@@ -14,6 +14,7 @@ import { Reconciler } from "../../core/src/jobs/reconciler.js";
 import { PgMaintenanceStore } from "../src/jobs/pg-maintenance-store.js";
 import { PgOutboxStore, type PgPipelineStore } from "../src/index.js";
 import { freshPgSchema, probePostgres, SharedPglite } from "./pg-harness.js";
+import { adftXml } from "./sis-stream.arbitraries.js";
 
 const gate = await gateService("PostgreSQL", "adapters-pg: maintenance jobs over the pipeline", probePostgres);
 
@@ -83,6 +84,21 @@ function jobsSuite(open: (clock: ManualClock) => Promise<Db>) {
       expect(events.map((e) => [e.target, e.partitionKey, e.eventType, e.stateVersion, e.payload === null])).toEqual([
         ["KAFKA:msg", "7", "TOMBSTONE", 4, false],
         ["KAFKA:schd", "7", "TOMBSTONE", 4, true],
+      ]);
+
+      // Stated again through the pump, 7 and 8 start new lives above their last versions (7's
+      // tombstone 4; 8 was deleted by FDEL at 5), so no consumer drops them as old.
+      const p = pipeline(t.store, clock);
+      p.mailbox.insert(adftXml(900_001, ["7", "8"]));
+      await p.settle();
+      expect((await t.db.selectFrom("flight_schd").select(["flid", "state_version", "deleted"]).where("flid", "in", ["7", "8"]).orderBy("flid").execute()).map((r) => [r.flid, Number(r.state_version), r.deleted])).toEqual([
+        ["7", 5, false],
+        ["8", 6, false],
+      ]);
+      const after = await outbox.pending("KAFKA:msg", SWEEP + DAY, 10);
+      expect(after.filter((e) => e.eventType === "UPSERT").map((e) => [e.partitionKey, e.stateVersion])).toEqual([
+        ["7", 5],
+        ["8", 6],
       ]);
     } finally {
       await t.close();

@@ -93,7 +93,7 @@ export { FLOP_MATRIX, flopGroup, type FlopGroup } from "./flight/flop-matrix.js"
 export { flightToPayload, flightFromPayload, FLIGHT_PAYLOAD_SCHEMA_VERSION, type FlightPayload, type FlightPayloadRow } from "./flight/flight-payload.js";
 export { flightEvents } from "./flight/flight-events.js";
 export { sameFlightContent, type FlightContent } from "./flight/flight-content.js";
-export { decideRetirement, retirementCutoffDay, type RetirementOptions, type RetirementDecision } from "./flight/history-retirement.js";
+export { decideRetirement, retiredFlightState, retirementCutoffDay, type RetirementOptions, type RetirementDecision } from "./flight/history-retirement.js";
 export { compareFlids, assertListQuery, FLID_PATTERN, MAX_FLIGHT_LIST_LIMIT, type FlightReader, type FlightListQuery } from "./flight/flight-reader.js";
 export { dttmToEpochMs, matchScheduleRequest } from "./flight/request-match.js";
 

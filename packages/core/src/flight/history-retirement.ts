@@ -57,3 +57,15 @@ export function decideRetirement(flights: Iterable<FlightState>, now: number, op
   }
   return { cutoffDay, retired, tombstones };
 }
+
+/**
+ * How `PipelineTx.loadFlights` shows a FLID that is not stored but has retired to history: a
+ * deleted flight at the highest version it reached (its retirement tombstone's, or its FDEL's when
+ * FDEL had deleted it), with no content, no FFID, no operation day and no `lastSrcDttm` (nothing
+ * is stale against it). A record for it then starts a new life above that version, exactly as
+ * after an FDEL, so the version per FLID on the topics never goes down; a FLOP skips it and an
+ * FDEL finds it already deleted.
+ */
+export function retiredFlightState(flid: string, version: number, lastMsgId: number): FlightState {
+  return { flid, ffid: null, operationDay: null, stateVersion: version, lastMsgId, lastSrcDttm: "", deleted: true, scalars: {}, collections: {} };
+}

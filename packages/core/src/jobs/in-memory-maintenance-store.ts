@@ -1,5 +1,6 @@
 import { MsgxError } from "../errors/msgx-error.js";
 import { compareFlids } from "../flight/flight-reader.js";
+import { retiredFlightState } from "../flight/history-retirement.js";
 import { isTerminal, type ProcRecord } from "../model/proc-record.js";
 import { DeliveryStatus } from "../outbox/outbox-event.js";
 import type { Clock } from "../ports/clock.js";
@@ -73,6 +74,8 @@ export class InMemoryMaintenanceStore implements MaintenanceStore {
             for (const r of flights) {
               t.flights.delete(r.flid);
               this.tables.flightHistory.push(r);
+              const version = r.tombstoneVersion ?? r.finalState.stateVersion;
+              if (version >= (t.retired.get(r.flid)?.stateVersion ?? 0)) t.retired.set(r.flid, retiredFlightState(r.flid, version, r.finalState.lastMsgId));
             }
             const now = this.clock.now();
             for (const e of events) {

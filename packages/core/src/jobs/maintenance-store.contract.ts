@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isMsgxError } from "../errors/msgx-error.js";
 import { flightEvents } from "../flight/flight-events.js";
 import { flightToPayload } from "../flight/flight-payload.js";
+import { retiredFlightState } from "../flight/history-retirement.js";
 import type { FlightState } from "../flight/flight-state.js";
 import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
 import { Target, type OutboxEvent } from "../outbox/outbox-event.js";
@@ -62,7 +63,10 @@ export function describeMaintenanceStoreContract(name: string, factory: () => Pr
     });
 
     const storeFlights = (flights: FlightState[]) => p.transaction((tx) => tx.applyRun({ ...emptyRunDecision, flights }));
-    const liveFlids = async (flids: string[]) => [...(await p.transaction((tx) => tx.loadFlights(flids))).keys()].sort();
+    const loadFlights = (flids: string[]) => p.transaction((tx) => tx.loadFlights(flids));
+    /** The FLIDs among `flids` stored live (a retired one loads as a content-less placeholder). */
+    const liveFlids = async (flids: string[]) =>
+      [...(await loadFlights(flids)).values()].filter((f) => f.operationDay !== null).map((f) => f.flid).sort();
     const allEvents = async (): Promise<OutboxEvent[]> =>
       [...(await h.outbox.pending(Target.MSG, T0 + 365 * DAY, 1000)), ...(await h.outbox.pending(Target.SCHD, T0 + 365 * DAY, 1000))].sort(
         (a, b) => a.eventId - b.eventId,
@@ -106,6 +110,12 @@ export function describeMaintenanceStoreContract(name: string, factory: () => Pr
         await s.transaction((tx) => tx.retireFlights([a.retired, b.retired], [...a.events, ...b.events]));
 
         expect(await liveFlids(["10", "100", "11"])).toEqual(["11"]);
+        // The pipeline sees a retired FLID as deleted at its tombstone's version (or its FDEL's).
+        const loaded = await loadFlights(["10", "100", "11", "12"]);
+        expect(loaded.get("10")).toEqual(retiredFlightState("10", 5, live.lastMsgId));
+        expect(loaded.get("100")).toEqual(retiredFlightState("100", 7, gone.lastMsgId));
+        expect(loaded.get("11")).toMatchObject({ flid: "11", deleted: false });
+        expect(loaded.has("12")).toBe(false);
         expect(await s.retiredFlights("10")).toEqual([a.retired]);
         expect(await s.retiredFlights("100")).toEqual([{ ...b.retired, tombstoneVersion: null }]);
         expect(await s.retiredFlights("11")).toEqual([]);
@@ -129,6 +139,14 @@ export function describeMaintenanceStoreContract(name: string, factory: () => Pr
         const two = retirement(again, T0 + DAY);
         await s.transaction((tx) => tx.retireFlights([two.retired], two.events));
         expect(await s.retiredFlights("10")).toEqual([one.retired, two.retired]);
+        // The highest version of any life, not the last life's (here stored below the first).
+        expect((await loadFlights(["10"])).get("10")).toEqual(retiredFlightState("10", 3, first.lastMsgId));
+        const third = flight("10", "20260314", { version: 5 });
+        await storeFlights([third]);
+        expect((await loadFlights(["10"])).get("10")).toEqual(third);
+        const three = retirement(third, T0 + 2 * DAY);
+        await s.transaction((tx) => tx.retireFlights([three.retired], three.events));
+        expect((await loadFlights(["10"])).get("10")).toEqual(retiredFlightState("10", 6, third.lastMsgId));
       });
 
       it("writes nothing when the transaction body throws", async () => {

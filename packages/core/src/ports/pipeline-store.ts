@@ -53,7 +53,12 @@ export interface PipelineTx {
   loadRecords(msgIds: readonly number[]): Promise<readonly ProcRecord[]>;
   /** The owner (msgId) of each key that is bound; keys with no owner are absent from the map. */
   identityOwners(keys: readonly string[]): Promise<ReadonlyMap<string, number>>;
-  /** The stored flights among `flids` (deleted ones included), locked for this transaction. */
+  /**
+   * The stored flights among `flids` (deleted ones included), locked for this transaction. A FLID
+   * that is not stored but retired to history (`MaintenanceTx.retireFlights`) is given as
+   * `retiredFlightState(flid, <its highest version>, <that life's lastMsgId>)`, so a new life
+   * counts on above its tombstone; a FLID never seen is absent.
+   */
   loadFlights(flids: readonly string[]): Promise<ReadonlyMap<string, FlightState>>;
   /**
    * The upstream requests a reply may answer (`REQ_TRACK` in SENT or WAITING), ascending by id,

@@ -27,6 +27,8 @@ export interface InMemoryTables {
   readonly records: Map<number, ProcRecord>;
   readonly identities: Map<string, number>;
   readonly flights: Map<string, FlightState>;
+  /** What `loadFlights` gives for a retired FLID not stored again (kept by the maintenance fake). */
+  readonly retired: Map<string, FlightState>;
   readonly events: OutboxEvent[];
   readonly backfill: Map<number, BackfillTodo>;
   readonly audits: AuditEntry[];
@@ -50,6 +52,7 @@ export class InMemoryPipelineStore implements PipelineStore {
     records: new Map(),
     identities: new Map(),
     flights: new Map(),
+    retired: new Map(),
     events: [],
     backfill: new Map(),
     audits: [],
@@ -133,7 +136,7 @@ export class InMemoryPipelineStore implements PipelineStore {
     const tx: PipelineTx = {
       loadRecords: async (ids) => ids.flatMap((id) => (t.records.has(id) ? [t.records.get(id)!] : [])),
       identityOwners: async (keys) => new Map(keys.flatMap((k) => (t.identities.has(k) ? [[k, t.identities.get(k)!]] : []))),
-      loadFlights: async (flids) => new Map(flids.flatMap((f) => (t.flights.has(f) ? [[f, t.flights.get(f)!]] : []))),
+      loadFlights: async (flids) => new Map(flids.flatMap((f) => { const found = t.flights.get(f) ?? t.retired.get(f); return found === undefined ? [] : [[f, found]]; })),
       openRequests: async () =>
         [...t.requestTables.requests.values()].filter((r) => isAnswerableRequest(r.status)).sort((a, b) => Number(a.requestId) - Number(b.requestId)),
       applyRun: async (decision) => {
