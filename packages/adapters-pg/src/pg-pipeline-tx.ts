@@ -5,6 +5,7 @@ import { bindIdentities } from "./operations/bind-identities.js";
 import type { Db } from "./operations/db.js";
 import { identityOwners } from "./operations/identity-owners.js";
 import { insertEvents } from "./operations/insert-events.js";
+import { insertSnapLog } from "./operations/insert-snap-log.js";
 import { loadFlights } from "./operations/load-flights.js";
 import { loadRecords } from "./operations/load-records.js";
 import { registerBackfill } from "./operations/register-backfill.js";
@@ -51,7 +52,8 @@ export class PgPipelineTx implements PipelineTx {
    * At most six statements whatever the run size (empty parts are skipped): records, identities,
    * flights (two), events, backfill todos. Each takes its rows as one JSON parameter, so a run of
    * any size stays far below PostgreSQL's 65,535 bind parameters. A run that answered upstream
-   * requests adds one compare-and-set per closed request and one reference upsert.
+   * requests adds one compare-and-set per closed request and one reference upsert; one that holds
+   * snapshot messages adds one `schd_snap_log` insert.
    */
   applyRun(decision: RunDecision): Promise<void> {
     return pgCall("applyRun", async () => {
@@ -66,6 +68,7 @@ export class PgPipelineTx implements PipelineTx {
         }
       }
       await upsertReferences(this.#db, decision.references ?? [], this.#now);
+      await insertSnapLog(this.#db, decision.snapshots ?? [], this.#now);
     });
   }
 

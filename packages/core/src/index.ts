@@ -142,7 +142,7 @@ export type {
   FlightView,
 } from "./processing/processor.js";
 export type { OpenRequest } from "./processing/open-request.js";
-export { emptyRunDecision, type RunDecision, type IdentityBinding } from "./processing/run-decision.js";
+export { emptyRunDecision, type RunDecision, type IdentityBinding, type SnapshotLogEntry } from "./processing/run-decision.js";
 export {
   prepareDecodedRun,
   prepareRun,
@@ -223,7 +223,7 @@ export { resultTopicCallbackPort, parseTaskCallbackMessage, TASK_CALLBACK_EVENT_
 export { TaskCallbackSender, DEFAULT_TASK_CALLBACK_SENDER_OPTIONS, type TaskCallbackSenderDeps, type TaskCallbackSenderOptions, type TaskCallbackStep } from "./task-routing/task-callback-sender.js";
 
 // Maintenance jobs (seed 000 §6)
-export type { MaintenanceStore, MaintenanceTx, MaintenanceWriteOptions, RetiredFlight, ArchivedRecord, ReconcileEntry, ArchiveQuery } from "./jobs/maintenance-store.js";
+export type { MaintenanceStore, MaintenanceTx, MaintenanceWriteOptions, RetiredFlight, SnapshotLogRow, ArchivedRecord, ReconcileEntry, ArchiveQuery } from "./jobs/maintenance-store.js";
 export { nextRunAt, parseTimeOfDay } from "./jobs/daily-schedule.js";
 export { ScheduledJob, DEFAULT_SCHEDULED_JOB_OPTIONS, type JobSchedule, type JobBatch, type ScheduledJobOptions } from "./jobs/scheduled-job.js";
 export { HistorySweeper, DEFAULT_HISTORY_SWEEP_OPTIONS, type HistorySweepOptions, type HistorySweepBatch } from "./jobs/history-sweeper.js";

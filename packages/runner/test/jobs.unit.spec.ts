@@ -77,7 +77,7 @@ describe("maintenance loops", () => {
     await r.loop("snap-log-cleanup")();
     r.clock.set(SWEEP);
     await r.loop("snap-log-cleanup")();
-    expect(r.store.tables.snapLog.map((s) => s.msgId)).toEqual([2]);
+    expect(r.store.pipeline.tables.snapLog.map((s) => s.msgId)).toEqual([2]);
   });
 
   it("the jobs carry the runner's fence: a deposed leader's archive writes nothing", async () => {

@@ -7,4 +7,5 @@ export type {
   MaintenanceWriteOptions,
   ReconcileEntry,
   RetiredFlight,
+  SnapshotLogRow,
 } from "@msgx/core";

@@ -12,10 +12,12 @@ import type {
   MaintenanceWriteOptions,
   ReconcileEntry,
   RetiredFlight,
+  SnapshotLogRow,
 } from "./core-jobs.js";
 import { archiveTerminal } from "./operations/archive-terminal.js";
 import { archivedRecords } from "./operations/archived-records.js";
 import { purgeSnapLog } from "./operations/purge-snap-log.js";
+import { snapshotLog } from "./operations/snapshot-log.js";
 import { reconcileRange } from "./operations/reconcile-range.js";
 import { registerMissingBackfill } from "./operations/register-missing-backfill.js";
 import { retiredFlights } from "./operations/retired-flights.js";
@@ -61,6 +63,11 @@ export class PgMaintenanceStore implements MaintenanceStore {
 
   retiredFlights(flid: string): Promise<readonly RetiredFlight[]> {
     return pgCall("retiredFlights", () => retiredFlights(this.#db, flid));
+  }
+
+  snapshotLog(limit: number): Promise<readonly SnapshotLogRow[]> {
+    if (!Number.isInteger(limit) || limit < 1) return Promise.reject(new RangeError(`limit must be a positive integer, got ${limit}`));
+    return pgCall("snapshotLog", () => snapshotLog(this.#db, limit));
   }
 
   purgeSnapLog(before: number, limit: number): Promise<number> {

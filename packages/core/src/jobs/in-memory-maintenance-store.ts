@@ -1,7 +1,7 @@
 import { MsgxError } from "../errors/msgx-error.js";
 import { compareFlids } from "../flight/flight-reader.js";
 import { retiredFlightState } from "../flight/history-retirement.js";
-import { isTerminal, type ProcRecord } from "../model/proc-record.js";
+import { isTerminal, ProcStatus, type ProcRecord } from "../model/proc-record.js";
 import { DeliveryStatus } from "../outbox/outbox-event.js";
 import type { Clock } from "../ports/clock.js";
 import { FaultPlan } from "../testing/fault-plan.js";
@@ -14,20 +14,13 @@ import type {
   MaintenanceWriteOptions,
   ReconcileEntry,
   RetiredFlight,
+  SnapshotLogRow,
 } from "./maintenance-store.js";
 
-/** A `SCHD_SNAP_LOG` row as far as the purge cares. */
-export interface InMemorySnapLogRow {
-  readonly snapId: number;
-  readonly msgId: number;
-  readonly loggedAt: number;
-}
-
-/** The fake's own tables; the pipeline's (records, flights, events, todos, archive) are the pipeline fake's. */
+/** The fake's own tables; the pipeline's (records, flights, events, todos, snap log, archive) are the pipeline fake's. */
 export interface InMemoryMaintenanceTables {
   /** `FLIGHT_SCHD_HST`, in retirement order. */
   readonly flightHistory: RetiredFlight[];
-  readonly snapLog: InMemorySnapLogRow[];
 }
 
 /**
@@ -40,17 +33,17 @@ export interface InMemoryMaintenanceTables {
  */
 export class InMemoryMaintenanceStore implements MaintenanceStore {
   readonly faults = new FaultPlan("maintenance-store");
-  readonly tables: InMemoryMaintenanceTables = { flightHistory: [], snapLog: [] };
-  #nextSnapId = 1;
+  readonly tables: InMemoryMaintenanceTables = { flightHistory: [] };
 
   constructor(
     readonly pipeline: InMemoryArchivingPipelineStore,
     private readonly clock: Clock,
   ) {}
 
-  /** Seeds a snapshot log row (the snapshot processor's bookkeeping; not part of the port). */
+  /** Seeds a snapshot log row as the pipeline would write it (not part of the port). */
   logSnapshot(msgId: number, loggedAt: number): void {
-    this.tables.snapLog.push({ snapId: this.#nextSnapId++, msgId, loggedAt });
+    const t = this.pipeline.tables;
+    t.snapLog.push({ snapId: t.nextSnapId++, msgId, styp: "DNLD", operationDay: null, declaredRecs: null, flights: 0, outcome: ProcStatus.SUCCEEDED, reason: null, loggedAt });
   }
 
   transaction<T>(fn: (tx: MaintenanceTx) => Promise<T>, options: MaintenanceWriteOptions = {}): Promise<T> {
@@ -97,17 +90,24 @@ export class InMemoryMaintenanceStore implements MaintenanceStore {
     return this.tables.flightHistory.filter((r) => r.flid === flid);
   }
 
+  async snapshotLog(limit: number): Promise<readonly SnapshotLogRow[]> {
+    this.faults.check("snapshotLog");
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+    return [...this.pipeline.tables.snapLog].sort((a, b) => b.snapId - a.snapId).slice(0, limit);
+  }
+
   async purgeSnapLog(before: number, limit: number): Promise<number> {
     this.faults.check("purgeSnapLog");
+    const log = this.pipeline.tables.snapLog;
     const doomed = new Set(
-      [...this.tables.snapLog]
+      [...log]
         .filter((r) => r.loggedAt < before)
         .sort((a, b) => a.loggedAt - b.loggedAt || a.snapId - b.snapId)
         .slice(0, limit)
         .map((r) => r.snapId),
     );
-    const kept = this.tables.snapLog.filter((r) => !doomed.has(r.snapId));
-    this.tables.snapLog.splice(0, this.tables.snapLog.length, ...kept);
+    const kept = log.filter((r) => !doomed.has(r.snapId));
+    log.splice(0, log.length, ...kept);
     return doomed.size;
   }
 

@@ -10,7 +10,7 @@ import type { OutboxStore } from "../ports/outbox-store.js";
 import type { PipelineStore } from "../ports/pipeline-store.js";
 import { evolveProc, type ProcEvent } from "../processing/proc-machine.js";
 import { DEFAULT_RETRY_POLICY } from "../processing/retry-policy.js";
-import { emptyRunDecision } from "../processing/run-decision.js";
+import { emptyRunDecision, type SnapshotLogEntry } from "../processing/run-decision.js";
 import { sampleFlight } from "../testing/pipeline-store.contract.js";
 import type { MaintenanceStore, RetiredFlight } from "./maintenance-store.js";
 
@@ -206,6 +206,30 @@ export function describeMaintenanceStoreContract(name: string, factory: () => Pr
         expect(await s.purgeSnapLog(cutoff, 2)).toBe(1);
         expect(await s.purgeSnapLog(cutoff, 2)).toBe(0);
         expect(await h.snapLogCount()).toBe(2);
+      });
+
+      it("keeps what the pipeline's runs log of their snapshots, newest first, and refuses a bad limit", async () => {
+        const dnld: SnapshotLogEntry = { msgId: 7, styp: "DNLD", operationDay: "20260305", declaredRecs: 3, flights: 3, outcome: ProcStatus.SUCCEEDED, reason: null };
+        const dup: SnapshotLogEntry = { msgId: 8, styp: "DNLD", operationDay: null, declaredRecs: null, flights: 1, outcome: ProcStatus.SKIPPED, reason: "duplicate-of:7" };
+        const resp: SnapshotLogEntry = { msgId: 9, styp: "RESP", operationDay: null, declaredRecs: 2, flights: 1, outcome: ProcStatus.DEAD, reason: "RECS 2 but 1 FLTR" };
+        expect(await s.snapshotLog(10)).toEqual([]);
+        await p.transaction((tx) => tx.applyRun({ ...emptyRunDecision, snapshots: [dnld, dup] }));
+        await p.transaction((tx) => tx.applyRun({ ...emptyRunDecision, snapshots: [resp] }));
+        // A run that rolls back logs nothing.
+        await expect(
+          p.transaction(async (tx) => {
+            await tx.applyRun({ ...emptyRunDecision, snapshots: [{ ...resp, msgId: 10 }] });
+            throw new Error("boom");
+          }),
+        ).rejects.toThrow("boom");
+        const rows = await s.snapshotLog(10);
+        expect(rows.map(({ snapId: _id, loggedAt: _at, ...entry }) => entry)).toEqual([resp, dup, dnld]);
+        expect(rows[0]!.snapId).toBeGreaterThan(rows[1]!.snapId);
+        expect(rows[1]!.snapId).toBeGreaterThan(rows[2]!.snapId);
+        for (const r of rows) expect(Number.isFinite(r.loggedAt)).toBe(true);
+        expect((await s.snapshotLog(1)).map((r) => r.msgId)).toEqual([9]);
+        for (const bad of [0, -1, 1.5]) await expect(s.snapshotLog(bad)).rejects.toThrow(RangeError);
+        expect(await h.snapLogCount()).toBe(3);
       });
     });
 

@@ -2,6 +2,7 @@ import type { FlightPayload } from "../flight/flight-payload.js";
 import type { FlightState } from "../flight/flight-state.js";
 import type { ProcRecord, ProcStatus } from "../model/proc-record.js";
 import type { OutboxEventDraft } from "../outbox/outbox-event.js";
+import type { SnapshotLogEntry } from "../processing/run-decision.js";
 
 /** A flight the history sweep moved out of the live tables (`FLIGHT_SCHD_HST`). */
 export interface RetiredFlight {
@@ -13,6 +14,13 @@ export interface RetiredFlight {
   /** The `stateVersion` of the tombstone the sweep wrote; null when FDEL had deleted it already. */
   readonly tombstoneVersion: number | null;
   readonly retiredAt: number;
+}
+
+/** A `SCHD_SNAP_LOG` row: what the pipeline logged of a snapshot message, and when it committed. */
+export interface SnapshotLogRow extends SnapshotLogEntry {
+  /** Ascending in commit order. */
+  readonly snapId: number;
+  readonly loggedAt: number;
 }
 
 /** A `PROC_STATE_HST` row: a terminal record moved out of `PROC_STATE`, unchanged. */
@@ -89,6 +97,12 @@ export interface MaintenanceStore {
   transaction<T>(fn: (tx: MaintenanceTx) => Promise<T>, options?: MaintenanceWriteOptions): Promise<T>;
   /** The history rows of a FLID, oldest retirement first (a FLID may live and retire more than once). */
   retiredFlights(flid: string): Promise<readonly RetiredFlight[]>;
+  /**
+   * The newest `limit` `SCHD_SNAP_LOG` rows, newest first (the pipeline writes one per snapshot
+   * message a run decides, in the run's transaction: `RunDecision.snapshots`). RangeError for a
+   * `limit` that is not a positive integer.
+   */
+  snapshotLog(limit: number): Promise<readonly SnapshotLogRow[]>;
   /**
    * Deletes up to `limit` `SCHD_SNAP_LOG` rows logged before `before`, oldest first; returns how
    * many. Touches nothing else, so it takes no pipeline lock.

@@ -10,7 +10,7 @@ import { errorMessage } from "../errors/msgx-error.js";
 import { evolveProc, type ProcEvent } from "./proc-machine.js";
 import type { Processor, ProcessorResult, ProcessorTable } from "./processor.js";
 import type { RetryPolicy } from "./retry-policy.js";
-import type { IdentityBinding, RequestClose, RunDecision } from "./run-decision.js";
+import type { IdentityBinding, RequestClose, RunDecision, SnapshotLogEntry } from "./run-decision.js";
 import type { OpenRequest } from "./open-request.js";
 import { refKey, type RefChange } from "../requests/reference-entry.js";
 import { evolveRequest } from "../requests/request-machine.js";
@@ -127,6 +127,7 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
   const backfill: BackfillEntry[] = [];
   const references = new Map<string, RefChange>();
   const closes: RequestClose[] = [];
+  const snapshots: SnapshotLogEntry[] = [];
   // A request answered earlier in the run is closed for the messages behind it: at most one reply applies.
   let open: readonly OpenRequest[] = loaded.requests?.flatMap((r) => toOpenRequest(r) ?? []) ?? loaded.openRequests ?? [];
 
@@ -156,6 +157,19 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
         closes.push({ request: evolveRequest(stored, { type: "answered", at: ctx.now, match }), expectedVersion: stored.version });
       }
     }
+    const body = m.decoded?.ok ? m.decoded.message.body : undefined;
+    if (body?.kind === "snapshot") {
+      const first = body.body.flights[0];
+      snapshots.push({
+        msgId: record.msgId,
+        styp: body.styp,
+        operationDay: (first === undefined ? undefined : flights.get(first.flid)?.operationDay) ?? null,
+        declaredRecs: body.body.recs ?? null,
+        flights: body.body.flights.length,
+        outcome: record.status,
+        reason: record.reason,
+      });
+    }
     if (isTerminal(record.status)) {
       backfill.push({ msgId: record.msgId, processedAt: ctx.now, meta: record.meta });
     } else {
@@ -170,6 +184,7 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
     backfill,
     ...(closes.length > 0 ? { requests: closes } : {}),
     ...(references.size > 0 ? { references: [...references.values()] } : {}),
+    ...(snapshots.length > 0 ? { snapshots } : {}),
   };
 }
 

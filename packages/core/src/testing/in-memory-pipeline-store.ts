@@ -13,7 +13,7 @@ import type {
   RecordFilter,
 } from "../ports/pipeline-store.js";
 import { newProcRecord } from "../processing/proc-machine.js";
-import type { RunDecision } from "../processing/run-decision.js";
+import type { RunDecision, SnapshotLogEntry } from "../processing/run-decision.js";
 import { newRequestTables, type InMemoryRequestTables } from "../requests/in-memory-request-tables.js";
 import { refKey } from "../requests/reference-entry.js";
 import { isAnswerableRequest } from "../requests/request-status.js";
@@ -21,6 +21,12 @@ import { FaultPlan } from "./fault-plan.js";
 
 /** First delay of a backfill todo: the pump tries at once after commit; the sweep only later. */
 export const BACKFILL_FIRST_DELAY_MS = 30_000;
+
+/** A `SCHD_SNAP_LOG` row of the fake. */
+export interface InMemorySnapLogRow extends SnapshotLogEntry {
+  readonly snapId: number;
+  readonly loggedAt: number;
+}
 
 /** Every table of the fake, public so tests and sibling fakes can look inside. */
 export interface InMemoryTables {
@@ -32,6 +38,8 @@ export interface InMemoryTables {
   readonly events: OutboxEvent[];
   readonly backfill: Map<number, BackfillTodo>;
   readonly audits: AuditEntry[];
+  /** `SCHD_SNAP_LOG`, in commit order (purged by the maintenance fake). */
+  readonly snapLog: InMemorySnapLogRow[];
   /** Terminal transitions in commit order: the FIFO oracle of the model tests. */
   readonly terminalLog: { msgId: number; status: ProcStatus }[];
   /** `REQ_TRACK`, our SEQN counters and `REF_MASTER` (shared with `InMemoryRequestStore`). */
@@ -39,6 +47,7 @@ export interface InMemoryTables {
   intake: IntakeState | undefined;
   epoch: number;
   nextEventId: number;
+  nextSnapId: number;
 }
 
 /**
@@ -56,11 +65,13 @@ export class InMemoryPipelineStore implements PipelineStore {
     events: [],
     backfill: new Map(),
     audits: [],
+    snapLog: [],
     terminalLog: [],
     requestTables: newRequestTables(),
     intake: undefined,
     epoch: 0,
     nextEventId: 1,
+    nextSnapId: 1,
   };
   /** When set, the next commit applies its writes and then throws `COMMIT_UNKNOWN`. */
   commitUnknownNext = false;
@@ -210,6 +221,7 @@ export class InMemoryPipelineStore implements PipelineStore {
     }
     for (const c of decision.requests ?? []) t.requestTables.requests.set(c.request.requestId, c.request);
     for (const r of decision.references ?? []) t.requestTables.references.set(refKey(r.rtype, r.rkey), { ...r, updatedAt: now });
+    for (const e of decision.snapshots ?? []) t.snapLog.push({ ...e, snapId: t.nextSnapId++, loggedAt: now });
   }
 
   async audits(limit: number): Promise<readonly AuditEntry[]> {

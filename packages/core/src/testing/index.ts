@@ -5,6 +5,7 @@ export {
   InMemoryPipelineStore,
   BACKFILL_FIRST_DELAY_MS,
   type InMemoryTables,
+  type InMemorySnapLogRow,
 } from "./in-memory-pipeline-store.js";
 export { describeMailboxContract, type MailboxHarness, type MailboxFeatures } from "./mailbox.contract.js";
 export {
@@ -46,7 +47,7 @@ export { InMemoryTaskConsumeLogStore, type InMemoryTaskTxHandle } from "../task-
 export { describeTaskStoreContract, sampleNewTask, type TaskStoreContractSubject } from "../task-routing/task-store.contract.js";
 export { describeTaskConsumeLogStoreContract, sampleTaskConsumeWrite, type TaskConsumeLogStoreContractSubject } from "../task-routing/task-consume-log-store.contract.js";
 export { InMemoryArchivingPipelineStore } from "../jobs/in-memory-archiving-pipeline-store.js";
-export { InMemoryMaintenanceStore, type InMemoryMaintenanceTables, type InMemorySnapLogRow } from "../jobs/in-memory-maintenance-store.js";
+export { InMemoryMaintenanceStore, type InMemoryMaintenanceTables } from "../jobs/in-memory-maintenance-store.js";
 export { describeMaintenanceStoreContract, type MaintenanceStoreHarness } from "../jobs/maintenance-store.contract.js";
 // Requests
 export { InMemoryRequestStore, type InMemoryRequestBackend } from "../requests/in-memory-request-store.js";

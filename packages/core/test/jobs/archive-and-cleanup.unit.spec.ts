@@ -83,6 +83,6 @@ describe("SnapLogCleaner", () => {
     expect(cleaner.cutoff(T0)).toBe(T0 - 90 * DAY);
     expect(await cleaner.step()).toEqual({ deleted: 2, more: true });
     expect(await cleaner.step()).toEqual({ deleted: 1, more: false });
-    expect(r.store.tables.snapLog.map((s) => s.loggedAt)).toEqual([T0 - 90 * DAY, T0 - 10 * DAY]);
+    expect(r.store.pipeline.tables.snapLog.map((s) => s.loggedAt)).toEqual([T0 - 90 * DAY, T0 - 10 * DAY]);
   });
 });

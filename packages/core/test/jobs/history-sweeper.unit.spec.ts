@@ -142,6 +142,7 @@ function bind(s: MaintenanceStore): MaintenanceStore {
   return {
     transaction: (fn, o) => s.transaction(fn, o),
     retiredFlights: (f) => s.retiredFlights(f),
+    snapshotLog: (l) => s.snapshotLog(l),
     purgeSnapLog: (b, l) => s.purgeSnapLog(b, l),
     archiveTerminal: (q, o) => s.archiveTerminal(q, o),
     archivedRecords: (ids) => s.archivedRecords(ids),

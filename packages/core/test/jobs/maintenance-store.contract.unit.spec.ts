@@ -15,7 +15,7 @@ describeMaintenanceStoreContract("InMemoryMaintenanceStore", async () => {
     logSnapshots: async (at) => {
       for (const loggedAt of at) store.logSnapshot(1, loggedAt);
     },
-    snapLogCount: async () => store.tables.snapLog.length,
+    snapLogCount: async () => pipeline.tables.snapLog.length,
     close: async () => undefined,
   };
 });
