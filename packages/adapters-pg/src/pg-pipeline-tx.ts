@@ -24,6 +24,8 @@ export class PgPipelineTx implements PipelineTx {
   readonly #db: Db;
   readonly #now: number;
   readonly #backfillFirstDelayMs: number;
+  /** Flights as stored now, as this transaction loaded (locked) or wrote them: writes skip unchanged collections. */
+  readonly #stored = new Map<string, FlightState>();
 
   constructor(db: Db, now: number, backfillFirstDelayMs: number) {
     this.#db = db;
@@ -40,7 +42,11 @@ export class PgPipelineTx implements PipelineTx {
   }
 
   loadFlights(flids: readonly string[]): Promise<ReadonlyMap<string, FlightState>> {
-    return pgCall("loadFlights", () => loadFlights(this.#db, flids));
+    return pgCall("loadFlights", async () => {
+      const { stored, retired } = await loadFlights(this.#db, flids);
+      for (const [flid, f] of stored) this.#stored.set(flid, f);
+      return new Map([...stored, ...retired]);
+    });
   }
 
   /** SENT and WAITING requests, locked `FOR UPDATE` until the transaction ends. */
@@ -59,7 +65,8 @@ export class PgPipelineTx implements PipelineTx {
     return pgCall("applyRun", async () => {
       await updateRecords(this.#db, decision.records);
       await bindIdentities(this.#db, decision.bindings, this.#now);
-      await writeFlights(this.#db, decision.flights, this.#now);
+      await writeFlights(this.#db, decision.flights, this.#now, this.#stored);
+      for (const f of decision.flights) this.#stored.set(f.flid, f);
       await insertEvents(this.#db, decision.events, this.#now);
       await registerBackfill(this.#db, decision.backfill, this.#now, this.#backfillFirstDelayMs);
       for (const c of decision.requests ?? []) {

@@ -1,4 +1,4 @@
-import type { FlightState } from "@msgx/core";
+import type { CollectionName, CollectionRow, FlightState } from "@msgx/core";
 import { sql } from "kysely";
 import { COLLECTION_ENTRIES } from "../rows/collection-tables.js";
 import { collectionRowsToJson, flightToJson } from "../rows/flight-row.js";
@@ -6,18 +6,32 @@ import { jsonParam } from "../rows/values.js";
 import type { Db } from "./db.js";
 
 /**
- * Replaces each flight (row and collections) in two statements, whatever the count:
- * 1. upsert every `flight_schd` row and delete every collection row of these flights (one
- *    statement: data-modifying CTEs on different tables);
- * 2. insert every collection row, each table fed from one JSON document.
+ * Replaces each flight (row and collections) in at most two statements, whatever the count:
+ * 1. upsert every `flight_schd` row and delete the collection rows to rewrite (one statement:
+ *    data-modifying CTEs on different tables);
+ * 2. insert the rewritten collection rows, each table fed from one JSON document.
  * Deleting and re-inserting in the same statement would touch the same keys twice, hence two.
+ *
+ * `stored` holds the flights as this transaction loaded (and locked) them: a collection whose
+ * rows equal the stored ones is left as it is (an ESTT update rewrites no collection table). A
+ * flight not in `stored` has every collection rewritten.
  */
-export async function writeFlights(db: Db, flights: readonly FlightState[], now: number): Promise<void> {
+export async function writeFlights(db: Db, flights: readonly FlightState[], now: number, stored: ReadonlyMap<string, FlightState> = new Map()): Promise<void> {
   if (flights.length === 0) return;
   const byFlid = new Map(flights.map((f) => [f.flid, f]));
-  const flids = [...byFlid.keys()];
-  const deletes = COLLECTION_ENTRIES.map(
-    ([name, table]) => sql`${sql.ref(`del_${name.toLowerCase()}`)} AS (DELETE FROM ${sql.table(table)} WHERE flid = ANY(${flids}::text[]))`,
+  // Per collection, the flights whose rows change (or whose stored rows are not known).
+  const rewrite = new Map<CollectionName, Set<string>>();
+  for (const f of byFlid.values()) {
+    const before = stored.get(f.flid);
+    for (const [name] of COLLECTION_ENTRIES) {
+      if (before !== undefined && sameRows(before.collections[name], f.collections[name])) continue;
+      const set = rewrite.get(name);
+      if (set === undefined) rewrite.set(name, new Set([f.flid]));
+      else set.add(f.flid);
+    }
+  }
+  const deletes = COLLECTION_ENTRIES.filter(([name]) => rewrite.has(name)).map(
+    ([name, table]) => sql`, ${sql.ref(`del_${name.toLowerCase()}`)} AS (DELETE FROM ${sql.table(table)} WHERE flid = ANY(${[...rewrite.get(name)!]}::text[]))`,
   );
   await sql`
     WITH upsert AS (
@@ -32,10 +46,10 @@ export async function writeFlights(db: Db, flights: readonly FlightState[], now:
         ffid = EXCLUDED.ffid, operation_day = EXCLUDED.operation_day, state_version = EXCLUDED.state_version,
         last_msg_id = EXCLUDED.last_msg_id, last_src_dttm = EXCLUDED.last_src_dttm, deleted = EXCLUDED.deleted,
         scalars = EXCLUDED.scalars, collections_known = EXCLUDED.collections_known, updated_at = EXCLUDED.updated_at
-    ), ${sql.join(deletes)}
+    )${sql.join(deletes, sql``)}
     SELECT 1`.execute(db);
 
-  const rows = collectionRowsToJson([...byFlid.values()]);
+  const rows = collectionRowsToJson([...byFlid.values()]).filter((r) => rewrite.get(r.coll)?.has(r.flid) === true);
   if (rows.length === 0) return;
   const present = COLLECTION_ENTRIES.filter(([name]) => rows.some((r) => r.coll === name));
   const inserts = present.map(
@@ -51,3 +65,16 @@ export async function writeFlights(db: Db, flights: readonly FlightState[], now:
     ), ${sql.join(inserts)}
     SELECT 1`.execute(db);
 }
+
+/**
+ * Whether two versions of a collection hold the same rows, in the same order (absent and `[]`
+ * hold none). Field order inside a row does not count: jsonb gives fields back in its own order.
+ */
+function sameRows(a: readonly CollectionRow[] | undefined, b: readonly CollectionRow[] | undefined): boolean {
+  if ((a?.length ?? 0) !== (b?.length ?? 0)) return false;
+  if (a === undefined || b === undefined || a === b) return true;
+  return rowsText(a) === rowsText(b);
+}
+
+const rowsText = (rows: readonly CollectionRow[]): string =>
+  JSON.stringify(rows.map((r) => [r.key, Object.entries(r.values).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))]));
