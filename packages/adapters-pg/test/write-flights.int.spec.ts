@@ -21,7 +21,7 @@ async function collectionRows(db: Kysely<any>, flid: string): Promise<[string, s
   return rows.map((r) => [r.t, r.seq_key, r.x, r.v]);
 }
 
-function suite(open: () => Promise<PgTestDb>) {
+function suite(open: () => Promise<Omit<PgTestDb, "leadership">>) {
   it("rewrites only changed collections after loadFlights, and every collection without it", async () => {
     const t = await open();
     try {
