@@ -54,8 +54,9 @@ export function parseXmlTree(raw: string, limits: CodecLimits, expectedRoot?: st
  * a character earlier in a short slice).
  *
  * Guarantees, whatever the input:
- * - never throws (but for a `slice` that is not a positive integer), and expands nothing: any DOCTYPE (hence any entity declaration) is refused,
- *   and an entity reference other than the five predefined ones is a parser error;
+ * - never throws (but for a `slice` that is not a positive integer), and expands nothing: any
+ *   DOCTYPE (hence any entity declaration) is refused, and an entity reference other than the
+ *   five predefined ones is a parser error;
  * - the first parser error is final (saxes would go on past it; we throw out of its handler);
  * - `limits` hold: the UTF-8 size is checked before parsing, and depth, attributes per element and
  *   the element count are checked as each tag is read, so a hostile document costs at most

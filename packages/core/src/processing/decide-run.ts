@@ -157,19 +157,8 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
         closes.push({ request: evolveRequest(stored, { type: "answered", at: ctx.now, match }), expectedVersion: stored.version });
       }
     }
-    const body = m.decoded?.ok ? m.decoded.message.body : undefined;
-    if (body?.kind === "snapshot") {
-      const first = body.body.flights[0];
-      snapshots.push({
-        msgId: record.msgId,
-        styp: body.styp,
-        operationDay: (first === undefined ? undefined : flights.get(first.flid)?.operationDay) ?? null,
-        declaredRecs: body.body.recs ?? null,
-        flights: body.body.flights.length,
-        outcome: record.status,
-        reason: record.reason,
-      });
-    }
+    const snapshot = snapshotLogEntry(m, record, flights);
+    if (snapshot !== undefined) snapshots.push(snapshot);
     if (isTerminal(record.status)) {
       backfill.push({ msgId: record.msgId, processedAt: ctx.now, meta: record.meta });
     } else {
@@ -185,6 +174,22 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
     ...(closes.length > 0 ? { requests: closes } : {}),
     ...(references.size > 0 ? { references: [...references.values()] } : {}),
     ...(snapshots.length > 0 ? { snapshots } : {}),
+  };
+}
+
+/** The `SCHD_SNAP_LOG` row of a snapshot message (`SCHD/DNLD|RESP`) as decided; undefined for any other. */
+function snapshotLogEntry(m: PreparedMessage, record: ProcRecord, flights: ReadonlyMap<string, FlightState>): SnapshotLogEntry | undefined {
+  const body = m.decoded?.ok ? m.decoded.message.body : undefined;
+  if (body?.kind !== "snapshot") return undefined;
+  const first = body.body.flights[0];
+  return {
+    msgId: record.msgId,
+    styp: body.styp,
+    operationDay: (first === undefined ? undefined : flights.get(first.flid)?.operationDay) ?? null,
+    declaredRecs: body.body.recs ?? null,
+    flights: body.body.flights.length,
+    outcome: record.status,
+    reason: record.reason,
   };
 }
 
