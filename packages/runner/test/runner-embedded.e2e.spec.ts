@@ -42,6 +42,13 @@ describe("msgx run (embedded default, the built binary)", () => {
     }, 30_000, "the schd record of 900101 at version 2");
     expect(JSON.parse(schd.at(-1)!.value!).collections.GTDT[0].values.GATE).toBe("A25");
 
+    // The DNLD's snapshot-log row, written in its run's transaction.
+    const snapshots = (await (await fetch(new URL("/admin/snapshots?limit=5", runner.url))).json()) as Record<string, unknown>[];
+    expect(snapshots.map(({ snapId: _id, loggedAt, ...row }) => ({ ...row, logged: typeof loggedAt === "number" }))).toEqual([
+      { msgId: 1, styp: "DNLD", operationDay: "20260305", declaredRecs: 3, flights: 3, outcome: "SUCCEEDED", reason: null, logged: true },
+    ]);
+    expect((await fetch(new URL("/admin/snapshots?limit=0", runner.url))).status).toBe(400);
+
     // Ingress refusals: wrong content type, body cap.
     const wrongType = await fetch(new URL("/cminmsgs/send", runner.url), { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(wrongType.status).toBe(415);

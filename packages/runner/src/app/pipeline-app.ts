@@ -123,7 +123,8 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
     return config.jobs.backfillSweepMs;
   });
   const loopContext = { parts, config, logger, clock, wakePump: () => pumpLoop.wake(), wakeDelivery: () => (delivery.wake(), schd.wake()) };
-  maintenance = createMaintenanceJobs(loopContext);
+  const jobs = createMaintenanceJobs(loopContext);
+  maintenance = jobs;
   for (const spec of [...maintenance.loops, ...requestLoops(loopContext), ...reliableLoops(loopContext)]) loop(spec.name, (s) => spec.step(s));
   void parts.leadershipLost?.then((why) => {
     logger.error("leadership lost", { why });
@@ -147,6 +148,7 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
     flight: (flid) => parts.flights.get(flid),
     flights: (q) => parts.flights.list({ ...q, includeDeleted: false }),
     deadLetters: (q) => parts.store.list({ statuses: ["DEAD"], limit: q.limit, ...(q.afterMsgId !== undefined ? { afterMsgId: q.afterMsgId } : {}) }),
+    snapshotLog: (limit) => jobs.store.snapshotLog(limit),
     reliable: directReliableAdmin(reliableService(parts, logger)),
     replayPreview: (sel) => replay.preview(sel),
     replay: async (sel, operator) => {

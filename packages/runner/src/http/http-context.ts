@@ -1,5 +1,5 @@
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
-import type { FlightState, Logger, PipelineStatus, ProcRecord, ReplayPreview, ReplayResult, ReplaySelection } from "@msgx/core";
+import type { FlightState, Logger, PipelineStatus, ProcRecord, ReplayPreview, ReplayResult, ReplaySelection, SnapshotLogRow } from "@msgx/core";
 import type { RefEntry, RefListQuery, RequestFilter, RequestRecord } from "../app/request-imports.js";
 
 /** A dependency check for `/readyz`. */
@@ -22,6 +22,8 @@ export interface HttpContext {
   flight(flid: string): Promise<FlightState | undefined>;
   flights(query: { operationDay?: string; afterFlid?: string; limit: number }): Promise<readonly FlightState[]>;
   deadLetters(query: { afterMsgId?: number; limit: number }): Promise<readonly ProcRecord[]>;
+  /** The newest `SCHD_SNAP_LOG` rows, newest first (docs/jobs.md). */
+  snapshotLog(limit: number): Promise<readonly SnapshotLogRow[]>;
   replayPreview(selection: ReplaySelection): Promise<readonly ReplayPreview[]>;
   replay(selection: ReplaySelection, operator: string): Promise<ReplayResult>;
   /** The reliable-message service's operator surface. */

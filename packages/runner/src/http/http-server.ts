@@ -96,6 +96,9 @@ async function admin(ctx: HttpContext, req: IncomingMessage, res: ServerResponse
     const limit = intParam(url, "limit", 100, 1, 1000);
     return json(res, 200, await ctx.deadLetters({ limit, ...(after ? { afterMsgId: intPath(after) } : {}) }));
   }
+  if (method === "GET" && parts[1] === "snapshots") {
+    return json(res, 200, await ctx.snapshotLog(intParam(url, "limit", 100, 1, 1000)));
+  }
   if (method === "POST" && parts[1] === "replay") {
     const body = JSON.parse((await readBody(req, 64 * 1024)) || "{}") as { errorClasses?: unknown; msgIds?: unknown; dryRun?: unknown; operator?: unknown };
     const selection = replaySelection(body);

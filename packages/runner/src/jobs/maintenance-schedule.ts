@@ -31,6 +31,8 @@ export interface MaintenanceJobs {
   readonly loops: readonly LoopSpec[];
   /** The reconciler's last full pass; undefined when it is off or has not finished one yet. */
   reconcilerCounts(): ReconcileCounts | undefined;
+  /** The store the jobs work on (the admin API reads `SCHD_SNAP_LOG` through it). */
+  readonly store: MaintenanceStore;
 }
 
 export interface MaintenanceJobsOptions {
@@ -90,7 +92,7 @@ export function createMaintenanceJobs(ctx: LoopContext, options: MaintenanceJobs
     utcOffsetMinutes: config.airport.utcOffsetMinutes,
     loops: loops.map((l) => l.name),
   });
-  return { loops, reconcilerCounts: () => reconciler?.lastPass };
+  return { loops, reconcilerCounts: () => reconciler?.lastPass, store };
 }
 
 /**
