@@ -7,6 +7,7 @@ import { reliableMessageMigration } from "../reliable-message/reliable-message-m
 import { taskRoutingMigration } from "../task-routing/task-routing-migration.js";
 import { requestsMigration } from "../requests/requests-migration.js";
 import { maintenanceMigration } from "../jobs/maintenance-migration.js";
+import { outboxJsonMigration } from "./0009-outbox-json.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -27,6 +28,8 @@ export function msgxMigrations(schema: string): Record<string, Migration> {
     "0007_maintenance": maintenanceMigration(schema),
     // The request coordinator's columns on req_track, our SEQN counter, the reference listing index.
     "0008_requests": requestsMigration(schema),
+    // The outbox payload kept as written (json, not jsonb).
+    "0009_outbox_json": outboxJsonMigration(schema),
   };
 }
 

@@ -15,7 +15,8 @@ export async function insertEvents(db: Db, events: readonly OutboxEventDraft[], 
     partition_key: e.partitionKey,
     event_type: e.eventType,
     state_version: e.stateVersion,
-    payload: e.payload === undefined ? null : e.payload,
+    // As text: the json column keeps it as written (keys in the payload's own order).
+    payload: e.payload === undefined || e.payload === null ? null : JSON.stringify(e.payload),
     source_msg_id: e.sourceMsgId,
     traceparent: e.traceparent ?? null,
   }));
@@ -23,7 +24,7 @@ export async function insertEvents(db: Db, events: readonly OutboxEventDraft[], 
     INSERT INTO msg_event (target, partition_key, event_type, state_version, payload, source_msg_id, traceparent,
                            status, attempts, created_at)
     SELECT e ->> 'target', e ->> 'partition_key', e ->> 'event_type', (e ->> 'state_version')::bigint,
-           NULLIF(e -> 'payload', 'null'::jsonb), (e ->> 'source_msg_id')::bigint, e ->> 'traceparent',
+           (e ->> 'payload')::json, (e ->> 'source_msg_id')::bigint, e ->> 'traceparent',
            'PENDING', 0, to_timestamp(${now}::bigint / 1000.0)
     FROM jsonb_array_elements(${jsonParam(rows)}::jsonb) WITH ORDINALITY AS t(e, ord)
     ORDER BY t.ord

@@ -69,6 +69,15 @@ export function describeOutboxStoreContract(name: string, factory: () => Promise
       expect(stored.every((e) => e.nextAttemptAt === null && e.lastError === null && e.sentAt === null)).toBe(true);
     });
 
+    it("keeps each payload as written, key order included", async () => {
+      const payload = { zeta: 1, alpha: { y: 2, b: [3, { d: null, c: "航 \"x\"" }] }, flid: "F9", ab: true, a: -1.5 };
+      const [row] = await subject.seed([draft(Target.MSG, "F9", 1, { payload })]);
+      const [stored] = await outbox.pending(Target.MSG, T0, 10);
+      expect(stored!.eventId).toBe(row!.eventId);
+      expect(JSON.stringify(stored!.payload)).toBe(JSON.stringify(payload));
+      expect(JSON.stringify((await one(row!.eventId)).payload)).toBe(JSON.stringify(payload));
+    });
+
     it("pending: the PENDING events of one target in EVENT_ID order, at most limit", async () => {
       const rows = await subject.seed([
         draft(Target.MSG, "F1", 1),

@@ -10,7 +10,7 @@ export async function insertMessageEvent(db: Db, e: OutboxEventDraft, now: numbe
   const { rows } = await sql<{ event_id: unknown }>`
     INSERT INTO msg_event (target, partition_key, event_type, state_version, payload, source_msg_id, traceparent,
                            status, attempts, created_at)
-    VALUES (${e.target}, ${e.partitionKey}, ${e.eventType}, ${e.stateVersion}::bigint, ${payload}::jsonb,
+    VALUES (${e.target}, ${e.partitionKey}, ${e.eventType}, ${e.stateVersion}::bigint, ${payload}::json,
             ${e.sourceMsgId}::bigint, ${e.traceparent ?? null}, 'PENDING', 0, ${ts(now)})
     RETURNING event_id`.execute(db);
   return toNumber(rows[0]!.event_id);
