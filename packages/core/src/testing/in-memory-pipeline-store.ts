@@ -13,7 +13,8 @@ import type {
   RecordFilter,
 } from "../ports/pipeline-store.js";
 import { newProcRecord } from "../processing/proc-machine.js";
-import type { RunDecision, SnapshotLogEntry } from "../processing/run-decision.js";
+import type { SnapshotLogRow } from "../jobs/maintenance-store.js";
+import type { RunDecision } from "../processing/run-decision.js";
 import { newRequestTables, type InMemoryRequestTables } from "../requests/in-memory-request-tables.js";
 import { refKey } from "../requests/reference-entry.js";
 import { isAnswerableRequest } from "../requests/request-status.js";
@@ -22,11 +23,8 @@ import { FaultPlan } from "./fault-plan.js";
 /** First delay of a backfill todo: the pump tries at once after commit; the sweep only later. */
 export const BACKFILL_FIRST_DELAY_MS = 30_000;
 
-/** A `SCHD_SNAP_LOG` row of the fake. */
-export interface InMemorySnapLogRow extends SnapshotLogEntry {
-  readonly snapId: number;
-  readonly loggedAt: number;
-}
+/** A `SCHD_SNAP_LOG` row of the fake: what the port reads. */
+export type InMemorySnapLogRow = SnapshotLogRow;
 
 /** Every table of the fake, public so tests and sibling fakes can look inside. */
 export interface InMemoryTables {
