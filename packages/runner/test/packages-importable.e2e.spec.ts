@@ -36,6 +36,6 @@ describe("built packages import from ESM and CJS through their exports maps", ()
 
   it("the msgx binary answers --help with every command", () => {
     const help = node([join(root, "packages/runner/dist/cli.js"), "--help"]);
-    for (const cmd of ["run", "migrate", "status", "messages", "dead-letters", "replay", "flights", "demo", "reliable", "request"]) expect(help).toContain(cmd);
+    for (const cmd of ["run", "migrate", "status", "messages", "dead-letters", "replay", "flights", "snapshots", "demo", "reliable", "request"]) expect(help).toContain(cmd);
   });
 });

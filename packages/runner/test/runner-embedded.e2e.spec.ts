@@ -1,9 +1,10 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readJsonlTopic } from "../src/embedded/jsonl-delivery-port.js";
-import { eventually, FIXTURES, post, spawnRunner } from "./runner-process.js";
+import { CLI, eventually, FIXTURES, post, spawnRunner } from "./runner-process.js";
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -48,6 +49,9 @@ describe("msgx run (embedded default, the built binary)", () => {
       { msgId: 1, styp: "DNLD", operationDay: "20260305", declaredRecs: 3, flights: 3, outcome: "SUCCEEDED", reason: null, logged: true },
     ]);
     expect((await fetch(new URL("/admin/snapshots?limit=0", runner.url))).status).toBe(400);
+    const cliRows = (args: string[]) =>
+      (JSON.parse(execFileSync(process.execPath, [CLI, "snapshots", "list", ...args], { encoding: "utf8" })) as Record<string, unknown>[]).map((r) => [r["msgId"], r["outcome"], r["flights"]]);
+    expect(cliRows(["--url", runner.url])).toEqual([[1, "SUCCEEDED", 3]]);
 
     // Ingress refusals: wrong content type, body cap.
     const wrongType = await fetch(new URL("/cminmsgs/send", runner.url), { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
@@ -56,6 +60,8 @@ describe("msgx run (embedded default, the built binary)", () => {
     runner.child.kill("SIGTERM");
     expect(await runner.exited).toBe(0);
     expect(existsSync(join(dataDir, "msgx.lock"))).toBe(false);
+    // Straight on the data directory once the runner has stopped.
+    expect(cliRows(["--data-dir", dataDir, "--limit", "5"])).toEqual([[1, "SUCCEEDED", 3]]);
   });
 
   it("refuses a second runner on the same data directory", async () => {

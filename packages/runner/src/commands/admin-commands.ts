@@ -2,6 +2,8 @@ import type { Command } from "commander";
 import { ErrorClass, flightToPayload, MsgxError, type ReplaySelection } from "@msgx/core";
 import { buildParts } from "../app/build-parts.js";
 import { createLogger } from "../logging.js";
+import { PgMaintenanceStore } from "../jobs/jobs-imports.js";
+import { pipelineLockKeys } from "../jobs/maintenance-schedule.js";
 import { directAdmin, httpAdmin, type AdminApi } from "./admin-api.js";
 import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
 
@@ -12,9 +14,12 @@ interface AdminFlags extends CommonFlags {
 
 async function withAdmin(flags: AdminFlags, fn: (api: AdminApi) => Promise<void>): Promise<void> {
   const config = configFrom(flags);
-  const api = flags.url
-    ? httpAdmin(flags.url, flags.token ?? config.http.token)
-    : directAdmin(await buildParts(config, createLogger("warn", 2), { admin: true }));
+  const direct = async () => {
+    const parts = await buildParts(config, createLogger("warn", 2), { admin: true });
+    const clock = { now: () => Date.now() };
+    return directAdmin(parts, new PgMaintenanceStore(parts.db, { clock, lockKeys: pipelineLockKeys(parts.store, config) }), clock);
+  };
+  const api = flags.url ? httpAdmin(flags.url, flags.token ?? config.http.token) : await direct();
   try {
     await fn(api);
   } finally {
@@ -70,6 +75,16 @@ export function registerAdminCommands(program: Command): void {
       withAdmin(flags, async (api) => {
         const rows = await api.deadLetters({ limit: parseId(flags.limit), ...(flags.after ? { afterMsgId: parseId(flags.after) } : {}) });
         print(rows.map((r) => ({ msgId: r.msgId, errorClass: r.errorClass, reason: r.reason, identity: r.identityKey, attempts: r.attempts, updatedAt: new Date(r.updatedAt).toISOString() })));
+      }),
+    );
+
+  const snapshots = program.command("snapshots").description("the SCHD_SNAP_LOG trail of snapshot messages (SCHD/DNLD, SCHD/RESP)");
+  admin(snapshots, "list", "newest first: outcome, reason, RECS, flights, operation day (docs/jobs.md)")
+    .option("--limit <n>", "how many (1–1000)", "20")
+    .action(async (flags: AdminFlags & { limit: string }) =>
+      withAdmin(flags, async (api) => {
+        const rows = await api.snapshotLog(parseId(flags.limit));
+        print(rows.map((r) => ({ ...r, loggedAt: new Date(r.loggedAt).toISOString() })));
       }),
     );
 
