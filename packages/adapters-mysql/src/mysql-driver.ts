@@ -15,6 +15,13 @@ export interface MysqlQueryOptions {
 export interface MysqlConnectionLike {
   /** Resolves `[rows, fields]` for a SELECT, `[ResultSetHeader, undefined]` for a write. */
   query(options: MysqlQueryOptions): Promise<readonly [unknown, unknown]>;
+  /**
+   * The same through the binary protocol (a server-side prepared statement, cached per
+   * connection): parameters travel as length-prefixed bytes, with no client-side escaping. The
+   * ingress writes the raw XML with it, since escaping a text of megabytes blocks the event loop
+   * (~220 ms for 4 MiB of quotes). Optional: a pool without it gets `query`.
+   */
+  execute?(options: MysqlQueryOptions): Promise<readonly [unknown, unknown]>;
   /** Gives the connection back to the pool. */
   release(): void;
   /** Closes the socket and drops the connection from the pool (after a timeout or a lost link). */

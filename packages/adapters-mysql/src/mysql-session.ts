@@ -43,6 +43,8 @@ export function sessionStatements(t: MysqlTimeouts): readonly string[] {
 /** Runs statements on the connection held by one operation. Errors leave as `MsgxError`. */
 export interface SqlRunner {
   query(sql: string, values?: readonly unknown[]): Promise<unknown>;
+  /** `query` through the binary protocol when the driver has it (no client-side escaping). */
+  execute(sql: string, values: readonly unknown[]): Promise<unknown>;
 }
 
 /**
@@ -65,16 +67,19 @@ export async function withConnection<T>(
 ): Promise<T> {
   signal?.throwIfAborted();
   const conn = await acquire(pool, timeouts.acquireTimeoutMs, during);
+  const call = async (binary: boolean, sql: string, values: readonly unknown[] | undefined) => {
+    signal?.throwIfAborted();
+    const options = { sql, values: values ? [...values] : [], timeout: timeouts.queryTimeoutMs };
+    try {
+      const [result] = await (binary && conn.execute ? conn.execute(options) : conn.query(options));
+      return result;
+    } catch (e) {
+      throw toMsgxError(e, during);
+    }
+  };
   const run: SqlRunner = {
-    async query(sql, values) {
-      signal?.throwIfAborted();
-      try {
-        const [result] = await conn.query({ sql, values: values ? [...values] : [], timeout: timeouts.queryTimeoutMs });
-        return result;
-      } catch (e) {
-        throw toMsgxError(e, during);
-      }
-    },
+    query: (sql, values) => call(false, sql, values),
+    execute: (sql, values) => call(true, sql, values),
   };
   try {
     const session = sessionStatements(timeouts);
