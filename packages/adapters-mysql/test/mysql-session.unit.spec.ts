@@ -53,6 +53,29 @@ describe("connection handling (scripted pool)", () => {
     expect(log.filter((s) => !s.startsWith("SET"))).toEqual([expect.stringMatching(/^START TRANSACTION/), expect.stringMatching(/^INSERT/), "COMMIT"]);
   });
 
+  it("appends the raw text through the binary protocol when the pool has it, and through query when not", async () => {
+    const { pool, log } = fakePool((sql) => (sql.startsWith("INSERT") ? { affectedRows: 1, insertId: 9 } : {}));
+    const executed: MysqlQueryOptions[] = [];
+    const withExecute: MysqlPoolLike = {
+      async getConnection() {
+        const conn = await pool.getConnection();
+        return Object.assign(conn, {
+          async execute(o: MysqlQueryOptions) {
+            executed.push(o);
+            return [{ affectedRows: 1, insertId: 9 }, undefined] as const;
+          },
+        });
+      },
+    };
+    const raw = `<MSG>${"'\"".repeat(1000)}`;
+    expect(await new MysqlMailbox(withExecute).append(raw)).toBe(9);
+    expect(executed.map((o) => [o.sql.slice(0, 6), o.values?.[0]])).toEqual([["INSERT", raw]]);
+    expect(log.some((s) => s.startsWith("INSERT"))).toBe(false);
+    // A pool without execute still works, through query.
+    expect(await new MysqlMailbox(pool).append(raw)).toBe(9);
+    expect(log.filter((s) => s.startsWith("INSERT"))).toHaveLength(1);
+  });
+
   it("backfills in a constant number of statements whatever the batch size", async () => {
     const ids = Array.from({ length: 300 }, (_, i) => i + 1);
     const { pool, log } = fakePool((sql) =>
