@@ -1,7 +1,7 @@
 import { SaxesParser } from "saxes";
 import type { SaxesTagPlain } from "saxes";
 import type { CodecLimits } from "./decode-result.js";
-import { runToEnd, type Stepped } from "./stepped.js";
+import type { Stepped } from "./stepped.js";
 
 /** One element of a parsed document. Names are kept literally (no namespace processing). */
 export interface XmlElement {
@@ -37,14 +37,6 @@ const describe = (e: unknown): string => (e instanceof Error ? e.message : Strin
  * of parsing on a 2-core server, whatever the markup density.
  */
 export const DEFAULT_PARSE_SLICE = 64 * 1024;
-
-/**
- * Parses `raw` into an element tree, or says why it refuses to (all at once; see
- * {@link parseXmlTreeSteps} for the guarantees, which are the same).
- */
-export function parseXmlTree(raw: string, limits: CodecLimits, expectedRoot?: string): XmlTreeResult {
-  return runToEnd(parseXmlTreeSteps(raw, limits, expectedRoot));
-}
 
 /**
  * Parses `raw` into an element tree, or says why it refuses to, feeding the parser `slice` code
