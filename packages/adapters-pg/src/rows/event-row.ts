@@ -7,7 +7,8 @@ export interface EventRow {
   readonly partition_key: string;
   readonly event_type: string;
   readonly state_version: unknown;
-  readonly payload: unknown;
+  /** The json column as text (`payload::text`): the driver does not parse it. */
+  readonly payload: string | null;
   readonly source_msg_id: unknown;
   readonly traceparent: string | null;
   readonly status: string;
@@ -19,21 +20,33 @@ export interface EventRow {
 }
 
 export const EVENT_COLUMNS =
-  "event_id, target, partition_key, event_type, state_version, payload, source_msg_id, traceparent, status, attempts, next_attempt_at, last_error, created_at, sent_at";
+  "event_id, target, partition_key, event_type, state_version, payload::text AS payload, source_msg_id, traceparent, status, attempts, next_attempt_at, last_error, created_at, sent_at";
 
-export const eventFromRow = (r: EventRow): OutboxEvent => ({
-  eventId: toNumber(r.event_id),
-  target: r.target,
-  partitionKey: r.partition_key,
-  eventType: r.event_type as EventType,
-  stateVersion: toNumber(r.state_version),
-  payload: r.payload ?? null,
-  sourceMsgId: toNumber(r.source_msg_id),
-  traceparent: r.traceparent,
-  status: r.status as DeliveryStatus,
-  attempts: toNumber(r.attempts),
-  nextAttemptAt: toMsOrNull(r.next_attempt_at),
-  lastError: r.last_error,
-  createdAt: toMs(r.created_at),
-  sentAt: toMsOrNull(r.sent_at),
-});
+/**
+ * The event of a row. The payload is read as text and a relay sends that text as it is
+ * (`payloadJson`), so `payload` is parsed only when something reads it, and then once.
+ */
+export const eventFromRow = (r: EventRow): OutboxEvent => {
+  const text = r.payload === null || r.payload === "null" ? null : r.payload;
+  let parsed: unknown = text === null ? null : undefined;
+  return {
+    eventId: toNumber(r.event_id),
+    target: r.target,
+    partitionKey: r.partition_key,
+    eventType: r.event_type as EventType,
+    stateVersion: toNumber(r.state_version),
+    get payload(): unknown {
+      if (parsed === undefined) parsed = JSON.parse(text as string);
+      return parsed;
+    },
+    payloadJson: text ?? undefined,
+    sourceMsgId: toNumber(r.source_msg_id),
+    traceparent: r.traceparent,
+    status: r.status as DeliveryStatus,
+    attempts: toNumber(r.attempts),
+    nextAttemptAt: toMsOrNull(r.next_attempt_at),
+    lastError: r.last_error,
+    createdAt: toMs(r.created_at),
+    sentAt: toMsOrNull(r.sent_at),
+  };
+};

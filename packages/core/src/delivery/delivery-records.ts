@@ -16,9 +16,12 @@ export function topicFor(topics: DeliveryTopics, target: Target): string {
   return topic;
 }
 
-/** A `KAFKA:msg` record: key FLID, value the payload JSON (null when the payload is null). */
+/**
+ * A `KAFKA:msg` record: key FLID, value the payload JSON (null when the payload is null) — the
+ * stored text when the store gave it, so the payload is neither parsed nor serialized again.
+ */
 export function msgRecord(event: OutboxEvent, topic: string): DeliveryRecord {
-  const value = event.payload === null || event.payload === undefined ? null : serialize(event);
+  const value = event.payloadJson ?? (event.payload === null || event.payload === undefined ? null : serialize(event));
   return { topic, key: event.partitionKey, value, headers: eventHeaders(event) };
 }
 
@@ -27,7 +30,7 @@ export function msgRecord(event: OutboxEvent, topic: string): DeliveryRecord {
  * tombstone (log compaction then drops the key).
  */
 export function schdRecord(newest: OutboxEvent, topic: string): DeliveryRecord {
-  const value = newest.eventType === EventType.TOMBSTONE ? null : serialize(newest, newest.payload ?? null);
+  const value = newest.eventType === EventType.TOMBSTONE ? null : (newest.payloadJson ?? serialize(newest, newest.payload ?? null));
   return { topic, key: newest.partitionKey, value, headers: eventHeaders(newest) };
 }
 

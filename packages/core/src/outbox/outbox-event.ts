@@ -34,4 +34,11 @@ export interface OutboxEvent extends OutboxEventDraft {
   readonly lastError: string | null;
   readonly createdAt: number;
   readonly sentAt: number | null;
+  /**
+   * The payload's JSON text exactly as the store holds it, when the store reads it as text (the
+   * PostgreSQL store does; the in-memory one does not): `JSON.stringify` of the payload as it was
+   * written, keys in their own order. Absent when the payload is null. Delivery sends it as the
+   * record value as is instead of serializing `payload` again.
+   */
+  readonly payloadJson?: string;
 }

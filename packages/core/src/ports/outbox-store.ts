@@ -8,7 +8,8 @@ import type { OutboxEvent, Target } from "../outbox/outbox-event.js";
  * Every implementation guarantees:
  * - rows are returned as committed, ascending by `eventId` unless a member says otherwise;
  * - a payload comes back as it was written, key order included (the broker record is its JSON, and
- *   the same state must always give the same bytes);
+ *   the same state must always give the same bytes); an event that carries `payloadJson` carries
+ *   exactly that JSON text of its payload, and none when the payload is null;
  * - an event is "due" at `now` when `nextAttemptAt` is null or `nextAttemptAt <= now`;
  * - only PENDING rows change: settling a SENT or DEAD row again is a no-op, so a resend after a
  *   lost acknowledgement never moves a row backwards or rewrites its first `sentAt`;

@@ -78,6 +78,19 @@ export function describeOutboxStoreContract(name: string, factory: () => Promise
       expect(JSON.stringify((await one(row!.eventId)).payload)).toBe(JSON.stringify(payload));
     });
 
+    it("gives a payload's JSON text, when it gives one, exactly as written and only for a non-null payload", async () => {
+      const payload = { zeta: 1, alpha: { y: 2, b: [3, { d: null, c: "航 \"x\"\u2028" }] }, flid: "F9", n: 1e21 };
+      const rows = await subject.seed([draft(Target.MSG, "F9", 1, { payload }), draft(Target.SCHD, "F9", 2, { eventType: EventType.TOMBSTONE, payload: null })]);
+      const read = [...(await outbox.pending(Target.MSG, T0, 10)), ...(await outbox.pendingSchd(10)), ...(await outbox.get(ids(rows)))];
+      expect(read).toHaveLength(4);
+      for (const e of read) {
+        if (e.payloadJson === undefined) continue;
+        expect(e.payloadJson).toBe(JSON.stringify(payload));
+        expect(JSON.stringify(e.payload)).toBe(e.payloadJson);
+      }
+      expect(read.filter((e) => e.payload === null).map((e) => e.payloadJson)).toEqual([undefined, undefined]);
+    });
+
     it("pending: the PENDING events of one target in EVENT_ID order, at most limit", async () => {
       const rows = await subject.seed([
         draft(Target.MSG, "F1", 1),

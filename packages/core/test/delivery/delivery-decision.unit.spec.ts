@@ -67,6 +67,18 @@ describe("delivery records", () => {
     expect(schdRecord(event({ target: Target.SCHD, eventType: EventType.TOMBSTONE, payload: { x: 1 } }), "schd").value).toBeNull();
   });
 
+  it("sends the stored JSON text when the store gave one, without reading the payload", () => {
+    const stored = (over: Partial<OutboxEvent>): OutboxEvent =>
+      Object.defineProperty({ ...event(over), payloadJson: '{"gate":"A1","flid":"F1"}' }, "payload", {
+        get: () => {
+          throw new Error("payload read");
+        },
+      });
+    expect(msgRecord(stored({}), "msg").value).toBe('{"gate":"A1","flid":"F1"}');
+    expect(schdRecord(stored({ target: Target.SCHD }), "schd").value).toBe('{"gate":"A1","flid":"F1"}');
+    expect(schdRecord(stored({ target: Target.SCHD, eventType: EventType.TOMBSTONE }), "schd").value).toBeNull();
+  });
+
   it("a payload with no JSON form is a non-retriable fault of that event", () => {
     const err = (() => {
       try {
