@@ -3,8 +3,8 @@ import type { SqlRunner } from "./mysql-session.js";
 import { toSafeId } from "./safe-id.js";
 
 /**
- * `append` (HTTP ingress): inserts the raw XML as the upstream would, inside the caller's
- * transaction; the caller returns the id only after COMMIT. `DATE_RECEIVED` is written in the
+ * `append` (HTTP ingress): inserts the raw XML as the upstream would, one statement that commits
+ * on its own (autocommit); the caller returns the id once it did. `DATE_RECEIVED` is written in the
  * upstream's zone, so the column stays uniform with the upstream's own rows; `STATUS` keeps its
  * column default.
  */

@@ -3,7 +3,7 @@ import { appendRow } from "./append-row.js";
 import { backfillRows } from "./backfill-rows.js";
 import { resolveMailboxOptions, type MysqlMailboxOptions, type MysqlMailboxOptionsInput } from "./mailbox-options.js";
 import type { MysqlPoolLike } from "./mysql-driver.js";
-import { withConnection, withTransaction } from "./mysql-session.js";
+import { withAutocommit, withConnection, withTransaction } from "./mysql-session.js";
 import { quoteTable } from "./quote-table.js";
 import { readRawRows } from "./read-raw.js";
 import { assertIds } from "./safe-id.js";
@@ -78,9 +78,12 @@ export class MysqlMailbox implements Mailbox {
     return result;
   }
 
-  /** Inserts a row (HTTP ingress) and returns its id once the insert committed. */
+  /**
+   * Inserts a row (HTTP ingress) and returns its id once the insert committed: one statement in
+   * autocommit, so a connection lost while it ran is `COMMIT_UNKNOWN` (the row may exist).
+   */
   async append(rawXml: string, signal?: AbortSignal): Promise<number> {
-    return withTransaction(
+    return withAutocommit(
       this.#pool,
       this.options.timeouts,
       "mailbox append",

@@ -119,12 +119,46 @@ export function withTransaction<T>(
       try {
         await run.query("COMMIT");
       } catch (e) {
-        throw e instanceof MsgxError && e.kind === "DEPENDENCY_UNAVAILABLE" ? toMsgxError(e.cause, during, "commit") : e;
+        throw asCommitOutcome(e, during);
       }
       return result;
     },
     signal,
   );
+}
+
+/**
+ * `fn`'s one statement in autocommit (the session's mode) on one connection: one round trip where
+ * a transaction takes three. The statement is its own COMMIT, so a connection lost or timed out
+ * while it ran leaves as `COMMIT_UNKNOWN` (it may have committed); a failure before it was sent
+ * (no connection, the session set-up) stays `DEPENDENCY_UNAVAILABLE`, and a refusal by the server
+ * (a constraint, a value that does not fit) is definite, as in a transaction.
+ */
+export function withAutocommit<T>(
+  pool: MysqlPoolLike,
+  timeouts: MysqlTimeouts,
+  during: string,
+  fn: (sql: SqlRunner) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  return withConnection(
+    pool,
+    timeouts,
+    during,
+    async (run) => {
+      try {
+        return await fn(run);
+      } catch (e) {
+        throw asCommitOutcome(e, during);
+      }
+    },
+    signal,
+  );
+}
+
+/** An outage while a COMMIT was in flight: the outcome is unknown. */
+function asCommitOutcome(e: unknown, during: string): unknown {
+  return e instanceof MsgxError && e.kind === "DEPENDENCY_UNAVAILABLE" ? toMsgxError(e.cause, during, "commit") : e;
 }
 
 /** `pool.getConnection()` bounded in time: a pool whose connections all hang must not hang us. */

@@ -47,10 +47,27 @@ describe("connection handling (scripted pool)", () => {
     expect(events).toEqual(["acquire", "destroy"]);
   });
 
-  it("reports a connection lost during COMMIT as COMMIT_UNKNOWN", async () => {
-    const { pool, log } = fakePool((sql) => (sql === "COMMIT" ? lost() : sql.startsWith("INSERT") ? { affectedRows: 1, insertId: 7 } : {}));
-    await expect(new MysqlMailbox(pool).append("<MSG/>")).rejects.toMatchObject({ kind: "COMMIT_UNKNOWN", retriable: true });
-    expect(log.filter((s) => !s.startsWith("SET"))).toEqual([expect.stringMatching(/^START TRANSACTION/), expect.stringMatching(/^INSERT/), "COMMIT"]);
+  it("reports a connection lost during a transaction's COMMIT as COMMIT_UNKNOWN", async () => {
+    const { pool, log } = fakePool((sql) => (sql === "COMMIT" ? lost() : sql.includes("FOR UPDATE") ? [{ id: 1 }] : { affectedRows: 1 }));
+    await expect(new MysqlMailbox(pool).backfill([{ msgId: 1, processedAt: 0, meta: null }])).rejects.toMatchObject({ kind: "COMMIT_UNKNOWN", retriable: true });
+    expect(log.filter((s) => !s.startsWith("SET")).at(-1)).toBe("COMMIT");
+  });
+
+  it("appends in one autocommit statement: lost while it ran is COMMIT_UNKNOWN, lost before it is not", async () => {
+    const { pool, log } = fakePool((sql) => (sql.startsWith("INSERT") ? { affectedRows: 1, insertId: 7 } : {}));
+    expect(await new MysqlMailbox(pool).append("<MSG/>")).toBe(7);
+    expect(log.filter((s) => !s.startsWith("SET"))).toEqual([expect.stringMatching(/^INSERT/)]);
+
+    const duringInsert = fakePool((sql) => (sql.startsWith("INSERT") ? lost() : {}));
+    await expect(new MysqlMailbox(duringInsert.pool).append("<MSG/>")).rejects.toMatchObject({ kind: "COMMIT_UNKNOWN", retriable: true });
+    expect(duringInsert.events).toEqual(["acquire", "destroy"]);
+
+    const beforeInsert = fakePool((sql) => (sql.startsWith("SET") ? lost() : { affectedRows: 1, insertId: 7 }));
+    await expect(new MysqlMailbox(beforeInsert.pool).append("<MSG/>")).rejects.toMatchObject({ kind: "DEPENDENCY_UNAVAILABLE" });
+    expect(beforeInsert.log.some((s) => s.startsWith("INSERT"))).toBe(false);
+
+    const refused = fakePool((sql) => (sql.startsWith("INSERT") ? Object.assign(new Error("Data too long"), { errno: 1406, sqlState: "22001", code: "ER_DATA_TOO_LONG" }) : {}));
+    await expect(new MysqlMailbox(refused.pool).append("<MSG/>")).rejects.not.toMatchObject({ kind: "COMMIT_UNKNOWN" });
   });
 
   it("appends the raw text through the binary protocol when the pool has it, and through query when not", async () => {
