@@ -1,16 +1,17 @@
 import { MsgxError, type AuditEntry, type FlightState, type PipelineTx, type ProcRecord, type RunDecision } from "@msgx/core";
 import type { RequestRecord } from "./requests/core-requests.js";
 import { appendAudit } from "./operations/append-audit.js";
-import { bindIdentities } from "./operations/bind-identities.js";
+import { bindIdentitiesParts } from "./operations/bind-identities.js";
 import type { Db } from "./operations/db.js";
 import { identityOwners } from "./operations/identity-owners.js";
-import { insertEvents } from "./operations/insert-events.js";
+import { insertEventsParts } from "./operations/insert-events.js";
 import { insertSnapLog } from "./operations/insert-snap-log.js";
 import { loadFlights } from "./operations/load-flights.js";
 import { loadRecords } from "./operations/load-records.js";
-import { registerBackfill } from "./operations/register-backfill.js";
-import { updateRecords } from "./operations/update-records.js";
-import { writeFlights } from "./operations/write-flights.js";
+import { registerBackfillParts } from "./operations/register-backfill.js";
+import { updateRecordsParts } from "./operations/update-records.js";
+import { writeFlightsParts } from "./operations/write-flights.js";
+import { executeParts } from "./operations/write-part.js";
 import { pgCall } from "./pg-error-map.js";
 import { answerableRequests } from "./requests/operations/answerable-requests.js";
 import { updateRequest } from "./requests/operations/update-request.js";
@@ -55,20 +56,29 @@ export class PgPipelineTx implements PipelineTx {
   }
 
   /**
-   * At most six statements whatever the run size (empty parts are skipped): records, identities,
-   * flights (two), events, backfill todos. Each takes its rows as one JSON parameter, so a run of
-   * any size stays far below PostgreSQL's 65,535 bind parameters. A run that answered upstream
-   * requests adds one compare-and-set per closed request and one reference upsert; one that holds
-   * snapshot messages adds one `schd_snap_log` insert.
+   * Two statements whatever the run size: one combining the records, identities, flight rows and
+   * the collection rows to rewrite (deleted), events and backfill todos (data-modifying CTEs on
+   * different tables), then one inserting the rewritten collection rows (they reuse the deleted
+   * keys, so they cannot share the first statement). Each part takes its rows as one JSON
+   * parameter, so a run of any size stays far below PostgreSQL's 65,535 bind parameters. A run
+   * that answered upstream requests adds one compare-and-set per closed request and one reference
+   * upsert; one that holds snapshot messages adds one `schd_snap_log` insert.
+   *
+   * One statement instead of six was measured: a third less wall time in `applyRun` at 700 msg/s
+   * (docs/benchmarks.md, "Latency"), because each round trip waited for a busy event loop.
    */
   applyRun(decision: RunDecision): Promise<void> {
     return pgCall("applyRun", async () => {
-      await updateRecords(this.#db, decision.records);
-      await bindIdentities(this.#db, decision.bindings, this.#now);
-      await writeFlights(this.#db, decision.flights, this.#now, this.#stored);
+      const flights = writeFlightsParts(decision.flights, this.#now, this.#stored);
+      await executeParts(this.#db, [
+        ...updateRecordsParts(decision.records),
+        ...bindIdentitiesParts(decision.bindings, this.#now),
+        ...flights.first,
+        ...insertEventsParts(decision.events, this.#now),
+        ...registerBackfillParts(decision.backfill, this.#now, this.#backfillFirstDelayMs),
+      ]);
+      await executeParts(this.#db, flights.second);
       for (const f of decision.flights) this.#stored.set(f.flid, f);
-      await insertEvents(this.#db, decision.events, this.#now);
-      await registerBackfill(this.#db, decision.backfill, this.#now, this.#backfillFirstDelayMs);
       for (const c of decision.requests ?? []) {
         if (!(await updateRequest(this.#db, c.request, c.expectedVersion))) {
           throw new MsgxError("INFRA", `request ${c.request.requestId} changed since the run loaded it (expected version ${c.expectedVersion})`);

@@ -1,23 +1,28 @@
 import { MsgxError, type IdentityBinding } from "@msgx/core";
 import { sql } from "kysely";
 import { jsonParam } from "../rows/values.js";
-import type { Db } from "./db.js";
+import type { WritePart } from "./write-part.js";
 
 /**
  * Binds identities in one multi-row INSERT. A key already bound to another message, or given
  * twice, violates the primary key (23505): the transaction fails, and the pump retries smaller.
  * A key already bound to the same message is left as it is.
  */
-export async function bindIdentities(db: Db, bindings: readonly IdentityBinding[], now: number): Promise<void> {
-  if (bindings.length === 0) return;
+export function bindIdentitiesParts(bindings: readonly IdentityBinding[], now: number): WritePart[] {
+  if (bindings.length === 0) return [];
   // A key given twice is refused even when it is already bound to that message (the filter
   // below would let both through silently).
   const keys = new Set(bindings.map((b) => b.identityKey));
   if (keys.size !== bindings.length) throw new MsgxError("INFRA", "unique violation: an identity is bound twice in one run");
   const rows = bindings.map((b) => ({ identity_key: b.identityKey, msg_id: b.msgId }));
-  await sql`
-    INSERT INTO msg_identity (identity_key, msg_id, bound_at)
-    SELECT x.identity_key, x.msg_id, to_timestamp(${now}::bigint / 1000.0)
-    FROM jsonb_to_recordset(${jsonParam(rows)}::jsonb) AS x(identity_key text, msg_id bigint)
-    WHERE NOT EXISTS (SELECT 1 FROM msg_identity m WHERE m.identity_key = x.identity_key AND m.msg_id = x.msg_id)`.execute(db);
+  return [
+    {
+      name: "ins_msg_identity",
+      body: sql`
+        INSERT INTO msg_identity (identity_key, msg_id, bound_at)
+        SELECT x.identity_key, x.msg_id, to_timestamp(${now}::bigint / 1000.0)
+        FROM jsonb_to_recordset(${jsonParam(rows)}::jsonb) AS x(identity_key text, msg_id bigint)
+        WHERE NOT EXISTS (SELECT 1 FROM msg_identity m WHERE m.identity_key = x.identity_key AND m.msg_id = x.msg_id)`,
+    },
+  ];
 }

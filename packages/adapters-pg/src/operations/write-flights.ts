@@ -3,21 +3,26 @@ import { sql } from "kysely";
 import { COLLECTION_ENTRIES } from "../rows/collection-tables.js";
 import { collectionRowsToJson, flightToJson } from "../rows/flight-row.js";
 import { jsonParam } from "../rows/values.js";
-import type { Db } from "./db.js";
+import type { WritePart } from "./write-part.js";
 
 /**
- * Replaces each flight (row and collections) in at most two statements, whatever the count:
- * 1. upsert every `flight_schd` row and delete the collection rows to rewrite (one statement:
- *    data-modifying CTEs on different tables);
- * 2. insert the rewritten collection rows, each table fed from one JSON document.
+ * Replaces each flight (row and collections) as parts of two combined writes (`executeParts`),
+ * whatever the count:
+ * 1. `first`: upsert every `flight_schd` row and delete the collection rows to rewrite; it may
+ *    share its statement with parts on other tables;
+ * 2. `second`: insert the rewritten collection rows, each table fed from one JSON document.
  * Deleting and re-inserting in the same statement would touch the same keys twice, hence two.
  *
  * `stored` holds the flights as this transaction loaded (and locked) them: a collection whose
  * rows equal the stored ones is left as it is (an ESTT update rewrites no collection table). A
  * flight not in `stored` has every collection rewritten.
  */
-export async function writeFlights(db: Db, flights: readonly FlightState[], now: number, stored: ReadonlyMap<string, FlightState> = new Map()): Promise<void> {
-  if (flights.length === 0) return;
+export function writeFlightsParts(
+  flights: readonly FlightState[],
+  now: number,
+  stored: ReadonlyMap<string, FlightState> = new Map(),
+): { readonly first: WritePart[]; readonly second: WritePart[] } {
+  if (flights.length === 0) return { first: [], second: [] };
   const byFlid = new Map(flights.map((f) => [f.flid, f]));
   // Per collection, the flights whose rows change (or whose stored rows are not known).
   const rewrite = new Map<CollectionName, Set<string>>();
@@ -30,11 +35,9 @@ export async function writeFlights(db: Db, flights: readonly FlightState[], now:
       else set.add(f.flid);
     }
   }
-  const deletes = COLLECTION_ENTRIES.filter(([name]) => rewrite.has(name)).map(
-    ([name, table]) => sql`, ${sql.ref(`del_${name.toLowerCase()}`)} AS (DELETE FROM ${sql.table(table)} WHERE flid = ANY(${[...rewrite.get(name)!]}::text[]))`,
-  );
-  await sql`
-    WITH upsert AS (
+  const upsert: WritePart = {
+    name: "ups_flight_schd",
+    body: sql`
       INSERT INTO flight_schd (flid, ffid, operation_day, state_version, last_msg_id, last_src_dttm, deleted,
                                scalars, collections_known, updated_at)
       SELECT x.flid, x.ffid, x.operation_day, x.state_version, x.last_msg_id, x.last_src_dttm, x.deleted,
@@ -45,25 +48,30 @@ export async function writeFlights(db: Db, flights: readonly FlightState[], now:
       ON CONFLICT (flid) DO UPDATE SET
         ffid = EXCLUDED.ffid, operation_day = EXCLUDED.operation_day, state_version = EXCLUDED.state_version,
         last_msg_id = EXCLUDED.last_msg_id, last_src_dttm = EXCLUDED.last_src_dttm, deleted = EXCLUDED.deleted,
-        scalars = EXCLUDED.scalars, collections_known = EXCLUDED.collections_known, updated_at = EXCLUDED.updated_at
-    )${sql.join(deletes, sql``)}
-    SELECT 1`.execute(db);
+        scalars = EXCLUDED.scalars, collections_known = EXCLUDED.collections_known, updated_at = EXCLUDED.updated_at`,
+  };
+  const deletes = COLLECTION_ENTRIES.filter(([name]) => rewrite.has(name)).map(
+    ([name, table]): WritePart => ({
+      name: `del_${name.toLowerCase()}`,
+      body: sql`DELETE FROM ${sql.table(table)} WHERE flid = ANY(${[...rewrite.get(name)!]}::text[])`,
+    }),
+  );
 
   const rows = collectionRowsToJson([...byFlid.values()]).filter((r) => rewrite.get(r.coll)?.has(r.flid) === true);
-  if (rows.length === 0) return;
-  const present = COLLECTION_ENTRIES.filter(([name]) => rows.some((r) => r.coll === name));
-  const inserts = present.map(
-    ([name, table]) =>
-      sql`${sql.ref(`ins_${name.toLowerCase()}`)} AS (
+  if (rows.length === 0) return { first: [upsert, ...deletes], second: [] };
+  const input: WritePart = {
+    name: "collection_input",
+    body: sql`SELECT * FROM jsonb_to_recordset(${jsonParam(rows)}::jsonb) AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)`,
+  };
+  const inserts = COLLECTION_ENTRIES.filter(([name]) => rows.some((r) => r.coll === name)).map(
+    ([name, table]): WritePart => ({
+      name: `ins_${name.toLowerCase()}`,
+      body: sql`
         INSERT INTO ${sql.table(table)} (flid, seq_key, ord, row_values)
-        SELECT flid, seq_key, ord, row_values FROM input WHERE coll = ${name})`,
+        SELECT flid, seq_key, ord, row_values FROM collection_input WHERE coll = ${name}`,
+    }),
   );
-  await sql`
-    WITH input AS (
-      SELECT * FROM jsonb_to_recordset(${jsonParam(rows)}::jsonb)
-        AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)
-    ), ${sql.join(inserts)}
-    SELECT 1`.execute(db);
+  return { first: [upsert, ...deletes], second: [input, ...inserts] };
 }
 
 /**

@@ -100,6 +100,27 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
       expect((await s.get(2))?.status).toBe(ProcStatus.PENDING);
     });
 
+    it("refuses a run that writes a record never enqueued, and keeps nothing of that run", async () => {
+      await enqueue([1]);
+      const one = succeeded((await s.get(1))!, T0);
+      const stranger: ProcRecord = { ...one, msgId: 99 };
+      const decision: RunDecision = {
+        ...emptyRunDecision,
+        records: [one, stranger],
+        bindings: [{ identityKey: "K1", msgId: 1 }],
+        flights: [sampleFlight()],
+        backfill: [{ msgId: 1, processedAt: T0, meta }],
+      };
+      await expect(s.transaction((tx) => tx.applyRun(decision))).rejects.toMatchObject({ kind: "INFRA" });
+      expect((await s.get(1))?.status).toBe(ProcStatus.PENDING);
+      expect(await s.get(99)).toBeUndefined();
+      await s.transaction(async (tx) => {
+        expect((await tx.loadFlights(["900101"])).size).toBe(0);
+        expect((await tx.identityOwners(["K1"])).size).toBe(0);
+      });
+      expect(await s.dueBackfill(T0 + 86_400_000, 10)).toEqual([]);
+    });
+
     it("writes nothing when the transaction body throws", async () => {
       await enqueue([1]);
       const one = succeeded((await s.get(1))!, T0);
