@@ -134,26 +134,12 @@ export function withTransaction<T>(
  * (no connection, the session set-up) stays `DEPENDENCY_UNAVAILABLE`, and a refusal by the server
  * (a constraint, a value that does not fit) is definite, as in a transaction.
  */
-export function withAutocommit<T>(
-  pool: MysqlPoolLike,
-  timeouts: MysqlTimeouts,
-  during: string,
-  fn: (sql: SqlRunner) => Promise<T>,
-  signal?: AbortSignal,
-): Promise<T> {
-  return withConnection(
-    pool,
-    timeouts,
-    during,
-    async (run) => {
-      try {
-        return await fn(run);
-      } catch (e) {
-        throw asCommitOutcome(e, during);
-      }
-    },
-    signal,
-  );
+export function withAutocommit<T>(pool: MysqlPoolLike, timeouts: MysqlTimeouts, during: string, fn: (sql: SqlRunner) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  const statement = (run: SqlRunner) =>
+    fn(run).catch((e: unknown) => {
+      throw asCommitOutcome(e, during);
+    });
+  return withConnection(pool, timeouts, during, statement, signal);
 }
 
 /** An outage while a COMMIT was in flight: the outcome is unknown. */
