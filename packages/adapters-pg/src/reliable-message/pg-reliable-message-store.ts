@@ -7,15 +7,16 @@ import type {
   ReliableMessage,
   ReliableMessageStore,
   ReliableMessageWriteResult,
+  OutboxEventDraft,
 } from "@msgx/core";
 import type { ControlledTransaction, Kysely } from "kysely";
 import type { Db } from "../operations/db.js";
+import { insertEvents } from "../operations/insert-events.js";
 import { mapPgError, pgCall } from "../pg-error-map.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 import { deleteMessage } from "./operations/delete-message.js";
 import { dueMessages } from "./operations/due-messages.js";
 import { getMessage } from "./operations/get-message.js";
-import { insertMessageEvent } from "./operations/insert-message-event.js";
 import { insertMessage } from "./operations/insert-message.js";
 import { listMessagesPage } from "./operations/list-messages-page.js";
 import { scanMessages } from "./operations/scan-messages.js";
@@ -86,13 +87,13 @@ export class PgReliableMessageStore implements ReliableMessageStore {
     const now = this.#clock.now();
     switch (write.op) {
       case "send":
-        return { ok: true, eventId: await insertMessageEvent(trx, write.send, now) };
+        return { ok: true, eventId: await insertEvent(trx, write.send, now) };
       case "insert":
         if (!(await insertMessage(trx, write.message))) return { ok: false, conflict: "exists" };
-        return { ok: true, eventId: write.send ? await insertMessageEvent(trx, write.send, now) : null };
+        return { ok: true, eventId: write.send ? await insertEvent(trx, write.send, now) : null };
       case "update":
         if (!(await updateMessage(trx, write.message, write.expectedVersion))) return this.#conflict(trx, write.message.messageId);
-        return { ok: true, eventId: write.send ? await insertMessageEvent(trx, write.send, now) : null };
+        return { ok: true, eventId: write.send ? await insertEvent(trx, write.send, now) : null };
       case "delete":
         if (!(await deleteMessage(trx, write.messageId, write.expectedVersion))) return this.#conflict(trx, write.messageId);
         return { ok: true, eventId: null };
@@ -126,4 +127,10 @@ export class PgReliableMessageStore implements ReliableMessageStore {
 async function rollbackQuietly(trx: ControlledTransaction<MsgxDatabase>): Promise<void> {
   if (trx.isCommitted || trx.isRolledBack) return;
   await trx.rollback().execute().catch(() => undefined);
+}
+
+/** One outbox row through the pipeline's own insert (same columns, payload kept as written); its EVENT_ID. */
+async function insertEvent(db: Db, event: OutboxEventDraft, now: number): Promise<number> {
+  const [eventId] = await insertEvents(db, [event], now);
+  return eventId!;
 }
