@@ -13,6 +13,7 @@
  *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500]
  */
 import { setMaxListeners } from "node:events";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { drained, startInproc } from "./fault/inproc.js";
 import { fmt, insertMailboxRows, latencyStats, machineInfo, numArg, printTable, runTag, sleep, writeReport } from "./fault/infra.js";
@@ -65,8 +66,18 @@ async function main(): Promise<void> {
     if (!dnld.ok) throw new Error(`DNLD refused: ${dnld.status}`);
     await drained(p, 1, 60_000, 50);
     await sleep(500);
+    p.phases.clear();
     console.log(`  offering ${fmt(rate)} msg/s (${FIXED_RATE > 0 ? "--rate" : `${FRACTION} × maximum`}) for ${SECONDS} s: ${count} FLOP updates`);
+    // How busy the runner's event loop (this thread) was while the load ran, and how late it ran callbacks.
+    const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+    loopDelay.enable();
+    const elu0 = performance.eventLoopUtilization();
     const load = await loadInWorker({ url: p.url, bodies: stream.slice(1), rate, maxInFlight: 256 });
+    const loop = {
+      utilization: performance.eventLoopUtilization(elu0).utilization,
+      delayMs: { p50: loopDelay.percentile(50) / 1e6, p90: loopDelay.percentile(90) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
+    };
+    loopDelay.disable();
     // Only accepted requests reach the mailbox: a failed one must not be waited for.
     if (load.failures.length > 0) console.log(`  ${load.failed} requests failed: ${load.failures.join("; ")}`);
     await drained(p, load.ok + 1, 300_000, 100);
@@ -102,11 +113,18 @@ async function main(): Promise<void> {
       ],
     );
     console.log();
+    const phases = Object.fromEntries([...p.phases].map(([name, ms]) => [name, latencyStats(ms)]));
+    printTable(
+      ["phase of a pump step", "count", "mean ms", "p50 ms", "p90 ms", "p99 ms"],
+      Object.entries(phases).map(([name, s]) => [name, s.count, s.mean.toFixed(2), s.p50.toFixed(2), s.p90.toFixed(2), s.p99.toFixed(2)]),
+    );
+    console.log();
     console.log(`  offered ${fmt(rate)} msg/s, accepted ${fmt(load.achievedPerSecond)} req/s (${load.ok} ok, ${load.refused} refused, ${load.failed} failed, ${load.lateStarts} late starts)`);
+    console.log(`  event loop during the load: ${(loop.utilization * 100).toFixed(0)} % busy; delay p50 ${loop.delayMs.p50.toFixed(1)} ms, p90 ${loop.delayMs.p90.toFixed(1)} ms, p99 ${loop.delayMs.p99.toFixed(1)} ms, max ${loop.delayMs.max.toFixed(1)} ms`);
     console.log(`  pump runs during the load: ${runs.count}, ${runs.meanSize.toFixed(1)} messages each on average; time between commits p50 ${runs.betweenCommitsMs.p50.toFixed(1)} ms, p90 ${runs.betweenCommitsMs.p90.toFixed(1)} ms`);
     console.log(`  p50 ${e2e.p50.toFixed(1)} ms (target ≤ 25: ${e2e.p50 <= 25 ? "met" : "NOT met"}), p99 ${e2e.p99.toFixed(1)} ms (target ≤ 250: ${e2e.p99 <= 250 ? "met" : "NOT met"})`);
     const { ids: _ids, ...ingress } = load;
-    const file = writeReport("latency", { maxRun: MAX_RUN, saturateMessages: SATURATE, maxSustainedRate: maxRate, fraction: FRACTION, offeredRate: rate, seconds: SECONDS, machine, commitToAckMs: e2e, stagesMs: stages, runs, ingress });
+    const file = writeReport("latency", { maxRun: MAX_RUN, saturateMessages: SATURATE, maxSustainedRate: maxRate, fraction: FRACTION, offeredRate: rate, seconds: SECONDS, machine, commitToAckMs: e2e, stagesMs: stages, pumpPhasesMs: phases, eventLoop: loop, runs, ingress });
     console.log(`  written ${file}`);
   } finally {
     await p.dispose();

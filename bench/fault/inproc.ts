@@ -50,6 +50,8 @@ export interface Inproc {
   readonly enqueued: Map<number, number>;
   /** Mailbox id → the instant the pump's transaction that decided it committed. */
   readonly committed: Map<number, number>;
+  /** Milliseconds spent in each phase of the pump's steps, one entry per call (see `stageProbe`). */
+  readonly phases: Map<string, number[]>;
   /** msg-topic records acknowledged (resends included). */
   ackedRecords(): number;
   status(): Promise<PipelineStatus>;
@@ -105,6 +107,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
 
   const acked = new Map<number, number>();
   const appended = new Map<number, number>();
+  const phases = new Map<string, number[]>();
   let ackedRecords = 0;
   const delivery: DeliveryPort = {
     send: async (records, signal) => {
@@ -121,7 +124,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
   const inner = parts.mailbox;
   const mailbox: Mailbox = {
     scan: (afterId, limit, signal) => inner.scan(afterId, limit, signal),
-    readRaw: (ids, signal) => inner.readRaw(ids, signal),
+    readRaw: (ids, signal) => timed(phases, "raw text (MariaDB)", () => inner.readRaw(ids, signal)),
     backfill: (entries, signal) => inner.backfill(entries, signal),
     append: async (raw, signal) => {
       const id = await inner.append(raw, signal);
@@ -131,7 +134,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
   };
   const enqueued = new Map<number, number>();
   const committed = new Map<number, number>();
-  const store = stageProbe(parts.store, enqueued, committed);
+  const store = stageProbe(parts.store, enqueued, committed, phases);
   const probed: AppParts = { ...parts, store, delivery, mailbox };
   let app: RunningApp;
   try {
@@ -155,6 +158,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
     appended,
     enqueued,
     committed,
+    phases,
     ackedRecords: () => ackedRecords,
     status: () => parts.status.status(),
     dispose: async () => {
@@ -166,8 +170,24 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
   };
 }
 
-/** Wraps the store: when `enqueue` returned each id, and when the transaction deciding it committed. */
-function stageProbe(store: PipelineStore, enqueued: Map<number, number>, committed: Map<number, number>): PipelineStore {
+/** Runs `work` and adds its duration in milliseconds to `phases` under `name`. */
+async function timed<T>(phases: Map<string, number[]>, name: string, work: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  try {
+    return await work();
+  } finally {
+    const list = phases.get(name) ?? [];
+    list.push(performance.now() - t0);
+    phases.set(name, list);
+  }
+}
+
+/**
+ * Wraps the store: when `enqueue` returned each id, when the transaction deciding it committed,
+ * and the time of each phase of a pump step (the run query, BEGIN + lock, the loads, `applyRun`,
+ * COMMIT; the raw text is timed on the mailbox). Only transactions that apply a run count.
+ */
+function stageProbe(store: PipelineStore, enqueued: Map<number, number>, committed: Map<number, number>, phases: Map<string, number[]>): PipelineStore {
   // Members are read on the target itself (its getters use private fields a proxy does not have).
   const bound = (target: object, prop: string | symbol) => {
     const v = Reflect.get(target, prop) as unknown;
@@ -183,23 +203,50 @@ function stageProbe(store: PipelineStore, enqueued: Map<number, number>, committ
           return ids;
         };
       }
+      if (prop === "unfinished") {
+        return async (...args: Parameters<PipelineStore["unfinished"]>) => {
+          const t0 = performance.now();
+          const found = await target.unfinished(...args);
+          // An idle step's empty answer is not a phase of a run.
+          if (found.length > 0) phases.set("run query", [...(phases.get("run query") ?? []), performance.now() - t0]);
+          return found;
+        };
+      }
       if (prop === "transaction") {
         return async <T>(work: (tx: PipelineTx) => Promise<T>, options?: { fence?: number }) => {
           const decided: number[] = [];
+          const local = new Map<string, number[]>();
+          const called = performance.now();
+          let applied = Number.NaN;
           const out = await target.transaction(
-            (tx) =>
-              work(
+            (tx) => {
+              local.set("BEGIN + lock + epoch", [performance.now() - called]);
+              return work(
                 new Proxy(tx, {
                   get(t, p) {
-                    if (p === "applyRun") return async (d: RunDecision) => (decided.push(...d.records.map((x) => x.msgId)), t.applyRun(d));
+                    if (p === "applyRun") {
+                      return (d: RunDecision) => {
+                        decided.push(...d.records.map((x) => x.msgId));
+                        return timed(local, "applyRun", () => t.applyRun(d)).finally(() => (applied = performance.now()));
+                      };
+                    }
+                    if (p === "identityOwners" || p === "loadFlights") {
+                      return (...a: unknown[]) => timed(local, `load ${String(p)}`, () => (t[p] as (...x: unknown[]) => Promise<unknown>)(...a));
+                    }
                     return bound(t, p);
                   },
                 }),
-              ),
+              );
+            },
             options,
           );
           const at = Date.now();
           for (const id of decided) if (!committed.has(id)) committed.set(id, at);
+          if (decided.length > 0) {
+            local.set("COMMIT", [performance.now() - applied]);
+            local.set("transaction in all", [performance.now() - called]);
+            for (const [k, v] of local) phases.set(k, [...(phases.get(k) ?? []), ...v]);
+          }
           return out;
         };
       }
