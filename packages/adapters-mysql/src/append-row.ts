@@ -1,3 +1,4 @@
+import { MsgxError } from "@msgx/core";
 import type { MysqlWriteResult } from "./mysql-driver.js";
 import type { SqlRunner } from "./mysql-session.js";
 import { toSafeId } from "./safe-id.js";
@@ -15,4 +16,40 @@ export async function appendRow(sql: SqlRunner, table: string, rawXml: string, u
     [rawXml, upstreamTimeZone],
   )) as MysqlWriteResult;
   return toSafeId(result.insertId, "append");
+}
+
+/**
+ * Several appends in one autocommit INSERT, in order; their ids in the same order. The server
+ * gives the rows of one multi-row INSERT consecutive ids (`increment` apart) only under
+ * `innodb_autoinc_lock_mode` 0 or 1 — the caller checks that (`appendIdsAreConsecutive`) before
+ * it groups appends at all. The row count is checked too.
+ */
+export async function appendRows(sql: SqlRunner, table: string, rawXmls: readonly string[], upstreamTimeZone: string, increment: number): Promise<number[]> {
+  const row = "(?, CONVERT_TZ(UTC_TIMESTAMP(3), '+00:00', ?))";
+  const result = (await sql.execute(
+    `INSERT INTO ${table} (CLOB_MSG, DATE_RECEIVED) VALUES ${rawXmls.map(() => row).join(", ")}`,
+    rawXmls.flatMap((raw) => [raw, upstreamTimeZone]),
+  )) as MysqlWriteResult;
+  if (Number(result.affectedRows) !== rawXmls.length) {
+    // The rows are there, or some of them: writing them again could only duplicate them.
+    throw new MsgxError("COMMIT_UNKNOWN", `append: ${rawXmls.length} rows sent, ${String(result.affectedRows)} inserted`);
+  }
+  const first = toSafeId(result.insertId, "append");
+  return rawXmls.map((_, i) => first + i * increment);
+}
+
+/**
+ * Whether the rows of one multi-row INSERT get consecutive ids on this server, and how far apart:
+ * true under `innodb_autoinc_lock_mode` 0 ("traditional") and 1 ("consecutive", MariaDB's and
+ * MySQL 5.7's default); not under 2 ("interleaved", MySQL 8's default), where another session's
+ * insert can take ids in between.
+ */
+export async function appendIdsAreConsecutive(sql: SqlRunner): Promise<{ readonly consecutive: boolean; readonly increment: number }> {
+  const rows = (await sql.query("SELECT @@GLOBAL.innodb_autoinc_lock_mode AS mode, @@SESSION.auto_increment_increment AS increment")) as readonly {
+    mode: unknown;
+    increment: unknown;
+  }[];
+  const mode = Number(rows[0]?.mode);
+  const increment = Number(rows[0]?.increment);
+  return { consecutive: (mode === 0 || mode === 1) && Number.isSafeInteger(increment) && increment >= 1, increment };
 }

@@ -1,6 +1,7 @@
 import { CMINMSGS_SUBSYSTEM_COLUMNS, type SubsystemColumns } from "./subsystem-columns.js";
 import { DEFAULT_MYSQL_TIMEOUTS, type MysqlTimeouts } from "./mysql-session.js";
 import { zoneOffsetMinutes } from "./mysql-datetime.js";
+import { DEFAULT_APPEND_GROUPING, type AppendGrouping } from "./grouped-appends.js";
 
 /** The upstream's table names (`TABLE` or `schema.TABLE`). */
 export interface MailboxTables {
@@ -31,6 +32,20 @@ export interface MysqlMailboxOptions {
   readonly timeouts: MysqlTimeouts;
   /** Rows per backfill transaction; a larger call is split into transactions of this size. */
   readonly backfillChunk: number;
+  /**
+   * UTF-16 code units of appended texts kept in memory for `readRaw` (`AppendedTexts`): the text
+   * of a row this process appended is served from memory once instead of read back. 0 reads
+   * every text from the table (use it when a trigger on the upstream's table rewrites
+   * `CLOB_MSG`). Default 8 Mi code units (16 MiB).
+   */
+  readonly appendedTextChars: number;
+  /**
+   * Appends that arrive while others are being written go together in one multi-row INSERT
+   * (`GroupedAppends`), when the server numbers such an INSERT's rows consecutively
+   * (`innodb_autoinc_lock_mode` 0 or 1, checked at the first append); otherwise, or with `null`,
+   * each append is its own INSERT.
+   */
+  readonly appendGrouping: AppendGrouping | null;
 }
 
 export const DEFAULT_MYSQL_MAILBOX_OPTIONS: MysqlMailboxOptions = {
@@ -41,10 +56,13 @@ export const DEFAULT_MYSQL_MAILBOX_OPTIONS: MysqlMailboxOptions = {
   subsystemColumns: CMINMSGS_SUBSYSTEM_COLUMNS,
   timeouts: DEFAULT_MYSQL_TIMEOUTS,
   backfillChunk: 500,
+  appendedTextChars: 8 * 1024 * 1024,
+  appendGrouping: DEFAULT_APPEND_GROUPING,
 };
 
 /** Options given in part, merged over the defaults one level deep. */
-export type MysqlMailboxOptionsInput = Partial<Omit<MysqlMailboxOptions, "tables" | "timeouts" | "subsystemColumns">> & {
+export type MysqlMailboxOptionsInput = Partial<Omit<MysqlMailboxOptions, "tables" | "timeouts" | "subsystemColumns" | "appendGrouping">> & {
+  readonly appendGrouping?: Partial<AppendGrouping> | null;
   readonly tables?: Partial<MailboxTables>;
   readonly timeouts?: Partial<MysqlTimeouts>;
   readonly subsystemColumns?: Partial<SubsystemColumns>;
@@ -59,10 +77,17 @@ export function resolveMailboxOptions(input: MysqlMailboxOptionsInput = {}): Mys
     tables: { ...d.tables, ...input.tables },
     timeouts: { ...d.timeouts, ...input.timeouts },
     subsystemColumns: { ...d.subsystemColumns, ...input.subsystemColumns },
+    appendGrouping: input.appendGrouping === null ? null : { ...DEFAULT_APPEND_GROUPING, ...input.appendGrouping },
   };
+  for (const [k, v] of Object.entries(options.appendGrouping ?? {})) {
+    if (!Number.isSafeInteger(v) || v < 1) throw new RangeError(`appendGrouping.${k} must be a positive integer, got ${String(v)}`);
+  }
   zoneOffsetMinutes(options.upstreamTimeZone);
   if (!Number.isInteger(options.backfillChunk) || options.backfillChunk < 1) {
     throw new RangeError(`backfillChunk must be a positive integer, got ${options.backfillChunk}`);
+  }
+  if (!Number.isSafeInteger(options.appendedTextChars) || options.appendedTextChars < 0) {
+    throw new RangeError(`appendedTextChars must be a non-negative integer, got ${options.appendedTextChars}`);
   }
   for (const [k, v] of Object.entries(options.timeouts)) {
     if (!(typeof v === "number" && v > 0 && Number.isFinite(v))) throw new RangeError(`timeouts.${k} must be a positive number`);

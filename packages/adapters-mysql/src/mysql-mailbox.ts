@@ -1,5 +1,7 @@
-import type { BackfillEntry, BackfillResult, Mailbox, MailboxRow, RawRead } from "@msgx/core";
-import { appendRow } from "./append-row.js";
+import { isMsgxError, type BackfillEntry, type BackfillResult, type Mailbox, type MailboxRow, type RawRead } from "@msgx/core";
+import { appendIdsAreConsecutive, appendRow, appendRows } from "./append-row.js";
+import { AppendedTexts } from "./appended-texts.js";
+import { GroupedAppends } from "./grouped-appends.js";
 import { backfillRows } from "./backfill-rows.js";
 import { resolveMailboxOptions, type MysqlMailboxOptions, type MysqlMailboxOptionsInput } from "./mailbox-options.js";
 import type { MysqlPoolLike } from "./mysql-driver.js";
@@ -23,6 +25,9 @@ export class MysqlMailbox implements Mailbox {
   readonly #pool: MysqlPoolLike;
   readonly #table: string;
   readonly #scan: ScanSettings;
+  readonly #appended: AppendedTexts;
+  /** Set at the first append: grouped when the server numbers a multi-row INSERT consecutively. */
+  #appends: Promise<(rawXml: string, signal?: AbortSignal) => Promise<number>> | null = null;
 
   constructor(pool: MysqlPoolLike, options: MysqlMailboxOptionsInput = {}) {
     this.#pool = pool;
@@ -34,6 +39,7 @@ export class MysqlMailbox implements Mailbox {
       pendingIgnoresDateProcessed: this.options.pendingIgnoresDateProcessed,
       upstreamTimeZone: this.options.upstreamTimeZone,
     };
+    this.#appended = new AppendedTexts(this.options.appendedTextChars);
   }
 
   /** Every committed row above `afterId`, pending or not: see `scan-rows.ts` for why. */
@@ -43,11 +49,23 @@ export class MysqlMailbox implements Mailbox {
     return withConnection(this.#pool, this.options.timeouts, "mailbox scan", (sql) => scanRows(sql, this.#scan, afterId, limit), signal);
   }
 
-  /** The raw text of each id in one query; `{ found: false }` only for a row that is not there. */
+  /**
+   * The raw text of each id; `{ found: false }` only for a row that is not there. A text this
+   * mailbox appended and still holds (`appendedTextChars`) is given from memory, once; the rest
+   * in one query. The row holds exactly the text sent: strict mode refuses what its column cannot
+   * store, and the connection's utf8mb4 carries every character.
+   */
   async readRaw(msgIds: readonly number[], signal?: AbortSignal): Promise<ReadonlyMap<number, RawRead>> {
     assertIds(msgIds, "readRaw");
-    if (msgIds.length === 0) return new Map();
-    return withConnection(this.#pool, this.options.timeouts, "mailbox readRaw", (sql) => readRawRows(sql, this.#table, msgIds), signal);
+    const held = new Map<number, RawRead>();
+    for (const id of msgIds) {
+      const text = this.#appended.take(id);
+      if (text !== undefined) held.set(id, { found: true, text });
+    }
+    const missing = msgIds.filter((id) => !held.has(id));
+    if (missing.length === 0) return held;
+    const read = await withConnection(this.#pool, this.options.timeouts, "mailbox readRaw", (sql) => readRawRows(sql, this.#table, missing), signal);
+    return new Map(msgIds.map((id) => [id, held.get(id) ?? read.get(id) ?? { found: false }]));
   }
 
   /**
@@ -83,12 +101,33 @@ export class MysqlMailbox implements Mailbox {
    * autocommit, so a connection lost while it ran is `COMMIT_UNKNOWN` (the row may exist).
    */
   async append(rawXml: string, signal?: AbortSignal): Promise<number> {
-    return withAutocommit(
-      this.#pool,
-      this.options.timeouts,
-      "mailbox append",
-      (sql) => appendRow(sql, this.#table, rawXml, this.options.upstreamTimeZone),
-      signal,
+    const append = await (this.#appends ??= this.#chooseAppends());
+    const id = await append(rawXml, signal);
+    this.#appended.remember(id, rawXml);
+    return id;
+  }
+
+  /** One INSERT per append, or grouped (`appendGrouping`) where the server allows it. */
+  async #chooseAppends(): Promise<(rawXml: string, signal?: AbortSignal) => Promise<number>> {
+    const { timeouts, upstreamTimeZone, appendGrouping } = this.options;
+    const insertOne = (raw: string, signal?: AbortSignal) =>
+      withAutocommit(this.#pool, timeouts, "mailbox append", (sql) => appendRow(sql, this.#table, raw, upstreamTimeZone), signal);
+    if (appendGrouping === null) return insertOne;
+    let ids: { readonly consecutive: boolean; readonly increment: number };
+    try {
+      ids = await withConnection(this.#pool, timeouts, "mailbox append: id allocation", appendIdsAreConsecutive);
+    } catch (e) {
+      // Not known yet (the server is down): this append goes alone, the next one asks again.
+      if (isMsgxError(e) && e.kind === "DEPENDENCY_UNAVAILABLE") this.#appends = null;
+      // A server that cannot say (not InnoDB, no such variable) gets one INSERT per append.
+      return insertOne;
+    }
+    if (!ids.consecutive) return insertOne;
+    const grouped = new GroupedAppends(
+      (raws) => withAutocommit(this.#pool, timeouts, "mailbox append", (sql) => appendRows(sql, this.#table, raws, upstreamTimeZone, ids.increment)),
+      (raw) => insertOne(raw),
+      appendGrouping,
     );
+    return (raw, signal) => grouped.append(raw, signal);
   }
 }

@@ -54,20 +54,22 @@ describe("connection handling (scripted pool)", () => {
   });
 
   it("appends in one autocommit statement: lost while it ran is COMMIT_UNKNOWN, lost before it is not", async () => {
+    // One append at a time, without grouping (grouped appends: mysql-mailbox-appends.unit.spec.ts).
+    const single = { appendGrouping: null };
     const { pool, log } = fakePool((sql) => (sql.startsWith("INSERT") ? { affectedRows: 1, insertId: 7 } : {}));
-    expect(await new MysqlMailbox(pool).append("<MSG/>")).toBe(7);
+    expect(await new MysqlMailbox(pool, single).append("<MSG/>")).toBe(7);
     expect(log.filter((s) => !s.startsWith("SET"))).toEqual([expect.stringMatching(/^INSERT/)]);
 
     const duringInsert = fakePool((sql) => (sql.startsWith("INSERT") ? lost() : {}));
-    await expect(new MysqlMailbox(duringInsert.pool).append("<MSG/>")).rejects.toMatchObject({ kind: "COMMIT_UNKNOWN", retriable: true });
+    await expect(new MysqlMailbox(duringInsert.pool, single).append("<MSG/>")).rejects.toMatchObject({ kind: "COMMIT_UNKNOWN", retriable: true });
     expect(duringInsert.events).toEqual(["acquire", "destroy"]);
 
     const beforeInsert = fakePool((sql) => (sql.startsWith("SET") ? lost() : { affectedRows: 1, insertId: 7 }));
-    await expect(new MysqlMailbox(beforeInsert.pool).append("<MSG/>")).rejects.toMatchObject({ kind: "DEPENDENCY_UNAVAILABLE" });
+    await expect(new MysqlMailbox(beforeInsert.pool, single).append("<MSG/>")).rejects.toMatchObject({ kind: "DEPENDENCY_UNAVAILABLE" });
     expect(beforeInsert.log.some((s) => s.startsWith("INSERT"))).toBe(false);
 
     const refused = fakePool((sql) => (sql.startsWith("INSERT") ? Object.assign(new Error("Data too long"), { errno: 1406, sqlState: "22001", code: "ER_DATA_TOO_LONG" }) : {}));
-    await expect(new MysqlMailbox(refused.pool).append("<MSG/>")).rejects.not.toMatchObject({ kind: "COMMIT_UNKNOWN" });
+    await expect(new MysqlMailbox(refused.pool, single).append("<MSG/>")).rejects.not.toMatchObject({ kind: "COMMIT_UNKNOWN" });
   });
 
   it("appends the raw text through the binary protocol when the pool has it, and through query when not", async () => {
@@ -85,11 +87,11 @@ describe("connection handling (scripted pool)", () => {
       },
     };
     const raw = `<MSG>${"'\"".repeat(1000)}`;
-    expect(await new MysqlMailbox(withExecute).append(raw)).toBe(9);
+    expect(await new MysqlMailbox(withExecute, { appendGrouping: null }).append(raw)).toBe(9);
     expect(executed.map((o) => [o.sql.slice(0, 6), o.values?.[0]])).toEqual([["INSERT", raw]]);
     expect(log.some((s) => s.startsWith("INSERT"))).toBe(false);
     // A pool without execute still works, through query.
-    expect(await new MysqlMailbox(pool).append(raw)).toBe(9);
+    expect(await new MysqlMailbox(pool, { appendGrouping: null }).append(raw)).toBe(9);
     expect(log.filter((s) => s.startsWith("INSERT"))).toHaveLength(1);
   });
 

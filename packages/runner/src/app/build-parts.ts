@@ -78,6 +78,8 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
         tables: { inbound: config.mysql.inboundTable, outbound: config.mysql.outboundTable },
         onlyValidStatus: config.mysql.onlyValidStatus,
         upstreamTimeZone: config.mysql.upstreamTimeZone,
+        ...(config.mysql.groupAppends ? {} : { appendGrouping: null }),
+        ...(config.mysql.appendedTextsFromMemory ? {} : { appendedTextChars: 0 }),
         ...(config.shadow ? { pendingIgnoresDateProcessed: true } : {}),
       });
       outbound = new MysqlOutboundMailbox(pool as never, {

@@ -64,6 +64,10 @@ export const ConfigSchema = z
           .string()
           .refine(isZoneOffset, "mysql.upstreamTimeZone must be a fixed offset like +08:00 or -05:00")
           .default("+00:00"),
+        /** Ingress appends that arrive together go in one multi-row INSERT, where the server numbers its rows consecutively. */
+        groupAppends: bool(true),
+        /** The pump takes the text of a message this process appended from memory instead of reading it back. */
+        appendedTextsFromMemory: bool(true),
       })
       .strict()
       .prefault({}),
