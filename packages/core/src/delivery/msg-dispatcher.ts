@@ -46,7 +46,8 @@ export type DispatchStep =
   | { readonly did: "idle"; readonly next: null }
   | { readonly did: "wait"; readonly eventId: number; readonly next: number }
   | { readonly did: "outage"; readonly error: string; readonly next: number }
-  | { readonly did: "sent"; readonly eventIds: readonly number[]; readonly next: number }
+  /** `next` null: the batch was short and sent whole, so nothing else was due when it was read. */
+  | { readonly did: "sent"; readonly eventIds: readonly number[]; readonly next: number | null }
   | { readonly did: "failed"; readonly eventId: number; readonly attempts: number; readonly error: string; readonly next: number }
   | { readonly did: "dead"; readonly eventId: number; readonly attempts: number; readonly error: string; readonly next: number };
 
@@ -153,7 +154,11 @@ export class MsgDispatcher {
       // Observed here so a failure is never unhandled; it is rethrown by the next settle.
       this.#marking.catch(() => undefined);
     }
-    return { did: "sent", eventIds, next: now };
+    // A short batch sent whole was everything due when it was read: what comes next is written
+    // by a later commit, whose writer wakes the loop. Calling again at once would only read
+    // nothing twice (the run behind, then the head), two statements per commit at 1,000 msg/s.
+    const drained = batch.length < batchSize && eventIds.length === batch.length;
+    return { did: "sent", eventIds, next: drained ? null : now };
   }
 
   #readAhead(target: Target, now: number, afterEventId: number): void {
