@@ -124,7 +124,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
   const inner = parts.mailbox;
   const mailbox: Mailbox = {
     scan: (afterId, limit, signal) => inner.scan(afterId, limit, signal),
-    readRaw: (ids, signal) => timed(phases, "raw text (MariaDB)", () => inner.readRaw(ids, signal)),
+    readRaw: (ids, signal) => timed(phases, "raw text (memory or MariaDB)", () => inner.readRaw(ids, signal)),
     backfill: (entries, signal) => inner.backfill(entries, signal),
     append: async (raw, signal) => {
       const id = await inner.append(raw, signal);
@@ -170,15 +170,20 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
   };
 }
 
-/** Runs `work` and adds its duration in milliseconds to `phases` under `name`. */
+/** Adds one duration in milliseconds to `phases` under `name`. */
+function record(phases: Map<string, number[]>, name: string, ms: number): void {
+  const list = phases.get(name);
+  if (list) list.push(ms);
+  else phases.set(name, [ms]);
+}
+
+/** Runs `work` and records its duration under `name`. */
 async function timed<T>(phases: Map<string, number[]>, name: string, work: () => Promise<T>): Promise<T> {
   const t0 = performance.now();
   try {
     return await work();
   } finally {
-    const list = phases.get(name) ?? [];
-    list.push(performance.now() - t0);
-    phases.set(name, list);
+    record(phases, name, performance.now() - t0);
   }
 }
 
@@ -208,7 +213,7 @@ function stageProbe(store: PipelineStore, enqueued: Map<number, number>, committ
           const t0 = performance.now();
           const found = await target.unfinished(...args);
           // An idle step's empty answer is not a phase of a run.
-          if (found.length > 0) phases.set("run query", [...(phases.get("run query") ?? []), performance.now() - t0]);
+          if (found.length > 0) record(phases, "run query", performance.now() - t0);
           return found;
         };
       }
@@ -220,7 +225,7 @@ function stageProbe(store: PipelineStore, enqueued: Map<number, number>, committ
           let applied = Number.NaN;
           const out = await target.transaction(
             (tx) => {
-              local.set("BEGIN + lock + epoch", [performance.now() - called]);
+              record(local, "BEGIN + lock + epoch", performance.now() - called);
               return work(
                 new Proxy(tx, {
                   get(t, p) {
@@ -243,9 +248,9 @@ function stageProbe(store: PipelineStore, enqueued: Map<number, number>, committ
           const at = Date.now();
           for (const id of decided) if (!committed.has(id)) committed.set(id, at);
           if (decided.length > 0) {
-            local.set("COMMIT", [performance.now() - applied]);
-            local.set("transaction in all", [performance.now() - called]);
-            for (const [k, v] of local) phases.set(k, [...(phases.get(k) ?? []), ...v]);
+            record(local, "COMMIT", performance.now() - applied);
+            record(local, "transaction in all", performance.now() - called);
+            for (const [name, list] of local) for (const ms of list) record(phases, name, ms);
           }
           return out;
         };
