@@ -140,9 +140,10 @@ export type {
   ProcessorResult,
   ProcessorContext,
   FlightView,
+  MessageWarning,
 } from "./processing/processor.js";
 export type { OpenRequest } from "./processing/open-request.js";
-export { emptyRunDecision, type RunDecision, type IdentityBinding, type SnapshotLogEntry } from "./processing/run-decision.js";
+export { emptyRunDecision, type RunDecision, type RunWarning, type IdentityBinding, type SnapshotLogEntry } from "./processing/run-decision.js";
 export {
   prepareDecodedRun,
   prepareRun,

@@ -8,9 +8,9 @@ import type { OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { BackfillEntry, RawRead } from "../ports/mailbox.js";
 import { errorMessage } from "../errors/msgx-error.js";
 import { evolveProc, type ProcEvent } from "./proc-machine.js";
-import type { Processor, ProcessorResult, ProcessorTable } from "./processor.js";
+import type { MessageWarning, Processor, ProcessorResult, ProcessorTable } from "./processor.js";
 import type { RetryPolicy } from "./retry-policy.js";
-import type { IdentityBinding, RequestClose, RunDecision, SnapshotLogEntry } from "./run-decision.js";
+import type { IdentityBinding, RequestClose, RunDecision, RunWarning, SnapshotLogEntry } from "./run-decision.js";
 import type { OpenRequest } from "./open-request.js";
 import { refKey, type RefChange } from "../requests/reference-entry.js";
 import { evolveRequest } from "../requests/request-machine.js";
@@ -128,11 +128,13 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
   const references = new Map<string, RefChange>();
   const closes: RequestClose[] = [];
   const snapshots: SnapshotLogEntry[] = [];
+  const warnings: RunWarning[] = [];
   // A request answered earlier in the run is closed for the messages behind it: at most one reply applies.
   let open: readonly OpenRequest[] = loaded.requests?.flatMap((r) => toOpenRequest(r) ?? []) ?? loaded.openRequests ?? [];
 
   for (const m of run.messages) {
-    const { event, meta, bind, applied, answered } = decideOne(m, owners, flights, open, ctx);
+    const { event, meta, bind, applied, answered, warned } = decideOne(m, owners, flights, open, ctx);
+    for (const w of warned ?? []) warnings.push({ msgId: m.record.msgId, ...w });
     const record = evolveProc(m.record, event, { now: ctx.now, identityKey: bind ? m.identityKey : m.record.identityKey, meta }, ctx.policy);
     records.push(record);
     if (bind && m.identityKey !== null && m.record.identityKey === null) {
@@ -174,6 +176,7 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
     ...(closes.length > 0 ? { requests: closes } : {}),
     ...(references.size > 0 ? { references: [...references.values()] } : {}),
     ...(snapshots.length > 0 ? { snapshots } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }
 
@@ -201,6 +204,7 @@ interface OneDecision {
   readonly applied?: Extract<ProcessorResult, { type: "applied" }>;
   /** The open request this message answered (it ended SUCCEEDED or SKIPPED). */
   readonly answered?: ReplyMatch;
+  readonly warned?: readonly MessageWarning[];
 }
 
 function decideOne(
@@ -253,9 +257,16 @@ function decideOne(
         bind: true,
         applied: result,
         ...(result.answered ? { answered: result.answered } : {}),
+        ...(result.warnings ? { warned: result.warnings } : {}),
       };
     case "skipped":
-      return { event: { type: "skipped", reason: result.reason }, meta, bind: true, ...(result.answered ? { answered: result.answered } : {}) };
+      return {
+        event: { type: "skipped", reason: result.reason },
+        meta,
+        bind: true,
+        ...(result.answered ? { answered: result.answered } : {}),
+        ...(result.warnings ? { warned: result.warnings } : {}),
+      };
     case "rejected":
       return { event: { type: "rejected", errorClass: "PROTOCOL", reason: result.reason }, meta, bind: true };
     case "failed":

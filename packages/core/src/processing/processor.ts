@@ -23,6 +23,19 @@ export interface ProcessorContext {
 }
 
 /**
+ * Something a message did that operators must hear about although it is not a fault (WIRE.md:
+ * an FFID that differs from the state after the block, a taken identity whose body differs, a
+ * reference RECS that disagrees with its records). The pump logs each at warn level and the
+ * runner counts them by `code` (`msgx_message_warnings_total`).
+ */
+export interface MessageWarning {
+  /** Stable, lower-case, dash-separated: `ffid-mismatch`, `content-differs`, `recs-mismatch`, … */
+  readonly code: string;
+  /** Human-readable detail naming the FLID / key / values involved. */
+  readonly detail: string;
+}
+
+/**
  * What a processor decided for one message. A processor is pure: it reads the context and
  * returns new flight states and events; it writes nothing itself.
  * - `applied`: SUCCEEDED. `flights` are the new states of the flights that really changed (empty
@@ -43,8 +56,9 @@ export type ProcessorResult =
       readonly reason?: string;
       readonly answered?: ReplyMatch;
       readonly references?: readonly RefChange[];
+      readonly warnings?: readonly MessageWarning[];
     }
-  | { readonly type: "skipped"; readonly reason: string; readonly answered?: ReplyMatch }
+  | { readonly type: "skipped"; readonly reason: string; readonly answered?: ReplyMatch; readonly warnings?: readonly MessageWarning[] }
   | { readonly type: "rejected"; readonly reason: string }
   | { readonly type: "failed"; readonly errorClass: "UNSUPPORTED" | "CODEC_ERROR"; readonly reason: string };
 

@@ -11,7 +11,7 @@ import { decideTick } from "./decide-tick.js";
 import { Breaker, closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "./outage-breaker.js";
 import type { ProcessorTable } from "./processor.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
-import type { RunDecision } from "./run-decision.js";
+import type { RunDecision, RunWarning } from "./run-decision.js";
 import { SimulatedCrashMarker } from "./simulated-crash.js";
 
 export interface PumpOptions {
@@ -61,7 +61,7 @@ export type PumpStep =
   | { readonly did: "wait"; readonly until: number }
   | { readonly did: "outage"; readonly until: number; readonly error: string }
   | { readonly did: "fenced"; readonly error: string }
-  | { readonly did: "processed"; readonly records: readonly ProcRecord[] };
+  | { readonly did: "processed"; readonly records: readonly ProcRecord[]; readonly warnings?: readonly RunWarning[] };
 
 /**
  * The message pump (seed 000 §3.2–3.3): one head at a time, in mailbox id order. `step` does at
@@ -171,8 +171,11 @@ export class Pump {
           return d;
         }, this.#fenceOption());
         this.#deps.failpoint?.("pump.after-commit");
+        for (const w of decision.warnings ?? []) this.#deps.logger.warn("message warning", { msgId: w.msgId, code: w.code, detail: w.detail });
         await this.#backfillBehind(decision);
-        return { did: "processed", records: decision.records };
+        return decision.warnings === undefined
+          ? { did: "processed", records: decision.records }
+          : { did: "processed", records: decision.records, warnings: decision.warnings };
       } catch (e) {
         if (isOutage(e) || !isMsgxError(e) || e.kind === "FENCED") throw e;
         this.#deps.logger.warn("run commit failed; retrying smaller", { size, error: errorMessage(e) });

@@ -4,6 +4,12 @@ import type { OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { BackfillEntry } from "../ports/mailbox.js";
 import type { RefChange } from "../requests/reference-entry.js";
 import type { RequestRecord } from "../requests/request-record.js";
+import type { MessageWarning } from "./processor.js";
+
+/** A warning of one message of the run (see `MessageWarning`). */
+export interface RunWarning extends MessageWarning {
+  readonly msgId: number;
+}
 
 /** An identity bound to the message that first carried it. */
 export interface IdentityBinding {
@@ -58,6 +64,8 @@ export interface RunDecision {
   readonly references?: readonly RefChange[];
   /** `SCHD_SNAP_LOG` rows for the snapshot messages of the run, in id order; absent when none. */
   readonly snapshots?: readonly SnapshotLogEntry[];
+  /** Warnings of the run's messages, in id order, for the log and metrics; written nowhere. Absent when none. */
+  readonly warnings?: readonly RunWarning[];
 }
 
 export const emptyRunDecision: RunDecision = { records: [], bindings: [], flights: [], events: [], backfill: [] };

@@ -16,6 +16,7 @@ export function createMetrics(status: StatusReader, clock: Clock, reconciler: ()
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
+  const warnings = new Counter({ name: "msgx_message_warnings_total", help: "Warnings of processed messages (ffid-mismatch, content-differs, recs-mismatch, …), by code", labelNames: ["code"], registers: [registry] });
   const headAge = new Gauge({ name: "msgx_head_age_seconds", help: "Age of the oldest unfinished message (0 when none)", registers: [registry] });
   const backlog = new Gauge({ name: "msgx_backlog", help: "Messages by processing status", labelNames: ["status"], registers: [registry] });
   const dead = new Gauge({ name: "msgx_dead_letters", help: "DEAD messages kept for review", registers: [registry] });
@@ -45,6 +46,9 @@ export function createMetrics(status: StatusReader, clock: Clock, reconciler: ()
         processed.inc({ status: r.status, error_class: r.errorClass ?? "" });
         if (r.status !== "FAILED") latency.observe(Math.max(0, r.latencyMs) / 1000);
       }
+    },
+    recordWarnings(codes: readonly { code: string }[]): void {
+      for (const w of codes) warnings.inc({ code: w.code });
     },
     async render(): Promise<{ contentType: string; body: string }> {
       try {

@@ -100,6 +100,7 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
     switch (step.did) {
       case "processed":
         metrics.recordProcessed(step.records.map((r) => ({ status: r.status as ProcStatus, errorClass: r.errorClass, latencyMs: clock.now() - r.receivedAt })));
+        metrics.recordWarnings(step.warnings ?? []);
         delivery.wake();
         return 0;
       case "fenced":
