@@ -23,9 +23,15 @@ export {
   REQUIRED_SCHD_FIELDS,
   COLLECTIONS,
   COLLECTION_NAMES,
+  TOP_COLLECTION_NAMES,
+  INDEXED_SCALARS,
+  collectionSpec,
+  childCollectionsOf,
   type ScalarName,
   type CollectionName,
   type CollectionSpec,
+  type FlopCollectionRule,
+  type IndexedScalarSpec,
   type ValueKind,
 } from "./model/flight-schema.js";
 export {

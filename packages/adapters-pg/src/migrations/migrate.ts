@@ -8,6 +8,7 @@ import { taskRoutingMigration } from "../task-routing/task-routing-migration.js"
 import { requestsMigration } from "../requests/requests-migration.js";
 import { maintenanceMigration } from "../jobs/maintenance-migration.js";
 import { outboxJsonMigration } from "./0009-outbox-json.js";
+import { flightCollectionsMigration } from "./0010-flight-collections.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -30,6 +31,8 @@ export function msgxMigrations(schema: string): Record<string, Migration> {
     "0008_requests": requestsMigration(schema),
     // The outbox payload kept as written (json, not jsonb).
     "0009_outbox_json": outboxJsonMigration(schema),
+    // The collections ABTM, SRVT, VIPF, VIPT and the wider collections_known CHECK.
+    "0010_flight_collections": flightCollectionsMigration(schema),
   };
 }
 

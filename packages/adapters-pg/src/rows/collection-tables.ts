@@ -14,6 +14,10 @@ export const COLLECTION_TABLES: Readonly<Record<CollectionName, string>> = {
   CHDT: "flight_chdt",
   DELY: "flight_dely",
   CHOT: "flight_chot",
+  ABTM: "flight_abtm",
+  SRVT: "flight_srvt",
+  VIPF: "flight_vipf",
+  VIPT: "flight_vipt",
 };
 
 export const COLLECTION_ENTRIES = Object.entries(COLLECTION_TABLES) as [CollectionName, string][];

@@ -4,6 +4,15 @@ import { parseBodyTime, parseDuration } from "./body-time.js";
 import { protocolFault, quote } from "./codec-fault.js";
 
 const DIGITS = /^\d+$/;
+const DAY_OFFSET = /^([+-]?)(\d{1,4})$/;
+
+/** `+n` / `-n` (an unsigned `n` is `+n`), canonical: sign kept, leading zeros dropped, `-0` is `+0`. */
+function dayOffset(text: string): string | null {
+  const m = DAY_OFFSET.exec(text);
+  if (!m) return null;
+  const n = Number(m[2]);
+  return `${m[1] === "-" && n !== 0 ? "-" : "+"}${n}`;
+}
 
 function expected(kind: ValueKind): string {
   if (typeof kind === "object") return `one of ${kind.oneOf.join("|")}`;
@@ -14,6 +23,8 @@ function expected(kind: ValueKind): string {
       return "a non-negative integer";
     case "duration":
       return "a duration HHMM";
+    case "dayOffset":
+      return "a signed day offset +n/-n";
     case "text":
       return "text";
   }
@@ -30,6 +41,8 @@ function normalize(kind: ValueKind, text: string, numericTolerance: boolean): st
       return DIGITS.test(text) ? text.replace(/^0+(?=\d)/, "") : null;
     case "duration":
       return parseDuration(text);
+    case "dayOffset":
+      return dayOffset(text);
   }
 }
 

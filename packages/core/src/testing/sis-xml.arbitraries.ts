@@ -10,7 +10,15 @@ import * as fc from "fast-check";
 import type { Arbitrary } from "fast-check";
 import { formatBodyTime } from "../codec/body-time.js";
 import type { CollectionRow, FlightRecord, WireValue } from "../model/flight-record.js";
-import { COLLECTIONS, COLLECTION_NAMES, REQUIRED_SCHD_FIELDS, SCALAR_ATTRIBUTES, SCALAR_FIELDS } from "../model/flight-schema.js";
+import {
+  INDEXED_SCALARS,
+  REQUIRED_SCHD_FIELDS,
+  SCALAR_ATTRIBUTES,
+  SCALAR_FIELDS,
+  TOP_COLLECTION_NAMES,
+  childCollectionsOf,
+  collectionSpec,
+} from "../model/flight-schema.js";
 import type { CollectionName, CollectionSpec, ScalarName, ValueKind } from "../model/flight-schema.js";
 import type { Meta } from "../model/meta.js";
 
@@ -79,6 +87,8 @@ export function arbValue(kind: ValueKind): Arbitrary<string> {
       return fc.nat({ max: 99_999 }).map(String);
     case "duration":
       return fc.tuple(fc.nat({ max: 99 }), fc.nat({ max: 59 })).map(([h, m]) => `${pad2(h)}:${pad2(m)}`);
+    case "dayOffset":
+      return fc.integer({ min: -9, max: 9 }).map((n) => (n < 0 ? String(n) : `+${n}`));
   }
 }
 
@@ -105,6 +115,7 @@ export const arbMeta = (fixed: { readonly type?: string; readonly styp?: string 
   );
 
 const PLAIN_SCALARS = (Object.keys(SCALAR_FIELDS) as ScalarName[]).filter((n) => !n.includes("@") && SCALAR_ATTRIBUTES[n] === undefined);
+const INDEXED = Object.entries(INDEXED_SCALARS) as [string, { indicator: string; value: string; fields: Readonly<Record<string, ScalarName>> }][];
 const ATTRIBUTED_SCALARS = Object.keys(SCALAR_ATTRIBUTES) as ScalarName[];
 const kindOf = (name: string): ValueKind => SCALAR_FIELDS[name as ScalarName];
 
@@ -123,26 +134,83 @@ function arbAttributedScalar(name: ScalarName): Arbitrary<Partial<Record<string,
   return fc.oneof(fc.constant({}), present);
 }
 
-function arbRow(spec: CollectionSpec, key: string): Arbitrary<CollectionRow> {
-  const fields = Object.fromEntries(Object.entries(spec.fields).map(([f, k]) => [f, arbWireValue(k)]));
-  const attributes = Object.fromEntries(Object.entries(spec.attributes ?? {}).map(([a, k]) => [`@${a}`, arbWireValue(k)]));
+/** The name a row's key is also stored under in its values (`@CODE`, `SRTC`), if any. */
+function keyField(spec: CollectionSpec): string | undefined {
+  if (typeof spec.key !== "string") return spec.key.element;
+  return spec.attributes !== undefined && Object.hasOwn(spec.attributes, spec.key) ? `@${spec.key}` : undefined;
+}
+
+/** The field a nested row stores its parent's key under (VIPT's VPCD), if any. */
+function parentField(spec: CollectionSpec): string | undefined {
+  if (spec.parent === undefined) return undefined;
+  const parentKey = collectionSpec(spec.parent as CollectionName).key;
+  return typeof parentKey === "string" ? undefined : parentKey.element;
+}
+
+function arbRow(spec: CollectionSpec, key: string, parentKey?: string): Arbitrary<CollectionRow> {
+  const fixed: Record<string, string> = {};
+  const own = keyField(spec);
+  if (own !== undefined) fixed[own] = key;
+  const inherited = parentField(spec);
+  if (inherited !== undefined && parentKey !== undefined) fixed[inherited] = parentKey;
+  const fields = Object.fromEntries(Object.entries(spec.fields).filter(([f]) => !(f in fixed)).map(([f, k]) => [f, arbWireValue(k)]));
+  const attributes = Object.fromEntries(
+    Object.entries(spec.attributes ?? {})
+      .filter(([a]) => !(`@${a}` in fixed))
+      .map(([a, k]) => [`@${a}`, arbWireValue(k)]),
+  );
   const text = spec.text === undefined ? fc.constant({}) : arbWireValue(spec.text).map((t) => ({ "#text": t }));
   return fc
     .tuple(fc.record(fields, OPTIONAL_KEYS), fc.record(attributes, OPTIONAL_KEYS), text)
-    .map(([f, a, t]) => ({ key, values: { ...f, ...a, ...t } as Record<string, WireValue> }))
-    // A position-keyed row with nothing in it would be written as the empty (clearing) element.
-    .filter((row) => typeof spec.key === "string" || Object.keys(row.values).some((k) => k !== "#text") || row.values["#text"] != null);
+    .map(([f, a, t]) => ({
+      key: parentKey === undefined ? key : `${parentKey}/${key}`,
+      values: { ...fixed, ...f, ...a, ...t } as Record<string, WireValue>,
+    }));
 }
 
-/** Rows of one collection (1–3, distinct keys) or `[]` (cleared). */
+/** Distinct row keys of a collection: sequence numbers, or codes for code-keyed collections. */
+function arbKeys(spec: CollectionSpec, minLength: number): Arbitrary<string[]> {
+  if (typeof spec.key === "string" && keyField(spec) === undefined) {
+    return fc.uniqueArray(fc.integer({ min: 1, max: 99 }), { minLength, maxLength: 3 }).map((ks) => ks.map(String));
+  }
+  return fc.uniqueArray(fc.stringMatching(/^[A-Z0-9]{1,3}$/), { minLength, maxLength: 3 });
+}
+
+/**
+ * Rows of one collection (1–3, distinct keys) or `[]` (cleared), with the collections nested in
+ * its rows: `{ VIPF: rows, VIPT: rows of every VIPF row }`.
+ */
+export function arbCollectionWithChildren(name: CollectionName): Arbitrary<Partial<Record<CollectionName, readonly CollectionRow[]>>> {
+  const spec = collectionSpec(name);
+  const children = childCollectionsOf(name);
+  const cleared = Object.fromEntries([name, ...children].map((n) => [n, []]));
+  const rows = arbKeys(spec, 1).chain((ks) =>
+    fc.tuple(
+      ...ks.map((k) =>
+        fc.tuple(
+          arbRow(spec, k),
+          fc.tuple(...children.map((child) => arbKeys(collectionSpec(child), 0).chain((cks) => fc.tuple(...cks.map((ck) => arbRow(collectionSpec(child), ck, k)))))),
+        ),
+      ),
+    ),
+  );
+  const stated = rows.map((parents) => {
+    const out: Record<string, CollectionRow[]> = { [name]: parents.map(([row]) => row) };
+    children.forEach((child, i) => (out[child] = parents.flatMap(([, nested]) => nested[i] ?? [])));
+    return out as Partial<Record<CollectionName, readonly CollectionRow[]>>;
+  });
+  return fc.oneof({ arbitrary: fc.constant(cleared), weight: 1 }, { arbitrary: stated, weight: 4 });
+}
+
+/** Rows of one collection (1–3, distinct keys) or `[]` (cleared); nested collections left out. */
 export function arbCollection(name: CollectionName): Arbitrary<readonly CollectionRow[]> {
-  const spec: CollectionSpec = COLLECTIONS[name];
-  const keys =
-    typeof spec.key === "string"
-      ? fc.uniqueArray(fc.integer({ min: 1, max: 99 }), { minLength: 1, maxLength: 3 }).map((ks) => ks.map(String))
-      : fc.integer({ min: 1, max: 3 }).map((n) => Array.from({ length: n }, (_, i) => String(i + 1)));
-  const rows = keys.chain((ks) => fc.tuple(...ks.map((k) => arbRow(spec, k))));
-  return fc.oneof({ arbitrary: fc.constant([]), weight: 1 }, { arbitrary: rows, weight: 4 });
+  return arbCollectionWithChildren(name).map((c) => c[name] ?? []);
+}
+
+/** An indexed scalar's fields (`PORT@O`, `PORT@C`), a subset each a value or `null`, or nothing. */
+function arbIndexedScalar(fields: Readonly<Record<string, ScalarName>>): Arbitrary<Partial<Record<string, WireValue>>> {
+  const names = Object.values(fields);
+  return fc.record(Object.fromEntries(names.map((n) => [n, arbWireValue(kindOf(n))])), OPTIONAL_KEYS);
 }
 
 /**
@@ -156,8 +224,10 @@ export function arbFlightRecord(options: { readonly schd?: boolean } = {}): Arbi
     Object.fromEntries(PLAIN_SCALARS.map((n) => [n, required.has(n) ? arbValue(kindOf(n)) : arbWireValue(kindOf(n))])),
     { ...PLAIN_OBJECT, requiredKeys: [...required] },
   );
-  const attributed = fc.tuple(...ATTRIBUTED_SCALARS.map(arbAttributedScalar));
-  const collections = fc.record(Object.fromEntries(COLLECTION_NAMES.map((n) => [n, arbCollection(n)])), OPTIONAL_KEYS);
+  const attributed = fc.tuple(...ATTRIBUTED_SCALARS.map(arbAttributedScalar), ...INDEXED.map(([, spec]) => arbIndexedScalar(spec.fields)));
+  const collections = fc
+    .tuple(...TOP_COLLECTION_NAMES.map((n) => fc.option(arbCollectionWithChildren(n), { nil: undefined })))
+    .map((parts) => Object.assign({}, ...parts.filter((p) => p !== undefined)) as Record<string, readonly CollectionRow[]>);
   const flid = fc.stringMatching(/^\d{1,18}$/);
   const ffid = fc.option(fc.option(arbWireText(), { nil: null }), { nil: undefined });
   return fc
@@ -181,15 +251,22 @@ function attr(name: string, value: WireValue, style: XmlStyle): string {
   return ` ${name}="${style.pad && text !== "" ? ` ${text} ` : text}"`;
 }
 
-function rowToXml(name: CollectionName, row: CollectionRow, style: XmlStyle): string {
-  const spec: CollectionSpec = COLLECTIONS[name];
-  let attrs = typeof spec.key === "string" ? attr(spec.key, row.key, style) : "";
+function rowToXml(name: CollectionName, row: CollectionRow, record: FlightRecord, style: XmlStyle): string {
+  const spec = collectionSpec(name);
+  const own = keyField(spec);
+  const inherited = parentField(spec);
+  let attrs = typeof spec.key === "string" ? attr(spec.key, row.key.slice(row.key.lastIndexOf("/") + 1), style) : "";
   let children = "";
   for (const [field, value] of Object.entries(row.values)) {
+    if (field === inherited || (field === own && field.startsWith("@"))) continue;
     const kind = field.startsWith("@") ? spec.attributes?.[field.slice(1)] : spec.fields[field];
     const wire = value === null || kind === undefined ? value : encodeValue(kind, value);
     if (field.startsWith("@")) attrs += attr(field.slice(1), wire, style);
     else if (field !== "#text") children += leaf(field, wire, style);
+  }
+  for (const child of childCollectionsOf(name)) {
+    const nested = (record.collections[child] ?? []).filter((r) => r.key.startsWith(`${row.key}/`));
+    children += nested.map((r) => rowToXml(child, r, record, style)).join("");
   }
   const text = row.values["#text"];
   return children === "" ? leaf(name, text, style, attrs) : `<${name}${attrs}>${children}</${name}>`;
@@ -212,8 +289,17 @@ export function flightRecordToXml(record: FlightRecord, wrapper: "FLTR" | "FLOP"
     const attrs = cleared ? "" : attributes.map((a) => attr(a, scalars[`${name}@${a}`] ?? null, style)).join("");
     parts.push(leaf(name, value === null || value === undefined ? value : encodeValue(kindOf(name), value), style, attrs));
   }
+  for (const [name, spec] of INDEXED) {
+    const stated = Object.entries(spec.fields).filter(([, field]) => field in scalars);
+    for (const [indicator, field] of stated) {
+      const value = scalars[field];
+      const wire = value === null || value === undefined ? null : encodeValue(kindOf(field), value);
+      parts.push(`<${name}>${leaf(spec.indicator, indicator, style)}${leaf(spec.value, wire, style)}</${name}>`);
+    }
+  }
   for (const [name, rows] of Object.entries(record.collections) as [CollectionName, readonly CollectionRow[]][]) {
-    parts.push(rows.length === 0 ? leaf(name, null, style) : rows.map((r) => rowToXml(name, r, style)).join(""));
+    if (collectionSpec(name).parent !== undefined) continue;
+    parts.push(rows.length === 0 ? leaf(name, null, style) : rows.map((r) => rowToXml(name, r, record, style)).join(""));
   }
   const sep = style.pad ? "\n  " : "";
   return `<${wrapper}>${sep}${parts.join(sep)}${sep}</${wrapper}>`;

@@ -9,7 +9,7 @@ import { fdel, flop, fltr, schd, sis } from "./sis-messages.js";
 
 const sample = (kind: ValueKind): string => {
   if (typeof kind === "object") return kind.oneOf[kind.oneOf.length - 1]!;
-  return { text: "NEW", time: "2026-03-05T23:59", int: "7", duration: "01:30" }[kind];
+  return { text: "NEW", time: "2026-03-05T23:59", int: "7", duration: "01:30", dayOffset: "+1" }[kind];
 };
 
 /** A FLOP block that states every element msgx knows, all with values the base flight lacks. */
