@@ -7,7 +7,7 @@
  * and the final flights. The checker compares what the real run left on Kafka and in PostgreSQL
  * and counts every way it can differ.
  */
-import { defaultProcessors, decodeMessage, EventType, flightToPayload, Pump, silentLogger, Target, type FlightState } from "@msgx/core";
+import { defaultProcessors, decodeMessage, EventType, flightToPayload, Pump, referenceProcessor, silentLogger, Target, type FlightState } from "@msgx/core";
 import { InMemoryMailbox, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
 import type { ConsumedRecord } from "./infra.js";
 
@@ -60,7 +60,11 @@ export async function modelOutcome(raws: readonly string[], options: ModelOption
       clock,
       logger: silentLogger,
       decode: (raw) => decodeMessage(raw),
-      processors: defaultProcessors({ airportUtcOffsetMinutes: options.airportUtcOffsetMinutes ?? 480, dayStartOffsetMinutes: options.dayStartOffsetMinutes ?? 0 }),
+      // As the runner composes them (pipeline-app.ts): the demo day carries reference data too.
+      processors: {
+        ...defaultProcessors({ airportUtcOffsetMinutes: options.airportUtcOffsetMinutes ?? 480, dayStartOffsetMinutes: options.dayStartOffsetMinutes ?? 0 }),
+        reference: referenceProcessor({ airportUtcOffsetMinutes: options.airportUtcOffsetMinutes ?? 480 }),
+      },
       horizon: () => Number.MAX_SAFE_INTEGER,
     },
     { maxRun: options.maxRun ?? 200 },

@@ -251,6 +251,9 @@ export { RequestInputError, isRequestInputError } from "./requests/request-input
 export { assertRequestFilter, type RequestStore, type RequestTx, type RequestFilter } from "./requests/request-store.js";
 export { RequestCoordinator, type RequestCoordinatorDeps, type RequestFailpoint, type RequestStep, type Registration } from "./requests/request-coordinator.js";
 export { referenceProcessor, DEFAULT_REFERENCE_PROCESSOR_OPTIONS, type ReferenceProcessorOptions } from "./requests/reference-processor.js";
-export { refKey, type RefChange, type RefEntry } from "./requests/reference-entry.js";
+export { refKey, type RefChange, type RefEntry, type RefState } from "./requests/reference-entry.js";
+export { referenceEvent, referenceRecordKey, REFERENCE_PAYLOAD_SCHEMA_VERSION, type ReferencePayload } from "./requests/reference-events.js";
+export { RunReferences, type ReferenceView } from "./requests/reference-view.js";
+export { REFERENCE_SCHEMAS, REFERENCE_TYPES, type RefFieldKind, type RefFields, type RefRow, type RefTypeSchema, type RefValue } from "./model/reference-schema.js";
 export { assertRefListQuery, type ReferenceReader, type RefListQuery } from "./requests/reference-reader.js";
 export type { RequestClose } from "./processing/run-decision.js";

@@ -1,5 +1,6 @@
 import type { DecodedMessage } from "../model/decoded-message.js";
 import type { Meta } from "../model/meta.js";
+import { REFERENCE_TYPES } from "../model/reference-schema.js";
 
 /**
  * What decoding one raw message gives. A failure says its class (SPEC §2.1) and, when the
@@ -42,7 +43,7 @@ export interface CodecOptions {
 
 export const DEFAULT_CODEC_OPTIONS: CodecOptions = {
   limits: { maxBytes: 4 * 1024 * 1024, maxDepth: 32, maxAttributes: 32, maxElements: 200_000 },
-  ignorableTypes: ["LDM", "REGN", "RSTA", "EROR"],
-  referenceTypes: ["ARPT", "ALIN", "ACTY", "REGN", "STND", "GATE", "BELT", "CKIN"],
+  ignorableTypes: ["LDM", "RSTA", "EROR"],
+  referenceTypes: REFERENCE_TYPES,
   numericTimeTolerance: false,
 };

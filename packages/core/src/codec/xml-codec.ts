@@ -36,18 +36,8 @@ function mergeOptions(options: Partial<CodecOptions>): CodecOptions {
  */
 function* decodeBody(msg: XmlElement, meta: Meta, options: CodecOptions, every: number): Stepped<MsgKind> {
   const { type, styp } = meta;
-  // Checked first: an ignorable type is not read. Except a RESP of a type that is also a reference
-  // type (REGN): it may answer an open RQRD, so its body is decoded and the reference processor
-  // applies it only then (SPEC §2.6). A body that does not decode stays ignorable, never fatal.
-  if (options.ignorableTypes.includes(type)) {
-    if (styp !== "RESP" || !options.referenceTypes.includes(type)) return { kind: "ignorable", type };
-    try {
-      return yield* decodeReference(msg, type, styp, every);
-    } catch (e) {
-      if (e instanceof CodecFault) return { kind: "ignorable", type };
-      throw e;
-    }
-  }
+  // Checked first: an ignorable type is not read.
+  if (options.ignorableTypes.includes(type)) return { kind: "ignorable", type };
   if (type === "SCHD") return yield* decodeSchd(msg, styp, options.numericTimeTolerance, every);
   if (type === "FLOP") return decodeFlop(msg, styp, options.numericTimeTolerance);
   if (options.referenceTypes.includes(type) && REFERENCE_SUBTYPES.includes(styp)) return yield* decodeReference(msg, type, styp, every);

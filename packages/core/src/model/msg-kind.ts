@@ -1,4 +1,5 @@
 import type { FlightRecord } from "./flight-record.js";
+import type { RefFields } from "./reference-schema.js";
 
 /** A `SCHD` body: the declared record count and the flight records, in wire order. */
 export interface SchdBody {
@@ -7,10 +8,12 @@ export interface SchdBody {
   readonly flights: readonly FlightRecord[];
 }
 
-/** One reference-data record: its key and its raw attributes/children, kept as text. */
+/** One reference-data record (WIRE.md "Reference data"): its key and its typed fields. */
 export interface RefRecord {
+  /** The text of the type's key element, trimmed, otherwise as sent. */
   readonly rkey: string;
-  readonly attributes: Readonly<Record<string, string>>;
+  /** Every other child, decoded by the type's schema (`model/reference-schema.ts`). */
+  readonly fields: RefFields;
 }
 
 /**
@@ -26,16 +29,14 @@ export type MsgKind =
   | { readonly kind: "flop"; readonly styp: string; readonly blocks: readonly FlightRecord[] }
   /** `FLOP/FDEL`: delete one flight. */
   | { readonly kind: "fdel"; readonly flid: string; readonly ffid?: string | null | undefined }
-  /**
-   * `LDM`, `REGN`, `RSTA`, `EROR`: not parsed, SKIPPED `ignored:<TYPE>` (a `REGN/RESP` whose body
-   * decodes is `reference` instead: it may answer an open RQRD, docs/requests.md).
-   */
+  /** `LDM`, `RSTA`, `EROR` (the codec's ignorable types): not parsed, SKIPPED `ignored:<TYPE>`. */
   | { readonly kind: "ignorable"; readonly type: string }
-  /** A reference-data message (`<reftype>/RESP|DNLD|ADD|UPD|DEL`). */
+  /** A reference-data message (`<reftype>/RESP|DNLD|ADD|UPD|DEL`), records in wire order. */
   | {
       readonly kind: "reference";
       readonly rtype: string;
       readonly styp: string;
+      /** `RECS` as declared (untrustworthy: the processor only warns on a mismatch); undefined when absent. */
       readonly recs: number | undefined;
       readonly records: readonly RefRecord[];
     }

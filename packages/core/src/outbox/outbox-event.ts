@@ -1,5 +1,5 @@
-/** Delivery targets (SPEC §2.4). */
-export const Target = { MSG: "KAFKA:msg", SCHD: "KAFKA:schd" } as const;
+/** Delivery targets (SPEC §2.4); `KAFKA:ref` carries reference data (docs/events.md). */
+export const Target = { MSG: "KAFKA:msg", SCHD: "KAFKA:schd", REF: "KAFKA:ref" } as const;
 export type Target = (typeof Target)[keyof typeof Target] | (string & {});
 
 export const EventType = { UPSERT: "UPSERT", TOMBSTONE: "TOMBSTONE" } as const;
@@ -12,7 +12,7 @@ export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus
 /** An event as a processor produces it, before the store gives it an `EVENT_ID`. */
 export interface OutboxEventDraft {
   readonly target: Target;
-  /** Always the FLID for flight events; the Kafka record key. */
+  /** The Kafka record key: the FLID for flight events, `<TYPE>:<KEY>` for reference events. */
   readonly partitionKey: string;
   readonly eventType: EventType;
   readonly stateVersion: number;

@@ -3,6 +3,7 @@ import type { FlightState } from "../flight/flight-state.js";
 import type { ProcRecord, ProcStatus } from "../model/proc-record.js";
 import type { Meta } from "../model/meta.js";
 import type { RunDecision } from "../processing/run-decision.js";
+import type { RefEntry } from "../requests/reference-entry.js";
 import type { RequestRecord } from "../requests/request-record.js";
 
 /** A mailbox row handed to the store for processing. */
@@ -66,12 +67,18 @@ export interface PipelineTx {
    */
   openRequests(): Promise<readonly RequestRecord[]>;
   /**
+   * Every stored reference row (`REF_MASTER`) of the given types, deleted ones (tombstones)
+   * included, fields exactly as written. Only the pipeline writes these rows, inside this
+   * transaction's one-writer order, so they cannot change before it ends.
+   */
+  loadReferences(rtypes: readonly string[]): Promise<readonly RefEntry[]>;
+  /**
    * Writes a decision: records (by msgId), identity bindings (a key bound twice is a constraint
    * violation: the transaction fails), flights (full replacement of each FLID's row and
    * collections), outbox events (EVENT_IDs ascending in the given order), backfill todos for
    * `decision.backfill`, closed requests (each only over the version it was loaded with; a
    * request that changed meanwhile fails the transaction) and reference rows (upserted by
-   * `(rtype, rkey)`).
+   * `(rtype, rkey)` with their fields, deleted flag, version and message).
    */
   applyRun(decision: RunDecision): Promise<void>;
   /** Appends an operator audit row. */

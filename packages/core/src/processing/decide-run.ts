@@ -12,7 +12,8 @@ import type { MessageWarning, Processor, ProcessorResult, ProcessorTable } from 
 import type { RetryPolicy } from "./retry-policy.js";
 import type { IdentityBinding, RequestClose, RunDecision, RunWarning, SnapshotLogEntry } from "./run-decision.js";
 import type { OpenRequest } from "./open-request.js";
-import { refKey, type RefChange } from "../requests/reference-entry.js";
+import { refKey, type RefChange, type RefState } from "../requests/reference-entry.js";
+import { RunReferences, type ReferenceView } from "../requests/reference-view.js";
 import { evolveRequest } from "../requests/request-machine.js";
 import { toOpenRequest, type RequestRecord } from "../requests/request-record.js";
 import type { ReplyMatch } from "../requests/reply-match.js";
@@ -34,6 +35,8 @@ export interface PreparedRun {
   readonly flightIds: readonly string[];
   /** True when a message of the run may answer an upstream request (a RESP): load the open ones. */
   readonly needsRequests?: boolean;
+  /** The types of the run's reference messages: load every stored row of them (`PipelineTx.loadReferences`). */
+  readonly referenceTypes?: readonly string[];
 }
 
 /** The state a run is decided against, loaded in one query per kind. */
@@ -47,6 +50,8 @@ export interface LoadedState {
   readonly requests?: readonly RequestRecord[];
   /** Views to match against when no `requests` are given (processor tests); nothing is closed. */
   readonly openRequests?: readonly OpenRequest[];
+  /** The stored reference rows of `PreparedRun.referenceTypes`, tombstones included. */
+  readonly references?: readonly RefState[];
 }
 
 export interface RunContext {
@@ -88,6 +93,7 @@ export function prepareDecodedRun(
 ): PreparedRun {
   const identityKeys = new Set<string>();
   const flightIds = new Set<string>();
+  const referenceTypes = new Set<string>();
   let needsRequests = false;
   const messages = records.map((record): PreparedMessage => {
     const decoded = decodedById.get(record.msgId);
@@ -96,16 +102,17 @@ export function prepareDecodedRun(
     if (identityKey !== null && record.identityKey === null) identityKeys.add(identityKey);
     if (decoded?.ok) {
       needsRequests ||= mayAnswerRequest(decoded.message.body);
+      if (decoded.message.body.kind === "reference") referenceTypes.add(decoded.message.body.rtype);
       for (const flid of processorFor(processors, decoded.message.body)?.flightsOf(decoded.message.body) ?? []) {
         flightIds.add(flid);
       }
     }
     return { record, decoded, identityKey };
   });
-  return { messages, identityKeys: [...identityKeys], flightIds: [...flightIds], needsRequests };
+  return { messages, identityKeys: [...identityKeys], flightIds: [...flightIds], needsRequests, ...(referenceTypes.size > 0 ? { referenceTypes: [...referenceTypes] } : {}) };
 }
 
-/** A reply to an upstream request: `SCHD/RESP` or a reference RESP (REGN/RESP included). */
+/** A reply to an upstream request: `SCHD/RESP` or a reference RESP. */
 const mayAnswerRequest = (body: MsgKind): boolean => (body.kind === "snapshot" || body.kind === "reference") && body.styp === "RESP";
 
 function processorFor(table: ProcessorTable, body: MsgKind): Processor | undefined {
@@ -126,6 +133,7 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
   const events: OutboxEventDraft[] = [];
   const backfill: BackfillEntry[] = [];
   const references = new Map<string, RefChange>();
+  const referenceView = new RunReferences(loaded.references);
   const closes: RequestClose[] = [];
   const snapshots: SnapshotLogEntry[] = [];
   const warnings: RunWarning[] = [];
@@ -133,7 +141,7 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
   let open: readonly OpenRequest[] = loaded.requests?.flatMap((r) => toOpenRequest(r) ?? []) ?? loaded.openRequests ?? [];
 
   for (const m of run.messages) {
-    const { event, meta, bind, applied, answered, warned } = decideOne(m, owners, flights, open, ctx);
+    const { event, meta, bind, applied, answered, warned } = decideOne(m, owners, flights, open, referenceView, ctx);
     for (const w of warned ?? []) warnings.push({ msgId: m.record.msgId, ...w });
     const record = evolveProc(m.record, event, { now: ctx.now, identityKey: bind ? m.identityKey : m.record.identityKey, meta }, ctx.policy);
     records.push(record);
@@ -149,6 +157,7 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
       events.push(...applied.events);
       for (const r of applied.references ?? []) {
         references.set(refKey(r.rtype, r.rkey), r);
+        referenceView.set(r);
       }
     }
     if (answered !== undefined) {
@@ -212,6 +221,7 @@ function decideOne(
   owners: ReadonlyMap<string, number>,
   flights: ReadonlyMap<string, FlightState>,
   openRequests: readonly OpenRequest[],
+  references: ReferenceView,
   ctx: RunContext,
 ): OneDecision {
   const d = m.decoded;
@@ -244,7 +254,7 @@ function decideOne(
   }
   let result: ProcessorResult;
   try {
-    result = processor.apply(body, { msgId: m.record.msgId, meta: d.message.meta, now: ctx.now, flights, openRequests });
+    result = processor.apply(body, { msgId: m.record.msgId, meta: d.message.meta, now: ctx.now, flights, openRequests, references });
   } catch (e) {
     // A processor bug is a fault of this message's processing: retried, then EXHAUSTED.
     return { event: { type: "failed", errorClass: "INFRA", reason: `processor error: ${errorMessage(e)}` }, meta, bind: true };

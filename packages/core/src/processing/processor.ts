@@ -3,6 +3,7 @@ import type { Meta } from "../model/meta.js";
 import type { MsgKind, MsgKindName } from "../model/msg-kind.js";
 import type { OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { RefChange } from "../requests/reference-entry.js";
+import type { ReferenceView } from "../requests/reference-view.js";
 import type { ReplyMatch } from "../requests/reply-match.js";
 import type { OpenRequest } from "./open-request.js";
 
@@ -20,6 +21,11 @@ export interface ProcessorContext {
   readonly flights: FlightView;
   /** Upstream requests still open at the start of the run (for reply matching). */
   readonly openRequests: readonly OpenRequest[];
+  /**
+   * Reference rows as they stand at this point of the run, for the types of the run's reference
+   * messages (`decideRun` always gives it; absent, as in a test of a flight processor, none are stored).
+   */
+  readonly references?: ReferenceView;
 }
 
 /**
@@ -46,7 +52,8 @@ export interface MessageWarning {
  *
  * A reply that matched an open request says so in `answered` (on `applied`, or on `skipped` when
  * it was a valid answer with nothing to change): the run closes that request (DONE) in the same
- * transaction. `references` are `REF_MASTER` rows the message sets.
+ * transaction. `references` are the `REF_MASTER` changes the message makes, in order (each with
+ * its event among `events`).
  */
 export type ProcessorResult =
   | {

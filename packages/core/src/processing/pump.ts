@@ -160,12 +160,13 @@ export class Pump {
       try {
         const decision = await store.transaction(async (tx) => {
           // Open requests are read (and locked) only when a message of the run may answer one.
-          const [identityOwners, flights, requests] = await Promise.all([
+          const [identityOwners, flights, requests, references] = await Promise.all([
             tx.identityOwners(part.identityKeys),
             tx.loadFlights(part.flightIds),
             part.needsRequests ? tx.openRequests() : [],
+            part.referenceTypes ? tx.loadReferences(part.referenceTypes) : [],
           ]);
-          const d = decideRun(part, { identityOwners, flights, requests }, ctx);
+          const d = decideRun(part, { identityOwners, flights, requests, references }, ctx);
           await tx.applyRun(d);
           this.#deps.failpoint?.("pump.before-commit");
           return d;

@@ -1,12 +1,23 @@
-/** One change of a `REF_MASTER` row, decided by the reference processor. */
-export interface RefChange {
+import type { RefFields } from "../model/reference-schema.js";
+
+/** A `REF_MASTER` row as a run reads and decides it. */
+export interface RefState {
   readonly rtype: string;
   readonly rkey: string;
-  /** The record's fields as the wire gave them (element name → text), kept raw. */
-  readonly attributes: Readonly<Record<string, string>>;
-  /** True for a `DEL`: the row stays as a tombstone with the attributes the DEL carried. */
+  /** The record's fields as decoded (`model/reference-schema.ts`); a tombstone keeps its last live fields. */
+  readonly fields: RefFields;
+  /**
+   * True once the key was deleted (a DEL naming it, or a DNLD/RESP of its type without it): the
+   * row stays as a tombstone, so a key that comes back counts its version on.
+   */
   readonly deleted: boolean;
-  /** The message that set it. */
+  /** Rises by exactly one with every change of the key, deletes included; 1 when first stored. */
+  readonly version: number;
+}
+
+/** One change of a `REF_MASTER` row, decided by the reference processor. */
+export interface RefChange extends RefState {
+  /** The message that made it. */
   readonly msgId: number;
 }
 

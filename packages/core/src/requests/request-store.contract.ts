@@ -150,7 +150,7 @@ export function describeRequestStoreContract(name: string, factory: () => Promis
       const record = { ...newProcRecord(1, T0, T0), status: "SUCCEEDED" as const };
       await expect(
         h.pipeline.transaction((tx) =>
-          tx.applyRun({ ...emptyRunDecision, records: [record], requests: [{ request: done, expectedVersion: s1.version }], references: [{ rtype: "ARPT", rkey: "PEK", attributes: {}, deleted: false, msgId: 1 }] }),
+          tx.applyRun({ ...emptyRunDecision, records: [record], requests: [{ request: done, expectedVersion: s1.version }], references: [{ rtype: "ARPT", rkey: "PEK", fields: {}, deleted: false, version: 1, msgId: 1 }] }),
         ),
       ).rejects.toSatisfy(isMsgxError);
       expect(await s.get(r.requestId)).toEqual(expired);
@@ -158,29 +158,30 @@ export function describeRequestStoreContract(name: string, factory: () => Promis
       expect(await h.references.get("ARPT", "PEK")).toBeUndefined();
     });
 
-    it("upserts reference rows by (rtype, rkey) with raw attributes, keeps DEL tombstones, pages in code-point order", async () => {
+    it("upserts reference rows by (rtype, rkey) with their typed fields and version, keeps deleted tombstones, pages in code-point order", async () => {
       const write = (refs: readonly RefChange[]) =>
         h.pipeline.transaction((tx) => tx.applyRun({ ...emptyRunDecision, references: refs }));
       await write([
-        { rtype: "ARPT", rkey: "PEK", attributes: { APC3: "PEK", APNM: "Beijing Capital" }, deleted: false, msgId: 1 },
-        { rtype: "ARPT", rkey: "CAN", attributes: { APC3: "CAN", APNM: "" }, deleted: false, msgId: 1 },
-        { rtype: "ARPT", rkey: "can", attributes: { __proto__x: "1", "ü": "ß" }, deleted: false, msgId: 1 },
-        { rtype: "GATE", rkey: "A1", attributes: {}, deleted: false, msgId: 1 },
+        { rtype: "ARPT", rkey: "PEK", fields: { ICCD: "ZBAA", ANAM: "Beijing Capital", ABBR: { ABR1: "BJS" } }, deleted: false, version: 1, msgId: 1 },
+        { rtype: "ARPT", rkey: "CAN", fields: { ICCD: "ZGGG", ANAM: null }, deleted: false, version: 1, msgId: 1 },
+        { rtype: "ARPT", rkey: "can", fields: { __proto__x: "1", "ü": "ß" }, deleted: false, version: 1, msgId: 1 },
+        { rtype: "GLST", rkey: "A1", fields: {}, deleted: false, version: 1, msgId: 1 },
       ]);
       await write([
-        { rtype: "ARPT", rkey: "PEK", attributes: { APC3: "PEK", APNM: "Beijing" }, deleted: false, msgId: 2 },
-        { rtype: "GATE", rkey: "A1", attributes: { GTCD: "A1" }, deleted: true, msgId: 2 },
+        { rtype: "ARPT", rkey: "PEK", fields: { ICCD: "ZBAA", ANAM: "Beijing" }, deleted: false, version: 2, msgId: 2 },
+        { rtype: "GLST", rkey: "A1", fields: { GTNM: "A1" }, deleted: true, version: 2, msgId: 2 },
       ]);
-      expect(await h.references.get("ARPT", "PEK")).toMatchObject({ rtype: "ARPT", rkey: "PEK", attributes: { APC3: "PEK", APNM: "Beijing" }, deleted: false, msgId: 2 });
-      expect((await h.references.get("ARPT", "can"))?.attributes).toEqual({ __proto__x: "1", "ü": "ß" });
-      expect(await h.references.get("GATE", "A1")).toMatchObject({ deleted: true, attributes: { GTCD: "A1" }, msgId: 2 });
+      expect(await h.references.get("ARPT", "PEK")).toMatchObject({ rtype: "ARPT", rkey: "PEK", fields: { ICCD: "ZBAA", ANAM: "Beijing" }, deleted: false, version: 2, msgId: 2 });
+      expect((await h.references.get("ARPT", "can"))?.fields).toEqual({ __proto__x: "1", "ü": "ß" });
+      expect(await h.references.get("ARPT", "CAN")).toMatchObject({ fields: { ICCD: "ZGGG", ANAM: null }, version: 1 });
+      expect(await h.references.get("GLST", "A1")).toMatchObject({ deleted: true, fields: { GTNM: "A1" }, version: 2, msgId: 2 });
       expect((await h.references.list({ rtype: "ARPT", limit: 10 })).map((e) => e.rkey)).toEqual(["CAN", "PEK", "can"]);
       expect((await h.references.list({ rtype: "ARPT", limit: 1, afterKey: "CAN" })).map((e) => e.rkey)).toEqual(["PEK"]);
-      expect(await h.references.list({ rtype: "GATE", limit: 10 })).toEqual([]);
-      expect((await h.references.list({ rtype: "GATE", limit: 10, includeDeleted: true })).map((e) => e.rkey)).toEqual(["A1"]);
+      expect(await h.references.list({ rtype: "GLST", limit: 10 })).toEqual([]);
+      expect((await h.references.list({ rtype: "GLST", limit: 10, includeDeleted: true })).map((e) => e.rkey)).toEqual(["A1"]);
       expect(await h.references.types()).toEqual([
         { rtype: "ARPT", live: 3 },
-        { rtype: "GATE", live: 0 },
+        { rtype: "GLST", live: 0 },
       ]);
     });
   });

@@ -148,6 +148,7 @@ export class InMemoryPipelineStore implements PipelineStore {
       loadFlights: async (flids) => new Map(flids.flatMap((f) => { const found = t.flights.get(f) ?? t.retired.get(f); return found === undefined ? [] : [[f, found]]; })),
       openRequests: async () =>
         [...t.requestTables.requests.values()].filter((r) => isAnswerableRequest(r.status)).sort((a, b) => Number(a.requestId) - Number(b.requestId)),
+      loadReferences: async (rtypes) => [...t.requestTables.references.values()].filter((r) => rtypes.includes(r.rtype)),
       applyRun: async (decision) => {
         this.#validate(decision);
         staged.push(() => this.#apply(decision));

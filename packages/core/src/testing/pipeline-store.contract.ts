@@ -6,6 +6,8 @@ import type { PipelineStore } from "../ports/pipeline-store.js";
 import { evolveProc } from "../processing/proc-machine.js";
 import { DEFAULT_RETRY_POLICY } from "../processing/retry-policy.js";
 import { emptyRunDecision, type RunDecision } from "../processing/run-decision.js";
+import type { RefFields } from "../model/reference-schema.js";
+import type { RefChange } from "../requests/reference-entry.js";
 
 /** What the contract needs besides the port. */
 export interface PipelineStoreHarness {
@@ -183,6 +185,30 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
 
     it("offers no open upstream requests on an empty store (REQ_TRACK is read in the pipeline transaction)", async () => {
       await s.transaction(async (tx) => expect(await tx.openRequests()).toEqual([]));
+    });
+
+    it("loads the stored reference rows of the asked types, tombstones included, fields exactly as written", async () => {
+      const fields: RefFields = {
+        ONAM: "KESTREL FREIGHT",
+        ONMC: "红隼货运",
+        ICOP: null,
+        TRML: [{ terminal: "T2", mvin: "A", flin: null }],
+        OGRP: [],
+        SUBC: [{ CODE: "401", NAME: null }],
+        ABBR: { ABR1: "KX" },
+        ATHE: true,
+        FEPU: false,
+      };
+      const rows: RefChange[] = [
+        { rtype: "AIRL", rkey: "K4", fields, deleted: false, version: 3, msgId: 5 },
+        { rtype: "AIRL", rkey: "k4 ", fields: { ONAM: "gone" }, deleted: true, version: 2, msgId: 6 },
+        { rtype: "ARPT", rkey: "KXA", fields: {}, deleted: false, version: 1, msgId: 5 },
+      ];
+      await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, references: rows }));
+      const loaded = await s.transaction((tx) => tx.loadReferences(["AIRL", "CITY"]));
+      expect([...loaded].sort((a, b) => (a.rkey < b.rkey ? -1 : 1)).map(({ updatedAt: _, ...r }) => r)).toStrictEqual(rows.slice(0, 2));
+      expect(loaded.every((r) => Number.isFinite(r.updatedAt))).toBe(true);
+      expect(await s.transaction((tx) => tx.loadReferences([]))).toEqual([]);
     });
 
     it("keeps operator audit rows, newest first", async () => {

@@ -42,9 +42,8 @@ describe("kinds by TYPE/STYP", () => {
     ["FLOP", "FDEL", "<FLOP><FLID>5</FLID><FDEL><X/></FDEL></FLOP>", "FDEL is not empty"],
     ["FLOP", "FDEL", "<FLOP><FLID>5</FLID><FDEL/></FLOP><FLOP><FLID>6</FLID><FDEL/></FLOP>", "one flight"],
     ["FLOP", "FDEL", "<FLOP><FFID>X</FFID><FDEL/></FLOP>", "FLOP without FLID"],
-    ["ARPT", "RESP", "<ALIN><RECS>0</RECS></ALIN>", "ARPT body missing"],
-    ["ARPT", "UPD", "<ARPT><RECS>1</RECS><ARPR/></ARPT>", "no fields"],
-    ["ARPT", "ADD", "<ARPT><ARPR><APC3> </APC3></ARPR></ARPT>", "empty"],
+    ["ARPT", "UPD", "<RECS>1</RECS><ARPT><ICCD>ZBAA</ICCD></ARPT>", "has no key ITCD"],
+    ["ARPT", "ADD", "<ARPT><ITCD> </ITCD></ARPT>", "has no key ITCD"],
   ])("%s/%s with %s → PROTOCOL (%s), meta kept", (type, styp, body, reason) => {
     const r = decodeMessage(msg(type, styp, body));
     expect(r).toMatchObject({ ok: false, errorClass: "PROTOCOL", meta: { ...META, type, styp } });
@@ -76,26 +75,31 @@ describe("kinds by TYPE/STYP", () => {
     });
   });
 
-  it.each(["LDM", "REGN", "RSTA", "EROR"])("%s → ignorable, body not read", (type) => {
+  it.each(["LDM", "RSTA", "EROR"])("%s → ignorable, body not read", (type) => {
     expect(bodyOf(msg(type, "RESP", "<ANY><RECS>not a number</RECS></ANY>"))).toStrictEqual({ kind: "ignorable", type });
   });
 
-  it("a reference reply → reference records (first child is the key, children as text)", () => {
+  it("a reference reply → reference records in the upstream layout (RECS under MSG, records named like the TYPE)", () => {
     expect(bodyOf(fixture("09-arpt-resp-reference.xml"))).toStrictEqual({
       kind: "reference",
       rtype: "ARPT",
       styp: "RESP",
       recs: 2,
       records: [
-        { rkey: "PEK", attributes: { APC3: "PEK", APC4: "ZBAA", APNM: "Beijing Capital" } },
-        { rkey: "CAN", attributes: { APC3: "CAN", APC4: "ZGGG", APNM: "" } },
+        { rkey: "PEK", fields: { ICCD: "ZBAA", ANAM: "Beijing Capital" } },
+        { rkey: "CAN", fields: { ICCD: "ZGGG", ANAM: null } },
       ],
     });
   });
 
-  it("a reference record field named __proto__ stays an own property", () => {
-    const body = bodyOf(msg("GATE", "DNLD", "<GATE><GATR><GTCD>A1</GTCD><__proto__>x</__proto__></GATR></GATE>"));
-    expect(body.kind === "reference" && Object.getOwnPropertyNames(body.records[0]?.attributes)).toEqual(["GTCD", "__proto__"]);
+  it("REGN is reference data by default, not ignorable (WIRE.md \"Kinds\")", () => {
+    expect(bodyOf(msg("REGN", "DNLD", "<RECS>1</RECS><REGN><RNUM>B-5948</RNUM><ITAT>333</ITAT></REGN>"))).toStrictEqual({
+      kind: "reference",
+      rtype: "REGN",
+      styp: "DNLD",
+      recs: 1,
+      records: [{ rkey: "B-5948", fields: { ITAT: "333" } }],
+    });
   });
 
   it("a reference type with another subtype, or an unknown type → unsupported (ok)", () => {
@@ -108,7 +112,7 @@ describe("kinds by TYPE/STYP", () => {
   it("takes the type lists from the options", () => {
     const options = { ignorableTypes: ["QQQ"], referenceTypes: ["REGN"] };
     expect(bodyOf(msg("QQQ", "RESP", ""), options)).toStrictEqual({ kind: "ignorable", type: "QQQ" });
-    expect(bodyOf(msg("REGN", "DNLD", "<REGN><RECS>0</RECS></REGN>"), options)).toStrictEqual({
+    expect(bodyOf(msg("REGN", "DNLD", "<RECS>0</RECS>"), options)).toStrictEqual({
       kind: "reference",
       rtype: "REGN",
       styp: "DNLD",

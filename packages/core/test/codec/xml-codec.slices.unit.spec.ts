@@ -20,8 +20,8 @@ async function sliced(raw: string, slice?: number): Promise<{ result: DecodeResu
   return { result, pauses };
 }
 
-/** The records of a fixture's SCHD or reference body (FLTR or ARPR elements). */
-const records = (raw: string): number => (raw.match(/<FLTR[\s>]/g) ?? []).length + (raw.match(/<ARPR[\s>]/g) ?? []).length;
+/** The records of a fixture's SCHD or reference body (FLTR or ARPT elements). */
+const records = (raw: string): number => (raw.match(/<FLTR[\s>]/g) ?? []).length + (raw.match(/<ARPT[\s>]/g) ?? []).length;
 
 const FIXTURES = [...SHARED_FIXTURES, "07-flop-estt-two-blocks.xml", "08-flop-clears.xml", "09-arpt-resp-reference.xml"] as const;
 const SPICY = ["<", ">", "&", "\r\n", "\r", "\uD800", "\uDC00", "航", "\uD83D\uDE00", "<!DOCTYPE MSG>", "]]>", "\u0000"];

@@ -9,6 +9,7 @@ function poisonWrites(store: PipelineStore, poisonId: number): PipelineStore {
     identityOwners: (keys) => tx.identityOwners(keys),
     loadFlights: (flids) => tx.loadFlights(flids),
     openRequests: () => tx.openRequests(),
+    loadReferences: (rtypes) => tx.loadReferences(rtypes),
     appendAudit: (entry) => tx.appendAudit(entry),
     applyRun: async (d) => {
       if (d.records.some((r) => r.msgId === poisonId && r.status === "SUCCEEDED")) {

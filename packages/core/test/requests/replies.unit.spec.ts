@@ -84,65 +84,69 @@ describe("replies through the pump (SPEC §2.3 RESP rule, §2.6)", () => {
 });
 
 describe("reference data into REF_MASTER", () => {
-  it("an RQRD reply upserts (RTYPE, RKEY) with its raw attributes and closes the request", async () => {
+  it("an RQRD reply upserts (RTYPE, RKEY) with its typed fields, publishes it and closes the request", async () => {
     const w = new RequestsWorld();
     const r = await w.coordinator.request({ kind: "RQRD", rtype: "ARPT" }, "ops");
     const id = await w.arrive(refMsg(w.nextSeqn(), w.dttm(1_000), "ARPT", "RESP", ["PEK", "CAN"]));
     await w.drain();
     expect(await w.outcome(id)).toBe("SUCCEEDED");
-    expect(await w.references.get("ARPT", "PEK")).toEqual({ rtype: "ARPT", rkey: "PEK", attributes: { CODE: "PEK", NAME: "name of PEK" }, deleted: false, msgId: id, updatedAt: w.clock.now() });
+    expect(await w.references.get("ARPT", "PEK")).toEqual({ rtype: "ARPT", rkey: "PEK", fields: { ICCD: "name of PEK" }, deleted: false, version: 1, msgId: id, updatedAt: w.clock.now() });
     expect((await w.requests.get(r.requestId))?.status).toBe("DONE");
+    expect(w.store.tables.events.map((e) => `${e.target} ${e.partitionKey} ${e.eventType}`)).toEqual(["KAFKA:ref ARPT:PEK UPSERT", "KAFKA:ref ARPT:CAN UPSERT"]);
   });
 
-  it("an unsolicited reference RESP is SKIPPED no-request; DNLD/ADD/UPD apply unasked; DEL keeps a tombstone", async () => {
+  it("an unsolicited reference RESP is SKIPPED no-request; DNLD/ADD/UPD/DEL apply unasked; DEL keeps a tombstone", async () => {
     const w = new RequestsWorld();
     const ids = [
-      await w.arrive(refMsg(w.nextSeqn(), w.dttm(), "GATE", "RESP", ["A1"])),
-      await w.arrive(refMsg(w.nextSeqn(), w.dttm(), "GATE", "DNLD", ["A1", "A2"])),
-      await w.arrive(refMsg(w.nextSeqn(), w.dttm(), "GATE", "ADD", ["A3"])),
-      await w.arrive(refMsg(w.nextSeqn(), w.dttm(), "GATE", "UPD", ["A1"]).replace("name of A1", "renamed")),
-      await w.arrive(refMsg(w.nextSeqn(), w.dttm(), "GATE", "DEL", ["A2"])),
+      await w.arrive(refMsg(w.nextSeqn(), w.dttm(), "GLST", "RESP", ["A1"])),
+      await w.arrive(refMsg(w.nextSeqn(), w.dttm(), "GLST", "DNLD", ["A1", "A2"])),
+      await w.arrive(refMsg(w.nextSeqn(), w.dttm(), "GLST", "ADD", ["A3"])),
+      await w.arrive(refMsg(w.nextSeqn(), w.dttm(), "GLST", "UPD", ["A1"]).replace("name of A1", "renamed")),
+      await w.arrive(refMsg(w.nextSeqn(), w.dttm(), "GLST", "DEL", ["A2"])),
     ];
     await w.drain();
     expect(await Promise.all(ids.map((i) => w.outcome(i)))).toEqual(["SKIPPED:no-request", "SUCCEEDED", "SUCCEEDED", "SUCCEEDED", "SUCCEEDED"]);
-    expect((await w.references.list({ rtype: "GATE", limit: 10 })).map((e) => `${e.rkey}:${e.attributes["NAME"]}`)).toEqual(["A1:renamed", "A3:name of A3"]);
-    expect(await w.references.get("GATE", "A2")).toMatchObject({ deleted: true, msgId: ids[4] });
+    expect((await w.references.list({ rtype: "GLST", limit: 10 })).map((e) => `${e.rkey}:${String(e.fields["GTNM"])}`)).toEqual(["A1:renamed", "A3:name of A3"]);
+    expect(await w.references.get("GLST", "A2")).toMatchObject({ deleted: true, version: 2, msgId: ids[4] });
   });
 
-  it("a reference package is all or nothing: RECS mismatch or a repeated key is PROTOCOL and the request stays open", async () => {
+  it("a RECS mismatch is applied (RECS is untrustworthy); a repeated key is PROTOCOL and the request stays open", async () => {
     const w = new RequestsWorld();
     const r = await w.coordinator.request({ kind: "RQRD", rtype: "ARPT" }, "ops");
-    const a = await w.arrive(refMsg(w.nextSeqn(), w.dttm(1_000), "ARPT", "RESP", ["PEK", "CAN"], { recs: 3 }));
     const b = await w.arrive(refMsg(w.nextSeqn(), w.dttm(1_000), "ARPT", "RESP", ["PEK", "PEK"]));
     await w.drain();
-    expect(await w.outcome(a)).toBe("DEAD:ARPT/RESP: RECS 3 but 2 records");
     expect(await w.outcome(b)).toBe("DEAD:ARPT/RESP: key PEK twice in one package");
     expect(await w.references.types()).toEqual([]);
     expect((await w.requests.get(r.requestId))?.status).toBe("SENT");
+    const a = await w.arrive(refMsg(w.nextSeqn(), w.dttm(1_000), "ARPT", "RESP", ["PEK", "CAN"], { recs: 3 }));
+    await w.drain();
+    expect(await w.outcome(a)).toBe("SUCCEEDED");
+    expect(await w.references.types()).toEqual([{ rtype: "ARPT", live: 2 }]);
+    expect((await w.requests.get(r.requestId))?.status).toBe("DONE");
   });
 
-  it("REGN is applied only as the answer to an open RQRD REGN; otherwise SKIPPED ignored:REGN", async () => {
+  it("REGN is reference data like any type: pushed DNLDs apply, a RESP only as the answer to an open RQRD REGN", async () => {
     const w = new RequestsWorld();
     const unasked = await w.arrive(refMsg(w.nextSeqn(), w.dttm(), "REGN", "RESP", ["B-5948"]));
-    const push = await w.arrive(refMsg(w.nextSeqn(), w.dttm(), "REGN", "DNLD", ["B-5948"]));
+    const push = await w.arrive(refMsg(w.nextSeqn(), w.dttm(), "REGN", "DNLD", ["B-5948", "B-1"]));
     await w.drain();
     const r = await w.coordinator.request({ kind: "RQRD", rtype: "REGN" }, "ops");
     const broken = await w.arrive(refMsg(w.nextSeqn(), w.dttm(1_000), "REGN", "RESP", ["B-1"]).replace("<RECS>1</RECS>", "<RECS>x</RECS>"));
     const answer = await w.arrive(refMsg(w.nextSeqn(), w.dttm(2_000), "REGN", "RESP", ["B-5948", "B-6120"]));
     await w.drain();
-    expect(await Promise.all([unasked, push, broken, answer].map((i) => w.outcome(i)))).toEqual(["SKIPPED:ignored:REGN", "SKIPPED:ignored:REGN", "SKIPPED:ignored:REGN", "SUCCEEDED"]);
+    expect(await Promise.all([unasked, push, broken].map((i) => w.outcome(i)))).toEqual(["SKIPPED:no-request", "SUCCEEDED", "DEAD:MSG: RECS \"x\" is not an integer"]);
+    expect(await w.outcome(answer)).toBe("SUCCEEDED");
+    // The RESP replaced the type: B-1 (from the DNLD) is deleted.
     expect((await w.references.list({ rtype: "REGN", limit: 10 })).map((e) => e.rkey)).toEqual(["B-5948", "B-6120"]);
+    expect(await w.references.get("REGN", "B-1")).toMatchObject({ deleted: true, version: 2, msgId: answer });
     expect((await w.requests.get(r.requestId))?.match?.msgId).toBe(answer);
   });
 
-  it("the codec reads REGN/RESP as reference data, every other REGN message as ignorable", () => {
+  it("the codec reads every REGN subtype of reference data as reference data", () => {
     const kind = (raw: string) => {
       const d = decodeMessage(raw);
       return d.ok ? d.message.body.kind : d.errorClass;
     };
-    expect(kind(refMsg(1, "20260305080000", "REGN", "RESP", ["B-1"]))).toBe("reference");
-    expect(kind(refMsg(1, "20260305080000", "REGN", "DNLD", ["B-1"]))).toBe("ignorable");
-    expect(kind(refMsg(1, "20260305080000", "REGN", "RESP", ["B-1"]).replace("<RECS>1</RECS>", ""))).toBe("reference");
-    expect(kind(refMsg(1, "20260305080000", "REGN", "RESP", ["B-1"]).replace(/<REGN>.*<\/REGN>/, "<X/>"))).toBe("ignorable");
+    expect(["RESP", "DNLD", "ADD", "UPD", "DEL"].map((styp) => kind(refMsg(1, "20260305080000", "REGN", styp, ["B-1"])))).toEqual(Array(5).fill("reference"));
   });
 });

@@ -1,5 +1,6 @@
 import { decodeMessage } from "../../src/codec/xml-codec.js";
 import { defaultProcessors } from "../../src/flight/default-processors.js";
+import { REFERENCE_SCHEMAS } from "../../src/model/reference-schema.js";
 import { silentLogger } from "../../src/ports/logger.js";
 import { Pump } from "../../src/processing/pump.js";
 import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
@@ -20,15 +21,28 @@ const UPSTREAM = "AODB";
 /** A `SCHD/RESP` with one flight per SODT (FLIDs `firstFlid` (900000) + index), stamped `dttm`. */
 export function schdResp(seqn: number, dttm: string, sodts: readonly string[], options: { readonly recs?: number; readonly firstFlid?: number } = {}): string {
   const flights = sodts
-    .map((sodt, i) => `<FLTR><FLID>${(options.firstFlid ?? 900_000) + i}</FLID><ALCD>CZ</ALCD><FLNO>CZ${3000 + i}</FLNO><MVIN>A</MVIN><SODT>${sodt}</SODT><FLTY>W</FLTY><FLIN>D</FLIN></FLTR>`)
+    .map((sodt, i) => `<FLTR><FLID>${(options.firstFlid ?? 900_000) + i}</FLID><ALCD>CZ</ALCD><FLNO>CZ${3000 + i}</FLNO><MVIN>A</MVIN><SODT>${sodt}</SODT><FLTY>W</FLTY><FLIN>D</FLIN><ACFT>333</ACFT></FLTR>`)
     .join("");
   return meta(seqn, dttm, "SCHD", "RESP") + `<SCHD><RECS>${options.recs ?? sodts.length}</RECS>${flights}</SCHD></MSG>`;
 }
 
-/** A reference message `<rtype>/<styp>` with records keyed `rkey`, one attribute `NAME`. */
+/** The text field `refMsg` fills for `rtype`: the first one of its schema. */
+export const refNameField = (rtype: string): string => {
+  const schema = REFERENCE_SCHEMAS.get(rtype);
+  const name = Object.entries(schema?.fields ?? {}).find(([, kind]) => kind === "text")?.[0];
+  if (schema === undefined || name === undefined) throw new Error(`no text field for reference type ${rtype}`);
+  return name;
+};
+
+/**
+ * A reference message `<rtype>/<styp>` in the upstream layout (`RECS`, then records named like
+ * the type): records keyed `rkey`, each with one text field ({@link refNameField}) `name of <rkey>`.
+ */
 export function refMsg(seqn: number, dttm: string, rtype: string, styp: string, rkeys: readonly string[], options: { readonly recs?: number } = {}): string {
-  const records = rkeys.map((k) => `<REC><CODE>${k}</CODE><NAME>name of ${k}</NAME></REC>`).join("");
-  return meta(seqn, dttm, rtype, styp) + `<${rtype}><RECS>${options.recs ?? rkeys.length}</RECS>${records}</${rtype}></MSG>`;
+  const key = REFERENCE_SCHEMAS.get(rtype)?.key ?? "CODE";
+  const name = refNameField(rtype);
+  const records = rkeys.map((k) => `<${rtype}><${key}>${k}</${key}><${name}>name of ${k}</${name}></${rtype}>`).join("");
+  return meta(seqn, dttm, rtype, styp) + `<RECS>${options.recs ?? rkeys.length}</RECS>${records}</MSG>`;
 }
 
 const meta = (seqn: number, dttm: string, type: string, styp: string) =>

@@ -23,7 +23,7 @@ type Command =
   | { readonly t: "advance"; readonly ms: number }
   /**
    * A reply stamped `skewMs` from now, of type `which` (0–2), or (3–5) of the type last asked for;
-   * `bad`: out of range (RQFD) or a RECS mismatch (reference); `pumpCrash`: the pump dies before
+   * `bad`: out of range (RQFD) or a key twice (reference); `pumpCrash`: the pump dies before
    * the commit of the run that holds it, and restarts.
    */
   | { readonly t: "reply"; readonly which: number; readonly skewMs: number; readonly bad: boolean; readonly pumpCrash: boolean }
@@ -71,7 +71,7 @@ async function crashSafe(w: RequestsWorld, fn: () => Promise<unknown>): Promise<
 /** The outcome a reply must have, from the requests as they stand just before it is processed. */
 function expectedOutcome(requests: readonly RequestRecord[], type: string, replyAt: number, bad: boolean): { outcome: RegExp; answers?: string } {
   const hit = requests.find((r) => r.requestType === type && isAnswerableRequest(r.status) && r.sentAt !== null && r.sentAt <= replyAt);
-  if (hit === undefined) return { outcome: type === "RQRD/REGN" ? /^SKIPPED:ignored:REGN$/ : /^SKIPPED:no-request$/ };
+  if (hit === undefined) return { outcome: /^SKIPPED:no-request$/ };
   if (bad) return { outcome: /^DEAD:/ };
   return { outcome: /^SUCCEEDED$/, answers: hit.requestId };
 }
@@ -132,7 +132,7 @@ async function run(cmds: readonly Command[]): Promise<void> {
         const raw =
           type === "RQFD"
             ? schdResp(seqn, dttm, [c.bad ? "07MAR260930" : "06MAR260930"], { firstFlid: flid++ })
-            : refMsg(seqn, dttm, type.slice(5), "RESP", ["K1", "K2"], c.bad ? { recs: 3 } : {});
+            : refMsg(seqn, dttm, type.slice(5), "RESP", c.bad ? ["K1", "K1"] : ["K1", "K2"]);
         const expected = expectedOutcome([...w.requests.tables.requests.values()], type, dttmToEpochMs(dttm, 480)!, c.bad);
         const id = await w.arrive(raw);
         replies.push({ id, raw });
