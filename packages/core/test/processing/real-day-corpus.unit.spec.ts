@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { Pump, silentLogger } from "@msgx/core";
+import { COLLECTION_NAMES, FLOP_MATRIX, INDEXED_SCALARS, Pump, SCALAR_NAMES, silentLogger } from "@msgx/core";
+import type { XmlElement } from "../../src/codec/xml-tree.js";
 import { InMemoryMailbox, InMemoryPipelineStore, InMemoryReferenceReader, ManualClock } from "@msgx/core/testing";
 import {
   driveToTerminal,
@@ -77,6 +78,24 @@ describe("the real-day corpus itself", () => {
       "EROR/NONE",
     ];
     expect(want.filter((k) => !kinds.has(k))).toEqual([]);
+    expect(Object.keys(FLOP_MATRIX).filter((s) => !kinds.has(`FLOP/${s}`))).toEqual([]);
+  });
+
+  it("states every scalar and every collection of the flight schema in its SCHD/DNLD (PORT's indicators in its FLOPs too)", () => {
+    const names = new Set<string>();
+    const collect = (e: XmlElement): void => {
+      names.add(e.name);
+      for (const [a, v] of e.attributes) if (v.trim() !== "") names.add(`${e.name}@${a}`);
+      if (e.name === "PORT") names.add(`PORT@${e.children.find((c) => c.name === "POID")?.text.trim()}`);
+      e.children.forEach(collect);
+    };
+    const dnld = corpus.find((m) => m.file === "030-schd-dnld.xml")!;
+    collect(parseCorpusXml(dnld.raw));
+    corpus.filter((m) => /<STYP>PORT<\/STYP>/.test(m.raw)).forEach((m) => collect(parseCorpusXml(m.raw)));
+    const indexed = Object.values(INDEXED_SCALARS).flatMap((spec) => Object.values(spec.fields) as string[]);
+    expect(SCALAR_NAMES.filter((n) => !names.has(n) && !indexed.includes(n))).toEqual([]);
+    expect(indexed.filter((n) => !names.has(n))).toEqual([]);
+    expect(COLLECTION_NAMES.filter((n) => !names.has(n))).toEqual([]);
   });
 });
 
@@ -105,8 +124,8 @@ describe("an unknown TYPE under the default type policy", () => {
     const clock = new ManualClock();
     const store = new InMemoryPipelineStore(clock);
     const mailbox = new InMemoryMailbox(clock);
-    const { decode, processors } = realDayPipeline({ unsupported: "fail" });
-    const pump = new Pump({ store, mailbox, clock, logger: silentLogger, decode, processors, horizon: () => Number.MAX_SAFE_INTEGER });
+    const { decode, processors, pumpOptions } = realDayPipeline({ unsupported: "fail" });
+    const pump = new Pump({ store, mailbox, clock, logger: silentLogger, decode, processors, horizon: () => Number.MAX_SAFE_INTEGER }, pumpOptions);
     const id = mailbox.insert(unknown.raw);
     await store.enqueue([{ msgId: id, receivedAt: clock.now() }], { horizon: id });
     const start = clock.now();
