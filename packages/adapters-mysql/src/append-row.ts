@@ -1,20 +1,31 @@
 import { MsgxError } from "@msgx/core";
+import type { QuotedMailboxNames } from "./mailbox-names.js";
 import type { MysqlWriteResult } from "./mysql-driver.js";
 import type { SqlRunner } from "./mysql-session.js";
 import { toSafeId } from "./safe-id.js";
 
 /**
- * `append` (HTTP ingress): inserts the raw XML as the upstream would, one statement that commits
- * on its own (autocommit); the caller returns the id once it did. `DATE_RECEIVED` is written in the
- * upstream's zone, so the column stays uniform with the upstream's own rows; `STATUS` keeps its
- * column default.
+ * The columns an append writes and one row's values: the raw XML, `DATE_RECEIVED` in the
+ * upstream's zone (so the column stays uniform with the upstream's own rows; stored to the
+ * column's precision) and `STATUS` `'VALID'`, as the upstream's rows carry it (its table has no
+ * default for it, and the STATUS filter would otherwise never take an appended row).
  */
-export async function appendRow(sql: SqlRunner, table: string, rawXml: string, upstreamTimeZone: string): Promise<number> {
+function appendSql(names: QuotedMailboxNames): { readonly into: string; readonly row: string } {
+  const { table, columns: c } = names.inbound;
+  return {
+    into: `INSERT INTO ${table} (${c.clobMsg}, ${c.dateReceived}, ${c.status}) VALUES `,
+    row: "(?, CONVERT_TZ(UTC_TIMESTAMP(3), '+00:00', ?), 'VALID')",
+  };
+}
+
+/**
+ * `append` (HTTP ingress): inserts the raw XML as the upstream would, one statement that commits
+ * on its own (autocommit); the caller returns the id once it did.
+ */
+export async function appendRow(sql: SqlRunner, names: QuotedMailboxNames, rawXml: string, upstreamTimeZone: string): Promise<number> {
+  const { into, row } = appendSql(names);
   // The binary protocol: a raw text of megabytes is sent as is, never escaped on our event loop.
-  const result = (await sql.execute(
-    `INSERT INTO ${table} (CLOB_MSG, DATE_RECEIVED) VALUES (?, CONVERT_TZ(UTC_TIMESTAMP(3), '+00:00', ?))`,
-    [rawXml, upstreamTimeZone],
-  )) as MysqlWriteResult;
+  const result = (await sql.execute(into + row, [rawXml, upstreamTimeZone])) as MysqlWriteResult;
   return toSafeId(result.insertId, "append");
 }
 
@@ -24,10 +35,16 @@ export async function appendRow(sql: SqlRunner, table: string, rawXml: string, u
  * `innodb_autoinc_lock_mode` 0 or 1 — the caller checks that (`appendIdsAreConsecutive`) before
  * it groups appends at all. The row count is checked too.
  */
-export async function appendRows(sql: SqlRunner, table: string, rawXmls: readonly string[], upstreamTimeZone: string, increment: number): Promise<number[]> {
-  const row = "(?, CONVERT_TZ(UTC_TIMESTAMP(3), '+00:00', ?))";
+export async function appendRows(
+  sql: SqlRunner,
+  names: QuotedMailboxNames,
+  rawXmls: readonly string[],
+  upstreamTimeZone: string,
+  increment: number,
+): Promise<number[]> {
+  const { into, row } = appendSql(names);
   const result = (await sql.execute(
-    `INSERT INTO ${table} (CLOB_MSG, DATE_RECEIVED) VALUES ${rawXmls.map(() => row).join(", ")}`,
+    into + rawXmls.map(() => row).join(", "),
     rawXmls.flatMap((raw) => [raw, upstreamTimeZone]),
   )) as MysqlWriteResult;
   if (Number(result.affectedRows) !== rawXmls.length) {

@@ -1,5 +1,6 @@
 import { MsgxError, type BackfillEntry } from "@msgx/core";
 import type { MysqlWriteResult } from "./mysql-driver.js";
+import type { QuotedMailboxNames } from "./mailbox-names.js";
 import { instantToDatetime } from "./mysql-datetime.js";
 import type { SqlRunner } from "./mysql-session.js";
 import { toSafeId } from "./safe-id.js";
@@ -20,10 +21,13 @@ interface Planned {
   readonly defect: string | null;
 }
 
-/** Checks every entry before anything is written: a value that does not fit becomes a defect. */
-function plan(entries: readonly BackfillEntry[], columns: SubsystemColumns): Planned[] {
+/**
+ * Checks every entry before anything is written: a value that does not fit becomes a defect.
+ * `widths` null: the `SUBSYSTEM_*` columns are not written at all.
+ */
+function plan(entries: readonly BackfillEntry[], widths: SubsystemColumns | null): Planned[] {
   return entries.map((e) => {
-    const fit = e.meta === null ? null : subsystemValues(e.meta, columns);
+    const fit = e.meta === null || widths === null ? null : subsystemValues(e.meta, widths);
     return {
       msgId: e.msgId,
       processedAt: instantToDatetime(e.processedAt, "+00:00"),
@@ -33,13 +37,13 @@ function plan(entries: readonly BackfillEntry[], columns: SubsystemColumns): Pla
   });
 }
 
-/** `SET col = CASE ID WHEN ? THEN ? … ELSE col END` over the rows that carry a value. */
-function caseColumn(column: string, rows: readonly Planned[], value: (p: Planned) => unknown, values: unknown[]): string {
+/** `SET col = CASE id WHEN ? THEN ? … ELSE col END` over the rows that carry a value. */
+function caseColumn(id: string, column: string, rows: readonly Planned[], value: (p: Planned) => unknown, values: unknown[]): string {
   const branches = rows.map((p) => {
     values.push(p.msgId, value(p));
     return "WHEN ? THEN ?";
   });
-  return `${column} = CASE ID ${branches.join(" ")} ELSE ${column} END`;
+  return `${column} = CASE ${id} ${branches.join(" ")} ELSE ${column} END`;
 }
 
 /**
@@ -52,17 +56,19 @@ function caseColumn(column: string, rows: readonly Planned[], value: (p: Planned
  * 3. (the caller's COMMIT).
  * Rows not locked in 1 were backfilled before or are gone: `alreadyDone`. A META value that does
  * not fit its column is reported in `defects` and that row gets `DATE_PROCESSED` only, its
- * `SUBSYSTEM_*` columns untouched: never a truncated value. `DATE_PROCESSED` is UTC.
+ * `SUBSYSTEM_*` columns untouched: never a truncated value. `DATE_PROCESSED` is UTC. With
+ * `widths` null only `DATE_PROCESSED` is written, as the upstream's own client does.
  */
 export async function backfillRows(
   sql: SqlRunner,
-  table: string,
+  names: QuotedMailboxNames,
   entries: readonly BackfillEntry[],
-  columns: SubsystemColumns,
+  widths: SubsystemColumns | null,
 ): Promise<BackfillChunkResult> {
-  const planned = plan(entries, columns);
+  const { table, columns: c } = names.inbound;
+  const planned = plan(entries, widths);
   const ids = planned.map((p) => p.msgId);
-  const locked = (await sql.query(`SELECT ID AS id FROM ${table} WHERE ID IN (?) AND DATE_PROCESSED IS NULL FOR UPDATE`, [ids])) as readonly {
+  const locked = (await sql.query(`SELECT ${c.id} AS id FROM ${table} WHERE ${c.id} IN (?) AND ${c.dateProcessed} IS NULL FOR UPDATE`, [ids])) as readonly {
     id: unknown;
   }[];
   const open = new Set(locked.map((r) => toSafeId(r.id, "backfill")));
@@ -77,20 +83,20 @@ export async function backfillRows(
   const values: unknown[] = [];
   const withMeta = toWrite.filter((p) => p.subsystem !== null);
   const sets = [
-    caseColumn("DATE_PROCESSED", toWrite, (p) => p.processedAt, values),
+    caseColumn(c.id, c.dateProcessed, toWrite, (p) => p.processedAt, values),
     ...(withMeta.length === 0
       ? []
       : [
-          caseColumn("SUBSYSTEM_NAME", withMeta, (p) => p.subsystem?.name, values),
-          caseColumn("SUBSYSTEM_SEQUENCE", withMeta, (p) => p.subsystem?.sequence, values),
-          caseColumn("SUBSYSTEM_DATE_SENT", withMeta, (p) => p.subsystem?.dateSent, values),
-          caseColumn("SUBSYSTEM_TYPE", withMeta, (p) => p.subsystem?.type, values),
-          caseColumn("SUBSYSTEM_SUBTYPE", withMeta, (p) => p.subsystem?.subtype, values),
+          caseColumn(c.id, c.subsystemName, withMeta, (p) => p.subsystem?.name, values),
+          caseColumn(c.id, c.subsystemSequence, withMeta, (p) => p.subsystem?.sequence, values),
+          caseColumn(c.id, c.subsystemDateSent, withMeta, (p) => p.subsystem?.dateSent, values),
+          caseColumn(c.id, c.subsystemType, withMeta, (p) => p.subsystem?.type, values),
+          caseColumn(c.id, c.subsystemSubtype, withMeta, (p) => p.subsystem?.subtype, values),
         ]),
   ];
   values.push(result.written);
   const update = (await sql.query(
-    `UPDATE ${table} SET ${sets.join(", ")} WHERE ID IN (?) AND DATE_PROCESSED IS NULL`,
+    `UPDATE ${table} SET ${sets.join(", ")} WHERE ${c.id} IN (?) AND ${c.dateProcessed} IS NULL`,
     values,
   )) as MysqlWriteResult;
   // The rows are locked by step 1, so the counts agree; if not, the commit must not happen.

@@ -2,14 +2,20 @@ export { MysqlMailbox } from "./mysql-mailbox.js";
 export { ShadowMailbox } from "./shadow-mailbox.js";
 export { MysqlOutboundMailbox } from "./mysql-outbound-mailbox.js";
 export type { OutboundMailbox, OutboundRow, OutboundQuery } from "./outbound-mailbox.js";
+export { DEFAULT_MYSQL_MAILBOX_OPTIONS, resolveMailboxOptions, type MysqlMailboxOptions, type MysqlMailboxOptionsInput } from "./mailbox-options.js";
 export {
-  DEFAULT_MYSQL_MAILBOX_OPTIONS,
-  DEFAULT_MAILBOX_TABLES,
-  resolveMailboxOptions,
-  type MysqlMailboxOptions,
-  type MysqlMailboxOptionsInput,
-  type MailboxTables,
-} from "./mailbox-options.js";
+  DEFAULT_MAILBOX_NAMES,
+  resolveMailboxNames,
+  mailboxNameProblems,
+  quoteMailboxNames,
+  type MailboxNames,
+  type MailboxNamesInput,
+  type MailboxNameProblem,
+  type QuotedMailboxNames,
+  type InboundColumns,
+  type OutboundColumns,
+  type TableNames,
+} from "./mailbox-names.js";
 export { CMINMSGS_SUBSYSTEM_COLUMNS, subsystemValues, type SubsystemColumns, type SubsystemValues } from "./subsystem-columns.js";
 export { DEFAULT_MYSQL_TIMEOUTS, sessionStatements, type MysqlTimeouts } from "./mysql-session.js";
 export { MYSQL_ERROR_RULES, findMysqlErrorRule, toMsgxError, type MysqlErrorRule } from "./mysql-error-map.js";

@@ -1,53 +1,71 @@
-import { DEFAULT_MAILBOX_TABLES, type MailboxTables } from "./mailbox-options.js";
+import { quoteMailboxNames, resolveMailboxNames, type InboundColumns, type MailboxNamesInput, type OutboundColumns } from "./mailbox-names.js";
 import type { MysqlPoolLike } from "./mysql-driver.js";
 import { DEFAULT_MYSQL_TIMEOUTS, withConnection } from "./mysql-session.js";
-import { quoteTable } from "./quote-table.js";
 
 /**
- * The two mailbox tables as WIRE.md describes them, for tests and demos. In production they belong
- * to the upstream and msgx never creates or alters them. `sql/mailbox.ddl.sql` is this text for
- * the default names (a unit test keeps the two identical).
+ * Column types in the upstream's order. Names, types and nullability are the upstream's where
+ * WIRE.md states them; the rest is our reading: `DATETIME` without fraction for every date,
+ * `BIGINT` ids, `MEDIUMTEXT NOT NULL` for the outbound text too, `INT`/`BIGINT NULL` for the
+ * numeric group columns, no column defaults.
  */
-export function mailboxDdl(tables: MailboxTables = DEFAULT_MAILBOX_TABLES): readonly string[] {
-  return [
-    `CREATE TABLE IF NOT EXISTS ${quoteTable(tables.inbound)} (
-  ID BIGINT NOT NULL AUTO_INCREMENT,
-  CLOB_MSG LONGTEXT NULL,
-  DATE_RECEIVED DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
-  DATE_PROCESSED DATETIME NULL,
-  SUBSYSTEM_NAME VARCHAR(4) NULL,
-  SUBSYSTEM_SEQUENCE MEDIUMINT NULL,
-  SUBSYSTEM_DATE_SENT DATETIME NULL,
-  SUBSYSTEM_TYPE VARCHAR(4) NULL,
-  SUBSYSTEM_SUBTYPE VARCHAR(4) NULL,
-  STATUS VARCHAR(16) NULL DEFAULT 'VALID',
-  PRIMARY KEY (ID)
-) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_unicode_ci`,
-    `CREATE TABLE IF NOT EXISTS ${quoteTable(tables.outbound)} (
-  ID BIGINT NOT NULL AUTO_INCREMENT,
-  CLOB_MSG LONGTEXT NOT NULL,
-  ROUTINGID VARCHAR(16) NOT NULL,
-  DATE_INSERTED DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
-  DATE_SENT DATETIME NULL,
-  ACK_STATUS VARCHAR(16) NULL,
-  ACK_TEXT VARCHAR(255) NULL,
-  DATE_ACK DATETIME NULL,
-  PRIMARY KEY (ID),
-  KEY IX_COUTMSGS_ROUTING (ROUTINGID, DATE_INSERTED)
-) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_unicode_ci`,
-  ];
+const INBOUND_TYPES: readonly (readonly [keyof InboundColumns, string])[] = [
+  ["id", "BIGINT NOT NULL AUTO_INCREMENT"],
+  ["clobMsg", "MEDIUMTEXT NOT NULL"],
+  ["dateReceived", "DATETIME NULL"],
+  ["dateProcessed", "DATETIME NULL"],
+  ["subsystemName", "VARCHAR(4) NULL"],
+  ["subsystemSequence", "MEDIUMINT NULL"],
+  ["subsystemDateSent", "DATETIME NULL"],
+  ["subsystemType", "VARCHAR(4) NULL"],
+  ["subsystemSubtype", "VARCHAR(4) NULL"],
+  ["status", "VARCHAR(20) NULL"],
+];
+
+const OUTBOUND_TYPES: readonly (readonly [keyof OutboundColumns, string])[] = [
+  ["id", "BIGINT NOT NULL AUTO_INCREMENT"],
+  ["clobMsg", "MEDIUMTEXT NOT NULL"],
+  ["dateInserted", "DATETIME NOT NULL"],
+  ["dateSent", "DATETIME NULL"],
+  ["routingId", "VARCHAR(23) NOT NULL"],
+  ["truefalsGroup", "TINYINT NOT NULL"],
+  ["noMessages", "INT NULL"],
+  ["groupOrder", "INT NULL"],
+  ["groupId", "BIGINT NULL"],
+  ["finalGroupInd", "TINYINT NOT NULL"],
+  ["ackReqd", "TINYINT NOT NULL"],
+  ["ackResendTimes", "INT NULL"],
+  ["ackDateRecv", "DATETIME NULL"],
+  ["encrypt", "TINYINT NOT NULL"],
+  ["error", "TINYINT NOT NULL"],
+];
+
+const createTable = <C>(table: string, columns: C, types: readonly (readonly [keyof C, string])[]): string =>
+  `CREATE TABLE IF NOT EXISTS ${table} (\n` +
+  types.map(([role, type]) => `  ${String(columns[role])} ${type},\n`).join("") +
+  `  PRIMARY KEY (${String(columns[types[0]![0]])})\n) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_unicode_ci`;
+
+/**
+ * The two mailbox tables as the upstream's DDL has them (WIRE.md "Mailbox tables"), under the
+ * names of `names` (default the upstream's), for tests and demos. In production they belong to
+ * the upstream and msgx never creates or alters them. `sql/mailbox.ddl.sql` is this text for the
+ * default names (a unit test keeps the two identical).
+ */
+export function mailboxDdl(names: MailboxNamesInput = {}): readonly string[] {
+  const q = quoteMailboxNames(resolveMailboxNames(names));
+  return [createTable(q.inbound.table, q.inbound.columns, INBOUND_TYPES), createTable(q.outbound.table, q.outbound.columns, OUTBOUND_TYPES)];
 }
 
 /** Creates both tables if absent. For tests and demos only. */
-export function createMailboxTables(pool: MysqlPoolLike, tables: MailboxTables = DEFAULT_MAILBOX_TABLES): Promise<void> {
+export function createMailboxTables(pool: MysqlPoolLike, names: MailboxNamesInput = {}): Promise<void> {
   return withConnection(pool, DEFAULT_MYSQL_TIMEOUTS, "create mailbox tables", async (sql) => {
-    for (const statement of mailboxDdl(tables)) await sql.query(statement);
+    for (const statement of mailboxDdl(names)) await sql.query(statement);
   });
 }
 
 /** Drops both tables. For tests and demos only. */
-export function dropMailboxTables(pool: MysqlPoolLike, tables: MailboxTables = DEFAULT_MAILBOX_TABLES): Promise<void> {
+export function dropMailboxTables(pool: MysqlPoolLike, names: MailboxNamesInput = {}): Promise<void> {
+  const q = quoteMailboxNames(resolveMailboxNames(names));
   return withConnection(pool, DEFAULT_MYSQL_TIMEOUTS, "drop mailbox tables", async (sql) => {
-    await sql.query(`DROP TABLE IF EXISTS ${quoteTable(tables.inbound)}, ${quoteTable(tables.outbound)}`);
+    await sql.query(`DROP TABLE IF EXISTS ${q.inbound.table}, ${q.outbound.table}`);
   });
 }

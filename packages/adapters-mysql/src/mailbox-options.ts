@@ -2,19 +2,11 @@ import { CMINMSGS_SUBSYSTEM_COLUMNS, type SubsystemColumns } from "./subsystem-c
 import { DEFAULT_MYSQL_TIMEOUTS, type MysqlTimeouts } from "./mysql-session.js";
 import { zoneOffsetMinutes } from "./mysql-datetime.js";
 import { DEFAULT_APPEND_GROUPING, type AppendGrouping } from "./grouped-appends.js";
-
-/** The upstream's table names (`TABLE` or `schema.TABLE`). */
-export interface MailboxTables {
-  /** Inbound mailbox, default `CMINMSGS`. */
-  readonly inbound: string;
-  /** Outbound mailbox, default `COUTMSGS`. */
-  readonly outbound: string;
-}
-
-export const DEFAULT_MAILBOX_TABLES: MailboxTables = { inbound: "CMINMSGS", outbound: "COUTMSGS" };
+import { DEFAULT_MAILBOX_NAMES, resolveMailboxNames, type MailboxNames, type MailboxNamesInput } from "./mailbox-names.js";
 
 export interface MysqlMailboxOptions {
-  readonly tables: MailboxTables;
+  /** The upstream's table and column names (`mailbox-names.ts`); default its DDL. */
+  readonly names: MailboxNames;
   /** Only rows with `STATUS = 'VALID'` are pending (WIRE.md); off by default. */
   readonly onlyValidStatus: boolean;
   /**
@@ -28,6 +20,11 @@ export interface MysqlMailboxOptions {
    * `DATE_SENT`), e.g. `+08:00`. `DATE_PROCESSED` is always written in UTC.
    */
   readonly upstreamTimeZone: string;
+  /**
+   * Backfill writes the META into the `SUBSYSTEM_*` columns besides `DATE_PROCESSED` (ours,
+   * WIRE.md); false writes `DATE_PROCESSED` only, as the upstream's own client does. Default true.
+   */
+  readonly backfillSubsystem: boolean;
   readonly subsystemColumns: SubsystemColumns;
   readonly timeouts: MysqlTimeouts;
   /** Rows per backfill transaction; a larger call is split into transactions of this size. */
@@ -49,10 +46,11 @@ export interface MysqlMailboxOptions {
 }
 
 export const DEFAULT_MYSQL_MAILBOX_OPTIONS: MysqlMailboxOptions = {
-  tables: DEFAULT_MAILBOX_TABLES,
+  names: DEFAULT_MAILBOX_NAMES,
   onlyValidStatus: false,
   pendingIgnoresDateProcessed: false,
   upstreamTimeZone: "+00:00",
+  backfillSubsystem: true,
   subsystemColumns: CMINMSGS_SUBSYSTEM_COLUMNS,
   timeouts: DEFAULT_MYSQL_TIMEOUTS,
   backfillChunk: 500,
@@ -61,9 +59,10 @@ export const DEFAULT_MYSQL_MAILBOX_OPTIONS: MysqlMailboxOptions = {
 };
 
 /** Options given in part, merged over the defaults one level deep. */
-export type MysqlMailboxOptionsInput = Partial<Omit<MysqlMailboxOptions, "tables" | "timeouts" | "subsystemColumns" | "appendGrouping">> & {
+export type MysqlMailboxOptionsInput = Partial<Omit<MysqlMailboxOptions, "names" | "timeouts" | "subsystemColumns" | "appendGrouping">> & {
   readonly appendGrouping?: Partial<AppendGrouping> | null;
-  readonly tables?: Partial<MailboxTables>;
+  /** Names left out keep the upstream's. */
+  readonly names?: MailboxNamesInput;
   readonly timeouts?: Partial<MysqlTimeouts>;
   readonly subsystemColumns?: Partial<SubsystemColumns>;
 };
@@ -74,7 +73,7 @@ export function resolveMailboxOptions(input: MysqlMailboxOptionsInput = {}): Mys
   const options: MysqlMailboxOptions = {
     ...d,
     ...input,
-    tables: { ...d.tables, ...input.tables },
+    names: resolveMailboxNames(input.names),
     timeouts: { ...d.timeouts, ...input.timeouts },
     subsystemColumns: { ...d.subsystemColumns, ...input.subsystemColumns },
     appendGrouping: input.appendGrouping === null ? null : { ...DEFAULT_APPEND_GROUPING, ...input.appendGrouping },

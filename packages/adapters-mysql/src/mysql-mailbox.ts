@@ -3,17 +3,18 @@ import { appendIdsAreConsecutive, appendRow, appendRows } from "./append-row.js"
 import { AppendedTexts } from "./appended-texts.js";
 import { GroupedAppends } from "./grouped-appends.js";
 import { backfillRows } from "./backfill-rows.js";
+import { quoteMailboxNames, type QuotedMailboxNames } from "./mailbox-names.js";
 import { resolveMailboxOptions, type MysqlMailboxOptions, type MysqlMailboxOptionsInput } from "./mailbox-options.js";
 import type { MysqlPoolLike } from "./mysql-driver.js";
 import { withAutocommit, withConnection, withTransaction } from "./mysql-session.js";
-import { quoteTable } from "./quote-table.js";
 import { readRawRows } from "./read-raw.js";
 import { assertIds } from "./safe-id.js";
 import { scanRows, type ScanSettings } from "./scan-rows.js";
 
 /**
- * The `Mailbox` port on the upstream's MySQL `CMINMSGS` table (WIRE.md "Mailbox tables"),
- * through a mysql2/promise pool (see `mailboxPoolOptions` for the settings it expects).
+ * The `Mailbox` port on the upstream's MySQL inbound table (`cminmsgs`, WIRE.md "Mailbox tables";
+ * every name from `options.names`), through a mysql2/promise pool (see `mailboxPoolOptions` for
+ * the settings it expects).
  *
  * Each call holds one pooled connection for its length; sessions run in UTC, strict mode and
  * READ COMMITTED (`mysql-session.ts`). Driver errors leave as `MsgxError` through
@@ -23,7 +24,7 @@ import { scanRows, type ScanSettings } from "./scan-rows.js";
 export class MysqlMailbox implements Mailbox {
   readonly options: MysqlMailboxOptions;
   readonly #pool: MysqlPoolLike;
-  readonly #table: string;
+  readonly #names: QuotedMailboxNames;
   readonly #scan: ScanSettings;
   readonly #appended: AppendedTexts;
   /** Set at the first append: grouped when the server numbers a multi-row INSERT consecutively. */
@@ -32,9 +33,9 @@ export class MysqlMailbox implements Mailbox {
   constructor(pool: MysqlPoolLike, options: MysqlMailboxOptionsInput = {}) {
     this.#pool = pool;
     this.options = resolveMailboxOptions(options);
-    this.#table = quoteTable(this.options.tables.inbound);
+    this.#names = quoteMailboxNames(this.options.names);
     this.#scan = {
-      table: this.#table,
+      names: this.#names,
       onlyValidStatus: this.options.onlyValidStatus,
       pendingIgnoresDateProcessed: this.options.pendingIgnoresDateProcessed,
       upstreamTimeZone: this.options.upstreamTimeZone,
@@ -64,14 +65,14 @@ export class MysqlMailbox implements Mailbox {
     }
     const missing = msgIds.filter((id) => !held.has(id));
     if (missing.length === 0) return held;
-    const read = await withConnection(this.#pool, this.options.timeouts, "mailbox readRaw", (sql) => readRawRows(sql, this.#table, missing), signal);
+    const read = await withConnection(this.#pool, this.options.timeouts, "mailbox readRaw", (sql) => readRawRows(sql, this.#names, missing), signal);
     return new Map(msgIds.map((id) => [id, held.get(id) ?? read.get(id) ?? { found: false }]));
   }
 
   /**
-   * Sets `DATE_PROCESSED` (UTC) and the `SUBSYSTEM_*` columns, idempotently, in one transaction
-   * of a few statements per `backfillChunk` entries (`backfill-rows.ts`). Duplicate ids in one
-   * call count once (the first entry wins). When a later chunk fails, the call throws although
+   * Sets `DATE_PROCESSED` (UTC) and, unless `backfillSubsystem` is off, the `SUBSYSTEM_*`
+   * columns, idempotently, in one transaction of a few statements per `backfillChunk` entries
+   * (`backfill-rows.ts`). Duplicate ids in one call count once (the first entry wins). When a later chunk fails, the call throws although
    * earlier chunks committed; a retry reports those as `alreadyDone`.
    */
   async backfill(entries: readonly BackfillEntry[], signal?: AbortSignal): Promise<BackfillResult> {
@@ -79,14 +80,14 @@ export class MysqlMailbox implements Mailbox {
     const distinct = entries.filter((e) => !seen.has(e.msgId) && seen.add(e.msgId));
     assertIds(distinct.map((e) => e.msgId), "backfill");
     const result = { written: [] as number[], alreadyDone: [] as number[], defects: [] as { msgId: number; reason: string }[] };
-    const { backfillChunk, timeouts, subsystemColumns } = this.options;
+    const { backfillChunk, timeouts, subsystemColumns, backfillSubsystem } = this.options;
     for (let i = 0; i < distinct.length; i += backfillChunk) {
       const chunk = distinct.slice(i, i + backfillChunk);
       const done = await withTransaction(
         this.#pool,
         timeouts,
         "mailbox backfill",
-        (sql) => backfillRows(sql, this.#table, chunk, subsystemColumns),
+        (sql) => backfillRows(sql, this.#names, chunk, backfillSubsystem ? subsystemColumns : null),
         signal,
       );
       result.written.push(...done.written);
@@ -111,7 +112,7 @@ export class MysqlMailbox implements Mailbox {
   async #chooseAppends(): Promise<(rawXml: string, signal?: AbortSignal) => Promise<number>> {
     const { timeouts, upstreamTimeZone, appendGrouping } = this.options;
     const insertOne = (raw: string, signal?: AbortSignal) =>
-      withAutocommit(this.#pool, timeouts, "mailbox append", (sql) => appendRow(sql, this.#table, raw, upstreamTimeZone), signal);
+      withAutocommit(this.#pool, timeouts, "mailbox append", (sql) => appendRow(sql, this.#names, raw, upstreamTimeZone), signal);
     if (appendGrouping === null) return insertOne;
     let ids: { readonly consecutive: boolean; readonly increment: number };
     try {
@@ -124,7 +125,7 @@ export class MysqlMailbox implements Mailbox {
     }
     if (!ids.consecutive) return insertOne;
     const grouped = new GroupedAppends(
-      (raws) => withAutocommit(this.#pool, timeouts, "mailbox append", (sql) => appendRows(sql, this.#table, raws, upstreamTimeZone, ids.increment)),
+      (raws) => withAutocommit(this.#pool, timeouts, "mailbox append", (sql) => appendRows(sql, this.#names, raws, upstreamTimeZone, ids.increment)),
       (raw) => insertOne(raw),
       appendGrouping,
     );

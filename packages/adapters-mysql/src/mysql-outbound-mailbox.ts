@@ -1,22 +1,25 @@
+import { quoteMailboxNames, type QuotedMailboxNames } from "./mailbox-names.js";
 import { resolveMailboxOptions, type MysqlMailboxOptions, type MysqlMailboxOptionsInput } from "./mailbox-options.js";
 import type { MysqlPoolLike } from "./mysql-driver.js";
 import { withConnection, withTransaction } from "./mysql-session.js";
 import { findOutbound } from "./find-outbound.js";
 import { insertOutbound } from "./insert-outbound.js";
 import type { OutboundMailbox, OutboundQuery, OutboundRow } from "./outbound-mailbox.js";
-import { quoteTable } from "./quote-table.js";
 import { assertIds } from "./safe-id.js";
 
-/** `OutboundMailbox` on the upstream's `COUTMSGS` table, through a mysql2/promise pool. */
+/**
+ * `OutboundMailbox` on the upstream's outbound table (`coutmsgs`, every name from
+ * `options.names`), through a mysql2/promise pool.
+ */
 export class MysqlOutboundMailbox implements OutboundMailbox {
   readonly options: MysqlMailboxOptions;
   readonly #pool: MysqlPoolLike;
-  readonly #table: string;
+  readonly #names: QuotedMailboxNames;
 
   constructor(pool: MysqlPoolLike, options: MysqlMailboxOptionsInput = {}) {
     this.#pool = pool;
     this.options = resolveMailboxOptions(options);
-    this.#table = quoteTable(this.options.tables.outbound);
+    this.#names = quoteMailboxNames(this.options.names);
   }
 
   /** Inserts one request and returns its id after COMMIT (`COMMIT_UNKNOWN` if that is unclear). */
@@ -26,7 +29,7 @@ export class MysqlOutboundMailbox implements OutboundMailbox {
       this.#pool,
       this.options.timeouts,
       "outbound insert",
-      (sql) => insertOutbound(sql, this.#table, rawXml, routingId, this.options.upstreamTimeZone),
+      (sql) => insertOutbound(sql, this.#names, rawXml, routingId, this.options.upstreamTimeZone),
       signal,
     );
   }
@@ -38,7 +41,7 @@ export class MysqlOutboundMailbox implements OutboundMailbox {
       this.#pool,
       this.options.timeouts,
       "outbound find",
-      (sql) => findOutbound(sql, this.#table, query, this.options.upstreamTimeZone),
+      (sql) => findOutbound(sql, this.#names, query, this.options.upstreamTimeZone),
       signal,
     );
   }

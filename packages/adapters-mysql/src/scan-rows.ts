@@ -1,21 +1,21 @@
 import type { MailboxRow } from "@msgx/core";
 import { DATETIME_READ_FORMAT, datetimeToInstant } from "./mysql-datetime.js";
+import type { InboundColumns, QuotedMailboxNames } from "./mailbox-names.js";
 import type { SqlRunner } from "./mysql-session.js";
 import { toSafeId } from "./safe-id.js";
 
 export interface ScanSettings {
-  /** Quoted inbound table. */
-  readonly table: string;
+  readonly names: QuotedMailboxNames;
   readonly onlyValidStatus: boolean;
   readonly pendingIgnoresDateProcessed: boolean;
   readonly upstreamTimeZone: string;
 }
 
 /** The `pending` expression: the filters live in the select list, not in WHERE (see below). */
-function pendingSql(s: ScanSettings): string {
+function pendingSql(s: ScanSettings, c: InboundColumns): string {
   const terms = [
-    ...(s.pendingIgnoresDateProcessed ? [] : ["DATE_PROCESSED IS NULL"]),
-    ...(s.onlyValidStatus ? ["STATUS = 'VALID'"] : []),
+    ...(s.pendingIgnoresDateProcessed ? [] : [`${c.dateProcessed} IS NULL`]),
+    ...(s.onlyValidStatus ? [`${c.status} = 'VALID'`] : []),
   ];
   return terms.length === 0 ? "1" : `COALESCE(${terms.join(" AND ")}, 0)`;
 }
@@ -34,9 +34,10 @@ function pendingSql(s: ScanSettings): string {
  * primary key keeps it cheap however large the table is.
  */
 export async function scanRows(sql: SqlRunner, s: ScanSettings, afterId: number, limit: number): Promise<MailboxRow[]> {
+  const { table, columns: c } = s.names.inbound;
   const rows = (await sql.query(
-    `SELECT ID AS id, DATE_FORMAT(DATE_RECEIVED, '${DATETIME_READ_FORMAT}') AS received, ${pendingSql(s)} AS pending ` +
-      `FROM ${s.table} WHERE ID > ? ORDER BY ID LIMIT ?`,
+    `SELECT ${c.id} AS id, DATE_FORMAT(${c.dateReceived}, '${DATETIME_READ_FORMAT}') AS received, ${pendingSql(s, c)} AS pending ` +
+      `FROM ${table} WHERE ${c.id} > ? ORDER BY ${c.id} LIMIT ?`,
     [afterId, limit],
   )) as readonly { id: unknown; received: unknown; pending: unknown }[];
   return rows.map((r) => ({

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Pool } from "mysql2/promise";
-import { createMailboxTables, dropMailboxTables, MysqlMailbox, type MailboxTables } from "@msgx/adapters-mysql";
-import { createMailboxPool, createUpstreamPool, insertMany, ldmXml, mysqlGate, uniqueTables } from "./mysql-test-env.js";
-import { mysqlPipeline, unprocessedIds } from "./mysql-pipeline.js";
+import { createMailboxTables, dropMailboxTables, MysqlMailbox, type MailboxNames } from "@msgx/adapters-mysql";
+import { createMailboxPool, createUpstreamPool, ldmXml, mysqlGate, uniqueNames, upstreamInbound } from "./mysql-test-env.js";
+import { mysqlPipeline } from "./mysql-pipeline.js";
 
 const gate = await mysqlGate("adapters-mysql: intake throughput");
 
@@ -16,7 +16,8 @@ const perSecond = (n: number, ms: number) => Math.round((n * 1000) / Math.max(ms
 describe.skipIf(!gate.available)("intake throughput against MariaDB", () => {
   let pool: ReturnType<typeof createMailboxPool>;
   let upstream: Pool;
-  let tables: MailboxTables;
+  let names: MailboxNames;
+  let inbound: ReturnType<typeof upstreamInbound>;
   let ids: number[];
 
   beforeAll(() => {
@@ -28,16 +29,17 @@ describe.skipIf(!gate.available)("intake throughput against MariaDB", () => {
     await upstream.end();
   });
   beforeEach(async () => {
-    tables = uniqueTables();
-    await createMailboxTables(pool, tables);
-    ids = await insertMany(upstream, tables.inbound, Array.from({ length: ROWS }, (_, i) => ldmXml(100_000 + i)));
+    names = uniqueNames();
+    inbound = upstreamInbound(upstream, names);
+    await createMailboxTables(pool, names);
+    ids = await inbound.insertMany(Array.from({ length: ROWS }, (_, i) => ldmXml(100_000 + i)));
   });
   afterEach(async () => {
-    await dropMailboxTables(pool, tables);
+    await dropMailboxTables(pool, names);
   });
 
   it.each([50, 500])(`enqueues ${ROWS} rows by polling again at once while batches come back full (batch %i)`, async (batchSize) => {
-    const p = mysqlPipeline(new MysqlMailbox(pool, { tables }), { batchSize });
+    const p = mysqlPipeline(new MysqlMailbox(pool, { names }), { batchSize });
     const started = performance.now();
     let polls = 0;
     let enqueued = 0;
@@ -55,7 +57,7 @@ describe.skipIf(!gate.available)("intake throughput against MariaDB", () => {
   });
 
   it(`processes and backfills ${ROWS} rows through the pump, in batched writes`, async () => {
-    const p = mysqlPipeline(new MysqlMailbox(pool, { tables }), { batchSize: 500, maxRun: 200 });
+    const p = mysqlPipeline(new MysqlMailbox(pool, { names }), { batchSize: 500, maxRun: 200 });
     while ((await p.poller.step()).full);
     const started = performance.now();
     await p.drain(1_000);
@@ -63,11 +65,11 @@ describe.skipIf(!gate.available)("intake throughput against MariaDB", () => {
     console.info(`[msgx] pump (in-memory store) + readRaw + backfill: ${ROWS} rows in ${ms.toFixed(0)} ms → ${perSecond(ROWS, ms)} msg/s`);
     expect(p.processed()).toEqual(ids);
     expect(p.store.tables.backfill.size).toBe(0);
-    expect(await unprocessedIds(upstream, tables.inbound)).toEqual([]);
+    expect(await inbound.unprocessedIds()).toEqual([]);
   });
 
   it(`backfills ${ROWS} rows in calls of 500`, async () => {
-    const mailbox = new MysqlMailbox(pool, { tables });
+    const mailbox = new MysqlMailbox(pool, { names });
     const meta = { sndr: "AODB", seqn: 1, dttm: "20260305020000", type: "LDM", styp: "NONE" };
     const started = performance.now();
     let written = 0;

@@ -4,7 +4,7 @@ import { AppendedTexts } from "../src/appended-texts.js";
 
 /**
  * A scripted server with an auto-increment counter: INSERTs take consecutive ids, `SELECT ...
- * CLOB_MSG` reads them back, and `@@innodb_autoinc_lock_mode` answers `lockMode`.
+ * <text column> AS text` reads them back, and `@@innodb_autoinc_lock_mode` answers `lockMode`.
  */
 function scriptedServer(lockMode: number | Error) {
   const rows = new Map<number, string>();
@@ -24,7 +24,7 @@ function scriptedServer(lockMode: number | Error) {
       for (const t of texts) rows.set(nextId++, t);
       return { affectedRows: texts.length, insertId: first };
     }
-    if (sql.includes("CLOB_MSG AS text")) {
+    if (sql.includes(" AS text FROM ")) {
       const ids = (o.values?.[0] as number[]) ?? [];
       return ids.filter((id) => rows.has(id)).map((id) => ({ id, text: rows.get(id) }));
     }
@@ -75,7 +75,7 @@ describe("MysqlMailbox appends (scripted server)", () => {
     const server = scriptedServer(1);
     const m = new MysqlMailbox(server.pool);
     const id = await m.append("<MSG>appended</MSG>");
-    const reads = () => server.statements.filter((s) => s.includes("CLOB_MSG AS text")).length;
+    const reads = () => server.statements.filter((s) => s.includes(" AS text FROM ")).length;
     expect(await m.readRaw([id])).toEqual(new Map([[id, { found: true, text: "<MSG>appended</MSG>" }]]));
     expect(reads()).toBe(0);
     expect(await m.readRaw([id, 999])).toEqual(

@@ -5,10 +5,11 @@ import {
   createMailboxTables,
   dropMailboxTables,
   MysqlMailbox,
-  type MailboxTables,
+  type InboundColumns,
+  type MailboxNames,
   type MysqlMailboxOptionsInput,
 } from "@msgx/adapters-mysql";
-import { createMailboxPool, createRefusedPool, createUpstreamPool, mysqlGate, uniqueTables } from "./mysql-test-env.js";
+import { createMailboxPool, createRefusedPool, createUpstreamPool, MYSQL_URL, mysqlGate, uniqueNames, upstreamInbound } from "./mysql-test-env.js";
 
 const gate = await mysqlGate("adapters-mysql: MysqlMailbox specifics");
 
@@ -28,19 +29,18 @@ async function rejection(p: Promise<unknown>): Promise<MsgxError> {
 describe.skipIf(!gate.available)("MysqlMailbox against MariaDB: adapter specifics", () => {
   let pool: ReturnType<typeof createMailboxPool>;
   let upstream: Pool;
-  let tables: MailboxTables;
+  let names: MailboxNames;
+  /** The quoted inbound table and its columns. */
   let t: string;
-  const mailbox = (o: MysqlMailboxOptionsInput = {}) => new MysqlMailbox(pool, { tables, ...o });
-  const insert = async (raw: string, extra: Record<string, unknown> = {}): Promise<number> => {
-    const cols = ["CLOB_MSG", ...Object.keys(extra)];
-    const [r] = await upstream.query(`INSERT INTO ${t} (${cols.join(", ")}) VALUES (?)`, [[raw, ...Object.values(extra)]]);
-    return Number((r as { insertId: number }).insertId);
-  };
+  let c: InboundColumns;
+  let inbound: ReturnType<typeof upstreamInbound>;
+  const mailbox = (o: MysqlMailboxOptionsInput = {}) => new MysqlMailbox(pool, { names, ...o });
+  const insert = (raw: string, extra: Partial<Record<keyof InboundColumns, unknown>> = {}): Promise<number> => inbound.insert(raw, extra);
   const row = async (id: number) => {
     const [rows] = await upstream.query(
-      `SELECT DATE_FORMAT(DATE_PROCESSED, '%Y-%m-%d %H:%i:%s') AS processed, SUBSYSTEM_NAME AS name, SUBSYSTEM_SEQUENCE AS seq,
-              DATE_FORMAT(SUBSYSTEM_DATE_SENT, '%Y-%m-%d %H:%i:%s') AS sent, SUBSYSTEM_TYPE AS type, SUBSYSTEM_SUBTYPE AS subtype
-       FROM ${t} WHERE ID = ?`,
+      `SELECT DATE_FORMAT(${c.dateProcessed}, '%Y-%m-%d %H:%i:%s') AS processed, ${c.subsystemName} AS name, ${c.subsystemSequence} AS seq,
+              DATE_FORMAT(${c.subsystemDateSent}, '%Y-%m-%d %H:%i:%s') AS sent, ${c.subsystemType} AS type, ${c.subsystemSubtype} AS subtype
+       FROM ${t} WHERE ${c.id} = ?`,
       [id],
     );
     return (rows as Record<string, unknown>[])[0];
@@ -55,12 +55,13 @@ describe.skipIf(!gate.available)("MysqlMailbox against MariaDB: adapter specific
     await upstream.end();
   });
   beforeEach(async () => {
-    tables = uniqueTables();
-    t = `\`${tables.inbound}\``;
-    await createMailboxTables(pool, tables);
+    names = uniqueNames();
+    inbound = upstreamInbound(upstream, names);
+    ({ table: t, columns: c } = inbound);
+    await createMailboxTables(pool, names);
   });
   afterEach(async () => {
-    await dropMailboxTables(pool, tables);
+    await dropMailboxTables(pool, names);
   });
 
   it("writes DATE_PROCESSED as UTC, truncated to the second, and DTTM as SUBSYSTEM_DATE_SENT", async () => {
@@ -80,7 +81,7 @@ describe.skipIf(!gate.available)("MysqlMailbox against MariaDB: adapter specific
     const [fresh, done, gone] = [await insert("<a/>"), await insert("<b/>"), await insert("<c/>")];
     const m = mailbox();
     await m.backfill([{ msgId: done, processedAt: AT, meta: null }]);
-    await upstream.query(`DELETE FROM ${t} WHERE ID = ?`, [gone]);
+    await upstream.query(`DELETE FROM ${t} WHERE ${c.id} = ?`, [gone]);
     const result = await m.backfill([
       { msgId: fresh, processedAt: AT, meta },
       { msgId: done, processedAt: AT + 1000, meta },
@@ -143,13 +144,15 @@ describe.skipIf(!gate.available)("MysqlMailbox against MariaDB: adapter specific
   });
 
   it("reads DATE_RECEIVED in the upstream's zone and appends in it", async () => {
-    const id = await insert("<x/>", { DATE_RECEIVED: "2026-03-05 10:00:00.123" });
+    const id = await insert("<x/>", { dateReceived: "2026-03-05 10:00:00" });
     const m = mailbox({ upstreamTimeZone: "+08:00" });
-    expect((await m.scan(0, 1))[0]).toEqual({ msgId: id, receivedAt: Date.UTC(2026, 2, 5, 2, 0, 0, 123), pending: true });
+    expect((await m.scan(0, 1))[0]).toEqual({ msgId: id, receivedAt: Date.UTC(2026, 2, 5, 2, 0, 0), pending: true });
     const before = Date.now();
     const appended = await m.append("<MSG/>");
     const received = (await m.scan(id, 1))[0]?.receivedAt ?? 0;
-    expect(Math.abs(received - before)).toBeLessThan(5_000);
+    // DATE_RECEIVED is kept to the second.
+    expect(received - before).toBeGreaterThanOrEqual(-1_000);
+    expect(received - before).toBeLessThan(5_000);
     expect((await m.readRaw([appended])).get(appended)).toEqual({ found: true, text: "<MSG/>" });
   });
 
@@ -182,14 +185,16 @@ describe.skipIf(!gate.available)("MysqlMailbox against MariaDB: adapter specific
     expect(await count() - start).toBeLessThan(60);
   });
 
-  it("treats a NULL CLOB_MSG as missing raw text", async () => {
-    const [r] = await upstream.query(`INSERT INTO ${t} (CLOB_MSG) VALUES (NULL)`);
+  it("treats a NULL text as missing raw text, on a table that allows it (the upstream's does not)", async () => {
+    await expect(upstream.query(`INSERT INTO ${t} (${c.clobMsg}) VALUES (NULL)`)).rejects.toMatchObject({ code: "ER_BAD_NULL_ERROR" });
+    await upstream.query(`ALTER TABLE ${t} MODIFY ${c.clobMsg} MEDIUMTEXT NULL`);
+    const [r] = await upstream.query(`INSERT INTO ${t} (${c.clobMsg}) VALUES (NULL)`);
     const id = Number((r as { insertId: number }).insertId);
     expect((await mailbox().readRaw([id])).get(id)).toEqual({ found: false });
   });
 
   it("refuses an id past 2^53 instead of rounding it", async () => {
-    await upstream.query(`INSERT INTO ${t} (ID, CLOB_MSG) VALUES (9007199254740993, '<x/>')`);
+    await upstream.query(`INSERT INTO ${t} (${c.id}, ${c.clobMsg}) VALUES (9007199254740993, '<x/>')`);
     const e = await rejection(mailbox().scan(0, 10));
     expect(e.kind).toBe("INFRA");
     expect(e.message).toContain("9007199254740993");
@@ -200,7 +205,7 @@ describe.skipIf(!gate.available)("MysqlMailbox against MariaDB: adapter specific
     const tx = await upstream.getConnection();
     try {
       await tx.query("START TRANSACTION");
-      await tx.query(`INSERT INTO ${t} (CLOB_MSG) VALUES ('<late/>')`);
+      await tx.query(`INSERT INTO ${t} (${c.clobMsg}) VALUES ('<late/>')`);
       const later = await insert("<b/>");
       expect((await mailbox().scan(0, 10)).map((r) => r.msgId)).toEqual([first, later]);
       await tx.query("COMMIT");
@@ -211,17 +216,69 @@ describe.skipIf(!gate.available)("MysqlMailbox against MariaDB: adapter specific
   });
 
   it("with pendingIgnoresDateProcessed (shadow reads), processed rows stay pending", async () => {
-    const id = await insert("<x/>", { STATUS: "HOLD" });
+    const id = await insert("<x/>", { status: "HOLD" });
     await mailbox().backfill([{ msgId: id, processedAt: AT, meta: null }]);
     expect((await mailbox({ pendingIgnoresDateProcessed: true }).scan(0, 1))[0]?.pending).toBe(true);
     expect((await mailbox({ pendingIgnoresDateProcessed: true, onlyValidStatus: true }).scan(0, 1))[0]?.pending).toBe(false);
+  });
+
+  it("appends rows with STATUS 'VALID' as the upstream's carry them, so the STATUS filter takes them (the column has no default)", async () => {
+    const m = mailbox({ onlyValidStatus: true });
+    const id = await m.append("<MSG/>");
+    const [rows] = await upstream.query(`SELECT ${c.status} AS status FROM ${t} WHERE ${c.id} = ?`, [id]);
+    expect(rows).toEqual([{ status: "VALID" }]);
+    expect((await m.scan(0, 10)).map((r) => [r.msgId, r.pending])).toEqual([[id, true]]);
+  });
+
+  it("with backfillSubsystem off writes DATE_PROCESSED only, as the upstream's client does", async () => {
+    const id = await insert("<x/>");
+    expect(await mailbox({ backfillSubsystem: false }).backfill([{ msgId: id, processedAt: AT, meta }])).toEqual({ written: [id], alreadyDone: [], defects: [] });
+    expect(await row(id)).toEqual({ processed: "2026-03-05 02:00:07", name: null, seq: null, sent: null, type: null, subtype: null });
+  });
+
+  describe("the upstream's layout as is: tables cminmsgs/coutmsgs in their own database, no names configured", () => {
+    const database = `msgx_aodb_${process.pid}_${Date.now().toString(36)}`;
+    let own: ReturnType<typeof createMailboxPool>;
+    beforeAll(async () => {
+      await upstream.query(`CREATE DATABASE \`${database}\``);
+      const uri = new URL(MYSQL_URL);
+      uri.pathname = `/${database}`;
+      own = createMailboxPool({ uri: uri.toString() });
+      await createMailboxTables(own);
+    });
+    afterAll(async () => {
+      await own.end();
+      await upstream.query(`DROP DATABASE IF EXISTS \`${database}\``);
+    });
+
+    it("reads, appends and backfills with the default names", async () => {
+      const [r] = await upstream.query(
+        `INSERT INTO \`${database}\`.cminmsgs (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED, CMINMSGS_STATUS) VALUES ('<a/>', '2026-03-05 10:00:00', 'VALID')`,
+      );
+      const first = Number((r as { insertId: number }).insertId);
+      const m = new MysqlMailbox(own);
+      const appended = await m.append("<b/>");
+      expect((await m.scan(0, 10)).map((x) => x.msgId)).toEqual([first, appended]);
+      expect((await new MysqlMailbox(own, { appendedTextChars: 0 }).readRaw([first, appended])).get(appended)).toEqual({ found: true, text: "<b/>" });
+      expect((await m.backfill([{ msgId: first, processedAt: AT, meta }])).written).toEqual([first]);
+      const [rows] = await upstream.query(`SELECT CMINMSGS_SUBSYSTEM_TYPE AS type FROM \`${database}\`.cminmsgs WHERE CMINMSGS_ID = ?`, [first]);
+      expect(rows).toEqual([{ type: "SCHD" }]);
+    });
+
+    it("names the table exactly: where the server compares table names by case, CMINMSGS is not cminmsgs", async () => {
+      const [[mode]] = (await upstream.query("SELECT @@lower_case_table_names AS n")) as unknown as [{ n: number }[]];
+      if (Number(mode?.n) !== 0) return; // a server that folds case (Windows, macOS) opens either
+      const e = await rejection(new MysqlMailbox(own, { names: { inbound: { table: "CMINMSGS" } } }).scan(0, 1));
+      expect(e.kind).toBe("CONFIG");
+      expect(e.message).toContain("CMINMSGS");
+    });
   });
 
   describe("outages surface as DEPENDENCY_UNAVAILABLE, never as data", () => {
     it("every operation on a refused connection", async () => {
       const refused = createRefusedPool();
       try {
-        const m = new MysqlMailbox(refused, { tables });
+        const m = new MysqlMailbox(refused, { names });
         const started = Date.now();
         const errors = await Promise.all([
           rejection(m.scan(0, 10)),
@@ -241,7 +298,7 @@ describe.skipIf(!gate.available)("MysqlMailbox against MariaDB: adapter specific
     async function holdRow(id: number): Promise<PoolConnection> {
       const holder = await upstream.getConnection();
       await holder.query("START TRANSACTION");
-      await holder.query(`SELECT ID FROM ${t} WHERE ID = ? FOR UPDATE`, [id]);
+      await holder.query(`SELECT ${c.id} FROM ${t} WHERE ${c.id} = ? FOR UPDATE`, [id]);
       return holder;
     }
     const release = async (holder: PoolConnection) => {
@@ -267,7 +324,7 @@ describe.skipIf(!gate.available)("MysqlMailbox against MariaDB: adapter specific
       const holder = await holdRow(id);
       const own = createMailboxPool({ connectionLimit: 1 });
       try {
-        const m = new MysqlMailbox(own, { tables, timeouts: { queryTimeoutMs: 300 } });
+        const m = new MysqlMailbox(own, { names, timeouts: { queryTimeoutMs: 300 } });
         const e = await rejection(m.backfill([{ msgId: id, processedAt: AT, meta }]));
         expect(e.kind).toBe("DEPENDENCY_UNAVAILABLE");
         expect(e.message).toContain("PROTOCOL_SEQUENCE_TIMEOUT");

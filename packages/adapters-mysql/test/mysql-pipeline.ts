@@ -1,4 +1,3 @@
-import type { Pool } from "mysql2/promise";
 import {
   BackfillSweeper,
   decodeMessage,
@@ -71,10 +70,4 @@ export function mysqlPipeline(
     /** Terminal transitions in commit order. */
     processed: () => store.tables.terminalLog.map((e) => e.msgId),
   };
-}
-
-/** Ids whose `DATE_PROCESSED` is still NULL. */
-export async function unprocessedIds(upstream: Pool, table: string): Promise<number[]> {
-  const [rows] = await upstream.query(`SELECT ID AS id FROM \`${table}\` WHERE DATE_PROCESSED IS NULL ORDER BY ID`);
-  return (rows as { id: number }[]).map((r) => Number(r.id));
 }

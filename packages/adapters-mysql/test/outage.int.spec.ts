@@ -5,12 +5,12 @@ import {
   createMailboxTables,
   dropMailboxTables,
   MysqlMailbox,
-  type MailboxTables,
+  type MailboxNames,
   type MysqlConnectionLike,
   type MysqlPoolLike,
 } from "@msgx/adapters-mysql";
-import { createMailboxPool, createRefusedPool, createUpstreamPool, insertMany, ldmXml, mysqlGate, uniqueTables } from "./mysql-test-env.js";
-import { mysqlPipeline, unprocessedIds } from "./mysql-pipeline.js";
+import { createMailboxPool, createRefusedPool, createUpstreamPool, ldmXml, mysqlGate, NAME_MAPS, upstreamInbound } from "./mysql-test-env.js";
+import { mysqlPipeline } from "./mysql-pipeline.js";
 
 const gate = await mysqlGate("adapters-mysql: mailbox outages");
 
@@ -29,13 +29,14 @@ class SwitchablePool implements MysqlPoolLike {
 /**
  * SPEC §2.1/§5: the mailbox down during polling, processing and backfill → nothing lost, nothing
  * DEAD (the pump pauses behind its breaker and spends no attempts), backfill debt drained by the
- * sweep after recovery, order kept.
+ * sweep after recovery, order kept. On the upstream's DDL and on a renamed map.
  */
-describe.skipIf(!gate.available)("mailbox outages against MariaDB", () => {
+describe.skipIf(!gate.available).each(NAME_MAPS)("mailbox outages against MariaDB, on $layout", ({ unique }) => {
   let pool: ReturnType<typeof createMailboxPool>;
   let refused: Pool;
   let upstream: Pool;
-  let tables: MailboxTables;
+  let names: MailboxNames;
+  let inbound: ReturnType<typeof upstreamInbound>;
 
   beforeAll(() => {
     pool = createMailboxPool();
@@ -46,21 +47,22 @@ describe.skipIf(!gate.available)("mailbox outages against MariaDB", () => {
     await Promise.all([pool.end(), refused.end(), upstream.end()]);
   });
   beforeEach(async () => {
-    tables = uniqueTables();
-    await createMailboxTables(pool, tables);
+    names = unique();
+    inbound = upstreamInbound(upstream, names);
+    await createMailboxTables(pool, names);
   });
   afterEach(async () => {
-    await dropMailboxTables(pool, tables);
+    await dropMailboxTables(pool, names);
   });
 
   const noneDead = (records: Iterable<{ status: string; attempts: number }>) =>
     [...records].every((r) => r.status !== ProcStatus.DEAD && r.attempts === 0);
 
   it("survives ten minutes down while polling, processing and backfilling", async () => {
-    const ids = await insertMany(upstream, tables.inbound, Array.from({ length: 40 }, (_, i) => ldmXml(800_000 + i)));
+    const ids = await inbound.insertMany(Array.from({ length: 40 }, (_, i) => ldmXml(800_000 + i)));
     const switchable = new SwitchablePool(pool, refused);
     let failAtBackfill = false;
-    const p = mysqlPipeline(new MysqlMailbox(switchable, { tables }), {
+    const p = mysqlPipeline(new MysqlMailbox(switchable, { names }), {
       failpoint: (name) => {
         if (name === "pump.after-commit" && failAtBackfill) switchable.down = true;
       },
@@ -102,7 +104,7 @@ describe.skipIf(!gate.available)("mailbox outages against MariaDB", () => {
     expect(p.processed()).toEqual(ids);
     expect(p.store.tables.backfill.size).toBe(40);
     expect(p.logger.lines.some((l) => l.msg === "backfill deferred to the sweep")).toBe(true);
-    expect(await unprocessedIds(upstream, tables.inbound)).toEqual(ids);
+    expect(await inbound.unprocessedIds()).toEqual(ids);
 
     // 5. The sweep while still down: deferred with backoff, debt unchanged.
     p.clock.advance(31_000);
@@ -114,22 +116,22 @@ describe.skipIf(!gate.available)("mailbox outages against MariaDB", () => {
     p.clock.advance(15 * 60_000);
     expect(await p.sweeper.step()).toEqual({ done: 40, deferred: 0 });
     expect(p.store.tables.backfill.size).toBe(0);
-    expect(await unprocessedIds(upstream, tables.inbound)).toEqual([]);
+    expect(await inbound.unprocessedIds()).toEqual([]);
     expect(noneDead(p.store.tables.records.values())).toBe(true);
     expect(p.store.tables.terminalLog.every((e) => e.status === ProcStatus.SKIPPED)).toBe(true);
   });
 
   it("recovers when the server kills the adapter's connection in the middle of a scan, a read and a backfill", async () => {
-    const ids = await insertMany(upstream, tables.inbound, Array.from({ length: 30 }, (_, i) => ldmXml(810_000 + i)));
-    const p = mysqlPipeline(new MysqlMailbox(pool, { tables }));
+    const ids = await inbound.insertMany(Array.from({ length: 30 }, (_, i) => ldmXml(810_000 + i)));
+    const p = mysqlPipeline(new MysqlMailbox(pool, { names }));
     const holder = await upstream.getConnection();
-    const table = `\`${tables.inbound}\``;
+    const { table, columns: c } = inbound;
     /** Waits until an adapter statement on the table is blocked behind `holder`, then kills its connection. */
     const killBlocked = async () => {
       for (let i = 0; i < 200; i++) {
         const [rows] = await upstream.query(
           "SELECT ID AS id FROM information_schema.PROCESSLIST WHERE INFO LIKE ? AND INFO NOT LIKE '%PROCESSLIST%' AND ID NOT IN (CONNECTION_ID(), ?)",
-          [`%${tables.inbound}%`, holder.threadId],
+          [`%${names.inbound.table}%`, holder.threadId],
         );
         const victim = (rows as { id: number }[])[0];
         if (victim) return void (await upstream.query(`KILL CONNECTION ${Number(victim.id)}`));
@@ -157,7 +159,7 @@ describe.skipIf(!gate.available)("mailbox outages against MariaDB", () => {
 
       // The backfill blocked on row locks after the commit, killed: deferred to the sweep.
       await holder.query("START TRANSACTION");
-      await holder.query(`SELECT ID FROM ${table} FOR UPDATE`);
+      await holder.query(`SELECT ${c.id} FROM ${table} FOR UPDATE`);
       p.clock.advance(60_000);
       const run = p.pump.step();
       await killBlocked();
@@ -168,7 +170,7 @@ describe.skipIf(!gate.available)("mailbox outages against MariaDB", () => {
 
       p.clock.advance(31_000);
       expect(await p.sweeper.step()).toEqual({ done: ids.length, deferred: 0 });
-      expect(await unprocessedIds(upstream, tables.inbound)).toEqual([]);
+      expect(await inbound.unprocessedIds()).toEqual([]);
       expect(noneDead(p.store.tables.records.values())).toBe(true);
     } finally {
       await holder.query("UNLOCK TABLES").catch(() => undefined);
