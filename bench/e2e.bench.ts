@@ -45,7 +45,7 @@ async function runMode(maxRun: number, raws: readonly string[]): Promise<ModeRes
   try {
     const cpu0 = process.cpuUsage();
     const t0 = Date.now();
-    const { ids, committedAt } = await insertMailboxRows(p.pool, p.inbound, raws, { chunk: 500 });
+    const { ids, committedAt } = await insertMailboxRows(p.pool, p.names, raws, { chunk: 500 });
     const insertSeconds = (Date.now() - t0) / 1000;
     const status = await drained(p, raws.length, 900_000);
     const end = Math.max(...p.acked.values());

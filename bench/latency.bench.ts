@@ -31,7 +31,7 @@ async function saturation(stream: readonly string[]): Promise<number> {
   const p = await startInproc({ tag: runTag("lat_sat"), maxRun: MAX_RUN, pollIntervalMs: 100 });
   try {
     const t0 = Date.now();
-    await insertMailboxRows(p.pool, p.inbound, stream, { chunk: 500 });
+    await insertMailboxRows(p.pool, p.names, stream, { chunk: 500 });
     await drained(p, stream.length, 600_000);
     return stream.length / ((Math.max(...p.acked.values()) - t0) / 1000);
   } finally {

@@ -12,6 +12,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import kafkajs from "kafkajs";
 import mysql from "mysql2/promise";
+import { DEFAULT_MAILBOX_NAMES, quoteMailboxNames, type MailboxNames } from "@msgx/adapters-mysql";
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -235,17 +236,27 @@ export function mysqlPool(connectionLimit = 4): MysqlPool {
   return mysql.createPool({ uri: URLS.mysql, connectionLimit, supportBigNumbers: true, dateStrings: true, connectTimeout: 5_000 });
 }
 
+/** The upstream's mailbox tables (its DDL, `cminmsgs`/`coutmsgs`) under names only this run uses. */
+export function runMailboxNames(tag: string): MailboxNames {
+  const d = DEFAULT_MAILBOX_NAMES;
+  return { inbound: { ...d.inbound, table: `cminmsgs_${tag}` }, outbound: { ...d.outbound, table: `coutmsgs_${tag}` } };
+}
+
 /**
- * Inserts mailbox rows in order, `chunk` rows per multi-row INSERT (one autocommit each), and
- * returns the ids and the instant each chunk committed. With `ids` the rows get those explicit
- * ids (the fault battery: a retried insert is then idempotent).
+ * Inserts mailbox rows in order as the upstream does (`DATE_RECEIVED` now, `STATUS` 'VALID'),
+ * `chunk` rows per multi-row INSERT (one autocommit each), and returns the ids and the instant
+ * each chunk committed. With `ids` the rows get those explicit ids (the fault battery: a retried
+ * insert is then idempotent).
  */
 export async function insertMailboxRows(
   pool: MysqlPool,
-  table: string,
+  names: MailboxNames,
   raws: readonly string[],
   options: { chunk?: number; ids?: readonly number[] } = {},
 ): Promise<{ ids: number[]; committedAt: number[] }> {
+  const { table, columns: c } = quoteMailboxNames(names).inbound;
+  const into = `INSERT INTO ${table} (${options.ids ? `${c.id}, ` : ""}${c.clobMsg}, ${c.dateReceived}, ${c.status}) VALUES `;
+  const row = `(${options.ids ? "?, " : ""}?, UTC_TIMESTAMP(), 'VALID')`;
   const chunk = options.chunk ?? 500;
   const ids: number[] = [];
   const committedAt: number[] = [];
@@ -253,10 +264,10 @@ export async function insertMailboxRows(
     const part = raws.slice(i, i + chunk);
     if (options.ids) {
       const partIds = options.ids.slice(i, i + chunk);
-      await pool.query(`INSERT INTO \`${table}\` (ID, CLOB_MSG) VALUES ${part.map(() => "(?, ?)").join(",")}`, part.flatMap((raw, j) => [partIds[j], raw]));
+      await pool.query(into + part.map(() => row).join(","), part.flatMap((raw, j) => [partIds[j], raw]));
       ids.push(...partIds);
     } else {
-      const [result] = await pool.query(`INSERT INTO \`${table}\` (CLOB_MSG) VALUES ${part.map(() => "(?)").join(",")}`, part);
+      const [result] = await pool.query(into + part.map(() => row).join(","), part);
       const first = Number((result as { insertId: number }).insertId);
       ids.push(...part.map((_, j) => first + j));
     }

@@ -5,14 +5,14 @@
  * probes are wrapped around the real adapters, adding no I/O: the instant each ingress append
  * committed, and the instant each msg-topic record was acknowledged by the broker.
  */
-import { createMailboxTables, dropMailboxTables } from "@msgx/adapters-mysql";
+import { createMailboxTables, dropMailboxTables, type MailboxNames } from "@msgx/adapters-mysql";
 import { createPgStore } from "@msgx/adapters-pg";
 import { Target, type DeliveryPort, type Logger, type Mailbox, type PipelineStatus, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
 import { buildParts } from "../../packages/runner/src/app/build-parts.js";
 import { startPipeline, type RunningApp } from "../../packages/runner/src/app/pipeline-app.js";
 import { loadConfig } from "../../packages/runner/src/config/load-config.js";
 import type { AppParts } from "../../packages/runner/src/app/app-parts.js";
-import { deleteTopics, mysqlPool, sleep, URLS, type MysqlPool } from "./infra.js";
+import { deleteTopics, mysqlPool, runMailboxNames, sleep, URLS, type MysqlPool } from "./infra.js";
 
 /** warn and error lines on stderr; the rest is dropped. */
 export const benchLogger: Logger = {
@@ -39,7 +39,8 @@ export interface Inproc {
   readonly app: RunningApp;
   readonly parts: AppParts;
   readonly pool: MysqlPool;
-  readonly inbound: string;
+  /** The mailbox tables' names (the upstream's layout, this run's table names). */
+  readonly names: MailboxNames;
   readonly msgTopic: string;
   readonly schdTopic: string;
   /** Mailbox id → the instant its first msg-topic record was acknowledged. */
@@ -61,11 +62,11 @@ export interface Inproc {
 
 export async function startInproc(o: InprocOptions): Promise<Inproc> {
   const schema = o.tag.toLowerCase();
-  const tables = { inbound: `CMINMSGS_${o.tag}`, outbound: `COUTMSGS_${o.tag}` };
+  const names = runMailboxNames(o.tag);
   const msgTopic = `msg_${o.tag}`;
   const schdTopic = `schd_${o.tag}`;
   const pool = mysqlPool(4);
-  await createMailboxTables(pool as never, tables);
+  await createMailboxTables(pool as never, names);
   const config = loadConfig({
     env: {},
     overrides: {
@@ -74,8 +75,8 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
       "pg.url": URLS.pg,
       "pg.schema": schema,
       "mysql.url": URLS.mysql,
-      "mysql.inboundTable": tables.inbound,
-      "mysql.outboundTable": tables.outbound,
+      "mysql.inbound.table": names.inbound.table,
+      "mysql.outbound.table": names.outbound.table,
       "kafka.brokers": URLS.brokers,
       "kafka.msgTopic": msgTopic,
       "kafka.schdTopic": schdTopic,
@@ -93,7 +94,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
     const pg = await createPgStore({ connectionString: URLS.pg, migrate: false, max: 1 });
     await pg.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => undefined);
     await pg.close();
-    await dropMailboxTables(pool as never, tables).catch(() => undefined);
+    await dropMailboxTables(pool as never, names).catch(() => undefined);
     await pool.end().catch(() => undefined);
     await deleteTopics([msgTopic, schdTopic]);
   };
@@ -151,7 +152,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
     app,
     parts: probed,
     pool,
-    inbound: tables.inbound,
+    names,
     msgTopic,
     schdTopic,
     acked,

@@ -6,8 +6,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createMailboxTables, dropMailboxTables } from "@msgx/adapters-mysql";
-import { deleteTopics, mysqlPool, REPO, URLS, type MysqlPool } from "./infra.js";
+import { createMailboxTables, dropMailboxTables, type MailboxNames } from "@msgx/adapters-mysql";
+import { deleteTopics, mysqlPool, REPO, runMailboxNames, URLS, type MysqlPool } from "./infra.js";
 
 export const CLI = join(REPO, "packages", "runner", "dist", "cli.js");
 
@@ -15,22 +15,22 @@ export const CLI = join(REPO, "packages", "runner", "dist", "cli.js");
 export interface RealRun {
   readonly tag: string;
   readonly schema: string;
-  readonly inbound: string;
-  readonly outbound: string;
+  /** The upstream's layout (`runMailboxNames`) under this run's table names. */
+  readonly names: MailboxNames;
   readonly msgTopic: string;
   readonly schdTopic: string;
 }
 
 export function realRun(tag: string): RealRun {
-  return { tag, schema: tag.toLowerCase(), inbound: `CMINMSGS_${tag}`, outbound: `COUTMSGS_${tag}`, msgTopic: `msg_${tag}`, schdTopic: `schd_${tag}` };
+  return { tag, schema: tag.toLowerCase(), names: runMailboxNames(tag), msgTopic: `msg_${tag}`, schdTopic: `schd_${tag}` };
 }
 
 /** The environment that points a runner at `run`'s schema, tables and topics. */
 export function runEnv(run: RealRun, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
     MSGX_PG_SCHEMA: run.schema,
-    MSGX_MYSQL_INBOUND_TABLE: run.inbound,
-    MSGX_MYSQL_OUTBOUND_TABLE: run.outbound,
+    MSGX_MYSQL_INBOUND_TABLE: run.names.inbound.table,
+    MSGX_MYSQL_OUTBOUND_TABLE: run.names.outbound.table,
     MSGX_KAFKA_MSG_TOPIC: run.msgTopic,
     MSGX_KAFKA_SCHD_TOPIC: run.schdTopic,
     ...extra,
@@ -38,13 +38,13 @@ export function runEnv(run: RealRun, extra: NodeJS.ProcessEnv = {}): NodeJS.Proc
 }
 
 export async function createMailbox(pool: MysqlPool, run: RealRun): Promise<void> {
-  await createMailboxTables(pool as never, { inbound: run.inbound, outbound: run.outbound });
+  await createMailboxTables(pool as never, run.names);
 }
 
 /** Drops the mailbox tables and the topics (the schema is dropped by the caller's PostgreSQL handle). */
 export async function dropRun(run: RealRun, pool?: MysqlPool): Promise<void> {
   const own = pool ?? mysqlPool(1);
-  await dropMailboxTables(own as never, { inbound: run.inbound, outbound: run.outbound }).catch(() => undefined);
+  await dropMailboxTables(own as never, run.names).catch(() => undefined);
   if (!pool) await own.end().catch(() => undefined);
   await deleteTopics([run.msgTopic, run.schdTopic]);
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_MAILBOX_NAMES } from "@msgx/adapters-mysql";
 import { loadConfig, settingPaths } from "../src/config/load-config.js";
 
 const root = new URL("../../../", import.meta.url);
@@ -38,6 +39,29 @@ describe("configuration", () => {
     for (const bad of ["+8", "08:00", "+15:00", "+08:60", "Asia/Shanghai"]) {
       expect(() => loadConfig({ env: { MSGX_MYSQL_UPSTREAM_TIME_ZONE: bad } }), bad).toThrow(/mysql\.upstreamTimeZone/);
     }
+  });
+
+  it("names the mailbox tables and columns as the upstream's DDL unless told otherwise, by file or MSGX_* variable", () => {
+    const c = loadConfig({ env: {} });
+    expect(c.mysql.inbound).toEqual(DEFAULT_MAILBOX_NAMES.inbound);
+    expect(c.mysql.outbound).toEqual(DEFAULT_MAILBOX_NAMES.outbound);
+    expect(c.mysql.backfillSubsystem).toBe(true);
+    const renamed = loadConfig({
+      env: { MSGX_MYSQL_INBOUND_TABLE: "aodbinterface.cminmsgs", MSGX_MYSQL_INBOUND_COLUMNS_CLOB_MSG: "BODY", MSGX_MYSQL_OUTBOUND_COLUMNS_ROUTING_ID: "ROUTE" },
+      overrides: { "mysql.outbound.columns.ackDateRecv": "ACKED_AT" },
+    });
+    expect(renamed.mysql.inbound).toEqual({ table: "aodbinterface.cminmsgs", columns: { ...DEFAULT_MAILBOX_NAMES.inbound.columns, clobMsg: "BODY" } });
+    expect(renamed.mysql.outbound.columns).toEqual({ ...DEFAULT_MAILBOX_NAMES.outbound.columns, routingId: "ROUTE", ackDateRecv: "ACKED_AT" });
+  });
+
+  it("refuses a mailbox name the adapter would refuse, at start, naming the setting", () => {
+    expect(() => loadConfig({ env: { MSGX_MYSQL_INBOUND_COLUMNS_STATUS: "STATUS OR 1=1" } })).toThrow(/mysql\.inbound\.columns\.status: not a plain column name/);
+    expect(() => loadConfig({ env: { MSGX_MYSQL_OUTBOUND_TABLE: "a.b.c" } })).toThrow(/mysql\.outbound\.table: not a plain table name/);
+    expect(() => loadConfig({ env: { MSGX_MYSQL_INBOUND_COLUMNS_DATE_PROCESSED: "CMINMSGS_DATE_RECEIVED" } })).toThrow(
+      /mysql\.inbound\.columns\.dateProcessed: "CMINMSGS_DATE_RECEIVED" is already the dateReceived column/,
+    );
+    expect(() => loadConfig({ overrides: { "mysql.inbound.columns.body": "X" } })).toThrow(/mysql\.inbound\.columns/);
+    expect(() => loadConfig({ env: { MSGX_MYSQL_INBOUND_TABLE: "cminmsgs;" } })).toThrow(expect.objectContaining({ kind: "CONFIG", retriable: false }));
   });
 
   it("production refuses every embedded stand-in", () => {

@@ -20,6 +20,7 @@ import kafkajs from "kafkajs";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { quoteMailboxNames } from "@msgx/adapters-mysql";
 import { createPgStore } from "@msgx/adapters-pg";
 import type { FlightState } from "@msgx/core";
 import { gateService } from "@msgx/core/testing";
@@ -126,7 +127,7 @@ function feed(pool: MysqlPool, raws: readonly string[], progress: { fed: number;
       const ids = part.map((_, j) => i + j + 1);
       for (;;) {
         try {
-          await insertMailboxRows(pool, run.inbound, part, { ids, chunk });
+          await insertMailboxRows(pool, run.names, part, { ids, chunk });
           break;
         } catch (e) {
           // A duplicate key: the insert committed before the connection broke.
@@ -244,7 +245,8 @@ describe.skipIf(!available)(suite, () => {
       }));
       for (const r of rows) statuses.set(Number(r.msg_id), statusKey(r.status, r.error_class));
       const eventCount = (s: string) => Number(events.find((e) => e.status === s)?.n ?? 0);
-      const [unprocessed] = await pool.query(`SELECT count(*) AS n FROM \`${run.inbound}\` WHERE DATE_PROCESSED IS NULL`);
+      const { table, columns } = quoteMailboxNames(run.names).inbound;
+      const [unprocessed] = await pool.query(`SELECT count(*) AS n FROM ${table} WHERE ${columns.dateProcessed} IS NULL`);
       const store = await createPgStore({ connectionString: URLS.pg, schema: run.schema, migrate: false, max: 1 });
       let flights: readonly FlightState[];
       try {

@@ -4,8 +4,9 @@ import kafkajs from "kafkajs";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createMailboxTables } from "@msgx/adapters-mysql";
+import { createMailboxTables, quoteMailboxNames } from "@msgx/adapters-mysql";
 import { gateService } from "@msgx/core/testing";
+import { namesEnv, uniqueRenamedNames } from "./mysql-names.js";
 import { eventually, FIXTURES, post, spawnRunner } from "./runner-process.js";
 
 const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -34,14 +35,15 @@ describe.skipIf(!available)("msgx run on PostgreSQL, MariaDB and Kafka (the buil
   it("applies a DNLD then a gate change; a real Kafka consumer reads both topics", async () => {
     await pgClient.query(`CREATE SCHEMA ${run}`);
     const my = mysql.createPool({ uri: MYSQL_URL, connectionLimit: 2 });
-    const tables = { inbound: `CMINMSGS_${run}`, outbound: `COUTMSGS_${run}` };
-    await createMailboxTables(my as never, tables);
+    // Renamed tables and columns, given to the binary as MSGX_MYSQL_* variables.
+    const names = uniqueRenamedNames("e2e");
+    const { inbound, outbound } = quoteMailboxNames(names);
+    await createMailboxTables(my as never, names);
     const msgTopic = `msg_${run}`;
     const schdTopic = `schd_${run}`;
     const runner = await spawnRunner(["--pg", PG_URL, "--mysql", MYSQL_URL, "--kafka", BROKERS], {
       MSGX_PG_SCHEMA: run,
-      MSGX_MYSQL_INBOUND_TABLE: tables.inbound,
-      MSGX_MYSQL_OUTBOUND_TABLE: tables.outbound,
+      ...namesEnv(names),
       MSGX_KAFKA_MSG_TOPIC: msgTopic,
       MSGX_KAFKA_SCHD_TOPIC: schdTopic,
       MSGX_SCHD_FLUSH_PERIOD_MS: "300",
@@ -56,8 +58,9 @@ describe.skipIf(!available)("msgx run on PostgreSQL, MariaDB and Kafka (the buil
       }, 30_000, "flight 900101 at version 2");
       expect(flight.collections.GTDT[0]!.values.GATE).toBe("A25");
       // The mailbox rows were backfilled.
-      const [rows] = await my.query(`SELECT ID, DATE_PROCESSED IS NOT NULL AS done, SUBSYSTEM_TYPE FROM \`${tables.inbound}\` ORDER BY ID`);
-      expect((rows as { done: number; SUBSYSTEM_TYPE: string }[]).map((r) => [r.done, r.SUBSYSTEM_TYPE])).toEqual([
+      const c = inbound.columns;
+      const [rows] = await my.query(`SELECT ${c.id}, ${c.dateProcessed} IS NOT NULL AS done, ${c.subsystemType} AS type FROM ${inbound.table} ORDER BY ${c.id}`);
+      expect((rows as { done: number; type: string }[]).map((r) => [r.done, r.type])).toEqual([
         [1, "SCHD"],
         [1, "FLOP"],
       ]);
@@ -87,7 +90,7 @@ describe.skipIf(!available)("msgx run on PostgreSQL, MariaDB and Kafka (the buil
     } finally {
       runner.child.kill("SIGTERM");
       expect(await runner.exited).toBe(0);
-      await my.query(`DROP TABLE IF EXISTS \`${tables.inbound}\`, \`${tables.outbound}\``);
+      await my.query(`DROP TABLE IF EXISTS ${inbound.table}, ${outbound.table}`);
       await my.end();
     }
   }, 180_000);

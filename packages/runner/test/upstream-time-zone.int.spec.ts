@@ -5,8 +5,9 @@
  */
 import mysql, { type Pool, type RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMailboxTables, dropMailboxTables, type MailboxTables } from "@msgx/adapters-mysql";
+import { createMailboxTables, dropMailboxTables, quoteMailboxNames, type MailboxNames } from "@msgx/adapters-mysql";
 import { gateService } from "@msgx/core/testing";
+import { namesOverrides, uniqueUpstreamNames } from "./mysql-names.js";
 import { eventually, startInProcess, type InProcessRunner } from "./requests-world.js";
 
 const MYSQL_URL = process.env["MSGX_TEST_MYSQL_URL"] ?? "mysql://root@127.0.0.1:3306/test";
@@ -20,18 +21,17 @@ const ldm = (seqn: number) =>
 
 describe.skipIf(!gate.available)("mysql.upstreamTimeZone", () => {
   let upstream: Pool;
-  let tables: MailboxTables;
+  let names: MailboxNames;
   let r: InProcessRunner;
   beforeAll(async () => {
     upstream = mysql.createPool({ uri: MYSQL_URL, connectionLimit: 2 });
-    const tag = `TZ${process.pid}_${Date.now().toString(36)}`;
-    tables = { inbound: `${tag}_CMINMSGS`, outbound: `${tag}_COUTMSGS` };
-    await createMailboxTables(upstream as never, tables);
-    r = await startInProcess({ "mysql.url": MYSQL_URL, "mysql.inboundTable": tables.inbound, "mysql.outboundTable": tables.outbound, "mysql.upstreamTimeZone": "+08:00" });
+    names = uniqueUpstreamNames("tz");
+    await createMailboxTables(upstream as never, names);
+    r = await startInProcess({ "mysql.url": MYSQL_URL, ...namesOverrides(names), "mysql.upstreamTimeZone": "+08:00" });
   });
   afterAll(async () => {
     await r?.stop();
-    await dropMailboxTables(upstream as never, tables);
+    await dropMailboxTables(upstream as never, names);
     await upstream.end();
   });
 
@@ -41,11 +41,12 @@ describe.skipIf(!gate.available)("mysql.upstreamTimeZone", () => {
     expect(res.status).toBe(200);
     const id = Number(await res.text());
     const after = Date.now();
+    const { table, columns: c } = quoteMailboxNames(names).inbound;
     const [rows] = await upstream.query<RowDataPacket[]>(
-      `SELECT DATE_FORMAT(DATE_RECEIVED, '%Y-%m-%dT%H:%i:%s.%f') AS received FROM \`${tables.inbound}\` WHERE ID = ?`,
+      `SELECT DATE_FORMAT(${c.dateReceived}, '%Y-%m-%dT%H:%i:%s.%f') AS received FROM ${table} WHERE ${c.id} = ?`,
       [id],
     );
-    // The column holds local time at +08:00: as if it were UTC, it lies 8 hours ahead.
+    // The column holds local time at +08:00 (to the second): as if it were UTC, it lies 8 hours ahead.
     const asIfUtc = Date.parse(`${String(rows[0]!["received"]).slice(0, 23)}Z`);
     expect(asIfUtc - 8 * 3_600_000).toBeGreaterThanOrEqual(before - 1_000);
     expect(asIfUtc - 8 * 3_600_000).toBeLessThanOrEqual(after + 1_000);

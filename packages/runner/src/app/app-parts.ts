@@ -16,7 +16,7 @@ export interface AppParts {
   readonly flights: FlightReader;
   readonly status: StatusReader;
   readonly mailbox: Mailbox;
-  /** Where upstream requests go: the shared `COUTMSGS`, or an embedded `coutmsgs` beside the embedded mailbox. */
+  /** Where upstream requests go: the upstream's `coutmsgs` (`mysql.outbound`), or an embedded `coutmsgs` beside the embedded mailbox. */
   readonly outbound: OutboundMailbox;
   readonly delivery: DeliveryPort;
   readonly checks: readonly HealthCheck[];

@@ -61,8 +61,8 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
     }
     checks.push({ name: "state", check: async () => void (await pg.store.head()) });
 
-    // Mailbox: the shared MySQL CMINMSGS, or an embedded table in the same PGlite/PostgreSQL;
-    // upstream requests go to the COUTMSGS beside it.
+    // Mailbox: the upstream's MySQL cminmsgs (names from mysql.inbound/outbound), or an embedded
+    // table in the same PGlite/PostgreSQL; upstream requests go to the coutmsgs beside it.
     let mailbox: Mailbox;
     let outbound: OutboundMailbox;
     if (embeddedMailbox) {
@@ -74,16 +74,18 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       const mysql = await import("mysql2/promise");
       const pool = mysql.createPool({ uri: config.mysql.url, ...mailboxPoolOptions });
       closers.push(() => pool.end());
+      const names = { inbound: config.mysql.inbound, outbound: config.mysql.outbound };
       mailbox = new MysqlMailbox(pool as never, {
-        tables: { inbound: config.mysql.inboundTable, outbound: config.mysql.outboundTable },
+        names,
         onlyValidStatus: config.mysql.onlyValidStatus,
         upstreamTimeZone: config.mysql.upstreamTimeZone,
+        backfillSubsystem: config.mysql.backfillSubsystem,
         ...(config.mysql.groupAppends ? {} : { appendGrouping: null }),
         ...(config.mysql.appendedTextsFromMemory ? {} : { appendedTextChars: 0 }),
         ...(config.shadow ? { pendingIgnoresDateProcessed: true } : {}),
       });
       outbound = new MysqlOutboundMailbox(pool as never, {
-        tables: { inbound: config.mysql.inboundTable, outbound: config.mysql.outboundTable },
+        names,
         upstreamTimeZone: config.mysql.upstreamTimeZone,
       });
     }
@@ -91,7 +93,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       const real = outbound;
       outbound = {
         insert: async () => {
-          throw new MsgxError("CONFIG", "shadow mode never writes COUTMSGS");
+          throw new MsgxError("CONFIG", "shadow mode never writes the outbound mailbox (coutmsgs)");
         },
         find: (query, signal) => real.find(query, signal),
       };

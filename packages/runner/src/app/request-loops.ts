@@ -5,7 +5,7 @@ import type { AppParts } from "./app-parts.js";
 import type { LoopContext, LoopSpec } from "./loop-spec.js";
 import { PgReferenceReader, PgRequestStore, RequestCoordinator } from "./request-imports.js";
 
-/** The coordinator over the runner's parts: `REQ_TRACK` in msgx's database, `COUTMSGS` as configured. */
+/** The coordinator over the runner's parts: `REQ_TRACK` in msgx's database, the outbound mailbox (`coutmsgs`, `mysql.outbound`) as configured. */
 export function createRequestCoordinator(parts: Pick<AppParts, "db" | "outbound">, config: MsgxConfig, clock: Clock, logger: Logger): RequestCoordinator {
   const r = config.requests;
   return new RequestCoordinator(
@@ -32,7 +32,7 @@ export function createRequestAdmin(parts: Pick<AppParts, "db" | "outbound">, con
   const coordinator = createRequestCoordinator(parts, config, clock, logger);
   const references = new PgReferenceReader(parts.db);
   const refuseInShadow = () => {
-    if (config.shadow) throw new MsgxError("CONFIG", "shadow mode never writes COUTMSGS: no upstream requests");
+    if (config.shadow) throw new MsgxError("CONFIG", "shadow mode never writes the outbound mailbox (coutmsgs): no upstream requests");
   };
   return {
     schedule: async (from, to, operator) => {

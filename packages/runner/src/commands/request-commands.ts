@@ -87,7 +87,7 @@ const operator = (flags: RequestFlags) => flags.operator ?? process.env["USER"] 
 export function registerRequestCommands(program: Command): void {
   const request = program
     .command("request")
-    .description("ask the upstream for data through COUTMSGS (RQFD, RQRD) and follow the requests; replies are matched and applied by the pipeline");
+    .description("ask the upstream for data through the outbound mailbox (coutmsgs: RQFD, RQRD) and follow the requests; replies are matched and applied by the pipeline");
 
   requestCommand(request, "schedule", "ask for the schedule of a time range (RQFD); a newer request of the same type expires an open one")
     .requiredOption("--from <yyyy-MM-ddTHH:mm>", "start of the range, airport local time, inclusive")

@@ -1,5 +1,6 @@
 import { zoneOffsetMinutes } from "@msgx/adapters-mysql";
 import { z } from "zod";
+import { checkMailboxNames, mailboxNamesShape } from "./mailbox-names-schema.js";
 
 /** The adapter's own parse decides, so the config accepts exactly the offsets the mailbox takes. */
 const isZoneOffset = (offset: string): boolean => {
@@ -55,8 +56,8 @@ export const ConfigSchema = z
       .object({
         /** `mysql://root@127.0.0.1:3306/test`; set = the real shared mailbox. */
         url: z.string().optional(),
-        inboundTable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default("CMINMSGS"),
-        outboundTable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default("COUTMSGS"),
+        /** The upstream's table and column names (`inbound.table`, `inbound.columns.clobMsg`, …); default its DDL. */
+        ...mailboxNamesShape,
         /** Only rows with `STATUS = 'VALID'` are processed. */
         onlyValidStatus: bool(false),
         /** The fixed offset (`±HH:MM`) in which the upstream writes its own DATETIMEs (`DATE_RECEIVED`, `DATE_SENT`). */
@@ -68,8 +69,11 @@ export const ConfigSchema = z
         groupAppends: bool(true),
         /** The pump takes the text of a message this process appended from memory instead of reading it back. */
         appendedTextsFromMemory: bool(true),
+        /** Backfill writes the META into the `SUBSYSTEM_*` columns besides `DATE_PROCESSED` (ours); false: `DATE_PROCESSED` only. */
+        backfillSubsystem: bool(true),
       })
       .strict()
+      .superRefine(checkMailboxNames)
       .prefault({}),
     kafka: z
       .object({
