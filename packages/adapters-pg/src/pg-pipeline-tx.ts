@@ -1,5 +1,5 @@
 import { MsgxError, type AuditEntry, type FlightState, type PipelineTx, type ProcRecord, type RunDecision } from "@msgx/core";
-import type { RequestRecord } from "./requests/core-requests.js";
+import type { RefEntry, RequestRecord } from "./requests/core-requests.js";
 import { appendAudit } from "./operations/append-audit.js";
 import { bindIdentitiesParts } from "./operations/bind-identities.js";
 import type { Db } from "./operations/db.js";
@@ -14,6 +14,7 @@ import { writeFlightsParts } from "./operations/write-flights.js";
 import { executeParts } from "./operations/write-part.js";
 import { pgCall } from "./pg-error-map.js";
 import { answerableRequests } from "./requests/operations/answerable-requests.js";
+import { loadReferences } from "./requests/operations/load-references.js";
 import { updateRequest } from "./requests/operations/update-request.js";
 import { upsertReferences } from "./requests/operations/upsert-references.js";
 
@@ -53,6 +54,11 @@ export class PgPipelineTx implements PipelineTx {
   /** SENT and WAITING requests, locked `FOR UPDATE` until the transaction ends. */
   openRequests(): Promise<readonly RequestRecord[]> {
     return pgCall("openRequests", () => answerableRequests(this.#db));
+  }
+
+  /** Every `ref_master` row of `rtypes`, tombstones included (one statement). */
+  loadReferences(rtypes: readonly string[]): Promise<readonly RefEntry[]> {
+    return pgCall("loadReferences", () => loadReferences(this.#db, rtypes));
   }
 
   /**

@@ -1,4 +1,4 @@
-import { decodeMessage, defaultProcessors, Pump, silentLogger, type PipelineStore } from "@msgx/core";
+import { decodeMessage, defaultProcessors, Pump, silentLogger, Target, type OutboxStore, type PipelineStore } from "@msgx/core";
 import { gateService, InMemoryMailbox, ManualClock } from "@msgx/core/testing";
 // The request parts of core come from its sources until the core barrels export them.
 import { describeOutboundMailboxContract } from "../../core/src/requests/outbound-mailbox.contract.js";
@@ -8,6 +8,7 @@ import { evolveRequest } from "../../core/src/requests/request-machine.js";
 import { describeRequestStoreContract, sampleRequestDraft } from "../../core/src/requests/request-store.contract.js";
 import type { RequestStore } from "../../core/src/requests/request-store.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PgOutboxStore } from "../src/pg-outbox-store.js";
 import { PgOutboundMailbox } from "../src/requests/pg-outbound-mailbox.js";
 import { createPgOutboundTable } from "../src/requests/pg-outbound-schema.js";
 import { PgReferenceReader } from "../src/requests/pg-reference-reader.js";
@@ -72,7 +73,7 @@ describe.skipIf(!gate.available)("requests on PostgreSQL", () => {
     });
     afterAll(() => t.close());
     it("RQFD out to coutmsgs; its RESP applied and the request DONE in one transaction; RQRD answered into REF_MASTER", async () => {
-      await pumpScenario(t.store, new PgRequestStore(t.db), new PgOutboundMailbox(t.db), new PgReferenceReader(t.db));
+      await pumpScenario(t.store, new PgRequestStore(t.db), new PgOutboundMailbox(t.db), new PgReferenceReader(t.db), new PgOutboxStore(t.db));
     });
   });
 });
@@ -91,7 +92,7 @@ describe("requests on PGlite", () => {
     const t = await pglite.freshSchema({ clock: new ManualClock() });
     await createPgOutboundTable(t.db);
     try {
-      await pumpScenario(t.store, new PgRequestStore(t.db), new PgOutboundMailbox(t.db), new PgReferenceReader(t.db));
+      await pumpScenario(t.store, new PgRequestStore(t.db), new PgOutboundMailbox(t.db), new PgReferenceReader(t.db), new PgOutboxStore(t.db));
     } finally {
       await t.close();
     }
@@ -100,12 +101,17 @@ describe("requests on PGlite", () => {
 
 const resp = (seqn: number, dttm: string, sodt: string) =>
   `<MSG><META><SNDR>AODB</SNDR><SEQN>${seqn}</SEQN><DTTM>${dttm}</DTTM><TYPE>SCHD</TYPE><STYP>RESP</STYP></META>` +
-  `<SCHD><RECS>1</RECS><FLTR><FLID>900201</FLID><ALCD>CZ</ALCD><FLNO>CZ3102</FLNO><MVIN>A</MVIN><SODT>${sodt}</SODT><FLTY>W</FLTY><FLIN>D</FLIN></FLTR></SCHD></MSG>`;
+  `<SCHD><RECS>1</RECS><FLTR><FLID>900201</FLID><ALCD>CZ</ALCD><FLNO>CZ3102</FLNO><MVIN>A</MVIN><SODT>${sodt}</SODT><FLTY>W</FLTY><FLIN>D</FLIN><ACFT>333</ACFT></FLTR></SCHD></MSG>`;
+/** An ARPT reply in the upstream layout (RECS under MSG, records named ARPT). */
 const arpt = (seqn: number, dttm: string) =>
   `<MSG><META><SNDR>AODB</SNDR><SEQN>${seqn}</SEQN><DTTM>${dttm}</DTTM><TYPE>ARPT</TYPE><STYP>RESP</STYP></META>` +
-  `<ARPT><RECS>2</RECS><ARPR><APC3>PEK</APC3><APNM>Beijing Capital</APNM></ARPR><ARPR><APC3>CAN</APC3><APNM></APNM></ARPR></ARPT></MSG>`;
+  `<RECS>2</RECS><ARPT><ITCD>PEK</ITCD><ANAM>Beijing Capital</ANAM><ABBR CODE="ABR1">BJS</ABBR></ARPT><ARPT><ITCD>CAN</ITCD><ANAM></ANAM></ARPT></MSG>`;
+/** An ARPT DNLD naming only PEK: it replaces the type, so CAN is deleted. */
+const arptDnld = (seqn: number, dttm: string) =>
+  `<MSG><META><SNDR>AODB</SNDR><SEQN>${seqn}</SEQN><DTTM>${dttm}</DTTM><TYPE>ARPT</TYPE><STYP>DNLD</STYP></META>` +
+  `<RECS>1</RECS><ARPT><ITCD>PEK</ITCD><ANAM>Beijing Capital</ANAM><ANMC>北京首都</ANMC><ABBR CODE="ABR1">BJS</ABBR></ARPT></MSG>`;
 
-async function pumpScenario(store: PipelineStore, requests: RequestStore, outbound: PgOutboundMailbox, references: PgReferenceReader): Promise<void> {
+async function pumpScenario(store: PipelineStore, requests: RequestStore, outbound: PgOutboundMailbox, references: PgReferenceReader, outbox: OutboxStore): Promise<void> {
   // The pipeline store was built on a ManualClock at 2026-03-05T00:00Z (08:00 at +08:00).
   const clock = new ManualClock();
   const coordinator = new RequestCoordinator({ store: requests, outbound, clock, logger: silentLogger });
@@ -125,6 +131,7 @@ async function pumpScenario(store: PipelineStore, requests: RequestStore, outbou
     mailbox.insert(resp(3, "20260305091621", "06MAR260930")), // the answer
     mailbox.insert(resp(4, "20260305091622", "06MAR261030")), // a second answer: the request is closed
     mailbox.insert(arpt(5, "20260305160000")),
+    mailbox.insert(arptDnld(6, "20260305170000")),
   ];
   await store.enqueue(ids.map((msgId) => ({ msgId, receivedAt: clock.now() })), { horizon: Math.max(...ids) });
   const pump = new Pump({
@@ -140,13 +147,32 @@ async function pumpScenario(store: PipelineStore, requests: RequestStore, outbou
   const outcome = await Promise.all(ids.map(async (id) => ((r) => `${r?.status}:${r?.reason ?? ""}`)(await store.get(id))));
   expect(outcome[0]).toBe("SKIPPED:no-request");
   expect(outcome[1]).toMatch(/^DEAD:RESP: FLID 900201 SODT 2026-03-07T09:30 outside request/);
-  expect(outcome.slice(2)).toEqual(["SUCCEEDED:", "SKIPPED:no-request", "SUCCEEDED:"]);
+  expect(outcome.slice(2)).toEqual(["SUCCEEDED:", "SKIPPED:no-request", "SUCCEEDED:", "SUCCEEDED:"]);
 
   const done = await requests.get(rqfd.requestId);
   expect(done).toMatchObject({ status: "DONE", closeReason: "answered", match: { rule: "fallback", msgId: ids[2], replyDttm: "20260305091621" } });
   expect(done?.match?.detail).toContain("reply DTTM 20260305091621 (+08:00 → 2026-03-05T01:16:21.000Z) ≥ sentAt 2026-03-05T00:00:00.000Z");
   expect((await requests.get(rqrd.requestId))?.match).toMatchObject({ rule: "fallback", msgId: ids[4] });
   await store.transaction(async (tx) => expect((await tx.loadFlights(["900201"])).get("900201")?.scalars.SODT).toBe("2026-03-06T09:30"));
-  expect(await references.get("ARPT", "CAN")).toMatchObject({ attributes: { APC3: "CAN", APNM: "" }, deleted: false, msgId: ids[4] });
-  expect((await references.list({ rtype: "ARPT", limit: 10 })).map((e) => e.rkey)).toEqual(["CAN", "PEK"]);
+  // The DNLD replaced the type: PEK changed, CAN (absent from it) is a tombstone keeping its fields.
+  expect(await references.get("ARPT", "CAN")).toMatchObject({ fields: { ANAM: null }, deleted: true, version: 2, msgId: ids[5] });
+  expect(await references.get("ARPT", "PEK")).toMatchObject({ fields: { ANAM: "Beijing Capital", ANMC: "北京首都", ABBR: { ABR1: "BJS" } }, deleted: false, version: 2, msgId: ids[5] });
+  expect((await references.list({ rtype: "ARPT", limit: 10 })).map((e) => e.rkey)).toEqual(["PEK"]);
+  const events = await outbox.pending(Target.REF, Number.MAX_SAFE_INTEGER, 100);
+  expect(events.map((e) => `${e.eventType} ${e.partitionKey} v${e.stateVersion} #${e.sourceMsgId}`)).toEqual([
+    `UPSERT ARPT:PEK v1 #${ids[4]}`,
+    `UPSERT ARPT:CAN v1 #${ids[4]}`,
+    `UPSERT ARPT:PEK v2 #${ids[5]}`,
+    `TOMBSTONE ARPT:CAN v2 #${ids[5]}`,
+  ]);
+  expect(events[2]?.payload).toStrictEqual({
+    schemaVersion: 1,
+    type: "ARPT",
+    key: "PEK",
+    version: 2,
+    lastMsgId: ids[5],
+    lastSrcDttm: "20260305170000",
+    fields: { ANAM: "Beijing Capital", ANMC: "北京首都", ABBR: { ABR1: "BJS" } },
+  });
+  expect(events[3]?.payload).toBeNull();
 }

@@ -9,6 +9,7 @@ import { requestsMigration } from "../requests/requests-migration.js";
 import { maintenanceMigration } from "../jobs/maintenance-migration.js";
 import { outboxJsonMigration } from "./0009-outbox-json.js";
 import { flightCollectionsMigration } from "./0010-flight-collections.js";
+import { referenceDataMigration } from "./0011-reference-data.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -33,6 +34,8 @@ export function msgxMigrations(schema: string): Record<string, Migration> {
     "0009_outbox_json": outboxJsonMigration(schema),
     // The collections ABTM, SRVT, VIPF, VIPT and the wider collections_known CHECK.
     "0010_flight_collections": flightCollectionsMigration(schema),
+    // Reference records as typed fields, with a version per key.
+    "0011_reference_data": referenceDataMigration(schema),
   };
 }
 

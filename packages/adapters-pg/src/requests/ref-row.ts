@@ -1,12 +1,13 @@
-import type { RefEntry } from "./core-requests.js";
+import type { RefEntry, RefFields } from "./core-requests.js";
 import { fromJson, toMs, toNumber } from "../rows/values.js";
 
 /** A `ref_master` row as the drivers return it. */
 export interface RefRow {
   readonly rtype: string;
   readonly rkey: string;
-  readonly attributes: unknown;
+  readonly fields: unknown;
   readonly deleted: boolean;
+  readonly version: unknown;
   readonly last_msg_id: unknown;
   readonly updated_at: unknown;
 }
@@ -15,8 +16,9 @@ export interface RefRow {
 export const refFromRow = (r: RefRow): RefEntry => ({
   rtype: r.rtype,
   rkey: r.rkey,
-  attributes: fromJson<Record<string, string>>(r.attributes),
+  fields: fromJson<RefFields>(r.fields),
   deleted: r.deleted,
+  version: toNumber(r.version),
   msgId: toNumber(r.last_msg_id),
   updatedAt: toMs(r.updated_at),
 });
