@@ -13,6 +13,8 @@ export interface EnsureTopicsOptions {
   readonly msgTopic: string;
   /** The latest-state topic (`KAFKA:schd`): `cleanup.policy=compact`, tombstones delete a key. */
   readonly schdTopic: string;
+  /** The reference-data topic (`KAFKA:ref`), compacted like schd; not created when not given. */
+  readonly refTopic?: string;
   /** Partitions for a topic that is created. An existing topic is never repartitioned. */
   readonly partitions: number;
   /** Replication factor for a created topic (default: the broker's `default.replication.factor`). */
@@ -30,19 +32,22 @@ export interface EnsureTopicsResult {
 
 /**
  * Creates the msgx topics that do not exist yet and waits for their leaders. Safe to run from
- * several processes at once. Refuses (`MsgxError("CONFIG")`) a schd topic that exists without
- * compaction: consumers rebuilding the latest state from it would read every old state forever.
+ * several processes at once. Refuses (`MsgxError("CONFIG")`) a schd or reference topic that
+ * exists without compaction: consumers rebuilding the latest state from it would read every old
+ * state forever, and a deleted key would never go.
  * Broker failures are mapped like the delivery port's (`DEPENDENCY_UNAVAILABLE` / `INFRA`).
  */
 export async function ensureTopics(admin: TopicAdmin, options: EnsureTopicsOptions): Promise<EnsureTopicsResult> {
-  const { msgTopic, schdTopic, partitions } = options;
-  if (msgTopic === schdTopic) throw new MsgxError("CONFIG", `msg and schd need two topics, both are "${msgTopic}"`);
+  const { msgTopic, schdTopic, refTopic, partitions } = options;
+  const names = [msgTopic, schdTopic, ...(refTopic === undefined ? [] : [refTopic])];
+  if (new Set(names).size !== names.length) throw new MsgxError("CONFIG", `msg, schd and ref need distinct topics: ${names.join(", ")}`);
   if (!Number.isInteger(partitions) || partitions < 1) throw new MsgxError("CONFIG", `partitions must be a positive integer: ${partitions}`);
   const timeout = options.timeoutMs ?? 30_000;
   const shared = options.minInsyncReplicas === undefined ? [] : [{ name: "min.insync.replicas", value: String(options.minInsyncReplicas) }];
   const wanted = [
     { topic: msgTopic, configEntries: [{ name: "cleanup.policy", value: "delete" }, ...shared] },
     { topic: schdTopic, configEntries: [{ name: "cleanup.policy", value: "compact" }, ...shared] },
+    ...(refTopic === undefined ? [] : [{ topic: refTopic, configEntries: [{ name: "cleanup.policy", value: "compact" }, ...shared] }]),
   ];
   try {
     const present = new Set(await admin.listTopics());
@@ -59,12 +64,13 @@ export async function ensureTopics(admin: TopicAdmin, options: EnsureTopicsOptio
       });
     }
     await assertCompacted(admin, schdTopic);
+    if (refTopic !== undefined) await assertCompacted(admin, refTopic);
     return {
       created: missing.map((t) => t.topic),
       existing: wanted.filter((t) => present.has(t.topic)).map((t) => t.topic),
     };
   } catch (e) {
-    throw mapKafkaError(e, `ensure topics ${msgTopic}, ${schdTopic}`);
+    throw mapKafkaError(e, `ensure topics ${names.join(", ")}`);
   }
 }
 
