@@ -16,6 +16,7 @@ export { Identity, DEFAULT_IDENTITY_OPTIONS, type IdentityOptions } from "./mode
 export type { MsgKind, MsgKindName, SchdBody, RefRecord } from "./model/msg-kind.js";
 export type { DecodedMessage } from "./model/decoded-message.js";
 export type { FlightRecord, CollectionRow, WireValue } from "./model/flight-record.js";
+export { STAND_ROW_ELEMENTS, type FlopBlock, type StandRowElement, type StandRowSpec, type StandRowStatement } from "./model/flop-block.js";
 export {
   SCALAR_FIELDS,
   SCALAR_NAMES,
@@ -95,7 +96,7 @@ export { snapshotProcessor } from "./flight/snapshot-processor.js";
 export { adftProcessor } from "./flight/adft-processor.js";
 export { flopProcessor } from "./flight/flop-processor.js";
 export { fdelProcessor } from "./flight/fdel-processor.js";
-export { FLOP_MATRIX, flopGroup, type FlopGroup } from "./flight/flop-matrix.js";
+export { FLOP_MATRIX, flopGroup, type FlopGroup, type FlopGroupName } from "./flight/flop-matrix.js";
 export { flightToPayload, flightFromPayload, FLIGHT_PAYLOAD_SCHEMA_VERSION, type FlightPayload, type FlightPayloadRow } from "./flight/flight-payload.js";
 export { flightEvents } from "./flight/flight-events.js";
 export { sameFlightContent, type FlightContent } from "./flight/flight-content.js";

@@ -1,5 +1,6 @@
 import type { MsgKind } from "../model/msg-kind.js";
 import type { Processor } from "../processing/processor.js";
+import { reconcileFfid } from "./ffid-check.js";
 import type { FlightProcessingOptions } from "./flight-processing-options.js";
 import { MessageChanges } from "./message-changes.js";
 import { isStale } from "./staleness.js";
@@ -12,9 +13,10 @@ type Fdel = Extract<MsgKind, { kind: "fdel" }>;
  *
  * - Unknown flight: SKIPPED `no-flight:<FLID>`.
  * - Already deleted: `applied` with no change and reason `already-deleted:<FLID>` (idempotent).
- * - FFID stated and different from the stored one: rejected (DEAD PROTOCOL), as for any FLOP.
  * - Stale (message DTTM before the flight's `lastSrcDttm`): SKIPPED `stale:<FLID>`; a delete
  *   older than the flight's last change does not undo it.
+ * - FFID stated: compared with the flight as for any FLOP (`reconcileFfid`); a mismatch is an
+ *   `ffid-mismatch` warning, never a rejection; the delete applies either way.
  */
 export function fdelProcessor(options: FlightProcessingOptions): Processor<Fdel> {
   return {
@@ -23,13 +25,12 @@ export function fdelProcessor(options: FlightProcessingOptions): Processor<Fdel>
       const stored = ctx.flights.get(body.flid);
       if (stored === undefined) return { type: "skipped", reason: `no-flight:${body.flid}` };
       if (stored.deleted) return { type: "applied", flights: [], events: [], reason: `already-deleted:${body.flid}` };
-      if (typeof body.ffid === "string" && stored.ffid !== null && stored.ffid !== body.ffid) {
-        return { type: "rejected", reason: `FLOP/FDEL: FLID ${body.flid} FFID ${body.ffid} differs from stored ${stored.ffid}` };
-      }
       if (isStale(stored, ctx.meta)) return { type: "skipped", reason: `stale:${body.flid}` };
+      const ffid = reconcileFfid(body.flid, body.ffid, stored);
       const changes = new MessageChanges(ctx.msgId, ctx.meta, options);
-      changes.stage(body.flid, stored, { ...stored, ffid: typeof body.ffid === "string" ? body.ffid : stored.ffid, deleted: true });
-      return changes.result();
+      changes.stage(body.flid, stored, { ...stored, ffid: ffid.ffid, deleted: true });
+      const result = changes.result();
+      return ffid.warning === undefined || result.type !== "applied" ? result : { ...result, warnings: [ffid.warning] };
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { FlightRecord } from "./flight-record.js";
+import type { FlopBlock } from "./flop-block.js";
 import type { RefFields } from "./reference-schema.js";
 
 /** A `SCHD` body: the declared record count and the flight records, in wire order. */
@@ -26,7 +27,7 @@ export type MsgKind =
   /** `SCHD/ADFT`: add or update the listed flights; deletes nothing. */
   | { readonly kind: "adft"; readonly body: SchdBody }
   /** `FLOP/<subtype>` other than FDEL: update the group the subtype names on one or more flights. */
-  | { readonly kind: "flop"; readonly styp: string; readonly blocks: readonly FlightRecord[] }
+  | { readonly kind: "flop"; readonly styp: string; readonly blocks: readonly FlopBlock[] }
   /** `FLOP/FDEL`: delete one flight. */
   | { readonly kind: "fdel"; readonly flid: string; readonly ffid?: string | null | undefined }
   /** `LDM`, `RSTA`, `EROR` (the codec's ignorable types): not parsed, SKIPPED `ignored:<TYPE>`. */
