@@ -6,6 +6,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpRequestAdmin } from "../src/commands/request-commands.js";
+import { readJsonlTopic } from "../src/embedded/jsonl-delivery-port.js";
 import { arptResp, eventually, replyDttm, schdResp, startInProcess, type InProcessRunner } from "./requests-world.js";
 
 const send = (url: string, xml: string) => fetch(new URL("/cminmsgs/send", url), { method: "POST", headers: { "content-type": "application/xml" }, body: xml }).then((r) => r.text());
@@ -41,20 +42,26 @@ describe("requests on the embedded runner (admin HTTP + CLI client)", () => {
     expect((await api.list({ limit: 10 })).map((x) => x.status)).toEqual(["DONE"]);
   });
 
-  it("RQRD: the reply lands in REF_MASTER, readable through the admin routes", async () => {
+  it("RQRD: the reply lands in REF_MASTER, readable through the admin routes, and is published on the ref topic", async () => {
     const api = httpRequestAdmin(r.url, undefined);
     const request = await api.reference("ARPT", "e2e");
     expect(request).toMatchObject({ status: "SENT", requestType: "RQRD/ARPT", routingId: "VIEWRQRD" });
     await send(r.url, arptResp(480_003, replyDttm()));
     await eventually(async () => ((x) => (x?.status === "DONE" ? x : undefined))(await api.get(request.requestId)), "the RQRD DONE");
     expect(await api.referenceTypes()).toEqual([{ rtype: "ARPT", live: 2 }]);
-    expect((await api.referenceList({ rtype: "ARPT", limit: 10 })).map((e) => [e.rkey, e.attributes["APNM"]])).toEqual([
-      ["CAN", ""],
+    expect((await api.referenceList({ rtype: "ARPT", limit: 10 })).map((e) => [e.rkey, e.fields["ANAM"]])).toEqual([
+      ["CAN", null],
       ["PEK", "Beijing Capital"],
     ]);
     expect(await api.referenceGet("ARPT", "PEK")).toMatchObject({ rtype: "ARPT", rkey: "PEK", deleted: false });
     expect(await api.referenceGet("ARPT", "XXX")).toBeUndefined();
     expect((await admin<{ entries: unknown[]; next: string }>(r.url, "/admin/reference/ARPT?limit=1")).body).toMatchObject({ next: "CAN" });
+    // The embedded broker (events/<topic>.jsonl) gets the reference topic from its own dispatcher.
+    const published = await eventually(async () => ((x) => (x.length === 2 ? x : undefined))(readJsonlTopic(r.dataDir, "ref")), "two records on the ref topic");
+    expect(published.map((x) => [x.key, x.headers["msgx-event-type"], x.value === null ? null : (JSON.parse(x.value) as { fields: unknown }).fields])).toEqual([
+      ["ARPT:PEK", "UPSERT", { ANAM: "Beijing Capital" }],
+      ["ARPT:CAN", "UPSERT", { ANAM: null }],
+    ]);
   });
 
   it("a newer request of a type expires the open one; bad input is 400; the list filters by status", async () => {

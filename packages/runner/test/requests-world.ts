@@ -13,6 +13,8 @@ export interface InProcessRunner {
   readonly app: RunningApp;
   readonly parts: AppParts;
   readonly url: string;
+  /** The embedded data directory (events/<topic>.jsonl for delivered records). */
+  readonly dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -28,6 +30,7 @@ export async function startInProcess(overrides: Record<string, string> = {}): Pr
     app,
     parts,
     url: app.url,
+    dataDir,
     stop: async () => {
       await app.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -45,12 +48,12 @@ export const replyDttm = (at = Date.now()): string => epochMsToDttm(Math.ceil((a
 /** A `SCHD/RESP` of one flight. */
 export const schdResp = (seqn: number, dttm: string, flid: string, sodt: string): string =>
   `<MSG><META><SNDR>AODB</SNDR><SEQN>${seqn}</SEQN><DTTM>${dttm}</DTTM><TYPE>SCHD</TYPE><STYP>RESP</STYP></META>` +
-  `<SCHD><RECS>1</RECS><FLTR><FLID>${flid}</FLID><ALCD>CZ</ALCD><FLNO>CZ3102</FLNO><MVIN>A</MVIN><SODT>${sodt}</SODT><FLTY>W</FLTY><FLIN>D</FLIN></FLTR></SCHD></MSG>`;
+  `<SCHD><RECS>1</RECS><FLTR><FLID>${flid}</FLID><ALCD>CZ</ALCD><FLNO>CZ3102</FLNO><MVIN>A</MVIN><SODT>${sodt}</SODT><FLTY>W</FLTY><FLIN>D</FLIN><ACFT>333</ACFT></FLTR></SCHD></MSG>`;
 
-/** A reference `ARPT/RESP` of two airports. */
+/** A reference `ARPT/RESP` of two airports, in the upstream layout (RECS under MSG, records named ARPT). */
 export const arptResp = (seqn: number, dttm: string): string =>
   `<MSG><META><SNDR>AODB</SNDR><SEQN>${seqn}</SEQN><DTTM>${dttm}</DTTM><TYPE>ARPT</TYPE><STYP>RESP</STYP></META>` +
-  `<ARPT><RECS>2</RECS><ARPR><APC3>PEK</APC3><APNM>Beijing Capital</APNM></ARPR><ARPR><APC3>CAN</APC3><APNM></APNM></ARPR></ARPT></MSG>`;
+  `<RECS>2</RECS><ARPT><ITCD>PEK</ITCD><ANAM>Beijing Capital</ANAM></ARPT><ARPT><ITCD>CAN</ITCD><ANAM></ANAM></ARPT></MSG>`;
 
 /** Polls until `probe` gives a value. */
 export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {

@@ -115,7 +115,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       await admin.connect();
       closers.push(() => admin.disconnect());
       if (config.kafka.createTopics && !options.admin) {
-        await ensureTopics(admin, { msgTopic: config.kafka.msgTopic, schdTopic: config.kafka.schdTopic, partitions: config.kafka.partitions });
+        await ensureTopics(admin, { msgTopic: config.kafka.msgTopic, schdTopic: config.kafka.schdTopic, refTopic: config.kafka.refTopic, partitions: config.kafka.partitions });
       }
       const port = new KafkaDeliveryPort({ brokers, clientId: config.kafka.clientId, logger });
       closers.push(() => port.disconnect());

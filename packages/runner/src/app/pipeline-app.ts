@@ -38,8 +38,8 @@ export interface RunningApp {
 }
 
 /**
- * Starts the exchange over the given parts: intake, pump, backfill sweep, the two delivery loops
- * and the HTTP server. Each loop runs a core `step()`; the pump is woken at once by ingress.
+ * Starts the exchange over the given parts: intake, pump, backfill sweep, the three delivery loops
+ * (msg, ref, schd) and the HTTP server. Each loop runs a core `step()`; the pump is woken at once by ingress.
  */
 export async function startPipeline(parts: AppParts, config: MsgxConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningApp> {
   const controller = new AbortController();
@@ -53,7 +53,7 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
   // The maintenance jobs are built with the loops below; the metrics read the reconciler's counts.
   let maintenance: MaintenanceJobs | undefined;
   const metrics = createMetrics(parts.status, clock, () => maintenance?.reconcilerCounts());
-  const topics = { [Target.MSG]: config.kafka.msgTopic, [Target.SCHD]: config.kafka.schdTopic };
+  const topics = { [Target.MSG]: config.kafka.msgTopic, [Target.SCHD]: config.kafka.schdTopic, [Target.REF]: config.kafka.refTopic };
 
   const poller = new InboxPoller(base, { batchSize: p.claimBatch, gapGraceMs: p.gapGraceMs });
   const pump = new Pump(
@@ -81,6 +81,15 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
     // The outbox reads and marks run beside the broker's sends (docs/delivery.md).
     pipelined: true,
   });
+  // Reference events (`KAFKA:ref`) have their own per-event loop: a reference head in backoff
+  // never holds the flight change stream, nor the other way round.
+  const refDispatcher = new MsgDispatcher(deliveryDeps, {
+    target: Target.REF,
+    topics,
+    batchSize: config.delivery.batchSize,
+    policy: { ...policy, maxAttempts: config.delivery.maxAttempts },
+    pipelined: true,
+  });
   const flusher = new SchdFlusher(deliveryDeps, { topics, intervalMs: config.schd.flushPeriodMs, flushAt: config.schd.flushLimit, batchLimit: config.schd.flushLimit });
 
   let resolveStopped!: (why: string) => void;
@@ -94,6 +103,7 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
   };
 
   const delivery = loop("msg-dispatcher", async (s) => until((await dispatcher.step(s)).next, p.pollIntervalMs));
+  const refDelivery = loop("ref-dispatcher", async (s) => until((await refDispatcher.step(s)).next, p.pollIntervalMs));
   const schd = loop("schd-flusher", async (s) => until((await flusher.step(s)).next, config.schd.flushPeriodMs));
   const pumpLoop = loop("pump", async (s) => {
     const step = await pump.step(s);
@@ -102,6 +112,7 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
         metrics.recordProcessed(step.records.map((r) => ({ status: r.status as ProcStatus, errorClass: r.errorClass, latencyMs: clock.now() - r.receivedAt })));
         metrics.recordWarnings(step.warnings ?? []);
         delivery.wake();
+        refDelivery.wake();
         return 0;
       case "fenced":
         logger.error("leadership lost: a newer leader holds the pipeline", { error: step.error });
@@ -123,7 +134,7 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
     await sweeper.step(s);
     return config.jobs.backfillSweepMs;
   });
-  const loopContext = { parts, config, logger, clock, wakePump: () => pumpLoop.wake(), wakeDelivery: () => (delivery.wake(), schd.wake()) };
+  const loopContext = { parts, config, logger, clock, wakePump: () => pumpLoop.wake(), wakeDelivery: () => (delivery.wake(), refDelivery.wake(), schd.wake()) };
   const jobs = createMaintenanceJobs(loopContext);
   maintenance = jobs;
   for (const spec of [...maintenance.loops, ...requestLoops(loopContext), ...reliableLoops(loopContext)]) loop(spec.name, (s) => spec.step(s));
@@ -178,7 +189,9 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
       // The pump's last write-back may still be running (the sweep would redo it if cut off).
       await pump.settle().catch((e: unknown) => logger.warn("last backfill not finished; the sweep will redo it", { error: errorMessage(e) }));
       // The relay's last mark may still be on its way; unmarked, its batch would be resent.
-      await dispatcher.settle().catch((e: unknown) => logger.warn("last delivery mark not written; its events will be resent", { error: errorMessage(e) }));
+      for (const d of [dispatcher, refDispatcher]) {
+        await d.settle().catch((e: unknown) => logger.warn("last delivery mark not written; its events will be resent", { error: errorMessage(e) }));
+      }
       await parts.close();
       logger.info("msgx stopped");
     })().catch((e: unknown) => {

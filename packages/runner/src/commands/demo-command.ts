@@ -49,7 +49,7 @@ export async function demoCommand(flags: DemoFlags): Promise<void> {
     }
     const events = flags.url
       ? undefined
-      : Object.fromEntries([config.kafka.msgTopic, config.kafka.schdTopic].map((t) => [t, readJsonlTopic(config.dataDir, t).length]));
+      : Object.fromEntries([config.kafka.msgTopic, config.kafka.schdTopic, config.kafka.refTopic].map((t) => [t, readJsonlTopic(config.dataDir, t).length]));
     const kinds = new Map<string, number>();
     for (const m of day) kinds.set(m.kind, (kinds.get(m.kind) ?? 0) + 1);
     const total = day.length;

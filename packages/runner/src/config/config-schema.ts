@@ -82,6 +82,8 @@ export const ConfigSchema = z
         clientId: z.string().default("msgx"),
         msgTopic: z.string().default("msg"),
         schdTopic: z.string().default("schd"),
+        /** Compacted topic of reference data, key `<TYPE>:<KEY>` (KAFKA:ref). */
+        refTopic: z.string().default("ref"),
         /** Create missing topics at start (schd compacted). */
         createTopics: bool(true),
         partitions: positive(6),
