@@ -6,8 +6,8 @@ import { eventHeaders } from "./event-headers.js";
 /** Which broker topic each outbox target goes to. */
 export type DeliveryTopics = Readonly<Record<string, string>>;
 
-/** SPEC §2: `KAFKA:msg` to topic `msg`, `KAFKA:schd` to topic `schd`. */
-export const DEFAULT_DELIVERY_TOPICS: DeliveryTopics = { [Target.MSG]: "msg", [Target.SCHD]: "schd" };
+/** SPEC §2: `KAFKA:msg` to topic `msg`, `KAFKA:schd` to topic `schd`; reference data `KAFKA:ref` to `ref`. */
+export const DEFAULT_DELIVERY_TOPICS: DeliveryTopics = { [Target.MSG]: "msg", [Target.SCHD]: "schd", [Target.REF]: "ref" };
 
 /** The topic of `target`; a target without one is refused at construction (`CONFIG`). */
 export function topicFor(topics: DeliveryTopics, target: Target): string {
@@ -17,8 +17,9 @@ export function topicFor(topics: DeliveryTopics, target: Target): string {
 }
 
 /**
- * A `KAFKA:msg` record: key FLID, value the payload JSON (null when the payload is null) — the
- * stored text when the store gave it, so the payload is neither parsed nor serialized again.
+ * A per-event record (`KAFKA:msg`, `KAFKA:ref`): key the partition key (FLID, `<TYPE>:<KEY>`),
+ * value the payload JSON (null when the payload is null) — the stored text when the store gave
+ * it, so the payload is neither parsed nor serialized again.
  */
 export function msgRecord(event: OutboxEvent, topic: string): DeliveryRecord {
   const value = event.payloadJson ?? (event.payload === null || event.payload === undefined ? null : serialize(event));

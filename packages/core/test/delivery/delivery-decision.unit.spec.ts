@@ -96,6 +96,7 @@ describe("delivery records", () => {
   it("topicFor: the configured topic, CONFIG when missing", () => {
     expect(topicFor(DEFAULT_DELIVERY_TOPICS, Target.MSG)).toBe("msg");
     expect(topicFor(DEFAULT_DELIVERY_TOPICS, Target.SCHD)).toBe("schd");
+    expect(topicFor(DEFAULT_DELIVERY_TOPICS, Target.REF)).toBe("ref");
     expect(() => topicFor(DEFAULT_DELIVERY_TOPICS, "KAFKA:other")).toThrow(expect.objectContaining({ kind: "CONFIG" }));
   });
 });
