@@ -1,4 +1,4 @@
-import { MsgxError, type AuditEntry, type FlightState, type PipelineTx, type ProcRecord, type RunDecision } from "@msgx/core";
+import { MsgxError, type AuditEntry, type FlightState, type IdentityOwner, type PipelineTx, type ProcRecord, type RunDecision } from "@msgx/core";
 import type { RefEntry, RequestRecord } from "./requests/core-requests.js";
 import { appendAudit } from "./operations/append-audit.js";
 import { bindIdentitiesParts } from "./operations/bind-identities.js";
@@ -39,7 +39,7 @@ export class PgPipelineTx implements PipelineTx {
     return pgCall("loadRecords", () => loadRecords(this.#db, msgIds));
   }
 
-  identityOwners(keys: readonly string[]): Promise<ReadonlyMap<string, number>> {
+  identityOwners(keys: readonly string[]): Promise<ReadonlyMap<string, IdentityOwner>> {
     return pgCall("identityOwners", () => identityOwners(this.#db, keys));
   }
 

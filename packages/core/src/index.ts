@@ -12,7 +12,9 @@ export {
 
 // Model
 export type { Meta } from "./model/meta.js";
-export { Identity, DEFAULT_IDENTITY_OPTIONS, type IdentityOptions } from "./model/identity.js";
+export { Identity, DEFAULT_IDENTITY_OPTIONS, type IdentityOptions, type ContentDiffersPolicy } from "./model/identity.js";
+export { sha256Hex, type ContentHash } from "./model/content-hash.js";
+export { SEASONAL_FIELDS, type SeasonalField, type SeasonalFlight, type SeasonalSchedule } from "./model/seasonal-schedule.js";
 export type { MsgKind, MsgKindName, SchdBody, RefRecord } from "./model/msg-kind.js";
 export type { DecodedMessage } from "./model/decoded-message.js";
 export type { FlightRecord, CollectionRow, WireValue } from "./model/flight-record.js";
@@ -51,6 +53,18 @@ export {
   type CodecOptions,
   type CodecLimits,
 } from "./codec/decode-result.js";
+export {
+  KINDS,
+  REFERENCE_TYPES_ROW,
+  TypeDisposition,
+  knownTypes,
+  typePolicyProblems,
+  typeRule,
+  type BodyFormat,
+  type KindRow,
+  type TypePolicy,
+  type TypeRule,
+} from "./codec/type-policy.js";
 
 export { decodeMessage, decodeMessageInSlices } from "./codec/xml-codec.js";
 export { DEFAULT_PARSE_SLICE } from "./codec/xml-tree.js";
@@ -125,7 +139,14 @@ export { shouldFlush, DEFAULT_SCHD_FLUSH_POLICY, type SchdFlushPolicy, type Schd
 export { SchdFlusher, DEFAULT_SCHD_FLUSHER_OPTIONS, type SchdFlusherOptions, type FlushStep, type FlidFault } from "./delivery/schd-flusher.js";
 
 // Processing
-export { DEFAULT_RETRY_POLICY, backoffAfter, type RetryPolicy } from "./processing/retry-policy.js";
+export {
+  DEFAULT_RETRY_POLICY,
+  DEFAULT_UNSUPPORTED_POLICY,
+  backoffAfter,
+  headDeadlineFor,
+  type RetryPolicy,
+  type UnsupportedPolicy,
+} from "./processing/retry-policy.js";
 export {
   evolveProc,
   newProcRecord,
@@ -150,13 +171,14 @@ export type {
   MessageWarning,
 } from "./processing/processor.js";
 export type { OpenRequest } from "./processing/open-request.js";
-export { emptyRunDecision, type RunDecision, type RunWarning, type IdentityBinding, type SnapshotLogEntry } from "./processing/run-decision.js";
+export { emptyRunDecision, type RunDecision, type RunWarning, type IdentityBinding, type IdentityOwner, type SnapshotLogEntry } from "./processing/run-decision.js";
 export {
   prepareDecodedRun,
   prepareRun,
   decideRun,
   decideFailure,
   decideExhaust,
+  PIPELINE_OPERATOR,
   type PreparedRun,
   type PreparedMessage,
   type LoadedState,

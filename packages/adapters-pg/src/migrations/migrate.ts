@@ -10,6 +10,7 @@ import { maintenanceMigration } from "../jobs/maintenance-migration.js";
 import { outboxJsonMigration } from "./0009-outbox-json.js";
 import { flightCollectionsMigration } from "./0010-flight-collections.js";
 import { referenceDataMigration } from "./0011-reference-data.js";
+import { identityContentMigration } from "./0012-identity-content.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -36,6 +37,8 @@ export function msgxMigrations(schema: string): Record<string, Migration> {
     "0010_flight_collections": flightCollectionsMigration(schema),
     // Reference records as typed fields, with a version per key.
     "0011_reference_data": referenceDataMigration(schema),
+    // The content hash kept with each identity binding (content-differs duplicates).
+    "0012_identity_content": identityContentMigration(schema),
   };
 }
 

@@ -14,14 +14,14 @@ export function bindIdentitiesParts(bindings: readonly IdentityBinding[], now: n
   // below would let both through silently).
   const keys = new Set(bindings.map((b) => b.identityKey));
   if (keys.size !== bindings.length) throw new MsgxError("INFRA", "unique violation: an identity is bound twice in one run");
-  const rows = bindings.map((b) => ({ identity_key: b.identityKey, msg_id: b.msgId }));
+  const rows = bindings.map((b) => ({ identity_key: b.identityKey, msg_id: b.msgId, content_hash: b.contentHash ?? null }));
   return [
     {
       name: "ins_msg_identity",
       body: sql`
-        INSERT INTO msg_identity (identity_key, msg_id, bound_at)
-        SELECT x.identity_key, x.msg_id, to_timestamp(${now}::bigint / 1000.0)
-        FROM jsonb_to_recordset(${jsonParam(rows)}::jsonb) AS x(identity_key text, msg_id bigint)
+        INSERT INTO msg_identity (identity_key, msg_id, bound_at, content_hash)
+        SELECT x.identity_key, x.msg_id, to_timestamp(${now}::bigint / 1000.0), x.content_hash
+        FROM jsonb_to_recordset(${jsonParam(rows)}::jsonb) AS x(identity_key text, msg_id bigint, content_hash text)
         WHERE NOT EXISTS (SELECT 1 FROM msg_identity m WHERE m.identity_key = x.identity_key AND m.msg_id = x.msg_id)`,
     },
   ];

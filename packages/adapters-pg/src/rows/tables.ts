@@ -24,6 +24,8 @@ export interface MsgIdentityTable {
   identity_key: string;
   msg_id: Int8;
   bound_at: Timestamp;
+  /** SHA-256 hex of the binding message's raw text; NULL for bindings older than 0012. */
+  content_hash: string | null;
 }
 
 export interface MsgEventTable {

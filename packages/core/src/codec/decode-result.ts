@@ -1,6 +1,7 @@
 import type { DecodedMessage } from "../model/decoded-message.js";
 import type { Meta } from "../model/meta.js";
 import { REFERENCE_TYPES } from "../model/reference-schema.js";
+import type { TypePolicy } from "./type-policy.js";
 
 /**
  * What decoding one raw message gives. A failure says its class (SPEC §2.1) and, when the
@@ -33,9 +34,12 @@ export interface CodecLimits {
 
 export interface CodecOptions {
   readonly limits: CodecLimits;
-  /** Types that are SKIPPED `ignored:<TYPE>` without parsing the body. */
-  readonly ignorableTypes: readonly string[];
-  /** Types decoded as reference data (`<reftype>/RESP|DNLD|ADD|UPD|DEL`). (ours) */
+  /**
+   * What is processed, ignored or unsupported, by `TYPE` or `FLOP/<STYP>`, over the defaults of
+   * the kinds table (`KINDS` in type-policy.ts). Ignored and unsupported bodies are not read.
+   */
+  readonly typePolicy: TypePolicy;
+  /** Types decoded as reference data (`<reftype>/RESP|DNLD|ADD|UPD|DEL`); processed by default. */
   readonly referenceTypes: readonly string[];
   /** (ours) Accept 12-digit `yyyyMMddHHmm` and 14-digit `yyyyMMddHHmmss` body times. Off by default. */
   readonly numericTimeTolerance: boolean;
@@ -43,7 +47,7 @@ export interface CodecOptions {
 
 export const DEFAULT_CODEC_OPTIONS: CodecOptions = {
   limits: { maxBytes: 4 * 1024 * 1024, maxDepth: 32, maxAttributes: 32, maxElements: 200_000 },
-  ignorableTypes: ["LDM", "RSTA", "EROR"],
+  typePolicy: {},
   referenceTypes: REFERENCE_TYPES,
   numericTimeTolerance: false,
 };

@@ -7,7 +7,9 @@ import { decodeFlop } from "./flop-body.js";
 import { decodeMeta } from "./meta-decoder.js";
 import { decodeReference, REFERENCE_SUBTYPES } from "./reference-body.js";
 import { decodeSchd } from "./schd-body.js";
+import { decodeSchs } from "./schs-body.js";
 import { runToEnd, type Stepped } from "./stepped.js";
+import { typeRule } from "./type-policy.js";
 import { DEFAULT_PARSE_SLICE, parseXmlTreeSteps } from "./xml-tree.js";
 import type { XmlElement } from "./xml-tree.js";
 
@@ -24,24 +26,35 @@ function mergeOptions(options: Partial<CodecOptions>): CodecOptions {
       maxAttributes: limits.maxAttributes ?? d.limits.maxAttributes,
       maxElements: limits.maxElements ?? d.limits.maxElements,
     },
-    ignorableTypes: options.ignorableTypes ?? d.ignorableTypes,
+    typePolicy: options.typePolicy ?? d.typePolicy,
     referenceTypes: options.referenceTypes ?? d.referenceTypes,
     numericTimeTolerance: options.numericTimeTolerance ?? d.numericTimeTolerance,
   };
 }
 
 /**
- * Chooses the kind by TYPE/STYP (WIRE.md "Kinds") and decodes the body it implies, yielding after
- * every `every` records of a large body.
+ * Chooses the kind by TYPE/STYP through the type policy and the kinds table (type-policy.ts,
+ * WIRE.md "Kinds") and decodes the body it implies, yielding after every `every` records of a
+ * large body. An ignored or unsupported message's body is not read.
  */
 function* decodeBody(msg: XmlElement, meta: Meta, options: CodecOptions, every: number): Stepped<MsgKind> {
   const { type, styp } = meta;
-  // Checked first: an ignorable type is not read.
-  if (options.ignorableTypes.includes(type)) return { kind: "ignorable", type };
-  if (type === "SCHD") return yield* decodeSchd(msg, styp, options.numericTimeTolerance, every);
-  if (type === "FLOP") return decodeFlop(msg, styp, options.numericTimeTolerance);
-  if (options.referenceTypes.includes(type) && REFERENCE_SUBTYPES.includes(styp)) return yield* decodeReference(msg, type, styp, every);
-  return { kind: "unsupported", type, styp };
+  const rule = typeRule(type, styp, options.typePolicy, options.referenceTypes);
+  if (rule.disposition === "ignore") return rule.key === type ? { kind: "ignorable", type } : { kind: "ignorable", type, styp };
+  const unsupported: MsgKind = { kind: "unsupported", type, styp };
+  if (rule.disposition === "unsupported") return unsupported;
+  switch (rule.row?.format) {
+    case "schd":
+      return yield* decodeSchd(msg, styp, options.numericTimeTolerance, every);
+    case "flop":
+      return decodeFlop(msg, styp, options.numericTimeTolerance);
+    case "reference":
+      return REFERENCE_SUBTYPES.includes(styp) ? yield* decodeReference(msg, type, styp, every) : unsupported;
+    case "schs":
+      return yield* decodeSchs(msg, styp, every);
+    case undefined:
+      return unsupported;
+  }
 }
 
 /**
@@ -54,8 +67,8 @@ function* decodeBody(msg: XmlElement, meta: Meta, options: CodecOptions, every: 
  * - `PROTOCOL` (with meta): the payload breaks the contract (missing body, bad RECS, a value
  *   outside its domain, a non-empty FDEL, a row without key, a duplicate key);
  * - `CODEC_ERROR` (with meta): a shape the contract allows but this decoder cannot represent;
- * - `ok: true`: a `DecodedMessage`, possibly of kind `unsupported` or `ignorable` (ignorable bodies
- *   are not read). Absent elements stay absent, empty elements decode to `null`.
+ * - `ok: true`: a `DecodedMessage`, possibly of kind `unsupported` or `ignorable` (by the type
+ *   policy; their bodies are not read). Absent elements stay absent, empty elements decode to `null`.
  *
  * @param options merged over {@link DEFAULT_CODEC_OPTIONS}; `limits` may be given in part.
  */

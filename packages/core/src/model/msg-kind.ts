@@ -1,5 +1,6 @@
 import type { FlightRecord } from "./flight-record.js";
 import type { FlopBlock } from "./flop-block.js";
+import type { SeasonalSchedule } from "./seasonal-schedule.js";
 import type { RefFields } from "./reference-schema.js";
 
 /** A `SCHD` body: the declared record count and the flight records, in wire order. */
@@ -30,8 +31,14 @@ export type MsgKind =
   | { readonly kind: "flop"; readonly styp: string; readonly blocks: readonly FlopBlock[] }
   /** `FLOP/FDEL`: delete one flight. */
   | { readonly kind: "fdel"; readonly flid: string; readonly ffid?: string | null | undefined }
-  /** `LDM`, `RSTA`, `EROR` (the codec's ignorable types): not parsed, SKIPPED `ignored:<TYPE>`. */
-  | { readonly kind: "ignorable"; readonly type: string }
+  /**
+   * A TYPE (or FLOP subtype) the type policy ignores (by default `SCHS`, `LDM`, `RSTA`, `EROR`):
+   * not parsed, SKIPPED `ignored:<TYPE>`, or `ignored:FLOP/<STYP>` when `styp` is given (the
+   * subtype's own setting decided).
+   */
+  | { readonly kind: "ignorable"; readonly type: string; readonly styp?: string }
+  /** `SCHS/<subtype>` when processed: the seasonal schedule (no processor yet: ignored by default). */
+  | { readonly kind: "seasonal"; readonly styp: string; readonly body: SeasonalSchedule }
   /** A reference-data message (`<reftype>/RESP|DNLD|ADD|UPD|DEL`), records in wire order. */
   | {
       readonly kind: "reference";
@@ -41,7 +48,7 @@ export type MsgKind =
       readonly recs: number | undefined;
       readonly records: readonly RefRecord[];
     }
-  /** A valid envelope of a type/subtype msgx has no decoder for. */
+  /** A valid envelope of a type/subtype msgx has no decoder for, or the type policy calls unsupported. */
   | { readonly kind: "unsupported"; readonly type: string; readonly styp: string };
 
 export type MsgKindName = MsgKind["kind"];

@@ -2,7 +2,7 @@ import type { ErrorClass } from "../errors/error-class.js";
 import type { FlightState } from "../flight/flight-state.js";
 import type { ProcRecord, ProcStatus } from "../model/proc-record.js";
 import type { Meta } from "../model/meta.js";
-import type { RunDecision } from "../processing/run-decision.js";
+import type { IdentityOwner, RunDecision } from "../processing/run-decision.js";
 import type { RefEntry } from "../requests/reference-entry.js";
 import type { RequestRecord } from "../requests/request-record.js";
 
@@ -52,8 +52,12 @@ export interface RecordFilter {
 export interface PipelineTx {
   /** The records among `msgIds`, as committed, locked for this transaction. */
   loadRecords(msgIds: readonly number[]): Promise<readonly ProcRecord[]>;
-  /** The owner (msgId) of each key that is bound; keys with no owner are absent from the map. */
-  identityOwners(keys: readonly string[]): Promise<ReadonlyMap<string, number>>;
+  /**
+   * The owner of each key that is bound: its message and the content hash stored with the binding
+   * (`null` for a binding stored without one, e.g. before hashes were kept). Keys with no owner are
+   * absent from the map. Bindings are never removed, archiving included (SPEC §2.2).
+   */
+  identityOwners(keys: readonly string[]): Promise<ReadonlyMap<string, IdentityOwner>>;
   /**
    * The stored flights among `flids` (deleted ones included), locked for this transaction. A FLID
    * that is not stored but retired to history (`MaintenanceTx.retireFlights`) is given as
@@ -73,8 +77,8 @@ export interface PipelineTx {
    */
   loadReferences(rtypes: readonly string[]): Promise<readonly RefEntry[]>;
   /**
-   * Writes a decision: records (by msgId), identity bindings (a key bound twice is a constraint
-   * violation: the transaction fails), flights (full replacement of each FLID's row and
+   * Writes a decision: records (by msgId), identity bindings with their content hash (a key bound
+   * twice is a constraint violation: the transaction fails), flights (full replacement of each FLID's row and
    * collections), outbox events (EVENT_IDs ascending in the given order), backfill todos for
    * `decision.backfill`, closed requests (each only over the version it was loaded with; a
    * request that changed meanwhile fails the transaction) and reference rows (upserted by

@@ -1,5 +1,6 @@
 import type { DecodeResult } from "../codec/decode-result.js";
 import type { FlightState } from "../flight/flight-state.js";
+import { sha256Hex, type ContentHash } from "../model/content-hash.js";
 import { Identity, type IdentityOptions } from "../model/identity.js";
 import type { Meta } from "../model/meta.js";
 import type { MsgKind } from "../model/msg-kind.js";
@@ -9,8 +10,9 @@ import type { BackfillEntry, RawRead } from "../ports/mailbox.js";
 import { errorMessage } from "../errors/msgx-error.js";
 import { evolveProc, type ProcEvent } from "./proc-machine.js";
 import type { MessageWarning, Processor, ProcessorResult, ProcessorTable } from "./processor.js";
-import type { RetryPolicy } from "./retry-policy.js";
-import type { IdentityBinding, RequestClose, RunDecision, RunWarning, SnapshotLogEntry } from "./run-decision.js";
+import { DEFAULT_UNSUPPORTED_POLICY, type RetryPolicy, type UnsupportedPolicy } from "./retry-policy.js";
+import type { AuditEntry } from "../ports/pipeline-store.js";
+import type { IdentityBinding, IdentityOwner, RequestClose, RunDecision, RunWarning, SnapshotLogEntry } from "./run-decision.js";
 import type { OpenRequest } from "./open-request.js";
 import { refKey, type RefChange, type RefState } from "../requests/reference-entry.js";
 import { RunReferences, type ReferenceView } from "../requests/reference-view.js";
@@ -25,6 +27,8 @@ export interface PreparedMessage {
   readonly decoded: DecodeResult | undefined;
   /** The identity this message would bind (null when its envelope did not decode). */
   readonly identityKey: string | null;
+  /** SHA-256 (hex) of the raw text, stored with the binding; null when not computed (raw missing). */
+  readonly contentHash: string | null;
 }
 
 /** A run ready to be decided, with the keys of the state it needs. */
@@ -41,7 +45,7 @@ export interface PreparedRun {
 
 /** The state a run is decided against, loaded in one query per kind. */
 export interface LoadedState {
-  readonly identityOwners: ReadonlyMap<string, number>;
+  readonly identityOwners: ReadonlyMap<string, IdentityOwner>;
   readonly flights: ReadonlyMap<string, FlightState>;
   /**
    * The open upstream requests (`PipelineTx.openRequests`): replies are matched against them, and
@@ -59,11 +63,16 @@ export interface RunContext {
   readonly policy: RetryPolicy;
   readonly identity: IdentityOptions;
   readonly processors: ProcessorTable;
+  /** The budget (or `skip` mode) of UNSUPPORTED messages. Default {@link DEFAULT_UNSUPPORTED_POLICY}. */
+  readonly unsupported?: UnsupportedPolicy;
 }
 
+/** The operator named on the audit rows the pipeline appends by itself. */
+export const PIPELINE_OPERATOR = "msgx";
+
 /**
- * Pure: decodes every message of a run and lists the state keys it needs. The decoder is passed
- * in so the run does not depend on codec options.
+ * Pure: decodes (and hashes) every message of a run and lists the state keys it needs. The
+ * decoder is passed in so the run does not depend on codec options.
  */
 export function prepareRun(
   records: readonly ProcRecord[],
@@ -71,25 +80,31 @@ export function prepareRun(
   decode: (raw: string) => DecodeResult,
   processors: ProcessorTable,
   identity: IdentityOptions,
+  hash: ContentHash = sha256Hex,
 ): PreparedRun {
   const decoded = new Map<number, DecodeResult>();
+  const hashes = new Map<number, string>();
   for (const record of records) {
     const raw = raws.get(record.msgId);
-    if (raw?.found) decoded.set(record.msgId, decode(raw.text));
+    if (!raw?.found) continue;
+    decoded.set(record.msgId, decode(raw.text));
+    if (record.identityKey === null) hashes.set(record.msgId, hash(raw.text));
   }
-  return prepareDecodedRun(records, decoded, processors, identity);
+  return prepareDecodedRun(records, decoded, processors, identity, hashes);
 }
 
 /**
  * Pure: {@link prepareRun} for messages decoded beforehand (the pump decodes a large document in
  * slices, letting other work run). `decoded` holds a result for every message whose raw row was
- * found; a message without one is a missing row.
+ * found; a message without one is a missing row. `contentHashes` holds the raw text's SHA-256 of
+ * the messages not bound yet (one without a hash gets the plain duplicate rule).
  */
 export function prepareDecodedRun(
   records: readonly ProcRecord[],
   decodedById: ReadonlyMap<number, DecodeResult>,
   processors: ProcessorTable,
   identity: IdentityOptions,
+  contentHashes: ReadonlyMap<number, string> = new Map(),
 ): PreparedRun {
   const identityKeys = new Set<string>();
   const flightIds = new Set<string>();
@@ -98,7 +113,8 @@ export function prepareDecodedRun(
   const messages = records.map((record): PreparedMessage => {
     const decoded = decodedById.get(record.msgId);
     const meta = decoded?.ok ? decoded.message.meta : (decoded?.meta ?? null);
-    const identityKey = record.identityKey ?? (meta ? Identity.of(meta, identity) : null);
+    const contentHash = contentHashes.get(record.msgId) ?? null;
+    const identityKey = record.identityKey ?? (meta ? Identity.of(meta, identity, contentHash) : null);
     if (identityKey !== null && record.identityKey === null) identityKeys.add(identityKey);
     if (decoded?.ok) {
       needsRequests ||= mayAnswerRequest(decoded.message.body);
@@ -107,7 +123,7 @@ export function prepareDecodedRun(
         flightIds.add(flid);
       }
     }
-    return { record, decoded, identityKey };
+    return { record, decoded, identityKey, contentHash };
   });
   return { messages, identityKeys: [...identityKeys], flightIds: [...flightIds], needsRequests, ...(referenceTypes.size > 0 ? { referenceTypes: [...referenceTypes] } : {}) };
 }
@@ -137,18 +153,23 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
   const closes: RequestClose[] = [];
   const snapshots: SnapshotLogEntry[] = [];
   const warnings: RunWarning[] = [];
+  const audits: AuditEntry[] = [];
+  const unsupported = ctx.unsupported ?? DEFAULT_UNSUPPORTED_POLICY;
   // A request answered earlier in the run is closed for the messages behind it: at most one reply applies.
   let open: readonly OpenRequest[] = loaded.requests?.flatMap((r) => toOpenRequest(r) ?? []) ?? loaded.openRequests ?? [];
 
   for (const m of run.messages) {
-    const { event, meta, bind, applied, answered, warned } = decideOne(m, owners, flights, open, referenceView, ctx);
+    const one = duplicateOf(m, owners, ctx) ?? decideOne(m, owners, flights, open, referenceView, ctx);
+    const { event, meta, bind, applied, answered, warned } = unsupported.mode === "skip" ? unsupportedSkipped(one) : one;
     for (const w of warned ?? []) warnings.push({ msgId: m.record.msgId, ...w });
-    const record = evolveProc(m.record, event, { now: ctx.now, identityKey: bind ? m.identityKey : m.record.identityKey, meta }, ctx.policy);
+    const record = evolveProc(m.record, event, { now: ctx.now, identityKey: bind ? m.identityKey : m.record.identityKey, meta }, ctx.policy, unsupported);
     records.push(record);
     if (bind && m.identityKey !== null && m.record.identityKey === null) {
-      owners.set(m.identityKey, m.record.msgId);
-      bindings.push({ identityKey: m.identityKey, msgId: m.record.msgId });
+      owners.set(m.identityKey, { msgId: m.record.msgId, contentHash: m.contentHash });
+      bindings.push({ identityKey: m.identityKey, msgId: m.record.msgId, contentHash: m.contentHash });
     }
+    const audit = unsupportedAudit(event, record, ctx.now);
+    if (audit !== undefined) audits.push(audit);
     if (applied) {
       for (const f of applied.flights) {
         flights.set(f.flid, f);
@@ -185,8 +206,58 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
     ...(closes.length > 0 ? { requests: closes } : {}),
     ...(references.size > 0 ? { references: [...references.values()] } : {}),
     ...(snapshots.length > 0 ? { snapshots } : {}),
+    ...(audits.length > 0 ? { audits } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
+}
+
+/**
+ * The duplicate check (SPEC §2.2, WIRE.md "SEQN and identity"), before anything else a decoded
+ * envelope can lead to: a message whose identity another message holds is SKIPPED
+ * `duplicate-of:<id>` whatever its body. When both raw texts were hashed and differ, the reason
+ * says `content-differs`, a warning says so, and `identity.onContentDiffers: dead` holds it
+ * DEAD(PROTOCOL) instead. A message that already holds its binding (a retry) never checks; a
+ * binding stored without a hash (older than hashes) is the plain rule.
+ */
+function duplicateOf(m: PreparedMessage, owners: ReadonlyMap<string, IdentityOwner>, ctx: RunContext): OneDecision | undefined {
+  const d = m.decoded;
+  if (d === undefined || (!d.ok && d.errorClass === "MALFORMED")) return undefined;
+  if (m.record.identityKey !== null || m.identityKey === null) return undefined;
+  const owner = owners.get(m.identityKey);
+  if (owner === undefined || owner.msgId === m.record.msgId) return undefined;
+  const meta = d.ok ? d.message.meta : d.meta;
+  const plain = `duplicate-of:${owner.msgId}`;
+  if (owner.contentHash === null || m.contentHash === null || owner.contentHash === m.contentHash) {
+    return { event: { type: "skipped", reason: plain }, meta, bind: false };
+  }
+  const reason = `${plain} content-differs`;
+  const warned = [
+    {
+      code: "content-differs",
+      detail: `identity ${m.identityKey} is held by message ${owner.msgId} whose body differs (sha256 ${owner.contentHash.slice(0, 12)}… vs ${m.contentHash.slice(0, 12)}…)`,
+    },
+  ];
+  return ctx.identity.onContentDiffers === "dead"
+    ? { event: { type: "rejected", errorClass: "PROTOCOL", reason }, meta, bind: false, warned }
+    : { event: { type: "skipped", reason }, meta, bind: false, warned };
+}
+
+/** `unsupported: skip` mode: an UNSUPPORTED failure ends SKIPPED `unsupported:<TYPE>/<STYP>` at once. */
+function unsupportedSkipped(one: OneDecision): OneDecision {
+  if (one.event.type !== "failed" || one.event.errorClass !== "UNSUPPORTED") return one;
+  const reason = one.meta === null ? one.event.reason : `unsupported:${one.meta.type}/${one.meta.styp}`;
+  return { ...one, event: { type: "skipped", reason } };
+}
+
+/** The audit row of an UNSUPPORTED message that ended (skipped, or exhausted on its last attempt). */
+function unsupportedAudit(event: ProcEvent, record: ProcRecord, now: number): AuditEntry | undefined {
+  if (event.type === "skipped" && event.reason.startsWith("unsupported:")) {
+    return { at: now, operator: PIPELINE_OPERATOR, action: "unsupported-skipped", msgIds: [record.msgId], detail: event.reason };
+  }
+  if (event.type === "failed" && event.errorClass === "UNSUPPORTED" && record.status === "DEAD") {
+    return { at: now, operator: PIPELINE_OPERATOR, action: "unsupported-exhausted", msgIds: [record.msgId], detail: record.reason ?? event.reason };
+  }
+  return undefined;
 }
 
 /** The `SCHD_SNAP_LOG` row of a snapshot message (`SCHD/DNLD|RESP`) as decided; undefined for any other. */
@@ -218,7 +289,7 @@ interface OneDecision {
 
 function decideOne(
   m: PreparedMessage,
-  owners: ReadonlyMap<string, number>,
+  owners: ReadonlyMap<string, IdentityOwner>,
   flights: ReadonlyMap<string, FlightState>,
   openRequests: readonly OpenRequest[],
   references: ReferenceView,
@@ -230,27 +301,21 @@ function decideOne(
   if (!d.ok && d.errorClass === "MALFORMED") {
     return { event: { type: "rejected", errorClass: "MALFORMED", reason: d.reason }, meta, bind: false };
   }
-  // The identity check comes before anything else a decoded envelope can lead to: a duplicate is
-  // SKIPPED whatever its body. A message that already holds its binding (a retry) never checks.
-  if (m.record.identityKey === null && m.identityKey !== null) {
-    const owner = owners.get(m.identityKey);
-    if (owner !== undefined && owner !== m.record.msgId) {
-      return { event: { type: "skipped", reason: `duplicate-of:${owner}` }, meta, bind: false };
-    }
-  }
   if (!d.ok) {
     return d.errorClass === "PROTOCOL"
       ? { event: { type: "rejected", errorClass: "PROTOCOL", reason: d.reason }, meta, bind: true }
       : { event: { type: "failed", errorClass: "CODEC_ERROR", reason: d.reason }, meta, bind: true };
   }
   const body = d.message.body;
-  if (body.kind === "ignorable") return { event: { type: "skipped", reason: `ignored:${body.type}` }, meta, bind: true };
+  if (body.kind === "ignorable") {
+    return { event: { type: "skipped", reason: `ignored:${body.styp === undefined ? body.type : `${body.type}/${body.styp}`}` }, meta, bind: true };
+  }
   if (body.kind === "unsupported") {
     return { event: { type: "failed", errorClass: "UNSUPPORTED", reason: `unsupported:${body.type}/${body.styp}` }, meta, bind: true };
   }
   const processor = processorFor(ctx.processors, body);
   if (processor === undefined) {
-    return { event: { type: "failed", errorClass: "UNSUPPORTED", reason: `no processor for ${body.kind}` }, meta, bind: true };
+    return { event: { type: "failed", errorClass: "UNSUPPORTED", reason: `unsupported:${d.message.meta.type}/${d.message.meta.styp}: no processor for ${body.kind}` }, meta, bind: true };
   }
   let result: ProcessorResult;
   try {
@@ -296,8 +361,19 @@ export function decideFailure(record: ProcRecord, reason: string, ctx: Pick<RunC
   };
 }
 
-/** A decision that ends a held head as DEAD(EXHAUSTED). */
+/** A decision that ends a held head as DEAD(EXHAUSTED); an UNSUPPORTED head's end is audited. */
 export function decideExhaust(record: ProcRecord, reason: string, ctx: Pick<RunContext, "now" | "policy">): RunDecision {
   const next = evolveProc(record, { type: "exhausted", reason }, { now: ctx.now }, ctx.policy);
-  return { records: [next], bindings: [], flights: [], events: [], backfill: [{ msgId: next.msgId, processedAt: ctx.now, meta: next.meta }] };
+  const audits: AuditEntry[] =
+    record.errorClass === "UNSUPPORTED"
+      ? [{ at: ctx.now, operator: PIPELINE_OPERATOR, action: "unsupported-exhausted", msgIds: [record.msgId], detail: `${reason}; last: ${record.reason ?? ""}` }]
+      : [];
+  return {
+    records: [next],
+    bindings: [],
+    flights: [],
+    events: [],
+    backfill: [{ msgId: next.msgId, processedAt: ctx.now, meta: next.meta }],
+    ...(audits.length > 0 ? { audits } : {}),
+  };
 }

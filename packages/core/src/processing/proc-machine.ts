@@ -6,8 +6,8 @@
  *   one of the outcomes below when the pump processes it.
  * - `FAILED`: entered when an attempt fails for a reason of this message (CODEC_ERROR,
  *   UNSUPPORTED, INFRA). Not terminal: it keeps the head, so nothing behind it moves. Leaves when
- *   due again (another attempt), or to DEAD(EXHAUSTED) when attempts or the head deadline run out,
- *   or by replay to PENDING.
+ *   due again (another attempt), or to DEAD(EXHAUSTED) when attempts or the head deadline run out
+ *   (UNSUPPORTED under its own short budget, `UnsupportedPolicy`), or by replay to PENDING.
  * - `SUCCEEDED`: terminal. The message changed state (or was an idempotent re-delivery).
  * - `SKIPPED`: terminal. Nothing to apply: a duplicate identity, an ignorable type, no request, no
  *   flight. The reason says which.
@@ -19,7 +19,7 @@
 import { ErrorClass } from "../errors/error-class.js";
 import type { Meta } from "../model/meta.js";
 import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
-import { backoffAfter, type RetryPolicy } from "./retry-policy.js";
+import { backoffAfter, DEFAULT_UNSUPPORTED_POLICY, type RetryPolicy, type UnsupportedPolicy } from "./retry-policy.js";
 
 /** What happened to a message; the input of {@link evolveProc}. */
 export type ProcEvent =
@@ -57,9 +57,16 @@ export class IllegalTransitionError extends Error {
 
 /**
  * The one choke point for every processing transition. A failure that brings attempts to
- * `maxAttempts` becomes DEAD(EXHAUSTED) at once rather than waiting out a last backoff.
+ * `maxAttempts` becomes DEAD(EXHAUSTED) at once rather than waiting out a last backoff; an
+ * UNSUPPORTED failure counts against `unsupported.maxAttempts` instead.
  */
-export function evolveProc(record: ProcRecord, event: ProcEvent, facts: AttemptFacts, policy: RetryPolicy): ProcRecord {
+export function evolveProc(
+  record: ProcRecord,
+  event: ProcEvent,
+  facts: AttemptFacts,
+  policy: RetryPolicy,
+  unsupported: UnsupportedPolicy = DEFAULT_UNSUPPORTED_POLICY,
+): ProcRecord {
   if (!LEGAL_FROM[event.type].includes(record.status)) {
     throw new IllegalTransitionError(`message ${record.msgId}: ${event.type} is not legal from ${record.status}`);
   }
@@ -81,7 +88,7 @@ export function evolveProc(record: ProcRecord, event: ProcEvent, facts: AttemptF
     case "failed": {
       const attempts = record.attempts + 1;
       const history = [...record.history, { at: now, errorClass: event.errorClass, reason: event.reason, attempt: attempts }];
-      if (attempts >= policy.maxAttempts) {
+      if (attempts >= (event.errorClass === ErrorClass.UNSUPPORTED ? unsupported.maxAttempts : policy.maxAttempts)) {
         return {
           ...attempted,
           attempts,

@@ -1,21 +1,24 @@
 import type { DecodeResult } from "../codec/decode-result.js";
 import { errorMessage, isMsgxError, isOutage } from "../errors/msgx-error.js";
+import { sha256Hex, type ContentHash } from "../model/content-hash.js";
 import { DEFAULT_IDENTITY_OPTIONS, type IdentityOptions } from "../model/identity.js";
 import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
 import type { Clock } from "../ports/clock.js";
 import type { Logger } from "../ports/logger.js";
 import type { Mailbox } from "../ports/mailbox.js";
-import type { PipelineStore } from "../ports/pipeline-store.js";
+import type { PipelineStore, PipelineTx } from "../ports/pipeline-store.js";
 import { decideExhaust, decideFailure, decideRun, prepareDecodedRun } from "./decide-run.js";
 import { decideTick } from "./decide-tick.js";
 import { Breaker, closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "./outage-breaker.js";
 import type { ProcessorTable } from "./processor.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry-policy.js";
+import { DEFAULT_RETRY_POLICY, DEFAULT_UNSUPPORTED_POLICY, type RetryPolicy, type UnsupportedPolicy } from "./retry-policy.js";
 import type { RunDecision, RunWarning } from "./run-decision.js";
 import { SimulatedCrashMarker } from "./simulated-crash.js";
 
 export interface PumpOptions {
   readonly policy: RetryPolicy;
+  /** The short budget (or `skip` mode) of UNSUPPORTED messages (WIRE.md "Unknown and unwanted types"). */
+  readonly unsupported: UnsupportedPolicy;
   readonly identity: IdentityOptions;
   readonly breaker: BreakerPolicy;
   /**
@@ -29,6 +32,7 @@ export interface PumpOptions {
 
 export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
   policy: DEFAULT_RETRY_POLICY,
+  unsupported: DEFAULT_UNSUPPORTED_POLICY,
   identity: DEFAULT_IDENTITY_OPTIONS,
   breaker: DEFAULT_BREAKER_POLICY,
   maxRun: 200,
@@ -45,6 +49,11 @@ export interface PumpDeps {
    */
   readonly decode: (raw: string) => DecodeResult | Promise<DecodeResult>;
   readonly processors: ProcessorTable;
+  /**
+   * SHA-256 (hex) of a raw text, stored with each identity binding to tell a reused identity from
+   * an identical re-insert. Default the core's pure `sha256Hex`; the runner passes `node:crypto`'s.
+   */
+  readonly contentHash?: ContentHash;
   /** The intake's safe horizon: ids above it are never processed. */
   readonly horizon: () => number;
   /** Named points where tests (and the fault battery) may crash the process. */
@@ -116,11 +125,11 @@ export class Pump {
 
   async #work(now: number, healthySince: number, signal?: AbortSignal): Promise<PumpStep> {
     const { store } = this.#deps;
-    const { policy } = this.#options;
+    const { policy, unsupported } = this.#options;
     // One query gives the head and the run behind it (the head is the first unfinished record).
     const candidates = await store.unfinished(0, this.#options.maxRun);
     const head = candidates[0];
-    const tick = decideTick({ head, now, horizon: this.#deps.horizon(), policy, healthySince });
+    const tick = decideTick({ head, now, horizon: this.#deps.horizon(), policy, unsupported, healthySince });
     switch (tick.action) {
       case "idle":
         return { did: "idle" };
@@ -141,17 +150,22 @@ export class Pump {
 
   async #processRun(candidates: readonly ProcRecord[], now: number, signal?: AbortSignal): Promise<PumpStep> {
     const { store, mailbox, decode, processors } = this.#deps;
-    const { policy, identity } = this.#options;
+    const hash = this.#deps.contentHash ?? sha256Hex;
+    const { policy, identity, unsupported } = this.#options;
     const horizon = this.#deps.horizon();
     const run = takeReady(candidates, now, horizon);
     const raws = await mailbox.readRaw(run.map((r) => r.msgId), signal);
     const decoded = new Map<number, DecodeResult>();
+    const hashes = new Map<number, string>();
     for (const record of run) {
       const raw = raws.get(record.msgId);
-      if (raw?.found) decoded.set(record.msgId, await decode(raw.text));
+      if (!raw?.found) continue;
+      decoded.set(record.msgId, await decode(raw.text));
+      // A message holding its binding already (a retry) keeps the hash stored with it.
+      if (record.identityKey === null) hashes.set(record.msgId, hash(raw.text));
     }
-    const prepared = prepareDecodedRun(run, decoded, processors, identity);
-    const ctx = { now, policy, identity, processors };
+    const prepared = prepareDecodedRun(run, decoded, processors, identity, hashes);
+    const ctx = { now, policy, identity, processors, unsupported };
 
     // Group commit: try the whole run; a database fault that is not an outage is pinned to its
     // message by retrying ever smaller prefixes, down to one message, which then records FAILED.
@@ -167,7 +181,7 @@ export class Pump {
             part.referenceTypes ? tx.loadReferences(part.referenceTypes) : [],
           ]);
           const d = decideRun(part, { identityOwners, flights, requests, references }, ctx);
-          await tx.applyRun(d);
+          await applyDecision(tx, d);
           this.#deps.failpoint?.("pump.before-commit");
           return d;
         }, this.#fenceOption());
@@ -192,7 +206,7 @@ export class Pump {
   }
 
   async #commit(decision: RunDecision): Promise<void> {
-    await this.#deps.store.transaction((tx) => tx.applyRun(decision), this.#fenceOption());
+    await this.#deps.store.transaction((tx) => applyDecision(tx, decision), this.#fenceOption());
   }
 
   /**
@@ -239,6 +253,12 @@ export class Pump {
   #fenceOption(): { fence?: number } {
     return this.#options.fence === undefined ? {} : { fence: this.#options.fence };
   }
+}
+
+/** Writes a decision and the audit rows it carries, in the caller's transaction. */
+async function applyDecision(tx: PipelineTx, decision: RunDecision): Promise<void> {
+  await tx.applyRun(decision);
+  for (const audit of decision.audits ?? []) await tx.appendAudit(audit);
 }
 
 /**

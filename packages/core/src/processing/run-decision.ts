@@ -2,6 +2,7 @@ import type { FlightState } from "../flight/flight-state.js";
 import type { ProcRecord, ProcStatus } from "../model/proc-record.js";
 import type { OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { BackfillEntry } from "../ports/mailbox.js";
+import type { AuditEntry } from "../ports/pipeline-store.js";
 import type { RefChange } from "../requests/reference-entry.js";
 import type { RequestRecord } from "../requests/request-record.js";
 import type { MessageWarning } from "./processor.js";
@@ -15,6 +16,15 @@ export interface RunWarning extends MessageWarning {
 export interface IdentityBinding {
   readonly identityKey: string;
   readonly msgId: number;
+  /** SHA-256 (hex) of that message's raw text; absent or null when not known. */
+  readonly contentHash?: string | null;
+}
+
+/** Who holds a bound identity, as the store gives it back (`PipelineTx.identityOwners`). */
+export interface IdentityOwner {
+  readonly msgId: number;
+  /** The hash stored with the binding; null when it was bound without one (the plain duplicate rule applies). */
+  readonly contentHash: string | null;
 }
 
 /** An upstream request a reply of the run answered: its new (DONE) record and the version it had. */
@@ -64,6 +74,11 @@ export interface RunDecision {
   readonly references?: readonly RefChange[];
   /** `SCHD_SNAP_LOG` rows for the snapshot messages of the run, in id order; absent when none. */
   readonly snapshots?: readonly SnapshotLogEntry[];
+  /**
+   * Audit rows the run appends in its transaction (`PipelineTx.appendAudit`): an UNSUPPORTED
+   * message that ended SKIPPED or DEAD(EXHAUSTED) (WIRE.md: never silent). Absent when none.
+   */
+  readonly audits?: readonly AuditEntry[];
   /** Warnings of the run's messages, in id order, for the log and metrics; written nowhere. Absent when none. */
   readonly warnings?: readonly RunWarning[];
 }

@@ -30,6 +30,8 @@ export type InMemorySnapLogRow = SnapshotLogRow;
 export interface InMemoryTables {
   readonly records: Map<number, ProcRecord>;
   readonly identities: Map<string, number>;
+  /** The content hash stored with each binding that has one (`MSG_IDENTITY.CONTENT_HASH`). */
+  readonly identityHashes: Map<string, string>;
   readonly flights: Map<string, FlightState>;
   /** What `loadFlights` gives for a retired FLID not stored again (kept by the maintenance fake). */
   readonly retired: Map<string, FlightState>;
@@ -58,6 +60,7 @@ export class InMemoryPipelineStore implements PipelineStore {
   readonly tables: InMemoryTables = {
     records: new Map(),
     identities: new Map(),
+    identityHashes: new Map(),
     flights: new Map(),
     retired: new Map(),
     events: [],
@@ -144,7 +147,8 @@ export class InMemoryPipelineStore implements PipelineStore {
     const t = this.tables;
     const tx: PipelineTx = {
       loadRecords: async (ids) => ids.flatMap((id) => (t.records.has(id) ? [t.records.get(id)!] : [])),
-      identityOwners: async (keys) => new Map(keys.flatMap((k) => (t.identities.has(k) ? [[k, t.identities.get(k)!]] : []))),
+      identityOwners: async (keys) =>
+        new Map(keys.flatMap((k) => (t.identities.has(k) ? [[k, { msgId: t.identities.get(k)!, contentHash: t.identityHashes.get(k) ?? null }]] : []))),
       loadFlights: async (flids) => new Map(flids.flatMap((f) => { const found = t.flights.get(f) ?? t.retired.get(f); return found === undefined ? [] : [[f, found]]; })),
       openRequests: async () =>
         [...t.requestTables.requests.values()].filter((r) => isAnswerableRequest(r.status)).sort((a, b) => Number(a.requestId) - Number(b.requestId)),
@@ -201,7 +205,10 @@ export class InMemoryPipelineStore implements PipelineStore {
         t.terminalLog.push({ msgId: r.msgId, status: r.status });
       }
     }
-    for (const b of decision.bindings) t.identities.set(b.identityKey, b.msgId);
+    for (const b of decision.bindings) {
+      t.identities.set(b.identityKey, b.msgId);
+      if (typeof b.contentHash === "string") t.identityHashes.set(b.identityKey, b.contentHash);
+    }
     for (const f of decision.flights) t.flights.set(f.flid, f);
     for (const e of decision.events) {
       t.events.push({

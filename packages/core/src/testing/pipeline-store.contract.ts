@@ -94,12 +94,30 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
       await enqueue([1, 2]);
       const one = succeeded((await s.get(1))!, T0);
       await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [one], bindings: [{ identityKey: "K", msgId: 1 }] }));
-      await s.transaction(async (tx) => expect(await tx.identityOwners(["K", "L"])).toEqual(new Map([["K", 1]])));
+      await s.transaction(async (tx) => expect(await tx.identityOwners(["K", "L"])).toEqual(new Map([["K", { msgId: 1, contentHash: null }]])));
       const two = succeeded((await s.get(2))!, T0);
       await expect(
         s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [two], bindings: [{ identityKey: "K", msgId: 2 }] })),
       ).rejects.toSatisfy(isMsgxError);
       expect((await s.get(2))?.status).toBe(ProcStatus.PENDING);
+    });
+
+    it("keeps the content hash stored with a binding; a binding without one reads back null", async () => {
+      await enqueue([1, 2]);
+      const hash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+      const one = succeeded((await s.get(1))!, T0);
+      const two = succeeded((await s.get(2))!, T0);
+      await s.transaction((tx) =>
+        tx.applyRun({ ...emptyRunDecision, records: [one, two], bindings: [{ identityKey: "H", msgId: 1, contentHash: hash }, { identityKey: "N", msgId: 2, contentHash: null }] }),
+      );
+      await s.transaction(async (tx) =>
+        expect(await tx.identityOwners(["H", "N", "X"])).toEqual(
+          new Map([
+            ["H", { msgId: 1, contentHash: hash }],
+            ["N", { msgId: 2, contentHash: null }],
+          ]),
+        ),
+      );
     });
 
     it("refuses a run that writes a record never enqueued, and keeps nothing of that run", async () => {

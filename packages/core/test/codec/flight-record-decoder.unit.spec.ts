@@ -3,8 +3,9 @@ import type { FlightRecord } from "../../src/model/flight-record.js";
 import { decodeMessage } from "../../src/codec/xml-codec.js";
 import { fixture, msg } from "./sis-fixtures.js";
 
+/** TEST is outside the update matrix: the policy processes it so that every element is decoded. */
 const flop = (inner: string, options?: Parameters<typeof decodeMessage>[1]) =>
-  decodeMessage(msg("FLOP", "TEST", `<FLOP><FLID>900101</FLID>${inner}</FLOP>`), options);
+  decodeMessage(msg("FLOP", "TEST", `<FLOP><FLID>900101</FLID>${inner}</FLOP>`), { typePolicy: { "FLOP/TEST": "process" }, ...options });
 
 const block = (inner: string, options?: Parameters<typeof decodeMessage>[1]): FlightRecord => {
   const r = flop(inner, options);

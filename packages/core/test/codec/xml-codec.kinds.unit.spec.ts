@@ -67,15 +67,16 @@ describe("kinds by TYPE/STYP", () => {
     });
   });
 
-  it("FLOP with a subtype outside the update matrix is still decoded (the processor decides)", () => {
-    expect(bodyOf(msg("FLOP", "ZZZZ", "<FLOP><FLID>1</FLID></FLOP>"))).toStrictEqual({
+  it("FLOP with a subtype outside the update matrix → unsupported, body not read, unless the policy processes it", () => {
+    expect(bodyOf(msg("FLOP", "ZZZZ", "<FLOP><FLID>x</FLID></FLOP>"))).toStrictEqual({ kind: "unsupported", type: "FLOP", styp: "ZZZZ" });
+    expect(bodyOf(msg("FLOP", "ZZZZ", "<FLOP><FLID>1</FLID></FLOP>"), { typePolicy: { "FLOP/ZZZZ": "process" } })).toStrictEqual({
       kind: "flop",
       styp: "ZZZZ",
       blocks: [{ flid: "1", scalars: {}, collections: {} }],
     });
   });
 
-  it.each(["LDM", "RSTA", "EROR"])("%s → ignorable, body not read", (type) => {
+  it.each(["LDM", "RSTA", "EROR", "SCHS"])("%s → ignorable by default, body not read", (type) => {
     expect(bodyOf(msg(type, "RESP", "<ANY><RECS>not a number</RECS></ANY>"))).toStrictEqual({ kind: "ignorable", type });
   });
 
@@ -109,17 +110,26 @@ describe("kinds by TYPE/STYP", () => {
     expect(bodyOf(msg("schd", "DNLD", ""))).toStrictEqual({ kind: "unsupported", type: "schd", styp: "DNLD" });
   });
 
-  it("takes the type lists from the options", () => {
-    const options = { ignorableTypes: ["QQQ"], referenceTypes: ["REGN"] };
-    expect(bodyOf(msg("QQQ", "RESP", ""), options)).toStrictEqual({ kind: "ignorable", type: "QQQ" });
-    expect(bodyOf(msg("REGN", "DNLD", "<RECS>0</RECS>"), options)).toStrictEqual({
-      kind: "reference",
-      rtype: "REGN",
-      styp: "DNLD",
-      recs: 0,
-      records: [],
-    });
+  it("takes the type policy and the reference types from the options", () => {
+    const options = { typePolicy: { QQQ: "ignore", LDM: "unsupported" } as const, referenceTypes: ["REGN"] };
+    expect(bodyOf(msg("QQQ", "RESP", "<QQQ><RECS>x</RECS></QQQ>"), options)).toStrictEqual({ kind: "ignorable", type: "QQQ" });
+    expect(bodyOf(msg("REGN", "DNLD", "<RECS>0</RECS>"), options)).toMatchObject({ kind: "reference", rtype: "REGN", styp: "DNLD", records: [] });
+    expect(bodyOf(msg("ARPT", "DNLD", "<ARPT/>"), options)).toStrictEqual({ kind: "unsupported", type: "ARPT", styp: "DNLD" });
     expect(bodyOf(msg("LDM", "NONE", ""), options)).toStrictEqual({ kind: "unsupported", type: "LDM", styp: "NONE" });
-    expect(bodyOf(msg("LDM", "NONE", ""), { ignorableTypes: undefined, limits: undefined })).toStrictEqual({ kind: "ignorable", type: "LDM" });
+    expect(bodyOf(msg("LDM", "NONE", ""), { typePolicy: undefined, limits: undefined })).toStrictEqual({ kind: "ignorable", type: "LDM" });
+  });
+
+  it("ignores a FLOP subtype by its own setting (ignored:FLOP/<STYP>) or the whole type, body not read", () => {
+    const broken = "<FLOP><FLID>x</FLID></FLOP>";
+    expect(bodyOf(msg("FLOP", "ESTT", broken), { typePolicy: { "FLOP/ESTT": "ignore" } })).toStrictEqual({ kind: "ignorable", type: "FLOP", styp: "ESTT" });
+    expect(bodyOf(msg("FLOP", "ESTT", broken), { typePolicy: { FLOP: "ignore" } })).toStrictEqual({ kind: "ignorable", type: "FLOP" });
+    expect(bodyOf(msg("FLOP", "ESTT", broken), { typePolicy: { FLOP: "unsupported" } })).toStrictEqual({ kind: "unsupported", type: "FLOP", styp: "ESTT" });
+    // The subtype's own setting wins over the type's.
+    expect(bodyOf(msg("FLOP", "ESTT", "<FLOP><FLID>1</FLID></FLOP>"), { typePolicy: { FLOP: "ignore", "FLOP/ESTT": "process" } })).toMatchObject({ kind: "flop" });
+  });
+
+  it("SCHD and the reference types are unsupported when the policy says so (the body is not read)", () => {
+    expect(bodyOf(msg("SCHD", "DNLD", "<SCHD><RECS>x</RECS></SCHD>"), { typePolicy: { SCHD: "unsupported" } })).toStrictEqual({ kind: "unsupported", type: "SCHD", styp: "DNLD" });
+    expect(bodyOf(msg("SCHD", "DNLD", "<SCHD><RECS>x</RECS></SCHD>"), { typePolicy: { SCHD: "ignore" } })).toStrictEqual({ kind: "ignorable", type: "SCHD" });
   });
 });

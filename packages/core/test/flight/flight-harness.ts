@@ -46,7 +46,7 @@ export class FlightHarness {
       DEFAULT_IDENTITY_OPTIONS,
     );
     const flights = new Map(run.flightIds.flatMap((f) => (this.flights.has(f) ? [[f, this.flights.get(f)!] as const] : [])));
-    const identityOwners = new Map(run.identityKeys.flatMap((k) => (this.#owners.has(k) ? [[k, this.#owners.get(k)!] as const] : [])));
+    const identityOwners = new Map(run.identityKeys.flatMap((k) => (this.#owners.has(k) ? [[k, { msgId: this.#owners.get(k)!, contentHash: null }] as const] : [])));
     const decision = decideRun(run, { identityOwners, flights, openRequests }, {
       now: this.now,
       policy: DEFAULT_RETRY_POLICY,

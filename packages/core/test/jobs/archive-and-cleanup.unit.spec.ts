@@ -58,15 +58,19 @@ describe("ProcStateArchiver", () => {
     expect(r.pipeline.archive.size).toBe(0);
   });
 
-  it("end to end: a re-sent identity after archiving still ends SKIPPED duplicate-of its archived original", async () => {
+  it("end to end: a re-sent identity after archiving still ends SKIPPED duplicate-of its archived original, its content hash kept", async () => {
     const w = new MaintenanceWorld({ start: Date.UTC(2026, 2, 5, 2, 0), archive: { keepLastIds: 0 } });
-    const first = w.send(sis.ldm(7, w.clock.now()));
+    const raw = sis.ldm(7, w.clock.now());
+    const first = w.send(raw);
     await w.settle();
     w.clock.advance(8 * DAY);
     expect((await w.archiver.step()).archived).toEqual([first]);
-    const again = w.send(sis.ldm(7, w.clock.now()));
+    const again = w.send(raw);
+    // The same identity stamped later: its body differs from the archived original's.
+    const later = w.send(sis.ldm(7, w.clock.now()));
     await w.settle();
     expect(await w.pipeline.get(again)).toMatchObject({ status: "SKIPPED", reason: `duplicate-of:${first}` });
+    expect(await w.pipeline.get(later)).toMatchObject({ status: "SKIPPED", reason: `duplicate-of:${first} content-differs` });
     // The archived id itself is never enqueued again, even if the mailbox offers it.
     w.mailbox.rows.get(first)!.processedAt = null;
     expect(await w.pipeline.enqueue([{ msgId: first, receivedAt: 0 }], { horizon: again })).toEqual([]);

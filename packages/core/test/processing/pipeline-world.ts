@@ -7,8 +7,10 @@ import {
   SimulatedCrashMarker,
   silentLogger,
   type PipelineStore,
+  type CodecOptions,
   type ProcessorTable,
   type PumpFailpoint,
+  type PumpOptions,
   type PumpStep,
 } from "@msgx/core";
 import { InMemoryMailbox, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
@@ -60,6 +62,8 @@ export class PipelineWorld {
   constructor(
     readonly maxRun: number,
     readonly decodeSlice?: number,
+    /** Pump and codec options over the defaults (type policy, UNSUPPORTED budget, identity); a restart takes changes. */
+    public options: { readonly pump?: Partial<PumpOptions>; readonly codec?: Partial<CodecOptions> } = {},
   ) {
     this.restart();
   }
@@ -85,7 +89,8 @@ export class PipelineWorld {
     this.pump = new Pump(
       {
         ...deps,
-        decode: (raw) => (this.decodeSlice === undefined ? decodeMessage(raw) : decodeMessageInSlices(raw, {}, () => Promise.resolve(), this.decodeSlice)),
+        decode: (raw) =>
+          this.decodeSlice === undefined ? decodeMessage(raw, this.options.codec) : decodeMessageInSlices(raw, this.options.codec ?? {}, () => Promise.resolve(), this.decodeSlice),
         processors: this.processors,
         horizon: () => this.poller.horizon,
         failpoint: (name) => {
@@ -95,7 +100,7 @@ export class PipelineWorld {
           }
         },
       },
-      { maxRun: this.maxRun },
+      { maxRun: this.maxRun, ...this.options.pump },
     );
     this.sweeper = new BackfillSweeper(deps);
   }

@@ -61,6 +61,36 @@ describe("processing state machine", () => {
   });
 });
 
+describe("the UNSUPPORTED budget (WIRE.md \"Unknown and unwanted types\")", () => {
+  const unsupported = (r: ProcRecord, now: number) => evolveProc(r, { type: "failed", errorClass: "UNSUPPORTED", reason: "unsupported:ZZZZ/NONE" }, { now }, policy);
+
+  it("exhausts on the 3rd UNSUPPORTED failure by default (backoff 1, 2 s: DEAD 3 s in), whatever maxAttempts says", () => {
+    const a = unsupported(fresh(), T0);
+    const b = unsupported(a, a.nextAttemptAt!);
+    const c = unsupported(b, b.nextAttemptAt!);
+    expect([a.status, b.status, c.status]).toEqual(["FAILED", "FAILED", "DEAD"]);
+    expect(c).toMatchObject({ errorClass: "EXHAUSTED", attempts: 3, updatedAt: T0 + 3_000 });
+  });
+
+  it("takes the budget as data", () => {
+    const own = { mode: "fail", maxAttempts: 1, headDeadlineMs: 10_000 } as const;
+    expect(evolveProc(fresh(), { type: "failed", errorClass: "UNSUPPORTED", reason: "x" }, { now: T0 }, policy, own)).toMatchObject({ status: "DEAD", errorClass: "EXHAUSTED" });
+    expect(evolveProc(fresh(), { type: "failed", errorClass: "INFRA", reason: "x" }, { now: T0 }, policy, own)).toMatchObject({ status: "FAILED" });
+  });
+
+  it("decideTick exhausts a FAILED(UNSUPPORTED) head at its own deadline (10 s), capped by the normal one", () => {
+    const held = { ...unsupported(fresh(), T0), nextAttemptAt: T0 + 60_000 };
+    const base = { horizon: 100, policy, healthySince: T0 - 1 };
+    expect(decideTick({ ...base, head: held, now: T0 + 9_999 })).toEqual({ action: "wait", msgId: 7, until: T0 + 10_000 });
+    expect(decideTick({ ...base, head: held, now: T0 + 10_000 }).action).toBe("exhaust");
+    const long = { mode: "fail", maxAttempts: 3, headDeadlineMs: 3_600_000 } as const;
+    expect(decideTick({ ...base, head: held, now: T0 + policy.headDeadlineMs, unsupported: long }).action).toBe("exhaust");
+    // Any other class keeps the normal deadline.
+    const infra = { ...fail(fresh(), T0), nextAttemptAt: T0 + 60_000 };
+    expect(decideTick({ ...base, head: infra, now: T0 + 10_000 })).toEqual({ action: "wait", msgId: 7, until: T0 + 60_000 });
+  });
+});
+
 describe("decideTick", () => {
   const base = { now: T0, horizon: 100, policy, healthySince: T0 - 1 };
   it("is idle with no head, waits for the horizon, waits for backoff, processes when due", () => {

@@ -106,6 +106,7 @@ describe("Pump", () => {
   });
 
   it("replays EXHAUSTED messages with preview, audit and kept identity; refuses MALFORMED", async () => {
+    // An unknown TYPE exhausts its own short budget (3 attempts), audited by the pipeline.
     const w = new PipelineWorld(200);
     w.mailbox.insert(sisXml("unsupported", 1));
     w.mailbox.insert(sisXml("malformed", 2));
@@ -125,8 +126,12 @@ describe("Pump", () => {
     expect(result.replayed).toEqual([1]);
     expect(result.refused.map((r) => r.msgId)).toEqual([2]);
     expect(await w.store.get(1)).toMatchObject({ status: "PENDING", attempts: 0, identityKey: "AODB|ZZZZ|NONE|1" });
-    expect((await w.store.get(1))?.history.length).toBe(5);
-    expect(await w.store.audits(5)).toMatchObject([{ operator: "alice", action: "replay", msgIds: [1] }]);
+    // One attempt, then its 10 s head deadline (the clock moves 20 s a round): exhausted.
+    expect((await w.store.get(1))?.history.map((h) => h.errorClass)).toEqual(["UNSUPPORTED", "EXHAUSTED"]);
+    expect(await w.store.audits(5)).toMatchObject([
+      { operator: "alice", action: "replay", msgIds: [1] },
+      { operator: "msgx", action: "unsupported-exhausted", msgIds: [1] },
+    ]);
     // Retried after replay, it is not called a duplicate of itself.
     await w.pumpSteps(1);
     expect((await w.store.get(1))?.reason).toMatch(/^unsupported:/);
