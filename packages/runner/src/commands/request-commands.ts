@@ -96,7 +96,7 @@ export function registerRequestCommands(program: Command): void {
     .action(async (flags: RequestFlags & { from: string; to: string }) => withRequests(flags, async (api) => report(await api.schedule(flags.from, flags.to, operator(flags)))));
 
   requestCommand(request, "ref", "ask for one type of reference data (RQRD); the reply lands in REF_MASTER")
-    .argument("<TYPE>", "reference type, e.g. ARPT, ALIN, REGN")
+    .argument("<TYPE>", "reference type, one of the 23 upstream types, e.g. ARPT, AIRL, REGN")
     .option("--operator <name>", "who asks (recorded on the request)")
     .action(async (type: string, flags: RequestFlags) => withRequests(flags, async (api) => report(await api.reference(type.toUpperCase(), operator(flags)))));
 
