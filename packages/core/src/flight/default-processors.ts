@@ -3,10 +3,12 @@ import { adftProcessor } from "./adft-processor.js";
 import { fdelProcessor } from "./fdel-processor.js";
 import { flightProcessingOptions, type FlightProcessingOptions } from "./flight-processing-options.js";
 import { flopProcessor } from "./flop-processor.js";
+import { schdDelProcessor } from "./schd-del-processor.js";
 import { snapshotProcessor } from "./snapshot-processor.js";
 
 /**
- * The flight processors by kind (SPEC §2.3): `snapshot` (DNLD, RESP), `adft`, `flop`, `fdel`.
+ * The flight processors by kind (SPEC §2.3, WIRE.md "Kinds"): `snapshot` (SCHD/DNLD, RESP),
+ * `adft` (SCHD/ADFT, ADD, UPD), `schdDel` (SCHD/DEL), `flop`, `fdel`.
  * Every one is pure and obeys the same rules: the version rises by exactly one per flight and
  * message, and only when the content really changed; a stale message never rolls a flight back;
  * absent (unknown) and `null`/`[]` (cleared) stay apart; the operation day is set once; each
@@ -17,6 +19,7 @@ export function defaultProcessors(options: Partial<FlightProcessingOptions> = {}
   return {
     snapshot: snapshotProcessor(o),
     adft: adftProcessor(o),
+    schdDel: schdDelProcessor(o),
     flop: flopProcessor(o),
     fdel: fdelProcessor(o),
   };

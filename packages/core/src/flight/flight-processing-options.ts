@@ -20,6 +20,19 @@ export interface FlightProcessingOptions {
   readonly msgTopicTarget: Target;
   /** The outbox target of the compacted latest-state stream. Default `KAFKA:schd`. */
   readonly schdTarget: Target;
+  /**
+   * What a SCHD package whose `RECS` is missing or differs from its number of `FLTR` records
+   * gets (WIRE.md "Snapshot rules"): `reject` (default, the product's rule) — DEAD(PROTOCOL),
+   * nothing written; `warn` — applied as if RECS were right, with a `recs-mismatch` warning
+   * (upstream never reads RECS and its own samples carry wrong counts).
+   */
+  readonly schdRecsCheck: "reject" | "warn";
+  /**
+   * (ours) Whether `SCHD/ADD` and `SCHD/UPD` are applied as `SCHD/ADFT` (add or update the listed
+   * flights, delete nothing), as upstream treats them. Default `true`; `false` makes them
+   * FAILED(UNSUPPORTED), nothing written.
+   */
+  readonly schdAddUpdAsAdft: boolean;
 }
 
 export const DEFAULT_FLIGHT_PROCESSING_OPTIONS: FlightProcessingOptions = {
@@ -27,6 +40,8 @@ export const DEFAULT_FLIGHT_PROCESSING_OPTIONS: FlightProcessingOptions = {
   airportUtcOffsetMinutes: 480,
   msgTopicTarget: Target.MSG,
   schdTarget: Target.SCHD,
+  schdRecsCheck: "reject",
+  schdAddUpdAsAdft: true,
 };
 
 /** Fills the options not given with {@link DEFAULT_FLIGHT_PROCESSING_OPTIONS}. */

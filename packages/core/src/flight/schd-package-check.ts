@@ -1,58 +1,72 @@
 import { operationDayOf } from "../codec/body-time.js";
 import { REQUIRED_SCHD_FIELDS } from "../model/flight-schema.js";
 import type { SchdBody } from "../model/msg-kind.js";
-import type { FlightView } from "../processing/processor.js";
+import type { FlightView, MessageWarning } from "../processing/processor.js";
+import type { FlightProcessingOptions } from "./flight-processing-options.js";
 
-/** What a package check needs to know about the records it reads. */
+/** What a package check needs to know beyond the package. */
 export interface SchdPackageRules {
-  /**
-   * Snapshot: every record must state every required field. ADFT: only records that create a
-   * flight (new, or re-created after a delete) must; updates may leave them absent (unchanged).
-   */
-  readonly requireAllFields: boolean;
-  /** Fewest records a valid package holds (0 for a snapshot, 1 for ADFT: `FLTR+`). */
+  /** Fewest records a valid package holds (0 for a snapshot, 1 for ADFT and DEL: `FLTR+`). */
   readonly minRecords: number;
+  readonly recsCheck: FlightProcessingOptions["schdRecsCheck"];
   readonly dayStartOffsetMinutes: number;
 }
 
+/** The first violation (`fault`), or the warnings of a sound package. */
+export type SchdPackageVerdict = { readonly fault: string } | { readonly fault?: undefined; readonly warnings: readonly MessageWarning[] };
+
 /**
- * Checks a whole SCHD package before anything is applied (WIRE.md "Snapshot rules"); the reason
- * of the first violation, or undefined when the package is sound:
- * - `RECS` missing, or not the number of `FLTR` records; fewer records than `minRecords`;
- * - a FLID twice in the package;
- * - a required field (REQUIRED_SCHD_FIELDS) cleared (`null`) in any record, or absent where
- *   `requireAllFields` or the record creates a flight;
+ * The rules every SCHD package obeys, whatever it carries (WIRE.md "Snapshot rules"), on its
+ * declared `recs` and the FLIDs of its records:
+ * - `RECS` missing, or not the number of `FLTR` records: a fault, or with `recsCheck: "warn"` a
+ *   `recs-mismatch` warning;
+ * - fewer records than `minRecords`; a FLID twice in the package.
+ */
+export function checkSchdFlids(recs: number | undefined, flids: readonly string[], rules: Pick<SchdPackageRules, "minRecords" | "recsCheck">): SchdPackageVerdict {
+  const n = flids.length;
+  const recsFault = recs === undefined ? "RECS missing" : recs !== n ? `RECS ${recs} but ${n} FLTR` : undefined;
+  if (recsFault !== undefined && rules.recsCheck === "reject") return { fault: recsFault };
+  if (n < rules.minRecords) return { fault: `at least ${rules.minRecords} FLTR expected, got ${n}` };
+  const seen = new Set<string>();
+  for (const flid of flids) {
+    if (seen.has(flid)) return { fault: `duplicate FLID ${flid}` };
+    seen.add(flid);
+  }
+  return { warnings: recsFault === undefined ? [] : [{ code: "recs-mismatch", detail: `SCHD: ${recsFault}` }] };
+}
+
+/**
+ * Checks a whole SCHD package of flight records (snapshot, ADFT) before anything is applied; the
+ * first violation, or the package's warnings:
+ * - the rules of {@link checkSchdFlids};
+ * - a required field (REQUIRED_SCHD_FIELDS) absent or cleared (`null`) in any record: every SCHD
+ *   record is the flight's full state, so it must state them all;
  * - a live (not deleted) stored flight whose operation day differs from the one the record's
  *   SODT gives. A deleted flight is not checked: a record for it starts a new life with its own
  *   operation day.
  * Values outside their domain never get here: the codec refuses them as PROTOCOL.
  */
-export function checkSchdPackage(body: SchdBody, flights: FlightView, rules: SchdPackageRules): string | undefined {
-  const n = body.flights.length;
-  if (body.recs === undefined) return "RECS missing";
-  if (body.recs !== n) return `RECS ${body.recs} but ${n} FLTR`;
-  if (n < rules.minRecords) return `at least ${rules.minRecords} FLTR expected, got ${n}`;
-  const seen = new Set<string>();
+export function checkSchdPackage(body: SchdBody, flights: FlightView, rules: SchdPackageRules): SchdPackageVerdict {
+  const verdict = checkSchdFlids(
+    body.recs,
+    body.flights.map((f) => f.flid),
+    rules,
+  );
+  if (verdict.fault !== undefined) return verdict;
   for (const record of body.flights) {
-    if (seen.has(record.flid)) return `duplicate FLID ${record.flid}`;
-    seen.add(record.flid);
-  }
-  for (const record of body.flights) {
-    const stored = flights.get(record.flid);
-    const live = stored !== undefined && !stored.deleted ? stored : undefined;
-    const needAll = rules.requireAllFields || live === undefined;
     for (const name of REQUIRED_SCHD_FIELDS) {
       const v = record.scalars[name];
-      if (v === null) return `FLID ${record.flid}: required ${name} is empty`;
-      if (v === undefined && needAll) return `FLID ${record.flid}: required ${name} missing`;
+      if (v === null) return { fault: `FLID ${record.flid}: required ${name} is empty` };
+      if (v === undefined) return { fault: `FLID ${record.flid}: required ${name} missing` };
     }
+    const stored = flights.get(record.flid);
     const sodt = record.scalars.SODT;
-    if (live?.operationDay != null && typeof sodt === "string") {
+    if (stored !== undefined && !stored.deleted && stored.operationDay !== null && typeof sodt === "string") {
       const day = operationDayOf(sodt, rules.dayStartOffsetMinutes);
-      if (day !== live.operationDay) {
-        return `FLID ${record.flid}: operation day ${day} differs from stored ${live.operationDay}`;
+      if (day !== stored.operationDay) {
+        return { fault: `FLID ${record.flid}: operation day ${day} differs from stored ${stored.operationDay}` };
       }
     }
   }
-  return undefined;
+  return verdict;
 }

@@ -15,10 +15,11 @@ type Snapshot = Extract<MsgKind, { kind: "snapshot" }>;
  *    nothing: SKIPPED `no-request`. This comes first: an unasked reply is not judged. A matched
  *    RESP that is applied (or skipped as entirely stale) reports `answered`, and the run closes
  *    the request (DONE) in the same transaction.
- * 2. The whole package is checked before any change (`checkSchdPackage`, every record must state
- *    every required field); for a RESP also every record's SODT must lie inside the matched
- *    request's `[from, to]`. Any violation: rejected (DEAD PROTOCOL), nothing written.
- * 3. Every record is merged into its flight (`applySchdRecords`); flights absent from the
+ * 2. The whole package is checked before any change (`checkSchdPackage`); for a RESP also every
+ *    record's SODT must lie inside the matched request's `[from, to]`. Any violation: rejected
+ *    (DEAD PROTOCOL), nothing written. A wrong RECS is a warning instead under
+ *    `schdRecsCheck: "warn"`.
+ * 3. Every record replaces its flight's state (`applySchdRecords`); flights absent from the
  *    snapshot are not deleted.
  */
 export function snapshotProcessor(options: FlightProcessingOptions): Processor<Snapshot> {
@@ -31,12 +32,12 @@ export function snapshotProcessor(options: FlightProcessingOptions): Processor<S
           : undefined;
       if (body.styp === "RESP" && match === undefined) return { type: "skipped", reason: "no-request" };
       const request = match?.request;
-      const fault = checkSchdPackage(body.body, ctx.flights, {
-        requireAllFields: true,
+      const verdict = checkSchdPackage(body.body, ctx.flights, {
         minRecords: 0,
+        recsCheck: options.schdRecsCheck,
         dayStartOffsetMinutes: options.dayStartOffsetMinutes,
       });
-      if (fault !== undefined) return { type: "rejected", reason: `${body.styp}: ${fault}` };
+      if (verdict.fault !== undefined) return { type: "rejected", reason: `${body.styp}: ${verdict.fault}` };
       if (request !== undefined) {
         const outside = body.body.flights.find((f) => !withinRequest(request, f.scalars.SODT ?? ""));
         if (outside !== undefined) {
@@ -46,7 +47,7 @@ export function snapshotProcessor(options: FlightProcessingOptions): Processor<S
           };
         }
       }
-      const result = applySchdRecords(body.body.flights, ctx, options);
+      const result = applySchdRecords(body.body.flights, ctx, options, verdict.warnings);
       return match !== undefined && (result.type === "applied" || result.type === "skipped") ? { ...result, answered: match } : result;
     },
   };

@@ -10,6 +10,13 @@ export interface SchdBody {
   readonly flights: readonly FlightRecord[];
 }
 
+/** A `SCHD/DEL` body: the declared record count and the FLIDs of its `FLTR` records (nothing else is read). */
+export interface SchdDelBody {
+  /** The `RECS` value; `undefined` when the element was missing. */
+  readonly recs: number | undefined;
+  readonly flids: readonly string[];
+}
+
 /** One reference-data record (WIRE.md "Reference data"): its key and its typed fields. */
 export interface RefRecord {
   /** The text of the type's key element, trimmed, otherwise as sent. */
@@ -25,8 +32,13 @@ export interface RefRecord {
 export type MsgKind =
   /** `SCHD/DNLD` or `SCHD/RESP`: a snapshot of many flights, all or nothing. */
   | { readonly kind: "snapshot"; readonly styp: "DNLD" | "RESP"; readonly body: SchdBody }
-  /** `SCHD/ADFT`: add or update the listed flights; deletes nothing. */
-  | { readonly kind: "adft"; readonly body: SchdBody }
+  /**
+   * `SCHD/ADFT`, and `SCHD/ADD` / `SCHD/UPD` (which upstream treats as ADFT): add or update the
+   * listed flights; deletes nothing. Whether ADD/UPD are applied so is the processor's option.
+   */
+  | { readonly kind: "adft"; readonly styp: "ADFT" | "ADD" | "UPD"; readonly body: SchdBody }
+  /** `SCHD/DEL`: delete the listed flights, each as FDEL does; unknown FLIDs are no-ops. */
+  | { readonly kind: "schdDel"; readonly body: SchdDelBody }
   /** `FLOP/<subtype>` other than FDEL: update the group the subtype names on one or more flights. */
   | { readonly kind: "flop"; readonly styp: string; readonly blocks: readonly FlopBlock[] }
   /** `FLOP/FDEL`: delete one flight. */

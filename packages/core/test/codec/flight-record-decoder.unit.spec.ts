@@ -37,8 +37,8 @@ describe("flight records: empty clears, absent is unknown", () => {
           collections: {
             GTDT: [],
             DELY: [
-              { key: "1", values: { "@CODE": "93", "@DURA": "01:10", "#text": null } },
-              { key: "2", values: { "#text": "ATC" } },
+              { key: "93", values: { "@CODE": "93", "@DURA": "01:10", "#text": null } },
+              { key: "41", values: { "@CODE": "41", "#text": "ATC" } },
             ],
             CKDT: [{ key: "3", values: { CHKC: null, PCOT: "2026-03-05T06:00" } }],
           },
@@ -103,9 +103,13 @@ describe("flight records: values outside their domain → PROTOCOL naming elemen
     ["<PAXC>12a</PAXC>", "PAXC"],
     ["<PAXC>-3</PAXC>", "PAXC"],
     ["<CNCL>yes</CNCL>", "CNCL"],
-    ["<DELY DURA='0160'/>", "DURA"],
-    ["<DELY STRT='soon'/>", "STRT"],
+    ["<DELY CODE='81' DURA='0160'/>", "DURA"],
+    ["<DELY CODE='81' STRT='soon'/>", "STRT"],
     ["<GTDT GTNO='1'><PGOT>later</PGOT></GTDT>", "PGOT"],
+    ["<ERUT RTNO='1'><SADC>1d</SADC></ERUT>", "SADC"],
+    ["<ERUT RTNO='1'><SDDC>+-1</SDDC></ERUT>", "SDDC"],
+    ["<CHOT CSNO='1'><CHID>IN</CHID></CHOT>", "CHID"],
+    ["<PORT><POID>O</POID><POTM>soon</POTM></PORT>", "PORT@O"],
   ])("%s", (inner, element) => {
     const r = flop(inner);
     expect(r).toMatchObject({ ok: false, errorClass: "PROTOCOL", meta: { type: "FLOP", styp: "TEST" } });
@@ -114,11 +118,13 @@ describe("flight records: values outside their domain → PROTOCOL naming elemen
   });
 
   it("normalizes values in their domain", () => {
-    expect(block("<PAXC>007</PAXC><MAXP>000</MAXP><MVIN> A </MVIN><ESTT>29feb241200</ESTT>").scalars).toStrictEqual({
+    expect(block("<PAXC>007</PAXC><MAXP>000</MAXP><MVIN> A </MVIN><ESTT>29feb241200</ESTT><FLIN>R</FLIN><VIPP>02</VIPP>").scalars).toStrictEqual({
       PAXC: "7",
       MAXP: "0",
       MVIN: "A",
       ESTT: "2024-02-29T12:00",
+      FLIN: "R",
+      VIPP: "2",
     });
   });
 
@@ -139,6 +145,16 @@ describe("flight records: structure", () => {
     ["<GTDT GTNO='1'/><GTDT GTNO='1'/>", "duplicate GTDT key"],
     ["<GTDT/><GTDT GTNO='1'/>", "mixed"],
     ["<DELY CODE='1'/><DELY/>", "mixed"],
+    ["<DELY>ATC</DELY>", "without its key attribute CODE"],
+    ["<DELY CODE='81'/><DELY CODE=' 81 '/>", "duplicate DELY key"],
+    ["<SRVT><SRQT>1</SRQT></SRVT>", "without its key element SRTC"],
+    ["<SRVT><SRTC> </SRTC></SRVT>", "without its key element SRTC"],
+    ["<SRVT><SRTC>A</SRTC><SRTC>B</SRTC></SRVT>", "more than one SRTC"],
+    ["<VIPF><VPCD>V1</VPCD><VIPT><VTQY>1</VTQY></VIPT></VIPF>", "without its key element VSCD"],
+    ["<VIPF><VPCD>V1</VPCD><VIPT><VSCD>S</VSCD></VIPT><VIPT><VSCD>S</VSCD></VIPT></VIPF>", "duplicate VIPT key \"V1/S\""],
+    ["<PORT><POTM>05MAR260700</POTM></PORT>", "POID \"\" is not one of O|C"],
+    ["<PORT><POID>X</POID></PORT>", "POID \"X\" is not one of O|C"],
+    ["<PORT><POID>O</POID></PORT><PORT><POID>O</POID></PORT>", "two PORT elements for POID O"],
     ["<ESTT>05MAR261200</ESTT><ESTT>05MAR261300</ESTT>", "ESTT occurs more than once"],
     ["<FFID>A</FFID><FFID>B</FFID>", "FFID occurs more than once"],
     ["<GTDT GTNO='1'><GATE>A</GATE><GATE>B</GATE></GTDT>", "GATE occurs more than once"],

@@ -74,7 +74,7 @@ const CZ3540: FlightState = {
   },
   collections: {
     ROUT: [{ key: "1", values: { APCD: "SHA", SCDT: "2026-03-05T12:05" } }],
-    DELY: [{ key: "1", values: { "@CODE": "81", "@STRT": "2026-03-05T12:05", "@DURA": "00:25", "#text": "ATC flow" } }],
+    DELY: [{ key: "81", values: { "@CODE": "81", "@STRT": "2026-03-05T12:05", "@DURA": "00:25", "#text": "ATC flow" } }],
     CLDT: [{ key: "1", values: { BELT: "B05", PCOT: "2026-03-05T14:40", PCCT: "2026-03-05T15:30", BTYP: "D" } }],
   },
 };

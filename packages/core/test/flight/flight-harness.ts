@@ -11,6 +11,7 @@ import type { OpenRequest } from "../../src/processing/open-request.js";
 import { newProcRecord } from "../../src/processing/proc-machine.js";
 import type { ProcessorTable } from "../../src/processing/processor.js";
 import { DEFAULT_RETRY_POLICY } from "../../src/processing/retry-policy.js";
+import type { RunWarning } from "../../src/processing/run-decision.js";
 
 /** The raw text of a shared SIS fixture (`test/fixtures/sis/`). */
 export const sisFixture = (name: string): string => readFileSync(new URL(`../fixtures/sis/${name}`, import.meta.url), "utf8");
@@ -24,6 +25,8 @@ export class FlightHarness {
   readonly flights = new Map<string, FlightState>();
   readonly events: OutboxEventDraft[] = [];
   readonly records: ProcRecord[] = [];
+  /** Every warning the processors reported, with its message id, in order. */
+  readonly warnings: RunWarning[] = [];
   readonly #owners = new Map<string, number>();
   readonly processors: ProcessorTable;
   #nextMsgId = 1;
@@ -56,6 +59,7 @@ export class FlightHarness {
     for (const b of decision.bindings) this.#owners.set(b.identityKey, b.msgId);
     for (const f of decision.flights) this.flights.set(f.flid, f);
     this.events.push(...decision.events);
+    this.warnings.push(...(decision.warnings ?? []));
     const record = decision.records[0]!;
     this.records.push(record);
     return { record, events: [...decision.events] };

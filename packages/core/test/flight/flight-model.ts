@@ -9,7 +9,14 @@ import type { CollectionRow, FlightRecord, WireValue } from "../../src/model/fli
 import { REQUIRED_SCHD_FIELDS } from "../../src/model/flight-schema.js";
 
 export type ModelMessage =
-  | { readonly kind: "schd"; readonly styp: "DNLD" | "ADFT" | "RESP"; readonly recs: number; readonly records: readonly FlightRecord[]; readonly dttm: string }
+  | {
+      readonly kind: "schd";
+      readonly styp: "DNLD" | "ADFT" | "ADD" | "UPD" | "RESP";
+      readonly recs: number;
+      readonly records: readonly FlightRecord[];
+      readonly dttm: string;
+    }
+  | { readonly kind: "schdDel"; readonly recs: number; readonly flids: readonly string[]; readonly dttm: string }
   | { readonly kind: "flop"; readonly styp: string; readonly blocks: readonly FlightRecord[]; readonly dttm: string }
   | { readonly kind: "fdel"; readonly flid: string; readonly ffid: string | null | undefined; readonly dttm: string };
 
@@ -32,6 +39,15 @@ export interface ModelOutcome {
   readonly changed: readonly { readonly flid: string; readonly version: number; readonly deleted: boolean }[];
 }
 
+/** Row keys as the tables order them: numbers by value first, then other keys by code unit. */
+function byKey(a: CollectionRow, b: CollectionRow): number {
+  const an = /^\d+$/.test(a.key);
+  const bn = /^\d+$/.test(b.key);
+  if (an !== bn) return an ? -1 : 1;
+  if (an && Number(a.key) !== Number(b.key)) return Number(a.key) - Number(b.key);
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
 /** The operation day of an ISO local SODT with no day-start offset: its date. */
 const dayOf = (sodt: string): string => sodt.slice(0, 10).replaceAll("-", "");
 
@@ -43,7 +59,7 @@ function copy(f: ModelFlight): ModelFlight {
 function contentOf(f: ModelFlight): string {
   const sortKeys = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
   const colls = Object.fromEntries(
-    Object.entries(f.colls).map(([n, rows]) => [n, [...rows].sort((a, b) => Number(a.key) - Number(b.key)).map((r) => ({ key: r.key, values: sortKeys(r.values) }))]),
+    Object.entries(f.colls).map(([n, rows]) => [n, [...rows].sort(byKey).map((r) => ({ key: r.key, values: sortKeys(r.values) }))]),
   );
   return JSON.stringify([f.ffid, f.day, f.deleted, sortKeys(f.fields), sortKeys(colls)]);
 }
@@ -81,16 +97,29 @@ export class FlightModel {
       return f !== undefined && m.dttm < f.lastDttm;
     };
 
+    if (m.kind === "schdDel") {
+      if (m.recs !== m.flids.length || m.flids.length === 0) return { status: "DEAD" };
+      if (new Set(m.flids).size !== m.flids.length) return { status: "DEAD" };
+      const stored = m.flids.filter((flid) => this.flights.has(flid));
+      if (stored.length === 0) return { status: "SKIPPED", reason: "no-flight" };
+      const stale = stored.filter((flid) => isStale(flid) && !this.flights.get(flid)!.deleted);
+      if (stale.length === stored.length) return { status: "SKIPPED", reason: "stale" };
+      for (const flid of stored) {
+        const f = live(flid);
+        if (f === undefined || isStale(flid)) continue;
+        next.set(flid, { ...copy(f), deleted: true });
+      }
+      return { status: "SUCCEEDED" };
+    }
+
     if (m.kind === "schd") {
       if (m.styp === "RESP") return { status: "SKIPPED", reason: "no-request" };
       if (m.recs !== m.records.length) return { status: "DEAD" };
-      if (m.styp === "ADFT" && m.records.length === 0) return { status: "DEAD" };
+      if (m.styp !== "DNLD" && m.records.length === 0) return { status: "DEAD" };
       if (new Set(m.records.map((r) => r.flid)).size !== m.records.length) return { status: "DEAD" };
       for (const r of m.records) {
-        for (const name of REQUIRED_SCHD_FIELDS) {
-          if (r.scalars[name] === null) return { status: "DEAD" };
-          if (r.scalars[name] === undefined && (m.styp === "DNLD" || live(r.flid) === undefined)) return { status: "DEAD" };
-        }
+        // Every SCHD record is the flight's full state: all required fields, valued.
+        for (const name of REQUIRED_SCHD_FIELDS) if (r.scalars[name] == null) return { status: "DEAD" };
         const sodt = r.scalars.SODT;
         const stored = live(r.flid);
         if (stored !== undefined && typeof sodt === "string" && stored.day !== dayOf(sodt)) return { status: "DEAD" };
@@ -101,7 +130,11 @@ export class FlightModel {
           stale++;
           continue;
         }
-        const f = live(r.flid) ? copy(live(r.flid)!) : empty();
+        const was = live(r.flid);
+        const f = was !== undefined ? copy(was) : empty();
+        // The record replaces the content: what it leaves out is unset, but for ERUT, kept.
+        f.fields = {};
+        f.colls = was?.colls.ERUT === undefined ? {} : { ERUT: was.colls.ERUT };
         for (const [name, v] of Object.entries(r.scalars)) if (v !== undefined) f.fields[name] = v;
         for (const [name, rows] of Object.entries(r.collections)) if (rows !== undefined) f.colls[name] = [...rows];
         if (typeof r.ffid === "string") f.ffid = r.ffid;
@@ -161,7 +194,7 @@ export class FlightModel {
         lastSrcDttm: f.lastDttm,
         deleted: f.deleted,
         scalars: { ...f.fields },
-        collections: Object.fromEntries(Object.entries(f.colls).map(([n, rows]) => [n, [...rows].sort((a, b) => Number(a.key) - Number(b.key))])),
+        collections: Object.fromEntries(Object.entries(f.colls).map(([n, rows]) => [n, [...rows].sort(byKey)])),
       });
     }
     return out;

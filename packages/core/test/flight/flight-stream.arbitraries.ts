@@ -48,16 +48,19 @@ function sparingRequired(r: FlightRecord, keepClears: boolean): FlightRecord {
   return { ...r, scalars };
 }
 
-/** An ADFT record: a full one, or a partial update (SODT absent or on the flight's day). */
+/**
+ * An ADFT record: mostly a full one (every SCHD record is the flight's full state), now and then a
+ * partial one, which lacks required fields (a PROTOCOL fault).
+ */
 const arbAdftRecord: Arbitrary<FlightRecord> = fc.oneof(
-  arbSchdRecord,
-  fc
+  { weight: 9, arbitrary: arbSchdRecord },
+  { weight: 1, arbitrary: fc
     .tuple(arbFlid, arbFlightRecord(), fc.integer({ min: 0, max: 19 }))
     .chain(([flid, r, clears]) =>
       fc
         .tuple(arbFfid(flid), fc.option(arbSodt(flid), { nil: undefined }))
         .map(([ffid, sodt]) => sparingRequired(withIdentity(r, flid, ffid, sodt), clears === 0)),
-    ),
+    ) },
 );
 
 /** A FLOP block for a pool flight (or an unknown FLID now and then). */
@@ -85,9 +88,18 @@ const arbUndated: Arbitrary<Undated<ModelMessage>> = fc.oneof(
   },
   {
     weight: 2,
-    arbitrary: fc.tuple(arbPackage(arbAdftRecord, 1), fc.integer({ min: 0, max: 14 })).map(([records, off]) => ({
-      kind: "schd" as const, styp: "ADFT" as const, recs: recsOf(records.length, off), records,
-    })),
+    arbitrary: fc
+      .tuple(arbPackage(arbAdftRecord, 1), fc.integer({ min: 0, max: 14 }), fc.constantFrom("ADFT" as const, "ADFT" as const, "ADD" as const, "UPD" as const))
+      .map(([records, off, styp]) => ({ kind: "schd" as const, styp, recs: recsOf(records.length, off), records })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.uniqueArray(fc.oneof({ weight: 5, arbitrary: arbFlid }, { weight: 1, arbitrary: fc.constant("77") }), { minLength: 0, maxLength: 3 }), fc.integer({ min: 0, max: 14 }))
+      .map(([flids, off]) => {
+        const all = off === 2 && flids[0] !== undefined ? [...flids, flids[0]] : flids;
+        return { kind: "schdDel" as const, recs: recsOf(all.length, off), flids: all };
+      }),
   },
   {
     weight: 5,
@@ -153,10 +165,11 @@ export const arbInvalidSnapshot: Arbitrary<Undated<ModelMessage> & { kind: "schd
 
 /** The message as SIS XML (WIRE.md), as the mailbox would hold it. */
 export function messageToXml(m: ModelMessage, seqn: number, style: XmlStyle = {}): string {
-  const type = m.kind === "schd" ? "SCHD" : "FLOP";
-  const styp = m.kind === "fdel" ? "FDEL" : m.styp;
+  const type = m.kind === "schd" || m.kind === "schdDel" ? "SCHD" : "FLOP";
+  const styp = m.kind === "fdel" ? "FDEL" : m.kind === "schdDel" ? "DEL" : m.styp;
   const meta = { sndr: "AODB", seqn, dttm: m.dttm, type, styp };
   if (m.kind === "schd") return messageXml(meta, schdXml(m.records, m.recs, style));
+  if (m.kind === "schdDel") return messageXml(meta, `<SCHD><RECS>${m.recs}</RECS>${m.flids.map((f) => `<FLTR><FLID>${f}</FLID></FLTR>`).join("")}</SCHD>`);
   if (m.kind === "flop") return messageXml(meta, m.blocks.map((b) => flightRecordToXml(b, "FLOP", style)).join(""));
   const ffid = m.ffid === undefined ? "" : `<FFID>${m.ffid === null ? "" : escapeXml(m.ffid)}</FFID>`;
   return messageXml(meta, `<FLOP><FLID>${m.flid}</FLID>${ffid}<FDEL/></FLOP>`);

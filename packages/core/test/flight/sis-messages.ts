@@ -8,7 +8,7 @@ export const sis = (type: string, styp: string, body: string, dttm = "2026030502
 
 /** The required SCHD fields of a flight on 05MAR26 at 08:00 (as wire XML), overridable. */
 export function fltr(flid: string, extra = "", sodt = "05MAR260800"): string {
-  return `<FLTR><FLID>${flid}</FLID><ALCD>CZ</ALCD><FLNO>CZ${flid.slice(-4)}</FLNO><MVIN>D</MVIN><SODT>${sodt}</SODT><FLTY>W</FLTY><FLIN>D</FLIN>${extra}</FLTR>`;
+  return `<FLTR><FLID>${flid}</FLID><ALCD>CZ</ALCD><FLNO>CZ${flid.slice(-4)}</FLNO><MVIN>D</MVIN><SODT>${sodt}</SODT><FLTY>W</FLTY><FLIN>D</FLIN><ACFT>321</ACFT>${extra}</FLTR>`;
 }
 
 /** A SCHD message of the given subtype; `recs` defaults to the number of records. */
