@@ -1,15 +1,16 @@
 import type { MsgKind } from "../model/msg-kind.js";
 import type { Processor } from "../processing/processor.js";
 import { reconcileFfid } from "./ffid-check.js";
+import { stageFlightDelete } from "./flight-delete.js";
 import type { FlightProcessingOptions } from "./flight-processing-options.js";
 import { MessageChanges } from "./message-changes.js";
-import { isStale } from "./staleness.js";
 
 type Fdel = Extract<MsgKind, { kind: "fdel" }>;
 
 /**
- * `FLOP/FDEL`: marks the flight deleted. It stays stored as a tombstone (content kept, version
- * + 1) until the history sweep retires it; its events are TOMBSTONEs (see `flightEvents`).
+ * `FLOP/FDEL`: marks the flight deleted (`stageFlightDelete`, the rule SCHD/DEL shares). It stays
+ * stored as a tombstone (content kept, version + 1) until the history sweep retires it; its events
+ * are TOMBSTONEs (see `flightEvents`).
  *
  * - Unknown flight: SKIPPED `no-flight:<FLID>`.
  * - Already deleted: `applied` with no change and reason `already-deleted:<FLID>` (idempotent).
@@ -23,14 +24,20 @@ export function fdelProcessor(options: FlightProcessingOptions): Processor<Fdel>
     flightsOf: (body) => [body.flid],
     apply(body, ctx) {
       const stored = ctx.flights.get(body.flid);
-      if (stored === undefined) return { type: "skipped", reason: `no-flight:${body.flid}` };
-      if (stored.deleted) return { type: "applied", flights: [], events: [], reason: `already-deleted:${body.flid}` };
-      if (isStale(stored, ctx.meta)) return { type: "skipped", reason: `stale:${body.flid}` };
-      const ffid = reconcileFfid(body.flid, body.ffid, stored);
+      const ffid = stored === undefined ? undefined : reconcileFfid(body.flid, body.ffid, stored);
       const changes = new MessageChanges(ctx.msgId, ctx.meta, options);
-      changes.stage(body.flid, stored, { ...stored, ffid: ffid.ffid, deleted: true });
-      const result = changes.result();
-      return ffid.warning === undefined || result.type !== "applied" ? result : { ...result, warnings: [ffid.warning] };
+      switch (stageFlightDelete(changes, body.flid, stored, ctx.meta, ffid?.ffid)) {
+        case "no-flight":
+          return { type: "skipped", reason: `no-flight:${body.flid}` };
+        case "already-deleted":
+          return { type: "applied", flights: [], events: [], reason: `already-deleted:${body.flid}` };
+        case "stale":
+          return { type: "skipped", reason: `stale:${body.flid}` };
+        case "deleted": {
+          const result = changes.result();
+          return ffid?.warning === undefined || result.type !== "applied" ? result : { ...result, warnings: [ffid.warning] };
+        }
+      }
     },
   };
 }
