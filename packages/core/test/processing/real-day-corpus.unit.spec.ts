@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { COLLECTION_NAMES, FLOP_MATRIX, INDEXED_SCALARS, Pump, SCALAR_NAMES, silentLogger } from "@msgx/core";
+import { COLLECTION_NAMES, FLOP_MATRIX, INDEXED_SCALARS, Pump, REFERENCE_SCHEMAS, SCALAR_NAMES, silentLogger } from "@msgx/core";
 import type { XmlElement } from "../../src/codec/xml-tree.js";
 import { InMemoryMailbox, InMemoryPipelineStore, InMemoryReferenceReader, ManualClock } from "@msgx/core/testing";
 import {
@@ -79,6 +79,21 @@ describe("the real-day corpus itself", () => {
     ];
     expect(want.filter((k) => !kinds.has(k))).toEqual([]);
     expect(Object.keys(FLOP_MATRIX).filter((s) => !kinds.has(`FLOP/${s}`))).toEqual([]);
+  });
+
+  it("states every field of each reference type's table, with a value, in that type's first DNLD", () => {
+    const missing: string[] = [];
+    for (const [type, schema] of REFERENCE_SCHEMAS) {
+      const dnld = corpus.find((m) => new RegExp(`<TYPE>${type}</TYPE>\\s*<STYP>DNLD</STYP>`).test(m.raw));
+      if (dnld === undefined) {
+        missing.push(`${type}: no DNLD`);
+        continue;
+      }
+      const records = parseCorpusXml(dnld.raw).children.filter((c) => c.name === type);
+      const stated = (name: string) => records.some((r) => r.children.some((c) => c.name === name && (c.text.trim() !== "" || c.children.length > 0)));
+      for (const name of [schema.key, ...Object.keys(schema.fields)]) if (!stated(name)) missing.push(`${type}.${name}`);
+    }
+    expect(missing).toEqual([]);
   });
 
   it("states every scalar and every collection of the flight schema in its SCHD/DNLD (PORT's indicators in its FLOPs too)", () => {
