@@ -89,6 +89,10 @@ const DATA_TABLES = [
   "flight_chdt",
   "flight_dely",
   "flight_chot",
+  "flight_abtm",
+  "flight_srvt",
+  "flight_vipf",
+  "flight_vipt",
 ];
 
 async function resetTables(db: Kysely<any>): Promise<void> {

@@ -33,7 +33,7 @@ export const sampleFlight = (flid = "900101", version = 1): FlightState => ({
   collections: {
     GTDT: [{ key: "1", values: { GATE: "A22", PGOT: "2026-03-05T07:10", GOTM: null } }],
     CKDT: [],
-    DELY: [{ key: "1", values: { "@CODE": "81", "@DURA": "00:25", "#text": "ATC flow" } }],
+    DELY: [{ key: "81", values: { "@CODE": "81", "@DURA": "00:25", "#text": "ATC flow" } }],
   },
 });
 
