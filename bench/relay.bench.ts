@@ -34,7 +34,7 @@ interface Result {
 /** A flight payload of the documented shape (docs/events.md), about 1 KB of JSON. */
 function payload(flid: string, version: number, i: number): unknown {
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     flid,
     ffid: `CZ-CZ${flid.slice(-4)}-D-05MAR260800-D`,
     operationDay: "20260305",

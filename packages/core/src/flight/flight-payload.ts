@@ -3,22 +3,31 @@ import type { CollectionName, ScalarName } from "../model/flight-schema.js";
 import { canonicalCollections, canonicalScalars } from "./flight-content.js";
 import type { FlightState } from "./flight-state.js";
 
-/** The version of {@link FlightPayload}; bumped only for a change old consumers cannot ignore. */
-export const FLIGHT_PAYLOAD_SCHEMA_VERSION = 1;
+/**
+ * The version of {@link FlightPayload}; bumped only for a change old consumers cannot ignore.
+ * 2: an absent field or collection means "not in the flight's state" (a SCHD record that leaves
+ * it out unsets it), no longer "never stated"; DELY rows are keyed by their code; CHOT rows are
+ * chocks events (`CHTM`, `CHID`, `CHST`). See docs/events.md.
+ */
+export const FLIGHT_PAYLOAD_SCHEMA_VERSION = 2;
 
 /** One row of a resource collection in a payload. */
 export interface FlightPayloadRow {
-  /** The row's sequence attribute (`GTNO`, `RTNO`, …) or, for `DELY`, its 1-based position. */
+  /**
+   * The row's key: its sequence attribute (`GTNO`, `RTNO`, …), its code (`DELY` `@CODE`, `SRVT`
+   * `SRTC`, `VIPF` `VPCD`) or, for `VIPT`, `<VPCD>/<VSCD>`.
+   */
   readonly key: string;
   /** Child elements by name, attributes as `@NAME`, the element text as `#text`. */
   readonly values: Readonly<Record<string, WireValue>>;
 }
 
 /**
- * The JSON value of a flight event (schema version 1, `docs/events.md`). The full state of the
+ * The JSON value of a flight event (schema version 2, `docs/events.md`). The full state of the
  * flight after the change, never a diff, so a consumer needs no history to use one record.
- * In `fields`, `collections` and row `values`: a name that is absent was never stated; `null`
- * means it was cleared; `[]` means the collection was cleared.
+ * In `fields`, `collections` and row `values`: a name that is absent has no value in the state
+ * (never stated, or left out by the flight's last SCHD record); `null` means it was stated empty
+ * (cleared); `[]` means the collection was stated empty.
  */
 export interface FlightPayload {
   readonly schemaVersion: typeof FLIGHT_PAYLOAD_SCHEMA_VERSION;

@@ -110,7 +110,7 @@ describe("flight processors over the shared SIS fixtures", () => {
     const h = new FlightHarness();
     const { events } = h.send(sisFixture(DNLD));
     expect(JSON.parse(JSON.stringify(events[2]?.payload))).toStrictEqual({
-      schemaVersion: 1,
+      schemaVersion: 2,
       flid: "900102",
       ffid: null,
       operationDay: "20260305",
