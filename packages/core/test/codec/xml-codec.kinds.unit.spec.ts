@@ -11,11 +11,19 @@ const bodyOf = (raw: string, options?: Parameters<typeof decodeMessage>[1]) => {
 };
 
 describe("kinds by TYPE/STYP", () => {
-  it("SCHD/ADFT → adft", () => {
-    expect(bodyOf(msg("SCHD", "ADFT", `<SCHD><RECS>1</RECS>${FLTR}</SCHD>`))).toStrictEqual({
+  it.each(["ADFT", "ADD", "UPD"])("SCHD/%s → adft, its subtype kept", (styp) => {
+    expect(bodyOf(msg("SCHD", styp, `<SCHD><RECS>1</RECS>${FLTR}</SCHD>`))).toStrictEqual({
       kind: "adft",
+      styp,
       body: { recs: 1, flights: [{ flid: "7", scalars: { ALCD: "CZ" }, collections: {} }] },
     });
+  });
+
+  it("SCHD/DEL → schdDel with RECS and the FLIDs only (nothing else is read, not even an invalid value)", () => {
+    const body = `<SCHD><RECS>3</RECS>${FLTR}<FLTR><FLID> 8 </FLID><SODT>soon</SODT><GTDT/></FLTR></SCHD>`;
+    expect(bodyOf(msg("SCHD", "DEL", body))).toStrictEqual({ kind: "schdDel", body: { recs: 3, flids: ["7", "8"] } });
+    expect(bodyOf(msg("SCHD", "DEL", "<SCHD><FLTR><FLID>9</FLID></FLTR></SCHD>"))).toStrictEqual({ kind: "schdDel", body: { recs: undefined, flids: ["9"] } });
+    expect(decodeMessage(msg("SCHD", "DEL", "<SCHD><RECS>1</RECS><FLTR><FLID>x</FLID></FLTR></SCHD>"))).toMatchObject({ ok: false, errorClass: "PROTOCOL" });
   });
 
   it("SCHD with RECS missing → recs undefined (the processor decides)", () => {

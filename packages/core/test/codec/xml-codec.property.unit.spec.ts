@@ -30,7 +30,7 @@ describe("generated SIS XML decodes to exactly the generated model", () => {
     "SCHD/ADFT",
     (meta, flights) => {
       const r = decodeMessage(messageXml(meta, schdXml(flights)));
-      expect(r).toStrictEqual({ ok: true, message: { meta, body: { kind: "adft", body: { recs: flights.length, flights } } } });
+      expect(r).toStrictEqual({ ok: true, message: { meta, body: { kind: "adft", styp: "ADFT", body: { recs: flights.length, flights } } } });
     },
   );
 
