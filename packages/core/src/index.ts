@@ -139,6 +139,7 @@ export { shouldFlush, DEFAULT_SCHD_FLUSH_POLICY, type SchdFlushPolicy, type Schd
 export { SchdFlusher, DEFAULT_SCHD_FLUSHER_OPTIONS, type SchdFlusherOptions, type FlushStep, type FlidFault } from "./delivery/schd-flusher.js";
 
 // Processing
+export { typeOutcomeOf, type TypeOutcome } from "./processing/type-outcome.js";
 export {
   DEFAULT_RETRY_POLICY,
   DEFAULT_UNSUPPORTED_POLICY,

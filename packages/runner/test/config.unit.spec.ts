@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MAILBOX_NAMES } from "@msgx/adapters-mysql";
 import { loadConfig, settingPaths } from "../src/config/load-config.js";
@@ -62,6 +64,60 @@ describe("configuration", () => {
     );
     expect(() => loadConfig({ overrides: { "mysql.inbound.columns.body": "X" } })).toThrow(/mysql\.inbound\.columns/);
     expect(() => loadConfig({ env: { MSGX_MYSQL_INBOUND_TABLE: "cminmsgs;" } })).toThrow(expect.objectContaining({ kind: "CONFIG", retriable: false }));
+  });
+
+  it("reads the codec, type policy, unsupported budget, identity and flight settings from the file and MSGX_* variables", () => {
+    const d = loadConfig({ env: {} });
+    expect(d.codec).toMatchObject({ limits: { maxBytes: 4 * 1024 * 1024, maxDepth: 32, maxAttributes: 32, maxElements: 200_000 }, numericTimeTolerance: false });
+    expect(d.codec.referenceTypes).toHaveLength(23);
+    expect(d.types).toEqual({ policy: {}, unsupported: { mode: "fail", attempts: 3, headMs: 10_000 } });
+    expect(d.identity).toEqual({ includeDayBoundary: false, includeContent: false, onContentDiffers: "skip" });
+    expect(d.flight).toEqual({ schdRecsCheck: "reject", schdAddUpdAsAdft: true });
+
+    const c = loadConfig({
+      env: {
+        MSGX_TYPES_POLICY: " SCHS=ignore, XYZ=ignore ,FLOP/ESTT=unsupported",
+        MSGX_TYPES_UNSUPPORTED_MODE: "skip",
+        MSGX_TYPES_UNSUPPORTED_ATTEMPTS: "2",
+        MSGX_TYPES_UNSUPPORTED_HEAD_MS: "5000",
+        MSGX_CODEC_REFERENCE_TYPES: "AIRL, ARPT",
+        MSGX_CODEC_LIMITS_MAX_BYTES: "65536",
+        MSGX_CODEC_NUMERIC_TIME_TOLERANCE: "1",
+        MSGX_IDENTITY_ON_CONTENT_DIFFERS: "dead",
+        MSGX_IDENTITY_INCLUDE_CONTENT: "true",
+        MSGX_FLIGHT_SCHD_RECS_CHECK: "warn",
+        MSGX_FLIGHT_SCHD_ADD_UPD_AS_ADFT: "false",
+      },
+    });
+    expect(c.types).toEqual({ policy: { SCHS: "ignore", XYZ: "ignore", "FLOP/ESTT": "unsupported" }, unsupported: { mode: "skip", attempts: 2, headMs: 5000 } });
+    expect(c.codec).toMatchObject({ referenceTypes: ["AIRL", "ARPT"], limits: { maxBytes: 65536, maxDepth: 32 }, numericTimeTolerance: true });
+    expect(c.identity).toEqual({ includeDayBoundary: false, includeContent: true, onContentDiffers: "dead" });
+    expect(c.flight).toEqual({ schdRecsCheck: "warn", schdAddUpdAsAdft: false });
+
+    // The file takes the policy as an object and the reference types as an array.
+    const file = join(mkdtempSync(join(tmpdir(), "msgx-config-")), "msgx.json");
+    writeFileSync(file, JSON.stringify({ types: { policy: { LDM: "unsupported" } }, codec: { referenceTypes: ["REGN"] } }));
+    const f = loadConfig({ file, env: {} });
+    expect(f.types.policy).toEqual({ LDM: "unsupported" });
+    expect(f.codec.referenceTypes).toEqual(["REGN"]);
+  });
+
+  it("refuses bad codec, type policy, budget and identity values with their path (no stack trace)", () => {
+    const refused = (env: Record<string, string>, path: RegExp) =>
+      expect(() => loadConfig({ env }), JSON.stringify(env)).toThrow(expect.objectContaining({ kind: "CONFIG", message: expect.stringMatching(path) }));
+    refused({ MSGX_TYPES_POLICY: "SCHS=maybe" }, /types\.policy[\s\S]*process, ignore or unsupported/);
+    refused({ MSGX_TYPES_POLICY: "SCHS" }, /types\.policy: "SCHS" is not TYPE=process\|ignore\|unsupported/);
+    refused({ MSGX_TYPES_POLICY: "SCHS=ignore,SCHS=unsupported" }, /types\.policy: SCHS is set twice/);
+    refused({ MSGX_TYPES_POLICY: "AB=ignore" }, /types\.policy[\s\S]*TYPE \(3–4 letters\) or FLOP\/<STYP>/);
+    refused({ MSGX_TYPES_POLICY: "SCHD/DNLD=ignore" }, /types\.policy[\s\S]*FLOP\/<STYP>/);
+    refused({ MSGX_TYPES_UNSUPPORTED_MODE: "drop" }, /types\.unsupported\.mode/);
+    refused({ MSGX_TYPES_UNSUPPORTED_ATTEMPTS: "0" }, /types\.unsupported\.attempts/);
+    refused({ MSGX_TYPES_UNSUPPORTED_HEAD_MS: "700000" }, /types\.unsupported\.headMs: must not exceed pipeline\.headDeadlineMs \(600000\)/);
+    refused({ MSGX_TYPES_UNSUPPORTED_HEAD_MS: "20000", MSGX_PIPELINE_HEAD_DEADLINE_MS: "15000" }, /types\.unsupported\.headMs/);
+    refused({ MSGX_IDENTITY_ON_CONTENT_DIFFERS: "keep" }, /identity\.onContentDiffers/);
+    refused({ MSGX_CODEC_REFERENCE_TYPES: "AIRL,X1" }, /codec\.referenceTypes/);
+    refused({ MSGX_CODEC_LIMITS_MAX_DEPTH: "deep" }, /codec\.limits\.maxDepth/);
+    refused({ MSGX_FLIGHT_SCHD_RECS_CHECK: "ignore" }, /flight\.schdRecsCheck/);
   });
 
   it("production refuses every embedded stand-in", () => {

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Clock, ErrorClass, ProcStatus, ReconcileCounts, StatusReader } from "@msgx/core";
+import { typeOutcomeOf, type Clock, type ErrorClass, type ProcRecord, type ProcStatus, type ReconcileCounts, type StatusReader } from "@msgx/core";
 
 /**
  * Prometheus metrics. Gauges are read from the store at scrape time (one status query), so they
@@ -7,7 +7,13 @@ import type { Clock, ErrorClass, ProcStatus, ReconcileCounts, StatusReader } fro
  * this process did. The reconciler's gauges show its last full pass in this process (absent until
  * one finished, or when it is off).
  */
-export function createMetrics(status: StatusReader, clock: Clock, reconciler: () => ReconcileCounts | undefined = () => undefined) {
+export function createMetrics(
+  status: StatusReader,
+  clock: Clock,
+  reconciler: () => ReconcileCounts | undefined = () => undefined,
+  /** TYPEs that may be a label (the kinds table, reference types, the configured policy); any other is `other`. */
+  knownTypes: ReadonlySet<string> = new Set(),
+) {
   const registry = new Registry();
   const processed = new Counter({ name: "msgx_messages_processed_total", help: "Messages that reached a terminal state or FAILED, by status and class", labelNames: ["status", "error_class"], registers: [registry] });
   const latency = new Histogram({
@@ -17,6 +23,14 @@ export function createMetrics(status: StatusReader, clock: Clock, reconciler: ()
     registers: [registry],
   });
   const warnings = new Counter({ name: "msgx_message_warnings_total", help: "Warnings of processed messages (ffid-mismatch, content-differs, recs-mismatch, …), by code", labelNames: ["code"], registers: [registry] });
+  const ignored = new Counter({ name: "msgx_messages_ignored_total", help: "Messages SKIPPED ignored:<TYPE> by the type policy, by TYPE (unknown TYPEs as other)", labelNames: ["type"], registers: [registry] });
+  const unsupported = new Counter({
+    name: "msgx_messages_unsupported_total",
+    help: "UNSUPPORTED outcomes by TYPE (unknown TYPEs as other): failed (an attempt, FAILED), exhausted (DEAD), skipped (unsupported: skip)",
+    labelNames: ["type", "outcome"],
+    registers: [registry],
+  });
+  const typeLabel = (type: string): string => (knownTypes.has(type) ? type : "other");
   const headAge = new Gauge({ name: "msgx_head_age_seconds", help: "Age of the oldest unfinished message (0 when none)", registers: [registry] });
   const backlog = new Gauge({ name: "msgx_backlog", help: "Messages by processing status", labelNames: ["status"], registers: [registry] });
   const dead = new Gauge({ name: "msgx_dead_letters", help: "DEAD messages kept for review", registers: [registry] });
@@ -49,6 +63,15 @@ export function createMetrics(status: StatusReader, clock: Clock, reconciler: ()
     },
     recordWarnings(codes: readonly { code: string }[]): void {
       for (const w of codes) warnings.inc({ code: w.code });
+    },
+    /** Counts what the type policy did to the records of a step (WIRE.md: never silent). */
+    recordTypeOutcomes(records: readonly ProcRecord[]): void {
+      for (const r of records) {
+        const found = typeOutcomeOf(r);
+        if (found === undefined) continue;
+        if (found.outcome === "ignored") ignored.inc({ type: typeLabel(found.type) });
+        else unsupported.inc({ type: typeLabel(found.type), outcome: found.outcome.slice("unsupported-".length) });
+      }
     },
     async render(): Promise<{ contentType: string; body: string }> {
       try {

@@ -3,9 +3,9 @@ import type { Server } from "node:http";
 import {
   BackfillSweeper,
   decodeMessageInSlices,
-  defaultProcessors,
   errorMessage,
   InboxPoller,
+  knownTypes,
   MsgDispatcher,
   Pump,
   ReplayService,
@@ -20,10 +20,10 @@ import type { MsgxConfig } from "../config/config-schema.js";
 import { createHttpServer } from "../http/http-server.js";
 import { startLoop, type Loop } from "../loops/loop.js";
 import { createMetrics } from "./metrics.js";
+import { messageHandling } from "./message-handling.js";
 import { failpointFromEnv } from "./failpoints.js";
 import { createMaintenanceJobs, type MaintenanceJobs } from "../jobs/maintenance-schedule.js";
 import { createRequestAdmin, requestLoops } from "./request-loops.js";
-import { referenceProcessor } from "./request-imports.js";
 import { reliableLoops } from "../reliable/reliable-loops.js";
 import { directReliableAdmin, reliableService } from "../reliable/reliable-admin.js";
 import type { AppParts } from "./app-parts.js";
@@ -47,12 +47,14 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
   // Every loop waits on this one signal; a dozen listeners is by design, not a leak.
   setMaxListeners(64, signal);
   const p = config.pipeline;
-  const policy = { maxAttempts: p.maxAttempts, initialBackoffMs: p.backoffInitialMs, backoffMultiplier: p.backoffMultiplier, maxBackoffMs: p.backoffMaxMs, headDeadlineMs: p.headDeadlineMs };
+  // First: a type policy the processors cannot serve refuses to start (CONFIG), before any loop runs.
+  const handling = messageHandling(config);
+  const { policy } = handling;
   const base = { store: parts.store, mailbox: parts.mailbox, clock, logger };
   const failpoint = failpointFromEnv();
   // The maintenance jobs are built with the loops below; the metrics read the reconciler's counts.
   let maintenance: MaintenanceJobs | undefined;
-  const metrics = createMetrics(parts.status, clock, () => maintenance?.reconcilerCounts());
+  const metrics = createMetrics(parts.status, clock, () => maintenance?.reconcilerCounts(), knownTypes(handling.codec.typePolicy, handling.codec.referenceTypes));
   const topics = { [Target.MSG]: config.kafka.msgTopic, [Target.SCHD]: config.kafka.schdTopic, [Target.REF]: config.kafka.refTopic };
 
   const poller = new InboxPoller(base, { batchSize: p.claimBatch, gapGraceMs: p.gapGraceMs });
@@ -61,16 +63,13 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
       ...base,
       // A document of megabytes is parsed in slices with the event loop let in between, so the
       // ingress, /healthz and the relay keep answering while it is read (docs/reliability.md).
-      decode: (raw) => decodeMessageInSlices(raw, {}, yieldToEventLoop),
-      processors: {
-        ...defaultProcessors({ dayStartOffsetMinutes: config.airport.dayStartOffsetMinutes, airportUtcOffsetMinutes: config.airport.utcOffsetMinutes }),
-        // Reference data into REF_MASTER; RESPs only as answers to open RQRDs (docs/requests.md).
-        reference: referenceProcessor({ airportUtcOffsetMinutes: config.airport.utcOffsetMinutes }),
-      },
+      decode: (raw) => decodeMessageInSlices(raw, handling.codec, yieldToEventLoop),
+      processors: handling.processors,
+      contentHash: handling.contentHash,
       horizon: () => poller.horizon,
       ...(failpoint ? { failpoint } : {}),
     },
-    { policy, identity: { includeDayBoundary: config.identity.includeDayBoundary }, maxRun: p.maxRun, ...(parts.fence !== undefined ? { fence: parts.fence } : {}) },
+    { policy, unsupported: handling.unsupported, identity: handling.identity, maxRun: p.maxRun, ...(parts.fence !== undefined ? { fence: parts.fence } : {}) },
   );
   const sweeper = new BackfillSweeper(base);
   const deliveryDeps = { outbox: parts.outbox, delivery: parts.delivery, clock, logger, ...(failpoint ? { failpoint } : {}) };
@@ -111,6 +110,7 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
       case "processed":
         metrics.recordProcessed(step.records.map((r) => ({ status: r.status as ProcStatus, errorClass: r.errorClass, latencyMs: clock.now() - r.receivedAt })));
         metrics.recordWarnings(step.warnings ?? []);
+        metrics.recordTypeOutcomes(step.records);
         delivery.wake();
         refDelivery.wake();
         return 0;

@@ -1,6 +1,7 @@
 import { zoneOffsetMinutes } from "@msgx/adapters-mysql";
 import { z } from "zod";
 import { checkMailboxNames, mailboxNamesShape } from "./mailbox-names-schema.js";
+import { codecSection, flightSection, typesSection } from "./codec-schema.js";
 
 /** The adapter's own parse decides, so the config accepts exactly the offsets the mailbox takes. */
 const isZoneOffset = (offset: string): boolean => {
@@ -117,9 +118,19 @@ export const ConfigSchema = z
       .object({
         /** Fixed once in production: changing it changes what counts as a duplicate. */
         includeDayBoundary: bool(false),
+        /** Fixed once in production: META DTTM and the raw text's SHA-256 join the identity. */
+        includeContent: bool(false),
+        /** A taken identity whose earlier body differs: `skip` (SKIPPED, warned) or `dead` (DEAD for review, warned). */
+        onContentDiffers: z.enum(["skip", "dead"]).default("skip"),
       })
       .strict()
       .prefault({}),
+    /** The decoder's caps and options (WIRE.md, docs/configuration.md "Codec and type policy"). */
+    codec: codecSection,
+    /** What is processed, ignored or unsupported per TYPE / FLOP subtype, and the unsupported budget. */
+    types: typesSection,
+    /** Switches of the flight processors. */
+    flight: flightSection,
     /** Read and process, never write the shared mailbox. */
     shadow: bool(false),
     history: z
@@ -173,7 +184,12 @@ export const ConfigSchema = z
       .strict()
       .prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.types.unsupported.headMs > c.pipeline.headDeadlineMs) {
+      ctx.addIssue({ code: "custom", path: ["types", "unsupported", "headMs"], message: `must not exceed pipeline.headDeadlineMs (${c.pipeline.headDeadlineMs})` });
+    }
+  });
 
 export type MsgxConfig = z.output<typeof ConfigSchema>;
 export type MsgxConfigInput = z.input<typeof ConfigSchema>;

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { MsgxError } from "@msgx/core";
 import { ConfigSchema, type MsgxConfig } from "./config-schema.js";
+import { messageHandling } from "../app/message-handling.js";
 
 type Tree = { [key: string]: unknown };
 
@@ -78,6 +79,8 @@ export function loadConfig(sources: ConfigSources = {}): MsgxConfig {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`);
     throw new MsgxError("CONFIG", `invalid configuration:\n${lines.join("\n")}`);
   }
+  // A type policy the processors cannot serve is a configuration error like a bad value.
+  messageHandling(parsed.data);
   return checkProfile(parsed.data);
 }
 
