@@ -102,7 +102,7 @@ export function streamToRaws(items: readonly StreamItem[]): string[] {
 
 /** The required SCHD fields of a flight on 05MAR26 at 08:00, as wire XML. */
 export const fltr = (flid: string): string =>
-  `<FLTR><FLID>${flid}</FLID><ALCD>CZ</ALCD><FLNO>CZ${flid.slice(-4)}</FLNO><MVIN>D</MVIN><SODT>05MAR260800</SODT><FLTY>W</FLTY><FLIN>D</FLIN></FLTR>`;
+  `<FLTR><FLID>${flid}</FLID><ALCD>CZ</ALCD><FLNO>CZ${flid.slice(-4)}</FLNO><MVIN>D</MVIN><SODT>05MAR260800</SODT><FLTY>W</FLTY><FLIN>D</FLIN><ACFT>321</ACFT></FLTR>`;
 
 /** A SCHD/ADFT creating (or updating) the given flights. */
 export const adftXml = (seqn: number, flids: readonly string[]): string =>

@@ -21,7 +21,7 @@ export const dttmOf = (instant: number): string => {
 export const sodtMarch = (day: number): string => `${pad(day)}MAR260800`;
 
 const fltr = (flid: string, sodt: string) =>
-  `<FLTR><FLID>${flid}</FLID><ALCD>CZ</ALCD><FLNO>CZ${flid.slice(-4)}</FLNO><MVIN>D</MVIN><SODT>${sodt}</SODT><FLTY>W</FLTY><FLIN>D</FLIN></FLTR>`;
+  `<FLTR><FLID>${flid}</FLID><ALCD>CZ</ALCD><FLNO>CZ${flid.slice(-4)}</FLNO><MVIN>D</MVIN><SODT>${sodt}</SODT><FLTY>W</FLTY><FLIN>D</FLIN><ACFT>321</ACFT></FLTR>`;
 
 /** SIS messages with a chosen SEQN (so a test can re-send an identity) stamped at `at`. */
 export const sis = {
