@@ -2,9 +2,10 @@ import type { CollectionRow, WireValue } from "../model/flight-record.js";
 import type { CollectionName, ScalarName } from "../model/flight-schema.js";
 
 /**
- * The stored state of one flight: a `FLIGHT_SCHD` row plus its nine collections.
- * Unknown and cleared stay apart exactly as on the wire: a scalar that was never stated is absent;
- * one that was cleared is `null`. A collection never stated is absent; a cleared one is `[]`.
+ * The stored state of one flight: a `FLIGHT_SCHD` row plus its collections (`COLLECTIONS`).
+ * No value and cleared stay apart as on the wire: a scalar with no value (never stated, or unset
+ * by the last SCHD record) is absent; one stated empty is `null`. Likewise a collection is absent
+ * or, stated empty, `[]`.
  */
 export interface FlightState {
   readonly flid: string;
@@ -17,7 +18,7 @@ export interface FlightState {
   readonly lastMsgId: number;
   /** META DTTM (`yyyyMMddHHmmss`) of the last message that changed this flight. */
   readonly lastSrcDttm: string;
-  /** Set by FDEL; the flight stays (as a tombstone) until the history sweep retires it. */
+  /** Set by FDEL or SCHD/DEL; the flight stays (as a tombstone) until the history sweep retires it. */
   readonly deleted: boolean;
   readonly scalars: Readonly<Partial<Record<ScalarName, WireValue>>>;
   readonly collections: Readonly<Partial<Record<CollectionName, readonly CollectionRow[]>>>;

@@ -2,16 +2,19 @@ import type { CollectionName, ScalarName } from "./flight-schema.js";
 
 /**
  * One value as it came off the wire:
- * - property absent (`undefined`): the element was absent; the value is unknown/unchanged;
+ * - property absent (`undefined`): the element was absent (what that means is the processor's
+ *   rule: a SCHD record unsets the field, a FLOP follows its subtype);
  * - `null`: the element was present and empty; the value is cleared;
  * - a string: the normalized value (see `ValueKind` in flight-schema).
  */
 export type WireValue = string | null;
 
 /**
- * One row of a resource collection. `key` is the sequence attribute (or the 1-based position);
- * `values` holds child elements by name, attributes as `@NAME` and the element text as `#text`.
- * A child that was absent is not in `values`; an empty child is `null`.
+ * One row of a resource collection. `key` is the row's key attribute or key element as the
+ * collection's spec names it (`RTNO`, DELY's `@CODE`, SRVT's `SRTC`), `<parent key>/<own key>`
+ * for a nested collection (VIPT); `values` holds child elements by name, attributes as `@NAME`
+ * and the element text as `#text`. A child that was absent is not in `values`; an empty child is
+ * `null`.
  */
 export interface CollectionRow {
   readonly key: string;
@@ -19,9 +22,9 @@ export interface CollectionRow {
 }
 
 /**
- * A flight as one message states it (a SCHD `FLTR` or a `FLOP` block).
- * A collection that is absent is unchanged; `[]` (one empty element) clears it; otherwise the rows
- * replace the whole set.
+ * A flight as one message states it (a SCHD `FLTR` or a `FLOP` block). A collection that is
+ * absent was not stated; `[]` is one empty element (a clear); otherwise its rows as sent. Nested
+ * collections (VIPT) are stated whenever their parent is.
  */
 export interface FlightRecord {
   /** Upstream surrogate id, decimal digits. */
