@@ -120,6 +120,12 @@ describe("configuration", () => {
     refused({ MSGX_FLIGHT_SCHD_RECS_CHECK: "ignore" }, /flight\.schdRecsCheck/);
   });
 
+  it("takes a routing id as long as the upstream's ROUTINGID VARCHAR(23), and no longer", () => {
+    const id = "R".repeat(23);
+    expect(loadConfig({ env: { MSGX_REQUESTS_RQFD_ROUTING_ID: id, MSGX_REQUESTS_RQRD_ROUTING_ID: id } }).requests).toMatchObject({ rqfdRoutingId: id, rqrdRoutingId: id });
+    expect(() => loadConfig({ env: { MSGX_REQUESTS_RQRD_ROUTING_ID: `${id}R` } })).toThrow(/requests\.rqrdRoutingId/);
+  });
+
   it("production refuses every embedded stand-in", () => {
     expect(() => loadConfig({ env: { MSGX_PROFILE: "production" } })).toThrow(/pg\.url.*mysql\.url.*kafka\.brokers.*http\.token/s);
   });

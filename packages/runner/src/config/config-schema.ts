@@ -168,9 +168,9 @@ export const ConfigSchema = z
         /** How often the coordinator passes over open requests (sends, pick-ups, timeouts). */
         pollMs: positive(1_000),
         /** COUTMSGS.ROUTINGID of schedule requests. */
-        rqfdRoutingId: z.string().min(1).max(16).default("VIEWRQFD"),
+        rqfdRoutingId: z.string().min(1).max(23).default("VIEWRQFD"),
         /** COUTMSGS.ROUTINGID of reference-data requests. */
-        rqrdRoutingId: z.string().min(1).max(16).default("VIEWRQRD"),
+        rqrdRoutingId: z.string().min(1).max(23).default("VIEWRQRD"),
       })
       .strict()
       .refine((r) => r.seqnLast >= r.seqnFirst, { message: "requests.seqnLast must not be below requests.seqnFirst" })
