@@ -147,33 +147,38 @@ function parentField(spec: CollectionSpec): string | undefined {
   return typeof parentKey === "string" ? undefined : parentKey.element;
 }
 
-function arbRow(spec: CollectionSpec, key: string, parentKey?: string): Arbitrary<CollectionRow> {
-  const fixed: Record<string, string> = {};
+/** A row as generated before it is placed: its own key and its values (no parent key yet). */
+interface RowDraft {
+  readonly key: string;
+  readonly values: Readonly<Record<string, WireValue>>;
+}
+
+/** Row codes (DELY, SRVT, VIPF, VIPT keys): a fixed pool, cheaper to draw than generated text. */
+const CODES = ["81", "93", "A", "B7", "CAR", "LNG", "MEAL", "V1", "V2", "WCHR", "X9", "ZZZ"] as const;
+
+/** A row key: a sequence number, or a code for the collections keyed by one. */
+const arbKey = (spec: CollectionSpec): Arbitrary<string> =>
+  typeof spec.key === "string" && keyField(spec) === undefined ? fc.integer({ min: 1, max: 99 }).map(String) : fc.constantFrom(...CODES);
+
+function arbRowDraft(spec: CollectionSpec): Arbitrary<RowDraft> {
   const own = keyField(spec);
-  if (own !== undefined) fixed[own] = key;
-  const inherited = parentField(spec);
-  if (inherited !== undefined && parentKey !== undefined) fixed[inherited] = parentKey;
-  const fields = Object.fromEntries(Object.entries(spec.fields).filter(([f]) => !(f in fixed)).map(([f, k]) => [f, arbWireValue(k)]));
+  const skip = new Set([own, parentField(spec)]);
+  const fields = Object.fromEntries(Object.entries(spec.fields).filter(([f]) => !skip.has(f)).map(([f, k]) => [f, arbWireValue(k)]));
   const attributes = Object.fromEntries(
     Object.entries(spec.attributes ?? {})
-      .filter(([a]) => !(`@${a}` in fixed))
+      .filter(([a]) => !skip.has(`@${a}`))
       .map(([a, k]) => [`@${a}`, arbWireValue(k)]),
   );
   const text = spec.text === undefined ? fc.constant({}) : arbWireValue(spec.text).map((t) => ({ "#text": t }));
   return fc
-    .tuple(fc.record(fields, OPTIONAL_KEYS), fc.record(attributes, OPTIONAL_KEYS), text)
-    .map(([f, a, t]) => ({
-      key: parentKey === undefined ? key : `${parentKey}/${key}`,
-      values: { ...fixed, ...f, ...a, ...t } as Record<string, WireValue>,
-    }));
+    .tuple(arbKey(spec), fc.record(fields, OPTIONAL_KEYS), fc.record(attributes, OPTIONAL_KEYS), text)
+    .map(([key, f, a, t]) => ({ key, values: { ...(own === undefined ? {} : { [own]: key }), ...f, ...a, ...t } as Record<string, WireValue> }));
 }
 
-/** Distinct row keys of a collection: sequence numbers, or codes for code-keyed collections. */
-function arbKeys(spec: CollectionSpec, minLength: number): Arbitrary<string[]> {
-  if (typeof spec.key === "string" && keyField(spec) === undefined) {
-    return fc.uniqueArray(fc.integer({ min: 1, max: 99 }), { minLength, maxLength: 3 }).map((ks) => ks.map(String));
-  }
-  return fc.uniqueArray(fc.stringMatching(/^[A-Z0-9]{1,3}$/), { minLength, maxLength: 3 });
+/** A nested row placed in its parent row: keyed `<parent key>/<own key>`, the parent's key as a field. */
+function placed(spec: CollectionSpec, draft: RowDraft, parentKey: string): CollectionRow {
+  const inherited = parentField(spec);
+  return { key: `${parentKey}/${draft.key}`, values: inherited === undefined ? draft.values : { [inherited]: parentKey, ...draft.values } };
 }
 
 /**
@@ -184,19 +189,13 @@ export function arbCollectionWithChildren(name: CollectionName): Arbitrary<Parti
   const spec = collectionSpec(name);
   const children = childCollectionsOf(name);
   const cleared = Object.fromEntries([name, ...children].map((n) => [n, []]));
-  const rows = arbKeys(spec, 1).chain((ks) =>
-    fc.tuple(
-      ...ks.map((k) =>
-        fc.tuple(
-          arbRow(spec, k),
-          fc.tuple(...children.map((child) => arbKeys(collectionSpec(child), 0).chain((cks) => fc.tuple(...cks.map((ck) => arbRow(collectionSpec(child), ck, k)))))),
-        ),
-      ),
-    ),
+  const parent = fc.tuple(
+    arbRowDraft(spec),
+    fc.tuple(...children.map((child) => fc.uniqueArray(arbRowDraft(collectionSpec(child)), { selector: (d) => d.key, maxLength: 3 }))),
   );
-  const stated = rows.map((parents) => {
+  const stated = fc.uniqueArray(parent, { selector: ([d]) => d.key, minLength: 1, maxLength: 3 }).map((parents) => {
     const out: Record<string, CollectionRow[]> = { [name]: parents.map(([row]) => row) };
-    children.forEach((child, i) => (out[child] = parents.flatMap(([, nested]) => nested[i] ?? [])));
+    children.forEach((child, i) => (out[child] = parents.flatMap(([row, nested]) => (nested[i] ?? []).map((d) => placed(collectionSpec(child), d, row.key)))));
     return out as Partial<Record<CollectionName, readonly CollectionRow[]>>;
   });
   return fc.oneof({ arbitrary: fc.constant(cleared), weight: 1 }, { arbitrary: stated, weight: 4 });
