@@ -2,11 +2,14 @@
  * The reference model of flight state for the property tests: the rules of SPEC §2.3 and the
  * processor docs written as plainly as possible, one message at a time, on plain objects. It
  * shares no logic with the processors; only the FLOP matrix (a data table) and the schema lists.
+ * The FLOP group rules and the FFID rule are in flop-model.ts.
  */
 import { FLOP_MATRIX } from "../../src/flight/flop-matrix.js";
 import type { FlightState } from "../../src/flight/flight-state.js";
 import type { CollectionRow, FlightRecord, WireValue } from "../../src/model/flight-record.js";
 import { REQUIRED_SCHD_FIELDS } from "../../src/model/flight-schema.js";
+import type { FlopBlock } from "../../src/model/flop-block.js";
+import { applyFlop, ffidAfter, flopFault } from "./flop-model.js";
 
 export type ModelMessage =
   | {
@@ -17,7 +20,7 @@ export type ModelMessage =
       readonly dttm: string;
     }
   | { readonly kind: "schdDel"; readonly recs: number; readonly flids: readonly string[]; readonly dttm: string }
-  | { readonly kind: "flop"; readonly styp: string; readonly blocks: readonly FlightRecord[]; readonly dttm: string }
+  | { readonly kind: "flop"; readonly styp: string; readonly blocks: readonly FlopBlock[]; readonly dttm: string }
   | { readonly kind: "fdel"; readonly flid: string; readonly ffid: string | null | undefined; readonly dttm: string };
 
 export interface ModelFlight {
@@ -149,31 +152,28 @@ export class FlightModel {
       const f = this.flights.get(m.flid);
       if (f === undefined) return { status: "SKIPPED", reason: "no-flight" };
       if (f.deleted) return { status: "SUCCEEDED" };
-      if (typeof m.ffid === "string" && f.ffid !== null && f.ffid !== m.ffid) return { status: "DEAD" };
       if (isStale(m.flid)) return { status: "SKIPPED", reason: "stale" };
       const after = copy(f);
       after.deleted = true;
-      if (typeof m.ffid === "string") after.ffid = m.ffid;
+      after.ffid = ffidAfter(m.ffid, after);
       next.set(m.flid, after);
       return { status: "SUCCEEDED" };
     }
 
-    const group = FLOP_MATRIX[m.styp];
-    if (group === undefined) return { status: "FAILED" };
+    if (FLOP_MATRIX[m.styp] === undefined) return { status: "FAILED" };
+    if (m.blocks.some((b) => flopFault(m.styp, b))) return { status: "DEAD" };
     let known = 0;
     let stale = 0;
     for (const b of m.blocks) {
       if (live(b.flid) === undefined) continue;
       known++;
-      const f = next.get(b.flid) ?? copy(live(b.flid)!);
-      if (typeof b.ffid === "string" && f.ffid !== null && f.ffid !== b.ffid) return { status: "DEAD" };
       if (isStale(b.flid)) {
         stale++;
         continue;
       }
-      for (const name of group.scalars) if (b.scalars[name] !== undefined) f.fields[name] = b.scalars[name];
-      for (const name of group.collections) if (b.collections[name] !== undefined) f.colls[name] = [...b.collections[name]];
-      if (typeof b.ffid === "string") f.ffid = b.ffid;
+      const f = next.get(b.flid) ?? copy(live(b.flid)!);
+      applyFlop(m.styp, b, f);
+      f.ffid = ffidAfter(b.ffid, f);
       next.set(b.flid, f);
     }
     if (known === 0) return { status: "SKIPPED", reason: "no-flight" };

@@ -3,9 +3,11 @@ import type { Arbitrary } from "fast-check";
 import { FLOP_MATRIX } from "../../src/flight/flop-matrix.js";
 import type { FlightRecord, WireValue } from "../../src/model/flight-record.js";
 import { REQUIRED_SCHD_FIELDS } from "../../src/model/flight-schema.js";
-import { arbFlightRecord, arbXmlStyle, escapeXml, flightRecordToXml, messageXml, schdXml } from "../../src/testing/sis-xml.arbitraries.js";
+import type { FlopBlock } from "../../src/model/flop-block.js";
+import { arbFlightRecord, arbXmlStyle, escapeXml, messageXml, schdXml } from "../../src/testing/sis-xml.arbitraries.js";
 import type { XmlStyle } from "../../src/testing/sis-xml.arbitraries.js";
 import type { ModelMessage } from "./flight-model.js";
+import { arbFlopBlockFor, flopBlockToXml } from "./flop-stream.arbitraries.js";
 
 /** A small FLID pool, so messages keep meeting the same flights. */
 const FLIDS = ["1", "2", "3", "4", "5"] as const;
@@ -63,10 +65,14 @@ const arbAdftRecord: Arbitrary<FlightRecord> = fc.oneof(
     ) },
 );
 
-/** A FLOP block for a pool flight (or an unknown FLID now and then). */
-const arbFlopBlock: Arbitrary<FlightRecord> = fc
-  .tuple(fc.oneof({ weight: 9, arbitrary: arbFlid }, { weight: 1, arbitrary: fc.constant("77") }), arbFlightRecord())
-  .chain(([flid, r]) => arbFfid(flid).map((ffid) => withIdentity(r, flid, ffid, r.scalars.SODT)));
+/** A FLOP block of subtype `styp` for a pool flight (or an unknown FLID now and then). */
+const arbFlopBlock = (styp: string): Arbitrary<FlopBlock> =>
+  fc
+    .tuple(fc.oneof({ weight: 9, arbitrary: arbFlid }, { weight: 1, arbitrary: fc.constant("77") }), arbFlightRecord())
+    .chain(([flid, r]) => arbFfid(flid).chain((ffid) => arbFlopBlockFor(styp, withIdentity(r, flid, ffid, r.scalars.SODT))));
+
+/** FLOP subtypes of the matrix but FDEL (a kind of its own), and now and then one outside it. */
+const FLOP_SUBTYPES = Object.keys(FLOP_MATRIX).filter((s) => s !== "FDEL");
 
 /** Records with distinct FLIDs, now and then with the first repeated (a PROTOCOL fault). */
 const arbPackage = (record: Arbitrary<FlightRecord>, minLength: number): Arbitrary<FlightRecord[]> =>
@@ -104,8 +110,8 @@ const arbUndated: Arbitrary<Undated<ModelMessage>> = fc.oneof(
   {
     weight: 5,
     arbitrary: fc
-      .tuple(fc.oneof({ weight: 20, arbitrary: fc.constantFrom(...Object.keys(FLOP_MATRIX)) }, { weight: 1, arbitrary: fc.constant("ZZZZ") }), fc.array(arbFlopBlock, { minLength: 1, maxLength: 3 }))
-      .map(([styp, blocks]) => ({ kind: "flop" as const, styp, blocks })),
+      .oneof({ weight: 20, arbitrary: fc.constantFrom(...FLOP_SUBTYPES) }, { weight: 1, arbitrary: fc.constant("ZZZZ") })
+      .chain((styp) => fc.array(arbFlopBlock(styp), { minLength: 1, maxLength: 3 }).map((blocks) => ({ kind: "flop" as const, styp, blocks }))),
   },
   { weight: 1, arbitrary: arbFlid.chain((flid) => arbFfid(flid).map((ffid) => ({ kind: "fdel" as const, flid, ffid }))) },
   { weight: 1, arbitrary: arbPackage(arbSchdRecord, 1).map((records) => ({ kind: "schd" as const, styp: "RESP" as const, recs: records.length, records })) },
@@ -170,7 +176,7 @@ export function messageToXml(m: ModelMessage, seqn: number, style: XmlStyle = {}
   const meta = { sndr: "AODB", seqn, dttm: m.dttm, type, styp };
   if (m.kind === "schd") return messageXml(meta, schdXml(m.records, m.recs, style));
   if (m.kind === "schdDel") return messageXml(meta, `<SCHD><RECS>${m.recs}</RECS>${m.flids.map((f) => `<FLTR><FLID>${f}</FLID></FLTR>`).join("")}</SCHD>`);
-  if (m.kind === "flop") return messageXml(meta, m.blocks.map((b) => flightRecordToXml(b, "FLOP", style)).join(""));
+  if (m.kind === "flop") return messageXml(meta, m.blocks.map((b) => flopBlockToXml(b, style)).join(""));
   const ffid = m.ffid === undefined ? "" : `<FFID>${m.ffid === null ? "" : escapeXml(m.ffid)}</FFID>`;
   return messageXml(meta, `<FLOP><FLID>${m.flid}</FLID>${ffid}<FDEL/></FLOP>`);
 }
