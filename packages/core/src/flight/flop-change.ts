@@ -42,6 +42,11 @@ const fault = (reason: string): never => {
   throw new FlopFault(reason);
 };
 
+/** A matrix entry its group's rule cannot read: a defect of the table, not of the message. */
+const matrixDefect = (reason: string): never => {
+  throw new Error(`FLOP matrix: ${reason}`);
+};
+
 const scalarChange = (scalars: Partial<Record<ScalarName, WireValue>>): FlopChange => ({ scalars, replace: {}, merge: {}, standRows: [] });
 
 const allOf = (names: readonly ScalarName[], value: WireValue): Partial<Record<ScalarName, WireValue>> =>
@@ -51,7 +56,7 @@ const allOf = (names: readonly ScalarName[], value: WireValue): Partial<Record<S
 const statedOrCleared = (block: FlopBlock, names: readonly ScalarName[]): Partial<Record<ScalarName, WireValue>> =>
   Object.fromEntries(names.map((n) => [n, block.scalars[n] ?? null]));
 
-const nameOf = (names: readonly ScalarName[], i: number): ScalarName => names[i] ?? fault(`matrix: no field ${i}`);
+const nameOf = (names: readonly ScalarName[], i: number): ScalarName => names[i] ?? matrixDefect(`no field ${i}`);
 
 function readPlain(group: FlopGroup, block: FlopBlock): FlopChange {
   const name = nameOf(group.scalars, 0);
@@ -115,7 +120,7 @@ function readFlab(group: FlopGroup, block: FlopBlock): FlopChange {
 
 function readCollection(group: FlopGroup, block: FlopBlock): FlopChange {
   const [name, ...nested] = group.collections;
-  if (name === undefined) return fault("matrix: no collection");
+  if (name === undefined) return matrixDefect("no collection");
   const rows = block.collections[name];
   if (rows === undefined) return fault(`${name} absent (no rows)`);
   if (rows.length === 0) {
@@ -134,7 +139,7 @@ function readCollection(group: FlopGroup, block: FlopBlock): FlopChange {
 }
 
 function readStandRows(styp: string, block: FlopBlock): FlopChange {
-  if (!Object.hasOwn(STAND_ROW_ELEMENTS, styp)) return fault("matrix: not a stand-row element");
+  if (!Object.hasOwn(STAND_ROW_ELEMENTS, styp)) return matrixDefect(`${styp} is not a stand-row element`);
   const element = styp as StandRowElement;
   const spec: StandRowSpec = STAND_ROW_ELEMENTS[element];
   const statements = block.standRows?.[element] ?? [];
@@ -188,6 +193,6 @@ function readGroup(styp: string, group: FlopGroup, block: FlopBlock): FlopChange
     case "standRow":
       return readStandRows(styp, block);
     case "delete":
-      return fault("FDEL is its own kind");
+      return matrixDefect("FDEL is its own kind, never read as a FLOP block");
   }
 }
