@@ -72,7 +72,14 @@ describe("configuration", () => {
     expect(d.codec.referenceTypes).toHaveLength(23);
     expect(d.types).toEqual({ policy: {}, unsupported: { mode: "fail", attempts: 3, headMs: 10_000 } });
     expect(d.identity).toEqual({ includeDayBoundary: false, includeContent: false, onContentDiffers: "skip" });
-    expect(d.flight).toEqual({ schdRecsCheck: "reject", schdAddUpdAsAdft: true });
+    expect(d.flight).toEqual({
+      schdRecsCheck: "reject",
+      schdAddUpdAsAdft: true,
+      flopFaultScope: "message",
+      flopEmptyCollection: "clear",
+      flopRequiredEmpty: "reject",
+      psdtKeepsStandRowFields: true,
+    });
 
     const c = loadConfig({
       env: {
@@ -87,12 +94,23 @@ describe("configuration", () => {
         MSGX_IDENTITY_INCLUDE_CONTENT: "true",
         MSGX_FLIGHT_SCHD_RECS_CHECK: "warn",
         MSGX_FLIGHT_SCHD_ADD_UPD_AS_ADFT: "false",
+        MSGX_FLIGHT_FLOP_FAULT_SCOPE: "block",
+        MSGX_FLIGHT_FLOP_EMPTY_COLLECTION: "reject",
+        MSGX_FLIGHT_FLOP_REQUIRED_EMPTY: "clear",
+        MSGX_FLIGHT_PSDT_KEEPS_STAND_ROW_FIELDS: "false",
       },
     });
     expect(c.types).toEqual({ policy: { SCHS: "ignore", XYZ: "ignore", "FLOP/ESTT": "unsupported" }, unsupported: { mode: "skip", attempts: 2, headMs: 5000 } });
     expect(c.codec).toMatchObject({ referenceTypes: ["AIRL", "ARPT"], limits: { maxBytes: 65536, maxDepth: 32 }, numericTimeTolerance: true });
     expect(c.identity).toEqual({ includeDayBoundary: false, includeContent: true, onContentDiffers: "dead" });
-    expect(c.flight).toEqual({ schdRecsCheck: "warn", schdAddUpdAsAdft: false });
+    expect(c.flight).toEqual({
+      schdRecsCheck: "warn",
+      schdAddUpdAsAdft: false,
+      flopFaultScope: "block",
+      flopEmptyCollection: "reject",
+      flopRequiredEmpty: "clear",
+      psdtKeepsStandRowFields: false,
+    });
 
     // The file takes the policy as an object and the reference types as an array.
     const file = join(mkdtempSync(join(tmpdir(), "msgx-config-")), "msgx.json");

@@ -33,6 +33,31 @@ export interface FlightProcessingOptions {
    * FAILED(UNSUPPORTED), nothing written.
    */
   readonly schdAddUpdAsAdft: boolean;
+  /**
+   * (ours) What a PROTOCOL fault in one block of a FLOP refuses (WIRE.md "FLOP subtypes"):
+   * `message` (default) — the whole message is DEAD(PROTOCOL), nothing written; `block` — that
+   * block is skipped with a `flop-block-fault` warning and the others apply (the message is
+   * DEAD(PROTOCOL) only when every block is faulty).
+   */
+  readonly flopFaultScope: "message" | "block";
+  /**
+   * (ours) An empty FLOP collection element of the replace group (PSDT GTDT CKDT CLDT CHDT CHOT
+   * ABTM ROUT) or of VIPF: `clear` (default) clears the set; `reject` makes it PROTOCOL, as
+   * upstream refuses an empty GTDT…ABTM and never deletes VIPs. An empty ERUT, DELY or SRVT
+   * always clears.
+   */
+  readonly flopEmptyCollection: "clear" | "reject";
+  /**
+   * (ours) An empty ACFT, FLIN or FLTY in its FLOP (fields every SCHD record must state):
+   * `reject` (default) makes it PROTOCOL; `clear` clears the field.
+   */
+  readonly flopRequiredEmpty: "reject" | "clear";
+  /**
+   * (ours) Whether a FLOP/PSDT row that keeps its key and stand keeps the push time, push
+   * indicator and tractor time that PSHT/TIPT set on it. Default `true`; `false` replaces the
+   * rows whole.
+   */
+  readonly psdtKeepsStandRowFields: boolean;
 }
 
 export const DEFAULT_FLIGHT_PROCESSING_OPTIONS: FlightProcessingOptions = {
@@ -42,6 +67,10 @@ export const DEFAULT_FLIGHT_PROCESSING_OPTIONS: FlightProcessingOptions = {
   schdTarget: Target.SCHD,
   schdRecsCheck: "reject",
   schdAddUpdAsAdft: true,
+  flopFaultScope: "message",
+  flopEmptyCollection: "clear",
+  flopRequiredEmpty: "reject",
+  psdtKeepsStandRowFields: true,
 };
 
 /** Fills the options not given with {@link DEFAULT_FLIGHT_PROCESSING_OPTIONS}. */

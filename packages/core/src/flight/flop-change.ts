@@ -2,7 +2,11 @@ import type { CollectionRow, WireValue } from "../model/flight-record.js";
 import type { CollectionName, ScalarName } from "../model/flight-schema.js";
 import type { FlopBlock, StandRowElement, StandRowSpec } from "../model/flop-block.js";
 import { STAND_ROW_ELEMENTS } from "../model/flop-block.js";
+import type { FlightProcessingOptions } from "./flight-processing-options.js";
 import type { FlopGroup } from "./flop-matrix.js";
+
+/** The switches of the FLOP rules that are our choices (see `FlightProcessingOptions`). */
+export type FlopRuleOptions = Pick<FlightProcessingOptions, "flopEmptyCollection" | "flopRequiredEmpty">;
 
 /** PSDT row fields one stand-row element sets on the rows whose `PSST` is `stand`. */
 export interface StandRowChange {
@@ -58,11 +62,11 @@ const statedOrCleared = (block: FlopBlock, names: readonly ScalarName[]): Partia
 
 const nameOf = (names: readonly ScalarName[], i: number): ScalarName => names[i] ?? matrixDefect(`no field ${i}`);
 
-function readPlain(group: FlopGroup, block: FlopBlock): FlopChange {
+function readPlain(group: FlopGroup, block: FlopBlock, options: FlopRuleOptions): FlopChange {
   const name = nameOf(group.scalars, 0);
   const value = block.scalars[name];
   if (value === undefined) return fault(`${name} absent`);
-  if (value === null && group.required === true) return fault(`${name} empty, but a flight must keep one`);
+  if (value === null && group.required === true && options.flopRequiredEmpty === "reject") return fault(`${name} empty, but a flight must keep one`);
   return scalarChange({ [name]: value });
 }
 
@@ -118,12 +122,16 @@ function readFlab(group: FlopGroup, block: FlopBlock): FlopChange {
   return scalarChange(statedOrCleared(block, group.scalars));
 }
 
-function readCollection(group: FlopGroup, block: FlopBlock): FlopChange {
+/** Collections whose clearing by an empty element is our choice (upstream refuses it). */
+const CLEARED_BY_CHOICE = (group: FlopGroup, name: CollectionName): boolean => group.group === "replace" || name === "VIPF";
+
+function readCollection(group: FlopGroup, block: FlopBlock, options: FlopRuleOptions): FlopChange {
   const [name, ...nested] = group.collections;
   if (name === undefined) return matrixDefect("no collection");
   const rows = block.collections[name];
   if (rows === undefined) return fault(`${name} absent (no rows)`);
   if (rows.length === 0) {
+    if (options.flopEmptyCollection === "reject" && CLEARED_BY_CHOICE(group, name)) return fault(`${name} empty (clearing it is refused)`);
     // One empty element clears the set, and with it the rows nested in its rows.
     return { scalars: {}, replace: Object.fromEntries(group.collections.map((n) => [n, []])), merge: {}, standRows: [] };
   }
@@ -159,22 +167,22 @@ function readStandRows(styp: string, block: FlopBlock): FlopChange {
  * group's absent/empty rule (see {@link FlopGroupName}), or the PROTOCOL fault that refuses the
  * message. Only the group's elements are read; the rest of the block is ignored.
  */
-export function readFlopChange(styp: string, group: FlopGroup, block: FlopBlock): FlopRead {
+export function readFlopChange(styp: string, group: FlopGroup, block: FlopBlock, options: FlopRuleOptions): FlopRead {
   try {
-    return { ok: true, change: readGroup(styp, group, block) };
+    return { ok: true, change: readGroup(styp, group, block, options) };
   } catch (e) {
     if (e instanceof FlopFault) return { ok: false, fault: e.message };
     throw e;
   }
 }
 
-function readGroup(styp: string, group: FlopGroup, block: FlopBlock): FlopChange {
+function readGroup(styp: string, group: FlopGroup, block: FlopBlock, options: FlopRuleOptions): FlopChange {
   switch (group.group) {
     case "time":
     case "perField":
       return scalarChange(statedOrCleared(block, group.scalars));
     case "plain":
-      return readPlain(group, block);
+      return readPlain(group, block, options);
     case "exss":
       return readExss(group, block);
     case "taop":
@@ -189,7 +197,7 @@ function readGroup(styp: string, group: FlopGroup, block: FlopBlock): FlopChange
       return readFlab(group, block);
     case "replace":
     case "merge":
-      return readCollection(group, block);
+      return readCollection(group, block, options);
     case "standRow":
       return readStandRows(styp, block);
     case "delete":

@@ -4,14 +4,16 @@ import type { CollectionName, ScalarName } from "../model/flight-schema.js";
 import { STAND_ROW_FIELDS } from "../model/flop-block.js";
 import type { MessageWarning } from "../processing/processor.js";
 import { canonicalContent, type FlightContent } from "./flight-content.js";
+import type { FlightProcessingOptions } from "./flight-processing-options.js";
 import type { FlopChange, StandRowChange } from "./flop-change.js";
 
 type Collections = Partial<Record<CollectionName, readonly CollectionRow[]>>;
 
 /**
- * PSDT replace: a new row with the key and stand (`PSST`) of a stored row keeps the push and
- * tractor values (`STAND_ROW_FIELDS`) that PSHT/TIPT set on it, unless it states them itself
- * (ours): the stand plan is re-sent whole, the push did not stop having happened.
+ * PSDT replace (ours, `psdtKeepsStandRowFields`): a new row with the key and stand (`PSST`) of a
+ * stored row keeps the push and tractor values (`STAND_ROW_FIELDS`) that PSHT/TIPT set on it,
+ * unless it states them itself: the stand plan is re-sent whole, the push did not stop having
+ * happened.
  */
 function keepStandRowFields(rows: readonly CollectionRow[], before: readonly CollectionRow[] | undefined): CollectionRow[] {
   const old = new Map((before ?? []).map((r) => [r.key, r]));
@@ -63,11 +65,16 @@ function applyStandRow(rows: readonly CollectionRow[] | undefined, change: Stand
  * `operationDay` and `deleted` are left to the caller. The result is canonical; `warnings` say
  * what was ignored (a stand-row element for a stand with no PSDT row: `no-stand-row`).
  */
-export function applyFlopChange(content: FlightContent, change: FlopChange, flid: string): { content: FlightContent; warnings: MessageWarning[] } {
+export function applyFlopChange(
+  content: FlightContent,
+  change: FlopChange,
+  flid: string,
+  options: Pick<FlightProcessingOptions, "psdtKeepsStandRowFields">,
+): { content: FlightContent; warnings: MessageWarning[] } {
   const scalars: Partial<Record<ScalarName, WireValue>> = { ...content.scalars, ...change.scalars };
   const collections: Collections = { ...content.collections };
   for (const [name, rows] of Object.entries(change.replace) as [CollectionName, readonly CollectionRow[]][]) {
-    collections[name] = name === "PSDT" ? keepStandRowFields(rows, content.collections.PSDT) : rows;
+    collections[name] = name === "PSDT" && options.psdtKeepsStandRowFields ? keepStandRowFields(rows, content.collections.PSDT) : rows;
   }
   for (const [name, rows] of Object.entries(change.merge) as [CollectionName, readonly CollectionRow[]][]) {
     collections[name] = mergeRows(name, rows, content.collections[name]);

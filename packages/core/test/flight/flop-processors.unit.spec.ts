@@ -415,6 +415,45 @@ describe("FLOP multi-block", () => {
   });
 });
 
+describe("FLOP switches for our choices (FlightProcessingOptions)", () => {
+  const harness = (options: ConstructorParameters<typeof FlightHarness>[0], extra = "") => {
+    const h = new FlightHarness(options);
+    h.send(schd("DNLD", [fltr("1", extra), fltr("2")]));
+    return h;
+  };
+
+  it("flopFaultScope block: a faulty block is skipped with a flop-block-fault warning, the others apply; all faulty is still DEAD", () => {
+    const h = harness({ flopFaultScope: "block" });
+    const { record } = h.send(flop("STND", [{ flid: "1", inner: "<STND>S1</STND>" }, { flid: "2", inner: "" }]));
+    expect(record).toMatchObject({ status: "SUCCEEDED", reason: "fault:2" });
+    expect(scalarsOf(h).STND).toBe("S1");
+    expect(warningsOf(h, record.msgId)).toStrictEqual([{ code: "flop-block-fault", detail: "FLOP/STND: FLID 2: STND absent; block skipped" }]);
+    expectRefused(h, flop("STND", [{ flid: "1", inner: "" }, { flid: "2", inner: "<REMC/>" }]), /FLID 1: STND absent \(every block is faulty\)/);
+  });
+
+  it("flopEmptyCollection reject: an empty replace-group collection or VIPF is PROTOCOL; an empty DELY still clears", () => {
+    const h = harness({ flopEmptyCollection: "reject" }, '<GTDT GTNO="1"><GATE>A1</GATE></GTDT><DELY CODE="81">ATC</DELY>');
+    expectRefused(h, one("GTDT", "<GTDT/>"), /GTDT empty \(clearing it is refused\)/);
+    expectRefused(h, one("VIPF", "<VIPF/>"), /VIPF empty/);
+    h.send(one("DELY", "<DELY/>"));
+    expect(rowsOf(h, "DELY")).toStrictEqual([]);
+  });
+
+  it("flopRequiredEmpty clear: an empty FLIN clears it", () => {
+    const h = harness({ flopRequiredEmpty: "clear" });
+    expect(h.send(one("FLIN", "<FLIN/>")).record.status).toBe("SUCCEEDED");
+    expect(scalarsOf(h).FLIN).toBeNull();
+  });
+
+  it("psdtKeepsStandRowFields false: a later PSDT replaces its rows whole", () => {
+    const h = harness({ psdtKeepsStandRowFields: false }, '<PSDT PSNO="1"><PSST>210</PSST></PSDT>');
+    h.send(one("PSHT", '<PSHT PSHN="1"><PSTM>05MAR260755</PSTM><PSID>Y</PSID><PUST>210</PUST></PSHT>'));
+    expect(rowsOf(h, "PSDT")?.[0]?.values).toMatchObject({ PSTM: "2026-03-05T07:55" });
+    h.send(one("PSDT", '<PSDT PSNO="1"><PSST>210</PSST></PSDT>'));
+    expect(rowsOf(h, "PSDT")).toStrictEqual([{ key: "1", values: { PSST: "210" } }]);
+  });
+});
+
 describe("FFID (WIRE.md Flight record)", () => {
   // fltr("1"): CZ / CZ1 / D / 05MAR26 08:00 / FLIN D.
   const FFID = "CZ-CZ1-D-05MAR260800-D";

@@ -45,7 +45,7 @@ export function messageHandling(config: MsgxConfig): MessageHandling {
   };
   const airport = { dayStartOffsetMinutes: config.airport.dayStartOffsetMinutes, airportUtcOffsetMinutes: config.airport.utcOffsetMinutes };
   const processors: ProcessorTable = {
-    ...defaultProcessors({ ...airport, schdRecsCheck: config.flight.schdRecsCheck, schdAddUpdAsAdft: config.flight.schdAddUpdAsAdft }),
+    ...defaultProcessors({ ...airport, ...config.flight }),
     // Reference data into REF_MASTER; RESPs only as answers to open RQRDs (docs/requests.md).
     reference: referenceProcessor({ airportUtcOffsetMinutes: config.airport.utcOffsetMinutes }),
   };

@@ -102,6 +102,14 @@ export const flightSection = z
     schdRecsCheck: z.enum(["reject", "warn"]).default("reject"),
     /** SCHD/ADD and SCHD/UPD applied as SCHD/ADFT, as upstream does. */
     schdAddUpdAsAdft: bool(true),
+    /** (ours) A PROTOCOL fault in one FLOP block refuses the `message` or only that `block` (warning). */
+    flopFaultScope: z.enum(["message", "block"]).default("message"),
+    /** (ours) An empty replace-group collection or VIPF in its FLOP: `clear` the set or `reject` (PROTOCOL). */
+    flopEmptyCollection: z.enum(["clear", "reject"]).default("clear"),
+    /** (ours) An empty ACFT, FLIN or FLTY in its FLOP: `reject` (PROTOCOL) or `clear`. */
+    flopRequiredEmpty: z.enum(["reject", "clear"]).default("reject"),
+    /** (ours) A FLOP/PSDT row that keeps its key and stand keeps its push and tractor values. */
+    psdtKeepsStandRowFields: bool(true),
   })
   .strict()
   .prefault({});
