@@ -160,9 +160,12 @@ export class Pump {
     for (const record of run) {
       const raw = raws.get(record.msgId);
       if (!raw?.found) continue;
-      decoded.set(record.msgId, await decode(raw.text));
-      // A message holding its binding already (a retry) keeps the hash stored with it.
-      if (record.identityKey === null) hashes.set(record.msgId, hash(raw.text));
+      const result = await decode(raw.text);
+      decoded.set(record.msgId, result);
+      // Only a message whose envelope decoded binds an identity; one holding its binding already
+      // (a retry) keeps the hash stored with it.
+      const meta = result.ok ? result.message.meta : result.meta;
+      if (record.identityKey === null && meta !== null) hashes.set(record.msgId, hash(raw.text));
     }
     const prepared = prepareDecodedRun(run, decoded, processors, identity, hashes);
     const ctx = { now, policy, identity, processors, unsupported };
