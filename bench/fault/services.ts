@@ -7,11 +7,14 @@
  *   every session is terminated).
  * - MariaDB: `mysqladmin -uroot shutdown`; `start-stop-daemon --start --background --exec /usr/sbin/mariadbd`.
  * - Kafka: `scripts/kafka stop|start` (a controlled shutdown; start waits until the broker answers).
+ *
+ * Every suite that uses these gates itself with `gateControl` first.
  */
 import { execFile } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { gateServiceControl, type ServiceGate } from "@msgx/core/testing";
 import { REPO, sleep, URLS } from "./infra.js";
 
 const run = promisify(execFile);
@@ -30,6 +33,7 @@ const ok = async (cmd: string, args: readonly string[], timeoutMs = 10_000): Pro
   }
 };
 
+const KAFKA_SCRIPT = (): string => join(REPO, "scripts", "kafka");
 const pgVersion = (): string => readdirSync("/etc/postgresql").sort()[0] ?? "15";
 const pgUrl = new URL(URLS.pg);
 const myUrl = new URL(URLS.mysql);
@@ -41,8 +45,52 @@ export async function isUp(service: Service): Promise<boolean> {
     case "mariadb":
       return ok("mysqladmin", ["-h", myUrl.hostname, "-P", myUrl.port || "3306", "-uroot", "--connect-timeout=2", "ping"]);
     case "kafka":
-      return ok(join(REPO, "scripts", "kafka"), ["status"]);
+      return ok(KAFKA_SCRIPT(), ["status"]);
   }
+}
+
+/**
+ * Throws, saying why, unless this process can stop and start `service` and the one running is the
+ * one those tools manage: a broker or server someone else started on the same port is theirs
+ * (`scripts/kafka start` would refuse the port, `stop` would leave their broker up).
+ */
+export async function checkControl(service: Service): Promise<void> {
+  const tools = async (...names: string[]) => {
+    for (const t of names) if (!(await ok("sh", ["-c", `command -v ${t}`]))) throw new Error(`${t} not found`);
+  };
+  const root = () => {
+    if (process.getuid?.() !== 0) throw new Error("not root");
+  };
+  switch (service) {
+    case "postgres":
+      root();
+      await tools("pg_ctlcluster", "pg_isready");
+      if (!(await ok("pg_ctlcluster", [pgVersion(), "main", "status"]))) throw new Error(`pg_ctlcluster ${pgVersion()} main status: not the running server`);
+      return;
+    case "mariadb":
+      root();
+      await tools("mysqladmin", "start-stop-daemon", "pgrep");
+      if (!(await ok("pgrep", ["-x", "mariadbd"]))) throw new Error("no local mariadbd process (start-stop-daemon restarts /usr/sbin/mariadbd)");
+      return;
+    case "kafka":
+      if (!(await ok(KAFKA_SCRIPT(), ["status"]))) {
+        throw new Error("this checkout's scripts/kafka broker is not running (scripts/kafka status): a broker on 127.0.0.1:9092, if any, belongs to another process");
+      }
+      return;
+  }
+}
+
+/** The gate of a suite that stops and starts `services` (see `gateServiceControl`). */
+export function gateControl(services: readonly Service[], suite: string): Promise<ServiceGate> {
+  return gateServiceControl(services.join(", "), suite, async () => {
+    for (const s of services) {
+      try {
+        await checkControl(s);
+      } catch (e) {
+        throw new Error(`${s}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  });
 }
 
 async function waitUp(service: Service, timeoutMs: number): Promise<void> {
@@ -65,7 +113,7 @@ export async function stopService(service: Service): Promise<void> {
       for (let i = 0; i < 240 && ((await isUp("mariadb")) || (await ok("pgrep", ["-x", "mariadbd"]))); i++) await sleep(250);
       return;
     case "kafka":
-      await sh(join(REPO, "scripts", "kafka"), ["stop"], 200_000);
+      await sh(KAFKA_SCRIPT(), ["stop"], 200_000);
       return;
   }
 }
@@ -81,7 +129,7 @@ export async function startService(service: Service): Promise<void> {
       await waitUp("mariadb", 60_000);
       return;
     case "kafka":
-      await sh(join(REPO, "scripts", "kafka"), ["start"], 200_000);
+      await sh(KAFKA_SCRIPT(), ["start"], 200_000);
       return;
   }
 }

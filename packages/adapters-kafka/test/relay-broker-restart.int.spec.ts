@@ -1,23 +1,19 @@
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import kafkajs from "kafkajs";
 import { describe, expect, it } from "vitest";
 import { MsgDispatcher, silentLogger, systemClock, type OutboxEventDraft } from "@msgx/core";
 import { InMemoryOutboxStore, InMemoryPipelineStore } from "@msgx/core/testing";
+import { gateControl, startService, stopService } from "../../../bench/fault/services.js";
 import { KafkaDeliveryPort } from "../src/index.js";
 import { kafkaAvailability } from "./kafka-available.js";
 
-const SCRIPT = fileURLToPath(new URL("../../../scripts/kafka", import.meta.url));
 const EVENTS = 10_000;
 const KEYS = 100;
-const kafka = await kafkaAvailability("relay through a broker restart");
+const SUITE = "relay through a broker restart";
+const kafka = await kafkaAvailability(SUITE);
+// The suite stops and starts the broker: only this checkout's scripts/kafka broker is its to stop.
+const control = kafka.available ? await gateControl(["kafka"], SUITE) : { available: false };
 
-const runScript = (cmd: "start" | "stop") => {
-  const r = spawnSync("bash", [SCRIPT, cmd], { encoding: "utf8", timeout: 120_000 });
-  if (r.status !== 0) throw new Error(`scripts/kafka ${cmd} failed: ${r.stdout}${r.stderr}`);
-};
-
-describe.skipIf(!kafka.available)("the batched, pipelined relay through a broker restart", () => {
+describe.skipIf(!control.available)("the batched, pipelined relay through a broker restart", () => {
   it(`delivers ${EVENTS} events at least once, in per-key order, none DEAD, duplicates only as repeated event ids`, async () => {
     const topic = `relay_restart_${process.pid}_${Date.now() % 100_000}`;
     const admin = new kafkajs.Kafka({ brokers: [...kafka.brokers], logLevel: kafkajs.logLevel.NOTHING }).admin();
@@ -54,7 +50,7 @@ describe.skipIf(!kafka.available)("the batched, pipelined relay through a broker
       else if (step.did === "dead") steps.dead += 1;
       if (!restarted && steps.sent >= EVENTS * 0.3) {
         restarted = true;
-        runScript("stop");
+        await stopService("kafka");
         // The relay keeps stepping against the dead broker for a while before it comes back.
         const downUntil = Date.now() + 3_000;
         while (Date.now() < downUntil) {
@@ -62,7 +58,7 @@ describe.skipIf(!kafka.available)("the batched, pipelined relay through a broker
           if (s.did === "outage") steps.outage += 1;
           await new Promise((r) => setTimeout(r, Math.max(0, (s.next ?? Date.now()) - Date.now())));
         }
-        runScript("start");
+        await startService("kafka");
       }
       if (step.did === "idle") break;
       if (step.did !== "sent") await new Promise((r) => setTimeout(r, Math.max(0, (step.next ?? Date.now()) - Date.now())));

@@ -14,7 +14,6 @@
  * Knobs: MSGX_TEST_FAULT_UPDATES, MSGX_TEST_FAULT_RANDOM_KILLS, MSGX_TEST_FAULT_FAILPOINT_KILLS (per failpoint),
  * MSGX_TEST_FAULT_OUTAGE_MS, MSGX_TEST_FAULT_SEED.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import kafkajs from "kafkajs";
 import mysql from "mysql2/promise";
@@ -28,7 +27,7 @@ import { airportDay } from "../src/demo/airport-day.js";
 import { insertMailboxRows, mysqlPool, readTopics, rng, sleep, URLS, type MysqlPool } from "../../../bench/fault/infra.js";
 import { checkState, checkTopics, modelOutcome, statusKey } from "../../../bench/fault/model.js";
 import { CLI, createMailbox, dropRun, realRun, spawnRealRunner, waitQuiet, type RunnerChild } from "../../../bench/fault/runner.js";
-import { isUp, outage, startService, type OutageTimes, type Service } from "../../../bench/fault/services.js";
+import { gateControl, outage, startService, type OutageTimes, type Service } from "../../../bench/fault/services.js";
 
 const FULL = process.env["MSGX_TEST_FAULT_FULL"] === "1";
 const num = (name: string, short: number, full: number) => Number(process.env[name] ?? (FULL ? full : short));
@@ -69,11 +68,7 @@ const gates = [
     await admin.describeCluster();
     await admin.disconnect();
   }),
-  await gateService("service control (root, pg_ctlcluster, mysqladmin, start-stop-daemon, scripts/kafka)", suite, async () => {
-    if (process.getuid?.() !== 0) throw new Error("not root: cannot stop and start the services");
-    for (const tool of ["pg_ctlcluster", "mysqladmin", "start-stop-daemon", "pg_isready"]) execFileSync("sh", ["-c", `command -v ${tool}`]);
-    if (!(await isUp("kafka"))) throw new Error("scripts/kafka status: this battery stops and starts the broker with scripts/kafka");
-  }),
+  await gateControl(["postgres", "mariadb", "kafka"], suite),
 ];
 const available = gates.every((g) => g.available);
 const run = realRun(`fb_${process.pid}_${Date.now() % 100_000}`);

@@ -13,7 +13,7 @@ export {
   sampleFlight,
   type PipelineStoreHarness,
 } from "./pipeline-store.contract.js";
-export { gateService, servicesRequired, type ServiceGate } from "./service-gate.js";
+export { decideGate, gateService, gateServiceControl, servicesRequired, type GateDecision, type ServiceGate } from "./service-gate.js";
 export {
   arbBodyTime,
   arbIsoLocalTime,
