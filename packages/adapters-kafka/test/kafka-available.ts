@@ -1,4 +1,5 @@
 import { connect } from "node:net";
+import { gateService } from "@msgx/core/testing";
 
 /** Whether the integration broker answers, and why not when it does not. */
 export interface KafkaAvailability {
@@ -15,21 +16,17 @@ export const kafkaBrokers = (): string[] =>
     .filter((b) => b !== "");
 
 /**
- * Probes the first broker with a TCP connect. When it does not answer, prints plainly that
- * `suite` did not run and why, and throws instead when `MSGX_REQUIRE_SERVICES=1` (CI), so a
- * missing broker can never pass as a green run.
+ * Probes the first broker with a TCP connect. When it does not answer, the suite is NOT RUN, or
+ * fails under `MSGX_REQUIRE_SERVICES=1` (CI) — the rule every suite shares (`gateService`).
  */
 export async function kafkaAvailability(suite: string): Promise<KafkaAvailability> {
   const brokers = kafkaBrokers();
   const first = brokers[0] ?? "127.0.0.1:9092";
-  const reason = await probe(first, 2_000);
-  if (reason === undefined) return { available: true, brokers };
-  const message = `${suite}: NOT RUN: no Kafka broker at ${first} (${reason}). Start one with \`scripts/kafka start\`.`;
-  if (process.env.MSGX_REQUIRE_SERVICES === "1") {
-    throw new Error(`${message} MSGX_REQUIRE_SERVICES=1, so this is a failure.`);
-  }
-  console.warn(message);
-  return { available: false, brokers, reason };
+  const gate = await gateService(`the Kafka broker at ${first}`, suite, async () => {
+    const reason = await probe(first, 2_000);
+    if (reason !== undefined) throw new Error(`${reason} (\`scripts/kafka start\` starts one)`);
+  });
+  return gate.available ? { available: true, brokers } : { available: false, brokers, reason: gate.reason };
 }
 
 function probe(hostPort: string, timeoutMs: number): Promise<string | undefined> {
