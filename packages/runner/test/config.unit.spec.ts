@@ -154,4 +154,15 @@ describe("configuration", () => {
     expect(listed(envExample)).toEqual(names);
     expect(listed(configDoc)).toEqual(names);
   });
+
+  it("docs/configuration.md's settings table renders: the separator right under the header, every setting a row of it", () => {
+    const lines = configDoc.split("\n");
+    const header = lines.indexOf("| path | variable | default | meaning |");
+    expect(header).toBeGreaterThanOrEqual(0);
+    // Markdown ends a table at a blank line: a blank between header and separator leaves no table.
+    expect(lines[header + 1]).toMatch(/^\|(\s*:?-+:?\s*\|)+$/);
+    const end = lines.findIndex((l, i) => i > header && !l.startsWith("|"));
+    const table = lines.slice(header, end < 0 ? undefined : end).join("\n");
+    for (const { env } of settingPaths()) expect(table, env).toContain(`\`${env}\``);
+  });
 });
