@@ -10,6 +10,11 @@ import type { HealthCheck } from "../http/http-context.js";
 import type { AppParts } from "./app-parts.js";
 import { createPgOutboundTable, PgOutboundMailbox, type OutboundMailbox } from "./request-imports.js";
 
+/** Whether any part lives in the data directory: PGlite state, the embedded mailbox or JSONL events. */
+export function usesDataDir(config: MsgxConfig): boolean {
+  return config.pg.url === undefined || config.mysql.url === undefined || config.kafka.brokers === undefined;
+}
+
 export interface BuildOptions {
   /** Admin commands read and replay; they neither lead the pipeline nor create topics. */
   readonly admin?: boolean;
@@ -35,7 +40,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
   try {
     const embeddedState = config.pg.url === undefined;
     const embeddedMailbox = config.mysql.url === undefined;
-    if (embeddedState || embeddedMailbox || config.kafka.brokers === undefined) {
+    if (usesDataDir(config)) {
       const lock = DataDirLock.acquire(config.dataDir);
       closers.push(() => lock.release());
     }

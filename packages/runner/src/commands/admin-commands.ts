@@ -1,6 +1,8 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { ErrorClass, flightToPayload, MsgxError, type ReplaySelection } from "@msgx/core";
-import { buildParts } from "../app/build-parts.js";
+import { buildParts, usesDataDir } from "../app/build-parts.js";
 import { createLogger } from "../logging.js";
 import { PgMaintenanceStore } from "../jobs/jobs-imports.js";
 import { pipelineLockKeys } from "../jobs/maintenance-schedule.js";
@@ -15,6 +17,11 @@ interface AdminFlags extends CommonFlags {
 async function withAdmin(flags: AdminFlags, fn: (api: AdminApi) => Promise<void>): Promise<void> {
   const config = configFrom(flags);
   const direct = async () => {
+    // Opening the parts creates the data directory; a command that only reads must not, or a
+    // mistyped --data-dir reports an empty, healthy exchange.
+    if (usesDataDir(config) && !existsSync(config.dataDir)) {
+      throw new MsgxError("CONFIG", `data directory ${resolve(config.dataDir)} does not exist: give the --data-dir of a runner that has run (or --url of a running one)`);
+    }
     const parts = await buildParts(config, createLogger("warn", 2), { admin: true });
     const clock = { now: () => Date.now() };
     return directAdmin(parts, new PgMaintenanceStore(parts.db, { clock, lockKeys: pipelineLockKeys(parts.store, config) }), clock);

@@ -1,4 +1,4 @@
-import { errorMessage, MsgxError, type PipelineStatus } from "@msgx/core";
+import { errorMessage, isMsgxError, MsgxError, type PipelineStatus } from "@msgx/core";
 import { buildParts } from "../app/build-parts.js";
 import { startPipeline } from "../app/pipeline-app.js";
 import { airportDay } from "../demo/airport-day.js";
@@ -16,11 +16,14 @@ interface DemoFlags extends CommonFlags {
 
 /**
  * `msgx demo`: feeds a generated airport day through `POST /cminmsgs/send` (of a runner it starts,
- * or of `--url`), waits until everything is processed and delivered, and prints a summary.
+ * or of `--url`), waits until everything is processed and delivered, and prints a summary. The
+ * runner's counts are totals of everything it holds, so on a data directory (or runner) that
+ * already has messages the summary says so and gives this run's share beside each total.
  */
 export async function demoCommand(flags: DemoFlags): Promise<void> {
   const config = configFrom(flags);
   const token = config.http.token;
+  if (flags.url !== undefined && !URL.canParse(flags.url)) throw new MsgxError("CONFIG", `--url ${flags.url} is not a URL; give the one \`msgx run\` prints, e.g. http://127.0.0.1:8080`);
   let base = flags.url;
   let stop: (() => Promise<void>) | undefined;
   if (!base) {
@@ -32,6 +35,12 @@ export async function demoCommand(flags: DemoFlags): Promise<void> {
   try {
     const day = airportDay({ flights: int(flags.flights), updates: int(flags.updates), seed: int(flags.seed) });
     const admin = httpAdmin(base, token);
+    const before = await admin.status().catch((e: unknown) => {
+      throw isMsgxError(e) && e.kind === "DEPENDENCY_UNAVAILABLE" ? unreachable(base!, e.cause ?? e) : e;
+    });
+    const eventTopics = [config.kafka.msgTopic, config.kafka.schdTopic, config.kafka.refTopic];
+    const countEvents = () => (flags.url ? undefined : Object.fromEntries(eventTopics.map((t) => [t, readJsonlTopic(config.dataDir, t).length])));
+    const eventsBefore = countEvents();
     const started = Date.now();
     for (let i = 0; i < day.length; i++) {
       await post(base, token, day[i]!.xml);
@@ -47,18 +56,19 @@ export async function demoCommand(flags: DemoFlags): Promise<void> {
       const key = `${d.errorClass}: ${(d.reason ?? "").slice(0, 80)}`;
       reasons.set(key, (reasons.get(key) ?? 0) + 1);
     }
-    const events = flags.url
-      ? undefined
-      : Object.fromEntries([config.kafka.msgTopic, config.kafka.schdTopic, config.kafka.refTopic].map((t) => [t, readJsonlTopic(config.dataDir, t).length]));
+    const events = countEvents();
+    const held = Object.values(before.byStatus).reduce((a, n) => a + n, 0);
+    const thisRun = (total: number, earlier: number) => (held > 0 ? `${total} (this run ${total - earlier})` : `${total}`);
     const kinds = new Map<string, number>();
     for (const m of day) kinds.set(m.kind, (kinds.get(m.kind) ?? 0) + 1);
     const total = day.length;
     print([
       `msgx demo — one airport day (seed ${flags.seed})`,
+      ...(held > 0 ? [`  note:        ${flags.url ? `the runner at ${base}` : `data directory ${config.dataDir}`} already held ${held} messages; counts are totals, with this run's share beside each`] : []),
       `  sent:        ${total} messages (${[...kinds].map(([k, n]) => `${k} ${n}`).join(", ")})`,
-      `  processed:   ${Object.entries(status.byStatus).map(([s, n]) => `${s} ${n}`).join(", ")}`,
-      `  events:      ${events ? Object.entries(events).map(([t, n]) => `${t} ${n}`).join(", ") : "see the broker"} (pending: ${Object.entries(status.delivery).map(([t, d]) => `${t} ${d.pending}`).join(", ") || "none"})`,
-      `  dead letters (${dead.length}):`,
+      `  processed:   ${Object.entries(status.byStatus).map(([s, n]) => `${s} ${thisRun(n, before.byStatus[s as keyof PipelineStatus["byStatus"]] ?? 0)}`).join(", ")}`,
+      `  events:      ${events ? Object.entries(events).map(([t, n]) => `${t} ${thisRun(n, eventsBefore?.[t] ?? 0)}`).join(", ") : "see the broker"} (pending: ${Object.entries(status.delivery).map(([t, d]) => `${t} ${d.pending}`).join(", ") || "none"})`,
+      `  dead letters (${thisRun(status.deadLetters, before.deadLetters)}):`,
       ...[...reasons].map(([r, n]) => `    ${n} × ${r}`),
       `  throughput:  ingress ${rate(total, posted - started)} msg/s; end to end ${rate(total, done - started)} msg/s (${((done - started) / 1000).toFixed(1)} s, delivered and flushed)`,
     ]);
@@ -67,19 +77,29 @@ export async function demoCommand(flags: DemoFlags): Promise<void> {
   }
 }
 
+/** What to say when no runner answers at `base`: which address, and the two ways out. */
+function unreachable(base: string, cause: unknown): MsgxError {
+  const why = cause instanceof Error && cause.cause instanceof Error ? `${cause.message}: ${cause.cause.message}` : errorMessage(cause);
+  return new MsgxError(
+    "DEPENDENCY_UNAVAILABLE",
+    `no msgx runner answers at ${base} (${why}): start one with \`msgx run\` and pass the URL it prints, or drop --url and the demo starts its own`,
+    { cause, retriable: false },
+  );
+}
+
+/** Posts one message; a 5xx or a dropped connection is retried with backoff, a 4xx is not. */
 async function post(base: string, token: string | undefined, xml: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
-    try {
-      const res = await fetch(new URL("/cminmsgs/send", base), {
-        method: "POST",
-        headers: { "content-type": "application/xml", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        body: xml,
-      });
-      if (res.ok) return;
-      if (res.status < 500 || attempt >= 5) throw new MsgxError("INFRA", `ingress answered ${res.status}: ${await res.text()}`, { retriable: false });
-    } catch (e) {
-      if (attempt >= 5) throw e;
-    }
+    const res = await fetch(new URL("/cminmsgs/send", base), {
+      method: "POST",
+      headers: { "content-type": "application/xml", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: xml,
+    }).catch((e: unknown) => {
+      if (attempt >= 5) throw unreachable(base, e);
+      return undefined;
+    });
+    if (res?.ok) return;
+    if (res && (res.status < 500 || attempt >= 5)) throw new MsgxError("INFRA", `ingress answered ${res.status}: ${await res.text()}`, { retriable: false });
     await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
   }
 }
