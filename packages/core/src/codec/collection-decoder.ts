@@ -17,12 +17,40 @@ interface ParentKey {
   readonly field: string | undefined;
 }
 
+/** A row's key from its key attribute, trimmed; PROTOCOL when absent or empty. */
+export function attributeKey(name: string, attribute: string, element: XmlElement, where: string): string {
+  const key = element.attributes.get(attribute)?.trim() ?? "";
+  if (key === "") throw protocolFault(`${where}: a ${name} row without its key attribute ${attribute}`);
+  return key;
+}
+
+/**
+ * The rule every keyed row set on the wire shares (flight collections, SCHS routes): only empty
+ * elements → `[]` (cleared); an empty element mixed with rows → PROTOCOL (clear and set at once);
+ * each row keyed by `keyOf`, a key twice → PROTOCOL (`shown` names it in the reason).
+ */
+export function decodeKeyedRows<R>(
+  name: string,
+  elements: readonly XmlElement[],
+  where: string,
+  keyOf: (element: XmlElement) => string,
+  decode: (element: XmlElement, key: string) => R,
+  shown: (key: string) => string = (key) => key,
+): R[] {
+  const empties = elements.filter(isEmptyElement).length;
+  if (empties === elements.length) return [];
+  if (empties > 0) throw protocolFault(`${where}: an empty ${name} (clear) is mixed with ${name} rows`);
+  const seen = new Set<string>();
+  return elements.map((element) => {
+    const key = keyOf(element);
+    if (seen.has(key)) throw protocolFault(`${where}: duplicate ${name} key ${quote(shown(key))}`);
+    seen.add(key);
+    return decode(element, key);
+  });
+}
+
 function rowKey(name: CollectionName, spec: CollectionSpec, element: XmlElement, where: string): string {
-  if (typeof spec.key === "string") {
-    const key = element.attributes.get(spec.key)?.trim() ?? "";
-    if (key === "") throw protocolFault(`${where}: a ${name} row without its key attribute ${spec.key}`);
-    return key;
-  }
+  if (typeof spec.key === "string") return attributeKey(name, spec.key, element, where);
   const holders = childrenNamed(element, spec.key.element);
   if (holders.length > 1) throw protocolFault(`${where}: a ${name} row with more than one ${spec.key.element}`);
   const key = holders[0] === undefined ? "" : leafText(holders[0], `${where}: ${name}`).trim();
@@ -56,24 +84,23 @@ function decodeRow(name: CollectionName, spec: CollectionSpec, element: XmlEleme
  */
 function decodeRows(name: CollectionName, elements: readonly XmlElement[], where: string, tolerance: boolean, out: DecodedCollections, parent?: ParentKey): CollectionRow[] {
   const spec = collectionSpec(name);
-  const empties = elements.filter(isEmptyElement).length;
-  if (empties === elements.length) return [];
-  if (empties > 0) throw protocolFault(`${where}: an empty ${name} (clear) is mixed with ${name} rows`);
-
-  const seen = new Set<string>();
   const children = childCollectionsOf(name);
-  return elements.map((element) => {
-    const key = rowKey(name, spec, element, where);
-    if (seen.has(key)) throw protocolFault(`${where}: duplicate ${name} key ${quote(parent === undefined ? key : `${parent.key}/${key}`)}`);
-    seen.add(key);
-    const row = decodeRow(name, spec, element, key, where, tolerance, parent);
-    const asParent: ParentKey = { key: row.key, field: typeof spec.key === "string" ? undefined : spec.key.element };
-    for (const child of children) {
-      const rows = decodeRows(child, childrenNamed(element, child), `${where}: ${name}[${key}]`, tolerance, out, asParent);
-      out[child] = [...(out[child] ?? []), ...rows];
-    }
-    return row;
-  });
+  return decodeKeyedRows(
+    name,
+    elements,
+    where,
+    (element) => rowKey(name, spec, element, where),
+    (element, key) => {
+      const row = decodeRow(name, spec, element, key, where, tolerance, parent);
+      const asParent: ParentKey = { key: row.key, field: typeof spec.key === "string" ? undefined : spec.key.element };
+      for (const child of children) {
+        const rows = decodeRows(child, childrenNamed(element, child), `${where}: ${name}[${key}]`, tolerance, out, asParent);
+        out[child] = [...(out[child] ?? []), ...rows];
+      }
+      return row;
+    },
+    (key) => (parent === undefined ? key : `${parent.key}/${key}`),
+  );
 }
 
 /**

@@ -4,10 +4,11 @@ import { SEASONAL_FIELDS, type SeasonalField, type SeasonalFlight, type Seasonal
 import { parseBodyDate, parseBodyTime } from "./body-time.js";
 import { protocolFault, quote } from "./codec-fault.js";
 import { groupChildren, leafText } from "./leaf-text.js";
+import { attributeKey, decodeKeyedRows } from "./collection-decoder.js";
 import { decodeRecs } from "./schd-body.js";
 import { mapInSteps, type Stepped } from "./stepped.js";
 import { decodeWireValue } from "./value-decoder.js";
-import { childrenNamed, isEmptyElement } from "./xml-tree.js";
+import { childrenNamed } from "./xml-tree.js";
 import type { XmlElement } from "./xml-tree.js";
 
 const CLOCK = /^([01]\d|2[0-3])([0-5]\d)$/;
@@ -56,16 +57,8 @@ const ROUTE_FIELDS = {
  * is outside its kind. Unknown children of a row are ignored.
  */
 function decodeRoutes(name: keyof typeof ROUTE_FIELDS, elements: readonly XmlElement[], where: string): CollectionRow[] {
-  const empties = elements.filter(isEmptyElement).length;
-  if (empties === elements.length) return [];
-  if (empties > 0) throw protocolFault(`${where}: an empty ${name} (clear) is mixed with ${name} rows`);
-  const seen = new Set<string>();
   const fields: Readonly<Record<string, SeasonalKind>> = ROUTE_FIELDS[name];
-  return elements.map((element) => {
-    const key = element.attributes.get("RTNO")?.trim() ?? "";
-    if (key === "") throw protocolFault(`${where}: a ${name} row without its key attribute RTNO`);
-    if (seen.has(key)) throw protocolFault(`${where}: duplicate ${name} key ${quote(key)}`);
-    seen.add(key);
+  return decodeKeyedRows(name, elements, where, (element) => attributeKey(name, "RTNO", element, where), (element, key) => {
     const at = `${where}: ${name}[${key}]`;
     const children = groupChildren(element, (n) => Object.hasOwn(fields, n), at);
     const values: Record<string, WireValue> = {};
