@@ -120,13 +120,14 @@ const heal: Cmd = {
 const replay: Cmd = {
   check: () => true,
   run: async (m, w) => {
-    // An operator's replay that hits a failing commit just reports the error; nothing changes.
-    await tolerateStoreError(async () => {
-      const result = await w.replayer().replay({ errorClasses: ["EXHAUSTED", "CODEC_ERROR", "UNSUPPORTED", "INFRA"] }, "model");
-      if (result.replayed.length === 0) return;
-      m.orderFrom = w.store.tables.terminalLog.length;
-      for (const id of result.replayed) m.replays.set(id, (m.replays.get(id) ?? 0) + 1);
-    });
+    // A replay whose commit fails reports the error and changes nothing; one whose commit outcome
+    // is unknown may have committed. Either way the audit trail says what did, as it tells an operator.
+    const auditsBefore = w.store.tables.audits.length;
+    await tolerateStoreError(() => w.replayer().replay({ errorClasses: ["EXHAUSTED", "CODEC_ERROR", "UNSUPPORTED", "INFRA"] }, "model"));
+    const replayed = w.store.tables.audits.slice(auditsBefore).flatMap((a) => (a.action === "replay" ? a.msgIds : []));
+    if (replayed.length === 0) return;
+    m.orderFrom = w.store.tables.terminalLog.length;
+    for (const id of replayed) m.replays.set(id, (m.replays.get(id) ?? 0) + 1);
   },
   toString: () => "replay",
 };
