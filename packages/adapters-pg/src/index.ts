@@ -65,7 +65,6 @@ export { PgConsumeLog } from "./reliable-message/pg-consume-log.js";
 // Task routing
 export { PgTaskStore, type PgTaskStoreOptions } from "./task-routing/pg-task-store.js";
 export { PgTaskConsumeLogStore, TASK_CONSUME_LOCK_CLASS, type PgTaskConsumeLogStoreOptions } from "./task-routing/pg-task-consume-log-store.js";
-export { pendingTargets } from "./operations/pending-targets.js";
 
 // Maintenance jobs
 export { PgMaintenanceStore, type PgMaintenanceStoreOptions } from "./jobs/pg-maintenance-store.js";

@@ -6,6 +6,7 @@ import { getEvents } from "./operations/get-events.js";
 import { markDead } from "./operations/mark-dead.js";
 import { markSent } from "./operations/mark-sent.js";
 import { duePrefix, pendingEvents } from "./operations/pending-events.js";
+import { pendingTargets } from "./operations/pending-targets.js";
 import { recordFailure } from "./operations/record-failure.js";
 import { pgCall } from "./pg-error-map.js";
 import type { MsgxDatabase } from "./rows/tables.js";
@@ -45,6 +46,10 @@ export class PgOutboxStore implements OutboxStore {
 
   pendingSchd(limit: number): Promise<readonly OutboxEvent[]> {
     return pgCall("outbox pendingSchd", () => pendingEvents(this.#db, Target.SCHD, limit));
+  }
+
+  pendingTargets(prefix: string): Promise<readonly Target[]> {
+    return pgCall("outbox pendingTargets", () => pendingTargets(this.#db, prefix));
   }
 
   countPending(target: Target): Promise<number> {

@@ -57,6 +57,13 @@ export interface OutboxStore {
    */
   pendingSchd(limit: number): Promise<readonly OutboxEvent[]>;
 
+  /**
+   * The targets starting with `prefix` that have PENDING events (in backoff included), ascending,
+   * each once: a relay starts one dispatcher per target it finds (every reliable-message queue,
+   * `KAFKA:rmq.`, has its own target). Served by the partial index on pending rows.
+   */
+  pendingTargets(prefix: string): Promise<readonly Target[]>;
+
   /** How many events of `target` are PENDING (in backoff included). */
   countPending(target: Target): Promise<number>;
 

@@ -72,6 +72,12 @@ export class InMemoryOutboxStore implements OutboxStore {
     return this.#pendingOf(Target.SCHD).slice(0, limit);
   }
 
+  async pendingTargets(prefix: string): Promise<readonly Target[]> {
+    this.#check("pendingTargets");
+    const pending = this.#store.tables.events.filter((e) => e.status === DeliveryStatus.PENDING && e.target.startsWith(prefix));
+    return [...new Set(pending.map((e) => e.target))].sort();
+  }
+
   async countPending(target: Target): Promise<number> {
     this.#check("countPending");
     return this.#pendingOf(target).length;

@@ -204,6 +204,25 @@ export function describeOutboxStoreContract(name: string, factory: () => Promise
       expect((await outbox.pendingSchd(1))[0]?.nextAttemptAt).toBe(T0 + 60_000);
     });
 
+    it("pendingTargets: targets with PENDING events under the prefix, ascending, each once; SENT and DEAD rows do not count", async () => {
+      const queue = (name: string) => `KAFKA:rmq.${name}` as Target;
+      expect(await outbox.pendingTargets("KAFKA:rmq.")).toEqual([]);
+      const [b1, , a1, c1] = await subject.seed([
+        draft(queue("b"), "K1", 1),
+        draft(queue("b"), "K2", 1),
+        draft(queue("a"), "K3", 1),
+        draft(queue("c"), "K4", 1),
+        draft(Target.MSG, "F1", 1),
+      ]);
+      await outbox.recordFailure(a1!.eventId, 1, T0 + 60_000, "refused");
+      await outbox.markSent([b1!.eventId], T0);
+      await outbox.markDead(c1!.eventId, "poison", 5);
+      expect(await outbox.pendingTargets("KAFKA:rmq.")).toEqual([queue("a"), queue("b")]);
+      expect(await outbox.pendingTargets("KAFKA:rmq.b")).toEqual([queue("b")]);
+      expect(await outbox.pendingTargets("KAFKA:msg")).toEqual([Target.MSG]);
+      expect(await outbox.pendingTargets("KAFKA:rmq_")).toEqual([]);
+    });
+
     it("countPending: PENDING events of the target, backoff included", async () => {
       expect(await outbox.countPending(Target.MSG)).toBe(0);
       const [a, b, c] = await subject.seed([draft(Target.MSG, "F1", 1), draft(Target.MSG, "F2", 1), draft(Target.MSG, "F3", 1)]);

@@ -1,5 +1,5 @@
-import { pendingTargets, PgReliableMessageStore } from "@msgx/adapters-pg";
-import { MsgDispatcher, RecoveryJob, RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, type Target } from "@msgx/core";
+import { PgReliableMessageStore } from "@msgx/adapters-pg";
+import { MsgDispatcher, RecoveryJob, RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX } from "@msgx/core";
 import type { LoopContext, LoopSpec } from "../app/loop-spec.js";
 import { reliableService } from "./reliable-admin.js";
 
@@ -21,11 +21,11 @@ export function reliableLoops(ctx: LoopContext): LoopSpec[] {
     {
       name: "reliable-relay",
       step: async (signal) => {
-        for (const target of await pendingTargets(parts.db, RELIABLE_MESSAGE_TARGET_PREFIX)) {
+        for (const target of await parts.outbox.pendingTargets(RELIABLE_MESSAGE_TARGET_PREFIX)) {
           let d = dispatchers.get(target);
           if (!d) {
             const topic = `${RELIABLE_MESSAGE_TOPIC_PREFIX}${target.slice(RELIABLE_MESSAGE_TARGET_PREFIX.length)}`;
-            d = new MsgDispatcher({ outbox: parts.outbox, delivery: parts.delivery, clock, logger }, { target: target as Target, topics: { [target]: topic } });
+            d = new MsgDispatcher({ outbox: parts.outbox, delivery: parts.delivery, clock, logger }, { target, topics: { [target]: topic } });
             dispatchers.set(target, d);
           }
           // Drain what is due now; a target in backoff or outage waits for the next round.
