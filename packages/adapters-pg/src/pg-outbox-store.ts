@@ -1,11 +1,11 @@
-import { Target, type OutboxEvent, type OutboxStore } from "@msgx/core";
+import { duePrefix, Target, type OutboxEvent, type OutboxStore } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { countPending } from "./operations/count-pending.js";
 import type { Db } from "./operations/db.js";
 import { getEvents } from "./operations/get-events.js";
 import { markDead } from "./operations/mark-dead.js";
 import { markSent } from "./operations/mark-sent.js";
-import { duePrefix, pendingEvents } from "./operations/pending-events.js";
+import { pendingEvents } from "./operations/pending-events.js";
 import { pendingTargets } from "./operations/pending-targets.js";
 import { recordFailure } from "./operations/record-failure.js";
 import { pgCall } from "./pg-error-map.js";

@@ -102,6 +102,7 @@ export {
   type OutboxEvent,
   type OutboxEventDraft,
 } from "./outbox/outbox-event.js";
+export { duePrefix, isDue, type Retryable } from "./outbox/due-prefix.js";
 
 // Flight state and processors
 export { defaultProcessors } from "./flight/default-processors.js";
@@ -130,7 +131,7 @@ export {
 } from "./delivery/consumer-dedupe.js";
 export type { OutboxStore } from "./ports/outbox-store.js";
 export { EventHeader, eventHeaders, readEventId } from "./delivery/event-headers.js";
-export { decideDeliveryFailure, isDue, type FailureDecision } from "./delivery/delivery-decision.js";
+export { decideDeliveryFailure, type FailureDecision } from "./delivery/delivery-decision.js";
 export { DEFAULT_DELIVERY_TOPICS, topicFor, msgRecord, schdRecord, type DeliveryTopics } from "./delivery/delivery-records.js";
 export { sendLargestPrefix, pausesDelivery, type PrefixOutcome } from "./delivery/send-prefix.js";
 export type { DeliveryDeps, DeliveryFailpoint } from "./delivery/delivery-deps.js";

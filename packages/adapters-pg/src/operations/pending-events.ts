@@ -5,7 +5,7 @@ import type { Db } from "./db.js";
 
 /**
  * The PENDING events of `target` in event_id order, at most `limit` (a range scan of the partial
- * index `msg_event_pending_idx`); `due` cuts the run before the first one that is not due.
+ * index `msg_event_pending_idx`); the store cuts the run with core's `duePrefix`.
  */
 export async function pendingEvents(db: Db, target: Target, limit: number, afterEventId = 0): Promise<OutboxEvent[]> {
   const { rows } = await sql<EventRow>`
@@ -13,14 +13,4 @@ export async function pendingEvents(db: Db, target: Target, limit: number, after
     WHERE target = ${target} AND status = 'PENDING' AND event_id > ${afterEventId}::bigint
     ORDER BY event_id LIMIT ${Math.max(0, limit)}::bigint`.execute(db);
   return rows.map(eventFromRow);
-}
-
-/** The prefix of `events` that is due at `now`. */
-export function duePrefix(events: readonly OutboxEvent[], now: number): OutboxEvent[] {
-  const run: OutboxEvent[] = [];
-  for (const e of events) {
-    if (e.nextAttemptAt !== null && e.nextAttemptAt > now) break;
-    run.push(e);
-  }
-  return run;
 }

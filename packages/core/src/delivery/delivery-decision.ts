@@ -28,5 +28,3 @@ export function decideDeliveryFailure(attemptsBefore: number, now: number, polic
   return { action: "retry", attempts, nextAttemptAt: now + backoffAfter(policy, attempts) };
 }
 
-/** True when something with this `nextAttemptAt` may be tried at `now`. */
-export const isDue = (nextAttemptAt: number | null, now: number): boolean => nextAttemptAt === null || nextAttemptAt <= now;

@@ -4,7 +4,8 @@ import { Breaker, closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, typ
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../processing/retry-policy.js";
 import { SimulatedCrashMarker } from "../processing/simulated-crash.js";
 import type { DeliveryDeps } from "./delivery-deps.js";
-import { decideDeliveryFailure, isDue } from "./delivery-decision.js";
+import { decideDeliveryFailure } from "./delivery-decision.js";
+import { isDue } from "../outbox/due-prefix.js";
 import { buildPrefix, DEFAULT_DELIVERY_TOPICS, schdRecord, topicFor, type DeliveryTopics } from "./delivery-records.js";
 import { mergeSchd, type SchdGroup } from "./schd-merge.js";
 import { DEFAULT_SCHD_FLUSH_POLICY, shouldFlush, type SchdFlushPolicy } from "./schd-flush-decision.js";

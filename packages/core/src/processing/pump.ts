@@ -2,7 +2,7 @@ import type { DecodeResult } from "../codec/decode-result.js";
 import { errorMessage, isMsgxError, isOutage } from "../errors/msgx-error.js";
 import { sha256Hex, type ContentHash } from "../model/content-hash.js";
 import { DEFAULT_IDENTITY_OPTIONS, type IdentityOptions } from "../model/identity.js";
-import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
+import type { ProcRecord } from "../model/proc-record.js";
 import type { Clock } from "../ports/clock.js";
 import type { Logger } from "../ports/logger.js";
 import type { Mailbox } from "../ports/mailbox.js";
@@ -14,6 +14,7 @@ import type { ProcessorTable } from "./processor.js";
 import { DEFAULT_RETRY_POLICY, DEFAULT_UNSUPPORTED_POLICY, type RetryPolicy, type UnsupportedPolicy } from "./retry-policy.js";
 import type { RunDecision, RunWarning } from "./run-decision.js";
 import { SimulatedCrashMarker } from "./simulated-crash.js";
+import { duePrefix } from "../outbox/due-prefix.js";
 
 export interface PumpOptions {
   readonly policy: RetryPolicy;
@@ -269,11 +270,7 @@ async function applyDecision(tx: PipelineTx, decision: RunDecision): Promise<voi
  * record that is not due (after a replay a FAILED message can sit behind new PENDING ones).
  */
 function takeReady(records: readonly ProcRecord[], now: number, horizon: number): ProcRecord[] {
-  const ready: ProcRecord[] = [];
-  for (const r of records) {
-    if (r.msgId > horizon) break;
-    if (r.status === ProcStatus.FAILED && r.nextAttemptAt !== null && now < r.nextAttemptAt && ready.length > 0) break;
-    ready.push(r);
-  }
-  return ready;
+  const visible = records.filter((r) => r.msgId <= horizon);
+  // The head itself was judged by decideTick; only the messages behind it must be due.
+  return visible.length === 0 ? [] : [visible[0]!, ...duePrefix(visible.slice(1), now)];
 }

@@ -1,9 +1,9 @@
 import { DeliveryStatus, Target, type OutboxEvent, type OutboxEventDraft } from "../outbox/outbox-event.js";
+import { duePrefix } from "../outbox/due-prefix.js";
 import type { OutboxStore } from "../ports/outbox-store.js";
 import { emptyRunDecision } from "../processing/run-decision.js";
 import type { InMemoryPipelineStore } from "./in-memory-pipeline-store.js";
 
-const isDue = (e: OutboxEvent, now: number): boolean => e.nextAttemptAt === null || e.nextAttemptAt <= now;
 
 /**
  * The in-memory `OutboxStore`, over the rows `InMemoryPipelineStore` writes (`tables.events`,
@@ -35,12 +35,8 @@ export class InMemoryOutboxStore implements OutboxStore {
 
   async pending(target: Target, now: number, limit: number, afterEventId = 0): Promise<readonly OutboxEvent[]> {
     this.#check("pending");
-    const run: OutboxEvent[] = [];
-    for (const e of this.#pendingOf(target).filter((p) => p.eventId > afterEventId)) {
-      if (run.length >= limit || !isDue(e, now)) break;
-      run.push(e);
-    }
-    return run;
+    const after = this.#pendingOf(target).filter((p) => p.eventId > afterEventId);
+    return duePrefix(after.slice(0, Math.max(0, limit)), now);
   }
 
   async head(target: Target): Promise<OutboxEvent | undefined> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decideDeliveryFailure, isDue } from "../../src/delivery/delivery-decision.js";
+import { decideDeliveryFailure } from "../../src/delivery/delivery-decision.js";
+import { isDue } from "../../src/outbox/due-prefix.js";
 import { buildPrefix, DEFAULT_DELIVERY_TOPICS, msgRecord, schdRecord, topicFor } from "../../src/delivery/delivery-records.js";
 import { sendLargestPrefix } from "../../src/delivery/send-prefix.js";
 import { isMsgxError, isOutage } from "../../src/errors/msgx-error.js";
