@@ -5,7 +5,7 @@ const src = (p: string) => fileURLToPath(new URL(`./packages/${p}`, import.meta.
 
 // Tests run against the TypeScript sources, so `pnpm test` needs no build first.
 const alias = {
-  "@msgx/core/testing": src("core/src/testing/index.ts"),
+  "@msgx/core/testing": src("core/src/testing.ts"),
   "@msgx/core": src("core/src/index.ts"),
   "@msgx/adapters-pg": src("adapters-pg/src/index.ts"),
   "@msgx/adapters-mysql": src("adapters-mysql/src/index.ts"),

@@ -27,10 +27,10 @@
  */
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { createPgStore } from "@msgx/adapters-pg";
+import { createPgStores } from "@msgx/adapters-pg";
 import { decodeMessage, defaultProcessors, Pump, silentLogger, systemClock, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
 import type { Runner, Task, WorkerUtils } from "graphile-worker";
-import { InMemoryMailbox } from "../packages/core/src/testing/in-memory-mailbox.js";
+import { InMemoryMailbox } from "../packages/core/src/ports/in-memory-mailbox.js";
 import { fmt, machineInfo, numArg, printTable, REPO, runTag, URLS, writeReport } from "./fault/infra.js";
 import { dnldThenFlops } from "./fault/stream.js";
 
@@ -130,7 +130,7 @@ function capturing(store: PipelineStore, decisions: RunDecision[]): PipelineStor
 
 /** A fresh schema with the DNLD applied (untimed) and `flops` enqueued; returns the pieces. */
 async function msgxSetup(schema: string, dnld: string, flops: readonly string[], decisions?: RunDecision[]) {
-  const handle = await createPgStore({ connectionString: URLS.pg, schema, max: 4 });
+  const handle = await createPgStores({ connectionString: URLS.pg, schema, max: 4 });
   const store = decisions ? capturing(handle.store, decisions) : handle.store;
   const mailbox = new InMemoryMailbox(systemClock);
   const deps = { store, mailbox, clock: systemClock, logger: silentLogger, decode: (raw: string) => decodeMessage(raw), processors: defaultProcessors(), horizon: () => Number.MAX_SAFE_INTEGER };

@@ -19,8 +19,8 @@ import {
   systemClock,
   type FlightState,
 } from "@msgx/core";
-import { createPgStore } from "@msgx/adapters-pg";
-import { InMemoryMailbox } from "../packages/core/src/testing/in-memory-mailbox.js";
+import { createPgStores } from "@msgx/adapters-pg";
+import { InMemoryMailbox } from "../packages/core/src/ports/in-memory-mailbox.js";
 
 const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -96,7 +96,7 @@ interface ModeResult {
 
 async function runMode(maxRun: number, raws: readonly string[]): Promise<ModeResult> {
   const schema = `msgx_bench_${maxRun}_${process.pid}`;
-  const handle = await createPgStore({ connectionString: PG_URL, schema, max: 4 });
+  const handle = await createPgStores({ connectionString: PG_URL, schema, max: 4 });
   try {
     const { store, db } = handle;
     const seeded = Array.from({ length: FLIGHTS }, (_, i) => seedFlight(i));
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     results.filter((r) => r !== baseline && baseline).map((r) => [`maxRun${r.maxRun}`, r.messagesPerSecond / baseline!.messagesPerSecond]),
   );
   for (const [mode, ratio] of Object.entries(ratios)) console.log(`  ${mode} / maxRun1: ${ratio.toFixed(1)}x`);
-  const handle = await createPgStore({ connectionString: PG_URL, migrate: false });
+  const handle = await createPgStores({ connectionString: PG_URL, migrate: false });
   const pgVersion = String((await handle.db.selectNoFrom((eb) => eb.fn<string>("version", []).as("v")).executeTakeFirstOrThrow()).v);
   await handle.close();
   const report = {

@@ -1,11 +1,11 @@
 import { decodeMessage, defaultProcessors, Pump, silentLogger, Target, type OutboxStore, type PipelineStore } from "@msgx/core";
 import { gateService, InMemoryMailbox, ManualClock } from "@msgx/core/testing";
 // The request parts of core come from its sources until the core barrels export them.
-import { describeOutboundMailboxContract } from "../../core/src/requests/outbound-mailbox.contract.js";
-import { referenceProcessor } from "../../core/src/requests/reference-processor.js";
+import { describeOutboundMailboxContract } from "../../core/src/ports/outbound-mailbox.contract.js";
+import { referenceProcessor } from "../../core/src/processing/reference-processor.js";
 import { RequestCoordinator } from "../../core/src/requests/request-coordinator.js";
 import { evolveRequest } from "../../core/src/requests/request-machine.js";
-import { describeRequestStoreContract, sampleRequestDraft } from "../../core/src/requests/request-store.contract.js";
+import { describeRequestStoreContract, sampleRequestDraft } from "../../core/src/processing/request-store.contract.js";
 import type { RequestStore } from "../../core/src/requests/request-store.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PgOutboxStore } from "../src/pg-outbox-store.js";

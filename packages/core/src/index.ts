@@ -44,7 +44,7 @@ export {
   type ProcRecord,
   type ErrorEntry,
 } from "./model/proc-record.js";
-export type { FlightState } from "./flight/flight-state.js";
+export type { FlightState } from "./model/flight-state.js";
 
 // Codec
 export {
@@ -79,8 +79,8 @@ export {
 export { REFERENCE_SUBTYPES } from "./codec/reference-body.js";
 
 // Ports
-export { systemClock, type Clock } from "./ports/clock.js";
-export { silentLogger, type Logger, type LogFields } from "./ports/logger.js";
+export { systemClock, type Clock } from "./runtime/clock.js";
+export { silentLogger, type Logger, type LogFields } from "./runtime/logger.js";
 export type { Mailbox, MailboxRow, RawRead, BackfillEntry, BackfillResult } from "./ports/mailbox.js";
 export type {
   PipelineStore,
@@ -88,11 +88,11 @@ export type {
   InboxEntry,
   IntakeState,
   BackfillTodo,
-  AuditEntry,
   RecordFilter,
-} from "./ports/pipeline-store.js";
+} from "./processing/pipeline-store.js";
+export type { AuditEntry } from "./processing/run-decision.js";
 export type { DeliveryPort, DeliveryRecord } from "./ports/delivery-port.js";
-export type { StatusReader, PipelineStatus } from "./ports/status-reader.js";
+export type { StatusReader, PipelineStatus } from "./processing/status-reader.js";
 
 // Outbox
 export {
@@ -112,7 +112,7 @@ export { adftProcessor } from "./flight/adft-processor.js";
 export { schdDelProcessor } from "./flight/schd-del-processor.js";
 export { flopProcessor } from "./flight/flop-processor.js";
 export { fdelProcessor } from "./flight/fdel-processor.js";
-export { FLOP_MATRIX, flopGroup, type FlopGroup, type FlopGroupName } from "./flight/flop-matrix.js";
+export { FLOP_MATRIX, flopGroup, type FlopGroup, type FlopGroupName } from "./model/flop-matrix.js";
 export { flightToPayload, flightFromPayload, FLIGHT_PAYLOAD_SCHEMA_VERSION, type FlightPayload, type FlightPayloadRow } from "./flight/flight-payload.js";
 export { flightEvents } from "./flight/flight-events.js";
 export { sameFlightContent, type FlightContent } from "./flight/flight-content.js";
@@ -129,7 +129,7 @@ export {
   type DedupeReason,
   type ConsumerDedupeOptions,
 } from "./delivery/consumer-dedupe.js";
-export type { OutboxStore } from "./ports/outbox-store.js";
+export type { OutboxStore } from "./delivery/outbox-store.js";
 export { EventHeader, eventHeaders, readEventId } from "./delivery/event-headers.js";
 export { decideDeliveryFailure, type FailureDecision } from "./delivery/delivery-decision.js";
 export { DEFAULT_DELIVERY_TOPICS, topicFor, msgRecord, schdRecord, type DeliveryTopics } from "./delivery/delivery-records.js";
@@ -149,7 +149,7 @@ export {
   headDeadlineFor,
   type RetryPolicy,
   type UnsupportedPolicy,
-} from "./processing/retry-policy.js";
+} from "./runtime/retry-policy.js";
 export {
   evolveProc,
   newProcRecord,
@@ -164,7 +164,7 @@ export {
   DEFAULT_BREAKER_POLICY,
   type BreakerState,
   type BreakerPolicy,
-} from "./processing/outage-breaker.js";
+} from "./runtime/outage-breaker.js";
 export type {
   Processor,
   ProcessorTable,
@@ -173,7 +173,7 @@ export type {
   FlightView,
   MessageWarning,
 } from "./processing/processor.js";
-export type { OpenRequest } from "./processing/open-request.js";
+export type { OpenRequest } from "./requests/open-request.js";
 export { emptyRunDecision, type RunDecision, type RunWarning, type IdentityBinding, type IdentityOwner, type SnapshotLogEntry } from "./processing/run-decision.js";
 export {
   prepareDecodedRun,
@@ -195,7 +195,7 @@ export {
   type PumpStep,
   type PumpFailpoint,
 } from "./processing/pump.js";
-export { SimulatedCrashMarker } from "./processing/simulated-crash.js";
+export { SimulatedCrashMarker } from "./runtime/simulated-crash.js";
 export {
   BackfillSweeper,
   DEFAULT_BACKFILL_SWEEP_OPTIONS,
@@ -211,6 +211,17 @@ export {
   type InboxPollerOptions,
   type PollResult,
 } from "./intake/inbox-poller.js";
+
+// The pipeline router: the named steps, their wake edges, the breaker-guarded step (docs/exchange.md)
+export { guardedStep, type BreakerCell, type StepGuard } from "./runtime/guarded-step.js";
+export { PipelineStep, WAKE_EDGES, type WakeSource, type StepOutcome, type RouterStep } from "./exchange/wake-edges.js";
+export {
+  PipelineRouter,
+  DEFAULT_PIPELINE_ROUTER_OPTIONS,
+  type PipelineRouterDeps,
+  type PipelineRouterOptions,
+  type ProcessedStep,
+} from "./exchange/pipeline-router.js";
 
 // Replay
 export {
@@ -256,7 +267,8 @@ export { resultTopicCallbackPort, parseTaskCallbackMessage, TASK_CALLBACK_EVENT_
 export { TaskCallbackSender, DEFAULT_TASK_CALLBACK_SENDER_OPTIONS, type TaskCallbackSenderDeps, type TaskCallbackSenderOptions, type TaskCallbackStep } from "./task-routing/task-callback-sender.js";
 
 // Maintenance jobs (seed 000 §6)
-export type { MaintenanceStore, MaintenanceTx, MaintenanceWriteOptions, RetiredFlight, SnapshotLogRow, ArchivedRecord, ReconcileEntry, ArchiveQuery } from "./jobs/maintenance-store.js";
+export type { MaintenanceStore, MaintenanceTx, MaintenanceWriteOptions, RetiredFlight, ReconcileEntry, ArchiveQuery } from "./jobs/maintenance-store.js";
+export type { SnapshotLogRow, ArchivedRecord } from "./processing/pipeline-store.js";
 export { nextRunAt, parseTimeOfDay } from "./jobs/daily-schedule.js";
 export { ScheduledJob, DEFAULT_SCHEDULED_JOB_OPTIONS, type JobSchedule, type JobBatch, type ScheduledJobOptions } from "./jobs/scheduled-job.js";
 export { HistorySweeper, DEFAULT_HISTORY_SWEEP_OPTIONS, type HistorySweepOptions, type HistorySweepBatch } from "./jobs/history-sweeper.js";
@@ -276,7 +288,7 @@ export { MatchRule, matchReply, openRequestType, type ReplyFacts, type ReplyMatc
 export { RequestInputError, isRequestInputError } from "./requests/request-input-error.js";
 export { assertRequestFilter, type RequestStore, type RequestTx, type RequestFilter } from "./requests/request-store.js";
 export { RequestCoordinator, type RequestCoordinatorDeps, type RequestFailpoint, type RequestStep, type Registration } from "./requests/request-coordinator.js";
-export { referenceProcessor, DEFAULT_REFERENCE_PROCESSOR_OPTIONS, type ReferenceProcessorOptions } from "./requests/reference-processor.js";
+export { referenceProcessor, DEFAULT_REFERENCE_PROCESSOR_OPTIONS, type ReferenceProcessorOptions } from "./processing/reference-processor.js";
 export { refKey, type RefChange, type RefEntry, type RefState } from "./requests/reference-entry.js";
 export { referenceEvent, referenceRecordKey, REFERENCE_PAYLOAD_SCHEMA_VERSION, type ReferencePayload } from "./requests/reference-events.js";
 export { RunReferences, type ReferenceView } from "./requests/reference-view.js";

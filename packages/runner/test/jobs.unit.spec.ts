@@ -1,14 +1,13 @@
-import { lockKeys } from "@msgx/adapters-pg";
 import { emptyRunDecision, silentLogger, type FlightState } from "@msgx/core";
 import { InMemoryMailbox, ManualClock, sampleFlight } from "@msgx/core/testing";
 import { describe, expect, it } from "vitest";
 // Not in the @msgx/core/testing barrel yet: imported by path until the export lines are added.
-import { InMemoryArchivingPipelineStore } from "../../core/src/jobs/in-memory-archiving-pipeline-store.js";
+import { InMemoryPipelineStore } from "../../core/src/processing/in-memory-pipeline-store.js";
 import { InMemoryMaintenanceStore } from "../../core/src/jobs/in-memory-maintenance-store.js";
 import type { AppParts } from "../src/app/app-parts.js";
 import type { LoopContext } from "../src/app/loop-spec.js";
 import { loadConfig } from "../src/config/load-config.js";
-import { createMaintenanceJobs, MAINTENANCE_SCHEDULE, pipelineLockKeys } from "../src/jobs/maintenance-schedule.js";
+import { createMaintenanceJobs, MAINTENANCE_SCHEDULE } from "../src/jobs/maintenance-schedule.js";
 
 const DAY = 86_400_000;
 /** 10:00 airport time (UTC+8) on 9 March 2026; the next 03:30 is 17.5 h ahead. */
@@ -17,7 +16,7 @@ const SWEEP = Date.UTC(2026, 2, 9, 19, 30);
 
 function rig(env: Record<string, string> = {}, fence?: number) {
   const clock = new ManualClock(T0);
-  const pipeline = new InMemoryArchivingPipelineStore(clock);
+  const pipeline = new InMemoryPipelineStore(clock);
   const store = new InMemoryMaintenanceStore(pipeline, clock);
   const mailbox = new InMemoryMailbox(clock);
   let wakes = 0;
@@ -103,13 +102,5 @@ describe("maintenance loops", () => {
       expect(await step()).toBe(MAINTENANCE_SCHEDULE.reconcileEveryMs);
       expect(r.jobs.reconcilerCounts()?.processedWithoutTerminal).toBe(reported);
     }
-  });
-
-  it("takes the pipeline store's own lock keys, else derives them as the store factories do", () => {
-    const config = (url?: string) => loadConfig({ env: { ...(url ? { MSGX_PG_URL: url } : {}), MSGX_PG_SCHEMA: "airport" } });
-    const own = lockKeys("elsewhere");
-    expect(pipelineLockKeys({ lockKeys: own } as never, config())).toBe(own);
-    expect(pipelineLockKeys({} as never, config("postgres://x/y"))).toEqual(lockKeys("airport"));
-    expect(pipelineLockKeys({} as never, config())).toEqual(lockKeys());
   });
 });

@@ -1,6 +1,8 @@
-import { flopGroup } from "../flight/flop-matrix.js";
+import { flopGroup } from "../model/flop-matrix.js";
 import type { MsgKindName } from "../model/msg-kind.js";
-import type { ProcessorTable } from "../processing/processor.js";
+
+/** Which kinds have a processor: a `ProcessorTable` (processing layer) is one; the codec needs only its keys. */
+export type ProcessorsByKind = Readonly<Partial<Record<MsgKindName, unknown>>>;
 
 /**
  * What msgx does with a message of one TYPE (or FLOP subtype), WIRE.md "Unknown and unwanted
@@ -99,7 +101,7 @@ const POLICY_KEY = /^(?:[A-Za-z]{3,4}|FLOP\/[A-Za-z]{1,4})$/;
  * `SCHS=process` with no `seasonal` processor, `LDM=process`, or `FLOP/XYZ=process` for a subtype
  * outside the matrix are refused here rather than failing message by message.
  */
-export function typePolicyProblems(policy: TypePolicy, referenceTypes: readonly string[], processors: ProcessorTable): string[] {
+export function typePolicyProblems(policy: TypePolicy, referenceTypes: readonly string[], processors: ProcessorsByKind): string[] {
   const problems: string[] = [];
   for (const [key, value] of Object.entries(policy)) {
     if (!POLICY_KEY.test(key)) problems.push(`${key}: not a TYPE (3–4 letters) or FLOP/<STYP>`);
@@ -125,7 +127,7 @@ export function typePolicyProblems(policy: TypePolicy, referenceTypes: readonly 
   return problems;
 }
 
-function missing(setting: string, row: KindRow | undefined, processors: ProcessorTable): string[] {
+function missing(setting: string, row: KindRow | undefined, processors: ProcessorsByKind): string[] {
   if (row?.format === undefined) return [`${setting}: msgx has no decoder or processor for this type`];
   return row.kinds.filter((k) => processors[k] === undefined).map((k) => `${setting}: no processor is registered for kind ${k}`);
 }

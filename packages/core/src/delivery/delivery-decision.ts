@@ -1,5 +1,5 @@
-import type { RetryPolicy } from "../processing/retry-policy.js";
-import { backoffAfter } from "../processing/retry-policy.js";
+import type { RetryPolicy } from "../runtime/retry-policy.js";
+import { backoffAfter } from "../runtime/retry-policy.js";
 
 /**
  * Delivery states of an outbox event (SPEC §2.4): `PENDING -> SENT | PENDING (backoff) | DEAD`.

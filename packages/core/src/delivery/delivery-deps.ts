@@ -1,7 +1,7 @@
-import type { Clock } from "../ports/clock.js";
+import type { Clock } from "../runtime/clock.js";
 import type { DeliveryPort } from "../ports/delivery-port.js";
-import type { Logger } from "../ports/logger.js";
-import type { OutboxStore } from "../ports/outbox-store.js";
+import type { Logger } from "../runtime/logger.js";
+import type { OutboxStore } from "./outbox-store.js";
 
 /**
  * Where a failpoint can fire: right after the broker acknowledged a send and before the outbox

@@ -1,12 +1,13 @@
 import { errorMessage } from "../errors/msgx-error.js";
 import { Target, type OutboxEvent } from "../outbox/outbox-event.js";
-import { Breaker, closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../processing/outage-breaker.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../processing/retry-policy.js";
-import { SimulatedCrashMarker } from "../processing/simulated-crash.js";
+import { closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../runtime/retry-policy.js";
+import { guardedStep, type BreakerCell, type StepGuard } from "../runtime/guarded-step.js";
+import { deliveryGuard } from "./delivery-guard.js";
 import type { DeliveryDeps } from "./delivery-deps.js";
 import { decideDeliveryFailure } from "./delivery-decision.js";
 import { buildPrefix, DEFAULT_DELIVERY_TOPICS, msgRecord, topicFor, type DeliveryTopics } from "./delivery-records.js";
-import { pausesDelivery, sendLargestPrefix } from "./send-prefix.js";
+import { sendLargestPrefix } from "./send-prefix.js";
 
 export interface MsgDispatcherOptions {
   /** The per-event target this dispatcher drains. */
@@ -70,7 +71,8 @@ export class MsgDispatcher {
   readonly #deps: DeliveryDeps;
   readonly #options: MsgDispatcherOptions;
   readonly #topic: string;
-  #breaker: BreakerState = closedBreaker;
+  readonly #guard: BreakerCell = { breaker: closedBreaker };
+  readonly #stepGuard: StepGuard<DispatchStep>;
   /** Pipelined: the read of the run behind the batch in flight, started as it was sent. */
   #ahead: Promise<readonly OutboxEvent[] | undefined> | null = null;
   /** Pipelined: the mark of the last sent batch, not yet awaited. */
@@ -81,34 +83,21 @@ export class MsgDispatcher {
     this.#options = { ...DEFAULT_MSG_DISPATCHER_OPTIONS, ...options };
     this.#topic = topicFor(this.#options.topics, this.#options.target);
     if (!(this.#options.batchSize >= 1)) throw new RangeError("batchSize must be at least 1");
+    this.#stepGuard = deliveryGuard(
+      deps,
+      this.#options.target,
+      this.#options.breaker,
+      // An outstanding mark stays: the next step settles it before reading from the head.
+      () => this.#dropAhead(),
+    );
   }
 
   get breaker(): BreakerState {
-    return this.#breaker;
+    return this.#guard.breaker;
   }
 
   async step(signal?: AbortSignal): Promise<DispatchStep> {
-    const now = this.#deps.clock.now();
-    if (!Breaker.mayTry(this.#breaker, now)) return { did: "outage", error: "breaker open", next: this.#breaker.probeAt };
-    try {
-      const result = await this.#work(now, signal);
-      if (Breaker.isOpen(this.#breaker)) {
-        this.#deps.logger.info("delivery recovered", { target: this.#options.target, outageMs: now - (this.#breaker.openedAt ?? now) });
-        this.#breaker = Breaker.onSuccess(this.#breaker);
-      }
-      return result;
-    } catch (e) {
-      // An outstanding mark stays: the next step settles it before reading from the head.
-      this.#dropAhead();
-      if (e instanceof SimulatedCrashMarker || signal?.aborted || !pausesDelivery(e)) throw e;
-      this.#breaker = Breaker.onOutage(this.#breaker, now, this.#options.breaker);
-      this.#deps.logger.warn("delivery paused: dependency unavailable", {
-        target: this.#options.target,
-        error: errorMessage(e),
-        retryAt: this.#breaker.probeAt,
-      });
-      return { did: "outage", error: errorMessage(e), next: this.#breaker.probeAt };
-    }
+    return guardedStep(this.#guard, this.#stepGuard, (now) => this.#work(now, signal), signal);
   }
 
   /**

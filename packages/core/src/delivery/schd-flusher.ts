@@ -1,15 +1,16 @@
 import { errorMessage } from "../errors/msgx-error.js";
 import { Target } from "../outbox/outbox-event.js";
-import { Breaker, closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../processing/outage-breaker.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../processing/retry-policy.js";
-import { SimulatedCrashMarker } from "../processing/simulated-crash.js";
+import { closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../runtime/retry-policy.js";
+import { guardedStep, type BreakerCell, type StepGuard } from "../runtime/guarded-step.js";
+import { deliveryGuard } from "./delivery-guard.js";
 import type { DeliveryDeps } from "./delivery-deps.js";
 import { decideDeliveryFailure } from "./delivery-decision.js";
 import { isDue } from "../outbox/due-prefix.js";
 import { buildPrefix, DEFAULT_DELIVERY_TOPICS, schdRecord, topicFor, type DeliveryTopics } from "./delivery-records.js";
 import { mergeSchd, type SchdGroup } from "./schd-merge.js";
 import { DEFAULT_SCHD_FLUSH_POLICY, shouldFlush, type SchdFlushPolicy } from "./schd-flush-decision.js";
-import { pausesDelivery, sendLargestPrefix, type PrefixOutcome } from "./send-prefix.js";
+import { sendLargestPrefix, type PrefixOutcome } from "./send-prefix.js";
 
 export interface SchdFlusherOptions extends SchdFlushPolicy {
   readonly topics: DeliveryTopics;
@@ -73,7 +74,8 @@ export class SchdFlusher {
   readonly #deps: DeliveryDeps;
   readonly #options: SchdFlusherOptions;
   readonly #topic: string;
-  #breaker: BreakerState = closedBreaker;
+  readonly #guard: BreakerCell = { breaker: closedBreaker };
+  readonly #stepGuard: StepGuard<FlushStep>;
   #lastFlushAt: number | null = null;
   #backlog = false;
 
@@ -82,10 +84,11 @@ export class SchdFlusher {
     this.#options = { ...DEFAULT_SCHD_FLUSHER_OPTIONS, ...options };
     this.#topic = topicFor(this.#options.topics, Target.SCHD);
     if (!(this.#options.batchLimit >= 1)) throw new RangeError("batchLimit must be at least 1");
+    this.#stepGuard = deliveryGuard(deps, Target.SCHD, this.#options.breaker);
   }
 
   get breaker(): BreakerState {
-    return this.#breaker;
+    return this.#guard.breaker;
   }
 
   get lastFlushAt(): number | null {
@@ -93,25 +96,7 @@ export class SchdFlusher {
   }
 
   async step(signal?: AbortSignal): Promise<FlushStep> {
-    const now = this.#deps.clock.now();
-    if (!Breaker.mayTry(this.#breaker, now)) return { did: "outage", error: "breaker open", next: this.#breaker.probeAt };
-    try {
-      const result = await this.#work(now, signal);
-      if (Breaker.isOpen(this.#breaker)) {
-        this.#deps.logger.info("delivery recovered", { target: Target.SCHD, outageMs: now - (this.#breaker.openedAt ?? now) });
-        this.#breaker = Breaker.onSuccess(this.#breaker);
-      }
-      return result;
-    } catch (e) {
-      if (e instanceof SimulatedCrashMarker || signal?.aborted || !pausesDelivery(e)) throw e;
-      this.#breaker = Breaker.onOutage(this.#breaker, now, this.#options.breaker);
-      this.#deps.logger.warn("delivery paused: dependency unavailable", {
-        target: Target.SCHD,
-        error: errorMessage(e),
-        retryAt: this.#breaker.probeAt,
-      });
-      return { did: "outage", error: errorMessage(e), next: this.#breaker.probeAt };
-    }
+    return guardedStep(this.#guard, this.#stepGuard, (now) => this.#work(now, signal), signal);
   }
 
   async #work(now: number, signal?: AbortSignal): Promise<FlushStep> {

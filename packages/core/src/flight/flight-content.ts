@@ -1,7 +1,7 @@
 import type { CollectionRow, WireValue } from "../model/flight-record.js";
 import { COLLECTION_NAMES, COLLECTIONS, SCALAR_NAMES } from "../model/flight-schema.js";
 import type { CollectionName, CollectionSpec, ScalarName } from "../model/flight-schema.js";
-import type { FlightState } from "./flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 
 /** What a message can change on a flight: everything but the version bookkeeping. */
 export type FlightContent = Pick<FlightState, "ffid" | "operationDay" | "deleted" | "scalars" | "collections">;

@@ -1,6 +1,6 @@
 import type { WireValue } from "../model/flight-record.js";
 import type { Meta } from "../model/meta.js";
-import type { FlightState } from "./flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 import type { MessageChanges } from "./message-changes.js";
 import { isStale } from "./staleness.js";
 

@@ -1,7 +1,7 @@
 import { EventType, type OutboxEventDraft } from "../outbox/outbox-event.js";
 import { flightToPayload } from "./flight-payload.js";
 import type { FlightProcessingOptions } from "./flight-processing-options.js";
-import type { FlightState } from "./flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 
 /**
  * The two outbox events of one flight change, change stream first:

@@ -1,7 +1,7 @@
 import type { WireValue } from "../model/flight-record.js";
 import type { CollectionName, ScalarName } from "../model/flight-schema.js";
 import { canonicalCollections, canonicalScalars } from "./flight-content.js";
-import type { FlightState } from "./flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 
 /**
  * The version of {@link FlightPayload}; bumped only for a change old consumers cannot ignore.

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FlightReader } from "./flight-reader.js";
-import type { FlightState } from "./flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 
 /** What a {@link FlightReader} implementation hands the contract suite for one test. */
 export interface FlightReaderFixture {

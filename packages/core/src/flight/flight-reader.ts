@@ -1,4 +1,4 @@
-import type { FlightState } from "./flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 
 /** The most flights one `list` call returns. */
 export const MAX_FLIGHT_LIST_LIMIT = 1000;

@@ -3,7 +3,7 @@ import type { CollectionName, ScalarName } from "../model/flight-schema.js";
 import type { FlopBlock, StandRowElement, StandRowSpec } from "../model/flop-block.js";
 import { STAND_ROW_ELEMENTS } from "../model/flop-block.js";
 import type { FlightProcessingOptions } from "./flight-processing-options.js";
-import type { FlopGroup } from "./flop-matrix.js";
+import type { FlopGroup } from "../model/flop-matrix.js";
 
 /** The switches of the FLOP rules that are our choices (see `FlightProcessingOptions`). */
 export type FlopRuleOptions = Pick<FlightProcessingOptions, "flopEmptyCollection" | "flopRequiredEmpty">;

@@ -4,7 +4,7 @@ import type { MessageWarning, Processor, ProcessorResult } from "../processing/p
 import { reconcileFfid } from "./ffid-check.js";
 import type { FlightProcessingOptions } from "./flight-processing-options.js";
 import { readFlopChange, type FlopChange } from "./flop-change.js";
-import { flopGroup, type FlopGroup } from "./flop-matrix.js";
+import { flopGroup, type FlopGroup } from "../model/flop-matrix.js";
 import { applyFlopChange } from "./flop-merge.js";
 import { MessageChanges } from "./message-changes.js";
 import { flidReason, joinReasons } from "./skip-reason.js";

@@ -1,4 +1,4 @@
-import type { FlightState } from "./flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 
 /** How long flights stay live, and where the airport's day is. */
 export interface RetirementOptions {

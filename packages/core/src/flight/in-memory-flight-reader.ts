@@ -1,5 +1,5 @@
 import { assertListQuery, compareFlids, type FlightListQuery, type FlightReader } from "./flight-reader.js";
-import type { FlightState } from "./flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 
 /** What the reader needs of the in-memory store: its flights table (`InMemoryPipelineStore`). */
 export interface FlightTableSource {

@@ -3,7 +3,7 @@ import type { ProcessorResult } from "../processing/processor.js";
 import { canonicalContent, sameFlightContent, type FlightContent } from "./flight-content.js";
 import { flightEvents } from "./flight-events.js";
 import type { FlightProcessingOptions } from "./flight-processing-options.js";
-import type { FlightState } from "./flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 
 /**
  * The flights one message changes, gathered flight by flight and turned into one result. However

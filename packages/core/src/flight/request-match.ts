@@ -1,4 +1,4 @@
-import type { OpenRequest } from "../processing/open-request.js";
+import type { OpenRequest } from "../requests/open-request.js";
 import { matchReply } from "../requests/reply-match.js";
 
 export { dttmToEpochMs } from "../requests/dttm-instant.js";

@@ -1,5 +1,5 @@
 import type { Meta } from "../model/meta.js";
-import type { FlightState } from "./flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 
 /**
  * Whether a message is older than the last change of a stored flight: its META DTTM is before

@@ -1,7 +1,7 @@
-import type { Clock } from "../ports/clock.js";
-import type { Logger } from "../ports/logger.js";
+import type { Clock } from "../runtime/clock.js";
+import type { Logger } from "../runtime/logger.js";
 import type { Mailbox, MailboxRow } from "../ports/mailbox.js";
-import type { PipelineStore } from "../ports/pipeline-store.js";
+import type { PipelineStore } from "../processing/pipeline-store.js";
 import { GapTracker, type GapState } from "./gap-tracker.js";
 
 export interface InboxPollerOptions {

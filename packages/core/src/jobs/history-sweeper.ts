@@ -2,8 +2,8 @@ import { flightEvents } from "../flight/flight-events.js";
 import { flightToPayload } from "../flight/flight-payload.js";
 import { decideRetirement, retirementCutoffDay } from "../flight/history-retirement.js";
 import { Target } from "../outbox/outbox-event.js";
-import type { Clock } from "../ports/clock.js";
-import type { Logger } from "../ports/logger.js";
+import type { Clock } from "../runtime/clock.js";
+import type { Logger } from "../runtime/logger.js";
 import type { MaintenanceStore, RetiredFlight } from "./maintenance-store.js";
 
 export interface HistorySweepOptions {

@@ -3,19 +3,18 @@ import { compareFlids } from "../flight/flight-reader.js";
 import { retiredFlightState } from "../flight/history-retirement.js";
 import { isTerminal, ProcStatus, type ProcRecord } from "../model/proc-record.js";
 import { DeliveryStatus } from "../outbox/outbox-event.js";
-import type { Clock } from "../ports/clock.js";
+import type { Clock } from "../runtime/clock.js";
 import { FaultPlan } from "../testing/fault-plan.js";
-import type { InMemoryArchivingPipelineStore } from "./in-memory-archiving-pipeline-store.js";
+import type { InMemoryPipelineStore } from "../processing/in-memory-pipeline-store.js";
 import type {
   ArchiveQuery,
-  ArchivedRecord,
   MaintenanceStore,
   MaintenanceTx,
   MaintenanceWriteOptions,
   ReconcileEntry,
   RetiredFlight,
-  SnapshotLogRow,
 } from "./maintenance-store.js";
+import type { ArchivedRecord, SnapshotLogRow } from "../processing/pipeline-store.js";
 
 /** The fake's own tables; the pipeline's (records, flights, events, todos, snap log, archive) are the pipeline fake's. */
 export interface InMemoryMaintenanceTables {
@@ -24,7 +23,7 @@ export interface InMemoryMaintenanceTables {
 }
 
 /**
- * The in-memory `MaintenanceStore`, over `InMemoryArchivingPipelineStore.tables` (and its
+ * The in-memory `MaintenanceStore`, over `InMemoryPipelineStore.tables` (and its
  * `archive`). Every write runs inside `pipeline.transaction`, so it is serialized with pipeline
  * runs exactly as the database's advisory lock serializes them; the fence is checked against
  * `tables.epoch` before anything is applied. Writes of a transaction are staged and applied
@@ -36,7 +35,7 @@ export class InMemoryMaintenanceStore implements MaintenanceStore {
   readonly tables: InMemoryMaintenanceTables = { flightHistory: [] };
 
   constructor(
-    readonly pipeline: InMemoryArchivingPipelineStore,
+    readonly pipeline: InMemoryPipelineStore,
     private readonly clock: Clock,
   ) {}
 

@@ -3,15 +3,15 @@ import { isMsgxError } from "../errors/msgx-error.js";
 import { flightEvents } from "../flight/flight-events.js";
 import { flightToPayload } from "../flight/flight-payload.js";
 import { retiredFlightState } from "../flight/history-retirement.js";
-import type { FlightState } from "../flight/flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
 import { Target, type OutboxEvent } from "../outbox/outbox-event.js";
-import type { OutboxStore } from "../ports/outbox-store.js";
-import type { PipelineStore } from "../ports/pipeline-store.js";
+import type { OutboxStore } from "../delivery/outbox-store.js";
+import type { PipelineStore } from "../processing/pipeline-store.js";
 import { evolveProc, type ProcEvent } from "../processing/proc-machine.js";
-import { DEFAULT_RETRY_POLICY } from "../processing/retry-policy.js";
+import { DEFAULT_RETRY_POLICY } from "../runtime/retry-policy.js";
 import { emptyRunDecision, type SnapshotLogEntry } from "../processing/run-decision.js";
-import { sampleFlight } from "../testing/pipeline-store.contract.js";
+import { sampleFlight } from "../processing/pipeline-store.contract.js";
 import type { MaintenanceStore, RetiredFlight } from "./maintenance-store.js";
 
 /** What the contract needs besides the port: the paired pipeline store on the same state. */

@@ -1,8 +1,8 @@
 import type { FlightPayload } from "../flight/flight-payload.js";
-import type { FlightState } from "../flight/flight-state.js";
-import type { ProcRecord, ProcStatus } from "../model/proc-record.js";
+import type { FlightState } from "../model/flight-state.js";
+import type { ProcStatus } from "../model/proc-record.js";
 import type { OutboxEventDraft } from "../outbox/outbox-event.js";
-import type { SnapshotLogEntry } from "../processing/run-decision.js";
+import type { ArchivedRecord, SnapshotLogRow } from "../processing/pipeline-store.js";
 
 /** A flight the history sweep moved out of the live tables (`FLIGHT_SCHD_HST`). */
 export interface RetiredFlight {
@@ -14,19 +14,6 @@ export interface RetiredFlight {
   /** The `stateVersion` of the tombstone the sweep wrote; null when FDEL had deleted it already. */
   readonly tombstoneVersion: number | null;
   readonly retiredAt: number;
-}
-
-/** A `SCHD_SNAP_LOG` row: what the pipeline logged of a snapshot message, and when it committed. */
-export interface SnapshotLogRow extends SnapshotLogEntry {
-  /** Ascending in commit order. */
-  readonly snapId: number;
-  readonly loggedAt: number;
-}
-
-/** A `PROC_STATE_HST` row: a terminal record moved out of `PROC_STATE`, unchanged. */
-export interface ArchivedRecord {
-  readonly record: ProcRecord;
-  readonly archivedAt: number;
 }
 
 /** What the reconciler needs to know about one message id, live or archived. */

@@ -1,6 +1,6 @@
-import type { Clock } from "../ports/clock.js";
-import type { Logger } from "../ports/logger.js";
-import type { PipelineStore } from "../ports/pipeline-store.js";
+import type { Clock } from "../runtime/clock.js";
+import type { Logger } from "../runtime/logger.js";
+import type { PipelineStore } from "../processing/pipeline-store.js";
 import type { MaintenanceStore } from "./maintenance-store.js";
 
 export interface ProcStateArchiveOptions {

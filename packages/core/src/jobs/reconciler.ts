@@ -1,8 +1,8 @@
 import { isTerminal, type ProcStatus } from "../model/proc-record.js";
-import type { Clock } from "../ports/clock.js";
-import type { Logger } from "../ports/logger.js";
+import type { Clock } from "../runtime/clock.js";
+import type { Logger } from "../runtime/logger.js";
 import type { Mailbox } from "../ports/mailbox.js";
-import type { PipelineStore } from "../ports/pipeline-store.js";
+import type { PipelineStore } from "../processing/pipeline-store.js";
 import type { MaintenanceStore, ReconcileEntry } from "./maintenance-store.js";
 
 export interface ReconcilerOptions {

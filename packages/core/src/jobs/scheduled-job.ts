@@ -1,4 +1,4 @@
-import type { Clock } from "../ports/clock.js";
+import type { Clock } from "../runtime/clock.js";
 import { nextRunAt, parseTimeOfDay } from "./daily-schedule.js";
 
 /** When a job runs: daily at an airport-local time, or every so often. */

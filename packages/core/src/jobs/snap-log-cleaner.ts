@@ -1,5 +1,5 @@
-import type { Clock } from "../ports/clock.js";
-import type { Logger } from "../ports/logger.js";
+import type { Clock } from "../runtime/clock.js";
+import type { Logger } from "../runtime/logger.js";
 import type { MaintenanceStore } from "./maintenance-store.js";
 
 const DAY_MS = 86_400_000;

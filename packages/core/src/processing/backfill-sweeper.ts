@@ -1,8 +1,8 @@
 import { errorMessage, isMsgxError } from "../errors/msgx-error.js";
-import type { Clock } from "../ports/clock.js";
-import type { Logger } from "../ports/logger.js";
+import type { Clock } from "../runtime/clock.js";
+import type { Logger } from "../runtime/logger.js";
 import type { Mailbox } from "../ports/mailbox.js";
-import type { BackfillTodo, PipelineStore } from "../ports/pipeline-store.js";
+import type { BackfillTodo, PipelineStore } from "./pipeline-store.js";
 
 export interface BackfillSweepOptions {
   readonly batchSize: number;

@@ -1,5 +1,5 @@
 import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
-import { DEFAULT_UNSUPPORTED_POLICY, headDeadlineFor, type RetryPolicy, type UnsupportedPolicy } from "./retry-policy.js";
+import { DEFAULT_UNSUPPORTED_POLICY, headDeadlineFor, type RetryPolicy, type UnsupportedPolicy } from "../runtime/retry-policy.js";
 
 /** What the pump does next with its head (seed 000 §3.2). */
 export type TickDecision =

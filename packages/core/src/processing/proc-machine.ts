@@ -19,7 +19,7 @@
 import { ErrorClass } from "../errors/error-class.js";
 import type { Meta } from "../model/meta.js";
 import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
-import { backoffAfter, DEFAULT_UNSUPPORTED_POLICY, type RetryPolicy, type UnsupportedPolicy } from "./retry-policy.js";
+import { backoffAfter, DEFAULT_UNSUPPORTED_POLICY, type RetryPolicy, type UnsupportedPolicy } from "../runtime/retry-policy.js";
 
 /** What happened to a message; the input of {@link evolveProc}. */
 export type ProcEvent =

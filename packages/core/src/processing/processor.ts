@@ -1,11 +1,11 @@
-import type { FlightState } from "../flight/flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 import type { Meta } from "../model/meta.js";
 import type { MsgKind, MsgKindName } from "../model/msg-kind.js";
 import type { OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { RefChange } from "../requests/reference-entry.js";
 import type { ReferenceView } from "../requests/reference-view.js";
 import type { ReplyMatch } from "../requests/reply-match.js";
-import type { OpenRequest } from "./open-request.js";
+import type { OpenRequest } from "../requests/open-request.js";
 
 /** Read access to flights as they stand at this point of the run (earlier messages applied). */
 export interface FlightView {

@@ -3,17 +3,17 @@ import { errorMessage, isMsgxError, isOutage } from "../errors/msgx-error.js";
 import { sha256Hex, type ContentHash } from "../model/content-hash.js";
 import { DEFAULT_IDENTITY_OPTIONS, type IdentityOptions } from "../model/identity.js";
 import type { ProcRecord } from "../model/proc-record.js";
-import type { Clock } from "../ports/clock.js";
-import type { Logger } from "../ports/logger.js";
+import type { Clock } from "../runtime/clock.js";
+import type { Logger } from "../runtime/logger.js";
 import type { Mailbox } from "../ports/mailbox.js";
-import type { PipelineStore, PipelineTx } from "../ports/pipeline-store.js";
+import type { PipelineStore, PipelineTx } from "./pipeline-store.js";
 import { decideExhaust, decideFailure, decideRun, prepareDecodedRun } from "./decide-run.js";
 import { decideTick } from "./decide-tick.js";
-import { Breaker, closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "./outage-breaker.js";
+import { guardedStep, type BreakerCell, type StepGuard } from "../runtime/guarded-step.js";
+import { closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
 import type { ProcessorTable } from "./processor.js";
-import { DEFAULT_RETRY_POLICY, DEFAULT_UNSUPPORTED_POLICY, type RetryPolicy, type UnsupportedPolicy } from "./retry-policy.js";
+import { DEFAULT_RETRY_POLICY, DEFAULT_UNSUPPORTED_POLICY, type RetryPolicy, type UnsupportedPolicy } from "../runtime/retry-policy.js";
 import type { RunDecision, RunWarning } from "./run-decision.js";
-import { SimulatedCrashMarker } from "./simulated-crash.js";
 import { duePrefix } from "../outbox/due-prefix.js";
 
 export interface PumpOptions {
@@ -81,7 +81,8 @@ export type PumpStep =
 export class Pump {
   readonly #deps: PumpDeps;
   readonly #options: PumpOptions;
-  #breaker: BreakerState = closedBreaker;
+  readonly #guard: BreakerCell = { breaker: closedBreaker };
+  readonly #stepGuard: StepGuard<PumpStep>;
   #healthySince: number;
   /** The write-back of the last committed run, still on its way (see `#backfillBehind`). */
   #backfilling: Promise<void> | null = null;
@@ -90,38 +91,38 @@ export class Pump {
     this.#deps = deps;
     this.#options = { ...DEFAULT_PUMP_OPTIONS, ...options };
     this.#healthySince = deps.clock.now();
+    this.#stepGuard = {
+      clock: deps.clock,
+      logger: deps.logger,
+      policy: this.#options.breaker,
+      log: { paused: "pump paused: dependency unavailable", recovered: "pump dependencies recovered" },
+      caught: (e) => (isMsgxError(e) && e.kind === "FENCED" ? { did: "fenced", error: e.message } : undefined),
+      // Anything else a port reports as retriable (a dropped connection, a serialization
+      // failure on a read) is the dependency's trouble, not a message's: pause, spend nothing.
+      pauses: (e) => isOutage(e) || (isMsgxError(e) && e.retriable),
+      outage: (error, until) => ({ did: "outage", until, error }),
+    };
   }
 
   get breaker(): BreakerState {
-    return this.#breaker;
+    return this.#guard.breaker;
   }
 
   async step(signal?: AbortSignal): Promise<PumpStep> {
-    const now = this.#deps.clock.now();
-    if (!Breaker.mayTry(this.#breaker, now)) return { did: "outage", until: this.#breaker.probeAt, error: "breaker open" };
-    try {
-      // A probe after an outage works as if healthy since now: had the outage lasted past the
-      // head deadline, the head must still get its full deadline, starting when work resumes.
-      const healthySince = Breaker.isOpen(this.#breaker) ? now : this.#healthySince;
-      const result = await this.#work(now, healthySince, signal);
-      // Only a step that committed leaves its write-back running; any other ends with none.
-      if (result.did !== "processed") await this.settle();
-      if (Breaker.isOpen(this.#breaker)) {
-        this.#deps.logger.info("pump dependencies recovered", { outageMs: now - (this.#breaker.openedAt ?? now) });
-        this.#breaker = Breaker.onSuccess(this.#breaker);
-        this.#healthySince = now;
-      }
-      return result;
-    } catch (e) {
-      if (isMsgxError(e) && e.kind === "FENCED") return { did: "fenced", error: e.message };
-      if (e instanceof SimulatedCrashMarker) throw e;
-      // Anything else a port reports as retriable (a dropped connection, a serialization
-      // failure on a read) is the dependency's trouble, not a message's: pause, spend nothing.
-      if (!isOutage(e) && !(isMsgxError(e) && e.retriable)) throw e;
-      this.#breaker = Breaker.onOutage(this.#breaker, now, this.#options.breaker);
-      this.#deps.logger.warn("pump paused: dependency unavailable", { error: errorMessage(e), retryAt: this.#breaker.probeAt });
-      return { did: "outage", until: this.#breaker.probeAt, error: errorMessage(e) };
-    }
+    return guardedStep(
+      this.#guard,
+      this.#stepGuard,
+      async (now, probing) => {
+        // A probe after an outage works as if healthy since now: had the outage lasted past the
+        // head deadline, the head must still get its full deadline, starting when work resumes.
+        const result = await this.#work(now, probing ? now : this.#healthySince, signal);
+        // Only a step that committed leaves its write-back running; any other ends with none.
+        if (result.did !== "processed") await this.settle();
+        if (probing) this.#healthySince = now;
+        return result;
+      },
+      signal,
+    );
   }
 
   async #work(now: number, healthySince: number, signal?: AbortSignal): Promise<PumpStep> {

@@ -1,11 +1,19 @@
-import type { FlightState } from "../flight/flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 import type { ProcRecord, ProcStatus } from "../model/proc-record.js";
 import type { OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { BackfillEntry } from "../ports/mailbox.js";
-import type { AuditEntry } from "../ports/pipeline-store.js";
 import type { RefChange } from "../requests/reference-entry.js";
 import type { RequestRecord } from "../requests/request-record.js";
 import type { MessageWarning } from "./processor.js";
+
+/** An operator action on messages (`REPLAY_AUDIT`). */
+export interface AuditEntry {
+  readonly at: number;
+  readonly operator: string;
+  readonly action: string;
+  readonly msgIds: readonly number[];
+  readonly detail: string;
+}
 
 /** A warning of one message of the run (see `MessageWarning`). */
 export interface RunWarning extends MessageWarning {

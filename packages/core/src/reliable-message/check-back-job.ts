@@ -1,6 +1,6 @@
 import { errorMessage } from "../errors/msgx-error.js";
-import type { Clock } from "../ports/clock.js";
-import { silentLogger, type Logger } from "../ports/logger.js";
+import type { Clock } from "../runtime/clock.js";
+import { silentLogger, type Logger } from "../runtime/logger.js";
 import type { ReliableMessageCommand } from "./message-machine.js";
 import { isReliableMessageError } from "./reliable-message-error.js";
 import type { ReliableMessageOptions } from "./reliable-message-options.js";

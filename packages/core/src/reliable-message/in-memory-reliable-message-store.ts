@@ -1,7 +1,7 @@
 import { MsgxError } from "../errors/msgx-error.js";
 import { DeliveryStatus, EventType, type OutboxEventDraft } from "../outbox/outbox-event.js";
-import type { Clock } from "../ports/clock.js";
-import type { InMemoryPipelineStore } from "../testing/in-memory-pipeline-store.js";
+import type { Clock } from "../runtime/clock.js";
+import type { InMemoryPipelineStore } from "../processing/in-memory-pipeline-store.js";
 import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessageWrite, ReliableMessageStore, ReliableMessageWriteResult } from "./reliable-message-store.js";
 import type { ReliableMessageStatus, ReliableMessage } from "./reliable-message.js";
 

@@ -1,5 +1,5 @@
-import type { Clock } from "../ports/clock.js";
-import { silentLogger, type Logger } from "../ports/logger.js";
+import type { Clock } from "../runtime/clock.js";
+import { silentLogger, type Logger } from "../runtime/logger.js";
 import { decideReliableMessage, type ReliableMessageDecision } from "./message-machine.js";
 import { isReliableMessageError } from "./reliable-message-error.js";
 import type { ReliableMessageOptions } from "./reliable-message-options.js";

@@ -1,5 +1,5 @@
-import type { Clock } from "../ports/clock.js";
-import { silentLogger, type Logger } from "../ports/logger.js";
+import type { Clock } from "../runtime/clock.js";
+import { silentLogger, type Logger } from "../runtime/logger.js";
 import { checkReliableMessageDraft, checkMessageId } from "./message-draft.js";
 import { sendDraft } from "./message-envelope.js";
 import { evolveReliableMessage, type ReliableMessageCommand } from "./message-machine.js";

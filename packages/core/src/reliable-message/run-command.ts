@@ -1,4 +1,4 @@
-import type { Clock } from "../ports/clock.js";
+import type { Clock } from "../runtime/clock.js";
 import { sendDraft } from "./message-envelope.js";
 import { decideReliableMessage, evolveReliableMessage, impliesSend, type ReliableMessageCommand, type ReliableMessageEvent } from "./message-machine.js";
 import { ReliableMessageError } from "./reliable-message-error.js";

@@ -1,9 +1,9 @@
 import { REPLAYABLE_CLASSES, type ErrorClass } from "../errors/error-class.js";
 import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
-import type { Clock } from "../ports/clock.js";
-import type { PipelineStore } from "../ports/pipeline-store.js";
+import type { Clock } from "../runtime/clock.js";
+import type { PipelineStore } from "../processing/pipeline-store.js";
 import { evolveProc } from "../processing/proc-machine.js";
-import { DEFAULT_RETRY_POLICY } from "../processing/retry-policy.js";
+import { DEFAULT_RETRY_POLICY } from "../runtime/retry-policy.js";
 
 /** Which messages an operator asks to replay: by class, by ids, or both (ids within classes). */
 export interface ReplaySelection {

@@ -1,5 +1,5 @@
 import { dttmToEpochMs } from "./dttm-instant.js";
-import type { OpenRequest } from "../processing/open-request.js";
+import type { OpenRequest } from "./open-request.js";
 
 /**
  * Which rule matched a reply to its request; stored on the request (`RequestMatch`) as the audit.

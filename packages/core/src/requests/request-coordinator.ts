@@ -1,8 +1,8 @@
 import { errorMessage, MsgxError } from "../errors/msgx-error.js";
-import type { Clock } from "../ports/clock.js";
-import type { Logger } from "../ports/logger.js";
+import type { Clock } from "../runtime/clock.js";
+import type { Logger } from "../runtime/logger.js";
 import type { OutboundMailbox } from "../ports/outbound-mailbox.js";
-import { SimulatedCrashMarker } from "../processing/simulated-crash.js";
+import { SimulatedCrashMarker } from "../runtime/simulated-crash.js";
 import { epochMsToDttm } from "./dttm-instant.js";
 import { checkRequestParams, encodeRequest } from "./request-encoder.js";
 import { decideRequest, evolveRequest, registerRequest, type RequestEvent } from "./request-machine.js";

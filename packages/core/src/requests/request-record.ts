@@ -1,4 +1,4 @@
-import type { OpenRequest } from "../processing/open-request.js";
+import type { OpenRequest } from "./open-request.js";
 import type { MatchRule } from "./reply-match.js";
 import type { RequestStatus } from "./request-status.js";
 

@@ -1,8 +1,8 @@
 import { MsgxError } from "../errors/msgx-error.js";
 import { DeliveryStatus, type OutboxEventDraft } from "../outbox/outbox-event.js";
-import type { Clock } from "../ports/clock.js";
+import type { Clock } from "../runtime/clock.js";
 import type { FaultPlan } from "../testing/fault-plan.js";
-import type { InMemoryPipelineStore } from "../testing/in-memory-pipeline-store.js";
+import type { InMemoryPipelineStore } from "../processing/in-memory-pipeline-store.js";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
 import type { TaskRecord } from "./task-record.js";

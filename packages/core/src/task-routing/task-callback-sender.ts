@@ -1,7 +1,7 @@
 import { errorMessage, isMsgxError, isOutage } from "../errors/msgx-error.js";
-import type { Clock } from "../ports/clock.js";
-import { silentLogger, type Logger } from "../ports/logger.js";
-import { SimulatedCrashMarker } from "../processing/simulated-crash.js";
+import type { Clock } from "../runtime/clock.js";
+import { silentLogger, type Logger } from "../runtime/logger.js";
+import { SimulatedCrashMarker } from "../runtime/simulated-crash.js";
 import type { TaskCallbackPort } from "./task-callback-port.js";
 import { taskCallbackResultOf, type TaskConsumeLogEntry } from "./task-consume-log.js";
 import type { TaskConsumeLogStore } from "./task-consume-log-store.js";

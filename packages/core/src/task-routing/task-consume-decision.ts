@@ -1,5 +1,5 @@
 import { EventHeader } from "../delivery/event-headers.js";
-import { backoffAfter, type RetryPolicy } from "../processing/retry-policy.js";
+import { backoffAfter, type RetryPolicy } from "../runtime/retry-policy.js";
 import { TaskConsumeStatus, isTaskEventSettled, type TaskConsumeLogEntry } from "./task-consume-log.js";
 import { parseTaskEvent, type TaskEventMessage } from "./task-event.js";
 import { TaskEventHeader } from "./task-headers.js";

@@ -1,11 +1,11 @@
 import { EventHeader } from "../delivery/event-headers.js";
 import { pausesDelivery } from "../delivery/send-prefix.js";
 import { errorMessage, isOutage } from "../errors/msgx-error.js";
-import type { Clock } from "../ports/clock.js";
-import { silentLogger, type Logger } from "../ports/logger.js";
-import { Breaker, closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../processing/outage-breaker.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../processing/retry-policy.js";
-import { SimulatedCrashMarker } from "../processing/simulated-crash.js";
+import type { Clock } from "../runtime/clock.js";
+import { silentLogger, type Logger } from "../runtime/logger.js";
+import { Breaker, closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../runtime/retry-policy.js";
+import { SimulatedCrashMarker } from "../runtime/simulated-crash.js";
 import { TaskConsumeStatus, isTaskEventSettled, type TaskConsumeLogWrite } from "./task-consume-log.js";
 import type { TaskConsumeLogStore } from "./task-consume-log-store.js";
 import { decideTaskHandlerFailure, decideConsumePrior, routeTaskRecord, type ConsumedTaskRecord } from "./task-consume-decision.js";

@@ -1,5 +1,5 @@
-import type { Clock } from "../ports/clock.js";
-import { silentLogger, type Logger } from "../ports/logger.js";
+import type { Clock } from "../runtime/clock.js";
+import { silentLogger, type Logger } from "../runtime/logger.js";
 import { decideTaskCallback, type TaskCallbackEntry, type TaskCallbackResult, type TaskCallback } from "./task-callback.js";
 import { decideTaskFeedback, TaskFeedbackStatus, type TaskFeedback, type TaskFeedbackEntry } from "./task-feedback.js";
 import { evolveTask } from "./task-machine.js";

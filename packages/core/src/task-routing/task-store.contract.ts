@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isMsgxError } from "../errors/msgx-error.js";
 import { DeliveryStatus, type OutboxEvent } from "../outbox/outbox-event.js";
-import type { Clock } from "../ports/clock.js";
+import type { Clock } from "../runtime/clock.js";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry } from "./task-feedback.js";
 import { evolveTask } from "./task-machine.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { knownTypes, KINDS, typePolicyProblems, typeRule } from "../../src/codec/type-policy.js";
 import { DEFAULT_CODEC_OPTIONS } from "../../src/codec/decode-result.js";
-import { FLOP_MATRIX } from "../../src/flight/flop-matrix.js";
+import { FLOP_MATRIX } from "../../src/model/flop-matrix.js";
 import type { Processor, ProcessorTable } from "../../src/processing/processor.js";
 
 const REFS = DEFAULT_CODEC_OPTIONS.referenceTypes;

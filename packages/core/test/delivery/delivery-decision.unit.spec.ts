@@ -6,8 +6,8 @@ import { sendLargestPrefix } from "../../src/delivery/send-prefix.js";
 import { isMsgxError, isOutage } from "../../src/errors/msgx-error.js";
 import { DeliveryStatus, EventType, Target, type OutboxEvent } from "../../src/outbox/outbox-event.js";
 import type { DeliveryRecord } from "../../src/ports/delivery-port.js";
-import { DEFAULT_RETRY_POLICY } from "../../src/processing/retry-policy.js";
-import { InMemoryBroker } from "../../src/testing/in-memory-broker.js";
+import { DEFAULT_RETRY_POLICY } from "../../src/runtime/retry-policy.js";
+import { InMemoryBroker } from "../../src/ports/in-memory-broker.js";
 
 const T0 = 1_000_000;
 const event = (extra: Partial<OutboxEvent> = {}): OutboxEvent => ({

@@ -1,15 +1,15 @@
 import { EventType, Target, type OutboxEventDraft } from "../../src/outbox/outbox-event.js";
 import type { DeliveryRecord } from "../../src/ports/delivery-port.js";
-import { silentLogger } from "../../src/ports/logger.js";
-import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
+import { silentLogger } from "../../src/runtime/logger.js";
+import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
 import type { DeliveryDeps, DeliveryFailpoint } from "../../src/delivery/delivery-deps.js";
 import { EventHeader, readEventId } from "../../src/delivery/event-headers.js";
 import { MsgDispatcher, type MsgDispatcherOptions } from "../../src/delivery/msg-dispatcher.js";
 import { SchdFlusher, type SchdFlusherOptions } from "../../src/delivery/schd-flusher.js";
-import { InMemoryBroker, type BrokerRecord } from "../../src/testing/in-memory-broker.js";
-import { InMemoryOutboxStore } from "../../src/testing/in-memory-outbox-store.js";
-import { InMemoryPipelineStore } from "../../src/testing/in-memory-pipeline-store.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
+import { InMemoryBroker, type BrokerRecord } from "../../src/ports/in-memory-broker.js";
+import { InMemoryOutboxStore } from "../../src/delivery/in-memory-outbox-store.js";
+import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
+import { ManualClock } from "../../src/runtime/manual-clock.js";
 
 /** The fakes the delivery drivers run over, plus a restartable dispatcher and flusher. */
 export class DeliveryWorld {

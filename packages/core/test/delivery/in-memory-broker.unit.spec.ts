@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isMsgxError, isOutage } from "../../src/errors/msgx-error.js";
 import type { DeliveryRecord } from "../../src/ports/delivery-port.js";
-import { InMemoryBroker } from "../../src/testing/in-memory-broker.js";
+import { InMemoryBroker } from "../../src/ports/in-memory-broker.js";
 
 const rec = (key: string, value: string | null = key, topic = "msg"): DeliveryRecord => ({ topic, key, value, headers: { "msgx-event-id": key } });
 const keys = (b: InMemoryBroker, topic = "msg") => b.records(topic).map((r) => r.key);

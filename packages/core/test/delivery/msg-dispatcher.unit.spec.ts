@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { MsgDispatcher } from "../../src/delivery/msg-dispatcher.js";
 import { DeliveryStatus, Target } from "../../src/outbox/outbox-event.js";
-import { silentLogger } from "../../src/ports/logger.js";
-import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
+import { silentLogger } from "../../src/runtime/logger.js";
+import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
 import { DeliveryWorld, eventIdOf, firstDeliveries, msgDraft, schdDraft } from "./delivery-world.js";
 
 const drafts = (n: number) => Array.from({ length: n }, (_, i) => msgDraft(`F${i % 3}`, i + 1));

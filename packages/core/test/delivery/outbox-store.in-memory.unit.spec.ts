@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { isOutage } from "../../src/errors/msgx-error.js";
 import { Target } from "../../src/outbox/outbox-event.js";
-import { InMemoryOutboxStore } from "../../src/testing/in-memory-outbox-store.js";
-import { InMemoryPipelineStore } from "../../src/testing/in-memory-pipeline-store.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
-import { describeOutboxStoreContract } from "../../src/testing/outbox-store.contract.js";
+import { InMemoryOutboxStore } from "../../src/delivery/in-memory-outbox-store.js";
+import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
+import { ManualClock } from "../../src/runtime/manual-clock.js";
+import { describeOutboxStoreContract } from "../../src/delivery/outbox-store.contract.js";
 import { msgDraft } from "./delivery-world.js";
 
 describeOutboxStoreContract("in-memory", async () => {

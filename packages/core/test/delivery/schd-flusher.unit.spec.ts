@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { DeliveryStatus } from "../../src/outbox/outbox-event.js";
-import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
+import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
 import { DeliveryWorld, eventIdOf, msgDraft, schdDraft, versionOf } from "./delivery-world.js";
 
 const row = (w: DeliveryWorld, id: number) => w.outbox.events.find((e) => e.eventId === id)!;

@@ -2,15 +2,15 @@ import { readFileSync } from "node:fs";
 import { decodeMessage } from "../../src/codec/xml-codec.js";
 import { defaultProcessors } from "../../src/flight/default-processors.js";
 import type { FlightProcessingOptions } from "../../src/flight/flight-processing-options.js";
-import type { FlightState } from "../../src/flight/flight-state.js";
+import type { FlightState } from "../../src/model/flight-state.js";
 import { DEFAULT_IDENTITY_OPTIONS } from "../../src/model/identity.js";
 import type { ProcRecord } from "../../src/model/proc-record.js";
 import type { OutboxEventDraft } from "../../src/outbox/outbox-event.js";
 import { decideRun, prepareRun } from "../../src/processing/decide-run.js";
-import type { OpenRequest } from "../../src/processing/open-request.js";
+import type { OpenRequest } from "../../src/requests/open-request.js";
 import { newProcRecord } from "../../src/processing/proc-machine.js";
 import type { ProcessorTable } from "../../src/processing/processor.js";
-import { DEFAULT_RETRY_POLICY } from "../../src/processing/retry-policy.js";
+import { DEFAULT_RETRY_POLICY } from "../../src/runtime/retry-policy.js";
 import type { RunWarning } from "../../src/processing/run-decision.js";
 
 /** The raw text of a shared SIS fixture (`test/fixtures/sis/`). */

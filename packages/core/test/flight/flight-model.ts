@@ -4,8 +4,8 @@
  * shares no logic with the processors; only the FLOP matrix (a data table) and the schema lists.
  * The FLOP group rules and the FFID rule are in flop-model.ts.
  */
-import { FLOP_MATRIX } from "../../src/flight/flop-matrix.js";
-import type { FlightState } from "../../src/flight/flight-state.js";
+import { FLOP_MATRIX } from "../../src/model/flop-matrix.js";
+import type { FlightState } from "../../src/model/flight-state.js";
 import type { CollectionRow, FlightRecord, WireValue } from "../../src/model/flight-record.js";
 import { REQUIRED_SCHD_FIELDS } from "../../src/model/flight-schema.js";
 import type { FlopBlock } from "../../src/model/flop-block.js";

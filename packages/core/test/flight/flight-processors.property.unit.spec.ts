@@ -3,7 +3,7 @@ import { describe, expect } from "vitest";
 import { decodeMessage } from "../../src/codec/xml-codec.js";
 import { sameFlightContent } from "../../src/flight/flight-content.js";
 import { flightFromPayload, flightToPayload, type FlightPayload } from "../../src/flight/flight-payload.js";
-import type { FlightState } from "../../src/flight/flight-state.js";
+import type { FlightState } from "../../src/model/flight-state.js";
 import type { MsgKind } from "../../src/model/msg-kind.js";
 import type { Processor, ProcessorContext } from "../../src/processing/processor.js";
 import { FlightHarness } from "./flight-harness.js";

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { describeFlightReaderContract } from "../../src/flight/flight-reader.contract.js";
 import { compareFlids } from "../../src/flight/flight-reader.js";
 import { InMemoryFlightReader } from "../../src/flight/in-memory-flight-reader.js";
-import { InMemoryPipelineStore } from "../../src/testing/in-memory-pipeline-store.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
+import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
+import { ManualClock } from "../../src/runtime/manual-clock.js";
 
 describeFlightReaderContract("in-memory", () => {
   const store = new InMemoryPipelineStore(new ManualClock());

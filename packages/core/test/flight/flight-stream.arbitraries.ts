@@ -1,6 +1,6 @@
 import * as fc from "fast-check";
 import type { Arbitrary } from "fast-check";
-import { FLOP_MATRIX } from "../../src/flight/flop-matrix.js";
+import { FLOP_MATRIX } from "../../src/model/flop-matrix.js";
 import type { FlightRecord, WireValue } from "../../src/model/flight-record.js";
 import { REQUIRED_SCHD_FIELDS } from "../../src/model/flight-schema.js";
 import type { FlopBlock } from "../../src/model/flop-block.js";

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { compareRowKeys, sameFlightContent } from "../../src/flight/flight-content.js";
 import { flightEvents } from "../../src/flight/flight-events.js";
 import { flightToPayload } from "../../src/flight/flight-payload.js";
-import type { FlightState } from "../../src/flight/flight-state.js";
+import type { FlightState } from "../../src/model/flight-state.js";
 import { dttmToEpochMs, matchScheduleRequest, withinRequest } from "../../src/flight/request-match.js";
-import type { OpenRequest } from "../../src/processing/open-request.js";
+import type { OpenRequest } from "../../src/requests/open-request.js";
 
 const base: FlightState = {
   flid: "1",

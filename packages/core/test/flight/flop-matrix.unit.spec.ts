@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FLOP_MATRIX, flopGroup } from "../../src/flight/flop-matrix.js";
+import { FLOP_MATRIX, flopGroup } from "../../src/model/flop-matrix.js";
 
 /** WIRE.md "FLOP subtypes", the table's rows: group → subtypes (and the elements each sets). */
 const WIRE_GROUPS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {

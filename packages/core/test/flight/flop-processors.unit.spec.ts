@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { flopProcessor } from "../../src/flight/flop-processor.js";
-import { FLOP_MATRIX } from "../../src/flight/flop-matrix.js";
+import { FLOP_MATRIX } from "../../src/model/flop-matrix.js";
 import type { CollectionRow, FlightRecord, WireValue } from "../../src/model/flight-record.js";
 import { COLLECTION_NAMES, collectionSpec, SCALAR_FIELDS, SCALAR_NAMES } from "../../src/model/flight-schema.js";
 import type { CollectionName, ScalarName, ValueKind } from "../../src/model/flight-schema.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { FlightState } from "../../src/flight/flight-state.js";
+import type { FlightState } from "../../src/model/flight-state.js";
 import { decideRetirement, retirementCutoffDay } from "../../src/flight/history-retirement.js";
 
 const flight = (flid: string, operationDay: string | null, deleted = false): FlightState => ({

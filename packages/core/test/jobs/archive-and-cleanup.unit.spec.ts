@@ -1,7 +1,7 @@
 import { DEFAULT_RETRY_POLICY, emptyRunDecision, evolveProc, isMsgxError, silentLogger } from "@msgx/core";
 import { ManualClock } from "@msgx/core/testing";
 import { describe, expect, it } from "vitest";
-import { InMemoryArchivingPipelineStore } from "../../src/jobs/in-memory-archiving-pipeline-store.js";
+import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
 import { InMemoryMaintenanceStore } from "../../src/jobs/in-memory-maintenance-store.js";
 import { ProcStateArchiver } from "../../src/jobs/proc-state-archiver.js";
 import { SnapLogCleaner } from "../../src/jobs/snap-log-cleaner.js";
@@ -12,7 +12,7 @@ const T0 = Date.UTC(2026, 2, 20, 2, 0);
 
 function rig(fence?: number) {
   const clock = new ManualClock(T0 - 30 * DAY);
-  const pipeline = new InMemoryArchivingPipelineStore(clock);
+  const pipeline = new InMemoryPipelineStore(clock);
   const store = new InMemoryMaintenanceStore(pipeline, clock);
   const deps = { store, pipeline, clock, logger: silentLogger, ...(fence === undefined ? {} : { fence }) };
   /** Enqueues ids (horizon = the largest) and ends each SUCCEEDED at `at`. */

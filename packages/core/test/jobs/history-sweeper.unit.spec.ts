@@ -2,7 +2,7 @@ import { emptyRunDecision, flightEvents, flightToPayload, isMsgxError, silentLog
 import { ManualClock, sampleFlight } from "@msgx/core/testing";
 import { describe, expect, it } from "vitest";
 import { HistorySweeper } from "../../src/jobs/history-sweeper.js";
-import { InMemoryArchivingPipelineStore } from "../../src/jobs/in-memory-archiving-pipeline-store.js";
+import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
 import { InMemoryMaintenanceStore } from "../../src/jobs/in-memory-maintenance-store.js";
 import type { MaintenanceStore } from "../../src/jobs/maintenance-store.js";
 import { MaintenanceWorld, sis, sodtMarch } from "./maintenance-world.js";
@@ -17,7 +17,7 @@ const flight = (flid: string, day: string, o: { deleted?: boolean; version?: num
 
 function rig(options: { batchSize?: number; wrap?: (s: MaintenanceStore) => MaintenanceStore; fence?: number } = {}) {
   const clock = new ManualClock(SWEEP);
-  const pipeline = new InMemoryArchivingPipelineStore(clock);
+  const pipeline = new InMemoryPipelineStore(clock);
   const store = new InMemoryMaintenanceStore(pipeline, clock);
   const sweeper = new HistorySweeper(
     { store: options.wrap ? options.wrap(store) : store, clock, logger: silentLogger, ...(options.fence === undefined ? {} : { fence: options.fence }) },

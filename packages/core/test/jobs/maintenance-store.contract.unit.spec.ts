@@ -1,11 +1,11 @@
 import { InMemoryOutboxStore, ManualClock } from "@msgx/core/testing";
-import { InMemoryArchivingPipelineStore } from "../../src/jobs/in-memory-archiving-pipeline-store.js";
+import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
 import { InMemoryMaintenanceStore } from "../../src/jobs/in-memory-maintenance-store.js";
 import { describeMaintenanceStoreContract } from "../../src/jobs/maintenance-store.contract.js";
 
 describeMaintenanceStoreContract("InMemoryMaintenanceStore", async () => {
   const clock = new ManualClock();
-  const pipeline = new InMemoryArchivingPipelineStore(clock);
+  const pipeline = new InMemoryPipelineStore(clock);
   const store = new InMemoryMaintenanceStore(pipeline, clock);
   return {
     store,

@@ -1,7 +1,7 @@
 import { BackfillSweeper, decodeMessage, defaultProcessors, InboxPoller, Pump, silentLogger, type Logger, type PipelineStore } from "@msgx/core";
 import { InMemoryMailbox, InMemoryOutboxStore, ManualClock, messageXml } from "@msgx/core/testing";
 import { HistorySweeper, type HistorySweepOptions } from "../../src/jobs/history-sweeper.js";
-import { InMemoryArchivingPipelineStore } from "../../src/jobs/in-memory-archiving-pipeline-store.js";
+import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
 import { InMemoryMaintenanceStore } from "../../src/jobs/in-memory-maintenance-store.js";
 import type { MaintenanceStore } from "../../src/jobs/maintenance-store.js";
 import { ProcStateArchiver, type ProcStateArchiveOptions } from "../../src/jobs/proc-state-archiver.js";
@@ -56,7 +56,7 @@ export interface WorldOptions {
 export class MaintenanceWorld {
   readonly clock: ManualClock;
   readonly mailbox: InMemoryMailbox;
-  readonly pipeline: InMemoryArchivingPipelineStore;
+  readonly pipeline: InMemoryPipelineStore;
   readonly store: InMemoryMaintenanceStore;
   readonly outbox: InMemoryOutboxStore;
   readonly poller: InboxPoller;
@@ -69,7 +69,7 @@ export class MaintenanceWorld {
   constructor(options: WorldOptions = {}) {
     this.clock = new ManualClock(options.start);
     this.mailbox = new InMemoryMailbox(this.clock);
-    this.pipeline = new InMemoryArchivingPipelineStore(this.clock);
+    this.pipeline = new InMemoryPipelineStore(this.clock);
     this.store = new InMemoryMaintenanceStore(this.pipeline, this.clock);
     this.outbox = new InMemoryOutboxStore(this.pipeline);
     const logger = options.logger ?? silentLogger;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { describeConsumeLogContract } from "../../src/reliable-message/consume-log.contract.js";
-import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
+import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
 import { InMemoryConsumeLog, type InMemoryConsumerTx } from "../../src/reliable-message/in-memory-consume-log.js";
 import { envelopeOf, parseReliableMessageEnvelope, type ReliableMessageEnvelope } from "../../src/reliable-message/message-envelope.js";
 import { ReliableMessageConsumer, type ConsumerFailpoint } from "../../src/reliable-message/reliable-message-consumer.js";
 import { sampleReliableMessage } from "../../src/reliable-message/reliable-message-store.contract.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
+import { ManualClock } from "../../src/runtime/manual-clock.js";
 import { RecordingLogger } from "./rm-world.js";
 
 const value = (id: string, sendCount = 1, queue = "accounting"): string =>

@@ -1,7 +1,7 @@
 import { describeReliableMessageStoreContract } from "../../src/reliable-message/reliable-message-store.contract.js";
 import { InMemoryReliableMessageStore } from "../../src/reliable-message/in-memory-reliable-message-store.js";
-import { InMemoryPipelineStore } from "../../src/testing/in-memory-pipeline-store.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
+import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
+import { ManualClock } from "../../src/runtime/manual-clock.js";
 
 describeReliableMessageStoreContract("InMemoryReliableMessageStore", async () => {
   const clock = new ManualClock();

@@ -1,5 +1,5 @@
 import { isMsgxError } from "../../src/errors/msgx-error.js";
-import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
+import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
 import type { CheckVerdict } from "../../src/reliable-message/check-back-job.js";
 import { InMemoryConsumeLog, type InMemoryConsumerTx } from "../../src/reliable-message/in-memory-consume-log.js";
 import { ReliableMessageConsumer, type ConsumerFailpoint } from "../../src/reliable-message/reliable-message-consumer.js";

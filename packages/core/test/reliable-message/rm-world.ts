@@ -1,15 +1,15 @@
 import { MsgDispatcher } from "../../src/delivery/msg-dispatcher.js";
-import type { LogFields, Logger } from "../../src/ports/logger.js";
+import type { LogFields, Logger } from "../../src/runtime/logger.js";
 import { CheckBackJob } from "../../src/reliable-message/check-back-job.js";
 import { InMemoryReliableMessageStore } from "../../src/reliable-message/in-memory-reliable-message-store.js";
 import { reliableMessageTarget, reliableMessageTopics } from "../../src/reliable-message/message-envelope.js";
 import { RecoveryJob } from "../../src/reliable-message/recovery-job.js";
 import type { ReliableMessageOptions } from "../../src/reliable-message/reliable-message-options.js";
 import { ReliableMessageService } from "../../src/reliable-message/reliable-message-service.js";
-import { InMemoryBroker } from "../../src/testing/in-memory-broker.js";
-import { InMemoryOutboxStore } from "../../src/testing/in-memory-outbox-store.js";
-import { InMemoryPipelineStore } from "../../src/testing/in-memory-pipeline-store.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
+import { InMemoryBroker } from "../../src/ports/in-memory-broker.js";
+import { InMemoryOutboxStore } from "../../src/delivery/in-memory-outbox-store.js";
+import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
+import { ManualClock } from "../../src/runtime/manual-clock.js";
 
 /** A logger that keeps what it was told, for assertions on alerts. */
 export class RecordingLogger implements Logger {

@@ -3,12 +3,12 @@ import { decodeMessage } from "../../src/codec/xml-codec.js";
 import { DEFAULT_IDENTITY_OPTIONS } from "../../src/model/identity.js";
 import { EventType, Target, type OutboxEventDraft } from "../../src/outbox/outbox-event.js";
 import { decideRun, prepareRun } from "../../src/processing/decide-run.js";
-import type { OpenRequest } from "../../src/processing/open-request.js";
+import type { OpenRequest } from "../../src/requests/open-request.js";
 import { newProcRecord } from "../../src/processing/proc-machine.js";
-import { DEFAULT_RETRY_POLICY } from "../../src/processing/retry-policy.js";
+import { DEFAULT_RETRY_POLICY } from "../../src/runtime/retry-policy.js";
 import type { RunDecision } from "../../src/processing/run-decision.js";
 import { refKey, type RefEntry } from "../../src/requests/reference-entry.js";
-import { referenceProcessor } from "../../src/requests/reference-processor.js";
+import { referenceProcessor } from "../../src/processing/reference-processor.js";
 import { fixture } from "../codec/sis-fixtures.js";
 
 const NOW = Date.UTC(2026, 2, 5, 12, 0, 0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { OpenRequest } from "../../src/processing/open-request.js";
+import type { OpenRequest } from "../../src/requests/open-request.js";
 import { matchReply, MatchRule } from "../../src/requests/reply-match.js";
 
 const at = Date.UTC(2026, 2, 5, 1, 16, 20); // DTTM 20260305091620 at +08:00

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/ports/logger.js";
-import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
+import { silentLogger } from "../../src/runtime/logger.js";
+import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
 import { RequestCoordinator } from "../../src/requests/request-coordinator.js";
 import { RequestInputError } from "../../src/requests/request-input-error.js";
 import { RequestsWorld } from "./requests-world.js";

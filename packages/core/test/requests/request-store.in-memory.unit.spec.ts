@@ -1,11 +1,11 @@
-import { systemClock } from "../../src/ports/clock.js";
-import { InMemoryOutboundMailbox } from "../../src/requests/in-memory-outbound-mailbox.js";
+import { systemClock } from "../../src/runtime/clock.js";
+import { InMemoryOutboundMailbox } from "../../src/ports/in-memory-outbound-mailbox.js";
 import { InMemoryReferenceReader } from "../../src/requests/in-memory-reference-reader.js";
 import { InMemoryRequestStore } from "../../src/requests/in-memory-request-store.js";
-import { describeOutboundMailboxContract } from "../../src/requests/outbound-mailbox.contract.js";
-import { describeRequestStoreContract } from "../../src/requests/request-store.contract.js";
-import { InMemoryPipelineStore } from "../../src/testing/in-memory-pipeline-store.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
+import { describeOutboundMailboxContract } from "../../src/ports/outbound-mailbox.contract.js";
+import { describeRequestStoreContract } from "../../src/processing/request-store.contract.js";
+import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
+import { ManualClock } from "../../src/runtime/manual-clock.js";
 
 describeRequestStoreContract("in-memory (over the InMemoryPipelineStore's tables)", async () => {
   const pipeline = new InMemoryPipelineStore(new ManualClock());

@@ -1,19 +1,19 @@
 import { decodeMessage } from "../../src/codec/xml-codec.js";
 import { defaultProcessors } from "../../src/flight/default-processors.js";
 import { REFERENCE_SCHEMAS } from "../../src/model/reference-schema.js";
-import { silentLogger } from "../../src/ports/logger.js";
+import { silentLogger } from "../../src/runtime/logger.js";
 import { Pump } from "../../src/processing/pump.js";
-import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
-import { InMemoryOutboundMailbox } from "../../src/requests/in-memory-outbound-mailbox.js";
+import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
+import { InMemoryOutboundMailbox } from "../../src/ports/in-memory-outbound-mailbox.js";
 import { InMemoryReferenceReader } from "../../src/requests/in-memory-reference-reader.js";
 import { InMemoryRequestStore } from "../../src/requests/in-memory-request-store.js";
-import { referenceProcessor } from "../../src/requests/reference-processor.js";
+import { referenceProcessor } from "../../src/processing/reference-processor.js";
 import { RequestCoordinator, type RequestFailpoint } from "../../src/requests/request-coordinator.js";
 import type { RequestOptions } from "../../src/requests/request-options.js";
 import { epochMsToDttm } from "../../src/requests/dttm-instant.js";
-import { InMemoryMailbox } from "../../src/testing/in-memory-mailbox.js";
-import { InMemoryPipelineStore } from "../../src/testing/in-memory-pipeline-store.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
+import { InMemoryMailbox } from "../../src/ports/in-memory-mailbox.js";
+import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
+import { ManualClock } from "../../src/runtime/manual-clock.js";
 
 /** The upstream's SNDR in replies. */
 const UPSTREAM = "AODB";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
+import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
 import { dttmToEpochMs } from "../../src/requests/dttm-instant.js";
 import type { RequestParams, RequestRecord } from "../../src/requests/request-record.js";
 import { isAnswerableRequest, isOpenRequest } from "../../src/requests/request-status.js";

@@ -5,8 +5,8 @@ import { TaskCallbackSender } from "../../src/task-routing/task-callback-sender.
 import type { TaskCallback } from "../../src/task-routing/task-callback.js";
 import { sampleTaskConsumeWrite } from "../../src/task-routing/task-consume-log-store.contract.js";
 import { InMemoryTaskConsumeLogStore } from "../../src/task-routing/in-memory-task-consume-log-store.js";
-import { InMemoryBroker } from "../../src/testing/in-memory-broker.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
+import { InMemoryBroker } from "../../src/ports/in-memory-broker.js";
+import { ManualClock } from "../../src/runtime/manual-clock.js";
 
 async function setup(fail: (cb: TaskCallback) => Error | undefined = () => undefined) {
   const clock = new ManualClock();

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { EventHeader } from "../../src/delivery/event-headers.js";
-import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
+import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
 import type { ConsumedTaskRecord } from "../../src/task-routing/task-consume-decision.js";
 import { TaskHandlerRegistry, type TaskEventHandler } from "../../src/task-routing/task-handler-registry.js";
 import { InMemoryTaskConsumeLogStore, type InMemoryTaskTxHandle } from "../../src/task-routing/in-memory-task-consume-log-store.js";
@@ -8,7 +8,7 @@ import { taskEventMessage, type TaskEventMessage } from "../../src/task-routing/
 import { TaskEventConsumer, type TaskConsumeFailpoint } from "../../src/task-routing/task-event-consumer.js";
 import { TaskEventHeader } from "../../src/task-routing/task-headers.js";
 import { newTaskRecord } from "../../src/task-routing/task-record.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
+import { ManualClock } from "../../src/runtime/manual-clock.js";
 
 const POLICY = { maxAttempts: 3, initialBackoffMs: 1_000, backoffMultiplier: 2, maxBackoffMs: 60_000, headDeadlineMs: 600_000 };
 

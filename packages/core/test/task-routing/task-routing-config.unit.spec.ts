@@ -16,7 +16,7 @@ import {
   taskTopics,
   type TaskRouting,
 } from "../../src/task-routing/task-routing-config.js";
-import { InMemoryBroker } from "../../src/testing/in-memory-broker.js";
+import { InMemoryBroker } from "../../src/ports/in-memory-broker.js";
 
 const PER_OWNER: TaskRouting = { mode: "topic-per-owner", topicPattern: "{owner}_TASK_EVENT_TOPIC" };
 const T0 = Date.UTC(2026, 6, 13);

@@ -9,9 +9,9 @@ import { MsgDispatcher } from "../../src/delivery/msg-dispatcher.js";
 import type { DeliveryFailpoint } from "../../src/delivery/delivery-deps.js";
 import { MsgxError } from "../../src/errors/msgx-error.js";
 import { DeliveryStatus } from "../../src/outbox/outbox-event.js";
-import { silentLogger } from "../../src/ports/logger.js";
-import type { RetryPolicy } from "../../src/processing/retry-policy.js";
-import { SimulatedCrashMarker } from "../../src/processing/simulated-crash.js";
+import { silentLogger } from "../../src/runtime/logger.js";
+import type { RetryPolicy } from "../../src/runtime/retry-policy.js";
+import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
 import type { TaskCallbackPort } from "../../src/task-routing/task-callback-port.js";
 import { TaskCallbackSender } from "../../src/task-routing/task-callback-sender.js";
 import type { ConsumedTaskRecord } from "../../src/task-routing/task-consume-decision.js";
@@ -24,10 +24,10 @@ import { withTaskHeaders } from "../../src/task-routing/task-headers.js";
 import { isTaskRequestError } from "../../src/task-routing/task-request-error.js";
 import { taskDeliveryTopics, taskTargets, taskTopic, taskTopics, type TaskRouting } from "../../src/task-routing/task-routing-config.js";
 import { TaskService } from "../../src/task-routing/task-service.js";
-import { InMemoryBroker } from "../../src/testing/in-memory-broker.js";
-import { InMemoryOutboxStore } from "../../src/testing/in-memory-outbox-store.js";
-import { InMemoryPipelineStore } from "../../src/testing/in-memory-pipeline-store.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
+import { InMemoryBroker } from "../../src/ports/in-memory-broker.js";
+import { InMemoryOutboxStore } from "../../src/delivery/in-memory-outbox-store.js";
+import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
+import { ManualClock } from "../../src/runtime/manual-clock.js";
 
 export const OWNERS = ["LMS", "WMS"] as const;
 export const HANDLERS: Readonly<Record<string, readonly string[]>> = {

@@ -5,8 +5,8 @@ import { sampleNewTask } from "../../src/task-routing/task-store.contract.js";
 import { isTaskRequestError } from "../../src/task-routing/task-request-error.js";
 import { TaskStatus } from "../../src/task-routing/task-record.js";
 import { TaskService } from "../../src/task-routing/task-service.js";
-import { InMemoryPipelineStore } from "../../src/testing/in-memory-pipeline-store.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
+import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
+import { ManualClock } from "../../src/runtime/manual-clock.js";
 
 const refusal = async (p: Promise<unknown>): Promise<string> =>
   p.then(

@@ -1,7 +1,7 @@
 import { InMemoryTaskStore } from "../../src/task-routing/in-memory-task-store.js";
 import { describeTaskStoreContract } from "../../src/task-routing/task-store.contract.js";
-import { InMemoryPipelineStore } from "../../src/testing/in-memory-pipeline-store.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
+import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
+import { ManualClock } from "../../src/runtime/manual-clock.js";
 
 describeTaskStoreContract("InMemoryTaskStore", async () => {
   const clock = new ManualClock();

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DeliveryStatus, EventType, Target, type OutboxEvent, type OutboxEventDraft } from "../outbox/outbox-event.js";
-import type { OutboxStore } from "../ports/outbox-store.js";
+import type { OutboxStore } from "./outbox-store.js";
 
 /** One fresh, empty outbox per test, plus a way to write rows as the pipeline would. */
 export interface OutboxStoreContractSubject {

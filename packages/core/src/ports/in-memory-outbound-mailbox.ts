@@ -1,6 +1,6 @@
 import { MsgxError } from "../errors/msgx-error.js";
-import type { Clock } from "../ports/clock.js";
-import type { OutboundMailbox, OutboundQuery, OutboundRow } from "../ports/outbound-mailbox.js";
+import type { Clock } from "../runtime/clock.js";
+import type { OutboundMailbox, OutboundQuery, OutboundRow } from "./outbound-mailbox.js";
 import { FaultPlan } from "../testing/fault-plan.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Clock } from "../ports/clock.js";
+import type { Clock } from "./clock.js";
 
 /** A clock that moves only when told to. */
 export class ManualClock implements Clock {

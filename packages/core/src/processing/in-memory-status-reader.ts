@@ -1,6 +1,6 @@
 import { ProcStatus } from "../model/proc-record.js";
 import { DeliveryStatus } from "../outbox/outbox-event.js";
-import type { PipelineStatus, StatusReader } from "../ports/status-reader.js";
+import type { PipelineStatus, StatusReader } from "./status-reader.js";
 import type { InMemoryPipelineStore } from "./in-memory-pipeline-store.js";
 
 /** Status of the in-memory store, computed by scanning its tables. */

@@ -1,11 +1,11 @@
 import type { MsgKind } from "../model/msg-kind.js";
 import type { RefFields } from "../model/reference-schema.js";
 import { Target } from "../outbox/outbox-event.js";
-import type { MessageWarning, Processor, ProcessorResult } from "../processing/processor.js";
-import type { RefChange, RefState } from "./reference-entry.js";
-import { referenceEvent } from "./reference-events.js";
-import { RunReferences } from "./reference-view.js";
-import { matchReply } from "./reply-match.js";
+import type { MessageWarning, Processor, ProcessorResult } from "./processor.js";
+import type { RefChange, RefState } from "../requests/reference-entry.js";
+import { referenceEvent } from "../requests/reference-events.js";
+import { RunReferences } from "../requests/reference-view.js";
+import { matchReply } from "../requests/reply-match.js";
 
 type Reference = Extract<MsgKind, { kind: "reference" }>;
 

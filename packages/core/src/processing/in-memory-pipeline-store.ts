@@ -1,24 +1,24 @@
 import { MsgxError } from "../errors/msgx-error.js";
-import type { FlightState } from "../flight/flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 import { isTerminal, ProcStatus, type ProcRecord } from "../model/proc-record.js";
 import { DeliveryStatus, type OutboxEvent } from "../outbox/outbox-event.js";
-import type { Clock } from "../ports/clock.js";
+import type { Clock } from "../runtime/clock.js";
 import type {
-  AuditEntry,
+  ArchivedRecord,
   BackfillTodo,
   InboxEntry,
   IntakeState,
   PipelineStore,
   PipelineTx,
   RecordFilter,
-} from "../ports/pipeline-store.js";
-import { newProcRecord } from "../processing/proc-machine.js";
-import type { SnapshotLogRow } from "../jobs/maintenance-store.js";
-import type { RunDecision } from "../processing/run-decision.js";
+  SnapshotLogRow,
+} from "./pipeline-store.js";
+import { newProcRecord } from "./proc-machine.js";
+import type { AuditEntry, RunDecision } from "./run-decision.js";
 import { newRequestTables, type InMemoryRequestTables } from "../requests/in-memory-request-tables.js";
 import { refKey } from "../requests/reference-entry.js";
 import { isAnswerableRequest } from "../requests/request-status.js";
-import { FaultPlan } from "./fault-plan.js";
+import { FaultPlan } from "../testing/fault-plan.js";
 
 /** First delay of a backfill todo: the pump tries at once after commit; the sweep only later. */
 export const BACKFILL_FIRST_DELAY_MS = 30_000;
@@ -78,13 +78,17 @@ export class InMemoryPipelineStore implements PipelineStore {
   commitUnknownNext = false;
   #tail: Promise<unknown> = Promise.resolve();
 
+  /** `PROC_STATE_HST`: archived terminal records by id (written by `InMemoryMaintenanceStore`). */
+  readonly archive = new Map<number, ArchivedRecord>();
+
   constructor(private readonly clock: Clock) {}
 
   async enqueue(entries: readonly InboxEntry[], intake: IntakeState): Promise<readonly number[]> {
     this.faults.check("enqueue");
     const inserted: number[] = [];
     for (const e of entries) {
-      if (this.tables.records.has(e.msgId)) continue;
+      // An archived id is never inserted again, as the PostgreSQL store's PROC_STATE_HST check does.
+      if (this.tables.records.has(e.msgId) || this.archive.has(e.msgId)) continue;
       this.tables.records.set(e.msgId, newProcRecord(e.msgId, e.receivedAt, this.clock.now()));
       inserted.push(e.msgId);
     }

@@ -1,6 +1,6 @@
 import { MsgxError, type ErrorKind } from "../errors/msgx-error.js";
-import type { DeliveryPort, DeliveryRecord } from "../ports/delivery-port.js";
-import { FaultPlan } from "./fault-plan.js";
+import type { DeliveryPort, DeliveryRecord } from "./delivery-port.js";
+import { FaultPlan } from "../testing/fault-plan.js";
 
 /** A record as the broker stored it: its topic's offset is its position in the topic. */
 export interface BrokerRecord extends DeliveryRecord {

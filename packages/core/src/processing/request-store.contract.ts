@@ -1,16 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isMsgxError } from "../errors/msgx-error.js";
-import { newProcRecord } from "../processing/proc-machine.js";
-import { emptyRunDecision } from "../processing/run-decision.js";
-import type { PipelineStore } from "../ports/pipeline-store.js";
-import { encodeRequest } from "./request-encoder.js";
-import { evolveRequest, registerRequest } from "./request-machine.js";
-import type { RequestParams, RequestRecord } from "./request-record.js";
-import type { RefChange } from "./reference-entry.js";
-import type { ReferenceReader } from "./reference-reader.js";
-import { RequestStatus } from "./request-status.js";
-import type { RequestStore } from "./request-store.js";
-import { MatchRule } from "./reply-match.js";
+import { newProcRecord } from "./proc-machine.js";
+import { emptyRunDecision } from "./run-decision.js";
+import type { PipelineStore } from "./pipeline-store.js";
+import { encodeRequest } from "../requests/request-encoder.js";
+import { evolveRequest, registerRequest } from "../requests/request-machine.js";
+import type { RequestParams, RequestRecord } from "../requests/request-record.js";
+import type { RefChange } from "../requests/reference-entry.js";
+import type { ReferenceReader } from "../requests/reference-reader.js";
+import { RequestStatus } from "../requests/request-status.js";
+import type { RequestStore } from "../requests/request-store.js";
+import { MatchRule } from "../requests/reply-match.js";
 
 /** One fresh, empty backend per test: the request store and the pipeline store over the same data. */
 export interface RequestStoreHarness {

@@ -1,7 +1,7 @@
 import type { Meta } from "../model/meta.js";
-import type { BackfillEntry, BackfillResult, Mailbox, MailboxRow, RawRead } from "../ports/mailbox.js";
-import type { Clock } from "../ports/clock.js";
-import { FaultPlan } from "./fault-plan.js";
+import type { BackfillEntry, BackfillResult, Mailbox, MailboxRow, RawRead } from "./mailbox.js";
+import type { Clock } from "../runtime/clock.js";
+import { FaultPlan } from "../testing/fault-plan.js";
 
 /** A `CMINMSGS` row of the fake. `visible` is false between an id's reservation and its commit. */
 export interface FakeMailboxRow {

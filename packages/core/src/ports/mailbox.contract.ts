@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Mailbox } from "../ports/mailbox.js";
+import type { Mailbox } from "./mailbox.js";
 
 /** What the contract needs besides the port: the upstream's side of the table. */
 export interface MailboxHarness {

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isMsgxError } from "../errors/msgx-error.js";
-import type { FlightState } from "../flight/flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
-import type { PipelineStore } from "../ports/pipeline-store.js";
-import { evolveProc } from "../processing/proc-machine.js";
-import { DEFAULT_RETRY_POLICY } from "../processing/retry-policy.js";
-import { emptyRunDecision, type RunDecision } from "../processing/run-decision.js";
+import type { PipelineStore } from "./pipeline-store.js";
+import { evolveProc } from "./proc-machine.js";
+import { DEFAULT_RETRY_POLICY } from "../runtime/retry-policy.js";
+import { emptyRunDecision, type RunDecision } from "./run-decision.js";
 import type { RefFields } from "../model/reference-schema.js";
 import type { RefChange } from "../requests/reference-entry.js";
 

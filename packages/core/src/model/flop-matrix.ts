@@ -1,5 +1,5 @@
-import { childCollectionsOf, collectionSpec } from "../model/flight-schema.js";
-import type { CollectionName, ScalarName } from "../model/flight-schema.js";
+import { childCollectionsOf, collectionSpec } from "./flight-schema.js";
+import type { CollectionName, ScalarName } from "./flight-schema.js";
 
 /**
  * The groups of WIRE.md "FLOP subtypes". Each has one absent/empty rule, applied by

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { OutboundMailbox } from "../ports/outbound-mailbox.js";
+import type { OutboundMailbox } from "./outbound-mailbox.js";
 
 /** One fresh, empty outbound table per test. */
 export interface OutboundMailboxHarness {

@@ -1,8 +1,8 @@
 import { DeliveryStatus, Target, type OutboxEvent, type OutboxEventDraft } from "../outbox/outbox-event.js";
 import { duePrefix } from "../outbox/due-prefix.js";
-import type { OutboxStore } from "../ports/outbox-store.js";
+import type { OutboxStore } from "./outbox-store.js";
 import { emptyRunDecision } from "../processing/run-decision.js";
-import type { InMemoryPipelineStore } from "./in-memory-pipeline-store.js";
+import type { InMemoryPipelineStore } from "../processing/in-memory-pipeline-store.js";
 
 
 /**

@@ -1,5 +1,5 @@
-import type { CollectionRow, WireValue } from "../model/flight-record.js";
-import type { CollectionName, ScalarName } from "../model/flight-schema.js";
+import type { CollectionRow, WireValue } from "./flight-record.js";
+import type { CollectionName, ScalarName } from "./flight-schema.js";
 
 /**
  * The stored state of one flight: a `FLIGHT_SCHD` row plus its collections (`COLLECTIONS`).

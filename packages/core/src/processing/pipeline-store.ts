@@ -1,10 +1,23 @@
 import type { ErrorClass } from "../errors/error-class.js";
-import type { FlightState } from "../flight/flight-state.js";
+import type { FlightState } from "../model/flight-state.js";
 import type { ProcRecord, ProcStatus } from "../model/proc-record.js";
 import type { Meta } from "../model/meta.js";
-import type { IdentityOwner, RunDecision } from "../processing/run-decision.js";
+import type { AuditEntry, IdentityOwner, RunDecision, SnapshotLogEntry } from "./run-decision.js";
 import type { RefEntry } from "../requests/reference-entry.js";
 import type { RequestRecord } from "../requests/request-record.js";
+
+/** A `SCHD_SNAP_LOG` row: what the pipeline logged of a snapshot message, and when it committed. */
+export interface SnapshotLogRow extends SnapshotLogEntry {
+  /** Ascending in commit order. */
+  readonly snapId: number;
+  readonly loggedAt: number;
+}
+
+/** A `PROC_STATE_HST` row: a terminal record moved out of `PROC_STATE`, unchanged. */
+export interface ArchivedRecord {
+  readonly record: ProcRecord;
+  readonly archivedAt: number;
+}
 
 /** A mailbox row handed to the store for processing. */
 export interface InboxEntry {
@@ -26,15 +39,6 @@ export interface BackfillTodo {
   readonly attempts: number;
   readonly nextAttemptAt: number;
   readonly lastError: string | null;
-}
-
-/** An operator action on messages (`REPLAY_AUDIT`). */
-export interface AuditEntry {
-  readonly at: number;
-  readonly operator: string;
-  readonly action: string;
-  readonly msgIds: readonly number[];
-  readonly detail: string;
 }
 
 /** Which records to list (all fields optional; ascending by id). */
