@@ -2,7 +2,6 @@ import { decodeMessage, defaultProcessors, Pump, silentLogger, Target, type Outb
 import { gateService, InMemoryMailbox, ManualClock } from "@msgx/core/testing";
 // The request parts of core come from its sources until the core barrels export them.
 import { describeOutboundMailboxContract } from "../../core/src/ports/outbound-mailbox.contract.js";
-import { referenceProcessor } from "../../core/src/processing/reference-processor.js";
 import { RequestCoordinator } from "../../core/src/requests/request-coordinator.js";
 import { evolveRequest } from "../../core/src/requests/request-machine.js";
 import { describeRequestStoreContract, sampleRequestDraft } from "../../core/src/processing/request-store.contract.js";
@@ -140,7 +139,7 @@ async function pumpScenario(store: PipelineStore, requests: RequestStore, outbou
     clock,
     logger: silentLogger,
     decode: (raw) => decodeMessage(raw),
-    processors: { ...defaultProcessors(), reference: referenceProcessor() },
+    processors: defaultProcessors(),
     horizon: () => Math.max(...ids),
   });
   for (let i = 0; i < 20 && (await pump.step()).did === "processed"; i++);

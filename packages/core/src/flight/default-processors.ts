@@ -1,4 +1,5 @@
 import type { ProcessorTable } from "../processing/processor.js";
+import { referenceProcessor } from "../processing/reference-processor.js";
 import { adftProcessor } from "./adft-processor.js";
 import { fdelProcessor } from "./fdel-processor.js";
 import { flightProcessingOptions, type FlightProcessingOptions } from "./flight-processing-options.js";
@@ -7,8 +8,11 @@ import { schdDelProcessor } from "./schd-del-processor.js";
 import { snapshotProcessor } from "./snapshot-processor.js";
 
 /**
- * The flight processors by kind (SPEC §2.3, WIRE.md "Kinds"): `snapshot` (SCHD/DNLD, RESP),
- * `adft` (SCHD/ADFT, ADD, UPD), `schdDel` (SCHD/DEL), `flop`, `fdel`.
+ * Every processor msgx has, by kind — one for each kind the kinds table (`KINDS`,
+ * codec/type-policy.ts) processes by default: the flight processors (SPEC §2.3, WIRE.md "Kinds")
+ * `snapshot` (SCHD/DNLD, RESP), `adft` (SCHD/ADFT, ADD, UPD), `schdDel` (SCHD/DEL), `flop`,
+ * `fdel`, and `reference` (reference data into REF_MASTER; a RESP only as the answer to an open
+ * RQRD). No processor exists for `seasonal` (SCHS is ignored by default).
  * Every one is pure and obeys the same rules: the version rises by exactly one per flight and
  * message, and only when the content really changed; a stale message never rolls a flight back;
  * absent (unknown) and `null`/`[]` (cleared) stay apart; the operation day is set once; each
@@ -22,5 +26,6 @@ export function defaultProcessors(options: Partial<FlightProcessingOptions> = {}
     schdDel: schdDelProcessor(o),
     flop: flopProcessor(o),
     fdel: fdelProcessor(o),
+    reference: referenceProcessor({ airportUtcOffsetMinutes: o.airportUtcOffsetMinutes }),
   };
 }

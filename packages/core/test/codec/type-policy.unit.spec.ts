@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { knownTypes, KINDS, typePolicyProblems, typeRule } from "../../src/codec/type-policy.js";
 import { DEFAULT_CODEC_OPTIONS } from "../../src/codec/decode-result.js";
 import { FLOP_MATRIX } from "../../src/model/flop-matrix.js";
+import { defaultProcessors } from "../../src/flight/default-processors.js";
 import type { Processor, ProcessorTable } from "../../src/processing/processor.js";
 
 const REFS = DEFAULT_CODEC_OPTIONS.referenceTypes;
@@ -66,6 +67,11 @@ describe("operator settings", () => {
 describe("typePolicyProblems: process needs a decoder and a processor (checked at start)", () => {
   it("accepts the defaults with every default processor", () => {
     expect(typePolicyProblems({}, REFS, ALL)).toEqual([]);
+  });
+
+  it("defaultProcessors() alone serves every kind the kinds table processes by default (reference replies included)", () => {
+    expect(typePolicyProblems({}, REFS, defaultProcessors())).toEqual([]);
+    expect(Object.keys(defaultProcessors()).sort()).toEqual(Object.keys(ALL).sort());
   });
 
   it("refuses SCHS=process (no seasonal processor), LDM=process and an unknown TYPE=process", () => {

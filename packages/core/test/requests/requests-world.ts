@@ -7,7 +7,6 @@ import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
 import { InMemoryOutboundMailbox } from "../../src/ports/in-memory-outbound-mailbox.js";
 import { InMemoryReferenceReader } from "../../src/requests/in-memory-reference-reader.js";
 import { InMemoryRequestStore } from "../../src/requests/in-memory-request-store.js";
-import { referenceProcessor } from "../../src/processing/reference-processor.js";
 import { RequestCoordinator, type RequestFailpoint } from "../../src/requests/request-coordinator.js";
 import type { RequestOptions } from "../../src/requests/request-options.js";
 import { epochMsToDttm } from "../../src/requests/dttm-instant.js";
@@ -93,7 +92,7 @@ export class RequestsWorld {
       clock: this.clock,
       logger: silentLogger,
       decode: (raw) => decodeMessage(raw),
-      processors: { ...defaultProcessors(), reference: referenceProcessor() },
+      processors: defaultProcessors(),
       horizon: () => Number.MAX_SAFE_INTEGER,
       failpoint: (name) => {
         if (name === "pump.before-commit" && this.pumpCrashNext) {

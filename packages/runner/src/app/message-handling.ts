@@ -11,7 +11,6 @@ import {
   type UnsupportedPolicy,
 } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
-import { referenceProcessor } from "./request-imports.js";
 
 /** How the pump reads and judges messages, all from the configuration. */
 export interface MessageHandling {
@@ -44,11 +43,7 @@ export function messageHandling(config: MsgxConfig): MessageHandling {
     numericTimeTolerance: config.codec.numericTimeTolerance,
   };
   const airport = { dayStartOffsetMinutes: config.airport.dayStartOffsetMinutes, airportUtcOffsetMinutes: config.airport.utcOffsetMinutes };
-  const processors: ProcessorTable = {
-    ...defaultProcessors({ ...airport, ...config.flight }),
-    // Reference data into REF_MASTER; RESPs only as answers to open RQRDs (docs/requests.md).
-    reference: referenceProcessor({ airportUtcOffsetMinutes: config.airport.utcOffsetMinutes }),
-  };
+  const processors: ProcessorTable = defaultProcessors({ ...airport, ...config.flight });
   const problems = typePolicyProblems(codec.typePolicy, codec.referenceTypes, processors);
   if (problems.length > 0) {
     throw new MsgxError("CONFIG", `invalid configuration:\n${problems.map((m) => `  types.policy: ${m}`).join("\n")}`);
