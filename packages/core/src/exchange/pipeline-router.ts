@@ -1,0 +1,199 @@
+import type { DeliveryDeps, DeliveryFailpoint } from "../delivery/delivery-deps.js";
+import type { OutboxStore } from "../delivery/outbox-store.js";
+import { MsgDispatcher, type DispatchStep, type MsgDispatcherOptions } from "../delivery/msg-dispatcher.js";
+import { DEFAULT_SCHD_FLUSHER_OPTIONS, SchdFlusher, type SchdFlusherOptions } from "../delivery/schd-flusher.js";
+import { errorMessage } from "../errors/msgx-error.js";
+import { InboxPoller, type InboxPollerOptions } from "../intake/inbox-poller.js";
+import type { ContentHash } from "../model/content-hash.js";
+import { Target } from "../outbox/outbox-event.js";
+import type { DeliveryPort } from "../ports/delivery-port.js";
+import type { Mailbox } from "../ports/mailbox.js";
+import { BackfillSweeper } from "../processing/backfill-sweeper.js";
+import type { PipelineStore } from "../processing/pipeline-store.js";
+import type { ProcessorTable } from "../processing/processor.js";
+import { Pump, type PumpDeps, type PumpFailpoint, type PumpOptions, type PumpStep } from "../processing/pump.js";
+import type { Clock } from "../runtime/clock.js";
+import type { Logger } from "../runtime/logger.js";
+import { after, PipelineStep, WAKE_EDGES, type RouterStep, type StepOutcome, type WakeSource } from "./wake-edges.js";
+
+/** A pump step that committed a run. */
+export type ProcessedStep = Extract<PumpStep, { readonly did: "processed" }>;
+
+/** The ports and pure functions the router's steps run over. */
+export interface PipelineRouterDeps {
+  readonly store: PipelineStore;
+  readonly mailbox: Mailbox;
+  readonly outbox: OutboxStore;
+  readonly delivery: DeliveryPort;
+  /** The only source of time: every wait the router asks for is computed from it. */
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Decodes one raw message (see `PumpDeps.decode`). */
+  readonly decode: PumpDeps["decode"];
+  readonly processors: ProcessorTable;
+  readonly contentHash?: ContentHash;
+  /** Named crash points of the pump and the delivery drivers (tests and the fault battery). */
+  readonly failpoint?: (name: PumpFailpoint | DeliveryFailpoint) => void;
+  /** Sees every run the pump committed (the runner's metrics). */
+  readonly onProcessed?: (step: ProcessedStep) => void;
+}
+
+export interface PipelineRouterOptions {
+  /** The idle poll of intake, the pump and the msg/ref dispatchers. */
+  readonly pollIntervalMs: number;
+  /** The period of the backfill sweep. */
+  readonly backfillSweepMs: number;
+  readonly intake: Partial<InboxPollerOptions>;
+  readonly pump: Partial<PumpOptions>;
+  /** Options of both the msg and the ref dispatcher (each sets its own target). */
+  readonly delivery: Partial<Omit<MsgDispatcherOptions, "target">>;
+  readonly schd: Partial<SchdFlusherOptions>;
+}
+
+export const DEFAULT_PIPELINE_ROUTER_OPTIONS: PipelineRouterOptions = {
+  pollIntervalMs: 500,
+  backfillSweepMs: 30_000,
+  intake: {},
+  pump: {},
+  delivery: {},
+  schd: {},
+};
+
+/**
+ * The pipeline's middle: it owns the named steps (`PipelineStep`: intake, pump, backfill sweep, msg
+ * and ref delivery, schd flusher) and the steps a composer adds (`add`), and routes between them
+ * along `WAKE_EDGES`. It keeps no timers: a driver calls `run(name)` whenever a step is due, and the
+ * outcome says when to call it again and which steps to wake. The pump reads the intake's horizon
+ * here. `settle` lets the last writes land on shutdown; `stopped` resolves when this runner must
+ * stop (a fenced pump step, a lost leadership).
+ */
+export class PipelineRouter {
+  readonly #deps: PipelineRouterDeps;
+  readonly #options: PipelineRouterOptions;
+  readonly #poller: InboxPoller;
+  readonly #pump: Pump;
+  readonly #dispatchers: readonly MsgDispatcher[];
+  readonly #steps = new Map<string, (signal: AbortSignal) => Promise<StepOutcome>>();
+  #stop!: (why: string) => void;
+  /** Resolves with the reason once this runner must stop: `fenced`, or `leadership lost: <why>`. */
+  readonly stopped = new Promise<string>((resolve) => (this.#stop = resolve));
+
+  constructor(deps: PipelineRouterDeps, options: Partial<PipelineRouterOptions> = {}) {
+    this.#deps = deps;
+    const o = (this.#options = { ...DEFAULT_PIPELINE_ROUTER_OPTIONS, ...options });
+    const { store, mailbox, clock, logger, failpoint } = deps;
+    const base = { store, mailbox, clock, logger };
+    this.#poller = new InboxPoller(base, o.intake);
+    const pumpDeps: PumpDeps = {
+      ...base,
+      decode: deps.decode,
+      processors: deps.processors,
+      ...(deps.contentHash ? { contentHash: deps.contentHash } : {}),
+      horizon: () => this.#poller.horizon,
+      ...(failpoint ? { failpoint } : {}),
+    };
+    this.#pump = new Pump(pumpDeps, o.pump);
+    const sweeper = new BackfillSweeper(base);
+    const delivery: DeliveryDeps = { outbox: deps.outbox, delivery: deps.delivery, clock, logger, ...(failpoint ? { failpoint } : {}) };
+    const msg = new MsgDispatcher(delivery, { ...o.delivery, target: Target.MSG });
+    // Reference events have their own dispatcher: a reference head in backoff never holds the
+    // flight change stream, nor the other way round.
+    const ref = new MsgDispatcher(delivery, { ...o.delivery, target: Target.REF });
+    const flusher = new SchdFlusher(delivery, o.schd);
+    this.#dispatchers = [msg, ref];
+
+    this.#steps.set(PipelineStep.MSG_DELIVERY, async (s) => this.#dispatched(await msg.step(s)));
+    this.#steps.set(PipelineStep.REF_DELIVERY, async (s) => this.#dispatched(await ref.step(s)));
+    this.#steps.set(PipelineStep.SCHD_FLUSHER, async (s) => after(this.#until((await flusher.step(s)).next, o.schd.intervalMs ?? DEFAULT_SCHD_FLUSHER_OPTIONS.intervalMs)));
+    this.#steps.set(PipelineStep.PUMP, (s) => this.#pumpStep(s));
+    this.#steps.set(PipelineStep.INTAKE, async (s) => {
+      const r = await this.#poller.step(s);
+      return { after: r.full ? 0 : o.pollIntervalMs, wake: r.enqueued.length > 0 || r.horizon > 0 ? WAKE_EDGES.intake : [] };
+    });
+    this.#steps.set(PipelineStep.BACKFILL, async (s) => {
+      await sweeper.step(s);
+      return after(o.backfillSweepMs);
+    });
+  }
+
+  /** Every step's name, the pipeline's own first, then the added ones in the order added. */
+  get names(): readonly string[] {
+    return [...this.#steps.keys()];
+  }
+
+  /** The intake's safe horizon: the pump processes no id above it. */
+  get horizon(): number {
+    return this.#poller.horizon;
+  }
+
+  /** Adds a composer's step; its outcome may wake any step by name. */
+  add(step: RouterStep): void {
+    if (this.#steps.has(step.name)) throw new RangeError(`a step named ${step.name} exists already`);
+    this.#steps.set(step.name, (signal) => step.run(signal));
+  }
+
+  /** Runs one step once. An error is the step's own (the driver retries it); outages are outcomes. */
+  run(name: string, signal: AbortSignal): Promise<StepOutcome> {
+    const step = this.#steps.get(name);
+    if (!step) throw new RangeError(`no step named ${name}`);
+    return step(signal);
+  }
+
+  /** The steps an event from outside the steps wakes (`WAKE_EDGES`). */
+  wakes(source: WakeSource): readonly string[] {
+    return WAKE_EDGES[source];
+  }
+
+  /** The ingress: appends one raw message to the mailbox; the intake is to be woken. */
+  async receive(raw: string, signal?: AbortSignal): Promise<{ readonly msgId: number; readonly wake: readonly string[] }> {
+    const msgId = await this.#deps.mailbox.append(raw, signal);
+    return { msgId, wake: WAKE_EDGES.ingress };
+  }
+
+  /** Another runner took the leadership: this one must stop at once. */
+  leadershipLost(why: string): void {
+    this.#deps.logger.error("leadership lost", { why });
+    this.#stop(`leadership lost: ${why}`);
+  }
+
+  /**
+   * Waits for the writes still on their way once the driver has stopped calling steps: the pump's
+   * last write-back (cut off, the sweep would redo it) and each dispatcher's last mark (unmarked,
+   * its batch would be resent). A failure is logged, never thrown.
+   */
+  async settle(): Promise<void> {
+    const { logger } = this.#deps;
+    await this.#pump.settle().catch((e: unknown) => logger.warn("last backfill not finished; the sweep will redo it", { error: errorMessage(e) }));
+    for (const d of this.#dispatchers) {
+      await d.settle().catch((e: unknown) => logger.warn("last delivery mark not written; its events will be resent", { error: errorMessage(e) }));
+    }
+  }
+
+  async #pumpStep(signal: AbortSignal): Promise<StepOutcome> {
+    const step = await this.#pump.step(signal);
+    const { pollIntervalMs } = this.#options;
+    switch (step.did) {
+      case "processed":
+        this.#deps.onProcessed?.(step);
+        return { after: 0, wake: WAKE_EDGES.pump };
+      case "fenced":
+        this.#deps.logger.error("leadership lost: a newer leader holds the pipeline", { error: step.error });
+        this.#stop("fenced");
+        return after(pollIntervalMs);
+      case "wait":
+      case "outage":
+        return after(Math.max(0, step.until - this.#deps.clock.now()));
+      default:
+        return after(pollIntervalMs);
+    }
+  }
+
+  #dispatched(step: DispatchStep): StepOutcome {
+    return after(this.#until(step.next, this.#options.pollIntervalMs));
+  }
+
+  /** The wait until an instant, or `idle` when there is none. */
+  #until(next: number | null, idle: number): number {
+    return next === null ? idle : Math.max(0, next - this.#deps.clock.now());
+  }
+}

@@ -1,0 +1,159 @@
+import { describe, expect, it } from "vitest";
+import {
+  decodeMessage,
+  PipelineRouter,
+  PipelineStep,
+  silentLogger,
+  WAKE_EDGES,
+  type BackfillResult,
+  type Mailbox,
+  type PipelineRouterOptions,
+  type ProcessedStep,
+  type ProcessorTable,
+} from "@msgx/core";
+import { InMemoryBroker, InMemoryMailbox, InMemoryOutboxStore, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
+
+const flop = (seqn: number) =>
+  `<MSG><META><SNDR>AODB</SNDR><SEQN>${seqn}</SEQN><DTTM>20260305020000</DTTM><TYPE>FLOP</TYPE><STYP>ESTT</STYP></META>` +
+  `<FLOP><FLID>${900000 + seqn}</FLID><ESTT>05MAR261452</ESTT></FLOP></MSG>`;
+
+/** Every FLOP writes one `KAFKA:msg` event keyed by its SEQN. */
+const processors: ProcessorTable = {
+  flop: {
+    flightsOf: (body) => body.blocks.map((b) => b.flid),
+    apply: (_body, ctx) => ({
+      type: "applied",
+      flights: [],
+      events: [{ target: "KAFKA:msg", partitionKey: String(ctx.meta.seqn), eventType: "UPSERT", stateVersion: 1, payload: { seqn: ctx.meta.seqn }, sourceMsgId: ctx.msgId }],
+    }),
+  },
+};
+
+function world(options: Partial<PipelineRouterOptions> = {}, wrapMailbox: (m: Mailbox) => Mailbox = (m) => m) {
+  const clock = new ManualClock();
+  const mailbox = new InMemoryMailbox(clock);
+  const store = new InMemoryPipelineStore(clock);
+  const outbox = new InMemoryOutboxStore(store);
+  const broker = new InMemoryBroker();
+  const processed: ProcessedStep[] = [];
+  const router = new PipelineRouter(
+    {
+      store,
+      mailbox: wrapMailbox(mailbox),
+      outbox,
+      delivery: broker,
+      clock,
+      logger: silentLogger,
+      decode: (raw) => decodeMessage(raw),
+      processors,
+      onProcessed: (step) => processed.push(step),
+    },
+    { pollIntervalMs: 250, backfillSweepMs: 30_000, ...options },
+  );
+  return { clock, mailbox, store, broker, router, processed };
+}
+
+const signal = new AbortController().signal;
+
+describe("PipelineRouter", () => {
+  it("routes one message from the ingress to the broker along the wake edges", async () => {
+    const { router, broker, processed } = world();
+    const received = await router.receive(flop(7));
+    expect(received.wake).toEqual([PipelineStep.INTAKE]);
+
+    const intake = await router.run(PipelineStep.INTAKE, signal);
+    expect(intake.wake).toEqual([PipelineStep.PUMP]);
+    expect(router.horizon).toBe(received.msgId);
+
+    const pump = await router.run(PipelineStep.PUMP, signal);
+    expect(pump).toEqual({ after: 0, wake: [PipelineStep.MSG_DELIVERY, PipelineStep.REF_DELIVERY] });
+    expect(processed.flatMap((p) => p.records.map((r) => [r.msgId, r.status]))).toEqual([[received.msgId, "SUCCEEDED"]]);
+
+    await router.run(PipelineStep.MSG_DELIVERY, signal);
+    expect(broker.records("msg").map((r) => r.key)).toEqual(["7"]);
+    // Nothing left: the pump idles for the poll interval and wakes nobody.
+    expect(await router.run(PipelineStep.PUMP, signal)).toEqual({ after: 250, wake: [] });
+  });
+
+  it("wakes no pump from an intake that found nothing, and asks again after the poll interval", async () => {
+    const { router } = world();
+    expect(await router.run(PipelineStep.INTAKE, signal)).toEqual({ after: 250, wake: [] });
+  });
+
+  it("reports stopped: fenced when a newer leader holds the pipeline", async () => {
+    const { router, store } = world({ pump: { fence: 1 } });
+    store.tables.epoch = 1;
+    await router.receive(flop(1));
+    await router.run(PipelineStep.INTAKE, signal);
+    store.tables.epoch = 2;
+    expect(await router.run(PipelineStep.PUMP, signal)).toEqual({ after: 250, wake: [] });
+    await expect(router.stopped).resolves.toBe("fenced");
+  });
+
+  it("reports a lost leadership as stopped", async () => {
+    const { router } = world();
+    router.leadershipLost("lease expired");
+    await expect(router.stopped).resolves.toBe("leadership lost: lease expired");
+  });
+
+  it("settle waits for the pump's write-back to the mailbox", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const gated = (m: Mailbox): Mailbox => ({
+      scan: (a, l, s) => m.scan(a, l, s),
+      readRaw: (ids, s) => m.readRaw(ids, s),
+      append: (raw, s) => m.append(raw, s),
+      backfill: async (entries, s): Promise<BackfillResult> => {
+        await gate;
+        return m.backfill(entries, s);
+      },
+    });
+    const { router, mailbox } = world({}, gated);
+    const { msgId } = await router.receive(flop(3));
+    await router.run(PipelineStep.INTAKE, signal);
+    await router.run(PipelineStep.PUMP, signal);
+    let settled = false;
+    const settling = router.settle().then(() => (settled = true));
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    expect(mailbox.rows.get(msgId)?.processedAt).toBeNull();
+    release();
+    await settling;
+    expect(mailbox.rows.get(msgId)?.processedAt).not.toBeNull();
+  });
+
+  it("waits for a pump in outage until its breaker's probe, by the clock", async () => {
+    const { router, store, clock } = world();
+    await router.receive(flop(4));
+    await router.run(PipelineStep.INTAKE, signal);
+    store.faults.setDown(true);
+    const outcome = await router.run(PipelineStep.PUMP, signal);
+    expect(outcome.wake).toEqual([]);
+    expect(outcome.after).toBeGreaterThan(0);
+    clock.advance(outcome.after);
+    store.faults.setDown(false);
+    expect((await router.run(PipelineStep.PUMP, signal)).wake).toEqual(WAKE_EDGES.pump);
+  });
+
+  it("runs added steps by name, refuses a name twice and an unknown one", async () => {
+    const { router } = world();
+    router.add({ name: "history-sweep", run: async () => ({ after: 10, wake: router.wakes("outbox") }) });
+    expect(router.names).toEqual([
+      PipelineStep.MSG_DELIVERY,
+      PipelineStep.REF_DELIVERY,
+      PipelineStep.SCHD_FLUSHER,
+      PipelineStep.PUMP,
+      PipelineStep.INTAKE,
+      PipelineStep.BACKFILL,
+      "history-sweep",
+    ]);
+    expect((await router.run("history-sweep", signal)).wake).toEqual([PipelineStep.MSG_DELIVERY, PipelineStep.REF_DELIVERY, PipelineStep.SCHD_FLUSHER]);
+    expect(() => router.add({ name: PipelineStep.PUMP, run: async () => ({ after: 0, wake: [] }) })).toThrow(RangeError);
+    expect(() => router.run("nope", signal)).toThrow(RangeError);
+  });
+
+  it("wake edges name only the router's own steps", () => {
+    const own = new Set<string>(Object.values(PipelineStep));
+    for (const targets of Object.values(WAKE_EDGES)) for (const t of targets) expect(own.has(t)).toBe(true);
+  });
+});
