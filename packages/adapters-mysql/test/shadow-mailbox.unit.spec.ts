@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { InMemoryMailbox, ManualClock } from "@msgx/core/testing";
-import { ShadowMailbox } from "@msgx/adapters-mysql";
+import { InMemoryMailbox, InMemoryOutboundMailbox, ManualClock } from "@msgx/core/testing";
+import { ShadowMailbox, ShadowOutboundMailbox } from "@msgx/adapters-mysql";
 
 describe("ShadowMailbox", () => {
   it("reads through, writes nothing, answers backfill as alreadyDone, refuses append", async () => {
@@ -17,5 +17,16 @@ describe("ShadowMailbox", () => {
     expect(inner.rows.get(id)?.processedAt).toBeNull();
     await expect(shadow.append("<MSG/>")).rejects.toMatchObject({ name: "MsgxError", kind: "CONFIG", retriable: false });
     expect(inner.rows.size).toBe(1);
+  });
+});
+
+describe("ShadowOutboundMailbox", () => {
+  it("finds through and refuses every insert", async () => {
+    const inner = new InMemoryOutboundMailbox(new ManualClock());
+    const id = await inner.insert("<MSG/>", "R1");
+    const shadow = new ShadowOutboundMailbox(inner);
+    expect(await shadow.find({ ids: [id] })).toEqual(await inner.find({ ids: [id] }));
+    await expect(shadow.insert("<MSG/>", "R1")).rejects.toMatchObject({ name: "MsgxError", kind: "CONFIG" });
+    expect(await inner.find({ ids: [id + 1] })).toEqual([]);
   });
 });
