@@ -8,7 +8,7 @@
  *
  *   node bench/run.mjs ingress [--rates 250,500,1000] [--seconds 15] [--flights 500] [--max-in-flight 256]
  */
-import { createPgStore } from "@msgx/adapters-pg";
+import { createPgStores } from "@msgx/adapters-pg";
 import { fmt, listArg, machineInfo, mysqlPool, numArg, printTable, runTag, URLS, writeReport } from "./fault/infra.js";
 import { openLoop, type LoadResult } from "./fault/load.js";
 import { createMailbox, dropRun, realRun, spawnRealRunner, stopRunner, waitQuiet } from "./fault/runner.js";
@@ -37,12 +37,12 @@ async function atRate(rate: number): Promise<Row> {
     await stopRunner(runner);
     // Concurrent POSTs commit in any order, so an update can reach the mailbox behind a newer one
     // for the same flight: it is then SKIPPED as stale (by its source time), as designed.
-    const pg = await createPgStore({ connectionString: URLS.pg, schema: run.schema, migrate: false, max: 1 });
+    const pg = await createPgStores({ connectionString: URLS.pg, schema: run.schema, migrate: false, max: 1 });
     const skipped = (await pg.db.selectFrom("proc_state").select(["reason"]).where("status", "=", "SKIPPED").execute().finally(() => pg.close())).map((r) => String(r.reason));
     return { ...load, processed: Object.fromEntries(Object.entries(status.byStatus).filter(([, n]) => n > 0)), skippedReasons: skipped };
   } finally {
     await stopRunner(runner);
-    const pg = await createPgStore({ connectionString: URLS.pg, migrate: false, max: 1 });
+    const pg = await createPgStores({ connectionString: URLS.pg, migrate: false, max: 1 });
     await pg.db.schema.dropSchema(run.schema).ifExists().cascade().execute().catch(() => undefined);
     await pg.close();
     await dropRun(run, pool);

@@ -10,7 +10,7 @@
  *   node bench/run.mjs relay [--events 20000] [--single-events 2000] [--batch 100] [--flights 500]
  */
 import { KafkaDeliveryPort } from "@msgx/adapters-kafka";
-import { createPgStore } from "@msgx/adapters-pg";
+import { createPgStores } from "@msgx/adapters-pg";
 import { emptyRunDecision, eventHeaders, MsgDispatcher, silentLogger, systemClock, Target, type DeliveryRecord, type OutboxEventDraft } from "@msgx/core";
 import kafkajs from "kafkajs";
 import { createTopics, deleteTopics, fmt, kafkaClient, machineInfo, numArg, printTable, runTag, URLS, writeReport } from "./fault/infra.js";
@@ -69,7 +69,7 @@ async function relay(events: readonly OutboxEventDraft[], batchSize: number, pip
   const tag = runTag(`relay_${batchSize}${pipelined ? "p" : ""}`);
   const topic = `msg_${tag}`;
   await createTopics([topic], PARTITIONS);
-  const handle = await createPgStore({ connectionString: URLS.pg, schema: tag, max: 4 });
+  const handle = await createPgStores({ connectionString: URLS.pg, schema: tag, max: 4 });
   const port = new KafkaDeliveryPort({ brokers: URLS.brokers.split(","), clientId: "msgx-bench-relay" });
   try {
     for (let i = 0; i < events.length; i += 2_000) {

@@ -6,7 +6,7 @@
  * committed, and the instant each msg-topic record was acknowledged by the broker.
  */
 import { createMailboxTables, dropMailboxTables, type MailboxNames } from "@msgx/adapters-mysql";
-import { createPgStore } from "@msgx/adapters-pg";
+import { createPgStores } from "@msgx/adapters-pg";
 import { Target, type DeliveryPort, type Logger, type Mailbox, type PipelineStatus, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
 import { buildParts } from "../../packages/runner/src/app/build-parts.js";
 import { startPipeline, type RunningApp } from "../../packages/runner/src/app/pipeline-app.js";
@@ -91,7 +91,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
     },
   });
   const cleanUp = async () => {
-    const pg = await createPgStore({ connectionString: URLS.pg, migrate: false, max: 1 });
+    const pg = await createPgStores({ connectionString: URLS.pg, migrate: false, max: 1 });
     await pg.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => undefined);
     await pg.close();
     await dropMailboxTables(pool as never, names).catch(() => undefined);

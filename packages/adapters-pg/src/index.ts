@@ -4,7 +4,8 @@ export { PgPipelineTx } from "./pg-pipeline-tx.js";
 export { PgOutboxStore } from "./pg-outbox-store.js";
 export { PgFlightReader } from "./pg-flight-reader.js";
 export { PgStatusReader } from "./status/pg-status-reader.js";
-export { createPgStore, type CreatePgStoreOptions, type PgStoreHandle } from "./create-pg-store.js";
+export { createPgStores, type CreatePgStoresOptions } from "./create-pg-stores.js";
+export type { PgStores, PgLeadershipRequest } from "./pg-stores.js";
 export { pgPoolConfig, guardPool, type PgConnectionOptions, type GuardablePool } from "./pg-pool-config.js";
 
 // Mailbox (CMINMSGS-shaped, for the embedded runner)
@@ -56,7 +57,7 @@ export { lockKeys, DEFAULT_LOCK_NAMESPACE, type LockKeys } from "./lock-keys.js"
 export { PGliteDialect, PGliteAdapter, type PGliteDialectConfig } from "./pglite/pglite-dialect.js";
 export { PGliteDriver } from "./pglite/pglite-driver.js";
 export type { PGliteLike, PGliteResults } from "./pglite/pglite-types.js";
-export { createPgliteStore, type PgliteStoreHandle } from "./pglite/create-pglite-store.js";
+export { createPgliteStores } from "./pglite/create-pglite-stores.js";
 
 // Reliable messages (seed 002)
 export { PgReliableMessageStore, type PgReliableMessageStoreOptions } from "./reliable-message/pg-reliable-message-store.js";

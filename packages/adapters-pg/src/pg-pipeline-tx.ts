@@ -1,5 +1,4 @@
-import { MsgxError, type AuditEntry, type FlightState, type IdentityOwner, type PipelineTx, type ProcRecord, type RunDecision } from "@msgx/core";
-import type { RefEntry, RequestRecord } from "./requests/core-requests.js";
+import { MsgxError, type AuditEntry, type FlightState, type IdentityOwner, type PipelineTx, type ProcRecord, type RefEntry, type RequestRecord, type RunDecision } from "@msgx/core";
 import { appendAudit } from "./operations/append-audit.js";
 import { bindIdentitiesParts } from "./operations/bind-identities.js";
 import type { Db } from "./operations/db.js";

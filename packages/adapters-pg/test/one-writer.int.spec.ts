@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { emptyRunDecision, ProcStatus, type PipelineStore } from "@msgx/core";
 import { gateService, ManualClock } from "@msgx/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPgliteStore } from "../src/index.js";
+import { createPgliteStores } from "../src/index.js";
 import { freshPgSchema, probePostgres, SharedPglite } from "./pg-harness.js";
 
 const gate = await gateService("PostgreSQL", "adapters-pg: one writer", probePostgres);
@@ -56,11 +56,11 @@ describe("PGlite", () => {
   it("persists in its data directory and migrates only once", async () => {
     const dir = await mkdtemp(join(tmpdir(), "msgx-pglite-"));
     try {
-      const first = await createPgliteStore(dir, { clock: new ManualClock() });
+      const first = await createPgliteStores(dir, { clock: new ManualClock() });
       await first.store.enqueue([{ msgId: 5, receivedAt: T0 }], { horizon: 9 });
       expect(await first.bumpEpoch()).toBe(1);
       await first.close();
-      const second = await createPgliteStore(dir, { clock: new ManualClock() });
+      const second = await createPgliteStores(dir, { clock: new ManualClock() });
       expect(await second.store.intakeState()).toEqual({ horizon: 9 });
       expect((await second.store.head())?.msgId).toBe(5);
       expect(await second.bumpEpoch()).toBe(2);

@@ -23,7 +23,7 @@ import mysql from "mysql2/promise";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { quoteMailboxNames } from "@msgx/adapters-mysql";
-import { createPgStore } from "@msgx/adapters-pg";
+import { createPgStores } from "@msgx/adapters-pg";
 import { gateService } from "@msgx/core/testing";
 import { hostileCorpus, nearCap } from "../../../bench/fault/corpus.js";
 import { latencyStats, mysqlPool, readTopics, sleep, URLS, type LatencyStats } from "../../../bench/fault/infra.js";
@@ -191,7 +191,7 @@ describe.skipIf(!available)(suite, () => {
       const events = (await pgClient.query<{ status: string; n: string }>(`SELECT status, count(*) AS n FROM ${run.schema}.msg_event GROUP BY status`)).rows;
       const todos = Number((await pgClient.query<{ n: string }>(`SELECT count(*) AS n FROM ${run.schema}.backfill_todo`)).rows[0]!.n);
       const [unprocessed] = await pool.query(`SELECT count(*) AS n FROM ${table} WHERE ${c.dateProcessed} IS NULL`);
-      const store = await createPgStore({ connectionString: URLS.pg, schema: run.schema, migrate: false, max: 1 });
+      const store = await createPgStores({ connectionString: URLS.pg, schema: run.schema, migrate: false, max: 1 });
       const flights = await store.flights.list({ limit: 1000, includeDeleted: true }).finally(() => store.close());
       const state = checkState(expected, {
         statuses,

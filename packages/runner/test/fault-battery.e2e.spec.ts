@@ -20,7 +20,7 @@ import mysql from "mysql2/promise";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { quoteMailboxNames } from "@msgx/adapters-mysql";
-import { createPgStore } from "@msgx/adapters-pg";
+import { createPgStores } from "@msgx/adapters-pg";
 import type { FlightState } from "@msgx/core";
 import { gateService } from "@msgx/core/testing";
 import { airportDay } from "../src/demo/airport-day.js";
@@ -242,7 +242,7 @@ describe.skipIf(!available)(suite, () => {
       const eventCount = (s: string) => Number(events.find((e) => e.status === s)?.n ?? 0);
       const { table, columns } = quoteMailboxNames(run.names).inbound;
       const [unprocessed] = await pool.query(`SELECT count(*) AS n FROM ${table} WHERE ${columns.dateProcessed} IS NULL`);
-      const store = await createPgStore({ connectionString: URLS.pg, schema: run.schema, migrate: false, max: 1 });
+      const store = await createPgStores({ connectionString: URLS.pg, schema: run.schema, migrate: false, max: 1 });
       let flights: readonly FlightState[];
       try {
         flights = await store.flights.list({ limit: 1000, includeDeleted: true });

@@ -2,7 +2,7 @@
  * The runner's maintenance loops over the embedded state (PGlite, as `msgx run` uses it without
  * `pg.url`): the default store wiring, lock keys and migrations are the real ones.
  */
-import { createPgliteStore, PgMailbox, type PgliteStoreHandle } from "@msgx/adapters-pg";
+import { createPgliteStores, PgMailbox, type PgStores } from "@msgx/adapters-pg";
 import { emptyRunDecision, silentLogger } from "@msgx/core";
 import { ManualClock, sampleFlight } from "@msgx/core/testing";
 import { sql } from "kysely";
@@ -16,18 +16,18 @@ import { MAINTENANCE_SCHEDULE } from "../src/jobs/maintenance-schedule.js";
 const SWEEP = Date.UTC(2026, 2, 9, 19, 30);
 
 describe("maintenance loops on the embedded state (PGlite)", () => {
-  let pg: PgliteStoreHandle;
+  let pg: PgStores;
   let clock: ManualClock;
   let fence: number;
   beforeEach(async () => {
     clock = new ManualClock(SWEEP - 60_000);
-    pg = await createPgliteStore(undefined, { clock });
+    pg = await createPgliteStores(undefined, { clock });
     fence = await pg.bumpEpoch();
   });
   afterEach(() => pg.close());
 
   const loops = (env: Record<string, string> = {}) => {
-    const parts = { kind: "embedded", store: pg.store, db: pg.db, mailbox: new PgMailbox(pg.db), fence } as unknown as AppParts;
+    const parts = { kind: "embedded", store: pg.store, maintenance: pg.maintenance, mailbox: new PgMailbox(pg.db), fence } as unknown as AppParts;
     const specs = createMaintenanceJobs({ parts, config: loadConfig({ env }), logger: silentLogger, clock, wakePump: () => undefined, wakeDelivery: () => undefined }).loops;
     return (name: string) => {
       const spec = specs.find((s) => s.name === name)!;

@@ -12,7 +12,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** What each package must export, checked through its `exports` map from plain Node. */
 const expected: Record<string, string[]> = {
   core: ["Pump", "decodeMessage", "MsgxError", "defaultProcessors", "MsgDispatcher", "ReliableMessageService", "TaskService"],
-  "adapters-pg": ["createPgStore", "createPgliteStore", "PgPipelineStore", "PgMailbox"],
+  "adapters-pg": ["createPgStores", "createPgliteStores", "PgPipelineStore", "PgMailbox"],
   "adapters-mysql": ["MysqlMailbox", "ShadowMailbox"],
   "adapters-kafka": ["KafkaDeliveryPort", "assertSafeProducerConfig", "ensureTopics"],
 };

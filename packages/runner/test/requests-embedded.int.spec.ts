@@ -3,7 +3,6 @@
  * request goes to the embedded `coutmsgs`, a simulated upstream answers through the HTTP ingress,
  * the pump applies the answer and closes the request. The CLI's HTTP client is the one used.
  */
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpRequestAdmin } from "../src/commands/request-commands.js";
 import { readJsonlTopic } from "../src/embedded/jsonl-delivery-port.js";
@@ -27,8 +26,9 @@ describe("requests on the embedded runner (admin HTTP + CLI client)", () => {
     const api = httpRequestAdmin(r.url, undefined);
     const request = await api.schedule("2026-03-06T00:00", "2026-03-06T23:59", "e2e");
     expect(request).toMatchObject({ status: "SENT", requestType: "RQFD", requestedBy: "e2e", seqn: 1 });
-    const { rows } = await sql<{ id: string; routingid: string; clob_msg: string }>`SELECT id::text, routingid, clob_msg FROM coutmsgs`.execute(r.parts.db);
-    expect(rows).toEqual([{ id: String(request.outboundId), routingid: "VIEWRQFD", clob_msg: request.rawXml }]);
+    // The embedded coutmsgs holds this one row (ids are 1-based and dense on a fresh table).
+    const rows = await r.parts.outbound.find({ ids: [1, 2, 3, 4, 5, 6, 7, 8] });
+    expect(rows.map((x) => [x.id, x.routingId, x.rawXml])).toEqual([[request.outboundId, "VIEWRQFD", request.rawXml]]);
 
     const answer = Number(await send(r.url, schdResp(480_001, replyDttm(), "900201", "06MAR260930")));
     const done = await eventually(async () => ((x) => (x?.status === "DONE" ? x : undefined))(await api.get(request.requestId)), "the request DONE");

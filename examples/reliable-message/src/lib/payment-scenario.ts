@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createPgStore } from "@msgx/adapters-pg";
+import { createPgStores } from "@msgx/adapters-pg";
 import { silentLogger, type Logger } from "@msgx/core";
 import kafkajs from "kafkajs";
 import { sql, type Kysely } from "kysely";
@@ -82,7 +82,7 @@ export async function runPaymentScenario(options: ScenarioOptions): Promise<Scen
   const queue = `accounting_${run}`;
   const topic = `rmq.${queue}`;
   // The msgx pool (timeouts, search path on the schema) and migrations; `pg` is loaded by it.
-  const pgStore = await createPgStore({ connectionString: options.pgUrl, schema, max: 8 });
+  const pgStore = await createPgStores({ connectionString: options.pgUrl, schema, max: 8 });
   const db: Kysely<any> = pgStore.db;
   let host: MessageServiceHost | undefined;
   let consumer: AccountingConsumer | undefined;

@@ -1,13 +1,13 @@
-import { createPgStore, migrateToLatest } from "@msgx/adapters-pg";
+import { createPgStores, migrateToLatest } from "@msgx/adapters-pg";
 import { sql, type Kysely } from "kysely";
 import { taskConsumeLogMigration, taskRoutingMigration } from "./task-routing.js";
 
 /**
  * A pool on `schema` (created when missing) with msgx's timeouts and search path, through the
- * adapter's own `createPgStore` (which loads the `pg` driver). `close` ends the pool.
+ * adapter's own `createPgStores` (which loads the `pg` driver). `close` ends the pool.
  */
 export async function openDb(pgUrl: string, schema: string, max = 6): Promise<{ readonly db: Kysely<any>; close(): Promise<void> }> {
-  const handle = await createPgStore({ connectionString: pgUrl, schema, max, migrate: false, applicationName: `msgx-example-${schema}` });
+  const handle = await createPgStores({ connectionString: pgUrl, schema, max, migrate: false, applicationName: `msgx-example-${schema}` });
   await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(handle.db);
   return { db: handle.db, close: () => handle.close() };
 }

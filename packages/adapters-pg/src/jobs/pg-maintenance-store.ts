@@ -1,19 +1,20 @@
-import { systemClock, type Clock } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "../lock-keys.js";
 import type { Db } from "../operations/db.js";
 import { pgCall } from "../pg-error-map.js";
 import type { MsgxDatabase } from "../rows/tables.js";
-import type {
-  ArchiveQuery,
-  ArchivedRecord,
-  MaintenanceStore,
-  MaintenanceTx,
-  MaintenanceWriteOptions,
-  ReconcileEntry,
-  RetiredFlight,
-  SnapshotLogRow,
-} from "./core-jobs.js";
+import {
+  systemClock,
+  type ArchiveQuery,
+  type ArchivedRecord,
+  type Clock,
+  type MaintenanceStore,
+  type MaintenanceTx,
+  type MaintenanceWriteOptions,
+  type ReconcileEntry,
+  type RetiredFlight,
+  type SnapshotLogRow,
+} from "@msgx/core";
 import { archiveTerminal } from "./operations/archive-terminal.js";
 import { archivedRecords } from "./operations/archived-records.js";
 import { purgeSnapLog } from "./operations/purge-snap-log.js";
@@ -55,6 +56,11 @@ export class PgMaintenanceStore implements MaintenanceStore {
     this.#clock = options.clock ?? systemClock;
     this.#keys = options.lockKeys ?? lockKeys(options.lockNamespace ?? DEFAULT_LOCK_NAMESPACE);
     this.#conflictAttempts = Math.max(1, options.conflictAttempts ?? 3);
+  }
+
+  /** The advisory lock keys its writes take: those of the paired pipeline store. */
+  get lockKeys(): LockKeys {
+    return this.#keys;
   }
 
   transaction<T>(fn: (tx: MaintenanceTx) => Promise<T>, options: MaintenanceWriteOptions = {}): Promise<T> {

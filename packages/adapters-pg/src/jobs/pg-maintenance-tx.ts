@@ -1,8 +1,7 @@
-import type { FlightState, OutboxEventDraft } from "@msgx/core";
+import type { FlightState, MaintenanceTx, OutboxEventDraft, RetiredFlight } from "@msgx/core";
 import type { Db } from "../operations/db.js";
 import { insertEvents } from "../operations/insert-events.js";
 import { pgCall } from "../pg-error-map.js";
-import type { MaintenanceTx, RetiredFlight } from "./core-jobs.js";
 import { retirableFlights } from "./operations/retirable-flights.js";
 import { retireFlights } from "./operations/retire-flights.js";
 

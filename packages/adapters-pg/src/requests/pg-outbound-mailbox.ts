@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import type { OutboundMailbox, OutboundQuery, OutboundRow } from "./core-requests.js";
+import type { OutboundMailbox, OutboundQuery, OutboundRow } from "@msgx/core";
 import { mapPgError } from "../pg-error-map.js";
 import { toMs, toMsOrNull, toNumber } from "../rows/values.js";
 

@@ -1,4 +1,4 @@
-import { assertRefListQuery, type RefEntry, type RefListQuery, type ReferenceReader } from "./core-requests.js";
+import { assertRefListQuery, type RefEntry, type RefListQuery, type ReferenceReader } from "@msgx/core";
 import type { Kysely } from "kysely";
 import type { Db } from "../operations/db.js";
 import { pgCall } from "../pg-error-map.js";

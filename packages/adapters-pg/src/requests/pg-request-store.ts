@@ -1,6 +1,5 @@
 import { pgTransaction } from "../pg-transaction.js";
-import { MsgxError } from "@msgx/core";
-import { assertRequestFilter, type RequestDraft, type RequestFilter, type RequestRecord, type RequestStore, type RequestTx } from "./core-requests.js";
+import { assertRequestFilter, MsgxError, type RequestDraft, type RequestFilter, type RequestRecord, type RequestStore, type RequestTx } from "@msgx/core";
 import type { Kysely } from "kysely";
 import type { Db } from "../operations/db.js";
 import { mapPgError, pgCall } from "../pg-error-map.js";

@@ -1,4 +1,4 @@
-import type { RefEntry, RefFields } from "./core-requests.js";
+import type { RefEntry, RefFields } from "@msgx/core";
 import { fromJson, toMs, toNumber } from "../rows/values.js";
 
 /** A `ref_master` row as the drivers return it. */

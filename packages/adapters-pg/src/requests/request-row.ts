@@ -1,4 +1,4 @@
-import type { MatchRule, RequestCloseReason, RequestParams, RequestRecord, RequestStatus } from "./core-requests.js";
+import type { MatchRule, RequestCloseReason, RequestParams, RequestRecord, RequestStatus } from "@msgx/core";
 import { sql, type RawBuilder } from "kysely";
 import { toMs, toMsOrNull, toNumber } from "../rows/values.js";
 

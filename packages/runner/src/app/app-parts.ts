@@ -1,7 +1,17 @@
-import type { DeliveryPort, FlightReader, Mailbox, OutboxStore, PipelineStore, StatusReader } from "@msgx/core";
-import type { Kysely } from "kysely";
+import type {
+  DeliveryPort,
+  FlightReader,
+  Mailbox,
+  MaintenanceStore,
+  OutboundMailbox,
+  OutboxStore,
+  PipelineStore,
+  ReferenceReader,
+  ReliableMessageStore,
+  RequestStore,
+  StatusReader,
+} from "@msgx/core";
 import type { HealthCheck } from "../http/http-context.js";
-import type { OutboundMailbox } from "./request-imports.js";
 
 /**
  * The adapters one runner works over, chosen by the profile: PGlite + JSONL files (embedded) or
@@ -10,11 +20,17 @@ import type { OutboundMailbox } from "./request-imports.js";
 export interface AppParts {
   readonly kind: "embedded" | "real";
   readonly store: PipelineStore;
-  /** The kysely handle of msgx's own database (PostgreSQL or PGlite), for stores built on it. */
-  readonly db: Kysely<any>;
   readonly outbox: OutboxStore;
   readonly flights: FlightReader;
   readonly status: StatusReader;
+  /** Upstream requests (`REQ_TRACK`) in msgx's own database. */
+  readonly requests: RequestStore;
+  /** Reference data received from the upstream. */
+  readonly references: ReferenceReader;
+  /** The maintenance jobs' store, under the same advisory lock as the pipeline store. */
+  readonly maintenance: MaintenanceStore;
+  /** The reliable-message store (SPEC §4) in msgx's own database. */
+  readonly reliable: ReliableMessageStore;
   readonly mailbox: Mailbox;
   /** Where upstream requests go: the upstream's `coutmsgs` (`mysql.outbound`), or an embedded `coutmsgs` beside the embedded mailbox. */
   readonly outbound: OutboundMailbox;

@@ -1,14 +1,13 @@
 import { join } from "node:path";
-import { createPgliteStore, createPgMailboxTable, createPgStore, PgFlightReader, PgMailbox, PgOutboxStore, PgStatusReader } from "@msgx/adapters-pg";
+import { createPgliteStores, createPgStores } from "@msgx/adapters-pg";
 import { KafkaDeliveryPort, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
 import { MysqlMailbox, MysqlOutboundMailbox, ShadowMailbox, mailboxPoolOptions } from "@msgx/adapters-mysql";
-import { errorMessage, MsgxError, type DeliveryPort, type Logger, type Mailbox } from "@msgx/core";
+import { errorMessage, MsgxError, systemClock, type Clock, type DeliveryPort, type Logger, type Mailbox, type OutboundMailbox } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
 import { DataDirLock } from "../embedded/data-dir-lock.js";
 import { JsonlDeliveryPort } from "../embedded/jsonl-delivery-port.js";
 import type { HealthCheck } from "../http/http-context.js";
 import type { AppParts } from "./app-parts.js";
-import { createPgOutboundTable, PgOutboundMailbox, type OutboundMailbox } from "./request-imports.js";
 
 /** Whether any part lives in the data directory: PGlite state, the embedded mailbox or JSONL events. */
 export function usesDataDir(config: MsgxConfig): boolean {
@@ -18,6 +17,8 @@ export function usesDataDir(config: MsgxConfig): boolean {
 export interface BuildOptions {
   /** Admin commands read and replay; they neither lead the pipeline nor create topics. */
   readonly admin?: boolean;
+  /** The clock of every store. Default: the system clock. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -27,6 +28,7 @@ export interface BuildOptions {
  * also when a later part fails to open.
  */
 export async function buildParts(config: MsgxConfig, logger: Logger, options: BuildOptions = {}): Promise<AppParts> {
+  const clock = options.clock ?? systemClock;
   const closers: (() => Promise<void> | void)[] = [];
   const close = async () => {
     for (const c of closers.reverse()) {
@@ -47,14 +49,15 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
     const checks: HealthCheck[] = [];
 
     // State: PostgreSQL or PGlite, with leadership and its fencing epoch.
-    const realPg = embeddedState ? undefined : await createPgStore({ connectionString: config.pg.url, schema: config.pg.schema, max: config.pg.poolSize });
-    const pg = realPg ?? (await createPgliteStore(join(config.dataDir, "pglite")));
+    const pg = embeddedState
+      ? await createPgliteStores(join(config.dataDir, "pglite"), { clock })
+      : await createPgStores({ connectionString: config.pg.url, schema: config.pg.schema, max: config.pg.poolSize, clock });
     closers.push(() => pg.close());
     let fence: number | undefined;
     let leadershipLost: Promise<string> | undefined;
     if (!options.admin) {
-      if (realPg) {
-        const leadership = realPg.leadership({ holder: `msgx@${process.pid}` });
+      if (pg.leadership) {
+        const leadership = pg.leadership({ holder: `msgx@${process.pid}` });
         logger.info("waiting for pipeline leadership (a standby waits here while another runner leads)");
         fence = await leadership.acquireWhenFree();
         leadershipLost = new Promise((resolve) => leadership.watch((why: string) => resolve(why)));
@@ -71,10 +74,8 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
     let mailbox: Mailbox;
     let outbound: OutboundMailbox;
     if (embeddedMailbox) {
-      await createPgMailboxTable(pg.db);
-      mailbox = new PgMailbox(pg.db, { onlyValidStatus: config.mysql.onlyValidStatus });
-      await createPgOutboundTable(pg.db);
-      outbound = new PgOutboundMailbox(pg.db);
+      mailbox = await pg.embeddedMailbox({ onlyValidStatus: config.mysql.onlyValidStatus });
+      outbound = await pg.embeddedOutbound();
     } else {
       const mysql = await import("mysql2/promise");
       const pool = mysql.createPool({ uri: config.mysql.url, ...mailboxPoolOptions });
@@ -131,10 +132,13 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
     return {
       kind: embeddedState && embeddedMailbox && config.kafka.brokers === undefined ? "embedded" : "real",
       store: pg.store,
-      db: pg.db,
-      outbox: new PgOutboxStore(pg.db),
-      flights: new PgFlightReader(pg.db),
-      status: new PgStatusReader(pg.db),
+      outbox: pg.outbox,
+      flights: pg.flights,
+      status: pg.status,
+      requests: pg.requests,
+      references: pg.references,
+      maintenance: pg.maintenance,
+      reliable: pg.reliable,
       mailbox,
       outbound,
       delivery,

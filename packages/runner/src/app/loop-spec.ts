@@ -1,5 +1,4 @@
 import type { Clock, Logger } from "@msgx/core";
-import type { Kysely } from "kysely";
 import type { MsgxConfig } from "../config/config-schema.js";
 import type { AppParts } from "./app-parts.js";
 
@@ -20,5 +19,3 @@ export interface LoopContext {
   /** Wakes the delivery loops at once (e.g. after writing outbox events). */
   wakeDelivery(): void;
 }
-
-export type { Kysely };

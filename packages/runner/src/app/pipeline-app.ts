@@ -161,7 +161,7 @@ export async function startPipeline(parts: AppParts, config: MsgxConfig, logger:
     flights: (q) => parts.flights.list({ ...q, includeDeleted: false }),
     deadLetters: (q) => parts.store.list({ statuses: ["DEAD"], limit: q.limit, ...(q.afterMsgId !== undefined ? { afterMsgId: q.afterMsgId } : {}) }),
     snapshotLog: (limit) => jobs.store.snapshotLog(limit),
-    reliable: directReliableAdmin(reliableService(parts, logger)),
+    reliable: directReliableAdmin(reliableService(parts.reliable, clock, logger)),
     replayPreview: (sel) => replay.preview(sel),
     replay: async (sel, operator) => {
       const result = await replay.replay(sel, operator);

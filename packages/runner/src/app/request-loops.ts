@@ -1,15 +1,14 @@
-import { MsgxError, type Clock, type Logger } from "@msgx/core";
+import { MsgxError, RequestCoordinator, type Clock, type Logger } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
 import type { RequestAdmin } from "../http/http-context.js";
 import type { AppParts } from "./app-parts.js";
 import type { LoopContext, LoopSpec } from "./loop-spec.js";
-import { PgReferenceReader, PgRequestStore, RequestCoordinator } from "./request-imports.js";
 
 /** The coordinator over the runner's parts: `REQ_TRACK` in msgx's database, the outbound mailbox (`coutmsgs`, `mysql.outbound`) as configured. */
-export function createRequestCoordinator(parts: Pick<AppParts, "db" | "outbound">, config: MsgxConfig, clock: Clock, logger: Logger): RequestCoordinator {
+export function createRequestCoordinator(parts: Pick<AppParts, "requests" | "outbound">, config: MsgxConfig, clock: Clock, logger: Logger): RequestCoordinator {
   const r = config.requests;
   return new RequestCoordinator(
-    { store: new PgRequestStore(parts.db), outbound: parts.outbound, clock, logger },
+    { store: parts.requests, outbound: parts.outbound, clock, logger },
     {
       sndr: r.sndr,
       seqnFirst: r.seqnFirst,
@@ -28,9 +27,9 @@ export function createRequestCoordinator(parts: Pick<AppParts, "db" | "outbound"
  * and sent at once (the coordinator loop retries what could not be sent). Shadow mode never
  * writes the shared mailbox, so it asks nothing upstream (`CONFIG`).
  */
-export function createRequestAdmin(parts: Pick<AppParts, "db" | "outbound">, config: MsgxConfig, clock: Clock, logger: Logger): RequestAdmin {
+export function createRequestAdmin(parts: Pick<AppParts, "requests" | "references" | "outbound">, config: MsgxConfig, clock: Clock, logger: Logger): RequestAdmin {
   const coordinator = createRequestCoordinator(parts, config, clock, logger);
-  const references = new PgReferenceReader(parts.db);
+  const references = parts.references;
   const refuseInShadow = () => {
     if (config.shadow) throw new MsgxError("CONFIG", "shadow mode never writes the outbound mailbox (coutmsgs): no upstream requests");
   };

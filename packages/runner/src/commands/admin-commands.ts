@@ -4,8 +4,6 @@ import type { Command } from "commander";
 import { ErrorClass, flightToPayload, MsgxError, type ReplaySelection } from "@msgx/core";
 import { buildParts, usesDataDir } from "../app/build-parts.js";
 import { createLogger } from "../logging.js";
-import { PgMaintenanceStore } from "../jobs/jobs-imports.js";
-import { pipelineLockKeys } from "../jobs/maintenance-schedule.js";
 import { directAdmin, httpAdmin, type AdminApi } from "./admin-api.js";
 import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
 
@@ -24,7 +22,7 @@ async function withAdmin(flags: AdminFlags, fn: (api: AdminApi) => Promise<void>
     }
     const parts = await buildParts(config, createLogger("warn", 2), { admin: true });
     const clock = { now: () => Date.now() };
-    return directAdmin(parts, new PgMaintenanceStore(parts.db, { clock, lockKeys: pipelineLockKeys(parts.store, config) }), clock);
+    return directAdmin(parts, parts.maintenance, clock);
   };
   const api = flags.url ? httpAdmin(flags.url, flags.token ?? config.http.token) : await direct();
   try {

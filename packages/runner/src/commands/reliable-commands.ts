@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { MsgxError, ReliableMessageStatus, type ReliableMessageFilter } from "@msgx/core";
+import { MsgxError, ReliableMessageStatus, systemClock, type ReliableMessageFilter } from "@msgx/core";
 import { buildParts } from "../app/build-parts.js";
 import { createLogger } from "../logging.js";
 import { directReliableAdmin, httpReliableAdmin, reliableService, type ReliableAdminApi } from "../reliable/reliable-admin.js";
@@ -18,7 +18,7 @@ async function withApi(flags: Flags, fn: (api: ReliableAdminApi) => Promise<unkn
   }
   const parts = await buildParts(config, createLogger("warn", 2), { admin: true });
   try {
-    print(await fn(directReliableAdmin(reliableService(parts))));
+    print(await fn(directReliableAdmin(reliableService(parts.reliable, systemClock))));
   } finally {
     await parts.close();
   }

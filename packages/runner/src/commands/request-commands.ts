@@ -1,9 +1,8 @@
 import { adminHttp } from "./admin-http.js";
 import type { Command } from "commander";
-import { MsgxError, systemClock } from "@msgx/core";
+import { MsgxError, RequestStatus, systemClock, type RefEntry, type RequestRecord } from "@msgx/core";
 import { buildParts } from "../app/build-parts.js";
 import { createRequestAdmin } from "../app/request-loops.js";
-import { RequestStatus, type RefEntry, type RequestRecord } from "../app/request-imports.js";
 import type { RequestAdmin } from "../http/http-context.js";
 import { createLogger } from "../logging.js";
 import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";

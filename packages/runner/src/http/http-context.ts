@@ -1,6 +1,18 @@
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
-import type { FlightState, Logger, PipelineStatus, ProcRecord, ReplayPreview, ReplayResult, ReplaySelection, SnapshotLogRow } from "@msgx/core";
-import type { RefEntry, RefListQuery, RequestFilter, RequestRecord } from "../app/request-imports.js";
+import type {
+  FlightState,
+  Logger,
+  PipelineStatus,
+  ProcRecord,
+  RefEntry,
+  RefListQuery,
+  ReplayPreview,
+  ReplayResult,
+  ReplaySelection,
+  RequestFilter,
+  RequestRecord,
+  SnapshotLogRow,
+} from "@msgx/core";
 
 /** A dependency check for `/readyz`. */
 export interface HealthCheck {

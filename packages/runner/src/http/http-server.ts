@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { errorMessage, ErrorClass, flightToPayload, isMsgxError, type ReplaySelection } from "@msgx/core";
-import { isRequestInputError, RequestStatus } from "../app/request-imports.js";
+import { errorMessage, ErrorClass, flightToPayload, isMsgxError, isRequestInputError, RequestStatus, type ReplaySelection } from "@msgx/core";
 import type { HttpContext, RequestAdmin } from "./http-context.js";
 import { BodyTooLargeError, readBody } from "./read-body.js";
 import { reliableRoute } from "./reliable-routes.js";

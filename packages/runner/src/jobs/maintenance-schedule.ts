@@ -1,10 +1,5 @@
-import { lockKeys, type LockKeys } from "@msgx/adapters-pg";
-import type { PipelineStore } from "@msgx/core";
-import type { MsgxConfig } from "../config/config-schema.js";
-import type { LoopContext, LoopSpec } from "../app/loop-spec.js";
 import {
   HistorySweeper,
-  PgMaintenanceStore,
   ProcStateArchiver,
   Reconciler,
   ScheduledJob,
@@ -12,7 +7,8 @@ import {
   type JobSchedule,
   type MaintenanceStore,
   type ReconcileCounts,
-} from "./jobs-imports.js";
+} from "@msgx/core";
+import type { LoopContext, LoopSpec } from "../app/loop-spec.js";
 
 /** The fixed parts of the schedule (the daily time, retentions and offsets are settings). */
 export const MAINTENANCE_SCHEDULE = {
@@ -36,7 +32,7 @@ export interface MaintenanceJobs {
 }
 
 export interface MaintenanceJobsOptions {
-  /** The store the jobs work on. Default: `PgMaintenanceStore` on `ctx.parts.db` (tests pass a fake). */
+  /** The store the jobs work on. Default: `ctx.parts.maintenance` (tests pass a fake). */
   readonly store?: MaintenanceStore;
 }
 
@@ -53,7 +49,7 @@ export interface MaintenanceJobsOptions {
  */
 export function createMaintenanceJobs(ctx: LoopContext, options: MaintenanceJobsOptions = {}): MaintenanceJobs {
   const { parts, config, clock, logger } = ctx;
-  const store = options.store ?? new PgMaintenanceStore(parts.db, { clock, lockKeys: pipelineLockKeys(parts.store, config) });
+  const store = options.store ?? parts.maintenance;
   const fence = parts.fence === undefined ? {} : { fence: parts.fence };
   const deps = { store, pipeline: parts.store, clock, logger, ...fence };
   const daily: JobSchedule = { kind: "daily", at: config.history.sweepAt, utcOffsetMinutes: config.airport.utcOffsetMinutes };
@@ -94,18 +90,3 @@ export function createMaintenanceJobs(ctx: LoopContext, options: MaintenanceJobs
   });
   return { loops, reconcilerCounts: () => reconciler?.lastPass, store };
 }
-
-/**
- * The pipeline store's own advisory lock keys: the jobs must take exactly the lock its runs take.
- * `PgPipelineStore` exposes them; otherwise they are derived as `createPgStore` /
- * `createPgliteStore` derive them (the schema name on PostgreSQL, the default namespace on PGlite).
- */
-export function pipelineLockKeys(store: PipelineStore, config: Pick<MsgxConfig, "pg">): LockKeys {
-  const own = (store as { readonly lockKeys?: unknown }).lockKeys;
-  if (isLockKeys(own)) return own;
-  return config.pg.url === undefined ? lockKeys() : lockKeys(config.pg.schema);
-}
-
-const isPair = (v: unknown): boolean => Array.isArray(v) && v.length === 2 && v.every((n) => Number.isInteger(n));
-const isLockKeys = (v: unknown): v is LockKeys =>
-  typeof v === "object" && v !== null && isPair((v as LockKeys).pipeline) && isPair((v as LockKeys).leadership);

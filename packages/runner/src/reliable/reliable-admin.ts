@@ -1,16 +1,15 @@
 import { adminHttp } from "../commands/admin-http.js";
-import { PgReliableMessageStore } from "@msgx/adapters-pg";
 import {
   ReliableMessageService,
-  systemClock,
   type BulkResendResult,
+  type Clock,
   type Logger,
   type ReliableMessage,
   type ReliableMessageFilter,
   type ReliableMessageOutcome,
   type ReliableMessagePage,
+  type ReliableMessageStore,
 } from "@msgx/core";
-import type { AppParts } from "../app/app-parts.js";
 
 /** The operator surface of the reliable-message service (SPEC §4), direct or over HTTP. */
 export interface ReliableAdminApi {
@@ -22,8 +21,8 @@ export interface ReliableAdminApi {
 }
 
 /** The service over msgx's own database: every send is an outbox row in the same transaction. */
-export function reliableService(parts: Pick<AppParts, "db">, logger?: Logger): ReliableMessageService {
-  return new ReliableMessageService({ store: new PgReliableMessageStore(parts.db), clock: systemClock, ...(logger ? { logger } : {}) });
+export function reliableService(store: ReliableMessageStore, clock: Clock, logger?: Logger): ReliableMessageService {
+  return new ReliableMessageService({ store, clock, ...(logger ? { logger } : {}) });
 }
 
 export function directReliableAdmin(service: ReliableMessageService): ReliableAdminApi {

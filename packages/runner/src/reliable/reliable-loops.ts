@@ -1,4 +1,3 @@
-import { PgReliableMessageStore } from "@msgx/adapters-pg";
 import { MsgDispatcher, RecoveryJob, RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX } from "@msgx/core";
 import type { LoopContext, LoopSpec } from "../app/loop-spec.js";
 import { reliableService } from "./reliable-admin.js";
@@ -15,8 +14,8 @@ const RECOVERY_EVERY_MS = 30_000;
 export function reliableLoops(ctx: LoopContext): LoopSpec[] {
   const { parts, clock, logger } = ctx;
   const dispatchers = new Map<string, MsgDispatcher>();
-  const service = reliableService(parts, logger);
-  const recovery = new RecoveryJob({ service, store: new PgReliableMessageStore(parts.db), clock, logger });
+  const service = reliableService(parts.reliable, clock, logger);
+  const recovery = new RecoveryJob({ service, store: parts.reliable, clock, logger });
   return [
     {
       name: "reliable-relay",

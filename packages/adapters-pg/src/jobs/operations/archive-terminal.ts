@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../operations/db.js";
 import { toNumber } from "../../rows/values.js";
-import type { ArchiveQuery } from "../core-jobs.js";
+import type { ArchiveQuery } from "@msgx/core";
 
 const COLUMNS = "msg_id, status, attempts, next_attempt_at, head_since, identity_key, meta, error_class, reason, history, received_at, updated_at";
 

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Db } from "../../operations/db.js";
 import { PROC_COLUMNS, procFromRow, type ProcStateRow } from "../../rows/proc-row.js";
 import { toMs } from "../../rows/values.js";
-import type { ArchivedRecord } from "../core-jobs.js";
+import type { ArchivedRecord } from "@msgx/core";
 
 /** The archived records among `msgIds`, ascending. */
 export async function archivedRecords(db: Db, msgIds: readonly number[]): Promise<ArchivedRecord[]> {

@@ -2,7 +2,7 @@ import type { ProcStatus } from "@msgx/core";
 import { sql } from "kysely";
 import type { Db } from "../../operations/db.js";
 import { toNumber } from "../../rows/values.js";
-import type { ReconcileEntry } from "../core-jobs.js";
+import type { ReconcileEntry } from "@msgx/core";
 
 /** Every live and archived record in `(afterMsgId, throughMsgId]` with its todo, in one statement (one snapshot). */
 export async function reconcileRange(db: Db, afterMsgId: number, throughMsgId: number): Promise<ReconcileEntry[]> {

@@ -2,7 +2,7 @@ import { MsgxError } from "@msgx/core";
 import { sql } from "kysely";
 import type { Db } from "../../operations/db.js";
 import { jsonParam, toNumber } from "../../rows/values.js";
-import type { RetiredFlight } from "../core-jobs.js";
+import type { RetiredFlight } from "@msgx/core";
 
 /**
  * Writes the history rows and removes the flights from `flight_schd` (their collection rows go by

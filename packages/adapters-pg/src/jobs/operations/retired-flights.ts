@@ -2,7 +2,7 @@ import type { FlightPayload } from "@msgx/core";
 import { sql } from "kysely";
 import type { Db } from "../../operations/db.js";
 import { fromJson, toMs, toNumber } from "../../rows/values.js";
-import type { RetiredFlight } from "../core-jobs.js";
+import type { RetiredFlight } from "@msgx/core";
 
 /** The history rows of a FLID, oldest retirement first. */
 export async function retiredFlights(db: Db, flid: string): Promise<RetiredFlight[]> {

@@ -2,7 +2,7 @@ import type { ProcStatus } from "@msgx/core";
 import { sql } from "kysely";
 import type { Db } from "../../operations/db.js";
 import { toMs, toNumber } from "../../rows/values.js";
-import type { SnapshotLogRow } from "../core-jobs.js";
+import type { SnapshotLogRow } from "@msgx/core";
 
 /** The newest `limit` snapshot-log rows, newest first (by the primary key). */
 export async function snapshotLog(db: Db, limit: number): Promise<SnapshotLogRow[]> {

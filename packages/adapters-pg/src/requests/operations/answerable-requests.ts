@@ -1,4 +1,4 @@
-import type { RequestRecord } from "../core-requests.js";
+import type { RequestRecord } from "@msgx/core";
 import { sql } from "kysely";
 import type { Db } from "../../operations/db.js";
 import { REQUEST_SELECT, requestFromRow, type RequestRow } from "../request-row.js";

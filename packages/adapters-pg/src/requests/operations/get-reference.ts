@@ -1,4 +1,4 @@
-import type { RefEntry } from "../core-requests.js";
+import type { RefEntry } from "@msgx/core";
 import { sql } from "kysely";
 import type { Db } from "../../operations/db.js";
 import { refFromRow, type RefRow } from "../ref-row.js";

@@ -1,4 +1,4 @@
-import type { RequestDraft, RequestRecord } from "../core-requests.js";
+import type { RequestDraft, RequestRecord } from "@msgx/core";
 import { sql } from "kysely";
 import type { Db } from "../../operations/db.js";
 import { REQUEST_COLUMNS, REQUEST_SELECT, requestFromRow, requestValues, type RequestRow } from "../request-row.js";

@@ -1,4 +1,4 @@
-import type { RefEntry, RefListQuery } from "../core-requests.js";
+import type { RefEntry, RefListQuery } from "@msgx/core";
 import { sql } from "kysely";
 import type { Db } from "../../operations/db.js";
 import { refFromRow, type RefRow } from "../ref-row.js";

@@ -1,4 +1,4 @@
-import type { RefChange } from "../core-requests.js";
+import type { RefChange } from "@msgx/core";
 import { sql } from "kysely";
 import type { Db } from "../../operations/db.js";
 import { jsonParam } from "../../rows/values.js";
