@@ -2,7 +2,6 @@ import { MsgxError } from "../errors/msgx-error.js";
 import { compareFlids } from "../flight/flight-reader.js";
 import { retiredFlightState } from "../flight/history-retirement.js";
 import { isTerminal, ProcStatus, type ProcRecord } from "../model/proc-record.js";
-import { DeliveryStatus } from "../outbox/outbox-event.js";
 import type { Clock } from "../runtime/clock.js";
 import { FaultPlan } from "../testing/fault-plan.js";
 import type { InMemoryPipelineStore } from "../processing/in-memory-pipeline-store.js";
@@ -71,7 +70,7 @@ export class InMemoryMaintenanceStore implements MaintenanceStore {
             }
             const now = this.clock.now();
             for (const e of events) {
-              t.events.push({ ...e, eventId: t.nextEventId++, status: DeliveryStatus.PENDING, attempts: 0, nextAttemptAt: null, lastError: null, createdAt: now, sentAt: null });
+              this.pipeline.insertEvent(e, now);
             }
           });
         },

@@ -1,7 +1,7 @@
 import { MsgxError } from "../errors/msgx-error.js";
 import type { FlightState } from "../model/flight-state.js";
 import { isTerminal, ProcStatus, type ProcRecord } from "../model/proc-record.js";
-import { DeliveryStatus, type OutboxEvent } from "../outbox/outbox-event.js";
+import { DeliveryStatus, type OutboxEvent, type OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { Clock } from "../runtime/clock.js";
 import type {
   ArchivedRecord,
@@ -82,6 +82,27 @@ export class InMemoryPipelineStore implements PipelineStore {
   readonly archive = new Map<number, ArchivedRecord>();
 
   constructor(private readonly clock: Clock) {}
+
+  /**
+   * Appends `draft` to `MSG_EVENT` as a PENDING row with the next EVENT_ID and returns the id: the
+   * one way every fake sharing these tables (tasks, reliable messages, maintenance) writes an
+   * outbox row. Call it where the write commits (inside a staged write of a transaction).
+   */
+  insertEvent(draft: OutboxEventDraft, now: number): number {
+    const eventId = this.tables.nextEventId++;
+    this.tables.events.push({
+      ...draft,
+      traceparent: draft.traceparent ?? null,
+      eventId,
+      status: DeliveryStatus.PENDING,
+      attempts: 0,
+      nextAttemptAt: null,
+      lastError: null,
+      createdAt: now,
+      sentAt: null,
+    });
+    return eventId;
+  }
 
   async enqueue(entries: readonly InboxEntry[], intake: IntakeState): Promise<readonly number[]> {
     this.faults.check("enqueue");
@@ -214,18 +235,7 @@ export class InMemoryPipelineStore implements PipelineStore {
       if (typeof b.contentHash === "string") t.identityHashes.set(b.identityKey, b.contentHash);
     }
     for (const f of decision.flights) t.flights.set(f.flid, f);
-    for (const e of decision.events) {
-      t.events.push({
-        ...e,
-        eventId: t.nextEventId++,
-        status: DeliveryStatus.PENDING,
-        attempts: 0,
-        nextAttemptAt: null,
-        lastError: null,
-        createdAt: now,
-        sentAt: null,
-      });
-    }
+    for (const e of decision.events) this.insertEvent(e, now);
     for (const b of decision.backfill) {
       t.backfill.set(b.msgId, { ...b, attempts: 0, nextAttemptAt: now + BACKFILL_FIRST_DELAY_MS, lastError: null });
     }

@@ -1,5 +1,5 @@
 import { MsgxError } from "../errors/msgx-error.js";
-import { DeliveryStatus, EventType, type OutboxEventDraft } from "../outbox/outbox-event.js";
+import { EventType, type OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { Clock } from "../runtime/clock.js";
 import type { InMemoryPipelineStore } from "../processing/in-memory-pipeline-store.js";
 import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessageWrite, ReliableMessageStore, ReliableMessageWriteResult } from "./reliable-message-store.js";
@@ -68,20 +68,7 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
 
   #append(draft: OutboxEventDraft): number {
     checkOutboxDraft(draft);
-    const t = this.#db.tables;
-    const eventId = t.nextEventId++;
-    t.events.push({
-      ...draft,
-      traceparent: draft.traceparent ?? null,
-      eventId,
-      status: DeliveryStatus.PENDING,
-      attempts: 0,
-      nextAttemptAt: null,
-      lastError: null,
-      createdAt: this.#clock.now(),
-      sentAt: null,
-    });
-    return eventId;
+    return this.#db.insertEvent(draft, this.#clock.now());
   }
 
   async get(messageId: string): Promise<ReliableMessage | undefined> {

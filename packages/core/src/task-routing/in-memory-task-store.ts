@@ -1,5 +1,5 @@
 import { MsgxError } from "../errors/msgx-error.js";
-import { DeliveryStatus, type OutboxEventDraft } from "../outbox/outbox-event.js";
+import type { OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { Clock } from "../runtime/clock.js";
 import type { FaultPlan } from "../testing/fault-plan.js";
 import type { InMemoryPipelineStore } from "../processing/in-memory-pipeline-store.js";
@@ -111,20 +111,8 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   #appendOutbox(drafts: readonly OutboxEventDraft[]): void {
-    const p = this.#pipeline.tables;
     const now = this.#clock.now();
-    for (const e of drafts) {
-      p.events.push({
-        ...e,
-        eventId: p.nextEventId++,
-        status: DeliveryStatus.PENDING,
-        attempts: 0,
-        nextAttemptAt: null,
-        lastError: null,
-        createdAt: now,
-        sentAt: null,
-      });
-    }
+    for (const e of drafts) this.#pipeline.insertEvent(e, now);
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
