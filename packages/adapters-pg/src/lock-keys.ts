@@ -15,7 +15,7 @@ export interface LockKeys {
 const MSGX_CLASS = 0x6d736778 | 0;
 
 /** FNV-1a 32-bit, as a signed int4. */
-function fnv1a(text: string): number {
+export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
   for (const byte of new TextEncoder().encode(text)) {
     h ^= byte;

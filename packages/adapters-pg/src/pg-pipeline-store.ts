@@ -1,5 +1,4 @@
-import { pgTransaction } from "./pg-transaction.js";
-import { isMsgxError, MsgxError, systemClock, type AuditEntry, type BackfillTodo, type Clock, type InboxEntry, type IntakeState, type PipelineStore, type PipelineTx, type ProcRecord, type RecordFilter } from "@msgx/core";
+import { systemClock, type AuditEntry, type BackfillTodo, type Clock, type InboxEntry, type IntakeState, type PipelineStore, type PipelineTx, type ProcRecord, type RecordFilter } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "./lock-keys.js";
 import { audits } from "./operations/audits.js";
@@ -12,10 +11,10 @@ import { getRecord } from "./operations/get-record.js";
 import { head } from "./operations/head.js";
 import { intakeState } from "./operations/intake-state.js";
 import { listRecords } from "./operations/list-records.js";
-import { pipelineEpoch } from "./operations/pipeline-epoch.js";
 import { unfinished } from "./operations/unfinished.js";
 import { pgCall } from "./pg-error-map.js";
 import { PgPipelineTx } from "./pg-pipeline-tx.js";
+import { pipelineTransaction } from "./pg-transaction.js";
 import type { MsgxDatabase } from "./rows/tables.js";
 
 /** The sweep leaves a fresh todo alone this long: the pump backfills right after its commit. */
@@ -88,25 +87,9 @@ export class PgPipelineStore implements PipelineStore {
     return pgCall("list", () => listRecords(this.#db, filter));
   }
 
-  async transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number } = {}): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#transactionOnce(fn, options);
-      } catch (e) {
-        if (isMsgxError(e) && e.kind === "CONFLICT" && attempt < this.#conflictAttempts) continue;
-        throw e;
-      }
-    }
-  }
-
-  async #transactionOnce<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number }): Promise<T> {
-    return pgTransaction(this.#db, "pipeline", async (trx) => {
-      const epoch = await pgCall("pipeline lock", () => pipelineEpoch(trx, this.#keys));
-      if (options.fence !== undefined && options.fence !== epoch) {
-        throw new MsgxError("FENCED", `fence ${options.fence} is stale (epoch ${epoch})`);
-      }
-      return await fn(new PgPipelineTx(trx, this.#clock.now(), this.#backfillFirstDelayMs));
-    });
+  transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number } = {}): Promise<T> {
+    const lock = { keys: this.#keys, what: "pipeline", fence: options.fence, conflictAttempts: this.#conflictAttempts };
+    return pipelineTransaction(this.#db, lock, (trx) => fn(new PgPipelineTx(trx, this.#clock.now(), this.#backfillFirstDelayMs)));
   }
 
   audits(limit: number): Promise<readonly AuditEntry[]> {

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "../lock-keys.js";
 import type { Db } from "../operations/db.js";
 import { pgCall } from "../pg-error-map.js";
+import { pipelineTransaction } from "../pg-transaction.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 import {
   systemClock,
@@ -23,7 +24,6 @@ import { reconcileRange } from "./operations/reconcile-range.js";
 import { registerMissingBackfill } from "./operations/register-missing-backfill.js";
 import { retiredFlights } from "./operations/retired-flights.js";
 import { PgMaintenanceTx } from "./pg-maintenance-tx.js";
-import { pipelineLocked } from "./pipeline-locked.js";
 
 export interface PgMaintenanceStoreOptions {
   /** Time for outbox `created_at`. Default: the system clock. */
@@ -64,7 +64,7 @@ export class PgMaintenanceStore implements MaintenanceStore {
   }
 
   transaction<T>(fn: (tx: MaintenanceTx) => Promise<T>, options: MaintenanceWriteOptions = {}): Promise<T> {
-    return pipelineLocked(this.#db, this.#keys, "maintenance", options.fence, (trx) => fn(new PgMaintenanceTx(trx, this.#clock.now())), this.#conflictAttempts);
+    return pipelineTransaction(this.#db, this.#lock("maintenance", options), (trx) => fn(new PgMaintenanceTx(trx, this.#clock.now())));
   }
 
   retiredFlights(flid: string): Promise<readonly RetiredFlight[]> {
@@ -81,7 +81,7 @@ export class PgMaintenanceStore implements MaintenanceStore {
   }
 
   archiveTerminal(query: ArchiveQuery, options: MaintenanceWriteOptions = {}): Promise<readonly number[]> {
-    return pipelineLocked(this.#db, this.#keys, "archiveTerminal", options.fence, (trx) => pgCall("archiveTerminal", () => archiveTerminal(trx, query)), this.#conflictAttempts);
+    return pipelineTransaction(this.#db, this.#lock("archiveTerminal", options), (trx) => pgCall("archiveTerminal", () => archiveTerminal(trx, query)));
   }
 
   archivedRecords(msgIds: readonly number[]): Promise<readonly ArchivedRecord[]> {
@@ -94,13 +94,13 @@ export class PgMaintenanceStore implements MaintenanceStore {
 
   registerMissingBackfill(msgIds: readonly number[], now: number, options: MaintenanceWriteOptions = {}): Promise<readonly number[]> {
     if (msgIds.length === 0) return Promise.resolve([]);
-    return pipelineLocked(
-      this.#db,
-      this.#keys,
-      "registerMissingBackfill",
-      options.fence,
-      (trx) => pgCall("registerMissingBackfill", () => registerMissingBackfill(trx, msgIds, now)),
-      this.#conflictAttempts,
+    return pipelineTransaction(this.#db, this.#lock("registerMissingBackfill", options), (trx) =>
+      pgCall("registerMissingBackfill", () => registerMissingBackfill(trx, msgIds, now)),
     );
+  }
+
+  /** Every write enters the pipeline exactly as a pipeline transaction does: same keys, fence and retries. */
+  #lock(what: string, options: MaintenanceWriteOptions) {
+    return { keys: this.#keys, what, fence: options.fence, conflictAttempts: this.#conflictAttempts };
   }
 }

@@ -1,18 +1,20 @@
-import { isMsgxError, systemClock, type Clock } from "@msgx/core";
-import type {
-  ReliableMessageFilter,
-  ReliableMessagePage,
-  ReliableMessageStatus,
-  ReliableMessageWrite,
-  ReliableMessage,
-  ReliableMessageStore,
-  ReliableMessageWriteResult,
-  OutboxEventDraft,
+import {
+  systemClock,
+  type Clock,
+  type OutboxEventDraft,
+  type ReliableMessage,
+  type ReliableMessageFilter,
+  type ReliableMessagePage,
+  type ReliableMessageStatus,
+  type ReliableMessageStore,
+  type ReliableMessageWrite,
+  type ReliableMessageWriteResult,
 } from "@msgx/core";
-import type { ControlledTransaction, Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { Db } from "../operations/db.js";
 import { insertEvents } from "../operations/insert-events.js";
 import { mapPgError, pgCall } from "../pg-error-map.js";
+import { pgTransaction, retryOnConflict } from "../pg-transaction.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 import { deleteMessage } from "./operations/delete-message.js";
 import { dueMessages } from "./operations/due-messages.js";
@@ -50,37 +52,21 @@ export class PgReliableMessageStore implements ReliableMessageStore {
     this.#conflictAttempts = Math.max(1, options.conflictAttempts ?? 3);
   }
 
-  async commit(write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#commitOnce(write);
-      } catch (e) {
-        if (isMsgxError(e) && e.kind === "CONFLICT" && attempt < this.#conflictAttempts) continue;
-        throw e;
-      }
-    }
-  }
-
-  async #commitOnce(write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {
-    const trx = await pgCall("reliable message begin", () => this.#db.startTransaction().execute());
-    let result: ReliableMessageWriteResult;
-    try {
-      result = await this.#apply(trx, write);
-    } catch (e) {
-      await rollbackQuietly(trx);
-      throw mapPgError(e, `reliable message ${write.op}`);
-    }
-    if (!result.ok) {
-      await rollbackQuietly(trx);
-      return result;
-    }
-    try {
-      await trx.commit().execute();
-    } catch (e) {
-      await rollbackQuietly(trx);
-      throw mapPgError(e, "reliable message commit", "commit");
-    }
-    return result;
+  commit(write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {
+    return retryOnConflict(this.#conflictAttempts, () =>
+      pgTransaction(
+        this.#db,
+        "reliable message",
+        async (trx) => {
+          try {
+            return await this.#apply(trx, write);
+          } catch (e) {
+            throw mapPgError(e, `reliable message ${write.op}`);
+          }
+        },
+        { commitIf: (result) => result.ok },
+      ),
+    );
   }
 
   async #apply(trx: Db, write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {
@@ -121,12 +107,6 @@ export class PgReliableMessageStore implements ReliableMessageStore {
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer: ${pageSize}`);
     return pgCall("reliable message listPage", () => listMessagesPage(this.#db, filter, pageNum, pageSize));
   }
-}
-
-/** Ends a failed transaction; a dead connection is discarded by the driver, not returned to the pool. */
-async function rollbackQuietly(trx: ControlledTransaction<MsgxDatabase>): Promise<void> {
-  if (trx.isCommitted || trx.isRolledBack) return;
-  await trx.rollback().execute().catch(() => undefined);
 }
 
 /** One outbox row through the pipeline's own insert (same columns, payload kept as written); its EVENT_ID. */

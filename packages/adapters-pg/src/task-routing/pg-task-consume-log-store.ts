@@ -7,8 +7,10 @@ import {
   type TaskConsumeLogWrite,
   type TaskConsumeTx,
 } from "@msgx/core";
-import type { ControlledTransaction, Kysely, Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
+import { fnv1a } from "../lock-keys.js";
 import { classifyPgError, mapPgError, pgCall } from "../pg-error-map.js";
+import { pgTransaction } from "../pg-transaction.js";
 import { claimConsume } from "./operations/claim-consume.js";
 import { deferCallback, dueCallbacks, settleCallback } from "./operations/consume-callbacks.js";
 import { getConsume, listConsume } from "./operations/read-consume.js";
@@ -23,14 +25,7 @@ export interface PgTaskConsumeLogStoreOptions {
 }
 
 /** FNV-1a of `msgx:task-consume` as a signed int4. */
-export const TASK_CONSUME_LOCK_CLASS = ((): number => {
-  let h = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode("msgx:task-consume")) {
-    h ^= byte;
-    h = Math.imul(h, 0x01000193);
-  }
-  return h | 0;
-})();
+export const TASK_CONSUME_LOCK_CLASS = fnv1a("msgx:task-consume");
 
 /**
  * `TaskConsumeLogStore` in the owner service's own PostgreSQL database (`task_event_consume_log`,
@@ -53,32 +48,24 @@ export class PgTaskConsumeLogStore<DB = any> implements TaskConsumeLogStore<Tran
     this.#lockClass = options.lockClass ?? TASK_CONSUME_LOCK_CLASS;
   }
 
-  async transaction<T>(fn: (tx: TaskConsumeTx<Transaction<DB>>) => Promise<T>): Promise<T> {
-    const trx = await pgCall("consume log begin", () => this.#db.startTransaction().execute());
-    const any = trx as unknown as Kysely<any>;
-    const tx: TaskConsumeTx<Transaction<DB>> = {
-      handle: trx,
-      claim: (eventId: string) => pgCall("consume log claim", () => claimConsume(any, this.#lockClass, eventId)),
-      succeed: async (write: TaskConsumeLogWrite) => {
-        if (write.status !== "SUCCEEDED") throw new TypeError(`succeed writes SUCCEEDED rows, not ${write.status}`);
-        const { written, row } = await pgCall("consume log succeed", () => writeConsume(any, write));
-        if (!written) throw new MsgxError("INFRA", `consume log ${write.eventId} is already ${row.status}`);
-      },
-    };
-    let result: T;
-    try {
-      result = await fn(tx);
-    } catch (e) {
-      await rollbackQuietly(trx);
-      throw outageOrAsIs(e);
-    }
-    try {
-      await trx.commit().execute();
-    } catch (e) {
-      await rollbackQuietly(trx);
-      throw mapPgError(e, "consume log commit", "commit");
-    }
-    return result;
+  transaction<T>(fn: (tx: TaskConsumeTx<Transaction<DB>>) => Promise<T>): Promise<T> {
+    return pgTransaction(this.#db, "consume log", async (trx) => {
+      const any = trx as unknown as Kysely<any>;
+      const tx: TaskConsumeTx<Transaction<DB>> = {
+        handle: trx,
+        claim: (eventId: string) => pgCall("consume log claim", () => claimConsume(any, this.#lockClass, eventId)),
+        succeed: async (write: TaskConsumeLogWrite) => {
+          if (write.status !== "SUCCEEDED") throw new TypeError(`succeed writes SUCCEEDED rows, not ${write.status}`);
+          const { written, row } = await pgCall("consume log succeed", () => writeConsume(any, write));
+          if (!written) throw new MsgxError("INFRA", `consume log ${write.eventId} is already ${row.status}`);
+        },
+      };
+      try {
+        return await fn(tx);
+      } catch (e) {
+        throw outageOrAsIs(e);
+      }
+    });
   }
 
   get(eventId: string): Promise<TaskConsumeLogEntry | undefined> {
@@ -118,7 +105,3 @@ function outageOrAsIs(e: unknown): unknown {
   return rule.kind === "DEPENDENCY_UNAVAILABLE" || rule.kind === "CONFLICT" ? mapPgError(e, "task handler") : e;
 }
 
-async function rollbackQuietly<DB>(trx: ControlledTransaction<DB>): Promise<void> {
-  if (trx.isCommitted || trx.isRolledBack) return;
-  await trx.rollback().execute().catch(() => undefined);
-}
