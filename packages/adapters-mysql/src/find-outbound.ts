@@ -1,4 +1,4 @@
-import type { OutboundQuery, OutboundRow } from "./outbound-mailbox.js";
+import type { OutboundQuery, OutboundRow } from "@msgx/core";
 import type { OutboundColumns, QuotedMailboxNames } from "./mailbox-names.js";
 import { DATETIME_READ_FORMAT, datetimeToInstant, instantToDatetime } from "./mysql-datetime.js";
 import type { SqlRunner } from "./mysql-session.js";

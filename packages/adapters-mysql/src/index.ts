@@ -2,7 +2,6 @@ export { MysqlMailbox } from "./mysql-mailbox.js";
 export { ShadowMailbox } from "./shadow-mailbox.js";
 export { ShadowOutboundMailbox } from "./shadow-outbound-mailbox.js";
 export { MysqlOutboundMailbox } from "./mysql-outbound-mailbox.js";
-export type { OutboundMailbox, OutboundRow, OutboundQuery } from "./outbound-mailbox.js";
 export { DEFAULT_MYSQL_MAILBOX_OPTIONS, resolveMailboxOptions, type MysqlMailboxOptions, type MysqlMailboxOptionsInput } from "./mailbox-options.js";
 export {
   DEFAULT_MAILBOX_NAMES,

@@ -4,7 +4,7 @@ import type { MysqlPoolLike } from "./mysql-driver.js";
 import { withConnection, withTransaction } from "./mysql-session.js";
 import { findOutbound } from "./find-outbound.js";
 import { insertOutbound } from "./insert-outbound.js";
-import type { OutboundMailbox, OutboundQuery, OutboundRow } from "./outbound-mailbox.js";
+import type { OutboundMailbox, OutboundQuery, OutboundRow } from "@msgx/core";
 import { assertIds } from "./safe-id.js";
 
 /**
