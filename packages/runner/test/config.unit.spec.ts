@@ -35,6 +35,27 @@ describe("configuration", () => {
     expect(() => loadConfig({ env: { MSGX_PIPELINE_CLAIM_BATCH: "0", MSGX_HTTP_PORT: "http" } })).toThrow(/pipeline\.claimBatch[\s\S]*http\.port|http\.port[\s\S]*pipeline\.claimBatch/);
   });
 
+  it("refuses a connection URL a driver cannot use, naming the setting and never echoing the value", () => {
+    // A URL may carry a password, so it is never echoed; a broker list carries none and is named.
+    const refused = (env: Record<string, string>, setting: RegExp, echoed = false) => {
+      let message = "";
+      try {
+        loadConfig({ env });
+      } catch (e) {
+        message = e instanceof Error ? e.message : String(e);
+      }
+      expect(message, JSON.stringify(env)).toMatch(setting);
+      if (!echoed) for (const value of Object.values(env)) expect(message).not.toContain(value);
+    };
+    refused({ MSGX_PG_URL: "notaurl" }, /pg\.url[^\n]*not a URL/);
+    refused({ MSGX_PG_URL: "mysql://root:s3cretpw@db:3306/x" }, /pg\.url[^\n]*must start with postgres:\/\/ or postgresql:\/\//);
+    refused({ MSGX_MYSQL_URL: "postgres://u:s3cretpw@db/x" }, /mysql\.url[^\n]*must start with mysql:\/\//);
+    refused({ MSGX_KAFKA_BROKERS: "kafka1" }, /kafka\.brokers: has "kafka1", not host:port/, true);
+    refused({ MSGX_KAFKA_BROKERS: "kafka1:99999" }, /kafka\.brokers: has "kafka1:99999"/, true);
+    const ok = loadConfig({ env: { MSGX_PG_URL: "postgresql://postgres@127.0.0.1:5432/test", MSGX_MYSQL_URL: "mysql://root@127.0.0.1:3306/test", MSGX_KAFKA_BROKERS: "127.0.0.1:9092, [::1]:9093" } });
+    expect([ok.pg.url, ok.mysql.url, ok.kafka.brokers]).toEqual(["postgresql://postgres@127.0.0.1:5432/test", "mysql://root@127.0.0.1:3306/test", "127.0.0.1:9092, [::1]:9093"]);
+  });
+
   it("takes the upstream's time zone as the mailbox adapter does: a fixed offset within ±14:00", () => {
     expect(loadConfig({ env: { MSGX_MYSQL_UPSTREAM_TIME_ZONE: "+08:00" } }).mysql.upstreamTimeZone).toBe("+08:00");
     expect(loadConfig({ env: {} }).mysql.upstreamTimeZone).toBe("+00:00");

@@ -2,6 +2,7 @@ import { zoneOffsetMinutes } from "@msgx/adapters-mysql";
 import { z } from "zod";
 import { checkMailboxNames, mailboxNamesShape } from "./mailbox-names-schema.js";
 import { codecSection, flightSection, typesSection } from "./codec-schema.js";
+import { brokersProblem, MYSQL_URL, PG_URL, urlProblem, type UrlRule } from "./connection-urls.js";
 
 /** The adapter's own parse decides, so the config accepts exactly the offsets the mailbox takes. */
 const isZoneOffset = (offset: string): boolean => {
@@ -12,6 +13,16 @@ const isZoneOffset = (offset: string): boolean => {
     return false;
   }
 };
+
+/** An optional connection URL, refused at start (CONFIG) with the rule it breaks, never echoing the value. */
+const connectionUrl = (rule: UrlRule) =>
+  z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      const problem = v === undefined ? undefined : urlProblem(v, rule);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+    });
 
 const ms = (d: number) => z.coerce.number().int().min(0).default(d);
 const positive = (d: number) => z.coerce.number().int().min(1).default(d);
@@ -46,7 +57,7 @@ export const ConfigSchema = z
     pg: z
       .object({
         /** `postgres://user@host:port/db`; set = state on real PostgreSQL. */
-        url: z.string().optional(),
+        url: connectionUrl(PG_URL),
         /** Schema holding msgx's tables (created by the migrations). */
         schema: z.string().regex(/^[a-z_][a-z0-9_]*$/, "pg.schema must be a lower-case identifier").default("public"),
         poolSize: positive(10),
@@ -56,7 +67,7 @@ export const ConfigSchema = z
     mysql: z
       .object({
         /** `mysql://root@127.0.0.1:3306/test`; set = the real shared mailbox. */
-        url: z.string().optional(),
+        url: connectionUrl(MYSQL_URL),
         /** The upstream's table and column names (`inbound.table`, `inbound.columns.clobMsg`, …); default its DDL. */
         ...mailboxNamesShape,
         /** Only rows with `STATUS = 'VALID'` are processed. */
@@ -79,7 +90,13 @@ export const ConfigSchema = z
     kafka: z
       .object({
         /** Comma-separated `host:port` list; set = deliver to Kafka. */
-        brokers: z.string().optional(),
+        brokers: z
+          .string()
+          .optional()
+          .superRefine((v, ctx) => {
+            const problem = v === undefined ? undefined : brokersProblem(v);
+            if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+          }),
         clientId: z.string().default("msgx"),
         msgTopic: z.string().default("msg"),
         schdTopic: z.string().default("schd"),
