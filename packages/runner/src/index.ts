@@ -1,1 +1,10 @@
-export const x = 1;
+/**
+ * `@msgx/runner`: msgx as a library and the `msgx` CLI over it. `createExchange(config)` composes
+ * the adapters the configuration picks, the pipeline router and its loops, and the HTTP server
+ * (docs/exchange.md); `loadConfig` builds the configuration from defaults, environment and overrides.
+ */
+export { createExchange, type Exchange, type ExchangeOptions } from "./app/create-exchange.js";
+export { loadConfig, settingPaths, type ConfigSources } from "./config/load-config.js";
+export { ConfigSchema, type MsgxConfig, type MsgxConfigInput } from "./config/config-schema.js";
+export type { AppParts } from "./app/app-parts.js";
+export type { HealthCheck } from "./app/health-check.js";

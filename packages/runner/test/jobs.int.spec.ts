@@ -28,10 +28,10 @@ describe("maintenance loops on the embedded state (PGlite)", () => {
 
   const loops = (env: Record<string, string> = {}) => {
     const parts = { kind: "embedded", store: pg.store, maintenance: pg.maintenance, mailbox: new PgMailbox(pg.db), fence } as unknown as AppParts;
-    const specs = createMaintenanceJobs({ parts, config: loadConfig({ env }), logger: silentLogger, clock, wakePump: () => undefined, wakeDelivery: () => undefined }).loops;
+    const steps = createMaintenanceJobs({ parts, config: loadConfig({ env }), logger: silentLogger, clock }).steps;
     return (name: string) => {
-      const spec = specs.find((s) => s.name === name)!;
-      return () => spec.step(new AbortController().signal);
+      const step = steps.find((s) => s.name === name)!;
+      return async () => (await step.run(new AbortController().signal)).after;
     };
   };
 

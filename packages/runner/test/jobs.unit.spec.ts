@@ -1,11 +1,11 @@
-import { emptyRunDecision, silentLogger, type FlightState } from "@msgx/core";
+import { emptyRunDecision, silentLogger, WAKE_EDGES, type FlightState } from "@msgx/core";
 import { InMemoryMailbox, ManualClock, sampleFlight } from "@msgx/core/testing";
 import { describe, expect, it } from "vitest";
 // Not in the @msgx/core/testing barrel yet: imported by path until the export lines are added.
 import { InMemoryPipelineStore } from "../../core/src/processing/in-memory-pipeline-store.js";
 import { InMemoryMaintenanceStore } from "../../core/src/jobs/in-memory-maintenance-store.js";
 import type { AppParts } from "../src/app/app-parts.js";
-import type { LoopContext } from "../src/app/loop-spec.js";
+import type { StepContext } from "../src/app/step-context.js";
 import { loadConfig } from "../src/config/load-config.js";
 import { createMaintenanceJobs, MAINTENANCE_SCHEDULE } from "../src/jobs/maintenance-schedule.js";
 
@@ -21,19 +21,20 @@ function rig(env: Record<string, string> = {}, fence?: number) {
   const mailbox = new InMemoryMailbox(clock);
   let wakes = 0;
   const parts = { kind: "embedded", store: pipeline, mailbox, ...(fence === undefined ? {} : { fence }) } as unknown as AppParts;
-  const ctx: LoopContext = {
-    parts,
-    config: loadConfig({ env }),
-    logger: silentLogger,
-    clock,
-    wakePump: () => undefined,
-    wakeDelivery: () => void (wakes += 1),
-  };
+  const ctx: StepContext = { parts, config: loadConfig({ env }), logger: silentLogger, clock };
   const jobs = createMaintenanceJobs(ctx, { store });
   const loop = (name: string) => {
-    const l = jobs.loops.find((x) => x.name === name);
+    const l = jobs.steps.find((x) => x.name === name);
     if (l === undefined) throw new Error(`no loop ${name}`);
-    return (signal = new AbortController().signal) => l.step(signal);
+    return async (signal = new AbortController().signal) => {
+      const outcome = await l.run(signal);
+      // The steps the history sweep wakes after writing tombstones: every delivery step.
+      if (outcome.wake.length > 0) {
+        expect(outcome.wake).toEqual(WAKE_EDGES.outbox);
+        wakes += 1;
+      }
+      return outcome.after;
+    };
   };
   return { clock, pipeline, store, mailbox, jobs, loop, wakes: () => wakes };
 }
@@ -43,7 +44,7 @@ const flight = (flid: string, day: string): FlightState => ({ ...sampleFlight(fl
 describe("maintenance loops", () => {
   it("are the four jobs, each on its own schedule", async () => {
     const r = rig();
-    expect(r.jobs.loops.map((l) => l.name)).toEqual(["history-sweep", "snap-log-cleanup", "proc-state-archive", "reconciler"]);
+    expect(r.jobs.steps.map((l) => l.name)).toEqual(["history-sweep", "snap-log-cleanup", "proc-state-archive", "reconciler"]);
     expect(await r.loop("history-sweep")()).toBe(SWEEP - T0);
     expect(await r.loop("snap-log-cleanup")()).toBe(SWEEP - T0);
     expect(await r.loop("proc-state-archive")()).toBe(MAINTENANCE_SCHEDULE.archiveFirstAfterMs);
@@ -90,7 +91,7 @@ describe("maintenance loops", () => {
   });
 
   it("no reconciler in shadow mode; no processed-row check when the mailbox filters by STATUS", async () => {
-    expect(rig({ MSGX_SHADOW: "true" }).jobs.loops.map((l) => l.name)).not.toContain("reconciler");
+    expect(rig({ MSGX_SHADOW: "true" }).jobs.steps.map((l) => l.name)).not.toContain("reconciler");
     for (const [env, reported] of [[{}, 1], [{ MSGX_MYSQL_ONLY_VALID_STATUS: "true" }, 0]] as const) {
       const r = rig(env);
       await r.pipeline.enqueue([], { horizon: 1 });

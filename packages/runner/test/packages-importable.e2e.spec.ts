@@ -15,6 +15,7 @@ const expected: Record<string, string[]> = {
   "adapters-pg": ["createPgStores", "createPgliteStores", "PgPipelineStore", "PgMailbox"],
   "adapters-mysql": ["MysqlMailbox", "ShadowMailbox"],
   "adapters-kafka": ["KafkaDeliveryPort", "assertSafeProducerConfig", "ensureTopics"],
+  runner: ["createExchange", "loadConfig"],
 };
 
 // The packages as an installer would see them: node_modules/@msgx/<name> → the built package.
@@ -38,7 +39,7 @@ describe("built packages import from ESM and CJS through their exports maps", ()
   // every declaration file an exports map promises, or a consumer's typecheck breaks.
   it("every types entry of every exports map exists after pnpm build", () => {
     const missing: string[] = [];
-    for (const name of [...Object.keys(expected), "runner"]) {
+    for (const name of Object.keys(expected)) {
       const pkg = JSON.parse(readFileSync(join(root, "packages", name, "package.json"), "utf8")) as { exports: unknown };
       for (const types of typesEntries(pkg.exports)) if (!existsSync(join(root, "packages", name, types))) missing.push(`${name}/${types}`);
     }

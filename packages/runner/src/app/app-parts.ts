@@ -11,7 +11,7 @@ import type {
   RequestStore,
   StatusReader,
 } from "@msgx/core";
-import type { HealthCheck } from "../http/http-context.js";
+import type { HealthCheck } from "./health-check.js";
 
 /**
  * The adapters one runner works over, chosen by the profile: PGlite + JSONL files (embedded) or

@@ -1,12 +1,12 @@
 import { join } from "node:path";
 import { createPgliteStores, createPgStores } from "@msgx/adapters-pg";
 import { KafkaDeliveryPort, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
-import { MysqlMailbox, MysqlOutboundMailbox, ShadowMailbox, mailboxPoolOptions } from "@msgx/adapters-mysql";
+import { MysqlMailbox, MysqlOutboundMailbox, ShadowMailbox, ShadowOutboundMailbox, mailboxPoolOptions } from "@msgx/adapters-mysql";
 import { errorMessage, MsgxError, systemClock, type Clock, type DeliveryPort, type Logger, type Mailbox, type OutboundMailbox } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
 import { DataDirLock } from "../embedded/data-dir-lock.js";
 import { JsonlDeliveryPort } from "../embedded/jsonl-delivery-port.js";
-import type { HealthCheck } from "../http/http-context.js";
+import type { HealthCheck } from "./health-check.js";
 import type { AppParts } from "./app-parts.js";
 
 /** Whether any part lives in the data directory: PGlite state, the embedded mailbox or JSONL events. */
@@ -96,15 +96,9 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       });
     }
     if (config.shadow) {
-      const real = outbound;
-      outbound = {
-        insert: async () => {
-          throw new MsgxError("CONFIG", "shadow mode never writes the outbound mailbox (coutmsgs)");
-        },
-        find: (query, signal) => real.find(query, signal),
-      };
+      mailbox = new ShadowMailbox(mailbox);
+      outbound = new ShadowOutboundMailbox(outbound);
     }
-    if (config.shadow) mailbox = new ShadowMailbox(mailbox);
     checks.push({ name: "mailbox", check: async () => void (await mailbox.scan(Number.MAX_SAFE_INTEGER - 1, 1)) });
 
     // Delivery: Kafka, or JSONL files in the data directory.

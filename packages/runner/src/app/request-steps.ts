@@ -1,8 +1,8 @@
-import { MsgxError, RequestCoordinator, type Clock, type Logger } from "@msgx/core";
+import { MsgxError, RequestCoordinator, type Clock, type Logger, type RouterStep } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
 import type { RequestAdmin } from "../http/http-context.js";
 import type { AppParts } from "./app-parts.js";
-import type { LoopContext, LoopSpec } from "./loop-spec.js";
+import type { StepContext } from "./step-context.js";
 
 /** The coordinator over the runner's parts: `REQ_TRACK` in msgx's database, the outbound mailbox (`coutmsgs`, `mysql.outbound`) as configured. */
 export function createRequestCoordinator(parts: Pick<AppParts, "requests" | "outbound">, config: MsgxConfig, clock: Clock, logger: Logger): RequestCoordinator {
@@ -51,20 +51,20 @@ export function createRequestAdmin(parts: Pick<AppParts, "requests" | "reference
 }
 
 /**
- * The request coordinator's loop (docs/requests.md): sends what is registered (looking rows up
+ * The request coordinator's step (docs/requests.md): sends what is registered (looking rows up
  * before any retry), marks picked-up requests WAITING, expires those past their deadline. It
  * passes every `requests.pollMs`, sooner when something falls due. Off in shadow mode.
  */
-export function requestLoops(ctx: LoopContext): LoopSpec[] {
+export function requestSteps(ctx: StepContext): RouterStep[] {
   if (ctx.config.shadow) return [];
   const coordinator = createRequestCoordinator(ctx.parts, ctx.config, ctx.clock, ctx.logger);
   const pollMs = ctx.config.requests.pollMs;
   return [
     {
       name: "requests",
-      step: async (signal) => {
+      run: async (signal) => {
         const step = await coordinator.step(signal);
-        return step.next === null ? pollMs : Math.max(0, Math.min(pollMs, step.next - ctx.clock.now()));
+        return { after: step.next === null ? pollMs : Math.max(0, Math.min(pollMs, step.next - ctx.clock.now())), wake: [] };
       },
     },
   ];

@@ -1,6 +1,5 @@
 import { errorMessage, isMsgxError, MsgxError, type PipelineStatus } from "@msgx/core";
-import { buildParts } from "../app/build-parts.js";
-import { startPipeline } from "../app/pipeline-app.js";
+import { createExchange } from "../app/create-exchange.js";
 import { airportDay } from "../demo/airport-day.js";
 import { readJsonlTopic } from "../embedded/jsonl-delivery-port.js";
 import { createLogger } from "../logging.js";
@@ -27,9 +26,8 @@ export async function demoCommand(flags: DemoFlags): Promise<void> {
   let base = flags.url;
   let stop: (() => Promise<void>) | undefined;
   if (!base) {
-    const parts = await buildParts(config, createLogger("warn", 2));
-    const app = await startPipeline(parts, { ...config, http: { ...config.http, port: Number(flags.httpPort ?? 0) } }, createLogger("warn", 2));
-    base = app.url;
+    const app = await createExchange({ ...config, http: { ...config.http, port: Number(flags.httpPort ?? 0) } }, { logger: createLogger("warn", 2) });
+    base = await app.start();
     stop = app.stop;
   }
   try {

@@ -2,7 +2,7 @@ import { adminHttp } from "./admin-http.js";
 import type { Command } from "commander";
 import { MsgxError, RequestStatus, systemClock, type RefEntry, type RequestRecord } from "@msgx/core";
 import { buildParts } from "../app/build-parts.js";
-import { createRequestAdmin } from "../app/request-loops.js";
+import { createRequestAdmin } from "../app/request-steps.js";
 import type { RequestAdmin } from "../http/http-context.js";
 import { createLogger } from "../logging.js";
 import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";

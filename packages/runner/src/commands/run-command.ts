@@ -1,6 +1,5 @@
 import { errorMessage } from "@msgx/core";
-import { buildParts } from "../app/build-parts.js";
-import { startPipeline } from "../app/pipeline-app.js";
+import { createExchange } from "../app/create-exchange.js";
 import { createLogger } from "../logging.js";
 import { configFrom, type CommonFlags } from "./common-options.js";
 
@@ -15,12 +14,10 @@ const STOP_DEADLINE_MS = 30_000;
 export async function runCommand(flags: CommonFlags): Promise<void> {
   const config = configFrom(flags);
   const logger = createLogger(config.log.level);
-  const parts = await buildParts(config, logger);
-  const app = await startPipeline(parts, config, logger).catch(async (e: unknown) => {
-    await parts.close();
-    throw e;
-  });
-  process.stdout.write(`msgx listening on ${app.url} (${parts.kind}${parts.kind === "embedded" ? `, data in ${config.dataDir}` : ""})\n`);
+  const app = await createExchange(config, { logger });
+  const url = await app.start();
+  const { kind } = app.parts;
+  process.stdout.write(`msgx listening on ${url} (${kind}${kind === "embedded" ? `, data in ${config.dataDir}` : ""})\n`);
 
   let signals = 0;
   const shutdown = (why: string, code: number) => {

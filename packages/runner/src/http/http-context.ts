@@ -1,3 +1,4 @@
+import type { HealthCheck } from "../app/health-check.js";
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
 import type {
   FlightState,
@@ -14,11 +15,6 @@ import type {
   SnapshotLogRow,
 } from "@msgx/core";
 
-/** A dependency check for `/readyz`. */
-export interface HealthCheck {
-  readonly name: string;
-  check(): Promise<void>;
-}
 
 /** What the HTTP layer may do; the app composes it. No domain logic lives in the HTTP files. */
 export interface HttpContext {

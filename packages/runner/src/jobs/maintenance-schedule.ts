@@ -7,8 +7,10 @@ import {
   type JobSchedule,
   type MaintenanceStore,
   type ReconcileCounts,
+  type RouterStep,
+  WAKE_EDGES,
 } from "@msgx/core";
-import type { LoopContext, LoopSpec } from "../app/loop-spec.js";
+import type { StepContext } from "../app/step-context.js";
 
 /** The fixed parts of the schedule (the daily time, retentions and offsets are settings). */
 export const MAINTENANCE_SCHEDULE = {
@@ -22,9 +24,9 @@ export const MAINTENANCE_SCHEDULE = {
   batchPauseMs: 200,
 } as const;
 
-/** The maintenance loops, and what the metrics will read from them. */
+/** The maintenance jobs as router steps, and what the metrics will read from them. */
 export interface MaintenanceJobs {
-  readonly loops: readonly LoopSpec[];
+  readonly steps: readonly RouterStep[];
   /** The reconciler's last full pass; undefined when it is off or has not finished one yet. */
   reconcilerCounts(): ReconcileCounts | undefined;
   /** The store the jobs work on (the admin API reads `SCHD_SNAP_LOG` through it). */
@@ -37,25 +39,47 @@ export interface MaintenanceJobsOptions {
 }
 
 /**
- * The four jobs of SPEC §2.7 on their own schedules, each a loop whose step runs at most one
+ * The four jobs of SPEC §2.7 on their own schedules, each a router step that runs at most one
  * bounded batch and returns when it wants to be called again:
  * - `history-sweep`: daily at `history.sweepAt` airport time; batches under the pipeline lock and
- *   fence; wakes delivery after writing tombstones.
+ *   fence; wakes delivery after writing tombstones (the `outbox` wake edge).
  * - `snap-log-cleanup`: in the same window; `SCHD_SNAP_LOG` older than `history.snapLogRetentionDays`.
  * - `proc-state-archive`: hourly; terminal records older than 7 days (`DEFAULT_PROC_STATE_ARCHIVE_OPTIONS`).
  * - `reconciler`: every 5 minutes over the newest 10,000 ids; off in shadow mode (we do not own
  *   `DATE_PROCESSED` there), and its "processed without a terminal record" check is off when the
  *   mailbox filters by STATUS (a filtered row reads as not pending too).
  */
-export function createMaintenanceJobs(ctx: LoopContext, options: MaintenanceJobsOptions = {}): MaintenanceJobs {
+export function createMaintenanceJobs(ctx: StepContext, options: MaintenanceJobsOptions = {}): MaintenanceJobs {
   const { parts, config, clock, logger } = ctx;
   const store = options.store ?? parts.maintenance;
   const fence = parts.fence === undefined ? {} : { fence: parts.fence };
   const deps = { store, pipeline: parts.store, clock, logger, ...fence };
   const daily: JobSchedule = { kind: "daily", at: config.history.sweepAt, utcOffsetMinutes: config.airport.utcOffsetMinutes };
-  const job = (name: string, schedule: JobSchedule, batch: (signal?: AbortSignal) => Promise<{ readonly more: boolean }>): LoopSpec => {
-    const scheduled = new ScheduledJob(schedule, batch, clock, { batchPauseMs: MAINTENANCE_SCHEDULE.batchPauseMs });
-    return { name, step: (signal) => scheduled.step(signal) };
+  const job = <B extends { readonly more: boolean }>(
+    name: string,
+    schedule: JobSchedule,
+    batch: (signal?: AbortSignal) => Promise<B>,
+    wakes: (batch: B) => readonly string[] = () => [],
+  ): RouterStep => {
+    let wake: readonly string[] = [];
+    const scheduled = new ScheduledJob(
+      schedule,
+      async (signal) => {
+        const b = await batch(signal);
+        wake = wakes(b);
+        return b;
+      },
+      clock,
+      { batchPauseMs: MAINTENANCE_SCHEDULE.batchPauseMs },
+    );
+    return {
+      name,
+      run: async (signal) => {
+        wake = [];
+        const after = await scheduled.step(signal);
+        return { after, wake };
+      },
+    };
   };
 
   const sweeper = new HistorySweeper(deps, { retentionDays: config.history.retentionDays, airportUtcOffsetMinutes: config.airport.utcOffsetMinutes });
@@ -65,19 +89,20 @@ export function createMaintenanceJobs(ctx: LoopContext, options: MaintenanceJobs
     ? undefined
     : new Reconciler({ ...deps, mailbox: parts.mailbox }, { checkProcessed: !config.mysql.onlyValidStatus });
 
-  const loops: LoopSpec[] = [
-    job("history-sweep", daily, async () => {
-      const batch = await sweeper.step();
-      if (batch.tombstones > 0) ctx.wakeDelivery();
-      return batch;
-    }),
+  const steps: RouterStep[] = [
+    job(
+      "history-sweep",
+      daily,
+      () => sweeper.step(),
+      (batch) => (batch.tombstones > 0 ? WAKE_EDGES.outbox : []),
+    ),
     job("snap-log-cleanup", daily, () => cleaner.step()),
     job("proc-state-archive", { kind: "every", everyMs: MAINTENANCE_SCHEDULE.archiveEveryMs, initialDelayMs: MAINTENANCE_SCHEDULE.archiveFirstAfterMs }, () =>
       archiver.step(),
     ),
   ];
   if (reconciler) {
-    loops.push(
+    steps.push(
       job("reconciler", { kind: "every", everyMs: MAINTENANCE_SCHEDULE.reconcileEveryMs, initialDelayMs: MAINTENANCE_SCHEDULE.reconcileFirstAfterMs }, (signal) =>
         reconciler.step(signal),
       ),
@@ -86,7 +111,7 @@ export function createMaintenanceJobs(ctx: LoopContext, options: MaintenanceJobs
   logger.info("maintenance jobs scheduled", {
     historySweepAt: config.history.sweepAt,
     utcOffsetMinutes: config.airport.utcOffsetMinutes,
-    loops: loops.map((l) => l.name),
+    loops: steps.map((l) => l.name),
   });
-  return { loops, reconcilerCounts: () => reconciler?.lastPass, store };
+  return { steps, reconcilerCounts: () => reconciler?.lastPass, store };
 }

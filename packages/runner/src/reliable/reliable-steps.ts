@@ -1,5 +1,5 @@
-import { MsgDispatcher, RecoveryJob, RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX } from "@msgx/core";
-import type { LoopContext, LoopSpec } from "../app/loop-spec.js";
+import { MsgDispatcher, RecoveryJob, RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, type RouterStep } from "@msgx/core";
+import type { StepContext } from "../app/step-context.js";
 import { reliableService } from "./reliable-admin.js";
 
 const DISCOVER_EVERY_MS = 1_000;
@@ -11,7 +11,7 @@ const RECOVERY_EVERY_MS = 30_000;
  * recovery job that resends unacknowledged messages on their schedule. Check-back needs the
  * producer's checker and runs in the producer's process (see docs/reliable-message.md).
  */
-export function reliableLoops(ctx: LoopContext): LoopSpec[] {
+export function reliableSteps(ctx: StepContext): RouterStep[] {
   const { parts, clock, logger } = ctx;
   const dispatchers = new Map<string, MsgDispatcher>();
   const service = reliableService(parts.reliable, clock, logger);
@@ -19,7 +19,7 @@ export function reliableLoops(ctx: LoopContext): LoopSpec[] {
   return [
     {
       name: "reliable-relay",
-      step: async (signal) => {
+      run: async (signal) => {
         for (const target of await parts.outbox.pendingTargets(RELIABLE_MESSAGE_TARGET_PREFIX)) {
           let d = dispatchers.get(target);
           if (!d) {
@@ -30,14 +30,14 @@ export function reliableLoops(ctx: LoopContext): LoopSpec[] {
           // Drain what is due now; a target in backoff or outage waits for the next round.
           for (let i = 0; i < 100; i++) if ((await d.step(signal)).did !== "sent") break;
         }
-        return DISCOVER_EVERY_MS;
+        return { after: DISCOVER_EVERY_MS, wake: [] };
       },
     },
     {
       name: "reliable-recovery",
-      step: async (signal) => {
+      run: async (signal) => {
         await recovery.step(signal);
-        return RECOVERY_EVERY_MS;
+        return { after: RECOVERY_EVERY_MS, wake: [] };
       },
     },
   ];

@@ -1,0 +1,79 @@
+import { systemClock, type Clock, type Logger, type PipelineRouter } from "@msgx/core";
+import type { MsgxConfig } from "../config/config-schema.js";
+import { createLogger } from "../logging.js";
+import type { AppParts } from "./app-parts.js";
+import { buildParts } from "./build-parts.js";
+import { createExchangeRouter } from "./exchange-router.js";
+import { startPipeline, type RunningApp } from "./pipeline-app.js";
+
+export interface ExchangeOptions {
+  /** Default: the runner's pino logger at `log.level`, on stdout. */
+  readonly logger?: Logger;
+  /** The one clock of every store and step. Default: the system clock. */
+  readonly clock?: Clock;
+  /** Wraps the built parts before anything uses them (the benchmarks' probes, a test's faults). */
+  readonly decorate?: (parts: AppParts) => AppParts;
+}
+
+/** A composed exchange: built, not running until `start`. */
+export interface Exchange {
+  readonly config: MsgxConfig;
+  /** Every port the exchange runs over (after `decorate`). */
+  readonly parts: AppParts;
+  /** The pipeline router: its steps, wake edges and horizon. */
+  readonly router: PipelineRouter;
+  /** Starts one loop per router step and the HTTP server; resolves with the listening URL. Once only. */
+  start(): Promise<string>;
+  /** The ingress without HTTP: appends one raw message and wakes the intake; resolves with its mailbox id. */
+  receive(rawXml: string): Promise<number>;
+  /**
+   * Stops intake, lets every step finish its current unit, settles the last writes, closes the
+   * server and every part. Safe before `start` and more than once.
+   */
+  stop(): Promise<void>;
+  /** Resolves when the exchange must stop by itself: `fenced`, or `leadership lost: <why>`. */
+  readonly stopped: Promise<string>;
+}
+
+/**
+ * The public composition of msgx (docs/exchange.md): builds the parts the configuration picks
+ * (`buildParts`), the pipeline router with every step the runner hosts, and — on `start` — the
+ * loops and the HTTP server. `msgx run`, the benchmarks and integrators all start msgx this way.
+ * A part that cannot open, or a configuration the processors cannot serve, rejects with every
+ * opened part closed again.
+ */
+export async function createExchange(config: MsgxConfig, options: ExchangeOptions = {}): Promise<Exchange> {
+  const logger = options.logger ?? createLogger(config.log.level);
+  const clock = options.clock ?? systemClock;
+  const built = await buildParts(config, logger, { clock });
+  let parts: AppParts;
+  let composed: ReturnType<typeof createExchangeRouter>;
+  try {
+    parts = options.decorate ? options.decorate(built) : built;
+    composed = createExchangeRouter(parts, config, logger, clock);
+  } catch (e) {
+    await built.close();
+    throw e;
+  }
+  const { router } = composed;
+  let running: Promise<RunningApp> | undefined;
+  let stopping: Promise<void> | undefined;
+  const start = () =>
+    (running ??= startPipeline(parts, config, logger, clock, composed).catch(async (e: unknown) => {
+      await parts.close();
+      throw e;
+    }));
+  return {
+    config,
+    parts,
+    router,
+    stopped: router.stopped,
+    start: async () => (await start()).url,
+    receive: async (rawXml) => {
+      const { msgId, wake } = await router.receive(rawXml);
+      await running?.then((app) => app.wake(wake), () => undefined);
+      return msgId;
+    },
+    stop: () => (stopping ??= running ? running.then((app) => app.stop(), () => undefined) : parts.close()),
+  };
+}

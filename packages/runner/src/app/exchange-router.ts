@@ -1,0 +1,81 @@
+import {
+  decodeMessageInSlices,
+  knownTypes,
+  PipelineRouter,
+  Target,
+  type Clock,
+  type Logger,
+  type ProcStatus,
+} from "@msgx/core";
+import type { MsgxConfig } from "../config/config-schema.js";
+import { createMaintenanceJobs, type MaintenanceJobs } from "../jobs/maintenance-schedule.js";
+import { reliableSteps } from "../reliable/reliable-steps.js";
+import type { AppParts } from "./app-parts.js";
+import { failpointFromEnv } from "./failpoints.js";
+import { messageHandling } from "./message-handling.js";
+import { createMetrics } from "./metrics.js";
+import { requestSteps } from "./request-steps.js";
+
+/** The router over the runner's parts, and what the HTTP layer reads beside it. */
+export interface ExchangeRouter {
+  readonly router: PipelineRouter;
+  readonly metrics: ReturnType<typeof createMetrics>;
+  /** The maintenance jobs (the admin API reads `SCHD_SNAP_LOG` through their store). */
+  readonly maintenance: MaintenanceJobs;
+}
+
+/**
+ * Builds the pipeline router from the configuration: the pipeline's own steps over the parts, then
+ * the runner's (maintenance jobs, the request coordinator, the reliable relay and recovery). A
+ * type policy the processors cannot serve refuses (CONFIG) before any part is used.
+ */
+export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger: Logger, clock: Clock): ExchangeRouter {
+  const handling = messageHandling(config);
+  const { policy } = handling;
+  const p = config.pipeline;
+  const failpoint = failpointFromEnv();
+  // The metrics read the reconciler's counts; the jobs are added to the router below.
+  let maintenance: MaintenanceJobs | undefined;
+  const metrics = createMetrics(parts.status, clock, () => maintenance?.reconcilerCounts(), knownTypes(handling.codec.typePolicy, handling.codec.referenceTypes));
+  const topics = { [Target.MSG]: config.kafka.msgTopic, [Target.SCHD]: config.kafka.schdTopic, [Target.REF]: config.kafka.refTopic };
+  const router = new PipelineRouter(
+    {
+      store: parts.store,
+      mailbox: parts.mailbox,
+      outbox: parts.outbox,
+      delivery: parts.delivery,
+      clock,
+      logger,
+      // A document of megabytes is parsed in slices with the event loop let in between, so the
+      // ingress, /healthz and the relay keep answering while it is read (docs/reliability.md).
+      decode: (raw) => decodeMessageInSlices(raw, handling.codec, yieldToEventLoop),
+      processors: handling.processors,
+      contentHash: handling.contentHash,
+      ...(failpoint ? { failpoint } : {}),
+      onProcessed: (step) => {
+        metrics.recordProcessed(step.records.map((r) => ({ status: r.status as ProcStatus, errorClass: r.errorClass, latencyMs: clock.now() - r.receivedAt })));
+        metrics.recordWarnings(step.warnings ?? []);
+        metrics.recordTypeOutcomes(step.records);
+      },
+    },
+    {
+      pollIntervalMs: p.pollIntervalMs,
+      backfillSweepMs: config.jobs.backfillSweepMs,
+      intake: { batchSize: p.claimBatch, gapGraceMs: p.gapGraceMs },
+      pump: { policy, unsupported: handling.unsupported, identity: handling.identity, maxRun: p.maxRun, ...(parts.fence !== undefined ? { fence: parts.fence } : {}) },
+      // The outbox reads and marks run beside the broker's sends (docs/delivery.md).
+      delivery: { topics, batchSize: config.delivery.batchSize, policy: { ...policy, maxAttempts: config.delivery.maxAttempts }, pipelined: true },
+      schd: { topics, intervalMs: config.schd.flushPeriodMs, flushAt: config.schd.flushLimit, batchLimit: config.schd.flushLimit },
+    },
+  );
+  const context = { parts, config, logger, clock };
+  maintenance = createMaintenanceJobs(context);
+  for (const step of [...maintenance.steps, ...requestSteps(context), ...reliableSteps(context)]) router.add(step);
+  void parts.leadershipLost?.then((why) => router.leadershipLost(why));
+  return { router, metrics, maintenance };
+}
+
+/** Resolves after the event loop has run pending I/O callbacks and timers. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,0 +1,34 @@
+import type { Logger, PipelineRouter } from "@msgx/core";
+import { startLoop, type Loop } from "./loop.js";
+
+/** The router's steps, each driven by its own loop. */
+export interface RouterLoops {
+  /** Ends the waits of the named steps, so each runs again at once. */
+  wake(names: readonly string[]): void;
+  /** Resolves when every loop has finished its current step and exited. */
+  readonly done: Promise<void>;
+}
+
+/**
+ * Starts one loop per router step, in the router's order. The loops keep the timers and only
+ * apply what a step answers: they wake the steps it names and wait as long as it asks.
+ */
+export function driveRouter(router: Pick<PipelineRouter, "names" | "run">, deps: { logger: Logger; signal: AbortSignal }): RouterLoops {
+  const loops = new Map<string, Loop>();
+  const wake = (names: readonly string[]) => {
+    for (const name of names) loops.get(name)?.wake();
+  };
+  for (const name of router.names) {
+    const loop = startLoop(
+      name,
+      async (signal) => {
+        const outcome = await router.run(name, signal);
+        wake(outcome.wake);
+        return outcome.after;
+      },
+      deps,
+    );
+    loops.set(name, loop);
+  }
+  return { wake, done: Promise.all([...loops.values()].map((l) => l.done)).then(() => undefined) };
+}
