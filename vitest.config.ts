@@ -10,6 +10,7 @@ const alias = {
   "@msgx/adapters-pg": src("adapters-pg/src/index.ts"),
   "@msgx/adapters-mysql": src("adapters-mysql/src/index.ts"),
   "@msgx/adapters-kafka": src("adapters-kafka/src/index.ts"),
+  "@msgx/runner": src("runner/src/index.ts"),
 };
 
 export default defineConfig({

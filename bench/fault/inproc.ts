@@ -1,17 +1,15 @@
 /**
- * The runner's own pipeline (`startPipeline` over `buildParts`: intake poller, pump, backfill
- * sweep, msg dispatcher, schd flusher and the HTTP ingress) in the benchmark's process, on real
- * MariaDB, PostgreSQL and Kafka, each run isolated by schema, mailbox tables and topics. Two
- * probes are wrapped around the real adapters, adding no I/O: the instant each ingress append
- * committed, and the instant each msg-topic record was acknowledged by the broker.
+ * The runner's own exchange (`createExchange` from `@msgx/runner`: the parts, the router's steps —
+ * intake, pump, backfill sweep, dispatchers, schd flusher — and the HTTP ingress) in the
+ * benchmark's process, on real MariaDB, PostgreSQL and Kafka, each run isolated by schema,
+ * mailbox tables and topics. Probes are wrapped around the real adapters (`decorate`), adding no
+ * I/O: the instant each ingress append committed, each enqueue and commit returned, and each
+ * msg-topic record was acknowledged by the broker.
  */
 import { createMailboxTables, dropMailboxTables, type MailboxNames } from "@msgx/adapters-mysql";
 import { createPgStores } from "@msgx/adapters-pg";
 import { Target, type DeliveryPort, type Logger, type Mailbox, type PipelineStatus, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
-import { buildParts } from "../../packages/runner/src/app/build-parts.js";
-import { startPipeline, type RunningApp } from "../../packages/runner/src/app/pipeline-app.js";
-import { loadConfig } from "../../packages/runner/src/config/load-config.js";
-import type { AppParts } from "../../packages/runner/src/app/app-parts.js";
+import { createExchange, loadConfig, type AppParts, type Exchange } from "@msgx/runner";
 import { deleteTopics, mysqlPool, runMailboxNames, sleep, URLS, type MysqlPool } from "./infra.js";
 
 /** warn and error lines on stderr; the rest is dropped. */
@@ -36,7 +34,7 @@ export interface InprocOptions {
 
 export interface Inproc {
   readonly url: string;
-  readonly app: RunningApp;
+  readonly app: Exchange;
   readonly parts: AppParts;
   readonly pool: MysqlPool;
   /** The mailbox tables' names (the upstream's layout, this run's table names). */
@@ -98,59 +96,60 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
     await pool.end().catch(() => undefined);
     await deleteTopics([msgTopic, schdTopic]);
   };
-  let parts: AppParts;
-  try {
-    parts = await buildParts(config, benchLogger);
-  } catch (e) {
-    await cleanUp();
-    throw e;
-  }
-
   const acked = new Map<number, number>();
   const appended = new Map<number, number>();
   const phases = new Map<string, number[]>();
   let ackedRecords = 0;
-  const delivery: DeliveryPort = {
-    send: async (records, signal) => {
-      await parts.delivery.send(records, signal);
-      const at = Date.now();
-      for (const r of records) {
-        if (r.topic !== msgTopic) continue;
-        ackedRecords += 1;
-        const id = Number(r.headers["msgx-source-msg-id"]);
-        if (!acked.has(id)) acked.set(id, at);
-      }
-    },
-  };
-  const inner = parts.mailbox;
-  const mailbox: Mailbox = {
-    scan: (afterId, limit, signal) => inner.scan(afterId, limit, signal),
-    readRaw: (ids, signal) => timed(phases, "raw text (memory or MariaDB)", () => inner.readRaw(ids, signal)),
-    backfill: (entries, signal) => inner.backfill(entries, signal),
-    append: async (raw, signal) => {
-      const id = await inner.append(raw, signal);
-      appended.set(id, Date.now());
-      return id;
-    },
-  };
   const enqueued = new Map<number, number>();
   const committed = new Map<number, number>();
-  const store = stageProbe(parts.store, enqueued, committed, phases);
-  const probed: AppParts = { ...parts, store, delivery, mailbox };
-  let app: RunningApp;
+  const probe = (parts: AppParts): AppParts => {
+    const delivery: DeliveryPort = {
+      send: async (records, signal) => {
+        await parts.delivery.send(records, signal);
+        const at = Date.now();
+        for (const r of records) {
+          if (r.topic !== msgTopic) continue;
+          ackedRecords += 1;
+          const id = Number(r.headers["msgx-source-msg-id"]);
+          if (!acked.has(id)) acked.set(id, at);
+        }
+      },
+    };
+    const inner = parts.mailbox;
+    const mailbox: Mailbox = {
+      scan: (afterId, limit, signal) => inner.scan(afterId, limit, signal),
+      readRaw: (ids, signal) => timed(phases, "raw text (memory or MariaDB)", () => inner.readRaw(ids, signal)),
+      backfill: (entries, signal) => inner.backfill(entries, signal),
+      append: async (raw, signal) => {
+        const id = await inner.append(raw, signal);
+        appended.set(id, Date.now());
+        return id;
+      },
+    };
+    const store = stageProbe(parts.store, enqueued, committed, phases);
+    return { ...parts, store, delivery, mailbox };
+  };
+  let app: Exchange;
+  let url: string;
   try {
-    app = await startPipeline(probed, config, benchLogger);
+    app = await createExchange(config, { logger: benchLogger, decorate: probe });
   } catch (e) {
-    await parts.close();
+    await cleanUp();
+    throw e;
+  }
+  try {
+    // A failed start closes the parts itself.
+    url = await app.start();
+  } catch (e) {
     await cleanUp();
     throw e;
   }
 
   let disposed = false;
   return {
-    url: app.url,
+    url,
     app,
-    parts: probed,
+    parts: app.parts,
     pool,
     names,
     msgTopic,
@@ -161,7 +160,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
     committed,
     phases,
     ackedRecords: () => ackedRecords,
-    status: () => parts.status.status(),
+    status: () => app.parts.status.status(),
     dispose: async () => {
       if (disposed) return;
       disposed = true;

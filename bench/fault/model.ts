@@ -60,7 +60,7 @@ export async function modelOutcome(raws: readonly string[], options: ModelOption
       clock,
       logger: silentLogger,
       decode: (raw) => decodeMessage(raw),
-      // As the runner composes them (pipeline-app.ts): the demo day carries reference data too.
+      // As the runner composes them (app/message-handling.ts): the demo day carries reference data too.
       processors: {
         ...defaultProcessors({ airportUtcOffsetMinutes: options.airportUtcOffsetMinutes ?? 480, dayStartOffsetMinutes: options.dayStartOffsetMinutes ?? 0 }),
         reference: referenceProcessor({ airportUtcOffsetMinutes: options.airportUtcOffsetMinutes ?? 480 }),
