@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { errorMessage, ErrorClass, flightToPayload, isMsgxError, isRequestInputError, RequestStatus, type ReplaySelection } from "@msgx/core";
 import type { HttpContext, RequestAdmin } from "./http-context.js";
-import { BodyTooLargeError, readBody } from "./read-body.js";
+import { BodyEncodingError, BodyTooLargeError, bodyText, readBody } from "./read-body.js";
 import { reliableRoute } from "./reliable-routes.js";
 
 const XML_TYPES = new Set(["application/xml", "text/xml", "text/plain"]);
@@ -22,7 +22,7 @@ class HttpError extends Error {
 export function createHttpServer(ctx: HttpContext): Server {
   return createServer((req, res) => {
     route(ctx, req, res).catch((e: unknown) => {
-      const status = e instanceof HttpError ? e.status : e instanceof BodyTooLargeError ? 413 : isMsgxError(e) && e.kind === "DEPENDENCY_UNAVAILABLE" ? 503 : 500;
+      const status = e instanceof HttpError || e instanceof BodyEncodingError ? e.status : e instanceof BodyTooLargeError ? 413 : isMsgxError(e) && e.kind === "DEPENDENCY_UNAVAILABLE" ? 503 : 500;
       if (status >= 500) ctx.logger.error("http request failed", { method: req.method, url: req.url, error: errorMessage(e) });
       if (status === 503) res.setHeader("retry-after", "5");
       send(res, status, "text/plain; charset=utf-8", `${errorMessage(e)}\n`);
@@ -39,7 +39,7 @@ async function route(ctx: HttpContext, req: IncomingMessage, res: ServerResponse
     authorize(ctx, req);
     const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
     if (!XML_TYPES.has(type)) throw new HttpError(415, `content type must be application/xml, text/xml or text/plain, not '${type || "none"}'`);
-    const body = await readBody(req, ctx.maxBodyBytes);
+    const body = bodyText(await readBody(req, ctx.maxBodyBytes), req.headers["content-type"]);
     if (body.trim() === "") throw new HttpError(400, "empty body");
     const id = await ctx.receive(body);
     return send(res, 200, "text/plain; charset=utf-8", String(id));
@@ -99,7 +99,7 @@ async function admin(ctx: HttpContext, req: IncomingMessage, res: ServerResponse
     return json(res, 200, await ctx.snapshotLog(intParam(url, "limit", 100, 1, 1000)));
   }
   if (method === "POST" && parts[1] === "replay") {
-    const body = JSON.parse((await readBody(req, 64 * 1024)) || "{}") as { errorClasses?: unknown; msgIds?: unknown; dryRun?: unknown; operator?: unknown };
+    const body = JSON.parse(bodyText(await readBody(req, 64 * 1024), req.headers["content-type"]) || "{}") as { errorClasses?: unknown; msgIds?: unknown; dryRun?: unknown; operator?: unknown };
     const selection = replaySelection(body);
     if (body.dryRun === true) return json(res, 200, { dryRun: true, preview: await ctx.replayPreview(selection) });
     const operator = typeof body.operator === "string" && body.operator ? body.operator : "admin-http";
@@ -133,7 +133,7 @@ async function requestRoutes(api: RequestAdmin, req: IncomingMessage, res: Serve
     }
   });
   if (area === "requests" && method === "POST" && (a === "schedule" || a === "ref")) {
-    const body = JSON.parse((await readBody(req, 64 * 1024)) || "{}") as Record<string, unknown>;
+    const body = JSON.parse(bodyText(await readBody(req, 64 * 1024), req.headers["content-type"]) || "{}") as Record<string, unknown>;
     const operator = typeof body["operator"] === "string" && body["operator"] ? body["operator"] : "admin-http";
     const text = (name: string) => {
       const v = body[name];
