@@ -14,8 +14,8 @@ export { createPgMailboxTable } from "./mailbox/pg-mailbox-schema.js";
 
 // Schemas of the task service (seed 001) and the reliable-message service (seed 002): the
 // consumer-side logs live in the consumers' own databases, so they are migrations of their own.
-export { taskRoutingMigration, taskConsumeLogMigration } from "./task-routing/task-routing-migration.js";
-export { reliableMessageMigration, reliableMessageConsumeLogMigration } from "./reliable-message/reliable-message-migration.js";
+export { taskRoutingMigration, taskConsumeLogMigration } from "./migrations/0006-task-routing.js";
+export { reliableMessageMigration, reliableMessageConsumeLogMigration } from "./migrations/0005-reliable-message.js";
 
 // Schema
 export {
@@ -25,7 +25,10 @@ export {
   MsgxMigrationProvider,
   MIGRATION_TABLE,
   MIGRATION_LOCK_TABLE,
+  MIGRATION_MODULES,
+  ALL_MIGRATION_MODULES,
   type MigrateOptions,
+  type MigrationModule,
 } from "./migrations/migrate.js";
 export { COLLECTION_TABLES } from "./rows/collection-tables.js";
 export type { MsgxDatabase } from "./rows/tables.js";
@@ -69,11 +72,11 @@ export { PgTaskConsumeLogStore, TASK_CONSUME_LOCK_CLASS, type PgTaskConsumeLogSt
 
 // Maintenance jobs
 export { PgMaintenanceStore, type PgMaintenanceStoreOptions } from "./jobs/pg-maintenance-store.js";
-export { maintenanceMigration } from "./jobs/maintenance-migration.js";
+export { maintenanceMigration } from "./migrations/0007-maintenance.js";
 
 // Upstream requests and reference data
 export { PgRequestStore } from "./requests/pg-request-store.js";
 export { PgReferenceReader } from "./requests/pg-reference-reader.js";
 export { PgOutboundMailbox } from "./requests/pg-outbound-mailbox.js";
 export { createPgOutboundTable } from "./requests/pg-outbound-schema.js";
-export { requestsMigration } from "./requests/requests-migration.js";
+export { requestsMigration } from "./migrations/0008-requests.js";

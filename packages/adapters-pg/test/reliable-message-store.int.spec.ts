@@ -5,7 +5,7 @@ import { describeConsumeLogContract } from "../../core/src/reliable-message/cons
 import { describeReliableMessageStoreContract } from "../../core/src/reliable-message/reliable-message-store.contract.js";
 import { PgConsumeLog } from "../src/reliable-message/pg-consume-log.js";
 import { PgReliableMessageStore } from "../src/reliable-message/pg-reliable-message-store.js";
-import { reliableMessageConsumeLogMigration, reliableMessageMigration } from "../src/reliable-message/reliable-message-migration.js";
+import { reliableMessageConsumeLogMigration, reliableMessageMigration } from "../src/migrations/0005-reliable-message.js";
 import { PgOutboxStore } from "../src/index.js";
 import { freshPgSchema, probePostgres, SharedPglite } from "./pg-harness.js";
 

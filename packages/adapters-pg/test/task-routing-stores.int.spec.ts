@@ -7,7 +7,7 @@ import { describeTaskStoreContract } from "../../core/src/task-routing/task-stor
 import { PgOutboxStore } from "../src/index.js";
 import { PgTaskConsumeLogStore } from "../src/task-routing/pg-task-consume-log-store.js";
 import { PgTaskStore } from "../src/task-routing/pg-task-store.js";
-import { taskConsumeLogMigration, taskRoutingMigration } from "../src/task-routing/task-routing-migration.js";
+import { taskConsumeLogMigration, taskRoutingMigration } from "../src/migrations/0006-task-routing.js";
 import { freshPgSchema, probePostgres, SharedPglite } from "./pg-harness.js";
 
 const gate = await gateService("PostgreSQL", "adapters-pg: task-routing store contracts", probePostgres);

@@ -12,6 +12,6 @@ export type { ReliableMessageOptions } from "../../../../packages/core/src/relia
 export type { ReliableMessage } from "../../../../packages/core/src/reliable-message/reliable-message.js";
 export { PgReliableMessageStore } from "../../../../packages/adapters-pg/src/reliable-message/pg-reliable-message-store.js";
 export { PgConsumeLog } from "../../../../packages/adapters-pg/src/reliable-message/pg-consume-log.js";
-export { reliableMessageConsumeLogMigration } from "../../../../packages/adapters-pg/src/reliable-message/reliable-message-migration.js";
+export { reliableMessageConsumeLogMigration } from "../../../../packages/adapters-pg/src/migrations/0005-reliable-message.js";
 export { ReliableMessageKafkaConsumer } from "../../../../packages/adapters-kafka/src/reliable-message/reliable-message-kafka-consumer.js";
 export { ensureQueueTopics } from "../../../../packages/adapters-kafka/src/reliable-message/queue-topics.js";

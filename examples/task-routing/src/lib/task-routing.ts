@@ -24,7 +24,7 @@ export { TaskCallbackSender } from "../../../../packages/core/src/task-routing/t
 export { parseTaskCallbackMessage, resultTopicCallbackPort, type TaskCallbackPort } from "../../../../packages/core/src/task-routing/task-callback-port.js";
 export { PgTaskStore } from "../../../../packages/adapters-pg/src/task-routing/pg-task-store.js";
 export { PgTaskConsumeLogStore } from "../../../../packages/adapters-pg/src/task-routing/pg-task-consume-log-store.js";
-export { taskConsumeLogMigration, taskRoutingMigration } from "../../../../packages/adapters-pg/src/task-routing/task-routing-migration.js";
+export { taskConsumeLogMigration, taskRoutingMigration } from "../../../../packages/adapters-pg/src/migrations/0006-task-routing.js";
 export { runTaskEventConsumer, type RunningTaskEventConsumer } from "../../../../packages/adapters-kafka/src/task-routing/task-event-kafka-consumer.js";
 export { ensureTaskTopics } from "../../../../packages/adapters-kafka/src/task-routing/ensure-task-topics.js";
 export { runTaskCallbackConsumer } from "../../../../packages/adapters-kafka/src/task-routing/task-callback-kafka-consumer.js";

@@ -3,10 +3,10 @@ import { pipelineMigration } from "./0001-pipeline.js";
 import { flightsMigration } from "./0002-flights.js";
 import { requestsReferenceMigration } from "./0003-requests-reference.js";
 import { readerIndexesMigration } from "./0004-reader-indexes.js";
-import { reliableMessageMigration } from "../reliable-message/reliable-message-migration.js";
-import { taskRoutingMigration } from "../task-routing/task-routing-migration.js";
-import { requestsMigration } from "../requests/requests-migration.js";
-import { maintenanceMigration } from "../jobs/maintenance-migration.js";
+import { reliableMessageMigration } from "./0005-reliable-message.js";
+import { taskRoutingMigration } from "./0006-task-routing.js";
+import { maintenanceMigration } from "./0007-maintenance.js";
+import { requestsMigration } from "./0008-requests.js";
 import { outboxJsonMigration } from "./0009-outbox-json.js";
 import { flightCollectionsMigration } from "./0010-flight-collections.js";
 import { referenceDataMigration } from "./0011-reference-data.js";
@@ -16,66 +16,107 @@ import { identityContentMigration } from "./0012-identity-content.js";
 export const MIGRATION_TABLE = "msgx_migration";
 export const MIGRATION_LOCK_TABLE = "msgx_migration_lock";
 
-/** Every msgx migration, by version. Names sort in apply order; released ones never change. */
-export function msgxMigrations(schema: string): Record<string, Migration> {
-  return {
-    "0001_pipeline": pipelineMigration(schema),
-    "0002_flights": flightsMigration(schema),
-    "0003_requests_reference": requestsReferenceMigration(schema),
-    "0004_reader_indexes": readerIndexesMigration(schema),
-    // The reliable-message service's table (seed 002), beside the outbox its sends go to.
-    "0005_reliable_message": reliableMessageMigration(schema),
-    // The task service's tables (seed 001); they write msg_event.
-    "0006_task_routing": taskRoutingMigration(schema),
-    // Flight history and the PROC_STATE archive index of the maintenance jobs.
-    "0007_maintenance": maintenanceMigration(schema),
-    // The request coordinator's columns on req_track, our SEQN counter, the reference listing index.
-    "0008_requests": requestsMigration(schema),
+/**
+ * The migration sets a user installs, each named after the module whose stores use its tables.
+ * Every other module builds on `pipeline` (its outbox, its flights). The names are the ones
+ * deployed databases hold in `msgx_migration`: released ones never change.
+ */
+export const MIGRATION_MODULES = {
+  /** Processing state, identities, the outbox, backfill, intake, leadership, audit, flights. */
+  pipeline: {
+    "0001_pipeline": pipelineMigration,
+    "0002_flights": flightsMigration,
+    "0004_reader_indexes": readerIndexesMigration,
     // The outbox payload kept as written (json, not jsonb).
-    "0009_outbox_json": outboxJsonMigration(schema),
+    "0009_outbox_json": outboxJsonMigration,
     // The collections ABTM, SRVT, VIPF, VIPT and the wider collections_known CHECK.
-    "0010_flight_collections": flightCollectionsMigration(schema),
-    // Reference records as typed fields, with a version per key.
-    "0011_reference_data": referenceDataMigration(schema),
+    "0010_flight_collections": flightCollectionsMigration,
     // The content hash kept with each identity binding (content-differs duplicates).
-    "0012_identity_content": identityContentMigration(schema),
-  };
+    "0012_identity_content": identityContentMigration,
+  },
+  /** Upstream requests (`req_track`, the SEQN counter) and reference data (`ref_master`). */
+  requests: {
+    "0003_requests_reference": requestsReferenceMigration,
+    // The request coordinator's columns on req_track, our SEQN counter, the reference listing index.
+    "0008_requests": requestsMigration,
+    // Reference records as typed fields, with a version per key.
+    "0011_reference_data": referenceDataMigration,
+  },
+  /** The reliable-message service's table (seed 002), beside the outbox its sends go to. */
+  "reliable-message": { "0005_reliable_message": reliableMessageMigration },
+  /** The task service's tables (seed 001); they write msg_event. */
+  "task-routing": { "0006_task_routing": taskRoutingMigration },
+  /** Flight history and the PROC_STATE archive index of the maintenance jobs. */
+  jobs: { "0007_maintenance": maintenanceMigration },
+} as const satisfies Record<string, Record<string, (schema: string) => Migration>>;
+
+export type MigrationModule = keyof typeof MIGRATION_MODULES;
+
+/** Every module: what the runner needs, and the default of `migrateToLatest`. */
+export const ALL_MIGRATION_MODULES: readonly MigrationModule[] = Object.keys(MIGRATION_MODULES) as MigrationModule[];
+
+/** The migrations of `modules` (default: all), by version. Names sort in apply order. */
+export function msgxMigrations(schema: string, modules: readonly MigrationModule[] = ALL_MIGRATION_MODULES): Record<string, Migration> {
+  const chosen = modules.includes("pipeline") ? modules : (["pipeline", ...modules] as const);
+  const entries = chosen.flatMap((m) => Object.entries(MIGRATION_MODULES[m]).map(([name, make]) => [name, make(schema)] as const));
+  return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-/** The in-code provider kysely's `Migrator` reads (no files on disk, so bundles work). */
+/**
+ * The in-code provider kysely's `Migrator` reads (no files on disk, so bundles work): the chosen
+ * modules' migrations, plus any other msgx migration already applied (kysely refuses a database
+ * whose applied migrations it is not shown; an applied one never runs again).
+ */
 export class MsgxMigrationProvider implements MigrationProvider {
   readonly #schema: string;
-  constructor(schema: string) {
+  readonly #modules: readonly MigrationModule[];
+  readonly #applied: ReadonlySet<string>;
+  constructor(schema: string, modules: readonly MigrationModule[] = ALL_MIGRATION_MODULES, applied: ReadonlySet<string> = new Set()) {
     this.#schema = schema;
+    this.#modules = modules;
+    this.#applied = applied;
   }
   async getMigrations(): Promise<Record<string, Migration>> {
-    return msgxMigrations(this.#schema);
+    const all = msgxMigrations(this.#schema);
+    const chosen = msgxMigrations(this.#schema, this.#modules);
+    return Object.fromEntries(Object.entries(all).filter(([name]) => name in chosen || this.#applied.has(name)));
   }
 }
 
 export interface MigrateOptions {
   /** The schema the tables live in (created when missing). Default `public`. */
   readonly schema?: string;
+  /**
+   * The migration sets to apply (`pipeline` always comes with them). Default: every module, as the
+   * runner needs. A module can be added later to a database migrated with fewer.
+   */
+  readonly modules?: readonly MigrationModule[];
 }
 
-/** A kysely `Migrator` for msgx in `schema`. */
-export const msgxMigrator = (db: Kysely<any>, options: MigrateOptions = {}): Migrator => {
+/**
+ * A kysely `Migrator` for msgx in `schema`. Unordered migrations are allowed: a module added later
+ * applies its versions even when they sort before ones already applied by other modules.
+ */
+export const msgxMigrator = (db: Kysely<any>, options: MigrateOptions = {}, applied: ReadonlySet<string> = new Set()): Migrator => {
   const schema = options.schema ?? "public";
   return new Migrator({
     db,
-    provider: new MsgxMigrationProvider(schema),
+    provider: new MsgxMigrationProvider(schema, options.modules, applied),
     migrationTableSchema: schema,
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: MIGRATION_LOCK_TABLE,
+    allowUnorderedMigrations: true,
   });
 };
 
 /**
- * Brings the schema to the latest version. Idempotent: applied versions are skipped, and
- * concurrent callers serialize on kysely's migration lock. Throws the first failure.
+ * Brings the schema to the latest version of the chosen modules. Idempotent: applied versions are
+ * skipped, and concurrent callers serialize on kysely's migration lock. Throws the first failure.
  */
 export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions = {}): Promise<MigrationResultSet> {
-  const result = await msgxMigrator(db, options).migrateToLatest();
+  const known = await msgxMigrator(db, { ...options, modules: ALL_MIGRATION_MODULES }).getMigrations();
+  const applied = new Set(known.filter((m) => m.executedAt !== undefined).map((m) => m.name));
+  const result = await msgxMigrator(db, options, applied).migrateToLatest();
   if (result.error !== undefined) {
     throw new Error(`msgx migration failed: ${describe(result.error)}`, { cause: result.error });
   }

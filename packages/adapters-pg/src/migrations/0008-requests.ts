@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from "kysely";
-import { runDdl } from "../migrations/ddl.js";
+import { runDdl } from "./ddl.js";
 
 /**
  * What the request coordinator and reply matching need beyond migration 0003 (registered as

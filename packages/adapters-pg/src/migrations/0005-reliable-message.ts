@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from "kysely";
-import { runDdl } from "../migrations/ddl.js";
+import { runDdl } from "./ddl.js";
 
 /**
  * The reliable-message service's table (seed 002 `rp_transaction_message`), beside `msg_event`

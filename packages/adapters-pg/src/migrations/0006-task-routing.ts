@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from "kysely";
-import { runDdl } from "../migrations/ddl.js";
+import { runDdl } from "./ddl.js";
 
 /**
  * The task service's tables (seed 001 `task_task` and its logs), beside `msg_event`: a task's

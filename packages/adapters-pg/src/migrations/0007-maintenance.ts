@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from "kysely";
-import { runDdl } from "../migrations/ddl.js";
+import { runDdl } from "./ddl.js";
 
 /**
  * Registered as `0007_maintenance`. Flight history for the daily sweep, and the index the

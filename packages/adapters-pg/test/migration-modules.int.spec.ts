@@ -1,0 +1,83 @@
+/**
+ * Migrations as per-module sets: a user who wants only the pipeline gets only its tables, a module
+ * added later applies on a database migrated with fewer, and the default is every module with the
+ * version names deployed databases already hold.
+ */
+import { Kysely, sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ALL_MIGRATION_MODULES, MIGRATION_MODULES, MIGRATION_TABLE, migrateToLatest, msgxMigrations, PGliteDialect, type PGliteLike } from "../src/index.js";
+import { randomSchema } from "./pg-harness.js";
+
+const tables = async (db: Kysely<any>, schema: string): Promise<string[]> =>
+  (
+    await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
+      WHERE table_schema = ${schema} AND table_type = 'BASE TABLE' AND table_name NOT LIKE 'msgx_migration%' ORDER BY 1`.execute(db)
+  ).rows.map((r) => r.name);
+
+const applied = async (db: Kysely<any>, schema: string): Promise<string[]> =>
+  (await sql<{ name: string }>`SELECT name FROM ${sql.table(`${schema}.${MIGRATION_TABLE}`)} ORDER BY name`.execute(db)).rows.map((r) => r.name);
+
+describe("migration modules (PGlite)", () => {
+  let pglite: PGliteLike;
+  let db: Kysely<any>;
+  beforeAll(async () => {
+    const { PGlite } = await import("@electric-sql/pglite");
+    pglite = (await PGlite.create()) as unknown as PGliteLike;
+    db = new Kysely<any>({ dialect: new PGliteDialect({ pglite }) });
+  });
+  afterAll(() => pglite.close());
+
+  it("keeps every released version name, each in exactly one module", () => {
+    const names = Object.values(MIGRATION_MODULES).flatMap((m) => Object.keys(m));
+    expect(new Set(names).size).toBe(names.length);
+    expect(names.sort()).toEqual([
+      "0001_pipeline",
+      "0002_flights",
+      "0003_requests_reference",
+      "0004_reader_indexes",
+      "0005_reliable_message",
+      "0006_task_routing",
+      "0007_maintenance",
+      "0008_requests",
+      "0009_outbox_json",
+      "0010_flight_collections",
+      "0011_reference_data",
+      "0012_identity_content",
+    ]);
+    expect(Object.keys(msgxMigrations("public"))).toEqual(names);
+    expect(Object.keys(msgxMigrations("public", ["jobs"]))).toEqual(["0001_pipeline", "0002_flights", "0004_reader_indexes", "0007_maintenance", "0009_outbox_json", "0010_flight_collections", "0012_identity_content"]);
+  });
+
+  it("pipeline only: its tables alone; requests added later apply; then the rest; the default is every module", async () => {
+    const schema = randomSchema();
+    await migrateToLatest(db, { schema, modules: ["pipeline"] });
+    const pipeline = await tables(db, schema);
+    expect(pipeline).toContain("proc_state");
+    expect(pipeline).toContain("flight_vipt");
+    expect(pipeline).not.toContain("req_track");
+    expect(pipeline).not.toContain("reliable_message");
+    expect(pipeline).not.toContain("flight_schd_hst");
+    expect(pipeline).toHaveLength(23);
+    expect(await applied(db, schema)).toEqual(Object.keys(MIGRATION_MODULES.pipeline).sort());
+
+    // 0003, 0008 and 0011 sort before 0012, which is applied: they still run.
+    const more = await migrateToLatest(db, { schema, modules: ["pipeline", "requests"] });
+    expect(more.results?.map((r) => [r.migrationName, r.status])).toEqual([
+      ["0003_requests_reference", "Success"],
+      ["0008_requests", "Success"],
+      ["0011_reference_data", "Success"],
+    ]);
+    expect(await tables(db, schema)).toEqual([...pipeline, "ref_master", "req_counter", "req_track"].sort());
+    const ref = await sql<{ name: string }>`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = ${schema} AND table_name = 'ref_master' AND column_name IN ('fields', 'version') ORDER BY 1`.execute(db);
+    expect(ref.rows.map((r) => r.name)).toEqual(["fields", "version"]);
+
+    // A caller naming fewer modules than the database has leaves the others alone.
+    expect((await migrateToLatest(db, { schema, modules: ["pipeline"] })).results).toEqual([]);
+
+    await migrateToLatest(db, { schema });
+    expect(await applied(db, schema)).toEqual(Object.keys(msgxMigrations(schema)));
+    const full = randomSchema();
+    await migrateToLatest(db, { schema: full, modules: ALL_MIGRATION_MODULES });
+    expect(await tables(db, schema)).toEqual(await tables(db, full));
+  });
+});
