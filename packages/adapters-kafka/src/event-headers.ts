@@ -3,36 +3,11 @@ import type { IHeaders } from "kafkajs";
 
 /**
  * Header names of every msgx record (SPEC §2.4). The names are defined once, in `@msgx/core`
- * (`EventHeader`), and re-exported here so Kafka consumers need only this package:
- * `msgx-event-id`, `msgx-event-type`, `msgx-state-version`, `msgx-source-msg-id`, `traceparent`.
+ * (`EventHeader`, with `eventHeaders`, the one place a record's headers are built), and
+ * re-exported here so Kafka consumers need only this package: `msgx-event-id`, `msgx-event-type`,
+ * `msgx-state-version`, `msgx-source-msg-id`, `traceparent`.
  */
 export { EventHeader };
-
-/** The outbox event fields the headers are built from (a structural subset of `OutboxEvent`). */
-export interface EventHeaderFields {
-  /** The stable `EVENT_ID`: the same on every resend, so consumers can dedupe on it. */
-  readonly eventId: number | string;
-  /** `UPSERT` or `TOMBSTONE`. */
-  readonly eventType: string;
-  /** The FLID's state version the record carries; newer states have larger versions. */
-  readonly stateVersion: number;
-  /** The mailbox id of the message that caused the event. */
-  readonly sourceMsgId: number | string;
-  /** W3C trace context, when tracing was on. */
-  readonly traceparent?: string | null;
-}
-
-/** The headers of a record delivering `fields` (numbers as decimal strings; no empty traceparent). */
-export function buildEventHeaders(fields: EventHeaderFields): Readonly<Record<string, string>> {
-  const headers: Record<string, string> = {
-    [EventHeader.EVENT_ID]: String(fields.eventId),
-    [EventHeader.EVENT_TYPE]: fields.eventType,
-    [EventHeader.STATE_VERSION]: String(fields.stateVersion),
-    [EventHeader.SOURCE_MSG_ID]: String(fields.sourceMsgId),
-  };
-  if (fields.traceparent) headers[EventHeader.TRACEPARENT] = fields.traceparent;
-  return headers;
-}
 
 /** What a consumer reads back from a record's headers. */
 export interface ParsedEventHeaders {

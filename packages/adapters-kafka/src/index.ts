@@ -14,13 +14,7 @@ export {
   type KafkaFailure,
 } from "./kafka-error-map.js";
 export { ensureTopics, type TopicAdmin, type EnsureTopicsOptions, type EnsureTopicsResult } from "./topics.js";
-export {
-  EventHeader,
-  buildEventHeaders,
-  readEventHeaders,
-  type EventHeaderFields,
-  type ParsedEventHeaders,
-} from "./event-headers.js";
+export { EventHeader, readEventHeaders, type ParsedEventHeaders } from "./event-headers.js";
 export { kafkajsLogCreator } from "./kafkajs-log-creator.js";
 
 // Reliable messages (seed 002)

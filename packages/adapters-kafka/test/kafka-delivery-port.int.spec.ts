@@ -2,9 +2,9 @@ import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeliveryRecord } from "@msgx/core";
 import { MsgxError } from "@msgx/core";
-import { KafkaDeliveryPort, buildEventHeaders, ensureTopics, readEventHeaders } from "@msgx/adapters-kafka";
+import { KafkaDeliveryPort, ensureTopics, readEventHeaders } from "@msgx/adapters-kafka";
 import { kafkaAvailability } from "./kafka-available.js";
-import { appendedCount, consume, createTopics, uniqueTopic } from "./kafka-test-kit.js";
+import { appendedCount, consume, createTopics, eventHeadersOf, uniqueTopic } from "./kafka-test-kit.js";
 import { JAVA_MURMUR2_VECTORS, javaPartition } from "./murmur2.js";
 
 const kafka = await kafkaAvailability("@msgx/adapters-kafka KafkaDeliveryPort integration suite");
@@ -67,8 +67,8 @@ describe.skipIf(!kafka.available)("KafkaDeliveryPort on a real broker", () => {
     const schd = topic("hdr-schd");
     await ensureTopics(admin, { msgTopic: msg, schdTopic: schd, partitions: 3 });
     const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-    const upsert = buildEventHeaders({ eventId: 101, eventType: "UPSERT", stateVersion: 7, sourceMsgId: 5001, traceparent });
-    const tomb = buildEventHeaders({ eventId: 102, eventType: "TOMBSTONE", stateVersion: 8, sourceMsgId: 5002 });
+    const upsert = eventHeadersOf({ eventId: 101, eventType: "UPSERT", stateVersion: 7, sourceMsgId: 5001, traceparent });
+    const tomb = eventHeadersOf({ eventId: 102, eventType: "TOMBSTONE", stateVersion: 8, sourceMsgId: 5002 });
     // One call, two topics: grouped per topic, order kept within each.
     await port.send([
       record(schd, "FL-1", '{"flid":"FL-1","v":7}', upsert),
@@ -95,7 +95,7 @@ describe.skipIf(!kafka.available)("KafkaDeliveryPort on a real broker", () => {
       const key = keys[(i * 7 + (i >> 5)) % keys.length]!;
       const v = (version.get(key) ?? 0) + 1;
       version.set(key, v);
-      events.push(record(t, key, JSON.stringify({ key, v }), buildEventHeaders({ eventId: i + 1, eventType: "UPSERT", stateVersion: v, sourceMsgId: i })));
+      events.push(record(t, key, JSON.stringify({ key, v }), eventHeadersOf({ eventId: i + 1, eventType: "UPSERT", stateVersion: v, sourceMsgId: i })));
     }
     const calls: DeliveryRecord[][] = [];
     for (let at = 0, n = 1; at < events.length; at += n, n = (n * 37 + 11) % 500 || 1) calls.push(events.slice(at, at + n));

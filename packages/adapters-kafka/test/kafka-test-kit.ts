@@ -1,5 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { Admin, IHeaders, Kafka } from "kafkajs";
+import { eventHeaders, type OutboxEvent } from "@msgx/core";
+
+/** The headers msgx sends for a PENDING outbox row with these fields (core's `eventHeaders`). */
+export function eventHeadersOf(
+  fields: Pick<OutboxEvent, "eventId" | "eventType" | "stateVersion" | "sourceMsgId"> & Partial<OutboxEvent>,
+): Readonly<Record<string, string>> {
+  return eventHeaders({ target: "KAFKA:test", partitionKey: "", payload: null, status: "PENDING", attempts: 0, nextAttemptAt: null, lastError: null, createdAt: 0, sentAt: null, ...fields });
+}
 
 /** A topic name no other run uses. */
 export const uniqueTopic = (prefix: string): string => `msgx-it-${prefix}-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;

@@ -15,14 +15,25 @@ export const EventHeader = {
 } as const;
 export type EventHeader = (typeof EventHeader)[keyof typeof EventHeader];
 
-/** The headers of the record that delivers `event` (decimal strings for the numbers). */
+const RESERVED: ReadonlySet<string> = new Set(Object.values(EventHeader));
+
+/**
+ * The headers of the record that delivers `event` (decimal strings for the numbers): the extra
+ * headers stored on the row, then the msgx headers. An `EventHeader` name among the stored ones is
+ * dropped, so a producer can neither override nor forge the relay's own (not even a traceparent
+ * the event does not have). The one place a delivered record's headers are built.
+ */
 export function eventHeaders(event: OutboxEvent): Readonly<Record<string, string>> {
-  const headers: Record<string, string> = {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    if (!RESERVED.has(name)) headers[name] = value;
+  }
+  Object.assign(headers, {
     [EventHeader.EVENT_ID]: String(event.eventId),
     [EventHeader.EVENT_TYPE]: event.eventType,
     [EventHeader.STATE_VERSION]: String(event.stateVersion),
     [EventHeader.SOURCE_MSG_ID]: String(event.sourceMsgId),
-  };
+  });
   if (event.traceparent) headers[EventHeader.TRACEPARENT] = event.traceparent;
   return headers;
 }

@@ -22,6 +22,12 @@ export interface OutboxEventDraft {
   readonly sourceMsgId: number;
   /** W3C `traceparent` of the processing that caused it, when tracing is on. */
   readonly traceparent?: string | null;
+  /**
+   * Extra headers the producer wants on the delivered record, stored with the row and sent as
+   * stored (a task event's owner, for one). The relay's own headers (`EventHeader`) always win on
+   * a name clash. A store gives them back as written, or null when the draft had none.
+   */
+  readonly headers?: Readonly<Record<string, string>> | null;
 }
 
 /** A stored `MSG_EVENT` row. */

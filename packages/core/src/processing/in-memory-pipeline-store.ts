@@ -93,6 +93,7 @@ export class InMemoryPipelineStore implements PipelineStore {
     this.tables.events.push({
       ...draft,
       traceparent: draft.traceparent ?? null,
+      headers: draft.headers ?? null,
       eventId,
       status: DeliveryStatus.PENDING,
       attempts: 0,

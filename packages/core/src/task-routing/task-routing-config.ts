@@ -2,6 +2,7 @@ import { MsgxError } from "../errors/msgx-error.js";
 import { EventType, type OutboxEventDraft, type Target } from "../outbox/outbox-event.js";
 import type { DeliveryTopics } from "../delivery/delivery-records.js";
 import { taskEventMessage, type TaskEventType } from "./task-event.js";
+import { taskEventHeaders } from "./task-headers.js";
 import { isRoutingCode, type TaskRecord } from "./task-record.js";
 
 /**
@@ -84,7 +85,8 @@ export function taskTopics(routing: TaskRouting, owners: readonly string[]): rea
  *
  * Relay fields that only fit flight events: `eventType` is `UPSERT` (the relay's own notion:
  * "a record with a value"; the task event type is in the value and the `msgx-task-event` header)
- * and `sourceMsgId` is 0 (no mailbox message caused it).
+ * and `sourceMsgId` is 0 (no mailbox message caused it). The row carries the task headers
+ * (`msgx-owner`, `msgx-task-event`, `msgx-handler-code`), which the relay sends as stored.
  */
 export function taskEventDraft(
   task: TaskRecord,
@@ -93,13 +95,15 @@ export function taskEventDraft(
   routing: TaskRouting,
   at: number,
 ): OutboxEventDraft {
+  const message = taskEventMessage(task, eventType, externalEventId, at);
   return {
     target: taskTarget(routing, task.ownerService),
     partitionKey: task.taskId,
     eventType: EventType.UPSERT,
     stateVersion: task.version,
-    payload: taskEventMessage(task, eventType, externalEventId, at),
+    payload: message,
     sourceMsgId: 0,
     traceparent: null,
+    headers: taskEventHeaders(message),
   };
 }

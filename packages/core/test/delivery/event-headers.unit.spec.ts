@@ -46,6 +46,21 @@ describe("event headers", () => {
     expect("traceparent" in eventHeaders(event({ traceparent: undefined }))).toBe(false);
   });
 
+  it("sends the headers stored on the row with the msgx headers; no stored header can replace or forge a msgx one", () => {
+    const stored = { "msgx-owner": "LMS", "x-tenant": "t1", "msgx-event-id": "1", "msgx-state-version": "99", traceparent: "forged" };
+    expect(eventHeaders(event({ headers: stored }))).toEqual({
+      "msgx-owner": "LMS",
+      "x-tenant": "t1",
+      "msgx-event-id": "42",
+      "msgx-event-type": "UPSERT",
+      "msgx-state-version": "7",
+      "msgx-source-msg-id": "9001",
+    });
+    const tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    expect(eventHeaders(event({ headers: stored, traceparent: tp }))["traceparent"]).toBe(tp);
+    expect(eventHeaders(event({ headers: null }))).toEqual(eventHeaders(event()));
+  });
+
   it("reads an event id back, refusing anything that is not a plain integer", () => {
     expect(readEventId(eventHeaders(event()))).toBe(42);
     expect(readEventId({})).toBeUndefined();

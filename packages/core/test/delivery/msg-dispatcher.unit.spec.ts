@@ -35,6 +35,16 @@ describe("MsgDispatcher", () => {
     expect(await w.dispatcher.step()).toEqual({ did: "idle", next: null });
   });
 
+  it("sends the extra headers stored on a row with the record, beside the msgx headers", async () => {
+    const w = new DeliveryWorld();
+    await w.outbox.append([msgDraft("F1", 1, { headers: { "msgx-owner": "LMS", "x-tenant": "t1" } }), msgDraft("F2", 1)]);
+    await w.dispatcher.step();
+    expect(w.msgRecords().map((r) => r.headers)).toEqual([
+      { "msgx-owner": "LMS", "x-tenant": "t1", "msgx-event-id": "1", "msgx-event-type": "UPSERT", "msgx-state-version": "1", "msgx-source-msg-id": "1" },
+      { "msgx-event-id": "2", "msgx-event-type": "UPSERT", "msgx-state-version": "1", "msgx-source-msg-id": "1" },
+    ]);
+  });
+
   it("batches at most 100 events per call by default; batchSize is configurable", async () => {
     const w = new DeliveryWorld();
     await w.outbox.append(drafts(250));
