@@ -4,6 +4,9 @@
  *
  * Value kinds:
  * - `text`: trimmed text.
+ * - `{ maxChars }`: trimmed text of at most that many characters (Unicode code points), where
+ *   WIRE.md gives the field a width (REMC ≤ 80); a longer value is PROTOCOL, never truncated.
+ *   Counting characters, not bytes, never refuses a remark the upstream column holds.
  * - `time`: body time `ddMMMyyHHmm` (month in any case), stored as ISO local `yyyy-MM-ddTHH:mm`.
  * - `int`: a non-negative decimal integer, stored as canonical digits.
  * - `duration`: `HHMM`, stored as `HH:MM`.
@@ -11,7 +14,14 @@
  *   sign and no leading zeros (`+0`, `+1`, `-2`).
  * - `oneOf`: one of the listed values, exactly.
  */
-export type ValueKind = "text" | "time" | "int" | "duration" | "dayOffset" | { readonly oneOf: readonly string[] };
+export type ValueKind =
+  | "text"
+  | "time"
+  | "int"
+  | "duration"
+  | "dayOffset"
+  | { readonly oneOf: readonly string[] }
+  | { readonly maxChars: number };
 
 /**
  * Scalar fields of `FLIGHT_SCHD`. Attributes of an element are separate fields named
@@ -54,7 +64,7 @@ export const SCALAR_FIELDS = {
   FTSS: "text",
   EXSC: "text",
   EXSR: "text",
-  REMC: "text",
+  REMC: { maxChars: 80 },
   PAXC: "int",
   RUNW: "text",
   VIPP: "int",

@@ -77,7 +77,8 @@ export const arbWireText = (): Arbitrary<string> =>
 
 /** A decoded, normalized value of `kind` (never `null`). */
 export function arbValue(kind: ValueKind): Arbitrary<string> {
-  if (typeof kind === "object") return fc.constantFrom(...kind.oneOf);
+  // Generated text is at most 12 characters, inside every width.
+  if (typeof kind === "object") return "oneOf" in kind ? fc.constantFrom(...kind.oneOf) : arbWireText();
   switch (kind) {
     case "text":
       return arbWireText();

@@ -128,4 +128,10 @@ describe("the flight schema of WIRE.md, decoded", () => {
     const regional = decodeMessage(msg("SCHD", "DNLD", `<SCHD><RECS>1</RECS><FLTR><FLID>1</FLID>${REQUIRED.replace("<FLIN>D</FLIN>", "<FLIN>R</FLIN>")}</FLTR></SCHD>`));
     expect(regional.ok && regional.message.body.kind === "snapshot" && regional.message.body.body.flights[0]?.scalars.FLIN).toBe("R");
   });
+
+  it("REMC has the width WIRE.md gives (80): characters are counted, not bytes or UTF-16 units; trimmed first; one more is PROTOCOL", () => {
+    expect(record(`<REMC> ${"中".repeat(40)}${"😀".repeat(40)} </REMC>`).scalars.REMC).toBe(`${"中".repeat(40)}${"😀".repeat(40)}`);
+    expect(refused(`<REMC>${"a".repeat(81)}</REMC>`)).toMatchObject({ ok: false, errorClass: "PROTOCOL", reason: "FLID 900101: REMC is 81 characters, over its width of 80" });
+    expect(refused(`<REMC>${"😀".repeat(81)}</REMC>`)).toMatchObject({ ok: false, errorClass: "PROTOCOL", reason: expect.stringContaining("REMC is 81 characters") });
+  });
 });

@@ -65,7 +65,7 @@ describe("hostile input → MALFORMED, nothing expanded, nothing kept", () => {
   });
 
   it("counts bytes in UTF-8, not characters", () => {
-    const raw = msg("FLOP", "REMC", `<FLOP><FLID>1</FLID><REMC>${"中".repeat(100)}</REMC></FLOP>`);
+    const raw = msg("FLOP", "REMC", `<FLOP><FLID>1</FLID><REMC>${"中".repeat(80)}</REMC></FLOP>`);
     const limits = { maxBytes: raw.length + 100, maxDepth: 32, maxAttributes: 32, maxElements: 100 };
     expect(decodeMessage(raw, { limits })).toMatchObject({ errorClass: "MALFORMED", reason: expect.stringMatching(/maxBytes/) });
     expect(decodeMessage(raw, { limits: { ...limits, maxBytes: raw.length + 200 } }).ok).toBe(true);

@@ -9,7 +9,7 @@ import { FlightHarness } from "./flight-harness.js";
 import { fdel, flop, fltr, schd, sis } from "./sis-messages.js";
 
 const sample = (kind: ValueKind): string => {
-  if (typeof kind === "object") return kind.oneOf[kind.oneOf.length - 1]!;
+  if (typeof kind === "object") return "oneOf" in kind ? kind.oneOf[kind.oneOf.length - 1]! : "NEW";
   return { text: "NEW", time: "2026-03-05T23:59", int: "7", duration: "01:30", dayOffset: "+1" }[kind];
 };
 
