@@ -103,6 +103,7 @@ export {
   type OutboxEventDraft,
 } from "./outbox/outbox-event.js";
 export { duePrefix, isDue, type Retryable } from "./outbox/due-prefix.js";
+export { DEFAULT_MAX_RECORD_BYTES, encodedRecordBytes, recordBytes } from "./outbox/record-size.js";
 
 // Flight state and processors
 export { defaultProcessors } from "./flight/default-processors.js";
@@ -130,7 +131,7 @@ export {
   type ConsumerDedupeOptions,
 } from "./delivery/consumer-dedupe.js";
 export type { OutboxStore } from "./delivery/outbox-store.js";
-export { EventHeader, eventHeaders, readEventId } from "./delivery/event-headers.js";
+export { EventHeader, eventHeaders, readEventId, type RecordHeaderFields } from "./outbox/event-headers.js";
 export { decideDeliveryFailure, type FailureDecision } from "./delivery/delivery-decision.js";
 export { DEFAULT_DELIVERY_TOPICS, topicFor, msgRecord, schdRecord, type DeliveryTopics } from "./delivery/delivery-records.js";
 export { sendLargestPrefix, pausesDelivery, type PrefixOutcome } from "./delivery/send-prefix.js";

@@ -1,7 +1,7 @@
 import { MsgxError, errorMessage } from "../errors/msgx-error.js";
 import { EventType, Target, type OutboxEvent } from "../outbox/outbox-event.js";
 import type { DeliveryRecord } from "../ports/delivery-port.js";
-import { eventHeaders } from "./event-headers.js";
+import { eventHeaders } from "../outbox/event-headers.js";
 
 /** Which broker topic each outbox target goes to. */
 export type DeliveryTopics = Readonly<Record<string, string>>;

@@ -6,6 +6,7 @@ import type { Meta } from "../model/meta.js";
 import type { MsgKind } from "../model/msg-kind.js";
 import { isTerminal, type ProcRecord } from "../model/proc-record.js";
 import type { OutboxEventDraft } from "../outbox/outbox-event.js";
+import { firstOversized } from "../outbox/record-size.js";
 import type { BackfillEntry, RawRead } from "../ports/mailbox.js";
 import { errorMessage } from "../errors/msgx-error.js";
 import { evolveProc, type ProcEvent } from "./proc-machine.js";
@@ -65,6 +66,11 @@ export interface RunContext {
   readonly processors: ProcessorTable;
   /** The budget (or `skip` mode) of UNSUPPORTED messages. Default {@link DEFAULT_UNSUPPORTED_POLICY}. */
   readonly unsupported?: UnsupportedPolicy;
+  /**
+   * The broker's record limit in bytes: a message any of whose events would be a larger record
+   * (`encodedRecordBytes`) ends DEAD(PROTOCOL) with nothing written. Undefined or 0: unchecked.
+   */
+  readonly maxRecordBytes?: number;
 }
 
 /** The operator named on the audit rows the pipeline appends by itself. */
@@ -325,7 +331,9 @@ function decideOne(
     return { event: { type: "failed", errorClass: "INFRA", reason: `processor error: ${errorMessage(e)}` }, meta, bind: true };
   }
   switch (result.type) {
-    case "applied":
+    case "applied": {
+      const unpublishable = oversizeReason(result.events, ctx.maxRecordBytes);
+      if (unpublishable !== undefined) return { event: { type: "rejected", errorClass: "PROTOCOL", reason: unpublishable }, meta, bind: true };
       return {
         event: { type: "succeeded", ...(result.reason ? { reason: result.reason } : {}) },
         meta,
@@ -334,6 +342,7 @@ function decideOne(
         ...(result.answered ? { answered: result.answered } : {}),
         ...(result.warnings ? { warned: result.warnings } : {}),
       };
+    }
     case "skipped":
       return {
         event: { type: "skipped", reason: result.reason },
@@ -347,6 +356,19 @@ function decideOne(
     case "failed":
       return { event: { type: "failed", errorClass: result.errorClass, reason: result.reason }, meta, bind: true };
   }
+}
+
+/**
+ * Why a message cannot be accepted when one of its events could never be published: the broker
+ * would refuse the record for its size (MESSAGE_TOO_LARGE) on every attempt, and Kafka would
+ * stop following the flight's state. Checked before anything of the message is applied.
+ */
+function oversizeReason(events: readonly OutboxEventDraft[], limit: number | undefined): string | undefined {
+  if (limit === undefined || limit <= 0) return undefined;
+  const over = firstOversized(events, limit);
+  if (over === undefined) return undefined;
+  const key = over.event.partitionKey.length > 40 ? `${over.event.partitionKey.slice(0, 40)}…` : over.event.partitionKey;
+  return `unpublishable: event ${over.event.target} key ${key} would be ${over.bytes} bytes, over the broker limit of ${limit} bytes`;
 }
 
 /** A decision that records one failure of one message outside a run (e.g. its commit failed). */

@@ -15,6 +15,7 @@ import type { ProcessorTable } from "./processor.js";
 import { DEFAULT_RETRY_POLICY, DEFAULT_UNSUPPORTED_POLICY, type RetryPolicy, type UnsupportedPolicy } from "../runtime/retry-policy.js";
 import type { RunDecision, RunWarning } from "./run-decision.js";
 import { duePrefix } from "../outbox/due-prefix.js";
+import { DEFAULT_MAX_RECORD_BYTES } from "../outbox/record-size.js";
 
 export interface PumpOptions {
   readonly policy: RetryPolicy;
@@ -29,6 +30,11 @@ export interface PumpOptions {
   readonly maxRun: number;
   /** The leadership epoch every transaction is fenced with, when leadership is in use. */
   readonly fence?: number;
+  /**
+   * The broker's record limit in bytes, checked inside the decision (`RunContext.maxRecordBytes`):
+   * a message with an event over it ends DEAD(PROTOCOL) before anything of it is written. 0: unchecked.
+   */
+  readonly maxRecordBytes: number;
 }
 
 export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
@@ -37,6 +43,7 @@ export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
   identity: DEFAULT_IDENTITY_OPTIONS,
   breaker: DEFAULT_BREAKER_POLICY,
   maxRun: 200,
+  maxRecordBytes: DEFAULT_MAX_RECORD_BYTES,
 };
 
 export interface PumpDeps {
@@ -153,7 +160,7 @@ export class Pump {
   async #processRun(candidates: readonly ProcRecord[], now: number, signal?: AbortSignal): Promise<PumpStep> {
     const { store, mailbox, decode, processors } = this.#deps;
     const hash = this.#deps.contentHash ?? sha256Hex;
-    const { policy, identity, unsupported } = this.#options;
+    const { policy, identity, unsupported, maxRecordBytes } = this.#options;
     const horizon = this.#deps.horizon();
     const run = takeReady(candidates, now, horizon);
     const raws = await mailbox.readRaw(run.map((r) => r.msgId), signal);
@@ -170,7 +177,7 @@ export class Pump {
       if (record.identityKey === null && meta !== null) hashes.set(record.msgId, hash(raw.text));
     }
     const prepared = prepareDecodedRun(run, decoded, processors, identity, hashes);
-    const ctx = { now, policy, identity, processors, unsupported };
+    const ctx = { now, policy, identity, processors, unsupported, maxRecordBytes };
 
     // Group commit: try the whole run; a database fault that is not an outage is pinned to its
     // message by retrying ever smaller prefixes, down to one message, which then records FAILED.

@@ -1,4 +1,4 @@
-import { EventHeader } from "../delivery/event-headers.js";
+import { EventHeader } from "../outbox/event-headers.js";
 import { backoffAfter, type RetryPolicy } from "../runtime/retry-policy.js";
 import { TaskConsumeStatus, isTaskEventSettled, type TaskConsumeLogEntry } from "./task-consume-log.js";
 import { parseTaskEvent, type TaskEventMessage } from "./task-event.js";

@@ -1,4 +1,4 @@
-import { EventHeader } from "../delivery/event-headers.js";
+import { EventHeader } from "../outbox/event-headers.js";
 import { pausesDelivery } from "../delivery/send-prefix.js";
 import { errorMessage, isOutage } from "../errors/msgx-error.js";
 import type { Clock } from "../runtime/clock.js";

@@ -3,7 +3,7 @@ import type { DeliveryRecord } from "../../src/ports/delivery-port.js";
 import { silentLogger } from "../../src/runtime/logger.js";
 import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
 import type { DeliveryDeps, DeliveryFailpoint } from "../../src/delivery/delivery-deps.js";
-import { EventHeader, readEventId } from "../../src/delivery/event-headers.js";
+import { EventHeader, readEventId } from "../../src/outbox/event-headers.js";
 import { MsgDispatcher, type MsgDispatcherOptions } from "../../src/delivery/msg-dispatcher.js";
 import { SchdFlusher, type SchdFlusherOptions } from "../../src/delivery/schd-flusher.js";
 import { InMemoryBroker, type BrokerRecord } from "../../src/ports/in-memory-broker.js";

@@ -7,7 +7,7 @@
  */
 import { fc, it } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { EventHeader } from "../../src/delivery/event-headers.js";
+import { EventHeader } from "../../src/outbox/event-headers.js";
 import { DeliveryStatus, EventType, Target, type OutboxEvent, type OutboxEventDraft } from "../../src/outbox/outbox-event.js";
 import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
 import type { BrokerRecord } from "../../src/ports/in-memory-broker.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EventHeader, eventHeaders, readEventId } from "../../src/delivery/event-headers.js";
+import { EventHeader, eventHeaders, readEventId } from "../../src/outbox/event-headers.js";
 import { DeliveryStatus, EventType, Target, type OutboxEvent } from "../../src/outbox/outbox-event.js";
 
 const event = (extra: Partial<OutboxEvent> = {}): OutboxEvent => ({

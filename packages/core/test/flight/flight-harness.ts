@@ -29,6 +29,8 @@ export class FlightHarness {
   readonly warnings: RunWarning[] = [];
   readonly #owners = new Map<string, number>();
   readonly processors: ProcessorTable;
+  /** The broker limit the decision checks every event against (`RunContext.maxRecordBytes`); unset = unchecked. */
+  maxRecordBytes: number | undefined = undefined;
   #nextMsgId = 1;
 
   constructor(
@@ -55,6 +57,7 @@ export class FlightHarness {
       policy: DEFAULT_RETRY_POLICY,
       identity: DEFAULT_IDENTITY_OPTIONS,
       processors: this.processors,
+      ...(this.maxRecordBytes === undefined ? {} : { maxRecordBytes: this.maxRecordBytes }),
     });
     for (const b of decision.bindings) this.#owners.set(b.identityKey, b.msgId);
     for (const f of decision.flights) this.flights.set(f.flid, f);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isMsgxError } from "../../src/errors/msgx-error.js";
-import { EventHeader } from "../../src/delivery/event-headers.js";
+import { EventHeader } from "../../src/outbox/event-headers.js";
 import { RELIABLE_MESSAGE_ENVELOPE_SCHEMA } from "../../src/reliable-message/message-envelope.js";
 import { isReliableMessageError, type ReliableMessageErrorCode } from "../../src/reliable-message/reliable-message-error.js";
 import { clampPageSize } from "../../src/reliable-message/reliable-message-service.js";

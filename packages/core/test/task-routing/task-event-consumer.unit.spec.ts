@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { EventHeader } from "../../src/delivery/event-headers.js";
+import { EventHeader } from "../../src/outbox/event-headers.js";
 import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
 import type { ConsumedTaskRecord } from "../../src/task-routing/task-consume-decision.js";
 import { TaskHandlerRegistry, type TaskEventHandler } from "../../src/task-routing/task-handler-registry.js";

@@ -17,13 +17,16 @@ export type EventHeader = (typeof EventHeader)[keyof typeof EventHeader];
 
 const RESERVED: ReadonlySet<string> = new Set(Object.values(EventHeader));
 
+/** What the headers are built from: a stored row, or a draft with the id it will get. */
+export type RecordHeaderFields = Pick<OutboxEvent, "eventId" | "eventType" | "stateVersion" | "sourceMsgId" | "traceparent" | "headers">;
+
 /**
  * The headers of the record that delivers `event` (decimal strings for the numbers): the extra
  * headers stored on the row, then the msgx headers. An `EventHeader` name among the stored ones is
  * dropped, so a producer can neither override nor forge the relay's own (not even a traceparent
  * the event does not have). The one place a delivered record's headers are built.
  */
-export function eventHeaders(event: OutboxEvent): Readonly<Record<string, string>> {
+export function eventHeaders(event: RecordHeaderFields): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) {
     if (!RESERVED.has(name)) headers[name] = value;
