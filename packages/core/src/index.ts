@@ -81,6 +81,9 @@ export { REFERENCE_SUBTYPES } from "./codec/reference-body.js";
 // Ports
 export { systemClock, type Clock } from "./runtime/clock.js";
 export { silentLogger, type Logger, type LogFields } from "./runtime/logger.js";
+export { noopTracer, SpanName, type Tracer, type TraceSpan, type SpanOptions, type SpanAttributes } from "./runtime/tracer.js";
+export { parseTraceparent, formatTraceparent, normalTraceparent, type TraceContext } from "./runtime/traceparent.js";
+export { tracedDeliveryPort } from "./ports/traced-delivery-port.js";
 export type { Mailbox, MailboxRow, RawRead, BackfillEntry, BackfillResult } from "./ports/mailbox.js";
 export type {
   PipelineStore,
@@ -222,6 +225,7 @@ export {
   type PipelineRouterDeps,
   type PipelineRouterOptions,
   type ProcessedStep,
+  type ReceiveOptions,
 } from "./exchange/pipeline-router.js";
 
 // Replay

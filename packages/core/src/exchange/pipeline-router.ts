@@ -4,9 +4,11 @@ import { MsgDispatcher, type DispatchStep, type MsgDispatcherOptions } from "../
 import { DEFAULT_SCHD_FLUSHER_OPTIONS, SchdFlusher, type SchdFlusherOptions } from "../delivery/schd-flusher.js";
 import { errorMessage } from "../errors/msgx-error.js";
 import { InboxPoller, type InboxPollerOptions } from "../intake/inbox-poller.js";
+import { IngressTraces } from "../intake/ingress-traces.js";
 import type { ContentHash } from "../model/content-hash.js";
 import { Target } from "../outbox/outbox-event.js";
 import type { DeliveryPort } from "../ports/delivery-port.js";
+import { tracedDeliveryPort } from "../ports/traced-delivery-port.js";
 import type { Mailbox } from "../ports/mailbox.js";
 import { BackfillSweeper } from "../processing/backfill-sweeper.js";
 import type { PipelineStore } from "../processing/pipeline-store.js";
@@ -14,6 +16,8 @@ import type { ProcessorTable } from "../processing/processor.js";
 import { Pump, type PumpDeps, type PumpFailpoint, type PumpOptions, type PumpStep } from "../processing/pump.js";
 import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
+import { normalTraceparent } from "../runtime/traceparent.js";
+import { noopTracer, SpanName, type Tracer } from "../runtime/tracer.js";
 import { after, PipelineStep, WAKE_EDGES, type RouterStep, type StepOutcome, type WakeSource } from "./wake-edges.js";
 
 /** A pump step that committed a run. */
@@ -36,6 +40,18 @@ export interface PipelineRouterDeps {
   readonly failpoint?: (name: PumpFailpoint | DeliveryFailpoint) => void;
   /** Sees every run the pump committed (the runner's metrics). */
   readonly onProcessed?: (step: ProcessedStep) => void;
+  /**
+   * Reports the spans of a message's way: ingress → intake → process → deliver, one trace
+   * (docs/operations.md "Tracing"). Default: records nothing, passes an ingress trace on.
+   */
+  readonly tracer?: Tracer;
+}
+
+/** What the ingress knows of a request beside its text. */
+export interface ReceiveOptions {
+  readonly signal?: AbortSignal;
+  /** The request's W3C `traceparent` header as sent; an invalid one is ignored (a new trace starts). */
+  readonly traceparent?: string | null;
 }
 
 export interface PipelineRouterOptions {
@@ -73,6 +89,8 @@ export class PipelineRouter {
   readonly #poller: InboxPoller;
   readonly #pump: Pump;
   readonly #dispatchers: readonly MsgDispatcher[];
+  readonly #tracer: Tracer;
+  readonly #ingressTraces = new IngressTraces();
   readonly #steps = new Map<string, (signal: AbortSignal) => Promise<StepOutcome>>();
   #stop!: (why: string) => void;
   /** Resolves with the reason once this runner must stop: `fenced`, or `leadership lost: <why>`. */
@@ -83,7 +101,8 @@ export class PipelineRouter {
     const o = (this.#options = { ...DEFAULT_PIPELINE_ROUTER_OPTIONS, ...options });
     const { store, mailbox, clock, logger, failpoint } = deps;
     const base = { store, mailbox, clock, logger };
-    this.#poller = new InboxPoller(base, o.intake);
+    const tracer = (this.#tracer = deps.tracer ?? noopTracer);
+    this.#poller = new InboxPoller({ ...base, tracer, ingressTraces: this.#ingressTraces }, o.intake);
     const pumpDeps: PumpDeps = {
       ...base,
       decode: deps.decode,
@@ -91,10 +110,12 @@ export class PipelineRouter {
       ...(deps.contentHash ? { contentHash: deps.contentHash } : {}),
       horizon: () => this.#poller.horizon,
       ...(failpoint ? { failpoint } : {}),
+      tracer,
     };
     this.#pump = new Pump(pumpDeps, o.pump);
     const sweeper = new BackfillSweeper(base);
-    const delivery: DeliveryDeps = { outbox: deps.outbox, delivery: deps.delivery, clock, logger, ...(failpoint ? { failpoint } : {}) };
+    const port = deps.tracer ? tracedDeliveryPort(deps.delivery, deps.tracer) : deps.delivery;
+    const delivery: DeliveryDeps = { outbox: deps.outbox, delivery: port, clock, logger, ...(failpoint ? { failpoint } : {}) };
     const msg = new MsgDispatcher(delivery, { ...o.delivery, target: Target.MSG });
     // Reference events have their own dispatcher: a reference head in backoff never holds the
     // flight change stream, nor the other way round.
@@ -144,9 +165,21 @@ export class PipelineRouter {
     return WAKE_EDGES[source];
   }
 
-  /** The ingress: appends one raw message to the mailbox; the intake is to be woken. */
-  async receive(raw: string, signal?: AbortSignal): Promise<{ readonly msgId: number; readonly wake: readonly string[] }> {
-    const msgId = await this.#deps.mailbox.append(raw, signal);
+  /**
+   * The ingress: appends one raw message to the mailbox under an ingress span (a child of a valid
+   * `traceparent`, else a new trace) and keeps that span's trace for the intake; the intake is to be woken.
+   */
+  async receive(raw: string, options: ReceiveOptions = {}): Promise<{ readonly msgId: number; readonly wake: readonly string[] }> {
+    const span = this.#tracer.startSpan(SpanName.INGRESS, { parent: normalTraceparent(options.traceparent), attributes: { "msgx.chars": raw.length } });
+    let msgId: number;
+    try {
+      msgId = await this.#deps.mailbox.append(raw, options.signal);
+    } catch (e) {
+      span.end({}, errorMessage(e));
+      throw e;
+    }
+    span.end({ "msgx.msg_id": msgId });
+    if (span.traceparent !== null) this.#ingressTraces.remember(msgId, span.traceparent);
     return { msgId, wake: WAKE_EDGES.ingress };
   }
 

@@ -1,8 +1,11 @@
+import { errorMessage } from "../errors/msgx-error.js";
 import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
+import { noopTracer, SpanName, type TraceSpan, type Tracer } from "../runtime/tracer.js";
 import type { Mailbox, MailboxRow } from "../ports/mailbox.js";
 import type { PipelineStore } from "../processing/pipeline-store.js";
 import { GapTracker, type GapState } from "./gap-tracker.js";
+import type { IngressTraces } from "./ingress-traces.js";
 
 export interface InboxPollerOptions {
   /** Rows per scan (seed 000 `claim-batch`). */
@@ -43,19 +46,32 @@ export class InboxPoller {
   readonly #store: PipelineStore;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  readonly #tracer: Tracer;
+  readonly #ingressTraces: IngressTraces | undefined;
   readonly #options: InboxPollerOptions;
   #gaps: GapState | undefined;
   #cursor = 0;
   #lastRescanAt = Number.NEGATIVE_INFINITY;
 
   constructor(
-    deps: { mailbox: Mailbox; store: PipelineStore; clock: Clock; logger: Logger },
+    deps: {
+      mailbox: Mailbox;
+      store: PipelineStore;
+      clock: Clock;
+      logger: Logger;
+      /** Reports one intake span per enqueued row; its traceparent is stored with the record. */
+      tracer?: Tracer;
+      /** The ingress's traces of the rows it appended: an intake span continues that trace. */
+      ingressTraces?: IngressTraces;
+    },
     options: Partial<InboxPollerOptions> = {},
   ) {
     this.#mailbox = deps.mailbox;
     this.#store = deps.store;
     this.#clock = deps.clock;
     this.#logger = deps.logger;
+    this.#tracer = deps.tracer ?? noopTracer;
+    this.#ingressTraces = deps.ingressTraces;
     this.#options = { ...DEFAULT_INBOX_POLLER_OPTIONS, ...options };
   }
 
@@ -86,8 +102,7 @@ export class InboxPoller {
     }
     const { state, passed } = GapTracker.advance(observed, now, this.#options.gapGraceMs, expired.length);
 
-    const pending = fresh.filter((r) => r.pending).map((r) => ({ msgId: r.msgId, receivedAt: r.receivedAt }));
-    const enqueued = await this.#store.enqueue(pending, { horizon: state.horizon });
+    const enqueued = await this.#enqueueTraced(fresh.filter((r) => r.pending), state.horizon);
     // Only now, with the rows safely enqueued, does the tracker move: a failed enqueue re-reads them.
     this.#gaps = state;
     this.#cursor = Math.max(cursor, rows.at(-1)?.msgId ?? cursor);
@@ -111,11 +126,36 @@ export class InboxPoller {
       (r) => r.msgId <= horizon && r.pending,
     );
     if (rows.length === 0) return [];
-    const inserted = await this.#store.enqueue(rows, { horizon });
+    // Nearly every row here is enqueued already, so no intake span is started for them: the rare
+    // late one starts its trace when the pump processes it.
+    const inserted = await this.#store.enqueue(rows.map((r) => ({ msgId: r.msgId, receivedAt: r.receivedAt })), { horizon });
     for (const msgId of inserted) {
       this.#logger.error("mailbox row committed after its gap was passed; processed out of order", { msgId, horizon });
     }
     return inserted;
+  }
+
+  /**
+   * Enqueues rows, each under its own intake span: a child of the ingress request's trace when the
+   * ingress appended it in this process, else the start of a new trace (seed 000's mailbox path).
+   */
+  async #enqueueTraced(rows: readonly MailboxRow[], horizon: number): Promise<readonly number[]> {
+    const spans = new Map<number, TraceSpan>();
+    for (const r of rows) {
+      const parent = this.#ingressTraces?.get(r.msgId) ?? null;
+      spans.set(r.msgId, this.#tracer.startSpan(SpanName.INTAKE, { parent, attributes: { "msgx.msg_id": r.msgId } }));
+    }
+    const entries = rows.map((r) => ({ msgId: r.msgId, receivedAt: r.receivedAt, traceparent: spans.get(r.msgId)?.traceparent ?? null }));
+    try {
+      const inserted = await this.#store.enqueue(entries, { horizon });
+      const fresh = new Set(inserted);
+      for (const [msgId, span] of spans) span.end({ "msgx.enqueued": fresh.has(msgId) });
+      this.#ingressTraces?.forget(rows.map((r) => r.msgId));
+      return inserted;
+    } catch (e) {
+      for (const span of spans.values()) span.end({ "msgx.enqueued": false }, errorMessage(e));
+      throw e;
+    }
   }
 }
 

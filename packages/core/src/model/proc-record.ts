@@ -49,4 +49,10 @@ export interface ProcRecord {
   readonly history: readonly ErrorEntry[];
   readonly receivedAt: number;
   readonly updatedAt: number;
+  /**
+   * The W3C `traceparent` of the intake span that enqueued it (a child of the ingress request's
+   * trace when there was one), set at enqueue and never changed; every outbox event of the message
+   * carries its trace. Absent when it was enqueued without tracing.
+   */
+  readonly traceparent?: string | null;
 }

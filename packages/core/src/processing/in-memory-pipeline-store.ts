@@ -111,7 +111,7 @@ export class InMemoryPipelineStore implements PipelineStore {
     for (const e of entries) {
       // An archived id is never inserted again, as the PostgreSQL store's PROC_STATE_HST check does.
       if (this.tables.records.has(e.msgId) || this.archive.has(e.msgId)) continue;
-      this.tables.records.set(e.msgId, newProcRecord(e.msgId, e.receivedAt, this.clock.now()));
+      this.tables.records.set(e.msgId, newProcRecord(e.msgId, e.receivedAt, this.clock.now(), e.traceparent ?? null));
       inserted.push(e.msgId);
     }
     this.tables.intake = { horizon: Math.max(intake.horizon, this.tables.intake?.horizon ?? 0) };

@@ -23,6 +23,8 @@ export interface ArchivedRecord {
 export interface InboxEntry {
   readonly msgId: number;
   readonly receivedAt: number;
+  /** The intake span's W3C `traceparent`, stored with the new record (`ProcRecord.traceparent`). */
+  readonly traceparent?: string | null;
 }
 
 /** What the intake persists with every enqueue, so a restart resumes where it was. */

@@ -126,8 +126,8 @@ function dead(record: ProcRecord, errorClass: ErrorClass, reason: string, attemp
   };
 }
 
-/** A fresh PENDING record for a mailbox row. */
-export const newProcRecord = (msgId: number, receivedAt: number, now: number): ProcRecord => ({
+/** A fresh PENDING record for a mailbox row, with its intake trace when it has one. */
+export const newProcRecord = (msgId: number, receivedAt: number, now: number, traceparent: string | null = null): ProcRecord => ({
   msgId,
   status: ProcStatus.PENDING,
   attempts: 0,
@@ -140,4 +140,5 @@ export const newProcRecord = (msgId: number, receivedAt: number, now: number): P
   history: [],
   receivedAt,
   updatedAt: now,
+  ...(traceparent === null ? {} : { traceparent }),
 });

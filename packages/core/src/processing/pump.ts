@@ -5,9 +5,10 @@ import { DEFAULT_IDENTITY_OPTIONS, type IdentityOptions } from "../model/identit
 import type { ProcRecord } from "../model/proc-record.js";
 import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
+import { noopTracer, SpanName, type TraceSpan, type Tracer } from "../runtime/tracer.js";
 import type { Mailbox } from "../ports/mailbox.js";
 import type { PipelineStore, PipelineTx } from "./pipeline-store.js";
-import { decideExhaust, decideFailure, decideRun, prepareDecodedRun } from "./decide-run.js";
+import { decideExhaust, decideFailure, decideRun, prepareDecodedRun, type PreparedRun } from "./decide-run.js";
 import { decideTick } from "./decide-tick.js";
 import { guardedStep, type BreakerCell, type StepGuard } from "../runtime/guarded-step.js";
 import { closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
@@ -66,6 +67,8 @@ export interface PumpDeps {
   readonly horizon: () => number;
   /** Named points where tests (and the fault battery) may crash the process. */
   readonly failpoint?: (name: PumpFailpoint) => void;
+  /** Reports one span per message processed, a child of the message's intake span. Default: none. */
+  readonly tracer?: Tracer;
 }
 
 /** Where a failpoint can fire: before a run's transaction commits, and after it, before backfill. */
@@ -158,9 +161,9 @@ export class Pump {
   }
 
   async #processRun(candidates: readonly ProcRecord[], now: number, signal?: AbortSignal): Promise<PumpStep> {
-    const { store, mailbox, decode, processors } = this.#deps;
+    const { mailbox, decode, processors } = this.#deps;
     const hash = this.#deps.contentHash ?? sha256Hex;
-    const { policy, identity, unsupported, maxRecordBytes } = this.#options;
+    const { identity } = this.#options;
     const horizon = this.#deps.horizon();
     const run = takeReady(candidates, now, horizon);
     const raws = await mailbox.readRaw(run.map((r) => r.msgId), signal);
@@ -177,6 +180,27 @@ export class Pump {
       if (record.identityKey === null && meta !== null) hashes.set(record.msgId, hash(raw.text));
     }
     const prepared = prepareDecodedRun(run, decoded, processors, identity, hashes);
+    const spans = this.#startSpans(run);
+    try {
+      const step = await this.#commitRun(prepared, spans, now);
+      const ended = new Map(step.did === "processed" ? step.records.map((r) => [r.msgId, r.status] as const) : []);
+      for (const [msgId, span] of spans) span.end({ "msgx.status": ended.get(msgId) ?? "not-committed" });
+      return step;
+    } catch (e) {
+      for (const span of spans.values()) span.end({ "msgx.status": "not-committed" }, errorMessage(e));
+      throw e;
+    }
+  }
+
+  /** One process span per message of the run, continuing the trace stored with its record. */
+  #startSpans(run: readonly ProcRecord[]): Map<number, TraceSpan> {
+    const tracer = this.#deps.tracer ?? noopTracer;
+    return new Map(run.map((r) => [r.msgId, tracer.startSpan(SpanName.PROCESS, { parent: r.traceparent ?? null, attributes: { "msgx.msg_id": r.msgId } })]));
+  }
+
+  async #commitRun(prepared: PreparedRun, spans: ReadonlyMap<number, TraceSpan>, now: number): Promise<PumpStep> {
+    const { store, processors } = this.#deps;
+    const { policy, identity, unsupported, maxRecordBytes } = this.#options;
     const ctx = { now, policy, identity, processors, unsupported, maxRecordBytes };
 
     // Group commit: try the whole run; a database fault that is not an outage is pinned to its
@@ -192,7 +216,7 @@ export class Pump {
             part.needsRequests ? tx.openRequests() : [],
             part.referenceTypes ? tx.loadReferences(part.referenceTypes) : [],
           ]);
-          const d = decideRun(part, { identityOwners, flights, requests, references }, ctx);
+          const d = withTraces(decideRun(part, { identityOwners, flights, requests, references }, ctx), spans);
           await applyDecision(tx, d);
           this.#deps.failpoint?.("pump.before-commit");
           return d;
@@ -265,6 +289,19 @@ export class Pump {
   #fenceOption(): { fence?: number } {
     return this.#options.fence === undefined ? {} : { fence: this.#options.fence };
   }
+}
+
+/**
+ * Every event of a message carries the trace of the span that processed it: the one place an
+ * event gets its `traceparent`, so no processor deals with tracing.
+ */
+function withTraces(decision: RunDecision, spans: ReadonlyMap<number, TraceSpan>): RunDecision {
+  if (decision.events.every((e) => (spans.get(e.sourceMsgId)?.traceparent ?? null) === null)) return decision;
+  const events = decision.events.map((e) => {
+    const traceparent = spans.get(e.sourceMsgId)?.traceparent ?? null;
+    return traceparent === null || e.traceparent ? e : { ...e, traceparent };
+  });
+  return { ...decision, events };
 }
 
 /** Writes a decision and the audit rows it carries, in the caller's transaction. */
