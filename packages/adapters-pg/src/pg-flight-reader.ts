@@ -1,9 +1,8 @@
 import { MAX_FLIGHT_LIST_LIMIT, type FlightListQuery, type FlightReader, type FlightState } from "@msgx/core";
 import type { Kysely } from "kysely";
-import type { Db } from "./operations/db.js";
-import { listFlights } from "./operations/list-flights.js";
-import { readFlight } from "./operations/read-flight.js";
 import { pgCall } from "./pg-error-map.js";
+import type { Db } from "./queries/db.js";
+import { listFlights, readFlight } from "./queries/flights.js";
 import type { MsgxDatabase } from "./rows/tables.js";
 
 const DECIMAL_FLID = /^\d{1,18}$/;

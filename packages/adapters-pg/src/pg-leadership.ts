@@ -1,9 +1,9 @@
-import { hostname } from "node:os";
 import { MsgxError, systemClock, type Clock } from "@msgx/core";
 import { Kysely, PostgresDialect } from "kysely";
+import { hostname } from "node:os";
 import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "./lock-keys.js";
-import { bumpEpoch } from "./operations/bump-epoch.js";
 import { mapPgError, pgCall } from "./pg-error-map.js";
+import { bumpEpoch } from "./queries/pipeline-epoch.js";
 import type { MsgxDatabase } from "./rows/tables.js";
 
 /** The part of a node-postgres `Client` leadership uses (structural: no runtime import of pg). */

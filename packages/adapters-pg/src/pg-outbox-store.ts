@@ -1,14 +1,8 @@
 import { duePrefix, Target, type OutboxEvent, type OutboxStore } from "@msgx/core";
 import type { Kysely } from "kysely";
-import { countPending } from "./operations/count-pending.js";
-import type { Db } from "./operations/db.js";
-import { getEvents } from "./operations/get-events.js";
-import { markDead } from "./operations/mark-dead.js";
-import { markSent } from "./operations/mark-sent.js";
-import { pendingEvents } from "./operations/pending-events.js";
-import { pendingTargets } from "./operations/pending-targets.js";
-import { recordFailure } from "./operations/record-failure.js";
 import { pgCall } from "./pg-error-map.js";
+import type { Db } from "./queries/db.js";
+import { countPending, getEvents, markDead, markSent, pendingEvents, pendingTargets, recordFailure } from "./queries/msg-event.js";
 import type { MsgxDatabase } from "./rows/tables.js";
 
 /**

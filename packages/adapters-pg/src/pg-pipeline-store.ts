@@ -1,20 +1,14 @@
 import { systemClock, type AuditEntry, type BackfillTodo, type Clock, type InboxEntry, type IntakeState, type PipelineStore, type PipelineTx, type ProcRecord, type RecordFilter } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "./lock-keys.js";
-import { audits } from "./operations/audits.js";
-import { completeBackfill } from "./operations/complete-backfill.js";
-import type { Db } from "./operations/db.js";
-import { deferBackfill } from "./operations/defer-backfill.js";
-import { dueBackfill } from "./operations/due-backfill.js";
-import { enqueue } from "./operations/enqueue.js";
-import { getRecord } from "./operations/get-record.js";
-import { head } from "./operations/head.js";
-import { intakeState } from "./operations/intake-state.js";
-import { listRecords } from "./operations/list-records.js";
-import { unfinished } from "./operations/unfinished.js";
 import { pgCall } from "./pg-error-map.js";
 import { PgPipelineTx } from "./pg-pipeline-tx.js";
 import { pipelineTransaction } from "./pg-transaction.js";
+import { audits } from "./queries/audit.js";
+import { completeBackfill, deferBackfill, dueBackfill } from "./queries/backfill-todo.js";
+import type { Db } from "./queries/db.js";
+import { intakeState } from "./queries/pipeline-epoch.js";
+import { enqueue, getRecord, head, listRecords, unfinished } from "./queries/proc-state.js";
 import type { MsgxDatabase } from "./rows/tables.js";
 
 /** The sweep leaves a fresh todo alone this long: the pump backfills right after its commit. */

@@ -1,21 +1,16 @@
 import { MsgxError, type AuditEntry, type FlightState, type IdentityOwner, type PipelineTx, type ProcRecord, type RefEntry, type RequestRecord, type RunDecision } from "@msgx/core";
-import { appendAudit } from "./operations/append-audit.js";
-import { bindIdentitiesParts } from "./operations/bind-identities.js";
-import type { Db } from "./operations/db.js";
-import { identityOwners } from "./operations/identity-owners.js";
-import { insertEventsParts } from "./operations/insert-events.js";
-import { insertSnapLog } from "./operations/insert-snap-log.js";
-import { loadFlights } from "./operations/load-flights.js";
-import { loadRecords } from "./operations/load-records.js";
-import { registerBackfillParts } from "./operations/register-backfill.js";
-import { updateRecordsParts } from "./operations/update-records.js";
-import { writeFlightsParts } from "./operations/write-flights.js";
-import { executeParts } from "./operations/write-part.js";
 import { pgCall } from "./pg-error-map.js";
-import { answerableRequests } from "./requests/operations/answerable-requests.js";
-import { loadReferences } from "./requests/operations/load-references.js";
-import { updateRequest } from "./requests/operations/update-request.js";
-import { upsertReferences } from "./requests/operations/upsert-references.js";
+import { appendAudit } from "./queries/audit.js";
+import { registerBackfillParts } from "./queries/backfill-todo.js";
+import type { Db } from "./queries/db.js";
+import { loadFlights, writeFlightsParts } from "./queries/flights.js";
+import { bindIdentitiesParts, identityOwners } from "./queries/identities.js";
+import { insertEventsParts } from "./queries/msg-event.js";
+import { loadRecords, updateRecordsParts } from "./queries/proc-state.js";
+import { loadReferences, upsertReferences } from "./queries/ref-master.js";
+import { answerableRequests, updateRequest } from "./queries/req-track.js";
+import { insertSnapLog } from "./queries/snap-log.js";
+import { executeParts } from "./queries/write-part.js";
 
 /**
  * One pipeline transaction on one connection. Each member is one to a few set-based statements;
@@ -69,8 +64,8 @@ export class PgPipelineTx implements PipelineTx {
    * that answered upstream requests adds one compare-and-set per closed request and one reference
    * upsert; one that holds snapshot messages adds one `schd_snap_log` insert.
    *
-   * Six statements became two because each round trip waits for a busy event loop: at 700 msg/s
-   * `applyRun` took 21.7 ms per run before and 10–15 ms after (docs/benchmarks.md, "Latency").
+   * Few statements because each round trip waits on the event loop under load (figures in
+   * docs/benchmarks.md, "Latency").
    */
   applyRun(decision: RunDecision): Promise<void> {
     return pgCall("applyRun", async () => {

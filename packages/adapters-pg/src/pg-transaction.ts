@@ -1,9 +1,9 @@
 import { isMsgxError, MsgxError } from "@msgx/core";
 import type { ControlledTransaction, Kysely } from "kysely";
 import type { LockKeys } from "./lock-keys.js";
-import type { Db } from "./operations/db.js";
-import { pipelineEpoch } from "./operations/pipeline-epoch.js";
 import { mapPgError, pgCall } from "./pg-error-map.js";
+import type { Db } from "./queries/db.js";
+import { pipelineEpoch } from "./queries/pipeline-epoch.js";
 
 /** Whether a finished body's result is committed; a result it refuses is rolled back and returned. */
 export interface PgTransactionOptions<T> {

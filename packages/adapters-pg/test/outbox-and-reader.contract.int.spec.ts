@@ -3,7 +3,7 @@ import { describeFlightReaderContract, describeOutboxStoreContract, gateService,
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe } from "vitest";
 import { PgFlightReader, PgOutboxStore, type MsgxDatabase } from "../src/index.js";
-import { insertEvents } from "../src/operations/insert-events.js";
+import { insertEvents } from "../src/queries/msg-event.js";
 import { freshPgSchema, probePostgres, SharedPglite, type PgTestDb } from "./pg-harness.js";
 
 const gate = await gateService("PostgreSQL", "adapters-pg: outbox-store and flight-reader contracts", probePostgres);

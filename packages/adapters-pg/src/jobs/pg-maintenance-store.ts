@@ -1,28 +1,14 @@
+import { systemClock, type ArchivedRecord, type ArchiveQuery, type Clock, type MaintenanceStore, type MaintenanceTx, type MaintenanceWriteOptions, type ReconcileEntry, type RetiredFlight, type SnapshotLogRow } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "../lock-keys.js";
-import type { Db } from "../operations/db.js";
 import { pgCall } from "../pg-error-map.js";
 import { pipelineTransaction } from "../pg-transaction.js";
+import { registerMissingBackfill } from "../queries/backfill-todo.js";
+import type { Db } from "../queries/db.js";
+import { retiredFlights } from "../queries/flights.js";
+import { archivedRecords, archiveTerminal, reconcileRange } from "../queries/proc-state.js";
+import { purgeSnapLog, snapshotLog } from "../queries/snap-log.js";
 import type { MsgxDatabase } from "../rows/tables.js";
-import {
-  systemClock,
-  type ArchiveQuery,
-  type ArchivedRecord,
-  type Clock,
-  type MaintenanceStore,
-  type MaintenanceTx,
-  type MaintenanceWriteOptions,
-  type ReconcileEntry,
-  type RetiredFlight,
-  type SnapshotLogRow,
-} from "@msgx/core";
-import { archiveTerminal } from "./operations/archive-terminal.js";
-import { archivedRecords } from "./operations/archived-records.js";
-import { purgeSnapLog } from "./operations/purge-snap-log.js";
-import { snapshotLog } from "./operations/snapshot-log.js";
-import { reconcileRange } from "./operations/reconcile-range.js";
-import { registerMissingBackfill } from "./operations/register-missing-backfill.js";
-import { retiredFlights } from "./operations/retired-flights.js";
 import { PgMaintenanceTx } from "./pg-maintenance-tx.js";
 
 export interface PgMaintenanceStoreOptions {
@@ -42,7 +28,7 @@ export interface PgMaintenanceStoreOptions {
 /**
  * `MaintenanceStore` on PostgreSQL (pg or PGlite) through kysely, beside a `PgPipelineStore` on the
  * same database and schema (tables unqualified: the schema is on the search path). One SQL
- * statement per operation (`jobs/operations/`); the writes run under the pipeline lock and fence.
+ * statement per operation (`queries/`, one file per table); the writes run under the pipeline lock and fence.
  * Needs migration `0007_maintenance`.
  */
 export class PgMaintenanceStore implements MaintenanceStore {

@@ -1,9 +1,8 @@
 import type { FlightState, MaintenanceTx, OutboxEventDraft, RetiredFlight } from "@msgx/core";
-import type { Db } from "../operations/db.js";
-import { insertEvents } from "../operations/insert-events.js";
 import { pgCall } from "../pg-error-map.js";
-import { retirableFlights } from "./operations/retirable-flights.js";
-import { retireFlights } from "./operations/retire-flights.js";
+import type { Db } from "../queries/db.js";
+import { retirableFlights, retireFlights } from "../queries/flights.js";
+import { insertEvents } from "../queries/msg-event.js";
 
 /** One maintenance transaction on one connection (under the pipeline lock; see `pipelineLocked`). */
 export class PgMaintenanceTx implements MaintenanceTx {

@@ -1,8 +1,8 @@
-import { pgTransaction } from "../pg-transaction.js";
 import type { ConsumeLog, ConsumeLogEntry } from "@msgx/core";
 import type { Kysely, Transaction } from "kysely";
 import { pgCall } from "../pg-error-map.js";
-import { claimConsume } from "./operations/claim-consume.js";
+import { pgTransaction } from "../pg-transaction.js";
+import { claimConsume } from "../queries/reliable-message.js";
 
 /**
  * `ConsumeLog` in the consumer's own PostgreSQL database (table `reliable_message_consume_log`,

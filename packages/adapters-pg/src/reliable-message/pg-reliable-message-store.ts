@@ -1,28 +1,11 @@
-import {
-  systemClock,
-  type Clock,
-  type OutboxEventDraft,
-  type ReliableMessage,
-  type ReliableMessageFilter,
-  type ReliableMessagePage,
-  type ReliableMessageStatus,
-  type ReliableMessageStore,
-  type ReliableMessageWrite,
-  type ReliableMessageWriteResult,
-} from "@msgx/core";
+import { systemClock, type Clock, type OutboxEventDraft, type ReliableMessage, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/core";
 import type { Kysely } from "kysely";
-import type { Db } from "../operations/db.js";
-import { insertEvents } from "../operations/insert-events.js";
 import { mapPgError, pgCall } from "../pg-error-map.js";
 import { pgTransaction, retryOnConflict } from "../pg-transaction.js";
+import type { Db } from "../queries/db.js";
+import { insertEvents } from "../queries/msg-event.js";
+import { deleteMessage, dueMessages, getMessage, insertMessage, listMessagesPage, scanMessages, updateMessage } from "../queries/reliable-message.js";
 import type { MsgxDatabase } from "../rows/tables.js";
-import { deleteMessage } from "./operations/delete-message.js";
-import { dueMessages } from "./operations/due-messages.js";
-import { getMessage } from "./operations/get-message.js";
-import { insertMessage } from "./operations/insert-message.js";
-import { listMessagesPage } from "./operations/list-messages-page.js";
-import { scanMessages } from "./operations/scan-messages.js";
-import { updateMessage } from "./operations/update-message.js";
 
 export interface PgReliableMessageStoreOptions {
   /** Time for the outbox rows' `created_at`. Default: the system clock. */

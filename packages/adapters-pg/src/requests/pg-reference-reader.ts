@@ -1,10 +1,8 @@
-import { assertRefListQuery, type RefEntry, type RefListQuery, type ReferenceReader } from "@msgx/core";
+import { assertRefListQuery, type RefEntry, type ReferenceReader, type RefListQuery } from "@msgx/core";
 import type { Kysely } from "kysely";
-import type { Db } from "../operations/db.js";
 import { pgCall } from "../pg-error-map.js";
-import { getReference } from "./operations/get-reference.js";
-import { listReferences } from "./operations/list-references.js";
-import { referenceTypes } from "./operations/reference-types.js";
+import type { Db } from "../queries/db.js";
+import { getReference, listReferences, referenceTypes } from "../queries/ref-master.js";
 
 /** `ReferenceReader` over `ref_master`, which the pipeline transaction writes (`PgPipelineTx.applyRun`). */
 export class PgReferenceReader implements ReferenceReader {

@@ -1,16 +1,9 @@
-import { pgTransaction } from "../pg-transaction.js";
 import { assertRequestFilter, MsgxError, type RequestDraft, type RequestFilter, type RequestRecord, type RequestStore, type RequestTx } from "@msgx/core";
 import type { Kysely } from "kysely";
-import type { Db } from "../operations/db.js";
 import { mapPgError, pgCall } from "../pg-error-map.js";
-import { getRequest } from "./operations/get-request.js";
-import { insertRequest } from "./operations/insert-request.js";
-import { listRequests } from "./operations/list-requests.js";
-import { lockSeqn } from "./operations/lock-seqn.js";
-import { openOfType } from "./operations/open-of-type.js";
-import { openRequests } from "./operations/open-requests.js";
-import { saveSeqn } from "./operations/save-seqn.js";
-import { updateRequest } from "./operations/update-request.js";
+import { pgTransaction } from "../pg-transaction.js";
+import type { Db } from "../queries/db.js";
+import { getRequest, insertRequest, listRequests, lockSeqn, openOfType, openRequests, saveSeqn, updateRequest } from "../queries/req-track.js";
 
 /** The unique index that allows one open request per type (migration 0003). */
 const OPEN_INDEX = "req_track_open_idx";

@@ -1,20 +1,9 @@
-import {
-  isMsgxError,
-  MsgxError,
-  type TaskConsumeLogEntry,
-  type TaskConsumeLogFilter,
-  type TaskConsumeLogStore,
-  type TaskConsumeLogWrite,
-  type TaskConsumeTx,
-} from "@msgx/core";
+import { isMsgxError, MsgxError, type TaskConsumeLogEntry, type TaskConsumeLogFilter, type TaskConsumeLogStore, type TaskConsumeLogWrite, type TaskConsumeTx } from "@msgx/core";
 import type { Kysely, Transaction } from "kysely";
 import { fnv1a } from "../lock-keys.js";
 import { classifyPgError, mapPgError, pgCall } from "../pg-error-map.js";
 import { pgTransaction } from "../pg-transaction.js";
-import { claimConsume } from "./operations/claim-consume.js";
-import { deferCallback, dueCallbacks, settleCallback } from "./operations/consume-callbacks.js";
-import { getConsume, listConsume } from "./operations/read-consume.js";
-import { writeConsume } from "./operations/write-consume.js";
+import { claimConsume, deferCallback, dueCallbacks, getConsume, listConsume, settleCallback, writeConsume } from "../queries/task-routing.js";
 
 export interface PgTaskConsumeLogStoreOptions {
   /**

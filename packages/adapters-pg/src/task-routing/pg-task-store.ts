@@ -1,16 +1,10 @@
-import { pgTransaction } from "../pg-transaction.js";
 import { systemClock, type Clock, type OutboxEventDraft, type TaskCallbackEntry, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskRecord, type TaskStore, type TaskTx } from "@msgx/core";
 import type { Kysely } from "kysely";
-import { insertEvents } from "../operations/insert-events.js";
 import { pgCall } from "../pg-error-map.js";
+import { pgTransaction } from "../pg-transaction.js";
+import { insertEvents } from "../queries/msg-event.js";
+import { findFeedback, getTask, insertCallback, insertFeedback, insertTask, listCallbacks, listFeedback, listTasks, lockTask, updateTask } from "../queries/task-routing.js";
 import type { MsgxDatabase } from "../rows/tables.js";
-import { insertCallback, listCallbacks } from "./operations/callback-log.js";
-import { findFeedback, insertFeedback, listFeedback } from "./operations/feedback-log.js";
-import { getTask } from "./operations/get-task.js";
-import { insertTask } from "./operations/insert-task.js";
-import { listTasks } from "./operations/list-tasks.js";
-import { lockTask } from "./operations/lock-task.js";
-import { updateTask } from "./operations/update-task.js";
 
 export interface PgTaskStoreOptions {
   /** Time for the outbox rows' `created_at`. Default: the system clock. */

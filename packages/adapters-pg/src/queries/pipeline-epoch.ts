@@ -1,0 +1,38 @@
+import type { IntakeState } from "@msgx/core";
+import { sql } from "kysely";
+import type { LockKeys } from "../lock-keys.js";
+import { toNumber } from "../rows/values.js";
+import type { Db } from "./db.js";
+
+/**
+ * Enters the pipeline inside an open transaction: takes the transaction-scoped advisory lock that
+ * makes pipeline transactions one writer at a time, then reads the leadership epoch (one round
+ * trip, see `msgx_pipeline_epoch`). The lock is released by COMMIT or ROLLBACK.
+ */
+export async function pipelineEpoch(db: Db, keys: LockKeys): Promise<number> {
+  const [cls, obj] = keys.pipeline;
+  const { rows } = await sql<{ epoch: unknown }>`SELECT msgx_pipeline_epoch(${cls}::integer, ${obj}::integer) AS epoch`.execute(db);
+  return toNumber(rows[0]?.epoch ?? 0);
+}
+
+/**
+ * Moves the leadership epoch on, inside an open transaction, under the pipeline lock: a pipeline
+ * transaction of the old leader either committed before (and the new leader reads its effects)
+ * or sees the new epoch and is fenced. Never both.
+ */
+export async function bumpEpoch(db: Db, keys: LockKeys, holder: string, now: number): Promise<number> {
+  await pipelineEpoch(db, keys);
+  const { rows } = await sql<{ epoch: unknown }>`
+    INSERT INTO leadership (name, epoch, holder, acquired_at)
+    VALUES ('pipeline', 1, ${holder}, to_timestamp(${now}::bigint / 1000.0))
+    ON CONFLICT (name) DO UPDATE
+      SET epoch = leadership.epoch + 1, holder = EXCLUDED.holder, acquired_at = EXCLUDED.acquired_at
+    RETURNING epoch`.execute(db);
+  return toNumber(rows[0]?.epoch);
+}
+
+/** The persisted intake state, or undefined before the first enqueue. */
+export async function intakeState(db: Db): Promise<IntakeState | undefined> {
+  const row = await db.selectFrom("intake_state").select("horizon").where("id", "=", 1).executeTakeFirst();
+  return row === undefined ? undefined : { horizon: toNumber(row.horizon) };
+}
