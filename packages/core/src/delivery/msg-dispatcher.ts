@@ -5,7 +5,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../runtime/retry-policy.
 import { guardedStep, type BreakerCell, type StepGuard } from "../runtime/guarded-step.js";
 import { deliveryGuard } from "./delivery-guard.js";
 import type { DeliveryDeps } from "./delivery-deps.js";
-import { decideDeliveryFailure } from "./delivery-decision.js";
+import { decideDeliveryFailure, errorKind, refusedForGood } from "./delivery-decision.js";
 import { buildPrefix, DEFAULT_DELIVERY_TOPICS, msgRecord, topicFor, type DeliveryTopics } from "./delivery-records.js";
 import { sendLargestPrefix } from "./send-prefix.js";
 
@@ -125,12 +125,12 @@ export class MsgDispatcher {
       return { did: "wait", eventId: blocked.eventId, next: blocked.nextAttemptAt ?? now };
     }
     const built = buildPrefix(batch, (e) => msgRecord(e, this.#topic));
-    if (built.records.length === 0) return this.#fail(head, built.fault, now);
+    if (built.records.length === 0) return this.#fail(head, built.fault, now, false);
     const last = batch[batch.length - 1]!.eventId;
     // Only a full batch can have more behind it; the read runs while the broker works.
     if (pipelined && batch.length === batchSize) this.#readAhead(target, now, last);
     const outcome = await sendLargestPrefix(delivery, built.records, signal);
-    if (!outcome.ok) return this.#fail(head, outcome.fault, now);
+    if (!outcome.ok) return this.#fail(head, outcome.fault, now, refusedForGood(outcome.fault));
     // Events after a failed record must wait for it: what was read behind them is dropped.
     if (outcome.sent < batch.length || built.records.length < batch.length) this.#dropAhead();
     const eventIds = batch.slice(0, outcome.sent).map((e) => e.eventId);
@@ -172,16 +172,17 @@ export class MsgDispatcher {
     await marking;
   }
 
-  async #fail(head: OutboxEvent, fault: unknown, now: number): Promise<DispatchStep> {
+  /** Records a fault of `head`; `refused`: the broker refused its record for good. */
+  async #fail(head: OutboxEvent, fault: unknown, now: number, refused: boolean): Promise<DispatchStep> {
     const { outbox, logger } = this.#deps;
     this.#dropAhead();
     await this.#settleMarking();
     const error = errorMessage(fault);
-    const decision = decideDeliveryFailure(head.attempts, now, this.#options.policy);
+    const decision = decideDeliveryFailure(head.attempts, now, this.#options.policy, refused);
     const fields = { target: this.#options.target, eventId: head.eventId, attempts: decision.attempts, error };
     if (decision.action === "dead") {
       await outbox.markDead(head.eventId, error, decision.attempts);
-      logger.error("event dead-lettered: attempts used up", fields);
+      logger.error(refused ? "event dead-lettered: the broker refused its record" : "event dead-lettered: attempts used up", { ...fields, errorClass: errorKind(fault) });
       return { did: "dead", eventId: head.eventId, attempts: decision.attempts, error, next: now };
     }
     await outbox.recordFailure(head.eventId, decision.attempts, decision.nextAttemptAt, error);

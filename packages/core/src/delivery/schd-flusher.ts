@@ -5,7 +5,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../runtime/retry-policy.
 import { guardedStep, type BreakerCell, type StepGuard } from "../runtime/guarded-step.js";
 import { deliveryGuard } from "./delivery-guard.js";
 import type { DeliveryDeps } from "./delivery-deps.js";
-import { decideDeliveryFailure } from "./delivery-decision.js";
+import { decideDeliveryFailure, errorKind, refusedForGood } from "./delivery-decision.js";
 import { isDue } from "../outbox/due-prefix.js";
 import { buildPrefix, DEFAULT_DELIVERY_TOPICS, schdRecord, topicFor, type DeliveryTopics } from "./delivery-records.js";
 import { mergeSchd, type SchdGroup } from "./schd-merge.js";
@@ -128,7 +128,8 @@ export class SchdFlusher {
         rest = rest.slice(outcome.sent);
       } else {
         const [group] = rest as [SchdGroup, ...SchdGroup[]];
-        const fault = await this.#fail(group, outcome.fault, now);
+        // A record that could not even be built is no broker refusal: it backs off as a fault.
+        const fault = await this.#fail(group, outcome.fault, now, built.records.length > 0 && refusedForGood(outcome.fault));
         (fault.dead ? dead : failed).push(fault.fault);
         rest = rest.slice(1);
       }
@@ -141,10 +142,11 @@ export class SchdFlusher {
     return { did: "flushed", sent, markedSent, failed, dead, next };
   }
 
-  async #fail(group: SchdGroup, fault: unknown, now: number): Promise<{ dead: boolean; fault: FlidFault }> {
+  /** Records a fault of `group`'s record; `refused`: the broker refused it for good. */
+  async #fail(group: SchdGroup, fault: unknown, now: number, refused: boolean): Promise<{ dead: boolean; fault: FlidFault }> {
     const { outbox, logger } = this.#deps;
     const error = errorMessage(fault);
-    const decision = decideDeliveryFailure(group.attempts, now, this.#options.policy);
+    const decision = decideDeliveryFailure(group.attempts, now, this.#options.policy, refused);
     const eventIds = group.represented.map((e) => e.eventId);
     const result: FlidFault = { flid: group.flid, eventIds, attempts: decision.attempts, error };
     if (decision.action === "dead") {
@@ -153,7 +155,8 @@ export class SchdFlusher {
       const older = group.represented.filter((e) => e !== group.newest);
       for (const e of older) await outbox.markDead(e.eventId, `superseded by event ${group.newest.eventId}: ${error}`, decision.attempts);
       await outbox.markDead(group.newest.eventId, error, decision.attempts);
-      logger.error("schd key dead-lettered: attempts used up", { flid: group.flid, eventIds, attempts: decision.attempts, error });
+      const why = refused ? "schd key dead-lettered: the broker refused its record" : "schd key dead-lettered: attempts used up";
+      logger.error(why, { flid: group.flid, eventIds, attempts: decision.attempts, error, errorClass: errorKind(fault) });
       return { dead: true, fault: result };
     }
     for (const e of group.represented) await outbox.recordFailure(e.eventId, decision.attempts, decision.nextAttemptAt, error);

@@ -10,6 +10,7 @@ export interface BrokerRecord extends DeliveryRecord {
 interface RecordFault {
   readonly predicate: (record: DeliveryRecord) => boolean;
   readonly kind: ErrorKind;
+  readonly retriable: boolean | undefined;
 }
 
 /**
@@ -20,7 +21,8 @@ interface RecordFault {
  * - `loseNextAcks(n)`: the next n calls append everything and then throw `DEPENDENCY_UNAVAILABLE`
  *   as if the acknowledgement timed out, so the sender resends and duplicates appear;
  * - `failRecords(predicate)`: a record that matches is refused with a non-outage fault; the
- *   records of the call ahead of it are appended (an in-order prefix), none after it.
+ *   records of the call ahead of it are appended (an in-order prefix), none after it. With
+ *   `{ retriable: false }` the refusal is for good, as Kafka's MESSAGE_TOO_LARGE.
  */
 export class InMemoryBroker implements DeliveryPort {
   readonly faults = new FaultPlan("broker");
@@ -39,9 +41,9 @@ export class InMemoryBroker implements DeliveryPort {
     this.#lostAcks += count;
   }
 
-  /** Refuses every record that matches until the returned function is called. */
-  failRecords(predicate: (record: DeliveryRecord) => boolean, kind: ErrorKind = "INFRA"): () => void {
-    const fault: RecordFault = { predicate, kind };
+  /** Refuses every record that matches until the returned function is called (`retriable` over the kind's default). */
+  failRecords(predicate: (record: DeliveryRecord) => boolean, kind: ErrorKind = "INFRA", options: { readonly retriable?: boolean } = {}): () => void {
+    const fault: RecordFault = { predicate, kind, retriable: options.retriable };
     this.#recordFaults.add(fault);
     return () => this.#recordFaults.delete(fault);
   }
@@ -61,7 +63,10 @@ export class InMemoryBroker implements DeliveryPort {
     this.faults.check("send");
     for (const r of records) {
       for (const f of this.#recordFaults) {
-        if (f.predicate(r)) throw new MsgxError(f.kind, `broker refused record ${r.topic}/${r.key} (simulated ${f.kind})`);
+        if (f.predicate(r)) {
+          const message = `broker refused record ${r.topic}/${r.key} (simulated ${f.kind})`;
+          throw new MsgxError(f.kind, message, f.retriable === undefined ? {} : { retriable: f.retriable });
+        }
       }
       const topic = this.#topics.get(r.topic) ?? [];
       this.#topics.set(r.topic, topic);
