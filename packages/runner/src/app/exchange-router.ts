@@ -62,7 +62,14 @@ export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger
       pollIntervalMs: p.pollIntervalMs,
       backfillSweepMs: config.jobs.backfillSweepMs,
       intake: { batchSize: p.claimBatch, gapGraceMs: p.gapGraceMs },
-      pump: { policy, unsupported: handling.unsupported, identity: handling.identity, maxRun: p.maxRun, ...(parts.fence !== undefined ? { fence: parts.fence } : {}) },
+      pump: {
+        policy,
+        unsupported: handling.unsupported,
+        identity: handling.identity,
+        maxRun: p.maxRun,
+        maxRecordBytes: config.kafka.maxRecordBytes,
+        ...(parts.fence !== undefined ? { fence: parts.fence } : {}),
+      },
       // The outbox reads and marks run beside the broker's sends (docs/delivery.md).
       delivery: { topics, batchSize: config.delivery.batchSize, policy: { ...policy, maxAttempts: config.delivery.maxAttempts }, pipelined: true },
       schd: { topics, intervalMs: config.schd.flushPeriodMs, flushAt: config.schd.flushLimit, batchLimit: config.schd.flushLimit },

@@ -105,6 +105,12 @@ export const ConfigSchema = z
         /** Create missing topics at start (schd compacted). */
         createTopics: bool(true),
         partitions: positive(6),
+        /**
+         * The largest record the brokers take (`message.max.bytes`, a topic's `max.message.bytes`):
+         * a message whose event would be larger is refused DEAD(PROTOCOL) before anything of it is
+         * written. Checked in every profile, so the embedded one refuses what Kafka would; 0 = unchecked.
+         */
+        maxRecordBytes: ms(1_000_000),
       })
       .strict()
       .prefault({}),
