@@ -2,7 +2,7 @@ import type { DecodeResult } from "../codec/decode-result.js";
 import { errorMessage, isMsgxError, isOutage } from "../errors/msgx-error.js";
 import { sha256Hex, type ContentHash } from "../model/content-hash.js";
 import { DEFAULT_IDENTITY_OPTIONS, type IdentityOptions } from "../model/identity.js";
-import type { ProcRecord } from "../model/proc-record.js";
+import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
 import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { noopTracer, SpanName, type TraceSpan, type Tracer } from "../runtime/tracer.js";
@@ -126,6 +126,7 @@ export class Pump {
         // A probe after an outage works as if healthy since now: had the outage lasted past the
         // head deadline, the head must still get its full deadline, starting when work resumes.
         const result = await this.#work(now, probing ? now : this.#healthySince, signal);
+        if (result.did === "processed") this.#logDead(result.records);
         // Only a step that committed leaves its write-back running; any other ends with none.
         if (result.did !== "processed") await this.settle();
         if (probing) this.#healthySince = now;
@@ -133,6 +134,14 @@ export class Pump {
       },
       signal,
     );
+  }
+
+  /** One structured error line per message that ended DEAD in a committed run: an operator's alert hook. */
+  #logDead(records: readonly ProcRecord[]): void {
+    for (const r of records) {
+      if (r.status !== ProcStatus.DEAD) continue;
+      this.#deps.logger.error("message dead", { msgId: r.msgId, errorClass: r.errorClass, reason: r.reason, attempts: r.attempts });
+    }
   }
 
   async #work(now: number, healthySince: number, signal?: AbortSignal): Promise<PumpStep> {

@@ -5,7 +5,6 @@ import {
   Pump,
   ReplayService,
   SimulatedCrashMarker,
-  silentLogger,
   type PipelineStore,
   type CodecOptions,
   type ProcessorTable,
@@ -13,7 +12,7 @@ import {
   type PumpOptions,
   type PumpStep,
 } from "@msgx/core";
-import { InMemoryMailbox, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
+import { InMemoryMailbox, InMemoryPipelineStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
 
 /** What a test message is meant to be, so the model knows how it must end. */
 export type MessageKind = "valid" | "poison" | "malformed" | "ignorable" | "unsupported";
@@ -46,6 +45,8 @@ export class PipelineWorld {
   readonly clock = new ManualClock();
   readonly mailbox = new InMemoryMailbox(this.clock);
   readonly store = new InMemoryPipelineStore(this.clock);
+  /** What the pump, poller and sweeper logged. */
+  readonly logger = new RecordingLogger();
   readonly poisoned = new Set<number>();
   armedFailpoint: PumpFailpoint | undefined;
   poller!: InboxPoller;
@@ -84,7 +85,7 @@ export class PipelineWorld {
 
   /** A crash: every in-process object is gone; the databases keep what they committed. */
   restart(): void {
-    const deps = { mailbox: this.mailbox, store: this.wrapStore(this.store), clock: this.clock, logger: silentLogger };
+    const deps = { mailbox: this.mailbox, store: this.wrapStore(this.store), clock: this.clock, logger: this.logger };
     this.poller = new InboxPoller(deps, { batchSize: 4, gapGraceMs: GAP_GRACE_MS, rescanEveryMs: 10_000, rescanWindow: 50 });
     this.pump = new Pump(
       {

@@ -66,6 +66,14 @@ describe("Pump", () => {
     expect((await w.store.get(7))?.attempts).toBe(1);
   });
 
+  it("logs one structured error line per message that ends DEAD, with its class, and none for the others", async () => {
+    const w = new PipelineWorld(200);
+    for (let i = 1; i <= 4; i++) w.mailbox.insert(sisXml(i === 2 ? "malformed" : "valid", i));
+    await settle(w);
+    const dead = w.logger.lines.filter((l) => l.msg === "message dead");
+    expect(dead).toEqual([{ level: "error", msg: "message dead", fields: expect.objectContaining({ msgId: 2, errorClass: "MALFORMED" }) }]);
+  });
+
   it("pauses on an outage without spending attempts, then resumes in order", async () => {
     const w = new PipelineWorld(200);
     for (let i = 1; i <= 3; i++) w.mailbox.insert(sisXml("valid", i));

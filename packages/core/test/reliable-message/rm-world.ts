@@ -1,5 +1,4 @@
 import { MsgDispatcher } from "../../src/delivery/msg-dispatcher.js";
-import type { LogFields, Logger } from "../../src/runtime/logger.js";
 import { CheckBackJob } from "../../src/reliable-message/check-back-job.js";
 import { InMemoryReliableMessageStore } from "../../src/reliable-message/in-memory-reliable-message-store.js";
 import { reliableMessageTarget, reliableMessageTopics } from "../../src/reliable-message/message-envelope.js";
@@ -10,26 +9,9 @@ import { InMemoryBroker } from "../../src/ports/in-memory-broker.js";
 import { InMemoryOutboxStore } from "../../src/delivery/in-memory-outbox-store.js";
 import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
 import { ManualClock } from "../../src/runtime/manual-clock.js";
+import { RecordingLogger } from "../../src/runtime/recording-logger.js";
 
-/** A logger that keeps what it was told, for assertions on alerts. */
-export class RecordingLogger implements Logger {
-  readonly lines: { level: string; msg: string; fields: LogFields | undefined }[] = [];
-  debug(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: "debug", msg, fields });
-  }
-  info(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: "info", msg, fields });
-  }
-  warn(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: "warn", msg, fields });
-  }
-  error(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: "error", msg, fields });
-  }
-  at(level: string): string[] {
-    return this.lines.filter((l) => l.level === level).map((l) => l.msg);
-  }
-}
+export { RecordingLogger };
 
 /** The service, its jobs and the relay over the fakes: one database, one broker, one dispatcher per queue. */
 export class RmWorld {
