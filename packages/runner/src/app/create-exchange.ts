@@ -5,6 +5,7 @@ import type { AppParts } from "./app-parts.js";
 import { buildParts } from "./build-parts.js";
 import { createExchangeRouter } from "./exchange-router.js";
 import { startPipeline, type RunningApp } from "./pipeline-app.js";
+import { startTracing } from "../tracing/start-tracing.js";
 
 export interface ExchangeOptions {
   /** Default: the runner's pino logger at `log.level`, on stdout. */
@@ -24,8 +25,11 @@ export interface Exchange {
   readonly router: PipelineRouter;
   /** Starts one loop per router step and the HTTP server; resolves with the listening URL. Once only. */
   start(): Promise<string>;
-  /** The ingress without HTTP: appends one raw message and wakes the intake; resolves with its mailbox id. */
-  receive(rawXml: string): Promise<number>;
+  /**
+   * The ingress without HTTP: appends one raw message and wakes the intake; resolves with its
+   * mailbox id. A valid `traceparent` makes the message's spans and events part of that trace.
+   */
+  receive(rawXml: string, options?: { readonly traceparent?: string }): Promise<number>;
   /**
    * Stops intake, lets every step finish its current unit, settles the last writes, closes the
    * server and every part. Safe before `start` and more than once.
@@ -45,7 +49,11 @@ export interface Exchange {
 export async function createExchange(config: MsgxConfig, options: ExchangeOptions = {}): Promise<Exchange> {
   const logger = options.logger ?? createLogger(config.log.level);
   const clock = options.clock ?? systemClock;
-  const built = await buildParts(config, logger, { clock });
+  const stopTracing = startTracing(config.tracing, logger);
+  const built = await buildParts(config, logger, { clock }).catch(async (e: unknown) => {
+    await stopTracing();
+    throw e;
+  });
   let parts: AppParts;
   let composed: ReturnType<typeof createExchangeRouter>;
   try {
@@ -53,6 +61,7 @@ export async function createExchange(config: MsgxConfig, options: ExchangeOption
     composed = createExchangeRouter(parts, config, logger, clock);
   } catch (e) {
     await built.close();
+    await stopTracing();
     throw e;
   }
   const { router } = composed;
@@ -69,11 +78,11 @@ export async function createExchange(config: MsgxConfig, options: ExchangeOption
     router,
     stopped: router.stopped,
     start: async () => (await start()).url,
-    receive: async (rawXml) => {
-      const { msgId, wake } = await router.receive(rawXml);
+    receive: async (rawXml, receiveOptions = {}) => {
+      const { msgId, wake } = await router.receive(rawXml, receiveOptions);
       await running?.then((app) => app.wake(wake), () => undefined);
       return msgId;
     },
-    stop: () => (stopping ??= running ? running.then((app) => app.stop(), () => undefined) : parts.close()),
+    stop: () => (stopping ??= (running ? running.then((app) => app.stop(), () => undefined) : parts.close()).finally(stopTracing)),
   };
 }

@@ -15,6 +15,7 @@ import { failpointFromEnv } from "./failpoints.js";
 import { messageHandling } from "./message-handling.js";
 import { createMetrics } from "./metrics.js";
 import { requestSteps } from "./request-steps.js";
+import { otelTracer } from "../tracing/otel-tracer.js";
 
 /** The router over the runner's parts, and what the HTTP layer reads beside it. */
 export interface ExchangeRouter {
@@ -52,6 +53,9 @@ export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger
       processors: handling.processors,
       contentHash: handling.contentHash,
       ...(failpoint ? { failpoint } : {}),
+      // Through the OpenTelemetry API: spans are exported only where an SDK is registered
+      // (`tracing.enabled`, or a test's in-memory exporter); an ingress trace is passed on regardless.
+      tracer: otelTracer(),
       onProcessed: (step) => {
         metrics.recordProcessed(step.records.map((r) => ({ status: r.status as ProcStatus, errorClass: r.errorClass, latencyMs: clock.now() - r.receivedAt })));
         metrics.recordWarnings(step.warnings ?? []);

@@ -43,8 +43,8 @@ export async function startPipeline(
     token: config.http.token,
     maxBodyBytes: config.http.maxBodyBytes,
     checks: parts.checks,
-    receive: async (raw) => {
-      const { msgId, wake } = await router.receive(raw);
+    receive: async (raw, traceparent) => {
+      const { msgId, wake } = await router.receive(raw, traceparent === undefined ? {} : { traceparent });
       loops.wake(wake);
       return msgId;
     },

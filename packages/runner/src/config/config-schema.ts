@@ -206,6 +206,19 @@ export const ConfigSchema = z
       .object({ level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info") })
       .strict()
       .prefault({}),
+    tracing: z
+      .object({
+        enabled: bool(false),
+        endpoint: z
+          .string()
+          .optional()
+          .superRefine((v, ctx) => {
+            if (v !== undefined && !/^https?:\/\/[^/\s]+/.test(v)) ctx.addIssue({ code: "custom", message: "tracing.endpoint must be an http(s) URL (the OTLP/HTTP traces endpoint)" });
+          }),
+        serviceName: z.string().min(1).default("msgx"),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict()
   .superRefine((c, ctx) => {

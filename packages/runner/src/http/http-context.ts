@@ -21,8 +21,11 @@ export interface HttpContext {
   readonly logger: Logger;
   readonly token: string | undefined;
   readonly maxBodyBytes: number;
-  /** Writes the raw XML to the mailbox and wakes intake; returns the mailbox id. */
-  receive(rawXml: string): Promise<number>;
+  /**
+   * Writes the raw XML to the mailbox and wakes intake; returns the mailbox id. `traceparent` is
+   * the request's header as sent (the router ignores an invalid one).
+   */
+  receive(rawXml: string, traceparent?: string): Promise<number>;
   readonly checks: readonly HealthCheck[];
   metrics(): Promise<{ contentType: string; body: string }>;
   status(): Promise<PipelineStatus>;

@@ -41,7 +41,9 @@ async function route(ctx: HttpContext, req: IncomingMessage, res: ServerResponse
     if (!XML_TYPES.has(type)) throw new HttpError(415, `content type must be application/xml, text/xml or text/plain, not '${type || "none"}'`);
     const body = bodyText(await readBody(req, ctx.maxBodyBytes), req.headers["content-type"]);
     if (body.trim() === "") throw new HttpError(400, "empty body");
-    const id = await ctx.receive(body);
+    // A repeated header arrives joined with commas: invalid, so ignored (W3C Trace Context).
+    const traceparent = req.headers.traceparent;
+    const id = await ctx.receive(body, typeof traceparent === "string" ? traceparent : undefined);
     return send(res, 200, "text/plain; charset=utf-8", String(id));
   }
   if (method === "GET" && path === "/healthz") return send(res, 200, "text/plain; charset=utf-8", "ok\n");
