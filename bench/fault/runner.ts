@@ -93,6 +93,7 @@ export async function spawnRealRunner(run: RealRun, extraEnv: NodeJS.ProcessEnv 
       }
     };
     child.stdout!.on("data", check);
+    child.stderr!.on("data", check);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`runner exited (${code}) before listening:\n${out.slice(-4_000)}`));

@@ -1,25 +1,44 @@
 import pino from "pino";
 import type { Logger } from "@msgx/core";
 
+/** Keys whose whole value is a secret, wherever they appear. */
+const SECRET_KEYS = ["token", "password", "authorization", "*.token", "*.password", "*.authorization", "headers.authorization", "*.headers.authorization"];
+
+/** `scheme://user:secret@host` → `scheme://user:[redacted]@host`: the credential goes, the rest of the URL (host, path) stays. */
+const URL_CREDENTIAL = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):[^\s/@]*@/gi;
+
+/** Scrubs URL credentials from every string in a log line's fields (objects and arrays walked a few levels deep). */
+export function scrubCredentials(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return value.replace(URL_CREDENTIAL, "$1:[redacted]@");
+  if (depth >= 4 || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((v) => scrubCredentials(v, depth + 1));
+  if (value instanceof Error) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubCredentials(v, depth + 1)]));
+}
+
 /**
- * The runner's structured JSON logger (pino) behind the core's minimal `Logger`. Fields that
- * could carry secrets are redacted wherever they appear.
+ * The runner's structured JSON logger (pino) behind the core's minimal `Logger`: one JSON object
+ * per line, nothing else on its stream. Secrets are hidden, not paths: token, password and
+ * authorization values are redacted wherever they appear, and a URL keeps its host and path but
+ * loses the password it carries (`postgres://msgx:[redacted]@db/msgx`).
  */
 export function createLogger(level: string, destination: number | NodeJS.WritableStream = 1): Logger & { pino: pino.Logger } {
   const p = pino(
     {
       level,
       base: { svc: "msgx" },
-      redact: { paths: ["token", "password", "url", "*.token", "*.password", "*.url", "authorization"], censor: "[redacted]" },
+      redact: { paths: SECRET_KEYS, censor: "[redacted]" },
+      formatters: { log: (fields) => scrubCredentials(fields) as Record<string, unknown> },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     typeof destination === "number" ? pino.destination({ fd: destination, sync: false }) : destination,
   );
+  const scrub = (msg: string) => msg.replace(URL_CREDENTIAL, "$1:[redacted]@");
   return {
     pino: p,
-    debug: (msg, fields) => p.debug(fields ?? {}, msg),
-    info: (msg, fields) => p.info(fields ?? {}, msg),
-    warn: (msg, fields) => p.warn(fields ?? {}, msg),
-    error: (msg, fields) => p.error(fields ?? {}, msg),
+    debug: (msg, fields) => p.debug(fields ?? {}, scrub(msg)),
+    info: (msg, fields) => p.info(fields ?? {}, scrub(msg)),
+    warn: (msg, fields) => p.warn(fields ?? {}, scrub(msg)),
+    error: (msg, fields) => p.error(fields ?? {}, scrub(msg)),
   };
 }

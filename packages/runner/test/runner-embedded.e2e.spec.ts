@@ -60,6 +60,10 @@ describe("msgx run (embedded default, the built binary)", () => {
     runner.child.kill("SIGTERM");
     expect(await runner.exited).toBe(0);
     expect(existsSync(join(dataDir, "msgx.lock"))).toBe(false);
+    // stdout is a JSON log stream (the banner went to stderr): every line parses.
+    const notJson = runner.stdout().split("\n").filter((l) => l.trim() !== "" && !isJson(l));
+    expect(notJson).toEqual([]);
+    expect(runner.output()).toContain("msgx listening on");
     // Straight on the data directory once the runner has stopped.
     expect(cliRows(["--data-dir", dataDir, "--limit", "5"])).toEqual([[1, "SUCCEEDED", 3]]);
   });
@@ -87,3 +91,12 @@ describe("msgx run (embedded default, the built binary)", () => {
     expect(await runner.exited).toBe(0);
   });
 });
+
+function isJson(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
+}

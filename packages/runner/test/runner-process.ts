@@ -10,6 +10,8 @@ export interface RunnerProcess {
   readonly url: string;
   readonly child: ChildProcess;
   readonly output: () => string;
+  /** What the process wrote to stdout alone (JSON log lines only). */
+  readonly stdout: () => string;
   /** Resolves with the exit code (or the signal name) once the process is gone. */
   readonly exited: Promise<number | string>;
 }
@@ -22,7 +24,8 @@ export async function spawnRunner(args: readonly string[], env: NodeJS.ProcessEn
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  let stdout = "";
+  child.stdout!.on("data", (d: Buffer) => ((out += d.toString()), (stdout += d.toString())));
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | string>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? -1)));
   const url = await new Promise<string>((resolve, reject) => {
@@ -35,12 +38,13 @@ export async function spawnRunner(args: readonly string[], env: NodeJS.ProcessEn
       }
     };
     child.stdout!.on("data", check);
+    child.stderr!.on("data", check);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`runner exited (${code}) before listening:\n${out}`));
     });
   });
-  return { url, child, output: () => out, exited };
+  return { url, child, output: () => out, stdout: () => stdout, exited };
 }
 
 export async function post(url: string, xml: string): Promise<Response> {

@@ -17,7 +17,8 @@ export async function runCommand(flags: CommonFlags): Promise<void> {
   const app = await createExchange(config, { logger });
   const url = await app.start();
   const { kind } = app.parts;
-  process.stdout.write(`msgx listening on ${url} (${kind}${kind === "embedded" ? `, data in ${config.dataDir}` : ""})\n`);
+  // For the person at the terminal; stdout carries only the JSON log lines.
+  process.stderr.write(`msgx listening on ${url} (${kind}${kind === "embedded" ? `, data in ${config.dataDir}` : ""})\n`);
 
   let signals = 0;
   const shutdown = (why: string, code: number) => {
