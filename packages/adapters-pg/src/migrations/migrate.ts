@@ -11,6 +11,7 @@ import { outboxJsonMigration } from "./0009-outbox-json.js";
 import { flightCollectionsMigration } from "./0010-flight-collections.js";
 import { referenceDataMigration } from "./0011-reference-data.js";
 import { identityContentMigration } from "./0012-identity-content.js";
+import { procTraceMigration } from "./0014-proc-trace.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -33,6 +34,8 @@ export const MIGRATION_MODULES = {
     "0010_flight_collections": flightCollectionsMigration,
     // The content hash kept with each identity binding (content-differs duplicates).
     "0012_identity_content": identityContentMigration,
+    // The traceparent of each message's intake span on proc_state and its archive.
+    "0014_proc_trace": procTraceMigration,
   },
   /** Upstream requests (`req_track`, the SEQN counter) and reference data (`ref_master`). */
   requests: {

@@ -11,13 +11,13 @@ import type { WritePart } from "./write-part.js";
  * the ids really inserted, in input order.
  */
 export async function enqueue(db: Db, entries: readonly InboxEntry[], intake: IntakeState, now: number): Promise<number[]> {
-  const rows = entries.map((e) => ({ msg_id: e.msgId, received_at: e.receivedAt }));
+  const rows = entries.map((e) => ({ msg_id: e.msgId, received_at: e.receivedAt, traceparent: e.traceparent ?? null }));
   const { rows: inserted } = await sql<{ msg_id: unknown }>`
     WITH input AS (
-      SELECT * FROM jsonb_to_recordset(${jsonParam(rows)}::jsonb) AS x(msg_id bigint, received_at bigint)
+      SELECT * FROM jsonb_to_recordset(${jsonParam(rows)}::jsonb) AS x(msg_id bigint, received_at bigint, traceparent text)
     ), ins AS (
-      INSERT INTO proc_state (msg_id, status, attempts, history, received_at, updated_at)
-      SELECT msg_id, 'PENDING', 0, '[]'::jsonb, to_timestamp(received_at / 1000.0), to_timestamp(${now}::bigint / 1000.0)
+      INSERT INTO proc_state (msg_id, status, attempts, history, received_at, updated_at, traceparent)
+      SELECT msg_id, 'PENDING', 0, '[]'::jsonb, to_timestamp(received_at / 1000.0), to_timestamp(${now}::bigint / 1000.0), traceparent
       FROM input
       -- An archived id is done for good: never enqueued again (see archiveTerminal below).
       WHERE NOT EXISTS (SELECT 1 FROM proc_state_hst h WHERE h.msg_id = input.msg_id)
@@ -131,7 +131,7 @@ export function updateRecordsParts(records: readonly ProcRecord[]): WritePart[] 
   ];
 }
 
-const COLUMNS = "msg_id, status, attempts, next_attempt_at, head_since, identity_key, meta, error_class, reason, history, received_at, updated_at";
+const COLUMNS = "msg_id, status, attempts, next_attempt_at, head_since, identity_key, meta, error_class, reason, history, received_at, updated_at, traceparent";
 
 /**
  * Moves old terminal records without a backfill todo from `proc_state` to `proc_state_hst`,

@@ -15,11 +15,12 @@ export interface ProcStateRow {
   readonly history: unknown;
   readonly received_at: unknown;
   readonly updated_at: unknown;
+  readonly traceparent?: string | null;
 }
 
 /** The columns of a record, in the order `PROC_COLUMNS` lists them. */
 export const PROC_COLUMNS =
-  "msg_id, status, attempts, next_attempt_at, head_since, identity_key, meta, error_class, reason, history, received_at, updated_at";
+  "msg_id, status, attempts, next_attempt_at, head_since, identity_key, meta, error_class, reason, history, received_at, updated_at, traceparent";
 
 export const procFromRow = (r: ProcStateRow): ProcRecord => ({
   msgId: toNumber(r.msg_id),
@@ -34,6 +35,7 @@ export const procFromRow = (r: ProcStateRow): ProcRecord => ({
   history: fromJson<ErrorEntry[]>(r.history),
   receivedAt: toMs(r.received_at),
   updatedAt: toMs(r.updated_at),
+  ...(r.traceparent ? { traceparent: r.traceparent } : {}),
 });
 
 /** A record as one element of the JSON document a set-based write reads (times in epoch ms). */

@@ -18,6 +18,7 @@ export interface ProcStateTable {
   history: unknown;
   received_at: Timestamp;
   updated_at: Timestamp;
+  traceparent: string | null;
 }
 
 export interface MsgIdentityTable {

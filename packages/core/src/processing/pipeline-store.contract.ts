@@ -120,6 +120,17 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
       );
     });
 
+    it("keeps the traceparent a record was enqueued with through its runs; a record enqueued without one has none", async () => {
+      const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+      await s.enqueue([{ msgId: 1, receivedAt: T0, traceparent }, { msgId: 2, receivedAt: T0 }], { horizon: 2 });
+      expect((await s.get(1))?.traceparent).toBe(traceparent);
+      expect((await s.get(2))?.traceparent ?? null).toBeNull();
+      const one = succeeded((await s.get(1))!, T0 + 1);
+      await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [one] }));
+      expect(await s.get(1)).toMatchObject({ status: ProcStatus.SUCCEEDED, traceparent });
+      expect((await s.unfinished(0, 10)).map((r) => r.traceparent ?? null)).toEqual([null]);
+    });
+
     it("refuses a run that writes a record never enqueued, and keeps nothing of that run", async () => {
       await enqueue([1]);
       const one = succeeded((await s.get(1))!, T0);
