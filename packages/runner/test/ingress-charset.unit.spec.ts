@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "@msgx/core";
 import type { HttpContext } from "../src/http/http-context.js";
 import { createHttpServer } from "../src/http/http-server.js";
-import { BodyEncodingError, bodyText } from "../src/http/read-body.js";
+import { BodyEncodingError, bodyText } from "../src/http/body-text.js";
 
 const CAFE_LATIN1 = Buffer.from("<MSG>caf\xe9 cr\xe8me</MSG>", "latin1");
 const CAFE_UTF8 = Buffer.from("<MSG>café crème 🛫</MSG>", "utf8");
@@ -49,10 +49,10 @@ describe("POST /cminmsgs/send", () => {
     receive: async (raw: string) => received.push(raw),
   } as unknown as HttpContext);
   beforeAll(async () => {
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cminmsgs/send`;
+    await server.listen({ port: 0, host: "127.0.0.1" });
+    url = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}/cminmsgs/send`;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => server.close());
 
   const post = async (body: Buffer, contentType: string) => {
     const res = await fetch(url, { method: "POST", body, headers: { "content-type": contentType } });

@@ -1,5 +1,6 @@
 import { systemClock, type Clock, type Logger, type PipelineRouter } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
+import { checkListener } from "../config/secure-listener.js";
 import { createLogger } from "../logging.js";
 import type { AppParts } from "./app-parts.js";
 import { buildParts } from "./build-parts.js";
@@ -48,6 +49,7 @@ export interface Exchange {
  */
 export async function createExchange(config: MsgxConfig, options: ExchangeOptions = {}): Promise<Exchange> {
   const logger = options.logger ?? createLogger(config.log.level);
+  checkListener(config, logger);
   const clock = options.clock ?? systemClock;
   const stopTracing = startTracing(config.tracing, logger);
   const built = await buildParts(config, logger, { clock }).catch(async (e: unknown) => {

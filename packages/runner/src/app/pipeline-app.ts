@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import type { Server } from "node:http";
 import { errorMessage, ReplayService, systemClock, type Clock, type Logger } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
-import { createHttpServer } from "../http/http-server.js";
+import { createHttpServer, DEFAULT_HTTP_TIMEOUTS } from "../http/http-server.js";
 import { driveRouter } from "../loops/router-loops.js";
 import { directReliableAdmin, reliableService } from "../reliable/reliable-admin.js";
 import type { AppParts } from "./app-parts.js";
@@ -38,7 +38,7 @@ export async function startPipeline(
   const loops = driveRouter(router, { logger, signal: controller.signal });
 
   const replay = new ReplayService({ store: parts.store, clock });
-  const server = createHttpServer({
+  const http = createHttpServer({
     logger,
     token: config.http.token,
     maxBodyBytes: config.http.maxBodyBytes,
@@ -64,11 +64,9 @@ export async function startPipeline(
       return result;
     },
     requests: createRequestAdmin(parts, config, clock, logger),
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.http.port, config.http.host, () => resolve());
-  });
+  }, { ...DEFAULT_HTTP_TIMEOUTS, headersTimeoutMs: config.http.headersTimeoutMs, requestTimeoutMs: config.http.requestTimeoutMs });
+  await http.listen({ port: config.http.port, host: config.http.host });
+  const server = http.server;
   const address = server.address();
   const url = typeof address === "object" && address ? `http://${address.address}:${address.port}` : `http://${config.http.host}:${config.http.port}`;
   logger.info("msgx running", { listen: url, profile: config.profile, parts: parts.kind, shadow: config.shadow });
@@ -77,7 +75,7 @@ export async function startPipeline(
   const stop = () =>
     (stopping ??= (async () => {
       logger.info("msgx stopping: finishing current steps");
-      await new Promise<void>((r) => server.close(() => r()));
+      await http.close();
       controller.abort();
       await loops.done;
       await router.settle();

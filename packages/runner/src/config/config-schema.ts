@@ -50,7 +50,13 @@ export const ConfigSchema = z
         port: z.coerce.number().int().min(0).max(65_535).default(8080),
         /** Bearer token for `POST /cminmsgs/send` and `/admin/*`; unset = open (embedded only). */
         token: z.string().min(16, "http.token must be at least 16 characters").optional(),
+        /** No token on a non-loopback listener with real infrastructure: refused unless this is true. */
+        allowAnonymous: bool(false),
         maxBodyBytes: positive(4 * 1024 * 1024),
+        /** A client that has not sent its whole request head by then is disconnected. */
+        headersTimeoutMs: positive(10_000),
+        /** A client that has not sent its whole request (head and body) by then is disconnected. */
+        requestTimeoutMs: positive(60_000),
       })
       .strict()
       .prefault({}),

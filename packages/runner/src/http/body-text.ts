@@ -1,9 +1,3 @@
-import type { IncomingMessage } from "node:http";
-
-export class BodyTooLargeError extends Error {
-  override readonly name = "BodyTooLargeError";
-}
-
 /** A body msgx will not turn into text: 415 for a charset it does not read, 400 for bytes that are not that charset. */
 export class BodyEncodingError extends Error {
   override readonly name = "BodyEncodingError";
@@ -13,28 +7,6 @@ export class BodyEncodingError extends Error {
   ) {
     super(message);
   }
-}
-
-/** Reads a request body's bytes, refusing (and stopping the read) past `maxBytes`. */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(new BodyTooLargeError(`body over ${maxBytes} bytes`));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        req.removeAllListeners("data");
-        req.resume();
-        reject(new BodyTooLargeError(`body over ${maxBytes} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
 }
 
 const UTF8_LABELS = new Set(["utf-8", "utf8", "unicode-1-1-utf-8"]);

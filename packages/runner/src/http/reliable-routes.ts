@@ -1,44 +1,38 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { ReliableMessageStatus, type ReliableMessageFilter } from "@msgx/core";
+import { ReliableMessageStatus } from "@msgx/core";
+import { z } from "zod";
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
+import type { HttpApp } from "./http-server.js";
+import { decimal } from "./zod-validation.js";
+
+const listQuery = z.object({
+  queue: z.string().min(1).optional(),
+  status: z.enum(ReliableMessageStatus).optional(),
+  dead: z.enum(["true", "false"]).optional(),
+  page: decimal(1).default(1),
+  // More than 500 is read as 500: a page is bounded, asking for more is not a mistake.
+  size: decimal(1).default(20).transform((n) => Math.min(500, n)),
+});
+const idParams = z.object({ id: z.string().min(1) });
 
 /**
  * `/admin/reliable-messages…` (behind the admin token): list, show, resend, mark dead, resend the
- * dead messages of a queue. Returns false when the path is not one of these.
+ * dead messages of a queue.
  */
-export async function reliableRoute(api: ReliableAdminApi, _req: IncomingMessage, res: ServerResponse, url: URL, method: string): Promise<boolean> {
-  const parts = url.pathname.split("/").filter(Boolean);
-  if (parts[1] !== "reliable-messages") return false;
-  const json = (status: number, body: unknown) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
-    res.end(text);
-  };
-  const q = url.searchParams;
-  if (method === "GET" && parts.length === 2) {
-    const status = q.get("status");
-    if (status && !Object.values(ReliableMessageStatus).includes(status as ReliableMessageStatus)) return json(400, { error: `unknown status ${status}` }), true;
-    const filter: ReliableMessageFilter = {
-      ...(q.get("queue") ? { consumerQueue: q.get("queue")! } : {}),
-      ...(status ? { status: status as ReliableMessageStatus } : {}),
-      ...(q.get("dead") === "true" ? { dead: true } : q.get("dead") === "false" ? { dead: false } : {}),
-    };
-    json(200, await api.list(filter, Number(q.get("page") ?? 1), Math.min(500, Number(q.get("size") ?? 20))));
-    return true;
-  }
-  if (method === "POST" && parts[2] === "resend-dead") {
-    const queue = q.get("queue");
-    if (!queue) return json(400, { error: "queue is required" }), true;
-    json(200, await api.resendDead(queue, Number(q.get("size") ?? 100)));
-    return true;
-  }
-  const id = parts[2] ? decodeURIComponent(parts[2]) : undefined;
-  if (id && method === "GET" && parts.length === 3) {
-    const m = await api.get(id);
-    json(m ? 200 : 404, m ?? { error: "no such message" });
-    return true;
-  }
-  if (id && method === "POST" && parts[3] === "resend") return json(200, await api.resend(id)), true;
-  if (id && method === "POST" && parts[3] === "mark-dead") return json(200, await api.markDead(id)), true;
-  return false;
+export function registerReliableRoutes(app: HttpApp, api: ReliableAdminApi): void {
+  app.get("/admin/reliable-messages", { schema: { querystring: listQuery } }, async (request) => {
+    const { queue, status, dead, page, size } = request.query;
+    const filter = { ...(queue ? { consumerQueue: queue } : {}), ...(status ? { status } : {}), ...(dead ? { dead: dead === "true" } : {}) };
+    return api.list(filter, page, size);
+  });
+  app.post(
+    "/admin/reliable-messages/resend-dead",
+    { schema: { querystring: z.object({ queue: z.string({ error: "queue is required" }).min(1, "queue is required"), size: decimal(1).default(100) }) } },
+    async (request) => api.resendDead(request.query.queue, request.query.size),
+  );
+  app.get("/admin/reliable-messages/:id", { schema: { params: idParams } }, async (request, reply) => {
+    const m = await api.get(request.params.id);
+    return m ?? reply.code(404).send({ error: "not found", message: "no such message" });
+  });
+  app.post("/admin/reliable-messages/:id/resend", { schema: { params: idParams } }, async (request) => api.resend(request.params.id));
+  app.post("/admin/reliable-messages/:id/mark-dead", { schema: { params: idParams } }, async (request) => api.markDead(request.params.id));
 }

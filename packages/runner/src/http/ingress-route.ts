@@ -1,0 +1,34 @@
+import { bodyText } from "./body-text.js";
+import { bearerGuard } from "./bearer-token.js";
+import type { HttpContext } from "./http-context.js";
+import { HttpError } from "./http-error.js";
+import type { HttpApp } from "./http-server.js";
+
+const XML_TYPES = ["application/xml", "text/xml", "text/plain"];
+
+/**
+ * `POST /cminmsgs/send`: the raw XML into the mailbox, answered with its mailbox id. The token is
+ * checked before the body is read; the body is read as a stream and refused (413) as soon as it
+ * passes `http.maxBodyBytes` (or when its declared length does); then `bodyText` reads it as
+ * UTF-8 exactly as sent (415/400 otherwise).
+ */
+export function registerIngressRoute(app: HttpApp, ctx: HttpContext): void {
+  app.addHook("onRequest", bearerGuard(ctx.token));
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(XML_TYPES, { parseAs: "buffer", bodyLimit: ctx.maxBodyBytes }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser("*", (request, _payload, done) => done(unsupported(request.headers["content-type"])));
+  app.post("/cminmsgs/send", async (request, reply) => {
+    if (!Buffer.isBuffer(request.body)) throw unsupported(request.headers["content-type"]);
+    const raw = bodyText(request.body, request.headers["content-type"]);
+    if (raw.trim() === "") throw new HttpError(400, "empty body");
+    // A repeated header arrives joined with commas: invalid, so ignored (W3C Trace Context).
+    const traceparent = request.headers.traceparent;
+    const id = await ctx.receive(raw, typeof traceparent === "string" ? traceparent : undefined);
+    return reply.type("text/plain; charset=utf-8").send(String(id));
+  });
+}
+
+function unsupported(contentType: string | undefined): HttpError {
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  return new HttpError(415, `content type must be application/xml, text/xml or text/plain, not '${type || "none"}'`);
+}
