@@ -12,6 +12,7 @@ import { flightCollectionsMigration } from "./0010-flight-collections.js";
 import { referenceDataMigration } from "./0011-reference-data.js";
 import { identityContentMigration } from "./0012-identity-content.js";
 import { procTraceMigration } from "./0014-proc-trace.js";
+import { outboxHeadersMigration } from "./0013-outbox-headers.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -36,6 +37,8 @@ export const MIGRATION_MODULES = {
     "0012_identity_content": identityContentMigration,
     // The traceparent of each message's intake span on proc_state and its archive.
     "0014_proc_trace": procTraceMigration,
+    // The extra record headers an outbox row carries (a task event's owner), sent as stored.
+    "0013_outbox_headers": outboxHeadersMigration,
   },
   /** Upstream requests (`req_track`, the SEQN counter) and reference data (`ref_master`). */
   requests: {

@@ -31,13 +31,14 @@ function insertEventsStatement(events: readonly OutboxEventDraft[], now: number)
     payload: e.payload === undefined || e.payload === null ? null : JSON.stringify(e.payload),
     source_msg_id: e.sourceMsgId,
     traceparent: e.traceparent ?? null,
+    headers: e.headers ?? null,
   }));
   return sql`
     INSERT INTO msg_event (target, partition_key, event_type, state_version, payload, source_msg_id, traceparent,
-                           status, attempts, created_at)
+                           headers, status, attempts, created_at)
     SELECT e ->> 'target', e ->> 'partition_key', e ->> 'event_type', (e ->> 'state_version')::bigint,
            (e ->> 'payload')::json, (e ->> 'source_msg_id')::bigint, e ->> 'traceparent',
-           'PENDING', 0, to_timestamp(${now}::bigint / 1000.0)
+           NULLIF(e -> 'headers', 'null'::jsonb), 'PENDING', 0, to_timestamp(${now}::bigint / 1000.0)
     FROM jsonb_array_elements(${jsonParam(rows)}::jsonb) WITH ORDINALITY AS t(e, ord)
     ORDER BY t.ord`;
 }

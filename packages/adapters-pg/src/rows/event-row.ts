@@ -1,5 +1,5 @@
 import type { DeliveryStatus, EventType, OutboxEvent } from "@msgx/core";
-import { toMs, toMsOrNull, toNumber } from "./values.js";
+import { fromJson, toMs, toMsOrNull, toNumber } from "./values.js";
 
 export interface EventRow {
   readonly event_id: unknown;
@@ -11,6 +11,8 @@ export interface EventRow {
   readonly payload: string | null;
   readonly source_msg_id: unknown;
   readonly traceparent: string | null;
+  /** The jsonb object of extra record headers, or null. */
+  readonly headers: unknown;
   readonly status: string;
   readonly attempts: unknown;
   readonly next_attempt_at: unknown;
@@ -20,7 +22,7 @@ export interface EventRow {
 }
 
 export const EVENT_COLUMNS =
-  "event_id, target, partition_key, event_type, state_version, payload::text AS payload, source_msg_id, traceparent, status, attempts, next_attempt_at, last_error, created_at, sent_at";
+  "event_id, target, partition_key, event_type, state_version, payload::text AS payload, source_msg_id, traceparent, headers, status, attempts, next_attempt_at, last_error, created_at, sent_at";
 
 /**
  * The event of a row. The payload is read as text and a relay sends that text as it is
@@ -42,6 +44,7 @@ export const eventFromRow = (r: EventRow): OutboxEvent => {
     payloadJson: text ?? undefined,
     sourceMsgId: toNumber(r.source_msg_id),
     traceparent: r.traceparent,
+    headers: r.headers === null || r.headers === undefined ? null : fromJson<Readonly<Record<string, string>>>(r.headers),
     status: r.status as DeliveryStatus,
     attempts: toNumber(r.attempts),
     nextAttemptAt: toMsOrNull(r.next_attempt_at),

@@ -38,6 +38,8 @@ export interface MsgEventTable {
   payload: unknown;
   source_msg_id: Int8;
   traceparent: string | null;
+  /** Extra record headers (a JSON object of strings), sent as stored; NULL for none. */
+  headers: unknown;
   status: string;
   attempts: number;
   next_attempt_at: Timestamp | null;

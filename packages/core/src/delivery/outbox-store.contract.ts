@@ -78,6 +78,21 @@ export function describeOutboxStoreContract(name: string, factory: () => Promise
       expect(JSON.stringify((await one(row!.eventId)).payload)).toBe(JSON.stringify(payload));
     });
 
+    it("gives back a row's extra headers exactly as written, and null for a row written without", async () => {
+      const headers = { "msgx-owner": "LMS", "x-Mixed-Case": "航 \"x\"", "x-empty": "" };
+      const [withHeaders, without, schd] = await subject.seed([
+        draft(Target.MSG, "F1", 1, { headers }),
+        draft(Target.MSG, "F2", 1),
+        draft(Target.SCHD, "F1", 1, { headers: { "x-a": "1" } }),
+      ]);
+      const byId = new Map((await outbox.pending(Target.MSG, T0, 10)).map((e) => [e.eventId, e]));
+      expect(byId.get(withHeaders!.eventId)?.headers).toEqual(headers);
+      expect(byId.get(without!.eventId)?.headers).toBeNull();
+      expect((await outbox.head(Target.MSG))?.headers).toEqual(headers);
+      expect((await outbox.pendingSchd(10)).map((e) => e.headers)).toEqual([{ "x-a": "1" }]);
+      expect((await outbox.get(ids([withHeaders!, without!, schd!]))).map((e) => e.headers)).toEqual([headers, null, { "x-a": "1" }]);
+    });
+
     it("gives a payload's JSON text, when it gives one, exactly as written and only for a non-null payload", async () => {
       const payload = { zeta: 1, alpha: { y: 2, b: [3, { d: null, c: "航 \"x\"\u2028" }] }, flid: "F9", n: 1e21 };
       const rows = await subject.seed([draft(Target.MSG, "F9", 1, { payload }), draft(Target.SCHD, "F9", 2, { eventType: EventType.TOMBSTONE, payload: null })]);

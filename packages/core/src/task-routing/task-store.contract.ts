@@ -183,6 +183,8 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
         [first.target, "T-6b", "UPSERT", 9, 0, DeliveryStatus.PENDING, 0],
       ]);
       expect(events[0]!.eventId).toBeLessThan(events[1]!.eventId);
+      expect(events.map((e) => e.headers)).toEqual([first.headers, first.headers]);
+      expect(first.headers).toEqual({ "msgx-owner": next.ownerService, "msgx-task-event": "TASK_FINISHED", "msgx-handler-code": next.handlerCode });
       expect(events[0]!.payload).toEqual(first.payload);
       expect(events[0]!.sentAt).toBeNull();
     });
