@@ -4,7 +4,7 @@ import { bearerGuard } from "./bearer-token.js";
 import { bodyText } from "./body-text.js";
 import type { HttpContext } from "./http-context.js";
 import { HttpError } from "./http-error.js";
-import type { HttpApp } from "./http-server.js";
+import type { HttpApp } from "./http-app.js";
 import { registerReliableRoutes } from "./reliable-routes.js";
 import { registerRequestRoutes } from "./request-routes.js";
 import { decimal } from "./zod-validation.js";

@@ -1,16 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { errorMessage } from "@msgx/core";
-import fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from "fastify";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
 import { registerAdminRoutes } from "./admin-routes.js";
+import type { HttpApp } from "./http-app.js";
 import type { HttpContext } from "./http-context.js";
 import { errorAnswer, HttpError } from "./http-error.js";
 import { registerIngressRoute } from "./ingress-route.js";
 import { registerReadRoutes } from "./read-routes.js";
 import { zodValidatorCompiler, type ZodTypeProvider } from "./zod-validation.js";
-
-/** The fastify instance the routes register on: zod schemas, node:http underneath. */
-export type HttpApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
 
 /** How long a client may take; a stalled client is disconnected, never waited for. */
 export interface HttpTimeouts {

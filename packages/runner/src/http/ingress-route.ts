@@ -2,7 +2,7 @@ import { bodyText } from "./body-text.js";
 import { bearerGuard } from "./bearer-token.js";
 import type { HttpContext } from "./http-context.js";
 import { HttpError } from "./http-error.js";
-import type { HttpApp } from "./http-server.js";
+import type { HttpApp } from "./http-app.js";
 
 const XML_TYPES = ["application/xml", "text/xml", "text/plain"];
 

@@ -1,7 +1,7 @@
 import { errorMessage, flightToPayload, MAX_FLIGHT_LIST_LIMIT } from "@msgx/core";
 import { z } from "zod";
 import type { HttpContext } from "./http-context.js";
-import type { HttpApp } from "./http-server.js";
+import type { HttpApp } from "./http-app.js";
 import { decimal, decimalId } from "./zod-validation.js";
 
 /** The open routes: `/healthz`, `/readyz`, `/metrics` and the legacy `GET /all/flights`. */

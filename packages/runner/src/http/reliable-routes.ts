@@ -1,7 +1,7 @@
 import { ReliableMessageStatus } from "@msgx/core";
 import { z } from "zod";
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
-import type { HttpApp } from "./http-server.js";
+import type { HttpApp } from "./http-app.js";
 import { decimal } from "./zod-validation.js";
 
 const listQuery = z.object({

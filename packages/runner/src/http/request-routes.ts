@@ -2,7 +2,7 @@ import { isMsgxError, isRequestInputError, RequestStatus } from "@msgx/core";
 import { z } from "zod";
 import type { RequestAdmin } from "./http-context.js";
 import { HttpError } from "./http-error.js";
-import type { HttpApp } from "./http-server.js";
+import type { HttpApp } from "./http-app.js";
 import { decimal, decimalId } from "./zod-validation.js";
 
 const given = (name: string) => z.string({ error: `give ${name}` }).min(1, `give ${name}`);
