@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from "kysely";
+import { Migrator, sql, type DatabaseIntrospector, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet, type SchemaMetadata, type TableMetadata } from "kysely";
 import { pipelineMigration } from "./0001-pipeline.js";
 import { flightsMigration } from "./0002-flights.js";
 import { requestsReferenceMigration } from "./0003-requests-reference.js";
@@ -106,7 +106,7 @@ export interface MigrateOptions {
 export const msgxMigrator = (db: Kysely<any>, options: MigrateOptions = {}, applied: ReadonlySet<string> = new Set()): Migrator => {
   const schema = options.schema ?? "public";
   return new Migrator({
-    db,
+    db: withSchemaIntrospection(db, schema),
     provider: new MsgxMigrationProvider(schema, options.modules, applied),
     migrationTableSchema: schema,
     migrationTableName: MIGRATION_TABLE,
@@ -130,3 +130,31 @@ export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions =
 }
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/**
+ * `db` with an introspector that looks at `schema` alone. Kysely's migrator checks for its tables
+ * by listing every table of the database with `has_schema_privilege(<name>)`, which fails
+ * ("schema … does not exist") when another client drops a schema during the scan — on a shared
+ * server a neighbour's cleanup would fail our start. Reading our own schema by name has no such race.
+ */
+function withSchemaIntrospection(db: Kysely<any>, schema: string): Kysely<any> {
+  const introspection: DatabaseIntrospector = {
+    getSchemas: async (): Promise<SchemaMetadata[]> =>
+      (await sql<{ name: string }>`SELECT nspname AS name FROM pg_catalog.pg_namespace WHERE nspname = ${schema}`.execute(db)).rows,
+    getTables: async (): Promise<TableMetadata[]> =>
+      (
+        await sql<{ name: string; isView: boolean }>`
+          SELECT c.relname AS name, c.relkind IN ('v', 'm') AS "isView"
+          FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = ${schema} AND c.relkind IN ('r', 'p', 'v', 'm')`.execute(db)
+      ).rows.map((t) => ({ name: t.name, isView: t.isView, schema, columns: [] })),
+    getMetadata: async () => ({ tables: await introspection.getTables() }),
+  };
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === "introspection") return introspection;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
