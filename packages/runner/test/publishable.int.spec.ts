@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { silentLogger } from "@msgx/core";
+import { silentLogger, type ProcRecord } from "@msgx/core";
 import { createExchange, loadConfig } from "@msgx/runner";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
 const meta = (seqn: number, type: string, styp: string) =>
   `<META><SNDR>AODB</SNDR><SEQN>${seqn}</SEQN><DTTM>20260305020000</DTTM><TYPE>${type}</TYPE><STYP>${styp}</STYP></META>`;
@@ -17,16 +17,6 @@ const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-
-async function until<T>(what: string, get: () => Promise<T | undefined>, ms = 8_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await get();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("kafka.maxRecordBytes reaches the pump", () => {
   it("a message whose event is over the configured limit ends DEAD(PROTOCOL) in the embedded runner; the flight's next message applies", async () => {
@@ -43,10 +33,14 @@ describe("kafka.maxRecordBytes reaches the pump", () => {
         expect(res.status).toBe(200);
         ids.push(Number(await res.text()));
       }
-      const records = await until("three terminal records", async () => {
-        const all = await Promise.all(ids.map((id) => exchange.parts.store.get(id)));
-        return all.every((r) => r !== undefined && r.status !== "PENDING" && r.status !== "FAILED") ? all : undefined;
-      });
+      const records = await vi.waitFor(
+        async () => {
+          const all: (ProcRecord | undefined)[] = await Promise.all(ids.map((id) => exchange.parts.store.get(id)));
+          if (!all.every((r) => r !== undefined && r.status !== "PENDING" && r.status !== "FAILED")) throw new Error("not all terminal yet");
+          return all;
+        },
+        { timeout: 8_000, interval: 20 },
+      );
       expect(records.map((r) => [r?.status, r?.errorClass])).toEqual([
         ["SUCCEEDED", null],
         ["DEAD", "PROTOCOL"],

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { expect } from "vitest";
 import { decodeMessage } from "../../src/codec/xml-codec.js";
 import { defaultProcessors } from "../../src/flight/default-processors.js";
 import type { FlightProcessingOptions } from "../../src/flight/flight-processing-options.js";
@@ -67,4 +68,19 @@ export class FlightHarness {
     this.records.push(record);
     return { record, events: [...decision.events] };
   }
+}
+
+/**
+ * Sends a message that must be refused: DEAD(PROTOCOL) with `reason` in its reason (a pattern, or
+ * text it contains), and no flight state and no event written. Returns the record.
+ */
+export function expectRefused(h: FlightHarness, raw: string, reason: RegExp | string): ProcRecord {
+  const flights = new Map(h.flights);
+  const events = h.events.length;
+  const { record } = h.send(raw);
+  expect(record).toMatchObject({ status: "DEAD", errorClass: "PROTOCOL" });
+  expect(record.reason).toMatch(reason);
+  expect(h.flights).toStrictEqual(flights);
+  expect(h.events).toHaveLength(events);
+  return record;
 }

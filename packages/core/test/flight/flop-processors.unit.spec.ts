@@ -5,7 +5,7 @@ import type { CollectionRow, FlightRecord, WireValue } from "../../src/model/fli
 import { COLLECTION_NAMES, collectionSpec, SCALAR_FIELDS, SCALAR_NAMES } from "../../src/model/flight-schema.js";
 import type { CollectionName, ScalarName, ValueKind } from "../../src/model/flight-schema.js";
 import { flightRecordToXml } from "../../src/testing/sis-xml.arbitraries.js";
-import { FlightHarness } from "./flight-harness.js";
+import { expectRefused, FlightHarness } from "./flight-harness.js";
 import { fdel, flop, fltr, schd, sis } from "./sis-messages.js";
 
 const sample = (kind: ValueKind): string => {
@@ -59,17 +59,6 @@ const one = (styp: string, inner: string, dttm?: string): string => flop(styp, [
 
 function warningsOf(h: FlightHarness, msgId: number): { code: string; detail: string }[] {
   return h.warnings.filter((w) => w.msgId === msgId).map(({ code, detail }) => ({ code, detail }));
-}
-
-/** Sends a message that must be refused: DEAD(PROTOCOL), state and events untouched. */
-function expectRefused(h: FlightHarness, raw: string, reason: RegExp): void {
-  const before = new Map(h.flights);
-  const events = h.events.length;
-  const { record } = h.send(raw);
-  expect(record).toMatchObject({ status: "DEAD", errorClass: "PROTOCOL" });
-  expect(record.reason).toMatch(reason);
-  expect(h.flights).toStrictEqual(before);
-  expect(h.events).toHaveLength(events);
 }
 
 const scalarsOf = (h: FlightHarness, flid = "1") => h.flights.get(flid)!.scalars as Partial<Record<string, WireValue>>;

@@ -1,17 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { FlightHarness } from "./flight-harness.js";
+import { expectRefused, FlightHarness } from "./flight-harness.js";
 import { fdel, fltr, schd, sis } from "./sis-messages.js";
-
-/** Sends `raw`, expects DEAD(PROTOCOL) with `reason` inside, and no flight or event written. */
-function expectRefused(h: FlightHarness, raw: string, reason: string): void {
-  const flights = new Map(h.flights);
-  const events = h.events.length;
-  const { record } = h.send(raw);
-  expect(record).toMatchObject({ status: "DEAD", errorClass: "PROTOCOL" });
-  expect(record.reason).toContain(reason);
-  expect(h.flights).toStrictEqual(flights);
-  expect(h.events).toHaveLength(events);
-}
 
 describe("snapshot processor (SCHD/DNLD)", () => {
   it("refuses the whole package, writing nothing, for each package rule", () => {
