@@ -258,7 +258,7 @@ export { TaskRequestError, isTaskRequestError, type TaskRequestErrorCode } from 
 export { evolveTask, isLegalTaskTransition, LEGAL_TASK_FROM, type TaskTransition } from "./task-routing/task-machine.js";
 export { TaskEventType, TASK_EVENT_SCHEMA_VERSION, taskEventId, taskEventMessage, parseTaskEvent, type TaskEventMessage, type ParsedTaskEvent } from "./task-routing/task-event.js";
 export { DEFAULT_TASK_ROUTING, TASK_TARGET, assertTaskRouting, taskTarget, taskTopic, taskTargets, taskTopics, taskDeliveryTopics, taskEventDraft, type TaskRouting } from "./task-routing/task-routing-config.js";
-export { TaskEventHeader, taskEventHeaders, withTaskHeaders } from "./task-routing/task-headers.js";
+export { TaskEventHeader, taskEventHeaders } from "./task-routing/task-headers.js";
 export { TaskFeedbackStatus, TaskFeedbackOutcome, decideTaskFeedback, type TaskFeedback, type TaskFeedbackKey, type TaskFeedbackEntry, type TaskFeedbackDecision } from "./task-routing/task-feedback.js";
 export { TaskCallbackResult, TaskCallbackOutcome, decideTaskCallback, type TaskCallback, type TaskCallbackEntry, type TaskCallbackDecision } from "./task-routing/task-callback.js";
 export type { TaskStore, TaskTx, TaskFilter } from "./task-routing/task-store.js";

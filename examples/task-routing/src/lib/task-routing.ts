@@ -17,7 +17,7 @@ export {
   taskTopics,
   type TaskRouting,
 } from "../../../../packages/core/src/task-routing/task-routing-config.js";
-export { withTaskHeaders, TaskEventHeader } from "../../../../packages/core/src/task-routing/task-headers.js";
+export { TaskEventHeader } from "../../../../packages/core/src/task-routing/task-headers.js";
 export { TaskHandlerRegistry, type TaskEventHandler, type TaskHandlerContext } from "../../../../packages/core/src/task-routing/task-handler-registry.js";
 export { TaskEventConsumer, type TaskConsumeStep } from "../../../../packages/core/src/task-routing/task-event-consumer.js";
 export { TaskCallbackSender } from "../../../../packages/core/src/task-routing/task-callback-sender.js";

@@ -19,7 +19,6 @@ import {
   taskTargets,
   taskTopics,
   TaskService,
-  withTaskHeaders,
   type NewTask,
   type TaskCallback,
   type TaskFeedback,
@@ -65,7 +64,8 @@ export interface TaskServiceApp {
 
 /**
  * The task service (seed 001 §5): PostgreSQL tables and outbox, the relay (one `MsgDispatcher`
- * per task target, Kafka producer wrapped to add the owner header), and an HTTP API:
+ * per task target over the Kafka producer; the owner header is stored on each outbox row), and an
+ * HTTP API:
  *
  * - `POST /rpc-api/task/create` — an owner creates a task (`NewTask`);
  * - `POST /rpc-api/task/dispatched` — `{ taskId, externalTaskNo }` once the AGV system took it;
@@ -96,11 +96,10 @@ export async function startTaskServiceApp(options: TaskServiceAppOptions): Promi
     const service = new TaskService({ store, clock: systemClock, routing, logger });
     const producer = new KafkaDeliveryPort({ brokers: options.brokers, clientId: "task-service", logger });
     stops.push(() => producer.disconnect());
-    const delivery = withTaskHeaders(producer, taskTopics(routing, owners));
     const outbox = new PgOutboxStore(db);
     const topics = taskDeliveryTopics(routing, owners);
     const relays = taskTargets(routing, owners).map((target) => {
-      const dispatcher = new MsgDispatcher({ outbox, delivery, clock: systemClock, logger }, { target, topics, batchSize: 50 });
+      const dispatcher = new MsgDispatcher({ outbox, delivery: producer, clock: systemClock, logger }, { target, topics, batchSize: 50 });
       return new Loop(`relay ${target}`, async (signal) => (await dispatcher.step(signal)).next, { idleMs: 500, logger }).start();
     });
     stops.push(async () => {

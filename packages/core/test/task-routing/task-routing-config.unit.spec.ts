@@ -4,7 +4,7 @@ import { isMsgxError } from "../../src/errors/msgx-error.js";
 import { routeTaskRecord, type ConsumedTaskRecord } from "../../src/task-routing/task-consume-decision.js";
 import { TaskHandlerRegistry, type TaskEventHandler } from "../../src/task-routing/task-handler-registry.js";
 import { parseTaskEvent, taskEventMessage, type TaskEventMessage } from "../../src/task-routing/task-event.js";
-import { TaskEventHeader, withTaskHeaders } from "../../src/task-routing/task-headers.js";
+import { TaskEventHeader } from "../../src/task-routing/task-headers.js";
 import { newTaskRecord } from "../../src/task-routing/task-record.js";
 import {
   assertTaskRouting,
@@ -13,10 +13,12 @@ import {
   taskTarget,
   taskTargets,
   taskTopic,
+  taskEventDraft,
   taskTopics,
+  TASK_TARGET,
   type TaskRouting,
 } from "../../src/task-routing/task-routing-config.js";
-import { InMemoryBroker } from "../../src/ports/in-memory-broker.js";
+import { DeliveryWorld } from "../delivery/delivery-world.js";
 
 const PER_OWNER: TaskRouting = { mode: "topic-per-owner", topicPattern: "{owner}_TASK_EVENT_TOPIC" };
 const T0 = Date.UTC(2026, 6, 13);
@@ -61,20 +63,16 @@ describe("owner routing", () => {
     expect(kind(() => taskTopic(DEFAULT_TASK_ROUTING, "L M S"))).toBe("CONFIG");
   });
 
-  it("withTaskHeaders adds owner, event type and handler code to task records only, keeping existing headers", async () => {
-    const broker = new InMemoryBroker();
-    const port = withTaskHeaders(broker, ["TASK_EVENT_TOPIC"]);
-    await port.send([
-      { topic: "TASK_EVENT_TOPIC", key: "T1", value: JSON.stringify(message()), headers: { [EventHeader.EVENT_ID]: "5" } },
-      { topic: "TASK_EVENT_TOPIC", key: "T2", value: JSON.stringify(message()), headers: { [TaskEventHeader.OWNER]: "PRESET" } },
-      { topic: "TASK_EVENT_TOPIC", key: "T3", value: "not json", headers: {} },
-      { topic: "msg", key: "F1", value: JSON.stringify(message()), headers: {} },
-    ]);
-    const [a, b, c] = broker.records("TASK_EVENT_TOPIC");
-    expect(a!.headers).toEqual({ "msgx-event-id": "5", "msgx-owner": "LMS", "msgx-task-event": "TASK_FINISHED", "msgx-handler-code": "LMS_STOCK_AREA_CALL_TUBE" });
-    expect(b!.headers[TaskEventHeader.OWNER]).toBe("PRESET");
-    expect(c!.headers).toEqual({});
-    expect(broker.records("msg")[0]!.headers).toEqual({});
+  it("a task event draft carries owner, event type and handler code, and its delivered record has them", async () => {
+    const task = { ...newTaskRecord({ taskId: "T1", ownerService: "LMS", handlerCode: "LMS_STOCK_AREA_CALL_TUBE", bizType: "B", bizId: "B1", externalSystem: "ACS" }, T0), version: 2, statusReason: null };
+    const draft = taskEventDraft(task, "TASK_FINISHED", "ACS-E1", DEFAULT_TASK_ROUTING, T0);
+    const task3 = { [TaskEventHeader.OWNER]: "LMS", [TaskEventHeader.TASK_EVENT]: "TASK_FINISHED", [TaskEventHeader.HANDLER_CODE]: "LMS_STOCK_AREA_CALL_TUBE" };
+    expect(draft.headers).toEqual(task3);
+    const w = new DeliveryWorld({ target: TASK_TARGET, topics: taskDeliveryTopics(DEFAULT_TASK_ROUTING, ["LMS"]) });
+    const [row] = await w.outbox.append([draft]);
+    expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [row!.eventId] });
+    const [delivered] = w.broker.records("TASK_EVENT_TOPIC");
+    expect(delivered!.headers).toEqual({ ...task3, [EventHeader.EVENT_ID]: String(row!.eventId), "msgx-event-type": "UPSERT", "msgx-state-version": "2", "msgx-source-msg-id": "0" });
   });
 });
 

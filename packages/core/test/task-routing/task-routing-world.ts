@@ -1,9 +1,9 @@
 /**
  * The whole task-event route over fakes: task service (InMemoryTaskStore writing the pipeline
- * store's outbox), relay (MsgDispatcher per target over InMemoryOutboxStore, InMemoryBroker
- * wrapped by `withTaskHeaders`), and per owner a consumer group (committed offsets, a position
- * that a crash loses), its consume log, handlers and callback sender reporting to the task
- * service through a fault-injecting callback port.
+ * store's outbox, task headers stored on each row), relay (MsgDispatcher per target over
+ * InMemoryOutboxStore and InMemoryBroker), and per owner a consumer group (committed offsets, a
+ * position that a crash loses), its consume log, handlers and callback sender reporting to the
+ * task service through a fault-injecting callback port.
  */
 import { MsgDispatcher } from "../../src/delivery/msg-dispatcher.js";
 import type { DeliveryFailpoint } from "../../src/delivery/delivery-deps.js";
@@ -20,9 +20,8 @@ import { InMemoryTaskConsumeLogStore, type InMemoryTaskTxHandle } from "../../sr
 import { InMemoryTaskStore } from "../../src/task-routing/in-memory-task-store.js";
 import type { TaskEventMessage } from "../../src/task-routing/task-event.js";
 import { TaskEventConsumer, type TaskConsumeFailpoint, type TaskConsumeStep } from "../../src/task-routing/task-event-consumer.js";
-import { withTaskHeaders } from "../../src/task-routing/task-headers.js";
 import { isTaskRequestError } from "../../src/task-routing/task-request-error.js";
-import { taskDeliveryTopics, taskTargets, taskTopic, taskTopics, type TaskRouting } from "../../src/task-routing/task-routing-config.js";
+import { taskDeliveryTopics, taskTargets, taskTopic, type TaskRouting } from "../../src/task-routing/task-routing-config.js";
 import { TaskService } from "../../src/task-routing/task-service.js";
 import { InMemoryBroker } from "../../src/ports/in-memory-broker.js";
 import { InMemoryOutboxStore } from "../../src/delivery/in-memory-outbox-store.js";
@@ -209,13 +208,12 @@ export class TaskRoutingWorld {
   restartRelay(): void {
     const owners = [...OWNERS];
     const topics = taskDeliveryTopics(this.routing, owners);
-    const delivery = withTaskHeaders(this.broker, taskTopics(this.routing, owners));
     this.dispatchers = taskTargets(this.routing, owners).map(
       (target) =>
         new MsgDispatcher(
           {
             outbox: this.outbox,
-            delivery,
+            delivery: this.broker,
             clock: this.clock,
             logger: silentLogger,
             failpoint: (name) => {
