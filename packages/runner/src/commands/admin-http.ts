@@ -20,8 +20,19 @@ export function adminHttp(baseUrl: string, token: string | undefined): AdminCall
     if (res.status === 404 && method === "GET") return undefined;
     if (!res.ok) {
       const kind = res.status === 400 || res.status === 409 ? "CONFIG" : "INFRA";
-      throw new MsgxError(kind, `${method} ${path}: HTTP ${res.status} ${(await res.text()).trim()}`, { retriable: false });
+      const text = (await res.text()).trim();
+      // The runner answers errors as { error, message }; anything else (a proxy's page) is shown as sent.
+      throw new MsgxError(kind, `${method} ${path}: HTTP ${res.status} ${errorText(text)}`, { retriable: false });
     }
     return (await res.json()) as T;
   };
+}
+
+function errorText(text: string): string {
+  try {
+    const message = (JSON.parse(text) as { message?: unknown } | null)?.message;
+    return typeof message === "string" ? message : text;
+  } catch {
+    return text;
+  }
 }
