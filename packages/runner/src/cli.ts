@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-import { Command } from "commander";
+import { Command, CommanderError } from "commander";
 import { withCommonOptions } from "./commands/common-options.js";
 import { errorMessage, isMsgxError } from "@msgx/core";
 import { runCommand } from "./commands/run-command.js";
+import { EXIT, EXIT_CODES_HELP } from "./commands/exit-codes.js";
 import { registerAdminCommands } from "./commands/admin-commands.js";
 import { demoCommand } from "./commands/demo-command.js";
 import { registerReliableCommands } from "./commands/reliable-commands.js";
@@ -15,7 +16,10 @@ const program = new Command()
       "Without --pg/--mysql/--kafka it runs embedded: PGlite state and mailbox in --data-dir, events in <data-dir>/events/<topic>.jsonl.",
   )
   .version("0.1.0")
-  .showHelpAfterError();
+  .addHelpText("after", `\n${EXIT_CODES_HELP}`)
+  .showHelpAfterError()
+  // A usage error exits 2 like a configuration error; subcommands inherit this.
+  .exitOverride();
 
 withCommonOptions(program.command("run"))
   .description("run the exchange: intake, pump, delivery, jobs and the HTTP server")
@@ -38,6 +42,8 @@ withCommonOptions(program.command("demo"))
   .action(demoCommand);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
+  // commander has printed its message (or the help) already.
+  if (e instanceof CommanderError) process.exit(e.exitCode === 0 ? EXIT.ok : EXIT.config);
   process.stderr.write(`msgx: ${errorMessage(e)}\n`);
-  process.exit(isMsgxError(e) && e.kind === "CONFIG" ? 2 : 1);
+  process.exit(isMsgxError(e) && e.kind === "CONFIG" ? EXIT.config : EXIT.failure);
 });

@@ -8,3 +8,6 @@ export { loadConfig, settingPaths, type ConfigSources } from "./config/load-conf
 export { ConfigSchema, type MsgxConfig, type MsgxConfigInput } from "./config/config-schema.js";
 export type { AppParts } from "./app/app-parts.js";
 export type { HealthCheck } from "./app/health-check.js";
+export { startServiceHttp, type ServiceHttp } from "./app/service-http.js";
+export type { StartProgress } from "./app/build-parts.js";
+export type { Readiness } from "./app/readiness.js";

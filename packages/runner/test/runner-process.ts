@@ -16,8 +16,11 @@ export interface RunnerProcess {
   readonly exited: Promise<number | string>;
 }
 
-/** Spawns the built binary and waits until it prints where it listens. */
-export async function spawnRunner(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<RunnerProcess> {
+/**
+ * Spawns the built binary and waits until it prints where it listens: by default once the
+ * pipeline runs (`msgx listening on`); `PROBES` waits only for the HTTP server (any role).
+ */
+export async function spawnRunner(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000, ready: RegExp = RUNNING): Promise<RunnerProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (pnpm test builds)`);
   const child = spawn(process.execPath, [CLI, "run", "--http-port", "0", ...args], {
     env: { ...process.env, MSGX_LOG_LEVEL: "warn", ...env },
@@ -31,7 +34,7 @@ export async function spawnRunner(args: readonly string[], env: NodeJS.ProcessEn
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`runner did not start in ${timeoutMs} ms:\n${out}`)), timeoutMs);
     const check = () => {
-      const m = /msgx listening on (http:\/\/[^\s]+)/.exec(out);
+      const m = ready.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);
@@ -46,6 +49,11 @@ export async function spawnRunner(args: readonly string[], env: NodeJS.ProcessEn
   });
   return { url, child, output: () => out, stdout: () => stdout, exited };
 }
+
+/** The line of a runner whose pipeline runs. */
+export const RUNNING = /msgx listening on (http:\/\/[^\s]+)/;
+/** The line of a runner whose HTTP server listens, before any dependency is open. */
+export const PROBES = /msgx probes on (http:\/\/[^\s]+)/;
 
 export async function post(url: string, xml: string): Promise<Response> {
   return fetch(new URL("/cminmsgs/send", url), { method: "POST", headers: { "content-type": "application/xml" }, body: xml });

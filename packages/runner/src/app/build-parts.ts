@@ -19,6 +19,18 @@ export interface BuildOptions {
   readonly admin?: boolean;
   /** The clock of every store. Default: the system clock. */
   readonly clock?: Clock;
+  /** Ends the wait for leadership (a stop while standby): `buildParts` rejects with every part closed. */
+  readonly signal?: AbortSignal;
+  /** Told which dependency is being opened, and when the parts are open and the wait for leadership begins. */
+  readonly progress?: StartProgress;
+}
+
+/** The start-up phases `buildParts` goes through, for `/readyz` while it has not finished. */
+export interface StartProgress {
+  /** `state` (PostgreSQL/PGlite), `mailbox` (MySQL) or `kafka` is being opened. */
+  opening(dependency: string): void;
+  /** Waiting for the pipeline leadership another runner holds. */
+  standby(): void;
 }
 
 /**
@@ -47,6 +59,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       closers.push(() => lock.release());
     }
     const checks: HealthCheck[] = [];
+    options.progress?.opening("state");
 
     // State: PostgreSQL or PGlite, with leadership and its fencing epoch.
     const pg = embeddedState
@@ -59,9 +72,10 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       if (pg.leadership) {
         const leadership = pg.leadership({ holder: `msgx@${process.pid}` });
         logger.info("waiting for pipeline leadership (a standby waits here while another runner leads)");
-        fence = await leadership.acquireWhenFree();
-        leadershipLost = new Promise((resolve) => leadership.watch((why: string) => resolve(why)));
+        options.progress?.standby();
         closers.push(() => leadership.release());
+        fence = await leadership.acquireWhenFree(options.signal ? { signal: options.signal } : {});
+        leadershipLost = new Promise((resolve) => leadership.watch((why: string) => resolve(why)));
       } else {
         // One process per PGlite directory (the lock file): it is the leader by construction.
         fence = await pg.bumpEpoch();
@@ -77,6 +91,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       mailbox = await pg.embeddedMailbox({ onlyValidStatus: config.mysql.onlyValidStatus });
       outbound = await pg.embeddedOutbound();
     } else {
+      options.progress?.opening("mailbox");
       const mysql = await import("mysql2/promise");
       const pool = mysql.createPool({ uri: config.mysql.url, ...mailboxPoolOptions });
       closers.push(() => pool.end());
@@ -108,11 +123,15 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       closers.push(() => jsonl.close());
       delivery = jsonl;
     } else {
+      options.progress?.opening("kafka");
       const brokers = config.kafka.brokers.split(",").map((b) => b.trim()).filter(Boolean);
       const kafkajs = (await import("kafkajs")).default;
       const kafka = new kafkajs.Kafka({ brokers, clientId: `${config.kafka.clientId}-admin`, logCreator: kafkajsLogCreator(logger), connectionTimeout: 3_000 });
       const admin = kafka.admin();
-      await admin.connect();
+      // kafkajs retries a connect for ~20 s; a stop meanwhile must not wait for it.
+      const abandon = () => void admin.disconnect().catch(() => undefined);
+      options.signal?.addEventListener("abort", abandon, { once: true });
+      await admin.connect().finally(() => options.signal?.removeEventListener("abort", abandon));
       closers.push(() => admin.disconnect());
       if (config.kafka.createTopics && !options.admin) {
         await ensureTopics(admin, { msgTopic: config.kafka.msgTopic, schdTopic: config.kafka.schdTopic, refTopic: config.kafka.refTopic, partitions: config.kafka.partitions });

@@ -3,9 +3,10 @@ import type { MsgxConfig } from "../config/config-schema.js";
 import { checkListener } from "../config/secure-listener.js";
 import { createLogger } from "../logging.js";
 import type { AppParts } from "./app-parts.js";
-import { buildParts } from "./build-parts.js";
+import { buildParts, type StartProgress } from "./build-parts.js";
 import { createExchangeRouter } from "./exchange-router.js";
 import { startPipeline, type RunningApp } from "./pipeline-app.js";
+import type { ServiceHttp } from "./service-http.js";
 import { startTracing } from "../tracing/start-tracing.js";
 
 export interface ExchangeOptions {
@@ -15,6 +16,15 @@ export interface ExchangeOptions {
   readonly clock?: Clock;
   /** Wraps the built parts before anything uses them (the benchmarks' probes, a test's faults). */
   readonly decorate?: (parts: AppParts) => AppParts;
+  /**
+   * A server already listening (`msgx run` starts it before anything else): `start` attaches the
+   * pipeline's routes to it instead of listening itself; once started, `stop` closes it.
+   */
+  readonly http?: ServiceHttp;
+  /** Told which dependency is being opened and when the wait for leadership begins (`/readyz`). */
+  readonly progress?: StartProgress;
+  /** Aborts the wait for leadership or a Kafka connect: `createExchange` rejects with every opened part closed. */
+  readonly signal?: AbortSignal;
 }
 
 /** A composed exchange: built, not running until `start`. */
@@ -49,10 +59,15 @@ export interface Exchange {
  */
 export async function createExchange(config: MsgxConfig, options: ExchangeOptions = {}): Promise<Exchange> {
   const logger = options.logger ?? createLogger(config.log.level);
-  checkListener(config, logger);
+  // A server given was checked before it started listening.
+  if (!options.http) checkListener(config, logger);
   const clock = options.clock ?? systemClock;
   const stopTracing = startTracing(config.tracing, logger);
-  const built = await buildParts(config, logger, { clock }).catch(async (e: unknown) => {
+  const built = await buildParts(config, logger, {
+    clock,
+    ...(options.progress ? { progress: options.progress } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  }).catch(async (e: unknown) => {
     await stopTracing();
     throw e;
   });
@@ -70,7 +85,7 @@ export async function createExchange(config: MsgxConfig, options: ExchangeOption
   let running: Promise<RunningApp> | undefined;
   let stopping: Promise<void> | undefined;
   const start = () =>
-    (running ??= startPipeline(parts, config, logger, clock, composed).catch(async (e: unknown) => {
+    (running ??= startPipeline(parts, config, logger, clock, composed, options.http).catch(async (e: unknown) => {
       await parts.close();
       throw e;
     }));

@@ -1,16 +1,15 @@
 import { setMaxListeners } from "node:events";
-import type { Server } from "node:http";
 import { errorMessage, ReplayService, systemClock, type Clock, type Logger } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
-import { createHttpServer, DEFAULT_HTTP_TIMEOUTS } from "../http/http-server.js";
+import type { HttpContext } from "../http/http-context.js";
 import { driveRouter } from "../loops/router-loops.js";
 import { directReliableAdmin, reliableService } from "../reliable/reliable-admin.js";
 import type { AppParts } from "./app-parts.js";
 import { createExchangeRouter, type ExchangeRouter } from "./exchange-router.js";
 import { createRequestAdmin } from "./request-steps.js";
+import { startServiceHttp, type ServiceHttp } from "./service-http.js";
 
 export interface RunningApp {
-  readonly server: Server;
   readonly url: string;
   /** Stops intake, lets every loop finish its current step, closes the server and the parts. */
   stop(): Promise<void>;
@@ -23,6 +22,8 @@ export interface RunningApp {
 /**
  * Runs the exchange over the given parts: one timer loop per router step (docs/exchange.md) and
  * the HTTP server. The router (built from the configuration unless given) is everything else.
+ * Given `service` (the server `msgx run` started before opening anything), the pipeline's routes
+ * attach to it; else a server is started here.
  */
 export async function startPipeline(
   parts: AppParts,
@@ -30,6 +31,7 @@ export async function startPipeline(
   logger: Logger,
   clock: Clock = systemClock,
   composed: ExchangeRouter = createExchangeRouter(parts, config, logger, clock),
+  service?: ServiceHttp,
 ): Promise<RunningApp> {
   const { router, metrics, maintenance } = composed;
   const controller = new AbortController();
@@ -38,7 +40,7 @@ export async function startPipeline(
   const loops = driveRouter(router, { logger, signal: controller.signal });
 
   const replay = new ReplayService({ store: parts.store, clock });
-  const http = createHttpServer({
+  const ctx: HttpContext = {
     logger,
     token: config.http.token,
     maxBodyBytes: config.http.maxBodyBytes,
@@ -64,17 +66,26 @@ export async function startPipeline(
       return result;
     },
     requests: createRequestAdmin(parts, config, clock, logger),
-  }, { ...DEFAULT_HTTP_TIMEOUTS, headersTimeoutMs: config.http.headersTimeoutMs, requestTimeoutMs: config.http.requestTimeoutMs });
-  await http.listen({ port: config.http.port, host: config.http.host });
-  const server = http.server;
-  const address = server.address();
-  const url = typeof address === "object" && address ? `http://${address.address}:${address.port}` : `http://${config.http.host}:${config.http.port}`;
+  };
+  let http: ServiceHttp;
+  try {
+    http = service ?? (await startServiceHttp(config, logger));
+  } catch (e) {
+    controller.abort();
+    await loops.done;
+    throw e;
+  }
+  http.attach(ctx);
+  http.setReadiness({ role: "running" });
+  const { url } = http;
   logger.info("msgx running", { listen: url, profile: config.profile, parts: parts.kind, shadow: config.shadow });
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       logger.info("msgx stopping: finishing current steps");
+      http.setReadiness({ role: "stopping" });
+      http.detach();
       await http.close();
       controller.abort();
       await loops.done;
@@ -85,5 +96,5 @@ export async function startPipeline(
       logger.error("stop failed", { error: errorMessage(e) });
       throw e;
     }));
-  return { server, url, stop, stopped: router.stopped, wake: loops.wake };
+  return { url, stop, stopped: router.stopped, wake: loops.wake };
 }

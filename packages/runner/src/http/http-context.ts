@@ -1,4 +1,5 @@
 import type { HealthCheck } from "../app/health-check.js";
+import type { Readiness } from "../app/readiness.js";
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
 import type {
   FlightState,
@@ -27,6 +28,10 @@ export interface HttpContext {
    */
   receive(rawXml: string, traceparent?: string): Promise<number>;
   readonly checks: readonly HealthCheck[];
+  /** The runner's role; `/readyz` runs the checks only while `running`. Absent = always running. */
+  readiness?(): Readiness;
+  /** Called once per answered request with the matched route pattern (`unmatched` for none). */
+  observeRequest?(method: string, route: string, status: number, seconds: number): void;
   metrics(): Promise<{ contentType: string; body: string }>;
   status(): Promise<PipelineStatus>;
   message(msgId: number): Promise<ProcRecord | undefined>;

@@ -56,7 +56,10 @@ export function createHttpServer(ctx: HttpContext, timeouts: HttpTimeouts = DEFA
   app.setErrorHandler((error: FastifyError, _request, reply) => sendError(ctx, reply, error));
   app.setNotFoundHandler((request, reply) => sendError(ctx, reply, new HttpError(404, `no route ${request.method} ${pathOf(request)}`)));
   app.addHook("onRequest", async (request, reply) => void reply.header("x-request-id", request.id));
-  app.addHook("onResponse", async (request, reply) => accessLog(ctx, request, reply));
+  app.addHook("onResponse", async (request, reply) => {
+    accessLog(ctx, request, reply);
+    ctx.observeRequest?.(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
+  });
 
   registerReadRoutes(app, ctx);
   void app.register(async (scope) => registerIngressRoute(scope.withTypeProvider<ZodTypeProvider>(), ctx));
@@ -66,7 +69,8 @@ export function createHttpServer(ctx: HttpContext, timeouts: HttpTimeouts = DEFA
 
 function sendError(ctx: HttpContext, reply: FastifyReply, e: unknown): FastifyReply {
   const { status, body } = errorAnswer(e);
-  if (status >= 500) ctx.logger.error("http request failed", { reqId: reply.request.id, method: reply.request.method, path: pathOf(reply.request), error: errorMessage(e) });
+  // A 5xx HttpError is a refusal we chose (the pipeline is not running yet), not a fault.
+  if (status >= 500 && !(e instanceof HttpError)) ctx.logger.error("http request failed", { reqId: reply.request.id, method: reply.request.method, path: pathOf(reply.request), error: errorMessage(e) });
   if (status === 503) void reply.header("retry-after", "5");
   return reply.code(status).type("application/json; charset=utf-8").send(body);
 }

@@ -1,5 +1,6 @@
 import { errorMessage, flightToPayload, MAX_FLIGHT_LIST_LIMIT } from "@msgx/core";
 import { z } from "zod";
+import { readinessAnswer } from "../app/readiness.js";
 import type { HttpContext } from "./http-context.js";
 import type { HttpApp } from "./http-app.js";
 import { decimal, decimalId } from "./zod-validation.js";
@@ -9,6 +10,11 @@ export function registerReadRoutes(app: HttpApp, ctx: HttpContext): void {
   app.get("/healthz", async (_request, reply) => reply.type("text/plain; charset=utf-8").send("ok\n"));
 
   app.get("/readyz", async (_request, reply) => {
+    const state = ctx.readiness?.() ?? { role: "running" };
+    if (state.role !== "running") {
+      const { status, body } = readinessAnswer(state, []);
+      return reply.code(status).header("retry-after", "5").send(body);
+    }
     const checks = await Promise.all(
       ctx.checks.map(async (c) => {
         try {
@@ -19,8 +25,8 @@ export function registerReadRoutes(app: HttpApp, ctx: HttpContext): void {
         }
       }),
     );
-    const ready = checks.every((r) => r.ok);
-    return reply.code(ready ? 200 : 503).send({ ready, checks });
+    const { status, body } = readinessAnswer(state, checks);
+    return reply.code(status).send(body);
   });
 
   app.get("/metrics", async (_request, reply) => {
