@@ -3,6 +3,7 @@ import type { Kysely, Transaction } from "kysely";
 import { pgCall } from "../pg-error-map.js";
 import { pgTransaction } from "../pg-transaction.js";
 import { claimConsume } from "../queries/reliable-message.js";
+import { purgeConsumeLog } from "../queries/reliable-message-consume-log.js";
 
 /**
  * `ConsumeLog` in the consumer's own PostgreSQL database (table `reliable_message_consume_log`,
@@ -29,5 +30,10 @@ export class PgConsumeLog<DB = any> implements ConsumeLog<Transaction<DB>> {
 
   claim(tx: Transaction<DB>, entry: ConsumeLogEntry): Promise<boolean> {
     return pgCall("consume log claim", () => claimConsume(tx, entry));
+  }
+
+  /** One autocommit DELETE of at most `limit` rows, outside any business transaction. */
+  purge(before: number, limit: number): Promise<number> {
+    return pgCall("consume log purge", () => purgeConsumeLog(this.#db, before, limit));
   }
 }

@@ -11,17 +11,19 @@ export interface ConsumeLogContractSubject<Tx> {
   close(): Promise<void>;
 }
 
-const entry = (messageId: string, sendCount = 1): ConsumeLogEntry => ({
+const T0 = Date.UTC(2026, 2, 5, 8, 0, 0);
+
+const entry = (messageId: string, sendCount = 1, consumedAt = T0): ConsumeLogEntry => ({
   messageId,
   consumerQueue: "accounting",
   sendCount,
-  consumedAt: Date.UTC(2026, 2, 5, 8, 0, 0),
+  consumedAt,
 });
 
 /**
  * The behaviour every `ConsumeLog` must show (see the port's JSDoc): the claim and the business
- * writes commit together, a claimed id is never claimed again, and two transactions racing for
- * one id get one claim between them.
+ * writes commit together, a claimed id is never claimed again (until purged), two transactions
+ * racing for one id get one claim between them, and the purge takes the oldest claims first.
  */
 export function describeConsumeLogContract<Tx>(name: string, factory: () => Promise<ConsumeLogContractSubject<Tx>>): void {
   describe(`ConsumeLog contract: ${name}`, () => {
@@ -33,9 +35,9 @@ export function describeConsumeLogContract<Tx>(name: string, factory: () => Prom
       await s.close();
     });
 
-    const consume = (id: string, sendCount = 1): Promise<boolean> =>
+    const consume = (id: string, sendCount = 1, consumedAt = T0): Promise<boolean> =>
       s.log.transaction(async (tx) => {
-        const claimed = await s.log.claim(tx, entry(id, sendCount));
+        const claimed = await s.log.claim(tx, entry(id, sendCount, consumedAt));
         if (claimed) await s.write(tx, id);
         return claimed;
       });
@@ -71,6 +73,54 @@ export function describeConsumeLogContract<Tx>(name: string, factory: () => Prom
       });
       expect([await consume("A"), await consume("B")]).toEqual([false, false]);
       expect(await s.written()).toEqual(["A", "B"]);
+    });
+
+    // The business table holds each key once: a claim again after a purge records no business row.
+    const claimOnly = (id: string, sendCount = 1, consumedAt = T0): Promise<boolean> =>
+      s.log.transaction((tx) => s.log.claim(tx, entry(id, sendCount, consumedAt)));
+
+    it("purge deletes the claims consumed before the instant, oldest first, at most limit per call", async () => {
+      const minute = 60_000;
+      // Claimed out of time order, two at one instant: the order is consumedAt, then messageId.
+      for (const [id, at] of [["D", 3], ["A", 0], ["C", 2], ["B2", 1], ["B1", 1], ["E", 4]] as const) expect(await claimOnly(id, 1, T0 + at * minute)).toBe(true);
+      expect(await s.log.purge(T0 + 4 * minute, 0)).toBe(0);
+      expect(await s.log.purge(T0 + 4 * minute, 2)).toBe(2);
+      // A and B1 went first: they can be claimed again; B2 (same instant as B1, later id) is still there.
+      expect(await claimOnly("B2", 2)).toBe(false);
+      expect(await claimOnly("B1", 2, T0 + 10 * minute)).toBe(true);
+      expect(await claimOnly("A", 2, T0 + 10 * minute)).toBe(true);
+      expect(await s.log.purge(T0 + 4 * minute, 10)).toBe(3);
+      expect(await s.log.purge(T0 + 4 * minute, 10)).toBe(0);
+      // E sits exactly at the instant (not before it) and the re-claims are later: all stay.
+      expect([await claimOnly("E", 2), await claimOnly("B1", 3), await claimOnly("A", 3)]).toEqual([false, false, false]);
+      expect([await claimOnly("B2", 2), await claimOnly("C", 2), await claimOnly("D", 2)]).toEqual([true, true, true]);
+    });
+
+    it("purge beside an open transaction: the uncommitted claim is not purged from under it", async () => {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let claimedSignal!: () => void;
+      const claimed = new Promise<void>((r) => (claimedSignal = r));
+      const open = s.log.transaction(async (tx) => {
+        const got = await s.log.claim(tx, entry("M-1"));
+        await s.write(tx, "M-1");
+        claimedSignal();
+        await gate;
+        return got;
+      });
+      await claimed;
+      let purgeDone = false;
+      const purge = s.log.purge(T0 + 1, 10).then((n) => ((purgeDone = true), n));
+      await new Promise((r) => setTimeout(r, 100));
+      const finishedBeforeCommit = purgeDone;
+      release();
+      expect(await open).toBe(true);
+      const purged = await purge;
+      // Done before the commit: it saw nothing committed, and the claim survives it. Not done by
+      // then: it ran beside the transaction (0) or waited for the commit and purged the claim (1).
+      expect(finishedBeforeCommit ? [0] : [0, 1]).toContain(purged);
+      expect(await claimOnly("M-1", 2)).toBe(purged === 1);
+      expect(await s.written()).toEqual(["M-1"]);
     });
 
     for (const firstCommits of [true, false]) {

@@ -19,9 +19,16 @@ export interface ConsumeLogEntry {
  *   already recorded by a committed transaction. Two transactions claiming the same id
  *   concurrently: one gets true; the other waits for it and then gets false (or, when the first
  *   rolls back, true). A message is therefore handled in effect once.
+ * - `purge(before, limit)` deletes committed entries with `consumedAt < before`, oldest first
+ *   (`consumedAt`, then `messageId`), at most `limit` of them, and returns how many it deleted;
+ *   the host calls it again while it returns `limit`. A purged id can be claimed again, so the
+ *   retention (`now - before`) must be at least the message service's retention of finished
+ *   messages: ids are unique only within that window, and inside it every redelivery and resend
+ *   must still find its claim.
  * - Driver errors leave as `MsgxError`.
  */
 export interface ConsumeLog<Tx> {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   claim(tx: Tx, entry: ConsumeLogEntry): Promise<boolean>;
+  purge(before: number, limit: number): Promise<number>;
 }

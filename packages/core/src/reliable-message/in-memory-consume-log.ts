@@ -10,7 +10,7 @@ export interface InMemoryConsumerTx {
 /**
  * The in-memory `ConsumeLog` and consumer database: one transaction at a time (a serial tail, as
  * a row lock on the claimed id would serialize them), staged writes applied at commit, nothing on
- * rollback. `faults` fails `transaction`, `claim` or `commit` on demand.
+ * rollback. `faults` fails `transaction`, `claim`, `commit` or `purge` on demand.
  */
 export class InMemoryConsumeLog implements ConsumeLog<InMemoryConsumerTx> {
   readonly entries = new Map<string, ConsumeLogEntry>();
@@ -42,5 +42,15 @@ export class InMemoryConsumeLog implements ConsumeLog<InMemoryConsumerTx> {
     if (this.entries.has(entry.messageId) || claimed.has(entry.messageId)) return false;
     claimed.set(entry.messageId, entry);
     return true;
+  }
+
+  async purge(before: number, limit: number): Promise<number> {
+    this.faults.check("purge");
+    const doomed = [...this.entries.values()]
+      .filter((e) => e.consumedAt < before)
+      .sort((a, b) => a.consumedAt - b.consumedAt || (a.messageId < b.messageId ? -1 : a.messageId > b.messageId ? 1 : 0))
+      .slice(0, Math.max(0, limit));
+    for (const e of doomed) this.entries.delete(e.messageId);
+    return doomed.length;
   }
 }
