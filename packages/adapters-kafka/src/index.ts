@@ -19,7 +19,7 @@ export { kafkajsLogCreator } from "./kafkajs-log-creator.js";
 
 // Reliable messages (seed 002)
 export { ReliableMessageKafkaConsumer, type ReliableMessageKafkaConsumerOptions, type RecordValueHandler } from "./reliable-message/reliable-message-kafka-consumer.js";
-export { ensureQueueTopics, type QueueTopicAdmin, type EnsureQueueTopicsOptions } from "./reliable-message/queue-topics.js";
+export { ensureQueueTopics, QueueTopics, type QueueTopicAdmin, type EnsureQueueTopicsOptions } from "./reliable-message/queue-topics.js";
 
 // Task routing
 export { runTaskEventConsumer, type TaskEventKafkaConsumerOptions, type RunningTaskEventConsumer, type TaskRecordHandler } from "./task-routing/task-event-kafka-consumer.js";

@@ -35,10 +35,20 @@ export interface AppParts {
   /** Where upstream requests go: the upstream's `coutmsgs` (`mysql.outbound`), or an embedded `coutmsgs` beside the embedded mailbox. */
   readonly outbound: OutboundMailbox;
   readonly delivery: DeliveryPort;
+  /** The Kafka topics of reliable-message queues; absent when events go to JSONL files (no topics there). */
+  readonly queueTopics?: QueueTopicsPort;
   readonly checks: readonly HealthCheck[];
   /** The fencing epoch of this runner's leadership, when the store has leadership. */
   readonly fence?: number;
   /** Resolves if leadership is lost (another runner took over): the runner must stop at once. */
   readonly leadershipLost?: Promise<string>;
   close(): Promise<void>;
+}
+
+/** Creates or looks up the topics of reliable-message queues (`QueueTopics` of @msgx/adapters-kafka). */
+export interface QueueTopicsPort {
+  /** Creates those of `topics` that do not exist yet; throws a `MsgxError` when the broker cannot. */
+  ensure(topics: readonly string[]): Promise<void>;
+  /** Whether `topic` exists. */
+  exists(topic: string): Promise<boolean>;
 }

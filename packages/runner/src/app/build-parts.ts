@@ -1,13 +1,13 @@
 import { join } from "node:path";
 import { createPgliteStores, createPgStores } from "@msgx/adapters-pg";
-import { KafkaDeliveryPort, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
+import { KafkaDeliveryPort, QueueTopics, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
 import { MysqlMailbox, MysqlOutboundMailbox, ShadowMailbox, ShadowOutboundMailbox, mailboxPoolOptions } from "@msgx/adapters-mysql";
 import { errorMessage, MsgxError, systemClock, type Clock, type DeliveryPort, type Logger, type Mailbox, type OutboundMailbox } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
 import { DataDirLock } from "../embedded/data-dir-lock.js";
 import { JsonlDeliveryPort } from "../embedded/jsonl-delivery-port.js";
 import type { HealthCheck } from "./health-check.js";
-import type { AppParts } from "./app-parts.js";
+import type { AppParts, QueueTopicsPort } from "./app-parts.js";
 
 /** Whether any part lives in the data directory: PGlite state, the embedded mailbox or JSONL events. */
 export function usesDataDir(config: MsgxConfig): boolean {
@@ -118,6 +118,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
 
     // Delivery: Kafka, or JSONL files in the data directory.
     let delivery: DeliveryPort;
+    let queueTopics: QueueTopicsPort | undefined;
     if (config.kafka.brokers === undefined) {
       const jsonl = new JsonlDeliveryPort(config.dataDir);
       closers.push(() => jsonl.close());
@@ -136,6 +137,8 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       if (config.kafka.createTopics && !options.admin) {
         await ensureTopics(admin, { msgTopic: config.kafka.msgTopic, schdTopic: config.kafka.schdTopic, refTopic: config.kafka.refTopic, partitions: config.kafka.partitions });
       }
+      // Reliable-message queue topics are created on first use (reliable.createTopics), not here.
+      if (!options.admin) queueTopics = new QueueTopics(admin, { partitions: config.kafka.partitions });
       const port = new KafkaDeliveryPort({ brokers, clientId: config.kafka.clientId, logger });
       closers.push(() => port.disconnect());
       delivery = port;
@@ -155,6 +158,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       mailbox,
       outbound,
       delivery,
+      ...(queueTopics ? { queueTopics } : {}),
       checks,
       ...(fence !== undefined ? { fence } : {}),
       ...(leadershipLost ? { leadershipLost } : {}),

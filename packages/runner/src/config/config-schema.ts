@@ -3,6 +3,7 @@ import { z } from "zod";
 import { checkMailboxNames, mailboxNamesShape } from "./mailbox-names-schema.js";
 import { codecSection, flightSection, typesSection } from "./codec-schema.js";
 import { brokersProblem, MYSQL_URL, PG_URL, urlProblem, type UrlRule } from "./connection-urls.js";
+import { reliableSection } from "./reliable-schema.js";
 
 /** The adapter's own parse decides, so the config accepts exactly the offsets the mailbox takes. */
 const isZoneOffset = (offset: string): boolean => {
@@ -204,6 +205,8 @@ export const ConfigSchema = z
       .strict()
       .refine((r) => r.seqnLast >= r.seqnFirst, { message: "requests.seqnLast must not be below requests.seqnFirst" })
       .prefault({}),
+    /** The reliable-message service the runner hosts: `/rm/v1`, check-back, recovery, retention. */
+    reliable: reliableSection,
     jobs: z
       .object({ backfillSweepMs: positive(30_000) })
       .strict()

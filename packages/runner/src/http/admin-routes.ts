@@ -1,9 +1,9 @@
 import { ErrorClass, MAX_FLIGHT_LIST_LIMIT } from "@msgx/core";
 import { z } from "zod";
 import { bearerGuard } from "./bearer-token.js";
-import { bodyText } from "./body-text.js";
 import type { HttpContext } from "./http-context.js";
 import { HttpError } from "./http-error.js";
+import { acceptJsonBodies } from "./json-body.js";
 import type { HttpApp } from "./http-app.js";
 import { registerReliableRoutes } from "./reliable-routes.js";
 import { registerRequestRoutes } from "./request-routes.js";
@@ -27,15 +27,7 @@ const replayBody = z
  */
 export function registerAdminRoutes(app: HttpApp, ctx: HttpContext): void {
   app.addHook("onRequest", bearerGuard(ctx.token));
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: ADMIN_BODY_BYTES }, (request, body, done) => {
-    try {
-      const text = bodyText(body as Buffer, request.headers["content-type"]);
-      done(null, text.trim() === "" ? {} : JSON.parse(text));
-    } catch (e) {
-      done(e instanceof SyntaxError ? new HttpError(400, `body is not JSON: ${e.message}`) : (e as Error));
-    }
-  });
+  acceptJsonBodies(app, ADMIN_BODY_BYTES);
 
   app.get("/admin/status", async () => ctx.status());
 

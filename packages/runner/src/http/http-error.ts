@@ -1,23 +1,38 @@
-import { errorMessage, isMsgxError } from "@msgx/core";
+import { errorMessage, isMsgxError, isReliableMessageError } from "@msgx/core";
 import type { FastifyError } from "fastify";
 import { BodyEncodingError } from "./body-text.js";
 
-/** A refusal the handler chose: answered with `status` and `{ error, message }`. */
+/** A refusal the handler chose: answered with `status` and `{ error, message }` (and `code` when given). */
 export class HttpError extends Error {
   override readonly name = "HttpError";
   constructor(
     readonly status: number,
     message: string,
+    readonly code?: string,
   ) {
     super(message);
   }
 }
 
-/** The JSON body of every error answer: a short class and a sentence; never a stack trace. */
+/**
+ * The JSON body of every error answer: a short class and a sentence; never a stack trace. `code`
+ * names the refusal where a client may act on it (`ALREADY_EXISTS`, `UNKNOWN_QUEUE`, …).
+ */
 export interface ErrorBody {
   readonly error: string;
   readonly message: string;
+  readonly code?: string;
 }
+
+/** The reliable-message service's refusals are the caller's mistakes: 4xx, never 500 (issue 20). */
+const RELIABLE_STATUS: Readonly<Record<string, number>> = {
+  INVALID_MESSAGE: 400,
+  NOT_FOUND: 404,
+  ALREADY_EXISTS: 409,
+  ILLEGAL_STATE: 409,
+  CONFLICT: 409,
+  UNKNOWN_QUEUE: 422,
+};
 
 const REASONS: Readonly<Record<number, string>> = {
   400: "bad request",
@@ -28,6 +43,7 @@ const REASONS: Readonly<Record<number, string>> = {
   409: "conflict",
   413: "payload too large",
   415: "unsupported media type",
+  422: "unprocessable entity",
   431: "request header fields too large",
   500: "internal error",
   503: "unavailable",
@@ -36,11 +52,14 @@ const REASONS: Readonly<Record<number, string>> = {
 /** `status` and body for anything a route threw: the client's mistakes are 4xx, only our faults 5xx. */
 export function errorAnswer(e: unknown): { status: number; body: ErrorBody } {
   const status = statusOf(e);
-  return { status, body: { error: REASONS[status] ?? (status < 500 ? "bad request" : "internal error"), message: errorMessage(e) } };
+  const code = e instanceof HttpError ? e.code : isReliableMessageError(e) ? e.code : undefined;
+  const error = REASONS[status] ?? (status < 500 ? "bad request" : "internal error");
+  return { status, body: { error, message: errorMessage(e), ...(code !== undefined ? { code } : {}) } };
 }
 
 function statusOf(e: unknown): number {
   if (e instanceof HttpError || e instanceof BodyEncodingError) return e.status;
+  if (isReliableMessageError(e)) return RELIABLE_STATUS[e.code] ?? 409;
   if (isMsgxError(e)) return e.kind === "DEPENDENCY_UNAVAILABLE" ? 503 : 500;
   // fastify's own refusals (validation, body parsing, body limit, bad URL) carry a 4xx statusCode.
   const code = (e as Partial<FastifyError> | undefined)?.statusCode;

@@ -1,0 +1,91 @@
+import { CheckVerdict, type ReliableMessage, type ReliableMessageChecker } from "@msgx/core";
+
+/** The verdicts a checker endpoint may answer, and what each means to the check-back job. */
+const VERDICTS: Readonly<Record<string, CheckVerdict>> = {
+  confirm: CheckVerdict.CONFIRM,
+  cancel: CheckVerdict.DELETE,
+  unknown: CheckVerdict.LATER,
+  // The check-back job's own names, so a checker written against the library reads the same.
+  delete: CheckVerdict.DELETE,
+  later: CheckVerdict.LATER,
+};
+
+/** How one call to a checker ended, for the `msgx_reliable_checkbacks_total{outcome}` counter. */
+export type CheckerOutcome = "confirm" | "cancel" | "unknown" | "error" | "timeout";
+
+export interface HttpCheckerOptions {
+  /** The producer's check-back endpoint. */
+  readonly url: string;
+  /** Sent as `Authorization: Bearer <token>` when set. */
+  readonly token?: string | undefined;
+  /** An answer later than this is inconclusive (the call is aborted). */
+  readonly timeoutMs: number;
+  /** Told how every call ended. */
+  readonly observe?: (outcome: CheckerOutcome) => void;
+  /** Default: the global `fetch`. */
+  readonly fetch?: typeof fetch;
+}
+
+/** What the checker endpoint receives (docs/reliable-message.md "Check-back over HTTP"). */
+export function checkRequestBody(message: ReliableMessage): Record<string, unknown> {
+  return {
+    messageId: message.messageId,
+    queue: message.consumerQueue,
+    dataType: message.dataType,
+    body: message.body,
+    headers: (message as { headers?: unknown }).headers ?? null,
+    field1: message.field1,
+    field2: message.field2,
+    field3: message.field3,
+    checkCount: message.checkCount,
+    createdAt: message.createdAt,
+  };
+}
+
+/**
+ * A check-back over HTTP: `POST <url>` with the message as JSON, answered `200` with
+ * `{"verdict":"confirm"|"cancel"|"unknown"}`. Anything else — another status, a body that is not
+ * such JSON, no answer within `timeoutMs`, a refused connection — throws, which the check-back
+ * job counts as an inconclusive check (asked again with backoff): a failing or slow checker never
+ * confirms, cancels or drops a message.
+ */
+export function httpChecker(options: HttpCheckerOptions): ReliableMessageChecker {
+  const call = options.fetch ?? fetch;
+  const observe = options.observe ?? (() => undefined);
+  return async (message, signal) => {
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const abort = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      const response = await call(options.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json",
+          ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+        },
+        body: JSON.stringify(checkRequestBody(message)),
+        signal: abort,
+        redirect: "error",
+      });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`checker answered HTTP ${response.status}: ${text.slice(0, 200)}`);
+      let verdict: unknown;
+      try {
+        verdict = (JSON.parse(text) as { verdict?: unknown } | null)?.verdict;
+      } catch {
+        throw new Error(`checker answered 200 with a body that is not JSON: ${text.slice(0, 200)}`);
+      }
+      const mapped = typeof verdict === "string" ? VERDICTS[verdict] : undefined;
+      if (mapped === undefined) throw new Error(`checker answered verdict ${JSON.stringify(verdict)}: expected "confirm", "cancel" or "unknown"`);
+      observe(mapped === CheckVerdict.CONFIRM ? "confirm" : mapped === CheckVerdict.DELETE ? "cancel" : "unknown");
+      return mapped;
+    } catch (e) {
+      if (timeout.aborted && !signal?.aborted) {
+        observe("timeout");
+        throw new Error(`checker did not answer within ${options.timeoutMs} ms`);
+      }
+      observe("error");
+      throw e;
+    }
+  };
+}

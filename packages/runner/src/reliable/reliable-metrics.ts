@@ -1,0 +1,66 @@
+import { Counter, Gauge, Registry } from "prom-client";
+import type { CheckerOutcome } from "./http-checker.js";
+
+/** Why an alert was raised: an inconclusive check-back at or past `maxChecks`, or a message that went DEAD. */
+export type ReliableAlertKind = "checkback" | "dead";
+
+/** What the phase gauge reads at scrape time: the number of stored messages per phase. */
+export type PhaseCounter = () => Promise<Readonly<Record<string, number>>>;
+
+/**
+ * The reliable-message service's metrics (docs/operations.md). Every label has a bounded set of
+ * values — phases, check-back outcomes, alert kinds — never a queue or message id. The phase
+ * gauge is read from the store at scrape time (true for the whole database); the counters count
+ * what this process did.
+ */
+export function createReliableMetrics(countByPhase?: PhaseCounter) {
+  const registry = new Registry();
+  new Gauge({
+    name: "msgx_reliable_messages",
+    help: "Stored reliable messages by phase (WAITING_CONFIRM, REVIEW, SENDING, DEAD, ACKNOWLEDGED, CANCELLED)",
+    labelNames: ["phase"],
+    registers: [registry],
+    async collect() {
+      if (countByPhase === undefined) return;
+      try {
+        for (const [phase, n] of Object.entries(await countByPhase())) this.set({ phase }, n);
+      } catch {
+        // A store outage leaves the last values; msgx_status_up says the store gauges are stale.
+      }
+    },
+  });
+  const checkbacks = new Counter({
+    name: "msgx_reliable_checkbacks_total",
+    help: "Check-back calls by outcome: confirm, cancel, unknown (the checker's verdicts), error, timeout, no-checker",
+    labelNames: ["outcome"],
+    registers: [registry],
+  });
+  const alerts = new Counter({ name: "msgx_reliable_alerts_total", help: "Alerts raised (also logged at error): checkback (inconclusive past maxChecks), dead (a message went DEAD)", labelNames: ["kind"], registers: [registry] });
+  const deadLetters = new Counter({ name: "msgx_reliable_dead_letters_total", help: "Messages this process moved to DEAD (and to the queue's dead-letter topic)", registers: [registry] });
+  const rejects = new Counter({ name: "msgx_reliable_rejects_total", help: "Consumer rejects (a handler failed past its own retries) this process recorded", registers: [registry] });
+  // Every series exists from the first scrape, so a rate() over them starts at 0 rather than absent.
+  for (const outcome of ["confirm", "cancel", "unknown", "error", "timeout", "no-checker"]) checkbacks.inc({ outcome }, 0);
+  for (const kind of ["checkback", "dead"]) alerts.inc({ kind }, 0);
+  return {
+    checkback(outcome: CheckerOutcome | "no-checker"): void {
+      checkbacks.inc({ outcome });
+    },
+    alert(kind: ReliableAlertKind, n = 1): void {
+      if (n > 0) alerts.inc({ kind }, n);
+    },
+    /** `n` messages went DEAD: a dead letter each, and an alert each. */
+    dead(n = 1): void {
+      if (n <= 0) return;
+      deadLetters.inc(n);
+      alerts.inc({ kind: "dead" }, n);
+    },
+    rejected(): void {
+      rejects.inc();
+    },
+    async render(): Promise<string> {
+      return registry.metrics();
+    },
+  };
+}
+
+export type ReliableMetrics = ReturnType<typeof createReliableMetrics>;

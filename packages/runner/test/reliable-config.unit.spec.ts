@@ -1,0 +1,89 @@
+/**
+ * The `reliable` section of the runner configuration (issue 20): defaults, the file and `MSGX_RELIABLE_*`
+ * forms, and every bad value refused at load as a CONFIG error naming its key.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config/load-config.js";
+
+const refusedNaming = (env: Record<string, string>, key: RegExp) =>
+  expect(() => loadConfig({ env }), JSON.stringify(env)).toThrow(expect.objectContaining({ kind: "CONFIG", message: expect.stringMatching(key) }));
+
+describe("reliable configuration", () => {
+  it("has defaults: enabled, topics created on first use, 5 s jobs and checker timeout, 7 days retention, the service's own timing", () => {
+    const r = loadConfig({ env: {} }).reliable;
+    expect(r).toMatchObject({ enabled: true, createTopics: true, jobIntervalMs: 5_000, checkerTimeoutMs: 5_000, retention: { finishedMs: 604_800_000 }, queues: {} });
+    // Unset timing falls through to DEFAULT_RELIABLE_MESSAGE_OPTIONS: one place for each default.
+    for (const key of ["checkAfterMs", "checkIntervalMs", "maxCheckIntervalMs", "maxChecks", "afterMaxChecks", "resendWaitsMs", "maxSends", "maxRejects", "rejectWaitsMs", "outageRecheckMs", "token", "defaultCheckerUrl"] as const) {
+      expect(r[key], key).toBeUndefined();
+    }
+  });
+
+  it("reads MSGX_RELIABLE_* variables: lists comma-separated, queues as JSON", () => {
+    const r = loadConfig({
+      env: {
+        MSGX_RELIABLE_ENABLED: "false",
+        MSGX_RELIABLE_TOKEN: "rm-token-0123456789",
+        MSGX_RELIABLE_CREATE_TOPICS: "false",
+        MSGX_RELIABLE_RESEND_WAITS_MS: "1000, 2000,4000",
+        MSGX_RELIABLE_REJECT_WAITS_MS: "10",
+        MSGX_RELIABLE_MAX_SENDS: "3",
+        MSGX_RELIABLE_AFTER_MAX_CHECKS: "dead",
+        MSGX_RELIABLE_RETENTION_FINISHED_MS: "60000",
+        MSGX_RELIABLE_QUEUES: '{"orders":{"checkerUrl":"http://orders:8080/rm/check","checkerToken":"t","checkAfterMs":30000}}',
+        MSGX_RELIABLE_DEFAULT_CHECKER_URL: "https://checker.example/check",
+      },
+    }).reliable;
+    expect(r).toMatchObject({
+      enabled: false,
+      token: "rm-token-0123456789",
+      createTopics: false,
+      resendWaitsMs: [1000, 2000, 4000],
+      rejectWaitsMs: [10],
+      maxSends: 3,
+      afterMaxChecks: "dead",
+      retention: { finishedMs: 60_000 },
+      queues: { orders: { checkerUrl: "http://orders:8080/rm/check", checkerToken: "t", checkAfterMs: 30_000 } },
+      defaultCheckerUrl: "https://checker.example/check",
+    });
+  });
+
+  it("reads the same from a config file: arrays and objects as JSON", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "msgx-rm-config-")), "msgx.json");
+    writeFileSync(file, JSON.stringify({ reliable: { resendWaitsMs: [500, 700], queues: { "pay.v2": { checkAfterMs: 0 } }, maxCheckIntervalMs: 9000 } }));
+    const r = loadConfig({ file, env: {} }).reliable;
+    expect(r.resendWaitsMs).toEqual([500, 700]);
+    expect(r.queues).toEqual({ "pay.v2": { checkAfterMs: 0 } });
+    expect(r.maxCheckIntervalMs).toBe(9000);
+  });
+
+  it("refuses bad values at load with a CONFIG error naming the key", () => {
+    refusedNaming({ MSGX_RELIABLE_MAX_SENDS: "0" }, /reliable\.maxSends/);
+    refusedNaming({ MSGX_RELIABLE_MAX_REJECTS: "-1" }, /reliable\.maxRejects/);
+    refusedNaming({ MSGX_RELIABLE_JOB_INTERVAL_MS: "soon" }, /reliable\.jobIntervalMs/);
+    refusedNaming({ MSGX_RELIABLE_CHECKER_TIMEOUT_MS: "0" }, /reliable\.checkerTimeoutMs/);
+    refusedNaming({ MSGX_RELIABLE_RESEND_WAITS_MS: "1000,abc" }, /reliable\.resendWaitsMs/);
+    refusedNaming({ MSGX_RELIABLE_REJECT_WAITS_MS: "0" }, /reliable\.rejectWaitsMs/);
+    refusedNaming({ MSGX_RELIABLE_AFTER_MAX_CHECKS: "forever" }, /reliable\.afterMaxChecks/);
+    refusedNaming({ MSGX_RELIABLE_TOKEN: "short" }, /reliable\.token.*16/);
+    refusedNaming({ MSGX_RELIABLE_ENABLED: "maybe" }, /reliable\.enabled/);
+    refusedNaming({ MSGX_RELIABLE_RETENTION_FINISHED_MS: "0" }, /reliable\.retention\.finishedMs/);
+    refusedNaming({ MSGX_RELIABLE_QUEUES: "{orders" }, /reliable\.queues.*JSON/);
+    refusedNaming({ MSGX_RELIABLE_QUEUES: '{"bad/name":{}}' }, /reliable\.queues\.bad\/name.*queue name/);
+    refusedNaming({ MSGX_RELIABLE_QUEUES: '{"orders":{"checkerUrl":"ftp://orders/check"}}' }, /reliable\.queues\.orders\.checkerUrl/);
+    refusedNaming({ MSGX_RELIABLE_QUEUES: '{"orders":{"checkAfterMs":-5}}' }, /reliable\.queues\.orders\.checkAfterMs/);
+    refusedNaming({ MSGX_RELIABLE_QUEUES: '{"orders":{"checkerURL":"http://x"}}' }, /reliable\.queues\.orders/);
+  });
+
+  it("never echoes a refused checker URL (it may carry credentials)", () => {
+    const secret = "http//user:s3cret@checker";
+    expect(() => loadConfig({ env: { MSGX_RELIABLE_DEFAULT_CHECKER_URL: secret } })).toThrow(/reliable\.defaultCheckerUrl/);
+    try {
+      loadConfig({ env: { MSGX_RELIABLE_DEFAULT_CHECKER_URL: secret } });
+    } catch (e) {
+      expect(String((e as Error).message)).not.toContain("s3cret");
+    }
+  });
+});
