@@ -1,0 +1,62 @@
+// A producer service with no msgx code: it talks to the reliable-message service over HTTP only
+// (global fetch), as docs/reliable-message.md's curl examples do.
+//
+//   node producer.mjs --url http://127.0.0.1:<port> [--token T] '<steps as JSON>'
+//
+// Steps run in order; each is one call:
+//   {"op": "prepare", "id", "queue", "body", "headers"?, "checkDelayMs"?, "confirm"?}  POST /rm/v1/messages[?confirm=true]
+//   {"op": "confirm" | "cancel" | "ack", "id"}                                   POST /rm/v1/messages/<id>/<op>
+//   {"op": "reject", "id", "reason"}                                              POST /rm/v1/messages/<id>/reject
+//   {"op": "get", "id"}                                                           GET  /rm/v1/messages/<id>
+//   {"op": "replay-dead", "queue"}                                                POST /rm/v1/queues/<queue>/replay-dead
+// Prints one JSON line per step: {"op", "id", "status": <HTTP status>, "body": <JSON answer>}; exits 0
+// once every step has an answer (whatever its status: the test judges), 1 when the service is unreachable.
+const arg = (name) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const base = arg("url");
+const token = arg("token");
+const steps = JSON.parse(process.argv.at(-1));
+
+const call = async (method, path, body) => {
+  const headers = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) };
+  const res = await fetch(new URL(path, base), { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const text = await res.text();
+  let json;
+  try {
+    json = text === "" ? null : JSON.parse(text);
+  } catch {
+    json = { unparsed: text };
+  }
+  return { status: res.status, body: json };
+};
+const at = (id) => `/rm/v1/messages/${encodeURIComponent(id)}`;
+
+for (const step of steps) {
+  let answer;
+  switch (step.op) {
+    case "prepare": {
+      const { op, id, confirm, ...rest } = step;
+      answer = await call("POST", `/rm/v1/messages${confirm ? "?confirm=true" : ""}`, { messageId: id, ...rest });
+      break;
+    }
+    case "confirm":
+    case "cancel":
+    case "ack":
+      answer = await call("POST", `${at(step.id)}/${step.op}`, {});
+      break;
+    case "reject":
+      answer = await call("POST", `${at(step.id)}/reject`, { reason: step.reason });
+      break;
+    case "get":
+      answer = await call("GET", at(step.id));
+      break;
+    case "replay-dead":
+      answer = await call("POST", `/rm/v1/queues/${encodeURIComponent(step.queue)}/replay-dead`, {});
+      break;
+    default:
+      throw new Error(`unknown step ${JSON.stringify(step)}`);
+  }
+  process.stdout.write(`${JSON.stringify({ op: step.op, id: step.id ?? step.queue, ...answer })}\n`);
+}
