@@ -17,6 +17,8 @@ describe("configuration", () => {
     expect(c.schd).toEqual({ flushPeriodMs: 3000, flushLimit: 500 });
     expect(c.identity.includeDayBoundary).toBe(false);
     expect(c.shadow).toBe(false);
+    // WIRE.md "Mailbox tables": the STATUS = 'VALID' filter is ours and off by default.
+    expect(c.mysql.onlyValidStatus).toBe(false);
     expect(c.history.sweepAt).toBe("03:30");
   });
 

@@ -32,6 +32,8 @@ const HOSTILE: readonly (readonly [string, () => string, RegExp])[] = [
   ["a document cut inside a tag", () => VALID.slice(0, VALID.length - 3), /not well-formed/],
   ["two roots", () => `${VALID}${VALID}`, /second root|only one root/],
   ["text after the root", () => `${VALID}trailing`, /outside/],
+  // WIRE.md "Upstream client defects not to copy": the upstream's client applies such a message.
+  ["a duplicated closing root tag", () => VALID.replace("</MSG>", "</MSG></MSG>"), /not well-formed: .*unmatched closing tag/],
   ["text before the root", () => `leading${VALID}`, /not well-formed|outside/],
   ["the empty string", () => "", /empty input/],
   ["whitespace only", () => " \n\t ", /empty input/],

@@ -124,6 +124,14 @@ describe("snapshot processor (SCHD/DNLD)", () => {
     expect(h.flights.get("1")).toMatchObject({ operationDay: "20260305", scalars: { SODT: "2026-03-06T01:00" } });
   });
 
+  it("applies records dated before today (WIRE.md: the upstream skips them, we do not)", () => {
+    const h = new FlightHarness();
+    const { record } = h.send(schd("DNLD", [fltr("1", "", "01MAR260800"), fltr("2", "", "05MAR250800")]));
+    expect(record).toMatchObject({ status: "SUCCEEDED" });
+    expect(h.flights.get("1")).toMatchObject({ operationDay: "20260301", scalars: { SODT: "2026-03-01T08:00" } });
+    expect(h.flights.get("2")).toMatchObject({ operationDay: "20250305", scalars: { SODT: "2025-03-05T08:00" } });
+  });
+
   it("a deleted flight restated by a snapshot starts a new life: fresh content, its own day, version going on", () => {
     const h = new FlightHarness();
     h.send(schd("DNLD", [fltr("1", "<STND>A1</STND>")]));
