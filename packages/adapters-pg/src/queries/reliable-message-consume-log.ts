@@ -7,13 +7,14 @@ import { ts } from "../reliable-message/reliable-message-row.js";
  * visible to it and stay.
  */
 export async function purgeConsumeLog(db: Kysely<any>, before: number, limit: number): Promise<number> {
-  if (limit <= 0) return 0;
+  const n = Math.floor(limit);
+  if (!(n >= 1)) return 0;
   const { rows } = await sql<{ message_id: string }>`
     WITH doomed AS (
       SELECT message_id FROM reliable_message_consume_log
       WHERE consumed_at < ${ts(before)}
       ORDER BY consumed_at, message_id
-      LIMIT ${limit}::integer
+      LIMIT ${n}::integer
     )
     DELETE FROM reliable_message_consume_log c USING doomed d WHERE c.message_id = d.message_id
     RETURNING c.message_id`.execute(db);

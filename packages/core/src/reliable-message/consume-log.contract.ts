@@ -83,7 +83,7 @@ export function describeConsumeLogContract<Tx>(name: string, factory: () => Prom
       const minute = 60_000;
       // Claimed out of time order, two at one instant: the order is consumedAt, then messageId.
       for (const [id, at] of [["D", 3], ["A", 0], ["C", 2], ["B2", 1], ["B1", 1], ["E", 4]] as const) expect(await claimOnly(id, 1, T0 + at * minute)).toBe(true);
-      expect(await s.log.purge(T0 + 4 * minute, 0)).toBe(0);
+      for (const none of [0, -1, 0.5, Number.NaN]) expect(await s.log.purge(T0 + 4 * minute, none)).toBe(0);
       expect(await s.log.purge(T0 + 4 * minute, 2)).toBe(2);
       // A and B1 went first: they can be claimed again; B2 (same instant as B1, later id) is still there.
       expect(await claimOnly("B2", 2)).toBe(false);

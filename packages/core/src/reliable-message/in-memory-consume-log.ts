@@ -49,7 +49,7 @@ export class InMemoryConsumeLog implements ConsumeLog<InMemoryConsumerTx> {
     const doomed = [...this.entries.values()]
       .filter((e) => e.consumedAt < before)
       .sort((a, b) => a.consumedAt - b.consumedAt || (a.messageId < b.messageId ? -1 : a.messageId > b.messageId ? 1 : 0))
-      .slice(0, Math.max(0, limit));
+      .slice(0, limit >= 1 ? Math.floor(limit) : 0);
     for (const e of doomed) this.entries.delete(e.messageId);
     return doomed.length;
   }
