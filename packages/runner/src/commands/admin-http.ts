@@ -4,8 +4,8 @@ import { MsgxError } from "@msgx/core";
 export type AdminCall = <T>(method: string, path: string, body?: unknown) => Promise<T | undefined>;
 
 /**
- * One client for every `--url` admin command. A GET answered 404 is `undefined` (not there); a
- * 400/409 is the caller's mistake (`CONFIG`); anything else not OK is `INFRA`; an unreachable
+ * One client for every `--url` admin command. A GET answered 404 is `undefined` (not there); any
+ * other 4xx is the caller's mistake (`CONFIG`); anything else not OK is `INFRA`; an unreachable
  * runner is `DEPENDENCY_UNAVAILABLE`.
  */
 export function adminHttp(baseUrl: string, token: string | undefined): AdminCall {
@@ -19,7 +19,8 @@ export function adminHttp(baseUrl: string, token: string | undefined): AdminCall
     });
     if (res.status === 404 && method === "GET") return undefined;
     if (!res.ok) {
-      const kind = res.status === 400 || res.status === 409 ? "CONFIG" : "INFRA";
+      // A 4xx is the caller's mistake (bad value, unknown id, wrong state or token): exit 2, like a usage error.
+      const kind = res.status >= 400 && res.status < 500 ? "CONFIG" : "INFRA";
       const text = (await res.text()).trim();
       // The runner answers errors as { error, message }; anything else (a proxy's page) is shown as sent.
       throw new MsgxError(kind, `${method} ${path}: HTTP ${res.status} ${errorText(text)}`, { retriable: false });
