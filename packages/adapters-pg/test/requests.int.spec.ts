@@ -120,7 +120,8 @@ async function pumpScenario(store: PipelineStore, requests: RequestStore, outbou
   const [row] = await outbound.find({ ids: [rqfd.outboundId!] });
   expect(row).toMatchObject({ routingId: "VIEWRQFD", rawXml: rqfd.rawXml });
   expect(rqfd.rawXml).toBe(
-    "<MSG><META><SNDR>MSGX</SNDR><SEQN>1</SEQN><DTTM>20260305080000</DTTM><TYPE>RQFD</TYPE><STYP>NONE</STYP></META><RQFD><STDB>06MAR260000</STDB><STDE>06MAR262359</STDE></RQFD></MSG>",
+    '<?xml version="1.0" encoding="UTF-8"?>\n<MSG xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:noNamespaceSchemaLocation="unisysaodbsis.xsd">' +
+      "<META><SNDR>MSGX</SNDR><SEQN>000001</SEQN><DTTM>20260305080000</DTTM><TYPE>RQFD</TYPE><STYP>NONE</STYP></META><RQFD><STDB>06MAR260000</STDB><STDE>06MAR262359</STDE></RQFD></MSG>",
   );
 
   const mailbox = new InMemoryMailbox(clock);

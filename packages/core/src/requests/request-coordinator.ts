@@ -95,7 +95,7 @@ export class RequestCoordinator {
       }
       const meta = { sndr: o.sndr, seqn: nextSeqn(last, o), dttm: epochMsToDttm(now, o.airportUtcOffsetMinutes) };
       await tx.saveSeqn(o.sndr, meta.seqn);
-      const rawXml = encodeRequest(params, meta);
+      const rawXml = encodeRequest(params, meta, o);
       const routingId = o.routingIds[params.kind];
       const request = await tx.insert(registerRequest({ params, meta, routingId, rawXml, requestedBy, now, timeoutMs: o.timeoutMs }));
       return { request, superseded };

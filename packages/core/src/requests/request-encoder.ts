@@ -1,6 +1,6 @@
 import { formatBodyTime } from "../codec/body-time.js";
 import { RequestInputError } from "./request-input-error.js";
-import type { RequestParams } from "./request-record.js";
+import { formatSeqn, type RequestParams } from "./request-record.js";
 
 /** The META of a request we write. */
 export interface RequestMeta {
@@ -9,6 +9,22 @@ export interface RequestMeta {
   /** Airport local `yyyyMMddHHmmss`. */
   readonly dttm: string;
 }
+
+/**
+ * How STDB/STDE of an RQFD are written. Upstream fixes no format (its client passes on what the
+ * operator typed), so it is a setting: `body` (default) the body time `ddMMMyyHHmm` the upstream
+ * itself sends, `dttm` the META format `yyyyMMddHHmmss`.
+ */
+export type RangeTimeFormat = "body" | "dttm";
+
+/** The envelope of the requests we write, as the upstream's own client writes it (WIRE.md "Outbound requests"). */
+export interface RequestLayout {
+  readonly rangeTimeFormat: RangeTimeFormat;
+  /** The root's `xsi:noNamespaceSchemaLocation`: the upstream schema file. */
+  readonly schemaLocation: string;
+}
+
+export const DEFAULT_REQUEST_LAYOUT: RequestLayout = { rangeTimeFormat: "body", schemaLocation: "unisysaodbsis.xsd" };
 
 const ISO_LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
 const RTYPE = /^[A-Z]{1,4}$/;
@@ -34,25 +50,40 @@ export function checkRequestParams(params: RequestParams): void {
   }
 }
 
-const metaXml = (type: string, styp: string, m: RequestMeta): string =>
-  `<META><SNDR>${m.sndr}</SNDR><SEQN>${m.seqn}</SEQN><DTTM>${m.dttm}</DTTM><TYPE>${type}</TYPE><STYP>${styp}</STYP></META>`;
+const XSI = "http://www.w3.org/2001/XMLSchema-instance";
+const SCHEMA_LOCATION = /^[A-Za-z0-9._-]{1,100}$/;
 
-/** `RQFD/NONE` asking for the schedule of `[from, to]` (ISO local, inclusive): body `STDB`, `STDE` as body times. */
-export function encodeRqfd(from: string, to: string, meta: RequestMeta): string {
+/** The XML declaration and the root with its xsi attributes, then META, `body` and the root's end. */
+function envelope(type: string, styp: string, m: RequestMeta, body: string, layout: RequestLayout): string {
+  if (!SCHEMA_LOCATION.test(layout.schemaLocation)) throw new RangeError(`requests: schemaLocation must be 1–100 of [A-Za-z0-9._-], not ${JSON.stringify(layout.schemaLocation)}`);
+  const meta = `<META><SNDR>${m.sndr}</SNDR><SEQN>${formatSeqn(m.seqn)}</SEQN><DTTM>${m.dttm}</DTTM><TYPE>${type}</TYPE><STYP>${styp}</STYP></META>`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<MSG xmlns:xsi="${XSI}" xsi:noNamespaceSchemaLocation="${layout.schemaLocation}">${meta}${body}</MSG>`;
+}
+
+/** An ISO local `yyyy-MM-ddTHH:mm` as the range format asks. */
+function formatRangeTime(isoLocal: string, format: RangeTimeFormat): string {
+  if (format === "body") return formatBodyTime(isoLocal);
+  formatBodyTime(isoLocal); // the same domain check (2000–2099, a real date)
+  return `${isoLocal.replace(/[-T:]/g, "")}00`;
+}
+
+/** `RQFD/NONE` asking for the schedule of `[from, to]` (ISO local, inclusive): body `STDB`, `STDE` in the layout's range format. */
+export function encodeRqfd(from: string, to: string, meta: RequestMeta, layout: RequestLayout = DEFAULT_REQUEST_LAYOUT): string {
   checkRequestParams({ kind: "RQFD", from, to });
-  return `<MSG>${metaXml("RQFD", "NONE", meta)}<RQFD><STDB>${formatBodyTime(from)}</STDB><STDE>${formatBodyTime(to)}</STDE></RQFD></MSG>`;
+  const f = layout.rangeTimeFormat;
+  return envelope("RQFD", "NONE", meta, `<RQFD><STDB>${formatRangeTime(from, f)}</STDB><STDE>${formatRangeTime(to, f)}</STDE></RQFD>`, layout);
 }
 
 /** `RQRD/<rtype>` asking for the reference data of one type: body `RTYP`. */
-export function encodeRqrd(rtype: string, meta: RequestMeta): string {
+export function encodeRqrd(rtype: string, meta: RequestMeta, layout: RequestLayout = DEFAULT_REQUEST_LAYOUT): string {
   checkRequestParams({ kind: "RQRD", rtype });
-  return `<MSG>${metaXml("RQRD", rtype, meta)}<RQRD><RTYP>${rtype}</RTYP></RQRD></MSG>`;
+  return envelope("RQRD", rtype, meta, `<RQRD><RTYP>${rtype}</RTYP></RQRD>`, layout);
 }
 
 /**
  * The exact text of a request, written once at registration and never rebuilt: crash recovery
  * finds the outbound row by it. Throws `RequestInputError` for parameters outside their domain.
  */
-export function encodeRequest(params: RequestParams, meta: RequestMeta): string {
-  return params.kind === "RQFD" ? encodeRqfd(params.from, params.to, meta) : encodeRqrd(params.rtype, meta);
+export function encodeRequest(params: RequestParams, meta: RequestMeta, layout: RequestLayout = DEFAULT_REQUEST_LAYOUT): string {
+  return params.kind === "RQFD" ? encodeRqfd(params.from, params.to, meta, layout) : encodeRqrd(params.rtype, meta, layout);
 }

@@ -1,10 +1,12 @@
+import { DEFAULT_REQUEST_LAYOUT, type RangeTimeFormat } from "./request-encoder.js";
+
 /** How the request coordinator works; fixed per deployment. */
 export interface RequestOptions {
   /** Our SNDR in the META of every request: 1–4 of `[A-Z0-9]`. Default `MSGX`. */
   readonly sndr: string;
   /**
-   * Our SEQN counter: the first value, and the last before it wraps back to the first
-   * (upstream counters wrap at 999999). Default 1–999999.
+   * Our SEQN counter: the first value, and the last before it wraps (WIRE.md: 000001…999999, then
+   * 000000 and on). Default 1–999999.
    */
   readonly seqnFirst: number;
   readonly seqnLast: number;
@@ -20,6 +22,10 @@ export interface RequestOptions {
   readonly retryMs: number;
   /** `COUTMSGS.ROUTINGID` per request kind (WIRE.md; configurable). */
   readonly routingIds: { readonly RQFD: string; readonly RQRD: string };
+  /** How an RQFD writes STDB/STDE (see `RangeTimeFormat`). Default `body`. */
+  readonly rangeTimeFormat: RangeTimeFormat;
+  /** The root's `xsi:noNamespaceSchemaLocation` in requests. Default `unisysaodbsis.xsd`, the upstream's. */
+  readonly schemaLocation: string;
   /** Airport local time = UTC + this: the META DTTM of requests and of replies. Default +480. */
   readonly airportUtcOffsetMinutes: number;
   /**
@@ -37,6 +43,8 @@ export const DEFAULT_REQUEST_OPTIONS: RequestOptions = {
   sendLeaseMs: 120_000,
   retryMs: 5_000,
   routingIds: { RQFD: "VIEWRQFD", RQRD: "VIEWRQRD" },
+  rangeTimeFormat: DEFAULT_REQUEST_LAYOUT.rangeTimeFormat,
+  schemaLocation: DEFAULT_REQUEST_LAYOUT.schemaLocation,
   airportUtcOffsetMinutes: 480,
   lookupSkewMs: 3_600_000,
 };
@@ -52,15 +60,18 @@ export function requestOptions(options: Partial<RequestOptions> = {}): RequestOp
     if (!Number.isFinite(v) || v <= 0) throw new RangeError(`requests: ${name} must be positive, not ${v}`);
   }
   if (o.routingIds.RQFD === "" || o.routingIds.RQRD === "") throw new RangeError("requests: routing ids must not be empty");
+  if (o.rangeTimeFormat !== "body" && o.rangeTimeFormat !== "dttm") throw new RangeError(`requests: rangeTimeFormat must be body or dttm, not ${JSON.stringify(o.rangeTimeFormat)}`);
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(o.schemaLocation)) throw new RangeError(`requests: schemaLocation must be 1–100 of [A-Za-z0-9._-], not ${JSON.stringify(o.schemaLocation)}`);
   return o;
 }
 
 /**
- * Our SEQN after `last` (null: none issued yet) in `[first, lastOfRange]`: the next value, wrapping
- * to `first` after the last one (and from any value outside the range, e.g. after the range was
- * reconfigured). Pure.
+ * Our SEQN after `last` (null: none issued yet): `seqnFirst` first, then one up to `seqnLast`,
+ * then 0 (WIRE.md: 000001…999999, then 000000 and on), then `seqnFirst` again. A value outside
+ * the range (it was reconfigured) starts over at `seqnFirst`. Pure.
  */
 export function nextSeqn(last: number | null, range: { readonly seqnFirst: number; readonly seqnLast: number }): number {
-  if (last === null || last < range.seqnFirst || last >= range.seqnLast) return range.seqnFirst;
+  if (last === null || last > range.seqnLast || last < range.seqnFirst) return range.seqnFirst;
+  if (last === range.seqnLast) return 0;
   return last + 1;
 }

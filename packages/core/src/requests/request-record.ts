@@ -73,7 +73,10 @@ export type RequestDraft = Omit<RequestRecord, "requestId">;
 export const requestTypeOf = (params: RequestParams): string => (params.kind === "RQFD" ? "RQFD" : `RQRD/${params.rtype}`);
 
 /** The fields a reply would echo if the upstream echoed our request (exact matching). */
-export const requestEcho = (r: Pick<RequestRecord, "sndr" | "seqn">): Readonly<Record<string, string>> => ({ SNDR: r.sndr, SEQN: String(r.seqn) });
+/** SEQN as the upstream writes it (WIRE.md): six digits, zero-padded (wider only for a range configured past 999999). */
+export const formatSeqn = (seqn: number): string => String(seqn).padStart(6, "0");
+
+export const requestEcho = (r: Pick<RequestRecord, "sndr" | "seqn">): Readonly<Record<string, string>> => ({ SNDR: r.sndr, SEQN: formatSeqn(r.seqn) });
 
 /**
  * The view reply matching works on. Only a request confirmed as sent has one (undefined

@@ -242,6 +242,15 @@ describe("FLOP group rules (WIRE.md FLOP subtypes)", () => {
     expect(rowsOf(h, "SRVT")?.map((r) => r.key)).toStrictEqual(["MEAL", "WCHR"]);
   });
 
+  it("sequence keys (one byte upstream) are kept as sent: RTNO 0, 255 and 256 are three rows, none wraps", () => {
+    const h = withFlight('<ERUT RTNO="0"><APCD>CAN</APCD></ERUT><ERUT RTNO="255"><APCD>PEK</APCD></ERUT><ERUT RTNO="256"><APCD>SHA</APCD></ERUT>');
+    expect(rowsOf(h, "ERUT")?.map((r) => [r.key, r.values["APCD"]])).toStrictEqual([
+      ["0", "CAN"],
+      ["255", "PEK"],
+      ["256", "SHA"],
+    ]);
+  });
+
   it("a merge row lacking a required part (ERUT APCD, SRVT SRQT, a key) is PROTOCOL", () => {
     const h = withFlight();
     expectRefused(h, one("ERUT", '<ERUT RTNO="1"><SCAT>05MAR261000</SCAT></ERUT>'), /ERUT\[1\] without APCD/);

@@ -13,8 +13,8 @@ describe("RequestCoordinator", () => {
     const a = await w.coordinator.register(RANGE, "ops");
     const b = await w.coordinator.register({ kind: "RQRD", rtype: "ARPT" }, "ops");
     const c = await w.coordinator.register(RANGE, "ops");
-    expect([a.request.seqn, b.request.seqn, c.request.seqn]).toEqual([5, 6, 5]);
-    expect(a.request.rawXml).toContain("<SNDR>FIH1</SNDR><SEQN>5</SEQN><DTTM>20260305080000</DTTM><TYPE>RQFD</TYPE>");
+    expect([a.request.seqn, b.request.seqn, c.request.seqn]).toEqual([5, 6, 0]); // after the last: 0, then the first again
+    expect(a.request.rawXml).toContain("<SNDR>FIH1</SNDR><SEQN>000005</SEQN><DTTM>20260305080000</DTTM><TYPE>RQFD</TYPE>");
     expect(c.superseded).toMatchObject({ requestId: a.request.requestId, status: "EXPIRED", closeReason: "superseded" });
     expect(await w.requests.get(a.request.requestId)).toEqual(c.superseded);
     expect((await w.requests.open()).map((r) => r.requestType)).toEqual(["RQRD/ARPT", "RQFD"]);

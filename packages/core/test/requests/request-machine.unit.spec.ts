@@ -58,7 +58,7 @@ describe("request lifecycle (evolveRequest)", () => {
     expect(() => evolveRequest(registered(), { type: "picked-up", at: T0 })).toThrow(IllegalRequestTransitionError);
     expect(() => evolveRequest(sent, EVENTS[0]!)).toThrow(IllegalRequestTransitionError);
     expect(toOpenRequest(registered())).toBeUndefined();
-    expect(toOpenRequest(sent)).toEqual({ requestId: "1", kind: "RQFD", from: "2026-03-06T00:00", to: "2026-03-06T23:59", sentAt: T0 + 1, echo: { SNDR: "MSGX", SEQN: "1" } });
+    expect(toOpenRequest(sent)).toEqual({ requestId: "1", kind: "RQFD", from: "2026-03-06T00:00", to: "2026-03-06T23:59", sentAt: T0 + 1, echo: { SNDR: "MSGX", SEQN: "000001" } });
   });
 });
 
@@ -87,12 +87,13 @@ describe("decideRequest", () => {
 });
 
 describe("our SEQN counter and options", () => {
-  it("counts up and wraps to the first value after the last (and from outside the range)", () => {
+  it("counts up, writes 0 after the last value, then starts at the first again (and from outside the range)", () => {
     const range = { seqnFirst: 1, seqnLast: 999_999 };
     expect(nextSeqn(null, range)).toBe(1);
     expect(nextSeqn(41, range)).toBe(42);
     expect(nextSeqn(999_998, range)).toBe(999_999);
-    expect(nextSeqn(999_999, range)).toBe(1);
+    expect(nextSeqn(999_999, range)).toBe(0); // WIRE.md: 000001…999999, then 000000 and on
+    expect(nextSeqn(0, range)).toBe(1);
     expect(nextSeqn(5_000_000, range)).toBe(1);
     expect(nextSeqn(3, { seqnFirst: 10, seqnLast: 12 })).toBe(10);
   });

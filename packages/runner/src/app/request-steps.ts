@@ -17,6 +17,8 @@ export function createRequestCoordinator(parts: Pick<AppParts, "requests" | "out
       sendLeaseMs: r.sendLeaseMs,
       retryMs: r.retryMs,
       routingIds: { RQFD: r.rqfdRoutingId, RQRD: r.rqrdRoutingId },
+      rangeTimeFormat: r.rangeTimeFormat,
+      schemaLocation: r.schemaLocation,
       airportUtcOffsetMinutes: config.airport.utcOffsetMinutes,
     },
   );

@@ -186,7 +186,7 @@ export const ConfigSchema = z
       .object({
         /** Our SNDR in the META of every request: 1–4 of [A-Z0-9]. */
         sndr: z.string().regex(/^[A-Z0-9]{1,4}$/, "requests.sndr must be 1–4 of [A-Z0-9]").default("MSGX"),
-        /** Our SEQN counter runs from seqnFirst to seqnLast, then wraps to seqnFirst. */
+        /** Our SEQN counter runs from seqnFirst to seqnLast, then 0, then seqnFirst again (written six digits, zero-padded). */
         seqnFirst: z.coerce.number().int().min(0).default(1),
         seqnLast: positive(999_999),
         /** An open request expires this long after registration, or after it was sent. */
@@ -201,6 +201,10 @@ export const ConfigSchema = z
         rqfdRoutingId: z.string().min(1).max(23).default("VIEWRQFD"),
         /** COUTMSGS.ROUTINGID of reference-data requests. */
         rqrdRoutingId: z.string().min(1).max(23).default("VIEWRQRD"),
+        /** How an RQFD writes STDB/STDE: body (ddMMMyyHHmm, the upstream's body time) or dttm (yyyyMMddHHmmss). */
+        rangeTimeFormat: z.enum(["body", "dttm"]).default("body"),
+        /** The root's xsi:noNamespaceSchemaLocation in our requests (the upstream's schema file). */
+        schemaLocation: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, "requests.schemaLocation must be 1–100 of [A-Za-z0-9._-]").default("unisysaodbsis.xsd"),
       })
       .strict()
       .refine((r) => r.seqnLast >= r.seqnFirst, { message: "requests.seqnLast must not be below requests.seqnFirst" })
