@@ -238,17 +238,17 @@ export {
 } from "./replay/replay-service.js";
 
 // Reliable messages (seed 002)
-export { ReliableMessageStatus, ReliableMessagePhase, reliableMessagePhase, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message/reliable-message.js";
+export { ReliableMessageStatus, ReliableMessagePhase, reliableMessagePhase, isFinishedStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message/reliable-message.js";
 export { ReliableMessageError, ReliableMessageErrorCode, isReliableMessageError } from "./reliable-message/reliable-message-error.js";
-export { checkReliableMessageDraft } from "./reliable-message/message-draft.js";
-export { DEFAULT_RELIABLE_MESSAGE_OPTIONS, reliableMessageOptions, type ReliableMessageOptions } from "./reliable-message/reliable-message-options.js";
-export { decideReliableMessage, evolveReliableMessage, type ReliableMessageCommand, type ReliableMessageEvent, type ReliableMessageDecision, type ReliableMessageContext, type ReliableMessageActor } from "./reliable-message/message-machine.js";
-export { RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, RELIABLE_MESSAGE_ENVELOPE_SCHEMA, reliableMessageTarget, reliableMessageTopics, parseReliableMessageEnvelope, type ReliableMessageEnvelope, type ReliableMessageEnvelopeParse } from "./reliable-message/message-envelope.js";
-export type { ReliableMessageStore, ReliableMessageWrite, ReliableMessageWriteResult, ReliableMessageWriteConflict, ReliableMessageFilter, ReliableMessagePage } from "./reliable-message/reliable-message-store.js";
+export { checkReliableMessageDraft, QUEUE_NAME, MAX_CHECK_DELAY_MS } from "./reliable-message/message-draft.js";
+export { DEFAULT_RELIABLE_MESSAGE_OPTIONS, reliableMessageOptions, ackWaitAfter, rejectWaitAfter, checkWaitAfter, checkDelayOf, type ReliableMessageOptions, type ReliableMessageOptionsInput, type AfterMaxChecks } from "./reliable-message/reliable-message-options.js";
+export { decideReliableMessage, evolveReliableMessage, impliesSend, impliesDeadLetter, sendsSpent, type LastSendState, type ReliableMessageCommand, type ReliableMessageEvent, type ReliableMessageDecision, type ReliableMessageContext, type ReliableMessageActor } from "./reliable-message/message-machine.js";
+export { RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX, RELIABLE_MESSAGE_ENVELOPE_SCHEMA, reliableMessageTarget, reliableMessageTopics, reliableMessageDlqTarget, reliableMessageDlqTopics, deadLetterDraft, parseReliableMessageEnvelope, type ReliableMessageEnvelope, type ReliableMessageDeadLetter, type ReliableMessageEnvelopeParse } from "./reliable-message/message-envelope.js";
+export type { ReliableMessageStore, ReliableMessageWrite, ReliableMessageWriteResult, ReliableMessageWriteConflict, ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts } from "./reliable-message/reliable-message-store.js";
 export type { ReliableMessageOutcome } from "./reliable-message/run-command.js";
-export { ReliableMessageService, type ReliableMessageServiceDeps, type BulkResendResult } from "./reliable-message/reliable-message-service.js";
-export { CheckBackJob, CheckVerdict, decideCheckBack, type ReliableMessageChecker, type CheckAnswer, type CheckBackDecision, type CheckBackStep, type CheckBackJobDeps } from "./reliable-message/check-back-job.js";
-export { RecoveryJob, decideRecovery, type RecoveryStep, type RecoveryJobDeps } from "./reliable-message/recovery-job.js";
+export { ReliableMessageService, MAX_REJECT_REASON, type ReliableMessageServiceDeps, type BulkResendResult } from "./reliable-message/reliable-message-service.js";
+export { CheckBackJob, CheckVerdict, CHECK_VERDICT_ALIASES, normalizeCheckVerdict, decideCheckBack, type ReliableMessageChecker, type CheckAnswer, type CheckBackDecision, type CheckBackStep, type CheckBackJobDeps } from "./reliable-message/check-back-job.js";
+export { RecoveryJob, decideRecovery, lastSendState, type RecoveryStep, type RecoveryJobDeps } from "./reliable-message/recovery-job.js";
 export type { ConsumeLog, ConsumeLogEntry } from "./reliable-message/consume-log.js";
 export { ReliableMessageConsumer, type ReliableMessageHandler, type ReliableMessageConsumerDeps, type ConsumeOutcome } from "./reliable-message/reliable-message-consumer.js";
 

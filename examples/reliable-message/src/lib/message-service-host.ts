@@ -54,10 +54,10 @@ export class MessageServiceHost {
     this.store = new PgReliableMessageStore(options.db, { clock });
     this.service = new ReliableMessageService({ store: this.store, clock, logger, ...(options.options ? { options: options.options } : {}) });
     this.checkBack = new CheckBackJob({ service: this.service, store: this.store, clock, logger });
-    this.recovery = new RecoveryJob({ service: this.service, store: this.store, clock, logger });
+    const outbox = new PgOutboxStore(options.db);
+    this.recovery = new RecoveryJob({ service: this.service, store: this.store, sends: outbox, clock, logger });
     this.delivery = new KafkaDeliveryPort({ brokers: options.brokers, clientId: "msgx-reliable-message", logger, sendTimeoutMs: 10_000 });
     const topics = reliableMessageTopics(options.queues, options.topicPrefix);
-    const outbox = new PgOutboxStore(options.db);
     this.#dispatchers = options.queues.map(
       (q) => new MsgDispatcher({ outbox, delivery: this.delivery, clock, logger }, { target: reliableMessageTarget(q), topics }),
     );

@@ -13,6 +13,7 @@ import { referenceDataMigration } from "./0011-reference-data.js";
 import { identityContentMigration } from "./0012-identity-content.js";
 import { procTraceMigration } from "./0014-proc-trace.js";
 import { outboxHeadersMigration } from "./0013-outbox-headers.js";
+import { reliableMessageServiceMigration } from "./0015-reliable-message-service.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -49,7 +50,11 @@ export const MIGRATION_MODULES = {
     "0011_reference_data": referenceDataMigration,
   },
   /** The reliable-message service's table (seed 002), beside the outbox its sends go to. */
-  "reliable-message": { "0005_reliable_message": reliableMessageMigration },
+  "reliable-message": {
+    "0005_reliable_message": reliableMessageMigration,
+    // Terminal statuses, last send's event id, rejects, headers, check delay, the purge index.
+    "0015_reliable_message_service": reliableMessageServiceMigration,
+  },
   /** The task service's tables (seed 001); they write msg_event. */
   "task-routing": { "0006_task_routing": taskRoutingMigration },
   /** Flight history and the PROC_STATE archive index of the maintenance jobs. */

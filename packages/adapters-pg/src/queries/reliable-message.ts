@@ -62,6 +62,33 @@ export async function dueMessages(db: Db, status: ReliableMessageStatus, now: nu
   return rows.map(messageFromRow);
 }
 
+/** Records the EVENT_ID of the send just written for `messageId` (same transaction, row already locked by its write). */
+export async function setLastEventId(db: Db, messageId: string, eventId: number): Promise<void> {
+  await sql`UPDATE reliable_message SET last_event_id = ${eventId}::bigint WHERE message_id = ${messageId}`.execute(db);
+}
+
+/**
+ * Deletes up to `limit` finished messages changed before `before`, oldest first, in one statement
+ * served by `reliable_message_finished_idx` (the predicate repeats its status list); how many.
+ */
+export async function purgeFinishedMessages(db: Db, before: number, limit: number): Promise<number> {
+  const { rows } = await sql`
+    DELETE FROM reliable_message WHERE message_id IN (
+      SELECT message_id FROM reliable_message
+      WHERE status IN ('ACKNOWLEDGED','CANCELLED') AND updated_at < ${ts(before)}
+      ORDER BY updated_at, message_id LIMIT ${limit}::integer
+      FOR UPDATE SKIP LOCKED)
+    RETURNING message_id`.execute(db);
+  return rows.length;
+}
+
+/** Messages per (status, dead): one grouped count over the table. */
+export async function countMessagesByState(db: Db): Promise<{ status: string; dead: boolean; n: number }[]> {
+  const { rows } = await sql<{ status: string; dead: boolean; n: unknown }>`
+    SELECT status, dead, count(*) AS n FROM reliable_message GROUP BY status, dead`.execute(db);
+  return rows.map((r) => ({ status: r.status, dead: r.dead, n: toNumber(r.n) }));
+}
+
 /** Keyset page by message id (code-point order: the column is `COLLATE "C"`). */
 export async function scanMessages(db: Db, filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<ReliableMessage[]> {
   const after = afterMessageId === null ? sql`TRUE` : sql`message_id > ${afterMessageId}`;

@@ -1,10 +1,34 @@
-import { systemClock, type Clock, type OutboxEventDraft, type ReliableMessage, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/core";
+import {
+  reliableMessagePhase,
+  systemClock,
+  type Clock,
+  type OutboxEventDraft,
+  type ReliableMessage,
+  type ReliableMessageFilter,
+  type ReliableMessagePage,
+  type ReliableMessagePhaseCounts,
+  type ReliableMessageStatus,
+  type ReliableMessageStore,
+  type ReliableMessageWrite,
+  type ReliableMessageWriteResult,
+} from "@msgx/core";
 import type { Kysely } from "kysely";
 import { mapPgError, pgCall } from "../pg-error-map.js";
 import { pgTransaction, retryOnConflict } from "../pg-transaction.js";
 import type { Db } from "../queries/db.js";
 import { insertEvents } from "../queries/msg-event.js";
-import { deleteMessage, dueMessages, getMessage, insertMessage, listMessagesPage, scanMessages, updateMessage } from "../queries/reliable-message.js";
+import {
+  countMessagesByState,
+  deleteMessage,
+  dueMessages,
+  getMessage,
+  insertMessage,
+  listMessagesPage,
+  purgeFinishedMessages,
+  scanMessages,
+  setLastEventId,
+  updateMessage,
+} from "../queries/reliable-message.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 
 export interface PgReliableMessageStoreOptions {
@@ -21,8 +45,9 @@ export interface PgReliableMessageStoreOptions {
  * relay (`PgOutboxStore` + `MsgDispatcher`) delivers it. Tables are unqualified: put the schema on
  * the connections' search path (`pgPoolConfig` does).
  *
- * A `commit` is BEGIN, one compare-and-set statement on the message (`WHERE version = …`), at
- * most one outbox INSERT, COMMIT; a lost compare-and-set rolls back and reports the conflict.
+ * A `commit` is BEGIN, one compare-and-set statement on the message (`WHERE version = …`), the
+ * send's outbox INSERT and the UPDATE of `last_event_id` to its EVENT_ID (or the dead-letter
+ * INSERT), COMMIT; a lost compare-and-set rolls back and reports the conflict.
  */
 export class PgReliableMessageStore implements ReliableMessageStore {
   readonly #db: Db;
@@ -59,14 +84,22 @@ export class PgReliableMessageStore implements ReliableMessageStore {
         return { ok: true, eventId: await insertEvent(trx, write.send, now) };
       case "insert":
         if (!(await insertMessage(trx, write.message))) return { ok: false, conflict: "exists" };
-        return { ok: true, eventId: write.send ? await insertEvent(trx, write.send, now) : null };
+        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, null, now) };
       case "update":
         if (!(await updateMessage(trx, write.message, write.expectedVersion))) return this.#conflict(trx, write.message.messageId);
-        return { ok: true, eventId: write.send ? await insertEvent(trx, write.send, now) : null };
+        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, write.deadLetter ?? null, now) };
       case "delete":
         if (!(await deleteMessage(trx, write.messageId, write.expectedVersion))) return this.#conflict(trx, write.messageId);
         return { ok: true, eventId: null };
     }
+  }
+
+  /** The outbox rows of a message write (after its compare-and-set, so EVENT_IDs follow commit order); the send's id, else the dead letter's. */
+  async #rows(trx: Db, messageId: string, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, now: number): Promise<number | null> {
+    const sendId = send ? await insertEvent(trx, send, now) : null;
+    if (sendId !== null) await setLastEventId(trx, messageId, sendId);
+    const deadId = deadLetter ? await insertEvent(trx, deadLetter, now) : null;
+    return sendId ?? deadId;
   }
 
   async #conflict(trx: Db, messageId: string): Promise<ReliableMessageWriteResult> {
@@ -89,6 +122,21 @@ export class PgReliableMessageStore implements ReliableMessageStore {
     if (!Number.isSafeInteger(pageNum) || pageNum < 1) throw new RangeError(`pageNum must be a positive integer: ${pageNum}`);
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer: ${pageSize}`);
     return pgCall("reliable message listPage", () => listMessagesPage(this.#db, filter, pageNum, pageSize));
+  }
+
+  async purgeFinished(before: number, limit: number): Promise<number> {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer: ${limit}`);
+    return pgCall("reliable message purge", () => purgeFinishedMessages(this.#db, before, limit));
+  }
+
+  async countByPhase(): Promise<ReliableMessagePhaseCounts> {
+    const rows = await pgCall("reliable message count", () => countMessagesByState(this.#db));
+    const counts = { WAITING_CONFIRM: 0, REVIEW: 0, SENDING: 0, DEAD: 0, ACKNOWLEDGED: 0, CANCELLED: 0 };
+    for (const r of rows) {
+      const phase = reliableMessagePhase({ status: r.status as ReliableMessageStatus, dead: r.dead } as ReliableMessage);
+      if (phase !== "ABSENT") counts[phase] += r.n;
+    }
+    return counts;
   }
 }
 

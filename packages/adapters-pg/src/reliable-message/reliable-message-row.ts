@@ -1,6 +1,6 @@
 import type { ReliableMessageStatus, ReliableMessage } from "@msgx/core";
 import { sql, type RawBuilder } from "kysely";
-import { toMs, toMsOrNull, toNumber } from "../rows/values.js";
+import { fromJson, toMs, toMsOrNull, toNumber } from "../rows/values.js";
 
 /** A `reliable_message` row as the drivers return it. */
 export interface ReliableMessageRow {
@@ -22,12 +22,19 @@ export interface ReliableMessageRow {
   readonly field1: string | null;
   readonly field2: string | null;
   readonly field3: string | null;
+  readonly headers: unknown;
+  readonly check_delay_ms: unknown;
+  readonly last_event_id: unknown;
+  readonly reject_count: unknown;
+  readonly rejected_at: unknown;
+  readonly last_error: string | null;
 }
 
 /** Every column, in the order `messageValues` gives them. */
 export const MESSAGE_COLUMNS =
   "message_id, version, message_body, message_data_type, consumer_queue, status, send_count, dead, check_count, " +
-  "next_check_at, last_sent_at, created_at, updated_at, confirmed_at, remark, field1, field2, field3";
+  "next_check_at, last_sent_at, created_at, updated_at, confirmed_at, remark, field1, field2, field3, " +
+  "headers, check_delay_ms, last_event_id, reject_count, rejected_at, last_error";
 
 export const messageFromRow = (r: ReliableMessageRow): ReliableMessage => ({
   messageId: r.message_id,
@@ -48,6 +55,12 @@ export const messageFromRow = (r: ReliableMessageRow): ReliableMessage => ({
   field1: r.field1,
   field2: r.field2,
   field3: r.field3,
+  headers: r.headers === null || r.headers === undefined ? null : fromJson<Record<string, string>>(r.headers),
+  checkDelayMs: r.check_delay_ms === null || r.check_delay_ms === undefined ? null : toNumber(r.check_delay_ms),
+  lastEventId: r.last_event_id === null || r.last_event_id === undefined ? null : toNumber(r.last_event_id),
+  rejectCount: toNumber(r.reject_count),
+  rejectedAt: toMsOrNull(r.rejected_at),
+  lastError: r.last_error,
 });
 
 /** An epoch-millisecond instant as a `timestamptz` parameter (exact to the millisecond). */
@@ -58,4 +71,6 @@ export const ts = (ms: number | null): RawBuilder<Date | null> =>
 export const messageValues = (m: ReliableMessage): RawBuilder<unknown> => sql`(
   ${m.messageId}, ${m.version}::integer, ${m.body}, ${m.dataType}, ${m.consumerQueue}, ${m.status}, ${m.sendCount}::integer,
   ${m.dead}::boolean, ${m.checkCount}::integer, ${ts(m.nextCheckAt)}, ${ts(m.lastSentAt)}, ${ts(m.createdAt)}, ${ts(m.updatedAt)},
-  ${ts(m.confirmedAt)}, ${m.remark}, ${m.field1}, ${m.field2}, ${m.field3})`;
+  ${ts(m.confirmedAt)}, ${m.remark}, ${m.field1}, ${m.field2}, ${m.field3},
+  ${m.headers === null ? null : JSON.stringify(m.headers)}::jsonb, ${m.checkDelayMs}::bigint, ${m.lastEventId}::bigint,
+  ${m.rejectCount}::integer, ${ts(m.rejectedAt)}, ${m.lastError})`;

@@ -13,7 +13,7 @@ export const CheckVerdict = {
   /** The business action committed: confirm and send. */
   CONFIRM: "confirm",
   /**
-   * The business action did not commit and never will: delete the message unsent. Only answer
+   * The business action did not commit and never will: cancel the message unsent. Only answer
    * this when a late commit is impossible (the transaction is over, or the checker fenced it, e.g.
    * by writing a "cancelled" row under the business key); otherwise answer LATER.
    */
@@ -23,8 +23,17 @@ export const CheckVerdict = {
 } as const;
 export type CheckVerdict = (typeof CheckVerdict)[keyof typeof CheckVerdict];
 
+/** The HTTP checker's names, accepted as aliases: `cancel` is DELETE, `unknown` is LATER. */
+export const CHECK_VERDICT_ALIASES: Readonly<Record<string, CheckVerdict>> = { cancel: CheckVerdict.DELETE, unknown: CheckVerdict.LATER };
+
+/** A checker's answer as a verdict (the three names and the aliases), undefined for anything else. */
+export function normalizeCheckVerdict(answer: unknown): CheckVerdict | undefined {
+  if (answer === CheckVerdict.CONFIRM || answer === CheckVerdict.DELETE || answer === CheckVerdict.LATER) return answer;
+  return typeof answer === "string" && Object.prototype.hasOwnProperty.call(CHECK_VERDICT_ALIASES, answer) ? CHECK_VERDICT_ALIASES[answer] : undefined;
+}
+
 /** Asks the producer of one queue about a message (seed: `rpTradePaymentQueryService` by field1). */
-export type ReliableMessageChecker = (message: ReliableMessage, signal?: AbortSignal) => Promise<CheckVerdict>;
+export type ReliableMessageChecker = (message: ReliableMessage, signal?: AbortSignal) => Promise<CheckVerdict | "cancel" | "unknown">;
 
 /** What the job learned from the producer. */
 export type CheckAnswer =
@@ -41,13 +50,15 @@ export interface CheckBackDecision {
 /**
  * Pure: what to do with a WAITING_CONFIRM message after asking its producer. A verdict confirms or
  * cancels; anything else (later, a failing checker, no checker for the queue) defers the next
- * check, and from the `maxChecks`-th inconclusive check on also raises an alert. The message is
- * never dropped for being unanswered.
+ * check (the wait doubles up to `maxCheckIntervalMs`), and from the `maxChecks`-th inconclusive
+ * check on also raises an alert; with `afterMaxChecks: "dead"` that check holds the message for
+ * review instead. The message is never dropped for being unanswered.
  */
 export function decideCheckBack(message: ReliableMessage, answer: CheckAnswer, options: ReliableMessageOptions): CheckBackDecision {
   if (answer.kind === "verdict" && answer.verdict === CheckVerdict.CONFIRM) return { command: { type: "confirm", by: "check-back" }, alert: false };
   if (answer.kind === "verdict" && answer.verdict === CheckVerdict.DELETE) return { command: { type: "cancel", by: "check-back" }, alert: false };
-  return { command: { type: "defer-check" }, alert: message.checkCount + 1 >= options.maxChecks };
+  const alert = message.checkCount + 1 >= options.maxChecks;
+  return { command: alert && options.afterMaxChecks === "dead" ? { type: "review" } : { type: "defer-check" }, alert };
 }
 
 /** What one `step` did. */
@@ -56,6 +67,8 @@ export interface CheckBackStep {
   readonly confirmed: number;
   readonly deleted: number;
   readonly deferred: number;
+  /** Held for review (`afterMaxChecks: "dead"`). */
+  readonly reviewed: number;
   readonly alerts: number;
   /** Messages another writer changed between the scan and the decision (confirmed, cancelled). */
   readonly raced: number;
@@ -107,7 +120,7 @@ export class CheckBackJob {
   async step(signal?: AbortSignal): Promise<CheckBackStep> {
     const { service, store, clock } = this.#deps;
     const due = await store.due(ReliableMessageStatus.WAITING_CONFIRM, clock.now(), this.#batchSize);
-    const counts = { checked: 0, confirmed: 0, deleted: 0, deferred: 0, alerts: 0, raced: 0 };
+    const counts = { checked: 0, confirmed: 0, deleted: 0, deferred: 0, reviewed: 0, alerts: 0, raced: 0 };
     for (const message of due) {
       signal?.throwIfAborted();
       counts.checked += 1;
@@ -126,11 +139,12 @@ export class CheckBackJob {
       }
       if (decision.command.type === "confirm") counts.confirmed += 1;
       else if (decision.command.type === "cancel") counts.deleted += 1;
+      else if (decision.command.type === "review") counts.reviewed += 1;
       else counts.deferred += 1;
       if (decision.alert) {
         counts.alerts += 1;
         this.#alerts += 1;
-        this.#logger.error("reliable message: producer check-back still inconclusive", {
+        this.#logger.error(decision.command.type === "review" ? "reliable message: check-back gave up, held for review" : "reliable message: producer check-back still inconclusive", {
           messageId: message.messageId,
           queue: message.consumerQueue,
           checks: message.checkCount + 1,
@@ -148,9 +162,10 @@ export class CheckBackJob {
       return { kind: "no-checker" };
     }
     try {
-      const verdict = await checker(message, signal);
-      if (verdict === CheckVerdict.CONFIRM || verdict === CheckVerdict.DELETE || verdict === CheckVerdict.LATER) return { kind: "verdict", verdict };
-      throw new Error(`checker answered ${JSON.stringify(verdict)}`);
+      const answer = await checker(message, signal);
+      const verdict = normalizeCheckVerdict(answer);
+      if (verdict !== undefined) return { kind: "verdict", verdict };
+      throw new Error(`checker answered ${JSON.stringify(answer)}`);
     } catch (e) {
       signal?.throwIfAborted();
       this.#logger.warn("reliable message: check-back failed", { messageId: message.messageId, queue: message.consumerQueue, error: errorMessage(e) });

@@ -2,8 +2,15 @@ import { MsgxError } from "../errors/msgx-error.js";
 import { EventType, type OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { Clock } from "../runtime/clock.js";
 import type { InMemoryPipelineStore } from "../processing/in-memory-pipeline-store.js";
-import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessageWrite, ReliableMessageStore, ReliableMessageWriteResult } from "./reliable-message-store.js";
-import type { ReliableMessageStatus, ReliableMessage } from "./reliable-message.js";
+import type {
+  ReliableMessageFilter,
+  ReliableMessagePage,
+  ReliableMessagePhaseCounts,
+  ReliableMessageWrite,
+  ReliableMessageStore,
+  ReliableMessageWriteResult,
+} from "./reliable-message-store.js";
+import { isFinishedStatus, reliableMessagePhase, type ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 
 /** Orders strings by Unicode code point (what PostgreSQL's `COLLATE "C"` does on UTF-8). */
 export function compareCodePoints(a: string, b: string): number {
@@ -49,9 +56,7 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     if (write.op === "send") return { ok: true, eventId: this.#append(write.send) };
     if (write.op === "insert") {
       if (this.messages.has(write.message.messageId)) return { ok: false, conflict: "exists" };
-      if (write.send) checkOutboxDraft(write.send);
-      this.messages.set(write.message.messageId, write.message);
-      return { ok: true, eventId: write.send ? this.#append(write.send) : null };
+      return this.#store(write.message, write.send, null);
     }
     const id = write.op === "delete" ? write.messageId : write.message.messageId;
     const stored = this.messages.get(id);
@@ -61,9 +66,17 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
       this.messages.delete(id);
       return { ok: true, eventId: null };
     }
-    if (write.send) checkOutboxDraft(write.send);
-    this.messages.set(id, write.message);
-    return { ok: true, eventId: write.send ? this.#append(write.send) : null };
+    return this.#store(write.message, write.send, write.deadLetter ?? null);
+  }
+
+  /** Stores `message` with its rows; every row is checked first, so a refused one writes nothing. */
+  #store(message: ReliableMessage, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null): ReliableMessageWriteResult {
+    if (send) checkOutboxDraft(send);
+    if (deadLetter) checkOutboxDraft(deadLetter);
+    const sendId = send ? this.#append(send) : null;
+    const deadId = deadLetter ? this.#append(deadLetter) : null;
+    this.messages.set(message.messageId, sendId === null ? message : { ...message, lastEventId: sendId });
+    return { ok: true, eventId: sendId ?? deadId };
   }
 
   #append(draft: OutboxEventDraft): number {
@@ -105,6 +118,24 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     };
   }
 
+  async purgeFinished(before: number, limit: number): Promise<number> {
+    this.#db.faults.check("rm.purgeFinished");
+    checkPurgeLimit(limit);
+    const victims = [...this.messages.values()]
+      .filter((m) => isFinishedStatus(m.status) && m.updatedAt < before)
+      .sort((a, b) => a.updatedAt - b.updatedAt || compareCodePoints(a.messageId, b.messageId))
+      .slice(0, limit);
+    for (const m of victims) this.messages.delete(m.messageId);
+    return victims.length;
+  }
+
+  async countByPhase(): Promise<ReliableMessagePhaseCounts> {
+    this.#db.faults.check("rm.countByPhase");
+    const counts = emptyPhaseCounts();
+    for (const m of this.messages.values()) counts[reliableMessagePhase(m) as keyof ReliableMessagePhaseCounts] += 1;
+    return counts;
+  }
+
   #matching(f: ReliableMessageFilter): ReliableMessage[] {
     return [...this.messages.values()].filter(
       (m) =>
@@ -123,6 +154,21 @@ export function checkPage(pageNum: number, pageSize: number): void {
   if (!Number.isSafeInteger(pageNum) || pageNum < 1) throw new RangeError(`pageNum must be a positive integer: ${pageNum}`);
   if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer: ${pageSize}`);
 }
+
+/** The purge limit every store refuses alike: a positive integer. */
+export function checkPurgeLimit(limit: number): void {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer: ${limit}`);
+}
+
+/** Every phase but ABSENT at zero (what `countByPhase` answers for an empty store). */
+export const emptyPhaseCounts = (): { -readonly [K in keyof ReliableMessagePhaseCounts]: number } => ({
+  WAITING_CONFIRM: 0,
+  REVIEW: 0,
+  SENDING: 0,
+  DEAD: 0,
+  ACKNOWLEDGED: 0,
+  CANCELLED: 0,
+});
 
 /** The checks `msg_event`'s constraints make, so the fake refuses what PostgreSQL refuses. */
 function checkOutboxDraft(d: OutboxEventDraft): void {

@@ -18,11 +18,26 @@ import type { ReliableMessage } from "./reliable-message.js";
  */
 export const RELIABLE_MESSAGE_TARGET_PREFIX = "KAFKA:rmq.";
 export const RELIABLE_MESSAGE_TOPIC_PREFIX = "rmq.";
+/**
+ * The dead-letter target and topic of a queue: `KAFKA:rmq-dlq.<queue>` → `rmq-dlq.<queue>`. Every
+ * transition into DEAD writes one row there (the envelope plus `deadReason`) in the same
+ * transaction. "KAFKA:rmq." does not prefix "KAFKA:rmq-dlq.", so a queue relay never takes DLQ rows.
+ */
+export const RELIABLE_MESSAGE_DLQ_TARGET_PREFIX = "KAFKA:rmq-dlq.";
+export const RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX = "rmq-dlq.";
 /** The `schema` field of every envelope; a consumer refuses other versions. */
 export const RELIABLE_MESSAGE_ENVELOPE_SCHEMA = "msgx.reliable-message/1";
 
 /** The delivery target of `queue`. */
 export const reliableMessageTarget = (queue: string): Target => `${RELIABLE_MESSAGE_TARGET_PREFIX}${queue}`;
+
+/** The dead-letter target of `queue`. */
+export const reliableMessageDlqTarget = (queue: string): Target => `${RELIABLE_MESSAGE_DLQ_TARGET_PREFIX}${queue}`;
+
+/** The topic map for the dead-letter dispatchers of `queues`: `KAFKA:rmq-dlq.<q>` → `<prefix><q>`. */
+export function reliableMessageDlqTopics(queues: readonly string[], topicPrefix = RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX): DeliveryTopics {
+  return Object.fromEntries(queues.map((q) => [reliableMessageDlqTarget(q), `${topicPrefix}${q}`]));
+}
 
 /** The topic map for the dispatchers of `queues`: target `KAFKA:rmq.<q>` → topic `<prefix><q>`. */
 export function reliableMessageTopics(queues: readonly string[], topicPrefix = RELIABLE_MESSAGE_TOPIC_PREFIX): DeliveryTopics {
@@ -42,6 +57,8 @@ export interface ReliableMessageEnvelope {
   readonly field1: string | null;
   readonly field2: string | null;
   readonly field3: string | null;
+  /** The producer's application headers, null when none (absent in envelopes from before: read as null). */
+  readonly headers: Readonly<Record<string, string>> | null;
   /** When the message was created and when this send was written (epoch ms). */
   readonly createdAt: number;
   readonly sentAt: number;
@@ -59,8 +76,28 @@ export function envelopeOf(message: ReliableMessage): ReliableMessageEnvelope {
     field1: message.field1,
     field2: message.field2,
     field3: message.field3,
+    headers: message.headers,
     createdAt: message.createdAt,
     sentAt: message.lastSentAt ?? message.updatedAt,
+  };
+}
+
+/** What a dead-letter record carries: the envelope of the last send and why the message died. */
+export interface ReliableMessageDeadLetter extends ReliableMessageEnvelope {
+  readonly deadReason: string;
+}
+
+/** The dead-letter row of `message` (a DEAD record right after the event that killed it). */
+export function deadLetterDraft(message: ReliableMessage): OutboxEventDraft {
+  const payload: ReliableMessageDeadLetter = { ...envelopeOf(message), deadReason: message.lastError ?? "dead" };
+  return {
+    target: reliableMessageDlqTarget(message.consumerQueue),
+    partitionKey: message.messageId,
+    eventType: EventType.UPSERT,
+    stateVersion: message.sendCount,
+    payload,
+    sourceMsgId: 0,
+    traceparent: null,
   };
 }
 
@@ -99,6 +136,10 @@ export function parseReliableMessageEnvelope(value: string | null | undefined): 
     ["dataType", "field1", "field2", "field3"].find((k) => !strOrNull(k)) ??
     ["sendCount", "createdAt", "sentAt"].find((k) => !int(k));
   if (bad !== undefined) return { ok: false, reason: `envelope field ${bad} is missing or of the wrong type` };
+  const headers = o["headers"] ?? null;
+  if (headers !== null && (typeof headers !== "object" || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== "string"))) {
+    return { ok: false, reason: "envelope field headers is not an object of strings" };
+  }
   return {
     ok: true,
     envelope: {
@@ -111,6 +152,7 @@ export function parseReliableMessageEnvelope(value: string | null | undefined): 
       field1: o["field1"] as string | null,
       field2: o["field2"] as string | null,
       field3: o["field3"] as string | null,
+      headers: headers as Readonly<Record<string, string>> | null,
       createdAt: o["createdAt"] as number,
       sentAt: o["sentAt"] as number,
     },

@@ -4,8 +4,9 @@ import { checkReliableMessageDraft, checkMessageId } from "./message-draft.js";
 import { sendDraft } from "./message-envelope.js";
 import { evolveReliableMessage, type ReliableMessageCommand } from "./message-machine.js";
 import { isReliableMessageError } from "./reliable-message-error.js";
-import { reliableMessageOptions, type ReliableMessageOptions } from "./reliable-message-options.js";
-import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessageStore } from "./reliable-message-store.js";
+import { ReliableMessageError } from "./reliable-message-error.js";
+import { reliableMessageOptions, type ReliableMessageOptions, type ReliableMessageOptionsInput } from "./reliable-message-options.js";
+import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore } from "./reliable-message-store.js";
 import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
 import { runReliableMessageCommand, type ReliableMessageOutcome } from "./run-command.js";
 
@@ -13,7 +14,7 @@ export interface ReliableMessageServiceDeps {
   readonly store: ReliableMessageStore;
   readonly clock: Clock;
   readonly logger?: Logger;
-  readonly options?: Partial<ReliableMessageOptions>;
+  readonly options?: ReliableMessageOptionsInput;
 }
 
 /** What a bulk resend did. */
@@ -23,6 +24,9 @@ export interface BulkResendResult {
   readonly skipped: number;
   readonly pages: number;
 }
+
+/** The longest reject reason kept; a longer one is cut (a reason is for operators, losing the reject would be worse). */
+export const MAX_REJECT_REASON = 1_000;
 
 /** The seed's page size rule, without its gaps: 1 to 5,000, default 1,000. */
 export const clampPageSize = (n: number | undefined): number =>
@@ -65,16 +69,18 @@ export class ReliableMessageService {
 
   /**
    * Confirm (seed `confirmAndSendMessage`): after the business transaction committed, moves the
-   * message to SENDING and writes its first send. A confirmed message is a no-op; an unknown one
-   * is refused (`NOT_FOUND`).
+   * message (WAITING_CONFIRM or REVIEW) to SENDING and writes its first send. A confirmed message
+   * (sending, dead or acknowledged) is a no-op; a cancelled one is refused (`CONFLICT`), an unknown
+   * one (`NOT_FOUND`).
    */
   confirmAndSend(messageId: string): Promise<ReliableMessageOutcome> {
     return this.execute(checkMessageId(messageId), { type: "confirm", by: "producer" });
   }
 
   /**
-   * Cancel: the business transaction rolled back, so the WAITING_CONFIRM message is deleted
-   * unsent. A message that is gone is a no-op; a confirmed one is refused (`ILLEGAL_STATE`).
+   * Cancel: the business transaction rolled back, so the WAITING_CONFIRM (or REVIEW) message ends
+   * CANCELLED, unsent, kept until the retention purge. A cancelled message is a no-op; a confirmed
+   * one is refused (`ILLEGAL_STATE`), an unknown one `NOT_FOUND`.
    */
   cancel(messageId: string): Promise<ReliableMessageOutcome> {
     return this.execute(checkMessageId(messageId), { type: "cancel", by: "producer" });
@@ -105,16 +111,20 @@ export class ReliableMessageService {
 
   /**
    * Seed `reSendMessageByMessageId`: sends a confirmed message once more (`sendCount` + 1). A dead
-   * message comes back to SENDING for one acknowledgement wait. An unconfirmed message is refused
-   * (`ILLEGAL_STATE`): the seed would have delivered a business action that may never commit.
+   * message comes back to SENDING (the replay of a dead letter: its reject count starts again),
+   * with `maxSends` used for one acknowledgement wait. An unconfirmed or finished message is
+   * refused (`ILLEGAL_STATE`): the seed would have delivered a business action that may never commit.
    */
   resendByMessageId(messageId: string): Promise<ReliableMessageOutcome> {
     return this.execute(checkMessageId(messageId), { type: "resend" });
   }
 
-  /** Seed `setMessageToAreadlyDead`: no job resends it any more. Refused for an unconfirmed message. */
-  markDead(messageId: string): Promise<ReliableMessageOutcome> {
-    return this.execute(checkMessageId(messageId), { type: "mark-dead" });
+  /**
+   * Seed `setMessageToAreadlyDead`: no job resends it any more; its dead-letter row is written.
+   * Refused for an unconfirmed or finished message.
+   */
+  markDead(messageId: string, reason?: string): Promise<ReliableMessageOutcome> {
+    return this.execute(checkMessageId(messageId), { type: "mark-dead", ...(reason !== undefined ? { reason } : {}) });
   }
 
   /** Seed `getMessageByMessageId`. */
@@ -128,12 +138,43 @@ export class ReliableMessageService {
   }
 
   /**
-   * The consumer's acknowledgement: deletes a sent message (dead or not), so it is never resent.
-   * A message that is gone is a no-op (a redelivery acknowledged twice); one that was never sent
-   * is refused (`ILLEGAL_STATE`), so a stray acknowledgement cannot delete a prepared message.
+   * The consumer's acknowledgement: a sent message (dead or not) ends ACKNOWLEDGED, never resent,
+   * kept until the retention purge. An acknowledged message is a no-op (a redelivery acknowledged
+   * twice); one that was never sent (waiting, review, cancelled) is refused (`ILLEGAL_STATE`), an
+   * unknown one `NOT_FOUND`.
    */
   acknowledge(messageId: string): Promise<ReliableMessageOutcome> {
     return this.execute(checkMessageId(messageId), { type: "acknowledge" });
+  }
+
+  /**
+   * The consumer's reject: its handler failed past its own retries. A SENDING message is
+   * redelivered after `rejectWaitsMs[rejectCount - 1]` without spending a send of `maxSends`; the
+   * `maxRejects`-th reject makes it DEAD and writes the dead-letter row. A second reject before the
+   * redelivery, or of a dead or acknowledged message, is a no-op; an unsent one is refused
+   * (`ILLEGAL_STATE`), an unknown one `NOT_FOUND`. `reason` is kept as `lastError` (cut to 1,000 characters).
+   */
+  async reject(messageId: string, reason: string): Promise<ReliableMessageOutcome> {
+    const id = checkMessageId(messageId);
+    if (typeof reason !== "string") throw new ReliableMessageError("INVALID_MESSAGE", "invalid reject: reason is not a string", id);
+    const cut = reason.length > MAX_REJECT_REASON ? reason.slice(0, MAX_REJECT_REASON) : reason;
+    return this.execute(id, { type: "reject", reason: cut.length === 0 ? "rejected by the consumer" : cut });
+  }
+
+  /**
+   * The retention purge: deletes up to `limit` acknowledged or cancelled messages last changed
+   * before `before` (oldest first) and returns how many. Call in batches until it returns less
+   * than `limit`. A purged id may be prepared again.
+   */
+  async purgeFinished(before: number, limit: number): Promise<number> {
+    const purged = await this.#store.purgeFinished(before, limit);
+    if (purged > 0) this.#logger.info("reliable messages: finished messages purged", { purged, before });
+    return purged;
+  }
+
+  /** How many messages are in each phase (the metrics gauge). */
+  countByPhase(): Promise<ReliableMessagePhaseCounts> {
+    return this.#store.countByPhase();
   }
 
   /**

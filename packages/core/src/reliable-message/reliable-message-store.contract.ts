@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isMsgxError } from "../errors/msgx-error.js";
 import { DeliveryStatus, EventType, type OutboxEvent, type OutboxEventDraft } from "../outbox/outbox-event.js";
-import { sendDraft } from "./message-envelope.js";
+import { deadLetterDraft, sendDraft } from "./message-envelope.js";
 import type { ReliableMessageStore } from "./reliable-message-store.js";
 import { ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 
@@ -36,6 +36,12 @@ export function sampleReliableMessage(messageId: string, extra: Partial<Reliable
     field1: `BANK-${messageId}`,
     field2: null,
     field3: null,
+    headers: null,
+    checkDelayMs: null,
+    lastEventId: null,
+    rejectCount: 0,
+    rejectedAt: null,
+    lastError: null,
     ...extra,
   };
 }
@@ -84,6 +90,11 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
         nextCheckAt: T0 + 1,
         createdAt: T0 - 7,
         updatedAt: T0 + 3,
+        headers: { "x-tenant": "acme ✓", b: "", a: "1".repeat(1_000) },
+        checkDelayMs: 90_000,
+        rejectCount: 2,
+        rejectedAt: T0 + 2,
+        lastError: "handler failed: ✗ \"quoted\"",
       });
       expect(await store.commit({ op: "insert", message: m, send: null })).toEqual({ ok: true, eventId: null });
       expect(await store.get("M-1")).toEqual(m);
@@ -103,13 +114,21 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
       expect(await subject.outboxRows()).toEqual([]);
     });
 
-    it("a write that sends appends one PENDING outbox row in the same commit and returns its EVENT_ID", async () => {
+    it("a write that sends appends one PENDING outbox row in the same commit, returns its EVENT_ID and stores it as lastEventId", async () => {
       const m = sending(sampleReliableMessage("M-1", { version: 0 }));
       const r = await insert(m, sendDraft(m));
       const rows = await subject.outboxRows();
       expect(rows).toHaveLength(1);
       const row = rows[0]!;
       expect(r).toEqual({ ok: true, eventId: row.eventId });
+      expect(await store.get("M-1")).toEqual({ ...m, lastEventId: row.eventId });
+      const again = sending({ ...m, lastEventId: row.eventId }, T0 + 90_000);
+      const u = await store.commit({ op: "update", expectedVersion: m.version, message: again, send: sendDraft(again) });
+      expect(u.ok && u.eventId).toBeGreaterThan(row.eventId);
+      expect((await store.get("M-1"))!.lastEventId).toBe(u.ok ? u.eventId : null);
+      const quiet = { ...again, version: again.version + 1, lastEventId: null, nextCheckAt: T0 + 200_000 };
+      await store.commit({ op: "update", expectedVersion: again.version, message: quiet, send: null });
+      expect((await store.get("M-1"))!.lastEventId).toBeNull();
       expect(row).toMatchObject({
         target: "KAFKA:rmq.accounting",
         partitionKey: "M-1",
@@ -131,13 +150,78 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
       const next = sending(m);
       const r = await store.commit({ op: "update", expectedVersion: 1, message: next, send: sendDraft(next) });
       expect(r.ok).toBe(true);
-      expect(await store.get("M-1")).toEqual(next);
+      const stored = { ...next, lastEventId: r.ok ? r.eventId : null };
+      expect(await store.get("M-1")).toEqual(stored);
       const again = sending(next);
       expect(await store.commit({ op: "update", expectedVersion: 1, message: again, send: sendDraft(again) })).toEqual({ ok: false, conflict: "changed" });
       const ghost = sending(sampleReliableMessage("M-9"));
       expect(await store.commit({ op: "update", expectedVersion: 1, message: ghost, send: sendDraft(ghost) })).toEqual({ ok: false, conflict: "missing" });
-      expect(await store.get("M-1")).toEqual(next);
+      expect(await store.get("M-1")).toEqual(stored);
       expect((await subject.outboxRows()).map((e) => [e.partitionKey, e.stateVersion])).toEqual([["M-1", 1]]);
+    });
+
+    it("a dead-letter row commits with the update, is not a send (lastEventId unchanged) and goes to the DLQ target", async () => {
+      const m = sending(sampleReliableMessage("M-1", { version: 0 }));
+      const first = await insert(m, sendDraft(m));
+      const sentId = first.eventId!;
+      const dead = { ...m, version: m.version + 1, dead: true, nextCheckAt: null, lastError: "never acknowledged after 6 sends", lastEventId: sentId };
+      const r = await store.commit({ op: "update", expectedVersion: m.version, message: dead, send: null, deadLetter: deadLetterDraft(dead) });
+      const rows = await subject.outboxRows();
+      expect(rows.map((e) => e.target)).toEqual(["KAFKA:rmq.accounting", "KAFKA:rmq-dlq.accounting"]);
+      expect(r).toEqual({ ok: true, eventId: rows[1]!.eventId });
+      expect(rows[1]!.payload).toEqual({ ...sendDraft(m).payload as object, deadReason: "never acknowledged after 6 sends" });
+      expect(await store.get("M-1")).toEqual(dead);
+      // A refused dead-letter row rolls the change back.
+      const again = { ...dead, version: dead.version + 1 };
+      await expect(
+        store.commit({ op: "update", expectedVersion: dead.version, message: again, send: null, deadLetter: { ...deadLetterDraft(dead), eventType: "BOGUS" as EventType } }),
+      ).rejects.toSatisfy(isMsgxError);
+      expect(await store.get("M-1")).toEqual(dead);
+      expect(await subject.outboxRows()).toHaveLength(2);
+    });
+
+    it("the terminal statuses are stored like the others", async () => {
+      const acked = sending(sampleReliableMessage("A", { version: 0 }), T0, { status: ReliableMessageStatus.ACKNOWLEDGED, nextCheckAt: null });
+      const cancelled = sampleReliableMessage("C", { status: ReliableMessageStatus.CANCELLED, nextCheckAt: null });
+      await insert(acked);
+      await insert(cancelled);
+      expect(await store.get("A")).toEqual(acked);
+      expect(await store.get("C")).toEqual(cancelled);
+      expect(await store.due(ReliableMessageStatus.SENDING, T0 + 10_000_000, 10)).toEqual([]);
+    });
+
+    it("purgeFinished: acknowledged and cancelled ones changed before the instant, oldest first, at most limit; live ones never", async () => {
+      const fin = (id: string, status: ReliableMessageStatus, updatedAt: number) =>
+        insert(sampleReliableMessage(id, { status, updatedAt, nextCheckAt: null, sendCount: status === ReliableMessageStatus.ACKNOWLEDGED ? 1 : 0 }));
+      await fin("A-old", ReliableMessageStatus.ACKNOWLEDGED, T0 - 3_000);
+      await fin("C-old", ReliableMessageStatus.CANCELLED, T0 - 2_000);
+      await fin("A-mid", ReliableMessageStatus.ACKNOWLEDGED, T0 - 1_000);
+      await fin("A-new", ReliableMessageStatus.ACKNOWLEDGED, T0);
+      await insert(sampleReliableMessage("W-old", { updatedAt: T0 - 9_000 }));
+      await insert(sending(sampleReliableMessage("D-old", { version: 0, updatedAt: T0 - 9_000 }), T0 - 9_000, { dead: true, nextCheckAt: null }));
+      await insert(sampleReliableMessage("R-old", { updatedAt: T0 - 9_000, dead: true, nextCheckAt: null }));
+      expect(await store.purgeFinished(T0, 2)).toBe(2);
+      expect(await store.get("A-old")).toBeUndefined();
+      expect(await store.get("C-old")).toBeUndefined();
+      expect(await store.get("A-mid")).toBeDefined();
+      expect(await store.purgeFinished(T0, 10)).toBe(1);
+      expect(await store.purgeFinished(T0, 10)).toBe(0);
+      expect((await store.scan({}, null, 100)).map((m) => m.messageId)).toEqual(["A-new", "D-old", "R-old", "W-old"]);
+      await expect(store.purgeFinished(T0, 0)).rejects.toBeInstanceOf(RangeError);
+      // The id is free again.
+      await insert(sampleReliableMessage("A-old"));
+    });
+
+    it("countByPhase counts every phase, zeros included", async () => {
+      expect(await store.countByPhase()).toEqual({ WAITING_CONFIRM: 0, REVIEW: 0, SENDING: 0, DEAD: 0, ACKNOWLEDGED: 0, CANCELLED: 0 });
+      await insert(sampleReliableMessage("W1"));
+      await insert(sampleReliableMessage("W2"));
+      await insert(sampleReliableMessage("R1", { dead: true, nextCheckAt: null }));
+      await insert(sending(sampleReliableMessage("S1", { version: 0 })));
+      await insert(sending(sampleReliableMessage("D1", { version: 0 }), T0, { dead: true, nextCheckAt: null }));
+      await insert(sending(sampleReliableMessage("A1", { version: 0 }), T0, { status: ReliableMessageStatus.ACKNOWLEDGED, nextCheckAt: null }));
+      await insert(sampleReliableMessage("C1", { status: ReliableMessageStatus.CANCELLED, nextCheckAt: null }));
+      expect(await store.countByPhase()).toEqual({ WAITING_CONFIRM: 2, REVIEW: 1, SENDING: 1, DEAD: 1, ACKNOWLEDGED: 1, CANCELLED: 1 });
     });
 
     it("update without a send writes no outbox row", async () => {

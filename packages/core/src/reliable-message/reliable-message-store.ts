@@ -1,9 +1,12 @@
 import type { OutboxEventDraft } from "../outbox/outbox-event.js";
-import type { ReliableMessageStatus, ReliableMessage } from "./reliable-message.js";
+import type { ReliableMessagePhase, ReliableMessageStatus, ReliableMessage } from "./reliable-message.js";
 
 /**
- * One atomic change of the store. A `send` is an outbox row (`MSG_EVENT`) written in the same
- * transaction as the message change: both commit or neither does.
+ * One atomic change of the store. A `send` is an outbox row (`MSG_EVENT`) to the queue's topic
+ * written in the same transaction as the message change: both commit or neither does; the store
+ * stores the message with `lastEventId` = that row's EVENT_ID (whatever `message.lastEventId`
+ * says). A `deadLetter` is an outbox row to the dead-letter target, written the same way but not
+ * a send (`lastEventId` unchanged).
  *
  * - `insert`: the message must not exist (else conflict `exists`).
  * - `update`: the stored message must have `expectedVersion` (else `changed`, or `missing` when
@@ -13,7 +16,13 @@ import type { ReliableMessageStatus, ReliableMessage } from "./reliable-message.
  */
 export type ReliableMessageWrite =
   | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null }
-  | { readonly op: "update"; readonly expectedVersion: number; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null }
+  | {
+      readonly op: "update";
+      readonly expectedVersion: number;
+      readonly message: ReliableMessage;
+      readonly send: OutboxEventDraft | null;
+      readonly deadLetter?: OutboxEventDraft | null;
+    }
   | { readonly op: "delete"; readonly messageId: string; readonly expectedVersion: number }
   | { readonly op: "send"; readonly send: OutboxEventDraft };
 
@@ -21,8 +30,15 @@ export type ReliableMessageWrite =
 export type ReliableMessageWriteConflict = "exists" | "changed" | "missing";
 
 export type ReliableMessageWriteResult =
-  | { readonly ok: true; /** The EVENT_ID of the outbox row written, null when the write sent nothing. */ readonly eventId: number | null }
+  | {
+      readonly ok: true;
+      /** The EVENT_ID of the send's outbox row (of the dead-letter row when only that was written), null when the write wrote no row. */
+      readonly eventId: number | null;
+    }
   | { readonly ok: false; readonly conflict: ReliableMessageWriteConflict };
+
+/** How many stored messages are in each phase (every phase but ABSENT, zeros included). */
+export type ReliableMessagePhaseCounts = Readonly<Record<Exclude<ReliableMessagePhase, "ABSENT">, number>>;
 
 /** Which messages to list or scan; every field optional, all given ones must hold. */
 export interface ReliableMessageFilter {
@@ -86,4 +102,15 @@ export interface ReliableMessageStore {
    * `messageId`, page `pageNum` (1-based) of `pageSize`, with the total count.
    */
   listPage(filter: ReliableMessageFilter, pageNum: number, pageSize: number): Promise<ReliableMessagePage>;
+
+  /**
+   * The retention purge: deletes ACKNOWLEDGED and CANCELLED messages with `updatedAt` before
+   * `before`, oldest `updatedAt` first, at most `limit` (a positive integer, else `RangeError`);
+   * returns how many it deleted. Served by an index on the finished rows, whatever the number of
+   * live ones. Never touches a live message (waiting, review, sending, dead).
+   */
+  purgeFinished(before: number, limit: number): Promise<number>;
+
+  /** How many messages are in each phase, for the metrics gauge (one grouped count). */
+  countByPhase(): Promise<ReliableMessagePhaseCounts>;
 }

@@ -2,26 +2,38 @@
  * The record of the reliable-message service (SPEC §4, seed 002 `rp_transaction_message`).
  *
  * A producer saves a message before its business transaction, confirms it after the commit, and
- * the service delivers it to the message's consumer queue until the consumer acknowledges it
- * (which deletes the record). The lifecycle is in `message-machine.ts`.
+ * the service delivers it to the message's consumer queue until the consumer acknowledges it.
+ * Acknowledged and cancelled messages are kept (terminal statuses) until the retention purge, so a
+ * message id stays taken for the retention window. The lifecycle is in `message-machine.ts`.
  */
 
-/** The stored status (seed `status`). Whether a SENDING message is dead is the `dead` flag. */
+/**
+ * The stored status (seed `status`, plus the two terminal ones). Whether a SENDING message is dead
+ * (or a WAITING_CONFIRM one held for review) is the `dead` flag.
+ */
 export const ReliableMessageStatus = {
   WAITING_CONFIRM: "WAITING_CONFIRM",
   SENDING: "SENDING",
+  /** Terminal: the consumer acknowledged it. Purged after the retention time. */
+  ACKNOWLEDGED: "ACKNOWLEDGED",
+  /** Terminal: the producer or the check-back cancelled it unsent. Purged after the retention time. */
+  CANCELLED: "CANCELLED",
 } as const;
 export type ReliableMessageStatus = (typeof ReliableMessageStatus)[keyof typeof ReliableMessageStatus];
 
 /**
  * The lifecycle phase: the status plus the dead flag, and `ABSENT` for "no record" (never saved,
- * cancelled, or acknowledged by its consumer). The machine is written over phases.
+ * deleted by an operator, or purged after retention). The machine is written over phases.
  */
 export const ReliableMessagePhase = {
   ABSENT: "ABSENT",
   WAITING_CONFIRM: "WAITING_CONFIRM",
+  /** WAITING_CONFIRM with the dead flag: check-back gave up (`afterMaxChecks: "dead"`); no job touches it. */
+  REVIEW: "REVIEW",
   SENDING: "SENDING",
   DEAD: "DEAD",
+  ACKNOWLEDGED: "ACKNOWLEDGED",
+  CANCELLED: "CANCELLED",
 } as const;
 export type ReliableMessagePhase = (typeof ReliableMessagePhase)[keyof typeof ReliableMessagePhase];
 
@@ -44,6 +56,13 @@ export interface ReliableMessageDraft {
   readonly field1?: string | null;
   readonly field2?: string | null;
   readonly field3?: string | null;
+  /** Application headers delivered in the envelope: ≤ 20 entries, keys 1–100 and values ≤ 1,000 characters. */
+  readonly headers?: Readonly<Record<string, string>> | null;
+  /**
+   * How long after the prepare the check-back may first ask the producer (RocketMQ's check
+   * immunity), overriding the queue default and `checkAfterMs`. A non-negative integer of ms.
+   */
+  readonly checkDelayMs?: number | null;
 }
 
 /** A stored message. Times are epoch milliseconds from the service's `Clock`. */
@@ -60,13 +79,18 @@ export interface ReliableMessage {
    * WAITING_CONFIRM, 1 after the first send, +1 per resend. Also the `stateVersion` of its outbox row.
    */
   readonly sendCount: number;
-  /** Seed `areadly_dead`: resends used up, or marked by an operator. Jobs leave a dead message alone. */
+  /**
+   * Seed `areadly_dead`: on a SENDING message, resends or rejects used up, refused by the broker,
+   * or marked by an operator (DEAD); on a WAITING_CONFIRM one, check-back gave up (REVIEW). Jobs
+   * leave a dead message alone.
+   */
   readonly dead: boolean;
   /** Check-backs that were inconclusive (the producer said "later", failed, or had no checker). */
   readonly checkCount: number;
   /**
    * When a job should look at the message next: WAITING_CONFIRM → the check-back job; SENDING →
-   * the recovery job (the last send's acknowledgement wait is over). Null when dead.
+   * the recovery job (the last send's acknowledgement wait, a reject's redelivery wait or an
+   * outage recheck is over). Null when dead, acknowledged or cancelled.
    */
   readonly nextCheckAt: number | null;
   /** The last send (seed: `edit_time`, which any edit moved; here only a send does). */
@@ -79,13 +103,50 @@ export interface ReliableMessage {
   readonly field1: string | null;
   readonly field2: string | null;
   readonly field3: string | null;
+  /** Application headers (see the draft), null when none were given. */
+  readonly headers: Readonly<Record<string, string>> | null;
+  /** The per-message check delay of the draft, null for the queue's default. */
+  readonly checkDelayMs: number | null;
+  /**
+   * The EVENT_ID of the outbox row of the last send to the main topic, set by the store in the
+   * transaction that writes it (null before the first send). The recovery job reads that row to
+   * tell a send the broker acknowledged from one still waiting in the outbox.
+   */
+  readonly lastEventId: number | null;
+  /** Rejections by the consumer (its handler failed past its own retries) since the last replay. */
+  readonly rejectCount: number;
+  /** When the consumer rejected the last send; its redelivery is pending until the next send clears it. */
+  readonly rejectedAt: number | null;
+  /** The last reject reason or dead reason, for operators. */
+  readonly lastError: string | null;
 }
 
 /** The phase of a stored message (or of its absence). */
 export function reliableMessagePhase(message: ReliableMessage | undefined): ReliableMessagePhase {
   if (message === undefined) return ReliableMessagePhase.ABSENT;
-  if (message.status === ReliableMessageStatus.WAITING_CONFIRM) return ReliableMessagePhase.WAITING_CONFIRM;
-  return message.dead ? ReliableMessagePhase.DEAD : ReliableMessagePhase.SENDING;
+  switch (message.status) {
+    case ReliableMessageStatus.WAITING_CONFIRM:
+      return message.dead ? ReliableMessagePhase.REVIEW : ReliableMessagePhase.WAITING_CONFIRM;
+    case ReliableMessageStatus.SENDING:
+      return message.dead ? ReliableMessagePhase.DEAD : ReliableMessagePhase.SENDING;
+    case ReliableMessageStatus.ACKNOWLEDGED:
+      return ReliableMessagePhase.ACKNOWLEDGED;
+    case ReliableMessageStatus.CANCELLED:
+      return ReliableMessagePhase.CANCELLED;
+  }
+}
+
+/** True for the terminal statuses the retention purge removes. */
+export const isFinishedStatus = (status: ReliableMessageStatus): boolean =>
+  status === ReliableMessageStatus.ACKNOWLEDGED || status === ReliableMessageStatus.CANCELLED;
+
+/** Two header maps are equal when they hold the same entries (key order does not matter: jsonb sorts keys). */
+export function sameHeaders(a: Readonly<Record<string, string>> | null, b: Readonly<Record<string, string>> | null | undefined): boolean {
+  const x = a ?? null;
+  const y = b ?? null;
+  if (x === null || y === null) return x === y;
+  const keys = Object.keys(x);
+  return keys.length === Object.keys(y).length && keys.every((k) => Object.prototype.hasOwnProperty.call(y, k) && y[k] === x[k]);
 }
 
 /** True when `message` holds exactly what `draft` asks for (a retried save is then a no-op). */
@@ -98,6 +159,8 @@ export function sameContent(message: ReliableMessage, draft: ReliableMessageDraf
     message.remark === (draft.remark ?? null) &&
     message.field1 === (draft.field1 ?? null) &&
     message.field2 === (draft.field2 ?? null) &&
-    message.field3 === (draft.field3 ?? null)
+    message.field3 === (draft.field3 ?? null) &&
+    message.checkDelayMs === (draft.checkDelayMs ?? null) &&
+    sameHeaders(message.headers, draft.headers)
   );
 }

@@ -1,6 +1,6 @@
 import type { Clock } from "../runtime/clock.js";
-import { sendDraft } from "./message-envelope.js";
-import { decideReliableMessage, evolveReliableMessage, impliesSend, type ReliableMessageCommand, type ReliableMessageEvent } from "./message-machine.js";
+import { deadLetterDraft, sendDraft } from "./message-envelope.js";
+import { decideReliableMessage, evolveReliableMessage, impliesDeadLetter, impliesSend, type ReliableMessageCommand, type ReliableMessageEvent } from "./message-machine.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
 import type { ReliableMessageOptions } from "./reliable-message-options.js";
 import type { ReliableMessageWrite, ReliableMessageStore } from "./reliable-message-store.js";
@@ -17,7 +17,7 @@ export interface ReliableMessageOutcome {
   readonly reason: string | null;
   /** The message after the command (undefined when it is gone or was never there). */
   readonly message: ReliableMessage | undefined;
-  /** The EVENT_ID of the outbox row the command wrote, when it sent. */
+  /** The EVENT_ID of the outbox row the command wrote, when it sent (the dead-letter row is not a send). */
   readonly eventId: number | null;
 }
 
@@ -59,14 +59,19 @@ export async function runReliableMessageCommand(
     }
     const next = evolveReliableMessage(state, decision.event, ctx);
     const send = next !== undefined && impliesSend(decision.event) ? sendDraft(next) : null;
+    const deadLetter = next !== undefined && impliesDeadLetter(decision.event) ? deadLetterDraft(next) : null;
     const write: ReliableMessageWrite =
       state === undefined
         ? { op: "insert", message: next!, send }
         : next === undefined
           ? { op: "delete", messageId, expectedVersion: state.version }
-          : { op: "update", expectedVersion: state.version, message: next, send };
+          : { op: "update", expectedVersion: state.version, message: next, send, deadLetter };
     const result = await deps.store.commit(write);
-    if (result.ok) return { messageId, applied: true, event: decision.event.type, reason: null, message: next, eventId: result.eventId };
+    if (result.ok) {
+      // The store recorded the send's EVENT_ID on the message in the same transaction.
+      const message = next !== undefined && send !== null ? { ...next, lastEventId: result.eventId } : next;
+      return { messageId, applied: true, event: decision.event.type, reason: null, message, eventId: send !== null ? result.eventId : null };
+    }
   }
   throw new ReliableMessageError("CONFLICT", `message ${messageId}: still changing after ${attempts} compare-and-set rounds`, messageId);
 }

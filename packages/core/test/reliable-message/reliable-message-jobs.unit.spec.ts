@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isMsgxError } from "../../src/errors/msgx-error.js";
-import { CheckVerdict, decideCheckBack, type ReliableMessageChecker } from "../../src/reliable-message/check-back-job.js";
+import { CheckVerdict, decideCheckBack, normalizeCheckVerdict, type ReliableMessageChecker } from "../../src/reliable-message/check-back-job.js";
 import { decideRecovery } from "../../src/reliable-message/recovery-job.js";
 import type { ReliableMessage, ReliableMessageDraft } from "../../src/reliable-message/reliable-message.js";
 import { RmWorld } from "./rm-world.js";
@@ -30,10 +30,10 @@ describe("check-back job", () => {
     w.clock.advance(MIN - 1);
     expect(await w.checkBack.step()).toMatchObject({ checked: 0, more: false });
     w.clock.advance(1);
-    expect(await w.checkBack.step()).toEqual({ checked: 3, confirmed: 1, deleted: 1, deferred: 1, alerts: 0, raced: 0, more: false });
+    expect(await w.checkBack.step()).toEqual({ checked: 3, confirmed: 1, deleted: 1, deferred: 1, reviewed: 0, alerts: 0, raced: 0, more: false });
     expect(asked.sort()).toEqual(["M-ok", "M-rolled-back", "M-unsure"]);
     expect((await w.service.get("M-ok"))!).toMatchObject({ status: "SENDING", sendCount: 1 });
-    expect(await w.service.get("M-rolled-back")).toBeUndefined();
+    expect((await w.service.get("M-rolled-back"))!).toMatchObject({ status: "CANCELLED", sendCount: 0 });
     expect((await w.service.get("M-unsure"))!).toMatchObject({ status: "WAITING_CONFIRM", checkCount: 1, nextCheckAt: w.clock.now() + MIN });
     expect(w.db.tables.events.map((e) => e.partitionKey).sort()).toEqual(["M-ok", "M-sent"]);
     expect((await w.checkBack.step()).checked).toBe(0);
@@ -54,22 +54,74 @@ describe("check-back job", () => {
     expect(w.logger.at("warn")).toEqual(expect.arrayContaining(["reliable message: check-back failed", "reliable message: no checker registered for queue"]));
   });
 
-  it("after maxChecks inconclusive checks: an error log and a count per check, the message kept and asked less often", async () => {
-    const w = new RmWorld(["accounting"], { maxChecks: 3, checkIntervalMs: MIN, exhaustedCheckIntervalMs: 60 * MIN });
-    w.checkBack.registerChecker("accounting", answer("later"));
+  it("inconclusive checks back off exponentially up to the cap; from maxChecks on each one alerts (keep-asking), the message kept", async () => {
+    const w = new RmWorld(["accounting"], { maxChecks: 3, checkIntervalMs: MIN, maxCheckIntervalMs: 4 * MIN });
+    w.checkBack.registerChecker("accounting", answer("unknown" as CheckVerdict));
     await w.service.saveWaitingConfirm(draft("M-1"));
     const alerts: number[] = [];
-    for (let i = 0; i < 4; i++) {
-      w.clock.advance(MIN);
+    const waits: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const due = (await w.service.get("M-1"))!.nextCheckAt!;
+      w.clock.set(due - 1);
+      expect((await w.checkBack.step()).checked).toBe(0);
+      w.clock.set(due);
       alerts.push((await w.checkBack.step()).alerts);
+      waits.push((await w.service.get("M-1"))!.nextCheckAt! - due);
     }
-    expect(alerts).toEqual([0, 0, 1, 0]);
-    w.clock.advance(59 * MIN);
-    expect((await w.checkBack.step()).alerts).toBe(1);
-    expect(w.checkBack.alertCount).toBe(2);
-    expect(w.logger.at("error")).toEqual(["reliable message: producer check-back still inconclusive", "reliable message: producer check-back still inconclusive"]);
-    expect((await w.service.get("M-1"))!).toMatchObject({ status: "WAITING_CONFIRM", checkCount: 4 });
+    expect(waits).toEqual([1, 2, 4, 4, 4, 4].map((m) => m * MIN));
+    expect(alerts).toEqual([0, 0, 1, 1, 1, 1]);
+    expect(w.checkBack.alertCount).toBe(4);
+    expect(w.logger.at("error")).toEqual(Array(4).fill("reliable message: producer check-back still inconclusive"));
+    expect((await w.service.get("M-1"))!).toMatchObject({ status: "WAITING_CONFIRM", checkCount: 6, dead: false });
+  });
+
+  it("afterMaxChecks dead: the maxChecks-th inconclusive check holds the message for review, not delivered nor dead-lettered; an operator confirms it", async () => {
+    const w = new RmWorld(["accounting"], { maxChecks: 2, checkIntervalMs: MIN, afterMaxChecks: "dead" });
+    w.checkBack.registerChecker("accounting", async () => {
+      throw new Error("checker answered 500");
+    });
+    await w.service.saveWaitingConfirm(draft("M-1"));
+    w.clock.advance(MIN);
+    expect(await w.checkBack.step()).toMatchObject({ deferred: 1, reviewed: 0, alerts: 0 });
+    w.clock.advance(MIN);
+    expect(await w.checkBack.step()).toMatchObject({ deferred: 0, reviewed: 1, alerts: 1 });
+    expect(w.logger.at("error")).toEqual(["reliable message: check-back gave up, held for review"]);
+    expect((await w.service.get("M-1"))!).toMatchObject({ status: "WAITING_CONFIRM", dead: true, nextCheckAt: null, checkCount: 2 });
+    expect(await w.service.countByPhase()).toMatchObject({ REVIEW: 1, WAITING_CONFIRM: 0 });
+    w.clock.advance(600 * MIN);
+    expect((await w.checkBack.step()).checked).toBe(0);
+    expect(w.db.tables.events).toEqual([]);
+    expect((await w.service.confirmAndSend("M-1")).message).toMatchObject({ status: "SENDING", dead: false, sendCount: 1 });
+    expect(w.db.tables.events.map((e) => e.target)).toEqual(["KAFKA:rmq.accounting"]);
+  });
+
+  it("the HTTP verdict names are aliases: cancel cancels, unknown defers", async () => {
+    const w = new RmWorld(["accounting"]);
+    w.checkBack.registerChecker("accounting", async (m) => (m.messageId === "C" ? "cancel" : "unknown"));
+    await w.service.saveWaitingConfirm(draft("C"));
+    await w.service.saveWaitingConfirm(draft("U"));
+    w.clock.advance(MIN);
+    expect(await w.checkBack.step()).toMatchObject({ deleted: 1, deferred: 1 });
+    expect((await w.service.get("C"))!.status).toBe("CANCELLED");
+    expect(normalizeCheckVerdict("cancel")).toBe("delete");
+    expect(normalizeCheckVerdict("unknown")).toBe("later");
+    expect(normalizeCheckVerdict("constructor")).toBeUndefined();
+  });
+
+  it("a message's own check delay and its queue's default decide when it is first checked", async () => {
+    const w = new RmWorld(["accounting", "billing"], { checkAfterMs: MIN, queueCheckAfterMs: { billing: 10 * MIN } });
+    w.checkBack.registerChecker("accounting", answer("confirm"));
     w.checkBack.registerChecker("billing", answer("confirm"));
+    await w.service.saveWaitingConfirm(draft("A"));
+    await w.service.saveWaitingConfirm(draft("B", "billing"));
+    await w.service.saveWaitingConfirm({ ...draft("A-immune"), checkDelayMs: 30 * MIN });
+    const confirmedAt: Record<string, number> = {};
+    for (let t = 1; t <= 30; t++) {
+      w.clock.advance(MIN);
+      await w.checkBack.step();
+      for (const id of ["A", "B", "A-immune"]) if (confirmedAt[id] === undefined && (await w.service.get(id))!.status === "SENDING") confirmedAt[id] = t;
+    }
+    expect(confirmedAt).toEqual({ A: 1, B: 10, "A-immune": 30 });
   });
 
   it("decideCheckBack is pure: verdicts map to commands, the alert comes with the maxChecks-th inconclusive answer", () => {
@@ -112,14 +164,17 @@ describe("check-back job", () => {
 });
 
 describe("recovery job", () => {
-  it("resends an unacknowledged message on the schedule and marks it dead past maxSends, with an error log", async () => {
+  it("resends an unacknowledged message on the schedule and marks it dead past maxSends, with an error log and a dead letter", async () => {
     const w = new RmWorld();
     await w.service.saveAndSend(draft("M-1"));
     const start = w.clock.now();
     const sends: number[] = [0];
     let deadAt: number | null = null;
+    await w.deliverAll();
     for (let t = 0; t <= 60 && deadAt === null; t++) {
       const step = await w.recovery.step();
+      // The relay is prompt: each resend is acknowledged by the broker at once, so its wait starts now.
+      await w.deliverAll();
       if (step.resent === 1) sends.push(t);
       if (step.dead === 1) deadAt = t;
       w.clock.advance(MIN);
@@ -128,8 +183,13 @@ describe("recovery job", () => {
     expect(deadAt).toBe(47);
     expect(w.recovery.deadCount).toBe(1);
     expect(w.logger.at("error")).toEqual(["reliable message dead: never acknowledged"]);
-    expect((await w.service.get("M-1"))!).toMatchObject({ dead: true, sendCount: 6 });
-    expect(w.db.tables.events.map((e) => [e.partitionKey, e.stateVersion])).toEqual([1, 2, 3, 4, 5, 6].map((n) => ["M-1", n]));
+    expect((await w.service.get("M-1"))!).toMatchObject({ dead: true, sendCount: 6, lastError: "never acknowledged after 6 sends" });
+    expect(w.db.tables.events.map((e) => [e.target, e.stateVersion])).toEqual([
+      ...[1, 2, 3, 4, 5, 6].map((n) => ["KAFKA:rmq.accounting", n]),
+      ["KAFKA:rmq-dlq.accounting", 6],
+    ]);
+    await w.deliverAll();
+    expect(w.deadLetters("accounting")).toEqual([expect.objectContaining({ messageId: "M-1", sendCount: 6, deadReason: "never acknowledged after 6 sends" })]);
     expect(start).toBeLessThan(w.clock.now());
     w.clock.advance(999 * MIN);
     expect((await w.recovery.step()).examined).toBe(0);
@@ -145,10 +205,78 @@ describe("recovery job", () => {
     w.clock.advance(60 * MIN);
     expect(await w.recovery.step()).toMatchObject({ examined: 0 });
     await w.service.resendByMessageId("dead");
+    await w.deliverAll();
     w.clock.advance(2 * MIN - 1);
     expect(await w.recovery.step()).toMatchObject({ examined: 0 });
     w.clock.advance(1);
     expect(await w.recovery.step()).toMatchObject({ examined: 1, resent: 1 });
+  });
+
+  it("a broker down longer than the whole resend schedule: zero DEAD, one send, delivered once it returns", async () => {
+    const w = new RmWorld();
+    w.broker.faults.setDown(true);
+    for (let i = 0; i < 5; i++) await w.service.saveAndSend(draft(`M-${i}`));
+    let dead = 0;
+    let resent = 0;
+    let pending = 0;
+    // 3 hours (the schedule ends at 47 minutes), the relay and the recovery job every 5 s.
+    for (let t = 0; t < 3 * 60 * 12; t++) {
+      w.clock.advance(5_000);
+      await w.deliverAll();
+      const step = await w.recovery.step();
+      dead += step.dead;
+      resent += step.resent;
+      pending += step.pending;
+    }
+    expect(dead).toBe(0);
+    expect(resent).toBe(0);
+    expect(pending).toBeGreaterThan(5 * 100);
+    for (let i = 0; i < 5; i++) expect((await w.service.get(`M-${i}`))!).toMatchObject({ sendCount: 1, dead: false, status: "SENDING" });
+    expect(w.db.tables.events).toHaveLength(5);
+    expect(w.logger.at("error")).toEqual([]);
+    w.broker.faults.setDown(false);
+    w.clock.advance(60 * MIN);
+    await w.deliverAll();
+    expect((w.values("accounting") as { messageId: string }[]).map((v) => v.messageId).sort()).toEqual([0, 1, 2, 3, 4].map((i) => `M-${i}`));
+    for (let i = 0; i < 5; i++) await w.service.acknowledge(`M-${i}`);
+    expect(await w.service.countByPhase()).toMatchObject({ ACKNOWLEDGED: 5, DEAD: 0, SENDING: 0 });
+  });
+
+  it("a send the broker acknowledged 37 s after the confirm is not resent before its wait from that acknowledgement", async () => {
+    const w = new RmWorld();
+    await w.service.saveWaitingConfirm(draft("M-1"));
+    await w.service.confirmAndSend("M-1");
+    const confirmedAt = (await w.service.get("M-1"))!.confirmedAt!;
+    // The broker is down for 37 s, then the relay's backoff ends when it ends: the recovery job
+    // runs every second meanwhile and counts nothing.
+    w.broker.faults.setDown(true);
+    for (let i = 0; w.db.tables.events[0]!.status === "PENDING" && i < 3_600; i++) {
+      w.clock.advance(1_000);
+      if (w.clock.now() - confirmedAt >= 37_000) w.broker.faults.setDown(false);
+      await w.deliverAll();
+      expect(await w.recovery.step()).toMatchObject({ resent: 0, dead: 0 });
+    }
+    const sentAt = w.db.tables.events[0]!.sentAt!;
+    expect(w.db.tables.events[0]!.status).toBe("SENT");
+    expect(sentAt - confirmedAt).toBeGreaterThanOrEqual(37_000);
+    const resends: number[] = [];
+    for (let t = w.clock.now(); t <= sentAt + 2 * MIN; t += 1_000) {
+      w.clock.set(t);
+      if ((await w.recovery.step()).resent > 0) resends.push(t - sentAt);
+    }
+    expect(resends).toEqual([MIN]);
+    expect((await w.service.get("M-1"))!.sendCount).toBe(2);
+  });
+
+  it("a send the broker refused for good makes the message DEAD with the reason, dead-lettered", async () => {
+    const w = new RmWorld();
+    const m = (await w.service.saveAndSend(draft("M-1"))).message!;
+    await w.outbox.markDead(m.lastEventId!, "RECORD_TOO_LARGE", 1);
+    w.clock.advance(MIN);
+    expect(await w.recovery.step()).toMatchObject({ dead: 1 });
+    expect((await w.service.get("M-1"))!).toMatchObject({ dead: true, sendCount: 1, lastError: expect.stringContaining("RECORD_TOO_LARGE") });
+    expect(w.logger.at("error")).toEqual(["reliable message dead: the broker refused it"]);
+    expect(w.db.tables.events.map((e) => e.target)).toEqual(["KAFKA:rmq.accounting", "KAFKA:rmq-dlq.accounting"]);
   });
 
   it("decideRecovery is the machine's recover command", async () => {

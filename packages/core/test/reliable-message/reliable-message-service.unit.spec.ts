@@ -59,6 +59,7 @@ describe("ReliableMessageService", () => {
       field1: "BANK-M-1",
       field2: null,
       field3: null,
+      headers: null,
       createdAt: w.clock.now() - 500,
       sentAt: w.clock.now(),
     });
@@ -95,15 +96,104 @@ describe("ReliableMessageService", () => {
     expect(w.db.tables.events).toHaveLength(1);
   });
 
-  it("cancel deletes a prepared message unsent; a confirmed one cannot be cancelled; a gone one is a no-op", async () => {
+  it("cancel ends a prepared message CANCELLED unsent; again is a no-op; confirm after it is a CONFLICT; a confirmed one cannot be cancelled", async () => {
     const w = new RmWorld();
     await w.service.saveWaitingConfirm(draft("M-1"));
     expect((await w.service.cancel("M-1")).applied).toBe(true);
-    expect(await w.service.get("M-1")).toBeUndefined();
+    expect(await w.service.get("M-1")).toMatchObject({ status: "CANCELLED", nextCheckAt: null, sendCount: 0 });
     expect((await w.service.cancel("M-1")).applied).toBe(false);
+    expect(await refusal(w.service.confirmAndSend("M-1"))).toBe("CONFLICT");
+    expect(await refusal(w.service.saveWaitingConfirm(draft("M-1")))).toBe("ALREADY_EXISTS");
+    expect(await refusal(w.service.cancel("nope"))).toBe("NOT_FOUND");
     await w.service.saveAndSend(draft("M-2"));
     expect(await refusal(w.service.cancel("M-2"))).toBe("ILLEGAL_STATE");
     expect(w.db.tables.events).toHaveLength(1);
+  });
+
+  it("acknowledge ends a sent message ACKNOWLEDGED; the id is refused for a new prepare until the retention purge frees it", async () => {
+    const w = new RmWorld();
+    await w.service.saveAndSend(draft("M-1"));
+    expect((await w.service.acknowledge("M-1")).message).toMatchObject({ status: "ACKNOWLEDGED", nextCheckAt: null });
+    expect((await w.service.acknowledge("M-1")).applied).toBe(false);
+    expect((await w.service.confirmAndSend("M-1")).applied).toBe(false);
+    expect(await refusal(w.service.saveWaitingConfirm(draft("M-1")))).toBe("ALREADY_EXISTS");
+    expect(await refusal(w.service.saveAndSend(draft("M-1")))).toBe("ALREADY_EXISTS");
+    expect(await refusal(w.service.resendByMessageId("M-1"))).toBe("ILLEGAL_STATE");
+    expect(await refusal(w.service.acknowledge("nope"))).toBe("NOT_FOUND");
+    await w.service.saveWaitingConfirm(draft("W-1"));
+    await w.service.cancel("W-1");
+    w.clock.advance(7 * 24 * 3_600_000);
+    await w.service.saveWaitingConfirm(draft("W-live"));
+    expect(await w.service.countByPhase()).toEqual({ WAITING_CONFIRM: 1, REVIEW: 0, SENDING: 0, DEAD: 0, ACKNOWLEDGED: 1, CANCELLED: 1 });
+    expect(await w.service.purgeFinished(w.clock.now() - 24 * 3_600_000, 1)).toBe(1);
+    expect(await w.service.purgeFinished(w.clock.now() - 24 * 3_600_000, 10)).toBe(1);
+    expect(await w.service.purgeFinished(w.clock.now(), 10)).toBe(0);
+    expect(await w.service.get("W-live")).toBeDefined();
+    // After the purge the id is a new message.
+    expect(await w.service.saveWaitingConfirm(draft("M-1"))).toMatchObject({ status: "WAITING_CONFIRM", version: 1, sendCount: 0 });
+  });
+
+  it("headers and the per-message check delay are stored, compared on a retried prepare and delivered in the envelope", async () => {
+    const w = new RmWorld();
+    const d = draft("M-1", { headers: { tenant: "acme", "trace-id": "t-1" }, checkDelayMs: 5_000 });
+    const m = await w.service.saveWaitingConfirm(d);
+    expect(m).toMatchObject({ headers: { tenant: "acme", "trace-id": "t-1" }, checkDelayMs: 5_000, nextCheckAt: w.clock.now() + 5_000 });
+    expect(await w.service.saveWaitingConfirm({ ...d, headers: { "trace-id": "t-1", tenant: "acme" } })).toEqual(m);
+    expect(await refusal(w.service.saveWaitingConfirm({ ...d, headers: { tenant: "other" } }))).toBe("ALREADY_EXISTS");
+    expect(await refusal(w.service.saveWaitingConfirm({ ...d, checkDelayMs: 6_000 }))).toBe("ALREADY_EXISTS");
+    expect(await refusal(w.service.saveWaitingConfirm(draft("M-2", { headers: { k: 5 as unknown as string } })))).toBe("INVALID_MESSAGE");
+    await w.service.confirmAndSend("M-1");
+    await w.deliverAll();
+    expect(w.values("accounting")).toEqual([expect.objectContaining({ messageId: "M-1", headers: { tenant: "acme", "trace-id": "t-1" } })]);
+  });
+
+  it("reject: redelivered after the reject wait without spending a send, dead and dead-lettered at maxRejects, replayed by the operator", async () => {
+    const w = new RmWorld(["accounting"], { maxRejects: 3, rejectWaitsMs: [1_000, 5_000], maxSends: 2 });
+    await w.service.saveAndSend(draft("M-1"));
+    await w.deliverAll();
+    expect(await refusal(w.service.reject("nope", "x"))).toBe("NOT_FOUND");
+    await w.service.saveWaitingConfirm(draft("W-1"));
+    expect(await refusal(w.service.reject("W-1", "x"))).toBe("ILLEGAL_STATE");
+    expect(await refusal(w.service.reject("M-1", 5 as unknown as string))).toBe("INVALID_MESSAGE");
+    for (const [i, wait] of [[1, 1_000], [2, 5_000]] as const) {
+      expect((await w.service.reject("M-1", `handler failed ${i}`)).message).toMatchObject({ rejectCount: i, lastError: `handler failed ${i}` });
+      expect((await w.service.reject("M-1", "duplicate delivery")).applied).toBe(false);
+      w.clock.advance(wait - 1);
+      expect((await w.recovery.step()).redelivered).toBe(0);
+      w.clock.advance(1);
+      expect(await w.recovery.step()).toMatchObject({ redelivered: 1, resent: 0, dead: 0 });
+      await w.deliverAll();
+    }
+    expect((await w.service.get("M-1"))!).toMatchObject({ sendCount: 3, rejectCount: 2, dead: false });
+    const last = await w.service.reject("M-1", "x".repeat(5_000));
+    expect(last.event).toBe("rejected");
+    expect(last.message).toMatchObject({ dead: true, rejectCount: 3, lastError: "x".repeat(1_000) });
+    await w.deliverAll();
+    const [letter] = w.deadLetters("accounting") as Record<string, unknown>[];
+    expect(letter).toMatchObject({ messageId: "M-1", sendCount: 3, deadReason: "x".repeat(1_000), schema: RELIABLE_MESSAGE_ENVELOPE_SCHEMA });
+    expect(w.broker.records("rmq-dlq.accounting")[0]!.key).toBe("M-1");
+    expect((await w.service.reject("M-1", "late")).applied).toBe(false);
+    // Replay: back to SENDING on the main topic, reject budget reset.
+    expect(await w.service.resendAllDeadByQueue("accounting")).toMatchObject({ resent: 1 });
+    expect((await w.service.get("M-1"))!).toMatchObject({ dead: false, rejectCount: 0, sendCount: 4 });
+    await w.deliverAll();
+    expect((w.values("accounting") as { sendCount: number }[]).map((v) => v.sendCount)).toEqual([1, 2, 3, 4]);
+    expect((await w.service.acknowledge("M-1")).message!.status).toBe("ACKNOWLEDGED");
+  });
+
+  it("every transition into DEAD writes one dead-letter row in the same commit: operator mark-dead", async () => {
+    const w = new RmWorld();
+    await w.service.saveAndSend(draft("M-1"));
+    await w.service.markDead("M-1");
+    await w.service.markDead("M-1");
+    const rows = w.db.tables.events.filter((e) => e.target === "KAFKA:rmq-dlq.accounting");
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.payload).toMatchObject({ messageId: "M-1", deadReason: "marked dead by an operator" });
+    await w.service.saveAndSend(draft("M-2"));
+    w.db.faults.failNext("rm.commit", 1, "DEPENDENCY_UNAVAILABLE");
+    await expect(w.service.markDead("M-2")).rejects.toSatisfy(isMsgxError);
+    expect(w.db.tables.events.filter((e) => e.target === "KAFKA:rmq-dlq.accounting")).toHaveLength(1);
+    expect((await w.service.get("M-2"))!.dead).toBe(false);
   });
 
   it("save-and-send stores SENDING and sends once, idempotently", async () => {
@@ -116,12 +206,12 @@ describe("ReliableMessageService", () => {
     expect(await refusal(w.service.saveAndSend(draft("M-2")))).toBe("ALREADY_EXISTS");
   });
 
-  it("direct send writes a send and stores nothing; its acknowledgement is a no-op", async () => {
+  it("direct send writes a send and stores nothing; its acknowledgement finds nothing (NOT_FOUND)", async () => {
     const w = new RmWorld();
     const { eventId } = await w.service.directSend(draft("D-1"));
     expect(await w.service.get("D-1")).toBeUndefined();
     expect(w.db.tables.events.map((e) => [e.eventId, e.partitionKey, e.stateVersion])).toEqual([[eventId, "D-1", 1]]);
-    expect((await w.service.acknowledge("D-1")).applied).toBe(false);
+    expect(await refusal(w.service.acknowledge("D-1"))).toBe("NOT_FOUND");
   });
 
   it("resend: a new outbox row with the same message id and the next send number; refused before confirmation", async () => {

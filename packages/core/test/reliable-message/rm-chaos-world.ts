@@ -4,6 +4,7 @@ import type { CheckVerdict } from "../../src/reliable-message/check-back-job.js"
 import { InMemoryConsumeLog, type InMemoryConsumerTx } from "../../src/reliable-message/in-memory-consume-log.js";
 import { ReliableMessageConsumer, type ConsumerFailpoint } from "../../src/reliable-message/reliable-message-consumer.js";
 import { isReliableMessageError } from "../../src/reliable-message/reliable-message-error.js";
+import { isFinishedStatus } from "../../src/reliable-message/reliable-message.js";
 import { RmWorld } from "./rm-world.js";
 
 const MIN = 60_000;
@@ -309,7 +310,7 @@ export class ChaosWorld extends RmWorld {
       this.coverage.deadRevivedByOperator += (await this.service.resendAllDeadByQueue(QUEUE, 2)).resent;
       await this.deliverAll();
       while (await this.consumeOne());
-      if (this.store.messages.size === 0 && this.outbox.events.every((e) => e.status === "SENT")) return;
+      if ([...this.store.messages.values()].every((m) => isFinishedStatus(m.status)) && this.outbox.events.every((e) => e.status === "SENT")) return;
       this.clock.advance(20 * MIN);
     }
   }

@@ -1,9 +1,9 @@
 import { MsgDispatcher } from "../../src/delivery/msg-dispatcher.js";
 import { CheckBackJob } from "../../src/reliable-message/check-back-job.js";
 import { InMemoryReliableMessageStore } from "../../src/reliable-message/in-memory-reliable-message-store.js";
-import { reliableMessageTarget, reliableMessageTopics } from "../../src/reliable-message/message-envelope.js";
+import { reliableMessageDlqTarget, reliableMessageDlqTopics, reliableMessageTarget, reliableMessageTopics } from "../../src/reliable-message/message-envelope.js";
 import { RecoveryJob } from "../../src/reliable-message/recovery-job.js";
-import type { ReliableMessageOptions } from "../../src/reliable-message/reliable-message-options.js";
+import type { ReliableMessageOptionsInput } from "../../src/reliable-message/reliable-message-options.js";
 import { ReliableMessageService } from "../../src/reliable-message/reliable-message-service.js";
 import { InMemoryBroker } from "../../src/ports/in-memory-broker.js";
 import { InMemoryOutboxStore } from "../../src/delivery/in-memory-outbox-store.js";
@@ -13,7 +13,7 @@ import { RecordingLogger } from "../../src/runtime/recording-logger.js";
 
 export { RecordingLogger };
 
-/** The service, its jobs and the relay over the fakes: one database, one broker, one dispatcher per queue. */
+/** The service, its jobs and the relay over the fakes: one database, one broker, one dispatcher per queue and per dead-letter queue. */
 export class RmWorld {
   readonly clock = new ManualClock();
   readonly db = new InMemoryPipelineStore(this.clock);
@@ -25,17 +25,27 @@ export class RmWorld {
   readonly checkBack: CheckBackJob;
   readonly recovery: RecoveryJob;
   readonly dispatchers: ReadonlyMap<string, MsgDispatcher>;
+  readonly dlqDispatchers: ReadonlyMap<string, MsgDispatcher>;
 
   constructor(
     readonly queues: readonly string[] = ["accounting"],
-    options: Partial<ReliableMessageOptions> = {},
+    options: ReliableMessageOptionsInput = {},
     jobBatch = 100,
   ) {
     const { store, clock, logger } = this;
     this.service = new ReliableMessageService({ store, clock, logger, options });
     this.checkBack = new CheckBackJob({ service: this.service, store, clock, logger }, { batchSize: jobBatch });
-    this.recovery = new RecoveryJob({ service: this.service, store, clock, logger }, { batchSize: jobBatch });
+    this.recovery = new RecoveryJob({ service: this.service, store, sends: this.outbox, clock, logger }, { batchSize: jobBatch });
     this.dispatchers = new Map(queues.map((q) => [q, this.newDispatcher(q)]));
+    this.dlqDispatchers = new Map(
+      queues.map((q) => [
+        q,
+        new MsgDispatcher(
+          { outbox: this.outbox, delivery: this.broker, clock: this.clock, logger: this.logger },
+          { target: reliableMessageDlqTarget(q), topics: reliableMessageDlqTopics([q]) },
+        ),
+      ]),
+    );
   }
 
   newDispatcher(queue: string): MsgDispatcher {
@@ -45,14 +55,19 @@ export class RmWorld {
     );
   }
 
-  /** Runs every dispatcher until none has a due event left. */
+  /** Runs every dispatcher (dead-letter ones included) until none has a due event left. */
   async deliverAll(): Promise<void> {
-    for (const d of this.dispatchers.values()) {
+    for (const d of [...this.dispatchers.values(), ...this.dlqDispatchers.values()]) {
       for (let i = 0; i < 1_000; i++) {
         const step = await d.step();
         if (step.did !== "sent") break;
       }
     }
+  }
+
+  /** The JSON values on a queue's dead-letter topic, in offset order. */
+  deadLetters(queue: string): unknown[] {
+    return this.broker.records(`rmq-dlq.${queue}`).map((r) => (r.value === null ? null : JSON.parse(r.value)));
   }
 
   /** The JSON values on a queue's topic, in offset order. */

@@ -15,7 +15,7 @@ export function reliableSteps(ctx: StepContext): RouterStep[] {
   const { parts, clock, logger } = ctx;
   const dispatchers = new Map<string, MsgDispatcher>();
   const service = reliableService(parts.reliable, clock, logger);
-  const recovery = new RecoveryJob({ service, store: parts.reliable, clock, logger });
+  const recovery = new RecoveryJob({ service, store: parts.reliable, sends: parts.outbox, clock, logger });
   return [
     {
       name: "reliable-relay",
