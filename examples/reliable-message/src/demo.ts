@@ -33,5 +33,5 @@ for (const l of report.ledger) console.log(`  ${l.voucher_no}  ${l.amount}  atte
 console.log(`\nsends: ${report.events.map((e) => `${e.partition_key}#${e.state_version} ${e.status}`).join(", ")}`);
 console.log(`jobs: ${JSON.stringify(report.stats)}`);
 console.log(`messages left: ${report.remainingMessages.length}`);
-console.log(report.settled ? "\nOK: every paid order booked once, every other message deleted." : "\nNOT SETTLED within the time limit.");
+console.log(report.settled ? "\nOK: every paid order booked once and acknowledged, every other message cancelled." : "\nNOT SETTLED within the time limit.");
 process.exit(report.settled ? 0 : 1);

@@ -154,10 +154,13 @@ export async function runPaymentScenario(options: ScenarioOptions): Promise<Scen
   }
 }
 
-/** Done: no message left, no undelivered send, and every successful payment booked. */
+/**
+ * Done: no live message left (acknowledged and cancelled ones stay until the retention purge), no
+ * undelivered send, and every successful payment booked.
+ */
 async function isSettled(db: Kysely<any>, queue: string): Promise<boolean> {
   const { rows } = await sql<{ messages: string; pending: string; unbooked: string }>`
-    SELECT (SELECT count(*) FROM reliable_message) AS messages,
+    SELECT (SELECT count(*) FROM reliable_message WHERE status NOT IN ('ACKNOWLEDGED','CANCELLED')) AS messages,
            (SELECT count(*) FROM msg_event WHERE target = ${`KAFKA:rmq.${queue}`} AND status <> 'SENT') AS pending,
            (SELECT count(*) FROM payment p WHERE p.status = 'SUCCESS'
               AND NOT EXISTS (SELECT 1 FROM ledger l WHERE l.order_no = p.order_no)) AS unbooked`.execute(db);
@@ -173,7 +176,10 @@ async function readReport(db: Kysely<any>, queue: string) {
   const consumeLog = (
     await sql<{ message_id: string; send_count: number }>`SELECT message_id, send_count FROM reliable_message_consume_log ORDER BY message_id`.execute(db)
   ).rows;
-  const remainingMessages = (await sql<{ message_id: string; status: string }>`SELECT message_id, status FROM reliable_message ORDER BY message_id`.execute(db)).rows;
+  const remainingMessages = (
+    await sql<{ message_id: string; status: string }>`
+      SELECT message_id, status FROM reliable_message WHERE status NOT IN ('ACKNOWLEDGED','CANCELLED') ORDER BY message_id`.execute(db)
+  ).rows;
   const events = (
     await sql<{ partition_key: string; status: string; state_version: string }>`
       SELECT partition_key, status, state_version::text AS state_version FROM msg_event
