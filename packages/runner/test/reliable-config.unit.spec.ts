@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/load-config.js";
+import { serviceOptions } from "../src/config/reliable-schema.js";
 
 const refusedNaming = (env: Record<string, string>, key: RegExp) =>
   expect(() => loadConfig({ env }), JSON.stringify(env)).toThrow(expect.objectContaining({ kind: "CONFIG", message: expect.stringMatching(key) }));
@@ -85,5 +86,13 @@ describe("reliable configuration", () => {
     } catch (e) {
       expect(String((e as Error).message)).not.toContain("s3cret");
     }
+  });
+});
+
+describe("serviceOptions", () => {
+  it("passes only what is set to the service, and each queue's checkAfterMs as its default check delay", () => {
+    const r = loadConfig({ env: { MSGX_RELIABLE_MAX_SENDS: "3", MSGX_RELIABLE_QUEUES: '{"a":{"checkAfterMs":0},"b":{"checkerUrl":"http://b/"}}' } }).reliable;
+    expect(serviceOptions(r)).toEqual({ maxSends: 3, queueCheckAfterMs: { a: 0 } });
+    expect(serviceOptions(loadConfig({ env: {} }).reliable)).toEqual({});
   });
 });

@@ -9,6 +9,7 @@ import {
 } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
 import { createMaintenanceJobs, type MaintenanceJobs } from "../jobs/maintenance-schedule.js";
+import { createReliableHost, type ReliableHost } from "../reliable/reliable-host.js";
 import { reliableSteps } from "../reliable/reliable-steps.js";
 import type { AppParts } from "./app-parts.js";
 import { failpointFromEnv } from "./failpoints.js";
@@ -23,6 +24,8 @@ export interface ExchangeRouter {
   readonly metrics: ReturnType<typeof createMetrics>;
   /** The maintenance jobs (the admin API reads `SCHD_SNAP_LOG` through their store). */
   readonly maintenance: MaintenanceJobs;
+  /** The hosted reliable-message service (its steps are the router's when `reliable.enabled`). */
+  readonly reliable: ReliableHost;
 }
 
 /**
@@ -37,7 +40,16 @@ export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger
   const failpoint = failpointFromEnv();
   // The metrics read the reconciler's counts; the jobs are added to the router below.
   let maintenance: MaintenanceJobs | undefined;
-  const metrics = createMetrics(parts.status, clock, () => maintenance?.reconcilerCounts(), knownTypes(handling.codec.typePolicy, handling.codec.referenceTypes));
+  const context = { parts, config, logger, clock };
+  const reliable = createReliableHost(context);
+  const pipelineMetrics = createMetrics(parts.status, clock, () => maintenance?.reconcilerCounts(), knownTypes(handling.codec.typePolicy, handling.codec.referenceTypes));
+  const metrics: ReturnType<typeof createMetrics> = {
+    ...pipelineMetrics,
+    render: async () => {
+      const own = await pipelineMetrics.render();
+      return config.reliable.enabled ? { contentType: own.contentType, body: `${own.body}\n${await reliable.metrics.render()}` } : own;
+    },
+  };
   const topics = { [Target.MSG]: config.kafka.msgTopic, [Target.SCHD]: config.kafka.schdTopic, [Target.REF]: config.kafka.refTopic };
   const router = new PipelineRouter(
     {
@@ -79,11 +91,10 @@ export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger
       schd: { topics, intervalMs: config.schd.flushPeriodMs, flushAt: config.schd.flushLimit, batchLimit: config.schd.flushLimit },
     },
   );
-  const context = { parts, config, logger, clock };
-  maintenance = createMaintenanceJobs(context);
-  for (const step of [...maintenance.steps, ...requestSteps(context), ...reliableSteps(context)]) router.add(step);
+  maintenance = createMaintenanceJobs(context, config.reliable.enabled ? { reliable: reliable.service } : {});
+  for (const step of [...maintenance.steps, ...requestSteps(context), ...(config.reliable.enabled ? reliableSteps(context, reliable) : [])]) router.add(step);
   void parts.leadershipLost?.then((why) => router.leadershipLost(why));
-  return { router, metrics, maintenance };
+  return { router, metrics, maintenance, reliable };
 }
 
 /** Resolves after the event loop has run pending I/O callbacks and timers. */

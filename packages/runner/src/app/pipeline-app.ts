@@ -3,7 +3,7 @@ import { errorMessage, ReplayService, systemClock, type Clock, type Logger } fro
 import type { MsgxConfig } from "../config/config-schema.js";
 import type { HttpContext } from "../http/http-context.js";
 import { driveRouter } from "../loops/router-loops.js";
-import { directReliableAdmin, reliableService } from "../reliable/reliable-admin.js";
+import { RELIABLE_RELAY_STEP } from "../reliable/reliable-steps.js";
 import type { AppParts } from "./app-parts.js";
 import { createExchangeRouter, type ExchangeRouter } from "./exchange-router.js";
 import { createRequestAdmin } from "./request-steps.js";
@@ -33,7 +33,7 @@ export async function startPipeline(
   composed: ExchangeRouter = createExchangeRouter(parts, config, logger, clock),
   service?: ServiceHttp,
 ): Promise<RunningApp> {
-  const { router, metrics, maintenance } = composed;
+  const { router, metrics, maintenance, reliable } = composed;
   const controller = new AbortController();
   // Every loop waits on this one signal; a dozen listeners is by design, not a leak.
   setMaxListeners(64, controller.signal);
@@ -57,7 +57,8 @@ export async function startPipeline(
     flights: (q) => parts.flights.list({ ...q, includeDeleted: false }),
     deadLetters: (q) => parts.store.list({ statuses: ["DEAD"], limit: q.limit, ...(q.afterMsgId !== undefined ? { afterMsgId: q.afterMsgId } : {}) }),
     snapshotLog: (limit) => maintenance.store.snapshotLog(limit),
-    reliable: directReliableAdmin(reliableService(parts.reliable, clock, logger)),
+    reliable: reliable.admin,
+    ...(config.reliable.enabled ? { rm: reliable.api(() => loops.wake([RELIABLE_RELAY_STEP])) } : {}),
     replayPreview: (sel) => replay.preview(sel),
     replay: async (sel, operator) => {
       const result = await replay.replay(sel, operator);

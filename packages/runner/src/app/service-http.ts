@@ -24,7 +24,14 @@ export interface ServiceHttp {
 export async function startServiceHttp(config: MsgxConfig, logger: Logger, dependency = "state"): Promise<ServiceHttp> {
   let state: Readiness = { role: "starting", dependency, attempts: 0 };
   const metrics = createServiceMetrics();
-  const late = lateContext({ logger, token: config.http.token, maxBodyBytes: config.http.maxBodyBytes, readiness: () => state, metrics });
+  const late = lateContext({
+    logger,
+    token: config.http.token,
+    maxBodyBytes: config.http.maxBodyBytes,
+    ...(config.reliable.enabled ? { rm: { token: config.reliable.token ?? config.http.token } } : {}),
+    readiness: () => state,
+    metrics,
+  });
   const http = createHttpServer(late.ctx, { ...DEFAULT_HTTP_TIMEOUTS, headersTimeoutMs: config.http.headersTimeoutMs, requestTimeoutMs: config.http.requestTimeoutMs });
   await http.listen({ port: config.http.port, host: config.http.host });
   const address = http.server.address();

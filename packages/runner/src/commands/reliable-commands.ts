@@ -1,6 +1,7 @@
 import type { Command } from "commander";
-import { MsgxError, ReliableMessageStatus, systemClock, type ReliableMessageFilter } from "@msgx/core";
+import { isReliableMessageError, MsgxError, ReliableMessageStatus, systemClock, type ReliableMessageFilter } from "@msgx/core";
 import { buildParts } from "../app/build-parts.js";
+import { serviceOptions } from "../config/reliable-schema.js";
 import { createLogger } from "../logging.js";
 import { directReliableAdmin, httpReliableAdmin, reliableService, type ReliableAdminApi } from "../reliable/reliable-admin.js";
 import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
@@ -18,10 +19,20 @@ async function withApi(flags: Flags, fn: (api: ReliableAdminApi) => Promise<unkn
   }
   const parts = await buildParts(config, createLogger("warn", 2), { admin: true });
   try {
-    print(await fn(directReliableAdmin(reliableService(parts.reliable, systemClock))));
+    print(await fn(directReliableAdmin(reliableService(parts.reliable, systemClock, undefined, serviceOptions(config.reliable)))));
+  } catch (e) {
+    // The service's refusals (unknown id, wrong phase) are the operator's mistake, as over HTTP (4xx): exit 2.
+    if (isReliableMessageError(e)) throw new MsgxError("CONFIG", e.message, { retriable: false });
+    throw e;
   } finally {
     await parts.close();
   }
+}
+
+/** A page number or size: a positive integer written with digits, as the admin API takes it. */
+function positiveFlag(name: string, value: string): number {
+  if (!/^\d{1,9}$/.test(value) || Number(value) < 1) throw new MsgxError("CONFIG", `--${name} must be a positive integer, got ${JSON.stringify(value)}`, { retriable: false });
+  return Number(value);
 }
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -52,7 +63,7 @@ export function registerReliableCommands(program: Command): void {
           ...(flags.status ? { status: flags.status as ReliableMessageStatus } : {}),
           ...(flags.dead ? { dead: true } : {}),
         };
-        return api.list(filter, Number(flags.page), Number(flags.size));
+        return api.list(filter, positiveFlag("page", flags.page), positiveFlag("size", flags.size));
       }),
     );
   sub(rm, "show", "one message").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, async (api) => (await api.get(id)) ?? { error: `no message ${id}` }));
@@ -61,5 +72,5 @@ export function registerReliableCommands(program: Command): void {
   sub(rm, "resend-dead", "resend every dead message of a queue, in pages")
     .requiredOption("--queue <queue>", "consumer queue")
     .option("--size <n>", "page size", "100")
-    .action((flags: Flags & { queue: string; size: string }) => withApi(flags, (api) => api.resendDead(flags.queue, Number(flags.size))));
+    .action((flags: Flags & { queue: string; size: string }) => withApi(flags, (api) => api.resendDead(flags.queue, positiveFlag("size", flags.size))));
 }

@@ -1,4 +1,4 @@
-import { checkReliableMessageDraft, isReliableMessageError } from "@msgx/core";
+import { checkReliableMessageDraft, isReliableMessageError, reliableMessageOptions, type ReliableMessageOptionsInput } from "@msgx/core";
 import { z } from "zod";
 
 const positive = (d: number) => z.coerce.number().int().min(1).default(d);
@@ -120,6 +120,53 @@ export const reliableSection = z
     defaultCheckerToken: z.string().min(1).optional(),
   })
   .strict()
+  .superRefine((r, ctx) => {
+    // The service checks its options together (RangeError); refuse at load what it would refuse at start.
+    try {
+      reliableMessageOptions(serviceOptions(r));
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+      ctx.addIssue({ code: "custom", message: e.message });
+    }
+  })
   .prefault({});
+
+/** What `serviceOptions` reads: the section's output (it runs inside the section's own check too). */
+interface ReliableSettings {
+  readonly queues: Readonly<Record<string, { readonly checkAfterMs?: number | undefined }>>;
+  readonly checkAfterMs?: number | undefined;
+  readonly checkIntervalMs?: number | undefined;
+  readonly maxCheckIntervalMs?: number | undefined;
+  readonly maxChecks?: number | undefined;
+  readonly afterMaxChecks?: "keep-asking" | "dead" | undefined;
+  readonly resendWaitsMs?: readonly number[] | undefined;
+  readonly maxSends?: number | undefined;
+  readonly maxRejects?: number | undefined;
+  readonly rejectWaitsMs?: readonly number[] | undefined;
+  readonly outageRecheckMs?: number | undefined;
+}
+
+/** The service's options from the section: only what is set (the rest is the service's default), and each queue's `checkAfterMs`. */
+export function serviceOptions(r: ReliableSettings): ReliableMessageOptionsInput {
+  const queueCheckAfterMs = Object.fromEntries(
+    Object.entries(r.queues).flatMap(([queue, q]) => (q.checkAfterMs === undefined ? [] : [[queue, q.checkAfterMs] as const])),
+  );
+  const set = {
+    checkAfterMs: r.checkAfterMs,
+    checkIntervalMs: r.checkIntervalMs,
+    maxCheckIntervalMs: r.maxCheckIntervalMs,
+    maxChecks: r.maxChecks,
+    afterMaxChecks: r.afterMaxChecks,
+    resendWaitsMs: r.resendWaitsMs,
+    maxSends: r.maxSends,
+    maxRejects: r.maxRejects,
+    rejectWaitsMs: r.rejectWaitsMs,
+    outageRecheckMs: r.outageRecheckMs,
+  };
+  return {
+    ...Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined)),
+    ...(Object.keys(queueCheckAfterMs).length > 0 ? { queueCheckAfterMs } : {}),
+  };
+}
 
 export type ReliableConfig = z.output<typeof reliableSection>;

@@ -1,6 +1,7 @@
 import type { HealthCheck } from "../app/health-check.js";
 import type { Readiness } from "../app/readiness.js";
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
+import type { ReliableMessageApi } from "../reliable/reliable-api.js";
 import type {
   FlightState,
   Logger,
@@ -44,6 +45,10 @@ export interface HttpContext {
   replay(selection: ReplaySelection, operator: string): Promise<ReplayResult>;
   /** The reliable-message service's operator surface. */
   readonly reliable: ReliableAdminApi;
+  /** The reliable-message service for producers and consumers (`/rm/v1`); absent = `reliable.enabled` false, no routes. */
+  readonly rm?: ReliableMessageApi;
+  /** The bearer token of `/rm/v1` (`reliable.token`, else `http.token`). */
+  readonly rmToken?: string | undefined;
   /** Upstream requests and reference data (`/admin/requests`, `/admin/reference`); absent = 404. */
   readonly requests?: RequestAdmin;
 }

@@ -8,6 +8,8 @@ export interface EarlyContext {
   readonly logger: HttpContext["logger"];
   readonly token: string | undefined;
   readonly maxBodyBytes: number;
+  /** `/rm/v1` is served (`reliable.enabled`), behind this token. */
+  readonly rm?: { readonly token: string | undefined };
   readonly readiness: () => Readiness;
   readonly metrics: ServiceMetrics;
 }
@@ -24,7 +26,7 @@ export function lateContext(early: EarlyContext): { readonly ctx: HttpContext; a
     throw new HttpError(503, `msgx is not running the pipeline (${early.readiness().role})`);
   };
   /** Forwards each method call to the live context's member `key`, resolved at call time. */
-  const forward = <K extends "reliable" | "requests">(key: K) =>
+  const forward = <K extends "reliable" | "requests" | "rm">(key: K) =>
     new Proxy({} as NonNullable<HttpContext[K]>, {
       get: (_target, name) => (...args: unknown[]) => {
         const member = current()[key] as Record<PropertyKey, (...a: unknown[]) => unknown> | undefined;
@@ -58,6 +60,7 @@ export function lateContext(early: EarlyContext): { readonly ctx: HttpContext; a
     replay: (sel, operator) => current().replay(sel, operator),
     reliable: forward("reliable"),
     requests: forward("requests"),
+    ...(early.rm ? { rm: forward("rm"), rmToken: early.rm.token } : {}),
   };
   return {
     ctx,

@@ -7,6 +7,7 @@ import {
   type JobSchedule,
   type MaintenanceStore,
   type ReconcileCounts,
+  type ReliableMessageService,
   type RouterStep,
   WAKE_EDGES,
 } from "@msgx/core";
@@ -22,6 +23,10 @@ export const MAINTENANCE_SCHEDULE = {
   reconcileFirstAfterMs: 30_000,
   /** The pause between two batches of one run: room for the pump between lock holds. */
   batchPauseMs: 200,
+  /** Finished reliable messages are purged every 10 minutes, the first time 2 minutes after start, 1,000 per batch. */
+  reliablePurgeEveryMs: 10 * 60_000,
+  reliablePurgeFirstAfterMs: 2 * 60_000,
+  reliablePurgeBatch: 1_000,
 } as const;
 
 /** The maintenance jobs as router steps, and what the metrics will read from them. */
@@ -36,6 +41,8 @@ export interface MaintenanceJobs {
 export interface MaintenanceJobsOptions {
   /** The store the jobs work on. Default: `ctx.parts.maintenance` (tests pass a fake). */
   readonly store?: MaintenanceStore;
+  /** The hosted reliable-message service, whose finished messages the `reliable-retention` job purges; absent = no such job. */
+  readonly reliable?: Pick<ReliableMessageService, "purgeFinished">;
 }
 
 /**
@@ -48,6 +55,9 @@ export interface MaintenanceJobsOptions {
  * - `reconciler`: every 5 minutes over the newest 10,000 ids; off in shadow mode (we do not own
  *   `DATE_PROCESSED` there), and its "processed without a terminal record" check is off when the
  *   mailbox filters by STATUS (a filtered row reads as not pending too).
+ * - `reliable-retention` (with `options.reliable`): every 10 minutes, ACKNOWLEDGED and CANCELLED
+ *   reliable messages last changed more than `reliable.retention.finishedMs` ago, in batches;
+ *   their ids may be prepared again afterwards (docs/reliable-message.md).
  */
 export function createMaintenanceJobs(ctx: StepContext, options: MaintenanceJobsOptions = {}): MaintenanceJobs {
   const { parts, config, clock, logger } = ctx;
@@ -101,6 +111,16 @@ export function createMaintenanceJobs(ctx: StepContext, options: MaintenanceJobs
       archiver.step(),
     ),
   ];
+  const reliable = options.reliable;
+  if (reliable) {
+    const { reliablePurgeBatch: limit } = MAINTENANCE_SCHEDULE;
+    steps.push(
+      job("reliable-retention", { kind: "every", everyMs: MAINTENANCE_SCHEDULE.reliablePurgeEveryMs, initialDelayMs: MAINTENANCE_SCHEDULE.reliablePurgeFirstAfterMs }, async () => {
+        const purged = await reliable.purgeFinished(clock.now() - config.reliable.retention.finishedMs, limit);
+        return { purged, more: purged === limit };
+      }),
+    );
+  }
   if (reconciler) {
     steps.push(
       job("reconciler", { kind: "every", everyMs: MAINTENANCE_SCHEDULE.reconcileEveryMs, initialDelayMs: MAINTENANCE_SCHEDULE.reconcileFirstAfterMs }, (signal) =>

@@ -8,6 +8,7 @@ import {
   type ReliableMessageFilter,
   type ReliableMessageOutcome,
   type ReliableMessagePage,
+  type ReliableMessageOptionsInput,
   type ReliableMessageStore,
 } from "@msgx/core";
 
@@ -21,8 +22,8 @@ export interface ReliableAdminApi {
 }
 
 /** The service over msgx's own database: every send is an outbox row in the same transaction. */
-export function reliableService(store: ReliableMessageStore, clock: Clock, logger?: Logger): ReliableMessageService {
-  return new ReliableMessageService({ store, clock, ...(logger ? { logger } : {}) });
+export function reliableService(store: ReliableMessageStore, clock: Clock, logger?: Logger, options?: ReliableMessageOptionsInput): ReliableMessageService {
+  return new ReliableMessageService({ store, clock, ...(logger ? { logger } : {}), ...(options ? { options } : {}) });
 }
 
 export function directReliableAdmin(service: ReliableMessageService): ReliableAdminApi {

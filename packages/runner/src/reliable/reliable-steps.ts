@@ -1,43 +1,123 @@
-import { MsgDispatcher, RecoveryJob, RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, type RouterStep } from "@msgx/core";
+import {
+  CheckBackJob,
+  errorMessage,
+  MsgDispatcher,
+  RecoveryJob,
+  RELIABLE_MESSAGE_DLQ_TARGET_PREFIX,
+  RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX,
+  RELIABLE_MESSAGE_TARGET_PREFIX,
+  RELIABLE_MESSAGE_TOPIC_PREFIX,
+  ReliableMessageStatus,
+  type RouterStep,
+} from "@msgx/core";
 import type { StepContext } from "../app/step-context.js";
-import { reliableService } from "./reliable-admin.js";
+import type { ReliableHost } from "./reliable-host.js";
 
+/** How often the relay looks for targets with pending rows (a send written over `/rm/v1` wakes it at once). */
 const DISCOVER_EVERY_MS = 1_000;
-const RECOVERY_EVERY_MS = 30_000;
+/** Rows one target may send per relay round before the next target's turn. */
+const DRAIN_PER_ROUND = 100;
+/** Messages one check-back batch asks about. */
+const CHECK_BATCH = 100;
+/** Batches one check-back or recovery run may do before it waits `reliable.jobIntervalMs`. */
+const MAX_BATCHES_PER_RUN = 10;
+
+/** The relay's step name: `/rm/v1` and the jobs wake it after writing a send. */
+export const RELIABLE_RELAY_STEP = "reliable-relay";
+
+/** Each kind of reliable target and the topic it goes to: the queue topics and their dead-letter topics. */
+const TARGET_KINDS = [
+  { targetPrefix: RELIABLE_MESSAGE_TARGET_PREFIX, topicPrefix: RELIABLE_MESSAGE_TOPIC_PREFIX },
+  { targetPrefix: RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, topicPrefix: RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX },
+] as const;
 
 /**
- * The reliable-message service hosted by the runner: a relay (one `MsgDispatcher` per queue
- * target `KAFKA:rmq.<queue>` that has pending rows, so a stuck queue blocks only itself) and the
- * recovery job that resends unacknowledged messages on their schedule. Check-back needs the
- * producer's checker and runs in the producer's process (see docs/reliable-message.md).
+ * The reliable-message service's router steps (docs/reliable-message.md "Hosted by the msgx runner"):
+ * - `reliable-relay`: one `MsgDispatcher` per target with pending rows, `KAFKA:rmq.<queue>` and
+ *   `KAFKA:rmq-dlq.<queue>` (so a stuck queue blocks only itself); before a queue's first send it
+ *   creates `rmq.<queue>` and `rmq-dlq.<queue>` (`reliable.createTopics`; JSONL needs none);
+ * - `reliable-check-back`: asks each queue's checker about WAITING_CONFIRM messages past their
+ *   check delay (the checker of a queue is registered the first time one of its messages is due);
+ * - `reliable-recovery`: resends unacknowledged messages, reading the outbox to count only sends
+ *   the broker acknowledged, redelivers rejected ones, marks dead past the budgets.
  */
-export function reliableSteps(ctx: StepContext): RouterStep[] {
-  const { parts, clock, logger } = ctx;
+export function reliableSteps(ctx: StepContext, host: ReliableHost): RouterStep[] {
+  const { parts, config, clock, logger } = ctx;
+  const { service, metrics } = host;
+  const r = config.reliable;
   const dispatchers = new Map<string, MsgDispatcher>();
-  const service = reliableService(parts.reliable, clock, logger);
-  const recovery = new RecoveryJob({ service, store: parts.reliable, sends: parts.outbox, clock, logger });
+  /** Targets whose topics could not be created yet: warned once until they can. */
+  const unready = new Set<string>();
+  const checkBack = new CheckBackJob({ service, store: parts.reliable, clock, logger }, { batchSize: CHECK_BATCH });
+  const checkedQueues = new Set<string>();
+  const recovery = new RecoveryJob({ service, store: parts.reliable, clock, logger, sends: parts.outbox });
+
+  /** The dispatcher of `target`, its topics created first when needed; undefined while they cannot be. */
+  const dispatcherOf = async (target: string, queue: string, topic: string): Promise<MsgDispatcher | undefined> => {
+    const known = dispatchers.get(target);
+    if (known) return known;
+    if (parts.queueTopics && r.createTopics) {
+      try {
+        await parts.queueTopics.ensure([`${RELIABLE_MESSAGE_TOPIC_PREFIX}${queue}`, `${RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX}${queue}`]);
+      } catch (e) {
+        if (!unready.has(target)) logger.warn("reliable relay: cannot create the queue's topics yet; its sends wait in the outbox", { queue, error: errorMessage(e) });
+        unready.add(target);
+        return undefined;
+      }
+      if (unready.delete(target)) logger.info("reliable relay: the queue's topics are there", { queue });
+    }
+    const d = new MsgDispatcher({ outbox: parts.outbox, delivery: parts.delivery, clock, logger }, { target, topics: { [target]: topic } });
+    dispatchers.set(target, d);
+    return d;
+  };
+
   return [
     {
-      name: "reliable-relay",
+      name: RELIABLE_RELAY_STEP,
       run: async (signal) => {
-        for (const target of await parts.outbox.pendingTargets(RELIABLE_MESSAGE_TARGET_PREFIX)) {
-          let d = dispatchers.get(target);
-          if (!d) {
-            const topic = `${RELIABLE_MESSAGE_TOPIC_PREFIX}${target.slice(RELIABLE_MESSAGE_TARGET_PREFIX.length)}`;
-            d = new MsgDispatcher({ outbox: parts.outbox, delivery: parts.delivery, clock, logger }, { target, topics: { [target]: topic } });
-            dispatchers.set(target, d);
+        for (const kind of TARGET_KINDS) {
+          for (const target of await parts.outbox.pendingTargets(kind.targetPrefix)) {
+            signal.throwIfAborted();
+            const queue = target.slice(kind.targetPrefix.length);
+            const d = await dispatcherOf(target, queue, `${kind.topicPrefix}${queue}`);
+            if (!d) continue;
+            // Drain what is due now; a target in backoff or outage waits for the next round.
+            for (let i = 0; i < DRAIN_PER_ROUND; i++) if ((await d.step(signal)).did !== "sent") break;
           }
-          // Drain what is due now; a target in backoff or outage waits for the next round.
-          for (let i = 0; i < 100; i++) if ((await d.step(signal)).did !== "sent") break;
         }
         return { after: DISCOVER_EVERY_MS, wake: [] };
       },
     },
     {
+      name: "reliable-check-back",
+      run: async (signal) => {
+        let confirmed = 0;
+        for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
+          // The job asks by queue: register the checker of each queue with a message in the batch it is about to take.
+          for (const m of await parts.reliable.due(ReliableMessageStatus.WAITING_CONFIRM, clock.now(), CHECK_BATCH)) {
+            if (checkedQueues.has(m.consumerQueue)) continue;
+            checkBack.registerChecker(m.consumerQueue, host.checkerFor(m.consumerQueue));
+            checkedQueues.add(m.consumerQueue);
+          }
+          const step = await checkBack.step(signal);
+          confirmed += step.confirmed;
+          metrics.alert("checkback", step.alerts);
+          if (!step.more) break;
+        }
+        return { after: r.jobIntervalMs, wake: confirmed > 0 ? [RELIABLE_RELAY_STEP] : [] };
+      },
+    },
+    {
       name: "reliable-recovery",
       run: async (signal) => {
-        await recovery.step(signal);
-        return { after: RECOVERY_EVERY_MS, wake: [] };
+        let sent = 0;
+        for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
+          const step = await recovery.step(signal);
+          sent += step.resent + step.redelivered + step.dead;
+          metrics.dead(step.dead);
+          if (!step.more) break;
+        }
+        return { after: r.jobIntervalMs, wake: sent > 0 ? [RELIABLE_RELAY_STEP] : [] };
       },
     },
   ];

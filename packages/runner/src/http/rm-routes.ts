@@ -1,0 +1,73 @@
+import { z } from "zod";
+import type { ReliableMessageApi } from "../reliable/reliable-api.js";
+import { bearerGuard } from "./bearer-token.js";
+import type { HttpApp } from "./http-app.js";
+import { acceptJsonBodies } from "./json-body.js";
+
+const text = z.string().nullish();
+
+/**
+ * The body of a prepare. Types are checked here; the limits (id and field lengths, the queue name,
+ * at most 20 headers) are the service's (`checkReliableMessageDraft`), answered 400 INVALID_MESSAGE.
+ * Unknown keys are refused, so a misspelt `checkDelayMS` is not silently ignored.
+ */
+const prepareBody = z
+  .object({
+    messageId: z.string({ error: "messageId is required (a string)" }),
+    queue: z.string({ error: "queue is required (a string)" }),
+    body: z.unknown().refine((v) => v !== undefined, "body is required (text, or any JSON value)"),
+    dataType: text,
+    headers: z.record(z.string(), z.string({ error: "header values must be strings" })).nullish(),
+    remark: text,
+    field1: text,
+    field2: text,
+    field3: text,
+    checkDelayMs: z.number().int().min(0).nullish(),
+  })
+  .strict();
+const prepareQuery = z.object({ confirm: z.enum(["true", "false"]).default("false") });
+const idParams = z.object({ id: z.string().min(1) });
+const rejectBody = z.object({ reason: z.string({ error: "reason is required (a string)" }).min(1, "reason is empty").max(2_000) }).strict();
+
+const orUndefined = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
+
+/**
+ * `/rm/v1`: the reliable-message service for producers and consumers over HTTP (docs/reliable-message.md
+ * "Hosted by the msgx runner"), behind its own bearer token (`reliable.token`, else `http.token`),
+ * checked before the body is read. Bodies are JSON up to `maxBodyBytes`. Every client mistake is a
+ * 4xx `{ error, message, code? }`: 400 INVALID_MESSAGE (and any malformed request), 404 NOT_FOUND,
+ * 409 ALREADY_EXISTS / ILLEGAL_STATE / CONFLICT, 422 UNKNOWN_QUEUE.
+ */
+export function registerRmRoutes(app: HttpApp, api: ReliableMessageApi, token: string | undefined, maxBodyBytes: number): void {
+  app.addHook("onRequest", bearerGuard(token));
+  acceptJsonBodies(app, maxBodyBytes);
+
+  app.post("/rm/v1/messages", { schema: { body: prepareBody, querystring: prepareQuery } }, async (request, reply) => {
+    const b = request.body;
+    const { created, message } = await api.prepare(
+      {
+        messageId: b.messageId,
+        queue: b.queue,
+        body: b.body,
+        dataType: orUndefined(b.dataType),
+        headers: orUndefined(b.headers),
+        remark: orUndefined(b.remark),
+        field1: orUndefined(b.field1),
+        field2: orUndefined(b.field2),
+        field3: orUndefined(b.field3),
+        checkDelayMs: orUndefined(b.checkDelayMs),
+      },
+      request.query.confirm === "true",
+    );
+    return reply.code(created ? 201 : 200).send({ message });
+  });
+  app.get("/rm/v1/messages/:id", { schema: { params: idParams } }, async (request, reply) => {
+    const message = await api.get(request.params.id);
+    return message ? { message } : reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no message ${request.params.id}` });
+  });
+  app.post("/rm/v1/messages/:id/confirm", { schema: { params: idParams } }, async (request) => api.confirm(request.params.id));
+  app.post("/rm/v1/messages/:id/cancel", { schema: { params: idParams } }, async (request) => api.cancel(request.params.id));
+  app.post("/rm/v1/messages/:id/ack", { schema: { params: idParams } }, async (request) => api.ack(request.params.id));
+  app.post("/rm/v1/messages/:id/reject", { schema: { params: idParams, body: rejectBody } }, async (request) => api.reject(request.params.id, request.body.reason));
+  app.post("/rm/v1/queues/:queue/replay-dead", { schema: { params: z.object({ queue: z.string().min(1) }) } }, async (request) => api.replayDead(request.params.queue));
+}

@@ -1,0 +1,235 @@
+/**
+ * `/rm/v1`, the reliable-message service over HTTP (issue 20), through fastify's inject on the
+ * runner's own server over the in-memory store: every answer of the design — 201/200 prepare,
+ * idempotent confirm, 400 bad body, 401 without its token, 404 unknown id, 409 confirm after
+ * cancel and reuse after ack, 422 unknown queue without topic creation — and the admin routes'
+ * client mistakes as 4xx, none logged at error.
+ */
+import { RecoveryJob, ReliableMessageService, type Logger } from "@msgx/core";
+import { InMemoryOutboxStore, InMemoryPipelineStore, InMemoryReliableMessageStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import type { QueueTopicsPort } from "../src/app/app-parts.js";
+import type { HttpContext } from "../src/http/http-context.js";
+import { createHttpServer } from "../src/http/http-server.js";
+import { directReliableAdmin } from "../src/reliable/reliable-admin.js";
+import { directReliableApi } from "../src/reliable/reliable-api.js";
+import { createReliableMetrics } from "../src/reliable/reliable-metrics.js";
+
+const RM_TOKEN = "rm-token-for-producers";
+const ADMIN_TOKEN = "admin-token-for-operators";
+const RM = { authorization: `Bearer ${RM_TOKEN}` };
+const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+/** Topics that exist on the fake broker: only `rmq.orders` (and what `ensure` created). */
+class FakeTopics implements QueueTopicsPort {
+  readonly present = new Set(["rmq.orders", "rmq-dlq.orders"]);
+  async ensure(topics: readonly string[]): Promise<void> {
+    for (const t of topics) this.present.add(t);
+  }
+  async exists(topic: string): Promise<boolean> {
+    return this.present.has(topic);
+  }
+}
+
+function world(createTopics: boolean) {
+  const clock = new ManualClock();
+  const db = new InMemoryPipelineStore(clock);
+  const store = new InMemoryReliableMessageStore(clock, db);
+  const logger = new RecordingLogger();
+  const service = new ReliableMessageService({ store, clock, logger, options: { maxRejects: 2, rejectWaitsMs: [1_000] } });
+  const recovery = new RecoveryJob({ service, store, clock, logger, sends: new InMemoryOutboxStore(db) });
+  const metrics = createReliableMetrics(() => service.countByPhase());
+  let sends = 0;
+  const api = directReliableApi({ service, metrics, topics: new FakeTopics(), createTopics, onSend: () => void (sends += 1) });
+  const unused = () => {
+    throw new Error("not used by these routes");
+  };
+  const ctx = {
+    logger: logger as Logger,
+    token: ADMIN_TOKEN,
+    maxBodyBytes: 64 * 1024,
+    checks: [],
+    metrics: async () => ({ contentType: "text/plain", body: await metrics.render() }),
+    receive: unused,
+    status: unused,
+    message: unused,
+    flight: unused,
+    flights: unused,
+    deadLetters: unused,
+    snapshotLog: unused,
+    replayPreview: unused,
+    replay: unused,
+    reliable: directReliableAdmin(service),
+    rm: api,
+    rmToken: RM_TOKEN,
+  } satisfies HttpContext;
+  const app = createHttpServer(ctx);
+  return { app, service, recovery, logger, clock, metrics, sends: () => sends };
+}
+
+type World = ReturnType<typeof world>;
+const apps: World["app"][] = [];
+afterAll(async () => {
+  for (const app of apps) await app.close();
+});
+
+async function call(w: World, method: "GET" | "POST", url: string, body?: unknown, headers: Record<string, string> = RM) {
+  const res = await w.app.inject({ method, url, headers: { ...headers, ...(body !== undefined ? { "content-type": "application/json" } : {}) }, ...(body !== undefined ? { payload: typeof body === "string" ? body : JSON.stringify(body) } : {}) });
+  return { status: res.statusCode, body: res.body === "" ? undefined : (JSON.parse(res.body) as Record<string, any>) };
+}
+
+const prepare = (w: World, id: string, extra: Record<string, unknown> = {}, confirm = false) =>
+  call(w, "POST", `/rm/v1/messages${confirm ? "?confirm=true" : ""}`, { messageId: id, queue: "orders", body: "pay 10", ...extra });
+
+describe("/rm/v1", () => {
+  let w: World;
+  beforeEach(async () => {
+    w = world(true);
+    apps.push(w.app);
+    await w.app.ready();
+  });
+
+  it("prepares (201 WAITING_CONFIRM), answers a repeat with 200, shows the message, and confirms idempotently", async () => {
+    const first = await prepare(w, "m-1", { dataType: "json", headers: { "x-tenant": "t1" }, field1: "order-1", checkDelayMs: 30_000 });
+    expect(first.status).toBe(201);
+    expect(first.body!["message"]).toMatchObject({ messageId: "m-1", queue: "orders", consumerQueue: "orders", status: "WAITING_CONFIRM", phase: "WAITING_CONFIRM", sendCount: 0, headers: { "x-tenant": "t1" }, checkDelayMs: 30_000, field1: "order-1" });
+    const again = await prepare(w, "m-1", { dataType: "json", headers: { "x-tenant": "t1" }, field1: "order-1", checkDelayMs: 30_000 });
+    expect(again.status).toBe(200);
+    expect(w.sends()).toBe(0);
+
+    const shown = await call(w, "GET", "/rm/v1/messages/m-1");
+    expect(shown).toMatchObject({ status: 200, body: { message: { messageId: "m-1", status: "WAITING_CONFIRM" } } });
+
+    const confirmed = await call(w, "POST", "/rm/v1/messages/m-1/confirm");
+    expect(confirmed).toMatchObject({ status: 200, body: { applied: true, message: { status: "SENDING", phase: "SENDING", sendCount: 1 } } });
+    expect(w.sends()).toBe(1);
+    const twice = await call(w, "POST", "/rm/v1/messages/m-1/confirm");
+    expect(twice).toMatchObject({ status: 200, body: { applied: false, message: { status: "SENDING", sendCount: 1 } } });
+    expect(w.sends()).toBe(1);
+  });
+
+  it("saves and sends in one call with ?confirm=true; a JSON body is stored as its JSON text", async () => {
+    const sent = await prepare(w, "m-2", { body: { order: 2, items: [1, 2] } }, true);
+    expect(sent).toMatchObject({ status: 201, body: { message: { status: "SENDING", sendCount: 1, body: '{"order":2,"items":[1,2]}' } } });
+    expect(w.sends()).toBe(1);
+    expect((await prepare(w, "m-2", { body: { order: 2, items: [1, 2] } }, true)).status).toBe(200);
+  });
+
+  it("answers 400 for a body that is malformed, of the wrong shape, or breaks a rule of the message", async () => {
+    const bad = async (body: unknown, pattern: RegExp, code?: string) => {
+      const a = await call(w, "POST", "/rm/v1/messages", body);
+      expect(a.status, JSON.stringify(body)).toBe(400);
+      expect(a.body).toMatchObject({ error: "bad request", message: expect.stringMatching(pattern), ...(code ? { code } : {}) });
+      expect(JSON.stringify(a.body)).not.toMatch(/at .*\.ts:\d+/);
+    };
+    await bad("{not json", /not JSON/);
+    await bad({ queue: "orders", body: "x" }, /messageId/);
+    await bad({ messageId: "m", queue: "orders" }, /body is required/);
+    await bad({ messageId: "m", queue: "orders", body: "x", consumerQueue: "orders" }, /consumerQueue/);
+    await bad({ messageId: "m", queue: "orders", body: "x", headers: { n: 1 } }, /header values must be strings/);
+    await bad({ messageId: "m", queue: "orders", body: "x", checkDelayMs: -1 }, /checkDelayMs/);
+    await bad({ messageId: "m", queue: "no spaces allowed", body: "x" }, /consumerQueue/, "INVALID_MESSAGE");
+    await bad({ messageId: "m", queue: "orders", body: "x", headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`h${i}`, "v"])) }, /header/, "INVALID_MESSAGE");
+    await bad({ messageId: "x".repeat(129), queue: "orders", body: "x" }, /messageId/, "INVALID_MESSAGE");
+    const noReason = await call(w, "POST", "/rm/v1/messages/m/reject", {});
+    expect(noReason).toMatchObject({ status: 400, body: { message: expect.stringMatching(/reason/) } });
+  });
+
+  it("answers 401 without its token, and with the admin token: /rm/v1 has its own", async () => {
+    expect((await call(w, "GET", "/rm/v1/messages/m-1", undefined, {})).status).toBe(401);
+    expect((await call(w, "GET", "/rm/v1/messages/m-1", undefined, ADMIN)).status).toBe(401);
+    const anonymous = await call(w, "POST", "/rm/v1/messages", { messageId: "m", queue: "orders", body: "x" }, {});
+    expect(anonymous).toMatchObject({ status: 401, body: { error: "unauthorized" } });
+    expect(await w.service.get("m")).toBeUndefined();
+  });
+
+  it("answers 404 for an unknown id: get, confirm, cancel, ack, reject", async () => {
+    expect(await call(w, "GET", "/rm/v1/messages/nobody")).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+    for (const op of ["confirm", "cancel", "ack"]) expect((await call(w, "POST", `/rm/v1/messages/nobody/${op}`)).status, op).toBe(404);
+    expect((await call(w, "POST", "/rm/v1/messages/nobody/reject", { reason: "x" })).status).toBe(404);
+  });
+
+  it("cancels idempotently, and a confirm after the cancel is 409 CONFLICT", async () => {
+    await prepare(w, "m-3");
+    expect(await call(w, "POST", "/rm/v1/messages/m-3/cancel")).toMatchObject({ status: 200, body: { applied: true, message: { status: "CANCELLED" } } });
+    expect(await call(w, "POST", "/rm/v1/messages/m-3/cancel")).toMatchObject({ status: 200, body: { applied: false } });
+    expect(await call(w, "POST", "/rm/v1/messages/m-3/confirm")).toMatchObject({ status: 409, body: { error: "conflict", code: "CONFLICT" } });
+    expect(w.sends()).toBe(0);
+  });
+
+  it("refuses 409 the reuse of an acknowledged id, and an ack of an unsent message or a cancel of a sent one", async () => {
+    await prepare(w, "m-4", {}, true);
+    expect(await call(w, "POST", "/rm/v1/messages/m-4/ack")).toMatchObject({ status: 200, body: { applied: true, message: { status: "ACKNOWLEDGED" } } });
+    expect(await call(w, "POST", "/rm/v1/messages/m-4/ack")).toMatchObject({ status: 200, body: { applied: false } });
+    expect(await prepare(w, "m-4", {}, true)).toMatchObject({ status: 409, body: { code: "ALREADY_EXISTS" } });
+    expect(await prepare(w, "m-4")).toMatchObject({ status: 409, body: { code: "ALREADY_EXISTS" } });
+    await prepare(w, "m-5");
+    expect(await call(w, "POST", "/rm/v1/messages/m-5/ack")).toMatchObject({ status: 409, body: { code: "ILLEGAL_STATE" } });
+    await call(w, "POST", "/rm/v1/messages/m-5/confirm");
+    expect(await call(w, "POST", "/rm/v1/messages/m-5/cancel")).toMatchObject({ status: 409, body: { code: "ILLEGAL_STATE" } });
+    expect(await prepare(w, "m-5", { body: "other content" })).toMatchObject({ status: 409, body: { code: "ALREADY_EXISTS" } });
+  });
+
+  it("records a consumer's rejects, DEAD at the budget, and replays a queue's dead letters", async () => {
+    await prepare(w, "m-6", {}, true);
+    const first = await call(w, "POST", "/rm/v1/messages/m-6/reject", { reason: "handler threw" });
+    expect(first).toMatchObject({ status: 200, body: { applied: true, message: { rejectCount: 1, lastError: "handler threw", dead: false } } });
+    // Recovery redelivers after rejectWaitsMs; the second reject (maxRejects 2) makes it DEAD.
+    w.clock.advance(1_000);
+    expect((await w.recovery.step()).redelivered).toBe(1);
+    const second = await call(w, "POST", "/rm/v1/messages/m-6/reject", { reason: "handler threw again" });
+    expect(second).toMatchObject({ status: 200, body: { applied: true, message: { rejectCount: 2, dead: true, phase: "DEAD" } } });
+    expect(await w.metrics.render()).toMatch(/^msgx_reliable_dead_letters_total 1$/m);
+    expect(await call(w, "POST", "/rm/v1/messages/m-6/reject", { reason: "late" })).toMatchObject({ status: 200, body: { applied: false } });
+
+    const replay = await call(w, "POST", "/rm/v1/queues/orders/replay-dead");
+    expect(replay).toMatchObject({ status: 200, body: { resent: 1 } });
+    expect((await call(w, "GET", "/rm/v1/messages/m-6")).body!["message"]).toMatchObject({ status: "SENDING", dead: false, rejectCount: 0 });
+    expect(await call(w, "POST", "/rm/v1/queues/nobody/replay-dead")).toMatchObject({ status: 200, body: { resent: 0 } });
+  });
+
+  it("counts rejects in its metrics, with bounded labels", async () => {
+    await prepare(w, "m-7", {}, true);
+    await call(w, "POST", "/rm/v1/messages/m-7/reject", { reason: "boom" });
+    const text = await w.metrics.render();
+    expect(text).toMatch(/^msgx_reliable_rejects_total 1$/m);
+    expect(text).toMatch(/^msgx_reliable_messages\{phase="SENDING"\} 1$/m);
+    expect(text).toMatch(/^msgx_reliable_messages\{phase="WAITING_CONFIRM"\} 0$/m);
+    for (const outcome of ["confirm", "cancel", "unknown", "error", "timeout", "no-checker"]) expect(text).toContain(`msgx_reliable_checkbacks_total{outcome="${outcome}"} 0`);
+    for (const kind of ["checkback", "dead"]) expect(text).toContain(`msgx_reliable_alerts_total{kind="${kind}"} 0`);
+    expect(text).toMatch(/^msgx_reliable_dead_letters_total 0$/m);
+    // No label carries a queue or a message id.
+    expect(text).not.toMatch(/m-7|orders/);
+  });
+
+  it("answers the admin API's client mistakes with 4xx, none logged at error", async () => {
+    await prepare(w, "m-8");
+    const admin = (method: "GET" | "POST", url: string) => call(w, method, url, undefined, ADMIN);
+    expect(await admin("POST", "/admin/reliable-messages/nobody/resend")).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+    expect(await admin("POST", "/admin/reliable-messages/m-8/resend")).toMatchObject({ status: 409, body: { code: "ILLEGAL_STATE" } });
+    expect(await admin("POST", "/admin/reliable-messages/m-8/mark-dead")).toMatchObject({ status: 409 });
+    expect((await admin("GET", "/admin/reliable-messages?page=0")).status).toBe(400);
+    expect((await admin("GET", "/admin/reliable-messages?size=abc")).status).toBe(400);
+    expect((await admin("GET", "/admin/reliable-messages/nobody")).status).toBe(404);
+    expect(w.logger.at("error")).toEqual([]);
+  });
+});
+
+describe("/rm/v1 with reliable.createTopics false", () => {
+  it("refuses 422 UNKNOWN_QUEUE a prepare for a queue whose topic does not exist, and takes one whose topic does", async () => {
+    const w = world(false);
+    apps.push(w.app);
+    await w.app.ready();
+    const refused = await call(w, "POST", "/rm/v1/messages?confirm=true", { messageId: "q-1", queue: "unknown-queue", body: "x" });
+    expect(refused).toMatchObject({ status: 422, body: { error: "unprocessable entity", code: "UNKNOWN_QUEUE", message: expect.stringMatching(/rmq\.unknown-queue/) } });
+    expect(await w.service.get("q-1")).toBeUndefined();
+    expect((await call(w, "POST", "/rm/v1/messages", { messageId: "q-2", queue: "orders", body: "x" })).status).toBe(201);
+  });
+
+  it("does not look topics up when it may create them", async () => {
+    const w = world(true);
+    apps.push(w.app);
+    await w.app.ready();
+    expect((await call(w, "POST", "/rm/v1/messages", { messageId: "q-3", queue: "unknown-queue", body: "x" })).status).toBe(201);
+  });
+});
