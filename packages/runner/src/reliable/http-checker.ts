@@ -1,14 +1,4 @@
-import { CheckVerdict, type ReliableMessage, type ReliableMessageChecker } from "@msgx/core";
-
-/** The verdicts a checker endpoint may answer, and what each means to the check-back job. */
-const VERDICTS: Readonly<Record<string, CheckVerdict>> = {
-  confirm: CheckVerdict.CONFIRM,
-  cancel: CheckVerdict.DELETE,
-  unknown: CheckVerdict.LATER,
-  // The check-back job's own names, so a checker written against the library reads the same.
-  delete: CheckVerdict.DELETE,
-  later: CheckVerdict.LATER,
-};
+import { CheckVerdict, normalizeCheckVerdict, type ReliableMessage, type ReliableMessageChecker } from "@msgx/core";
 
 /** How one call to a checker ended, for the `msgx_reliable_checkbacks_total{outcome}` counter. */
 export type CheckerOutcome = "confirm" | "cancel" | "unknown" | "error" | "timeout";
@@ -33,7 +23,7 @@ export function checkRequestBody(message: ReliableMessage): Record<string, unkno
     queue: message.consumerQueue,
     dataType: message.dataType,
     body: message.body,
-    headers: (message as { headers?: unknown }).headers ?? null,
+    headers: message.headers,
     field1: message.field1,
     field2: message.field2,
     field3: message.field3,
@@ -75,7 +65,8 @@ export function httpChecker(options: HttpCheckerOptions): ReliableMessageChecker
       } catch {
         throw new Error(`checker answered 200 with a body that is not JSON: ${text.slice(0, 200)}`);
       }
-      const mapped = typeof verdict === "string" ? VERDICTS[verdict] : undefined;
+      // confirm, cancel, unknown (and the job's own names delete, later): the core's one list.
+      const mapped = normalizeCheckVerdict(verdict);
       if (mapped === undefined) throw new Error(`checker answered verdict ${JSON.stringify(verdict)}: expected "confirm", "cancel" or "unknown"`);
       observe(mapped === CheckVerdict.CONFIRM ? "confirm" : mapped === CheckVerdict.DELETE ? "cancel" : "unknown");
       return mapped;
