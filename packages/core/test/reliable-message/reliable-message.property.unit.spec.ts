@@ -29,7 +29,7 @@ const cmdArb: fc.Arbitrary<ChaosCmd> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ t: "restartDispatcher" as const }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("loseBrokerAcks" as const), n: fc.integer({ min: 1, max: 2 }) }) },
   { weight: 4, arbitrary: fc.record({ t: fc.constant("consume" as const), n: fc.integer({ min: 1, max: 4 }) }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant("handlerFailsNext" as const), n: fc.integer({ min: 1, max: 3 }) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant("handlerFailsNext" as const), n: fc.integer({ min: 1, max: 5 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("ackFailsNext" as const), n: fc.integer({ min: 1, max: 2 }) }) },
   {
     weight: 1,
@@ -37,6 +37,7 @@ const cmdArb: fc.Arbitrary<ChaosCmd> = fc.oneof(
   },
   { weight: 4, arbitrary: fc.record({ t: fc.constant("advance" as const), ms: fc.integer({ min: 0, max: 20 * 60_000 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("consumerDown" as const), rounds: fc.integer({ min: 1, max: 8 }) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant("brokerOutage" as const), rounds: fc.integer({ min: 1, max: 8 }) }) },
 );
 const planArb: fc.Arbitrary<OrderPlan> = fc.record({ commits: fc.integer({ min: 0, max: 3 }).map((n) => n > 0), retries: fc.boolean() });
 
@@ -57,6 +58,7 @@ describe("reliable-message properties", () => {
       if (w.stages.some((s, i) => s === "crashed" && w.payments.get(ChaosWorld.orderNo(i)) === "PAID")) runs.crashBeforeConfirm += 1;
       await w.settle();
 
+      expect(w.outageViolations).toEqual([]);
       for (let i = 0; i < plans.length; i++) {
         const id = ChaosWorld.messageId(i);
         const paid = w.payments.get(ChaosWorld.orderNo(i)) === "PAID";

@@ -1,10 +1,12 @@
 import { isMsgxError } from "../../src/errors/msgx-error.js";
+import { DeliveryStatus } from "../../src/outbox/outbox-event.js";
 import { SimulatedCrashMarker } from "../../src/runtime/simulated-crash.js";
 import type { CheckVerdict } from "../../src/reliable-message/check-back-job.js";
 import { InMemoryConsumeLog, type InMemoryConsumerTx } from "../../src/reliable-message/in-memory-consume-log.js";
 import { ReliableMessageConsumer, type ConsumerFailpoint } from "../../src/reliable-message/reliable-message-consumer.js";
 import { isReliableMessageError } from "../../src/reliable-message/reliable-message-error.js";
 import { isFinishedStatus } from "../../src/reliable-message/reliable-message.js";
+import { reliableMessageDlqTarget } from "../../src/reliable-message/message-envelope.js";
 import { RmWorld } from "./rm-world.js";
 
 const MIN = 60_000;
@@ -39,7 +41,9 @@ export type ChaosCmd =
   | { readonly t: "crashConsumer"; readonly at: ConsumerFailpoint }
   | { readonly t: "advance"; readonly ms: number }
   /** Hours pass with the consumer down: the jobs and the relay keep running, nobody consumes. */
-  | { readonly t: "consumerDown"; readonly rounds: number };
+  | { readonly t: "consumerDown"; readonly rounds: number }
+  /** The broker is down for rounds × 10 minutes while the jobs and the relay keep running. */
+  | { readonly t: "brokerOutage"; readonly rounds: number };
 
 /** What a run exercised, summed over runs and reported (a property that exercises nothing proves nothing). */
 export interface Coverage {
@@ -58,6 +62,10 @@ export interface Coverage {
   handlerFailures: number;
   consumerCrashes: number;
   ackFailures: number;
+  rejects: number;
+  redelivered: number;
+  outageRechecks: number;
+  deadLetters: number;
 }
 
 export const emptyCoverage = (): Coverage => ({
@@ -76,6 +84,10 @@ export const emptyCoverage = (): Coverage => ({
   handlerFailures: 0,
   consumerCrashes: 0,
   ackFailures: 0,
+  rejects: 0,
+  redelivered: 0,
+  outageRechecks: 0,
+  deadLetters: 0,
 });
 
 /**
@@ -93,13 +105,17 @@ export class ChaosWorld extends RmWorld {
   readonly consumer: ReliableMessageConsumer<InMemoryConsumerTx>;
   readonly coverage = emptyCoverage();
   offset = 0;
+  /** Messages that went DEAD in a broker outage without a broker-acknowledged send before it (must stay empty). */
+  readonly outageViolations: string[] = [];
+  /** The consumer's try number for the record at `offset` (its in-process retry budget). */
+  attempt = 1;
   mood: "answer" | "later" | "throw" = "answer";
   #handlerFailures = 0;
   #ackFailures = 0;
   #crashAt: ConsumerFailpoint | null = null;
 
   constructor(readonly plans: readonly OrderPlan[]) {
-    super([QUEUE], { checkAfterMs: MIN, checkIntervalMs: MIN, maxChecks: 5, exhaustedCheckIntervalMs: 30 * MIN });
+    super([QUEUE], { checkAfterMs: MIN, checkIntervalMs: MIN, maxChecks: 5, maxCheckIntervalMs: 30 * MIN, maxRejects: 2, rejectWaitsMs: [MIN] });
     this.stages = plans.map(() => "new");
     this.coverage.orders = plans.length;
     this.checkBack.registerChecker(QUEUE, async (m) => this.#check(m.field1!));
@@ -122,6 +138,14 @@ export class ChaosWorld extends RmWorld {
           throw new Error("message service unreachable (simulated)");
         }
         await this.service.acknowledge(id);
+      },
+      // Two tries per delivery, then the service's reject: redelivered after a minute, DEAD (and
+      // dead-lettered) at the second reject, replayed by the operator in `settle`.
+      maxAttempts: 2,
+      retryWaitsMs: [0],
+      reject: async (id, reason) => {
+        this.coverage.rejects += 1;
+        await this.service.reject(id, reason);
       },
       failpoint: (name) => {
         if (this.#crashAt === name) {
@@ -222,9 +246,7 @@ export class ChaosWorld extends RmWorld {
           this.coverage.deferredChecks += s.deferred;
         });
       case "recovery":
-        return this.#job(async () => {
-          this.coverage.resentByRecovery += (await this.recovery.step()).resent;
-        });
+        return this.#job(async () => this.#recover());
       case "dispatch":
         await this.dispatchers.get(QUEUE)!.step();
         return;
@@ -257,6 +279,28 @@ export class ChaosWorld extends RmWorld {
           await this.run({ t: "dispatch" });
         }
         return;
+      case "brokerOutage": {
+        // SPEC: an outage never makes anything DEAD. Only a message whose last send the broker
+        // had acknowledged before the outage may die during it (its wait ran out).
+        const ackedBefore = new Set(
+          [...this.store.messages.values()]
+            .filter((m) => m.lastEventId !== null && this.outbox.events.find((e) => e.eventId === m.lastEventId)?.status === DeliveryStatus.SENT)
+            .map((m) => m.messageId),
+        );
+        const deadBefore = new Set([...this.store.messages.values()].filter((m) => m.dead).map((m) => m.messageId));
+        this.broker.faults.setDown(true);
+        for (let i = 0; i < cmd.rounds; i++) {
+          this.clock.advance(10 * MIN);
+          await this.run({ t: "checkBack" });
+          await this.run({ t: "recovery" });
+          await this.run({ t: "dispatch" });
+        }
+        this.broker.faults.setDown(false);
+        for (const m of this.store.messages.values()) {
+          if (m.dead && !deadBefore.has(m.messageId) && !ackedBefore.has(m.messageId)) this.outageViolations.push(`${m.messageId} died in a broker outage: ${m.lastError}`);
+        }
+        return;
+      }
     }
   }
 
@@ -265,13 +309,27 @@ export class ChaosWorld extends RmWorld {
     const record = this.broker.records(TOPIC)[this.offset];
     if (record === undefined) return false;
     try {
-      const outcome = await this.consumer.handle(record.value);
+      const outcome = await this.consumer.handle(record.value, this.attempt);
       if (outcome.kind === "duplicate") this.coverage.duplicatesConsumed += 1;
-      this.offset += 1;
+      if (outcome.kind === "retry") {
+        this.attempt = outcome.attempt + 1;
+      } else {
+        this.offset += 1;
+        this.attempt = 1;
+      }
     } catch (e) {
       if (!(e instanceof SimulatedCrashMarker) && !isMsgxError(e) && !(e instanceof Error && e.message.includes("simulated"))) throw e;
+      // A restarted consumer starts the record's budget again.
+      if (e instanceof SimulatedCrashMarker) this.attempt = 1;
     }
     return true;
+  }
+
+  async #recover(): Promise<void> {
+    const step = await this.recovery.step();
+    this.coverage.resentByRecovery += step.resent;
+    this.coverage.redelivered += step.redelivered;
+    this.coverage.outageRechecks += step.pending;
   }
 
   /** A job step as the host runs it: a store outage ends the step (the host backs off and retries). */
@@ -306,12 +364,13 @@ export class ChaosWorld extends RmWorld {
         this.coverage.deferredChecks += s.deferred;
         more = s.more;
       }
-      this.coverage.resentByRecovery += (await this.recovery.step()).resent;
+      await this.#recover();
       this.coverage.deadRevivedByOperator += (await this.service.resendAllDeadByQueue(QUEUE, 2)).resent;
       await this.deliverAll();
       while (await this.consumeOne());
-      if ([...this.store.messages.values()].every((m) => isFinishedStatus(m.status)) && this.outbox.events.every((e) => e.status === "SENT")) return;
+      if ([...this.store.messages.values()].every((m) => isFinishedStatus(m.status)) && this.outbox.events.every((e) => e.status === "SENT")) break;
       this.clock.advance(20 * MIN);
     }
+    this.coverage.deadLetters = this.outbox.events.filter((e) => e.target === reliableMessageDlqTarget(QUEUE)).length;
   }
 }
