@@ -24,9 +24,9 @@ export function compareCodePoints(a: string, b: string): number {
 }
 
 /**
- * The in-memory `ReliableMessageStore`: a map of messages, and the outbox rows appended to the
- * pipeline fake's `tables.events` (the rows `InMemoryOutboxStore` and the relay read), with
- * EVENT_IDs from its sequence. Each call is synchronous once it starts, hence atomic. Faults: the
+ * The in-memory `ReliableMessageStore`: a map of messages, and the outbox rows (sends and dead
+ * letters) appended to the pipeline fake's `tables.events` (the rows `InMemoryOutboxStore` and the
+ * relay read), with EVENT_IDs from its sequence; a send's id is stored as the message's `lastEventId`. Each call is synchronous once it starts, hence atomic. Faults: the
  * pipeline store's `faults` (operation names `rm.<member>`, so one `setDown(true)` takes the whole
  * database away) and `commitUnknownNext` (the next commit applies, then reports COMMIT_UNKNOWN).
  */

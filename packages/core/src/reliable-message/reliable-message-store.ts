@@ -70,6 +70,8 @@ export interface ReliableMessagePage {
  *   outbox row all commit together or not at all. A lost compare-and-set writes nothing and
  *   returns the conflict; it never throws for it. Outbox rows are PENDING with EVENT_IDs from the
  *   same sequence the pipeline uses, so the relay delivers them in commit order per target.
+ * - A write with a `send` stores the message with `lastEventId` = the send row's EVENT_ID, in the
+ *   same transaction; a `deadLetter` row commits the same way and leaves `lastEventId` alone.
  * - Two concurrent writes expecting the same version: at most one succeeds.
  * - Reads return committed data. Times are epoch milliseconds, stored to the millisecond.
  * - Driver errors leave as `MsgxError`: connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`,

@@ -30,8 +30,8 @@ export interface ReliableMessageCommandDeps {
 }
 
 /**
- * Reads the message, decides, evolves, and writes the change (with its outbox row when it sends)
- * as one compare-and-set. A lost compare-and-set means someone else changed the message: read
+ * Reads the message, decides, evolves, and writes the change (with its outbox row when it sends,
+ * or its dead-letter row when it dies) as one compare-and-set. A lost compare-and-set means someone else changed the message: read
  * again and decide again, so a concurrent confirm, check-back or acknowledgement is seen and never
  * doubled. Store errors propagate unchanged (`COMMIT_UNKNOWN` included: the caller re-reads or
  * retries the command, which is safe since every command is idempotent).
