@@ -71,7 +71,7 @@ export class QueueTopics {
   async ensure(topics: readonly string[]): Promise<void> {
     const wanted = [...new Set(topics)].filter((t) => !this.#known.has(t));
     if (wanted.length === 0) return;
-    const key = wanted.sort().join("\n");
+    const key = [...wanted].sort().join("\n");
     let pending = this.#inFlight.get(key);
     if (pending === undefined) {
       pending = ensureQueueTopics(this.#admin, wanted, this.#options)
