@@ -16,6 +16,8 @@ export { createPgMailboxTable } from "./mailbox/pg-mailbox-schema.js";
 // consumer-side logs live in the consumers' own databases, so they are migrations of their own.
 export { taskRoutingMigration, taskConsumeLogMigration } from "./migrations/0006-task-routing.js";
 export { reliableMessageMigration, reliableMessageConsumeLogMigration } from "./migrations/0005-reliable-message.js";
+// Applied after 0005 (the runner's migrateToLatest does both): terminal statuses, rejects, headers, the purge index.
+export { reliableMessageServiceMigration } from "./migrations/0015-reliable-message-service.js";
 
 // Schema
 export {
