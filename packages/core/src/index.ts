@@ -250,7 +250,15 @@ export { ReliableMessageService, MAX_REJECT_REASON, type ReliableMessageServiceD
 export { CheckBackJob, CheckVerdict, CHECK_VERDICT_ALIASES, normalizeCheckVerdict, decideCheckBack, type ReliableMessageChecker, type CheckAnswer, type CheckBackDecision, type CheckBackStep, type CheckBackJobDeps } from "./reliable-message/check-back-job.js";
 export { RecoveryJob, decideRecovery, lastSendState, type RecoveryStep, type RecoveryJobDeps } from "./reliable-message/recovery-job.js";
 export type { ConsumeLog, ConsumeLogEntry } from "./reliable-message/consume-log.js";
-export { ReliableMessageConsumer, type ReliableMessageHandler, type ReliableMessageConsumerDeps, type ConsumeOutcome } from "./reliable-message/reliable-message-consumer.js";
+export {
+  ReliableMessageConsumer,
+  DEFAULT_CONSUMER_MAX_ATTEMPTS,
+  DEFAULT_CONSUMER_RETRY_WAITS_MS,
+  MAX_REJECT_REASON_LENGTH,
+  type ReliableMessageHandler,
+  type ReliableMessageConsumerDeps,
+  type ConsumeOutcome,
+} from "./reliable-message/reliable-message-consumer.js";
 
 // Task-event routing (SPEC §3, seed 001)
 export { TaskStatus, TASK_STATUSES, PENDING_CALLBACK_STATUSES, FINAL_TASK_STATUSES, awaitsCallback, newTaskRecord, assertTaskId, assertRoutingCode, isRoutingCode, type NewTask, type TaskRecord, type TaskPayload } from "./task-routing/task-record.js";
@@ -284,10 +292,10 @@ export { Reconciler, DEFAULT_RECONCILER_OPTIONS, type ReconcilerOptions, type Re
 // Upstream requests and reference data (SPEC §2.6)
 export type { OutboundMailbox, OutboundRow, OutboundQuery } from "./ports/outbound-mailbox.js";
 export { RequestStatus, OPEN_REQUEST_STATUSES, ANSWERABLE_REQUEST_STATUSES, isOpenRequest, isAnswerableRequest } from "./requests/request-status.js";
-export { requestTypeOf, requestEcho, toOpenRequest, type RequestRecord, type RequestDraft, type RequestParams, type RequestMatch, type RequestCloseReason } from "./requests/request-record.js";
+export { requestTypeOf, requestEcho, formatSeqn, toOpenRequest, type RequestRecord, type RequestDraft, type RequestParams, type RequestMatch, type RequestCloseReason } from "./requests/request-record.js";
 export { evolveRequest, decideRequest, registerRequest, IllegalRequestTransitionError, type RequestEvent, type RequestAction, type RegistrationInput } from "./requests/request-machine.js";
 export { DEFAULT_REQUEST_OPTIONS, requestOptions, nextSeqn, type RequestOptions } from "./requests/request-options.js";
-export { encodeRqfd, encodeRqrd, encodeRequest, checkRequestParams, type RequestMeta } from "./requests/request-encoder.js";
+export { encodeRqfd, encodeRqrd, encodeRequest, checkRequestParams, DEFAULT_REQUEST_LAYOUT, type RequestMeta, type RequestLayout, type RangeTimeFormat } from "./requests/request-encoder.js";
 export { epochMsToDttm } from "./requests/dttm-instant.js";
 export { MatchRule, matchReply, openRequestType, type ReplyFacts, type ReplyMatch, type ReplyMatchOptions } from "./requests/reply-match.js";
 export { RequestInputError, isRequestInputError } from "./requests/request-input-error.js";
