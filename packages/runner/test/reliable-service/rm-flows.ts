@@ -164,7 +164,8 @@ export async function silentProducerResolvedByCheckBack(w: RmWorld): Promise<voi
   expect(first(abandoned).at - t0).toBeGreaterThanOrEqual(CHECK_BACK_QUEUE_DELAY_MS);
   expect(first(paid)).toMatchObject({ queue, status: 200, verdict: "confirm", auth: `Bearer ${CHECKER_TOKEN}` });
   expect(first(paid).request).toMatchObject({ messageId: paid, queue, body: "paid order" });
-  expect(calls.filter((c) => c.messageId === abandoned).map((c) => c.verdict)).toEqual(["cancel"]);
+  // Asked until it answered (a call the service gave up on under load is asked again), always "cancel".
+  expect(new Set(calls.filter((c) => c.messageId === abandoned).map((c) => c.verdict))).toEqual(new Set(["cancel"]));
 
   // A later message on the queue arrives; the cancelled one never did.
   const [sentinel] = await produce(w.url, [{ op: "prepare", id: `${queue}-sentinel`, queue, body: "after", confirm: true }]);

@@ -66,12 +66,16 @@ export async function produce(url: string, steps: readonly Record<string, unknow
   return p.lines as ProducerAnswer[];
 }
 
-/** The service's view of a message, as the producer reads it (`GET /rm/v1/messages/<id>`); undefined when 404. */
+/**
+ * The service's view of a message (`GET /rm/v1/messages/<id>`), undefined when 404. The test reads
+ * it directly: polling through a producer process per look would only load the machine.
+ */
 export async function getMessage(url: string, id: string): Promise<Record<string, any> | undefined> {
-  const [a] = await produce(url, [{ op: "get", id }]);
-  if (a!.status === 404) return undefined;
-  if (a!.status !== 200) throw new Error(`GET ${id}: ${a!.status} ${JSON.stringify(a!.body)}`);
-  return (a!.body?.message ?? a!.body) as Record<string, any>;
+  const res = await fetch(new URL(`/rm/v1/messages/${encodeURIComponent(id)}`, url), { headers: { authorization: `Bearer ${RM_TOKEN}` } });
+  if (res.status === 404) return undefined;
+  const body = (await res.json()) as { message?: Record<string, any> };
+  if (res.status !== 200 || body.message === undefined) throw new Error(`GET ${id}: ${res.status} ${JSON.stringify(body)}`);
+  return body.message;
 }
 
 export interface CheckerCall {
