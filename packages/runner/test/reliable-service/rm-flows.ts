@@ -187,9 +187,11 @@ export async function failingCheckerNeverLosesTheMessage(w: RmWorld, failForMs: 
   const id = `${queue}-1`;
   const reader = await consumer(w, `rmq.${queue}`);
   await warmUp(w, queue, [reader]);
-  await w.checker.control({ verdicts: { [id]: "confirm" }, failForMs: { [queue]: failForMs } });
+  // Taken before the checker starts its window, so every call before this instant is answered 500.
   const failingUntil = Date.now() + failForMs;
-  const alertsBefore = await metric(w.url, "msgx_reliable_alerts_total");
+  await w.checker.control({ verdicts: { [id]: "confirm" }, failForMs: { [queue]: failForMs } });
+  const alertsBefore = await metric(w.url, "msgx_reliable_alerts_total", { kind: "checkback" });
+  const errorsBefore = await metric(w.url, "msgx_reliable_checkbacks_total", { outcome: "error" });
   expect((await produce(w.url, [{ op: "prepare", id, queue, body: "waits out the checker" }]))[0]!.status).toBe(201);
 
   // Throughout the checker's outage the message is kept, unconfirmed and undelivered.
@@ -199,7 +201,7 @@ export async function failingCheckerNeverLosesTheMessage(w: RmWorld, failForMs: 
     expect(reader.of(id)).toEqual([]);
     await sleep(Math.min(5_000, Math.max(0, failingUntil - 1_000 - Date.now())));
   }
-  const failing = (await w.checker.calls()).filter((c) => c.messageId === id);
+  const failing = (await w.checker.calls()).filter((c) => c.messageId === id && c.at < failingUntil);
   expect(failing.length).toBeGreaterThanOrEqual(3);
   expect(failing.every((c) => c.status === 500)).toBe(true);
   // Inconclusive checks back off (0.5 s doubling to 4 s), so the checker is not hammered.
@@ -207,7 +209,9 @@ export async function failingCheckerNeverLosesTheMessage(w: RmWorld, failForMs: 
   const maxGapMs = Math.max(...gaps);
   expect(maxGapMs).toBeGreaterThanOrEqual(1_900);
   expect(failing.length).toBeLessThan(Math.ceil(failForMs / 500) / 2);
-  expect(await metric(w.url, "msgx_reliable_alerts_total")).toBeGreaterThan(alertsBefore);
+  // From the third inconclusive check on, each one alerts.
+  expect(await metric(w.url, "msgx_reliable_alerts_total", { kind: "checkback" })).toBeGreaterThanOrEqual(alertsBefore + failing.length - 2);
+  expect(await metric(w.url, "msgx_reliable_checkbacks_total", { outcome: "error" })).toBeGreaterThanOrEqual(errorsBefore + failing.length);
 
   await waitMessage(w, id, acknowledged, "confirmed once the checker answers, and acknowledged", 60_000);
   const calls = (await w.checker.calls()).filter((c) => c.messageId === id);
