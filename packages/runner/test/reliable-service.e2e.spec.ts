@@ -74,10 +74,25 @@ afterAll(async () => {
     if (code !== 0) console.error(`[${suite}] runner exited ${code}:\n${runner.output().slice(-5_000)}`);
   }
   await checker?.stop();
-  if (available) await pgClient.query(`DROP SCHEMA IF EXISTS ${run} CASCADE`).catch(() => undefined);
+  if (available) {
+    await pgClient.query(`DROP SCHEMA IF EXISTS ${run} CASCADE`).catch(() => undefined);
+    await dropTopics().catch((e: unknown) => console.warn(`[${suite}] topics of ${run} left behind:`, e));
+  }
   await pgClient.end().catch(() => undefined);
   dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
 }, 300_000);
+
+/** This run's topics (the queues' and the runner's own), so a shared broker does not fill up. */
+async function dropTopics(): Promise<void> {
+  const admin = new kafkajs.Kafka({ brokers: BROKERS.split(","), logLevel: kafkajs.logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const ours = (await admin.listTopics()).filter((t) => t.includes(run));
+    if (ours.length > 0) await admin.deleteTopics({ topics: ours });
+  } finally {
+    await admin.disconnect();
+  }
+}
 
 describe.skipIf(!available)(suite, () => {
   it("prepare + confirm: delivered once to a plain kafkajs consumer, acknowledged over HTTP; the id is not reused", async () => {
