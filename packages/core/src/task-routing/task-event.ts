@@ -1,7 +1,10 @@
 import { isRoutingCode, type TaskPayload, type TaskRecord } from "./task-record.js";
 
-/** The events a task publishes to its owner. */
-export const TaskEventType = { TASK_FINISHED: "TASK_FINISHED", TASK_CANCELLED: "TASK_CANCELLED" } as const;
+/**
+ * The events a task publishes to its owner. `TASK_EXECUTING` (progress; no callback expected) came
+ * after the first release: a consumer older than it dead-letters it as an unknown event type.
+ */
+export const TaskEventType = { TASK_FINISHED: "TASK_FINISHED", TASK_CANCELLED: "TASK_CANCELLED", TASK_EXECUTING: "TASK_EXECUTING" } as const;
 export type TaskEventType = (typeof TaskEventType)[keyof typeof TaskEventType];
 
 /** The schema version of {@link TaskEventMessage}; bumped on any incompatible change. */
@@ -75,6 +78,11 @@ export type ParsedTaskEvent = { readonly ok: true; readonly event: TaskEventMess
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isText = (v: unknown): v is string => typeof v === "string" && v.length > 0;
 const isTextOrNull = (v: unknown): v is string | null => v === null || typeof v === "string";
+const EVENT_TYPES: readonly unknown[] = Object.values(TaskEventType);
+const isTaskEventType = (v: unknown): v is TaskEventType => EVENT_TYPES.includes(v);
+
+/** True for an event the owner reports back on (FINISHED, CANCELLED); progress events expect no callback. */
+export const expectsTaskCallback = (eventType: string): boolean => eventType !== TaskEventType.TASK_EXECUTING;
 
 /**
  * Parses and checks a record value. An event type this version does not know is reported as such
@@ -104,8 +112,6 @@ export function parseTaskEvent(value: string | null): ParsedTaskEvent {
   }
   if (!isObject(raw["payload"])) return { ok: false, reason: "payload is not a JSON object" };
   const eventType = raw["eventType"];
-  if (eventType !== TaskEventType.TASK_FINISHED && eventType !== TaskEventType.TASK_CANCELLED) {
-    return { ok: false, reason: `unknown eventType ${JSON.stringify(eventType)}` };
-  }
+  if (!isTaskEventType(eventType)) return { ok: false, reason: `unknown eventType ${JSON.stringify(eventType)}` };
   return { ok: true, event: raw as unknown as TaskEventMessage };
 }

@@ -10,6 +10,16 @@ export const TaskEventHeader = {
   OWNER: "msgx-owner",
   TASK_EVENT: "msgx-task-event",
   HANDLER_CODE: "msgx-handler-code",
+  /**
+   * On a record the task service republished by an operator's replay: the replay id. An owner whose
+   * consume log row of the event is DEAD resets it and runs the handler again (normal budget).
+   */
+  REPLAY: "msgx-replay",
+  /**
+   * On a record the task service republished because the owner's callback never arrived (value: who
+   * asked, e.g. `watchdog`). An owner whose row is settled and its callback SENT reports again.
+   */
+  REDELIVER: "msgx-redeliver",
 } as const;
 export type TaskEventHeader = (typeof TaskEventHeader)[keyof typeof TaskEventHeader];
 
