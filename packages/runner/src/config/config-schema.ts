@@ -4,6 +4,7 @@ import { checkMailboxNames, mailboxNamesShape } from "./mailbox-names-schema.js"
 import { codecSection, flightSection, typesSection } from "./codec-schema.js";
 import { brokersProblem, MYSQL_URL, PG_URL, urlProblem, type UrlRule } from "./connection-urls.js";
 import { reliableSection } from "./reliable-schema.js";
+import { tasksSection } from "./tasks-schema.js";
 
 /** The adapter's own parse decides, so the config accepts exactly the offsets the mailbox takes. */
 const isZoneOffset = (offset: string): boolean => {
@@ -211,6 +212,8 @@ export const ConfigSchema = z
       .prefault({}),
     /** The reliable-message service the runner hosts: `/rm/v1`, check-back, recovery, retention. */
     reliable: reliableSection,
+    /** The task service the runner hosts when enabled: `/task/v1`, task relay, dispatch, watchdog, retention. */
+    tasks: tasksSection,
     jobs: z
       .object({ backfillSweepMs: positive(30_000) })
       .strict()

@@ -11,7 +11,7 @@ const bool = (d: boolean) =>
 const optionalMs = (min: number) => z.coerce.number().int().min(min).optional();
 
 /** An http(s) URL; the message never echoes the value (it may carry credentials). */
-const httpUrl = (name: string) =>
+export const httpUrl = (name: string) =>
   z.string().superRefine((v, ctx) => {
     let ok = false;
     try {

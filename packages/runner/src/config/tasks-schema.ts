@@ -1,0 +1,101 @@
+import { assertTaskRouting, isMsgxError, isRoutingCode, type TaskRouting } from "@msgx/core";
+import { z } from "zod";
+import { httpUrl } from "./reliable-schema.js";
+
+const positive = (d: number) => z.coerce.number().int().min(1).default(d);
+const bool = (d: boolean) =>
+  z
+    .union([z.boolean(), z.enum(["true", "false", "1", "0"])])
+    .default(d)
+    .transform((v) => v === true || v === "true" || v === "1");
+
+/** Owner services: a JSON array in the file, or comma-separated text in `MSGX_TASKS_OWNERS` (`LMS,WMS`). */
+const owners = z
+  .union([z.array(z.unknown()), z.string().transform((text) => text.split(",").map((t) => t.trim()).filter((t) => t !== ""))])
+  .pipe(z.array(z.string().refine(isRoutingCode, "an owner must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}")))
+  .default([]);
+
+/**
+ * `tasks.*`: the task service the runner hosts (docs/task-routing.md "Hosted by the msgx runner"):
+ * its HTTP API `/task/v1`, the relay of task events, dispatch to the executing system, the
+ * callback watchdog and retention. Off by default: the task service is opt-in.
+ */
+export const tasksSection = z
+  .object({
+    /** Serve `/task/v1` and run the task relay, dispatch, watchdog and retention. */
+    enabled: bool(false),
+    /** Bearer token of `/task/v1` (owners and the executing system); unset = `http.token`. */
+    token: z.string().min(16, "tasks.token must be at least 16 characters").optional(),
+    routing: z
+      .object({
+        /** `one-topic`: every owner's events on `topic`, the owner in the `msgx-owner` header. `topic-per-owner`: `topicPattern` per owner. */
+        mode: z.enum(["one-topic", "topic-per-owner"]).default("one-topic"),
+        topic: z.string().default("TASK_EVENT_TOPIC"),
+        topicPattern: z.string().default("{owner}_TASK_EVENT_TOPIC"),
+      })
+      .strict()
+      .prefault({}),
+    /** The owner services a task may be created for; required in topic-per-owner mode, enforced whenever given. */
+    owners,
+    /** Create the task topics before the relay first sends to them (JSONL delivery has none). */
+    createTopics: bool(true),
+    dispatcher: z
+      .object({
+        /** The executing system's task API (`POST <url>/tasks`); unset = tasks are dispatched by `POST /task/v1/tasks/:id/dispatched`. */
+        url: httpUrl("tasks.dispatcher.url").optional(),
+        /** Sent as `Authorization: Bearer <token>` to the executing system. */
+        token: z.string().min(1).optional(),
+        /** A call not answered by then is an outage (no attempt spent). */
+        timeoutMs: positive(5_000),
+      })
+      .strict()
+      .prefault({}),
+    dispatchRetry: z
+      .object({
+        /** Wait after the first failed dispatch attempt; it doubles after each. */
+        initialMs: positive(1_000),
+        /** Cap of that doubling wait (attempts never run out). */
+        maxMs: positive(60_000),
+      })
+      .strict()
+      .refine((r) => r.maxMs >= r.initialMs, { message: "tasks.dispatchRetry.maxMs must not be below initialMs" })
+      .prefault({}),
+    watchdog: z
+      .object({
+        /** A task pending its owner's callback longer than this alerts (log + metric) and has its event redelivered. */
+        pendingCallbackAlertMs: positive(10 * 60_000),
+        /** At most one alert and redelivery per task this often. */
+        pendingCallbackRetryMs: positive(10 * 60_000),
+      })
+      .strict()
+      .prefault({}),
+    /** Period of the dispatch and watchdog steps. */
+    jobIntervalMs: positive(1_000),
+    retention: z
+      .object({
+        /** FINISHED, CANCELLED and FAILED tasks are purged (with their feedback and callback logs) this long after their last change. */
+        finishedMs: positive(7 * 24 * 3_600_000),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .superRefine((t, ctx) => {
+    if (t.routing.mode === "topic-per-owner" && t.owners.length === 0) {
+      ctx.addIssue({ code: "custom", path: ["owners"], message: "topic-per-owner routing needs the owners (tasks.owners): the relay has a target per owner" });
+    }
+    try {
+      assertTaskRouting(taskRouting(t));
+    } catch (e) {
+      if (!isMsgxError(e)) throw e;
+      ctx.addIssue({ code: "custom", path: ["routing"], message: e.message });
+    }
+  })
+  .prefault({});
+
+export type TasksConfig = z.output<typeof tasksSection>;
+
+/** Core's routing from the section: `one-topic` is core's `owner-header` mode. */
+export function taskRouting(t: { readonly routing: TasksConfig["routing"] }): TaskRouting {
+  return t.routing.mode === "one-topic" ? { mode: "owner-header", topic: t.routing.topic } : { mode: "topic-per-owner", topicPattern: t.routing.topicPattern };
+}
