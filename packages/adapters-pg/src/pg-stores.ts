@@ -13,6 +13,7 @@ import { createPgOutboundTable } from "./requests/pg-outbound-schema.js";
 import { PgReferenceReader } from "./requests/pg-reference-reader.js";
 import { PgRequestStore } from "./requests/pg-request-store.js";
 import { PgStatusReader } from "./status/pg-status-reader.js";
+import { PgTaskStore } from "./task-routing/pg-task-store.js";
 
 /** Options of a leadership elector made by `PgStores.leadership`. */
 export interface PgLeadershipRequest {
@@ -44,6 +45,8 @@ export interface PgStores {
   readonly maintenance: PgMaintenanceStore;
   /** The reliable-message store; its outbox rows join the same `MSG_EVENT` the relay reads. */
   readonly reliable: PgReliableMessageStore;
+  /** The task service's store (seed 001); its task events join the same `MSG_EVENT` the relay reads. */
+  readonly tasks: PgTaskStore;
   /** Creates the embedded `cminmsgs` table if it does not exist and returns a mailbox on it (no shared MySQL mailbox). */
   embeddedMailbox(options?: PgMailboxOptions): Promise<PgMailbox>;
   /** Creates the embedded `coutmsgs` table if it does not exist and returns the outbound mailbox on it. */
@@ -83,6 +86,7 @@ export function pgStoresOn(db: Kysely<any>, base: PgStoresBase): Omit<PgStores, 
     references: new PgReferenceReader(db),
     maintenance: new PgMaintenanceStore(db, { clock, lockKeys: store.lockKeys }),
     reliable: new PgReliableMessageStore(db, { clock }),
+    tasks: new PgTaskStore(db, { clock }),
     embeddedMailbox: async (options = {}) => {
       await createPgMailboxTable(db, options.table);
       return new PgMailbox(db, options);
