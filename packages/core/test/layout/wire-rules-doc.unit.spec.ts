@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { MANIFEST } from "../fixtures/real-day/manifest.js";
+import { codeSpans, inSource, tableRows } from "./doc-table.js";
 
 const repo = fileURLToPath(new URL("../../../../", import.meta.url));
 const DOC = "docs/wire-rules.md";
@@ -22,41 +23,19 @@ interface Row {
   readonly names: readonly string[];
 }
 
-/** The cells of a table line; `\|` inside a cell is a literal pipe. */
-const cells = (line: string): string[] =>
-  line
-    .trim()
-    .replace(/^\||\|$/g, "")
-    .split(/(?<!\\)\|/)
-    .map((c) => c.trim().replace(/\\\|/g, "|"));
-
-/** The code spans of a cell: `x` or ``x `with` backticks``. */
-const codeSpans = (cell: string): string[] => [...cell.matchAll(/``\s?(.+?)\s?``|`([^`]+)`/g)].map((m) => (m[1] ?? m[2])!);
-
 export function wireRuleRows(markdown: string): Row[] {
-  const lines = markdown.split("\n");
-  const header = lines.findIndex((l) => /^\|\s*WIRE\.md section\s*\|/.test(l));
-  if (header < 0) return [];
-  const rows: Row[] = [];
-  for (let i = header + 2; i < lines.length && lines[i]!.startsWith("|"); i++) {
-    const [section = "", rule = "", file = "", names = ""] = cells(lines[i]!);
-    rows.push({
-      line: i + 1,
-      section,
-      rule,
-      file: file === "none" ? "none" : (codeSpans(file)[0] ?? file),
-      names: names === "none" ? [] : codeSpans(names),
-    });
-  }
-  return rows;
+  return tableRows(markdown, /^\|\s*WIRE\.md section\s*\|/).map(({ line, cells: [section = "", rule = "", file = "", names = ""] }) => ({
+    line,
+    section,
+    rule,
+    file: file === "none" ? "none" : (codeSpans(file)[0] ?? file),
+    names: names === "none" ? [] : codeSpans(names),
+  }));
 }
 
 const rows = wireRuleRows(readFileSync(`${repo}${DOC}`, "utf8"));
 const manifestFiles = new Set(MANIFEST.map((e) => e.file));
 const CORPUS_FILE = /^\d{3}-[a-z0-9-]+\.xml$/;
-
-/** A title as it may be written in source: as is, or with its double quotes escaped. */
-const inSource = (source: string, title: string): boolean => source.includes(title) || source.includes(title.replace(/"/g, '\\"'));
 
 describe(`${DOC} cites tests that exist`, () => {
   it("has a table of rules, each row naming a WIRE.md section, a rule, a file and titles (or none, none)", () => {
