@@ -1,7 +1,5 @@
 import {
   CheckBackJob,
-  errorMessage,
-  MsgDispatcher,
   RecoveryJob,
   RELIABLE_MESSAGE_DLQ_TARGET_PREFIX,
   RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX,
@@ -11,12 +9,11 @@ import {
   type RouterStep,
 } from "@msgx/core";
 import type { StepContext } from "../app/step-context.js";
+import { TargetRelay } from "../app/target-relay.js";
 import type { ReliableHost } from "./reliable-host.js";
 
 /** How often the relay looks for targets with pending rows (a send written over `/rm/v1` wakes it at once). */
 const DISCOVER_EVERY_MS = 1_000;
-/** Rows one target may send per relay round before the next target's turn. */
-const DRAIN_PER_ROUND = 100;
 /** Messages one check-back batch asks about. */
 const CHECK_BATCH = 100;
 /** Batches one check-back or recovery run may do before it waits `reliable.jobIntervalMs`. */
@@ -45,31 +42,14 @@ export function reliableSteps(ctx: StepContext, host: ReliableHost): RouterStep[
   const { parts, config, clock, logger } = ctx;
   const { service, metrics } = host;
   const r = config.reliable;
-  const dispatchers = new Map<string, MsgDispatcher>();
-  /** Targets whose topics could not be created yet: warned once until they can. */
-  const unready = new Set<string>();
+  const relay = new TargetRelay(ctx, {
+    createTopics: r.createTopics,
+    unready: "reliable relay: cannot create the queue's topics yet; its sends wait in the outbox",
+    ready: "reliable relay: the queue's topics are there",
+  });
   const checkBack = new CheckBackJob({ service, store: parts.reliable, clock, logger }, { batchSize: CHECK_BATCH });
   const checkedQueues = new Set<string>();
   const recovery = new RecoveryJob({ service, store: parts.reliable, clock, logger, sends: parts.outbox });
-
-  /** The dispatcher of `target`, its topics created first when needed; undefined while they cannot be. */
-  const dispatcherOf = async (target: string, queue: string, topic: string): Promise<MsgDispatcher | undefined> => {
-    const known = dispatchers.get(target);
-    if (known) return known;
-    if (parts.queueTopics && r.createTopics) {
-      try {
-        await parts.queueTopics.ensure([`${RELIABLE_MESSAGE_TOPIC_PREFIX}${queue}`, `${RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX}${queue}`]);
-      } catch (e) {
-        if (!unready.has(target)) logger.warn("reliable relay: cannot create the queue's topics yet; its sends wait in the outbox", { queue, error: errorMessage(e) });
-        unready.add(target);
-        return undefined;
-      }
-      if (unready.delete(target)) logger.info("reliable relay: the queue's topics are there", { queue });
-    }
-    const d = new MsgDispatcher({ outbox: parts.outbox, delivery: parts.delivery, clock, logger }, { target, topics: { [target]: topic } });
-    dispatchers.set(target, d);
-    return d;
-  };
 
   return [
     {
@@ -79,10 +59,8 @@ export function reliableSteps(ctx: StepContext, host: ReliableHost): RouterStep[
           for (const target of await parts.outbox.pendingTargets(kind.targetPrefix)) {
             signal.throwIfAborted();
             const queue = target.slice(kind.targetPrefix.length);
-            const d = await dispatcherOf(target, queue, `${kind.topicPrefix}${queue}`);
-            if (!d) continue;
-            // Drain what is due now; a target in backoff or outage waits for the next round.
-            for (let i = 0; i < DRAIN_PER_ROUND; i++) if ((await d.step(signal)).did !== "sent") break;
+            const create = [`${RELIABLE_MESSAGE_TOPIC_PREFIX}${queue}`, `${RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX}${queue}`];
+            await relay.drain({ target, topic: `${kind.topicPrefix}${queue}`, create, about: { queue } }, signal);
           }
         }
         return { after: DISCOVER_EVERY_MS, wake: [] };
