@@ -15,6 +15,7 @@ export { createPgMailboxTable } from "./mailbox/pg-mailbox-schema.js";
 // Schemas of the task service (seed 001) and the reliable-message service (seed 002): the
 // consumer-side logs live in the consumers' own databases, so they are migrations of their own.
 export { taskRoutingMigration, taskConsumeLogMigration } from "./migrations/0006-task-routing.js";
+export { taskConsumeLogPurgeMigration } from "./migrations/0017-task-consume-log-purge.js";
 export { reliableMessageMigration, reliableMessageConsumeLogMigration } from "./migrations/0005-reliable-message.js";
 // Applied after 0005 (the runner's migrateToLatest does both): terminal statuses, rejects, headers, the purge index.
 export { reliableMessageServiceMigration } from "./migrations/0015-reliable-message-service.js";

@@ -8,6 +8,7 @@ import { PgOutboxStore } from "../src/index.js";
 import { PgTaskConsumeLogStore } from "../src/task-routing/pg-task-consume-log-store.js";
 import { PgTaskStore } from "../src/task-routing/pg-task-store.js";
 import { taskConsumeLogMigration, taskRoutingMigration } from "../src/migrations/0006-task-routing.js";
+import { taskConsumeLogPurgeMigration } from "../src/migrations/0017-task-consume-log-purge.js";
 import { freshPgSchema, probePostgres, SharedPglite } from "./pg-harness.js";
 
 const gate = await gateService("PostgreSQL", "adapters-pg: task-routing store contracts", probePostgres);
@@ -18,6 +19,7 @@ async function migrateTaskRouting(db: Kysely<any>, schema: string): Promise<void
   if (rows[0]?.t === null || rows[0]?.t === undefined) await db.transaction().execute((trx) => taskRoutingMigration(schema).up(trx));
   await db.transaction().execute(async (trx) => {
     await taskConsumeLogMigration(schema).up(trx);
+    await taskConsumeLogPurgeMigration(schema).up(trx);
     await sql`CREATE TABLE lms_marker (k text PRIMARY KEY)`.execute(trx);
   });
 }

@@ -4,6 +4,7 @@ import { fnv1a } from "../lock-keys.js";
 import { classifyPgError, mapPgError, pgCall } from "../pg-error-map.js";
 import { pgTransaction } from "../pg-transaction.js";
 import { claimConsume, deferCallback, dueCallbacks, getConsume, listConsume, settleCallback, writeConsume } from "../queries/task-routing.js";
+import { purgeTaskConsumeLog, reopenCallback, reopenDeadConsume } from "../queries/task-consume-log.js";
 
 export interface PgTaskConsumeLogStoreOptions {
   /**
@@ -18,9 +19,9 @@ export const TASK_CONSUME_LOCK_CLASS = fnv1a("msgx:task-consume");
 
 /**
  * `TaskConsumeLogStore` in the owner service's own PostgreSQL database (`task_event_consume_log`,
- * migration `taskConsumeLogMigration`). The handler's transaction handle is a kysely
- * `Transaction` over the owner's schema: the handler writes its business rows through it, and
- * they commit with the SUCCEEDED row or not at all.
+ * migration `taskConsumeLogMigration`, then `taskConsumeLogPurgeMigration` for the purge's index).
+ * The handler's transaction handle is a kysely `Transaction` over the owner's schema: the handler
+ * writes its business rows through it, and they commit with the SUCCEEDED row or not at all.
  *
  * Errors of BEGIN, of the log's own statements and of COMMIT leave as `MsgxError` (a connection
  * lost during COMMIT as `COMMIT_UNKNOWN`). What the handler throws is rethrown unchanged after the
@@ -80,6 +81,22 @@ export class PgTaskConsumeLogStore<DB = any> implements TaskConsumeLogStore<Tran
 
   list(filter: TaskConsumeLogFilter): Promise<readonly TaskConsumeLogEntry[]> {
     return pgCall("consume log list", () => listConsume(this.#any, filter));
+  }
+
+  reopenDead(eventId: string, note: string, deliveryEventId: string | null, at: number): Promise<TaskConsumeLogEntry | undefined> {
+    return pgCall("consume log reopen dead", () => reopenDeadConsume(this.#any, eventId, note, deliveryEventId, at));
+  }
+
+  reopenCallback(eventId: string, at: number): Promise<boolean> {
+    return pgCall("consume log reopen callback", () => reopenCallback(this.#any, eventId, at));
+  }
+
+  /**
+   * One autocommit DELETE of at most `limit` rows, outside any handler transaction; index-served
+   * once `taskConsumeLogPurgeMigration` (0017) is applied.
+   */
+  purge(before: number, limit: number): Promise<number> {
+    return pgCall("consume log purge", () => purgeTaskConsumeLog(this.#any, before, limit));
   }
 
   get #any(): Kysely<any> {

@@ -124,6 +124,47 @@ export class InMemoryTaskConsumeLogStore implements TaskConsumeLogStore<InMemory
       .slice(0, filter.limit ?? Number.POSITIVE_INFINITY);
   }
 
+  async reopenDead(eventId: string, note: string, deliveryEventId: string | null, at: number): Promise<TaskConsumeLogEntry | undefined> {
+    this.#check("reopenDead");
+    const row = this.rows.get(eventId);
+    if (row === undefined || row.status !== TaskConsumeStatus.DEAD) return row;
+    const reopened: TaskConsumeLogEntry = {
+      ...row,
+      status: TaskConsumeStatus.FAILED,
+      errorMsg: note,
+      attempts: 0,
+      nextAttemptAt: at,
+      deliveryEventId,
+      callbackStatus: null,
+      callbackAttempts: 0,
+      callbackNextAt: null,
+      callbackError: null,
+      updatedAt: at,
+    };
+    this.rows.set(eventId, reopened);
+    return reopened;
+  }
+
+  async reopenCallback(eventId: string, at: number): Promise<boolean> {
+    this.#check("reopenCallback");
+    const row = this.rows.get(eventId);
+    if (row === undefined || row.callbackStatus !== TaskCallbackStatus.SENT) return false;
+    this.rows.set(eventId, { ...row, callbackStatus: TaskCallbackStatus.PENDING, callbackAttempts: 0, callbackNextAt: at, callbackError: null, updatedAt: at });
+    return true;
+  }
+
+  async purge(before: number, limit: number): Promise<number> {
+    this.#check("purge");
+    const n = Math.floor(limit);
+    if (!(n >= 1)) return 0;
+    const doomed = [...this.rows.values()]
+      .filter((r) => r.status === TaskConsumeStatus.SUCCEEDED && (r.callbackStatus === null || r.callbackStatus === TaskCallbackStatus.SENT) && r.updatedAt < before)
+      .sort((a, b) => a.updatedAt - b.updatedAt || byId(a, b))
+      .slice(0, n);
+    for (const r of doomed) this.rows.delete(r.eventId);
+    return doomed.length;
+  }
+
   #updatePending(eventId: string, change: (r: TaskConsumeLogEntry) => TaskConsumeLogEntry): void {
     const row = this.rows.get(eventId);
     if (row !== undefined && row.callbackStatus === TaskCallbackStatus.PENDING) this.rows.set(eventId, change(row));

@@ -1,6 +1,6 @@
 import { EventHeader } from "../outbox/event-headers.js";
 import { backoffAfter, type RetryPolicy } from "../runtime/retry-policy.js";
-import { TaskConsumeStatus, isTaskEventSettled, type TaskConsumeLogEntry } from "./task-consume-log.js";
+import { TaskCallbackStatus, TaskConsumeStatus, isTaskEventSettled, type TaskConsumeLogEntry } from "./task-consume-log.js";
 import { parseTaskEvent, type TaskEventMessage } from "./task-event.js";
 import { TaskEventHeader } from "./task-headers.js";
 import { taskTopic, type TaskRouting } from "./task-routing-config.js";
@@ -74,6 +74,23 @@ export function decideConsumePrior(prior: TaskConsumeLogEntry | undefined, now: 
   if (prior.nextAttemptAt !== null && prior.nextAttemptAt > now) return { action: "wait", until: prior.nextAttemptAt };
   return { action: "run", attempt: prior.attempts + 1 };
 }
+
+/**
+ * Whether a record reopens its dead letter: it carries an operator's replay id (`msgx-replay`) and
+ * the row is DEAD, and not already from this very record (a redelivery of the replay record, known
+ * by its relay event id, after the rerun went DEAD again is a duplicate, not a second replay).
+ */
+export function shouldReopenForReplay(prior: TaskConsumeLogEntry | undefined, replayId: string | undefined, deliveryEventId: string | null): boolean {
+  if (prior === undefined || prior.status !== TaskConsumeStatus.DEAD || replayId === undefined || replayId === "") return false;
+  return deliveryEventId === null || prior.deliveryEventId !== deliveryEventId;
+}
+
+/**
+ * A duplicate of a settled event asks the owner to report again when its report was SENT: the task
+ * service redelivers an event when it never recorded the callback (watchdog, replay of a SUCCEEDED
+ * event). A REJECTED report stays refused; a PENDING one is on its way anyway.
+ */
+export const shouldReopenCallback = (prior: Pick<TaskConsumeLogEntry, "callbackStatus">): boolean => prior.callbackStatus === TaskCallbackStatus.SENT;
 
 export type TaskHandlerFailureDecision =
   | { readonly action: "retry"; readonly attempts: number; readonly nextAttemptAt: number }

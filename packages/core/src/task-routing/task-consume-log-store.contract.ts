@@ -182,6 +182,86 @@ export function describeTaskConsumeLogStoreContract<Tx>(name: string, factory: (
       await store.settleCallback("unknown", "SENT", null, T0);
     });
 
+    it("reopenDead: only a DEAD row becomes FAILED, attempts 0, due at once, no callback; others are returned unchanged", async () => {
+      await store.recordFailure(sampleTaskConsumeWrite("R1#2", { status: TaskConsumeStatus.DEAD, errorMsg: "attempts exhausted (5)", attempts: 5, deliveryEventId: "7" }));
+      await store.settleCallback("R1#2", "SENT", null, T0 + 1);
+      const row = await store.reopenDead("R1#2", "replay rp-1; was DEAD: attempts exhausted (5)", "99", T0 + 60_000);
+      expect(row).toEqual(await store.get("R1#2"));
+      expect(row).toMatchObject({
+        status: TaskConsumeStatus.FAILED,
+        attempts: 0,
+        nextAttemptAt: T0 + 60_000,
+        errorMsg: "replay rp-1; was DEAD: attempts exhausted (5)",
+        deliveryEventId: "99",
+        callbackStatus: null,
+        callbackAttempts: 0,
+        callbackNextAt: null,
+        callbackError: null,
+        createdAt: T0,
+        updatedAt: T0 + 60_000,
+      });
+      // The rerun's success replaces the reopened row like any FAILED one, with a fresh callback.
+      await store.transaction(async (tx) => {
+        expect((await tx.claim("R1#2"))?.status).toBe(TaskConsumeStatus.FAILED);
+        await tx.succeed(sampleTaskConsumeWrite("R1#2", { deliveryEventId: "99", at: T0 + 61_000 }));
+      });
+      expect(await store.get("R1#2")).toMatchObject({ status: TaskConsumeStatus.SUCCEEDED, callbackStatus: TaskCallbackStatus.PENDING, callbackNextAt: T0 + 61_000 });
+      const succeeded = await store.get("R1#2");
+      expect(await store.reopenDead("R1#2", "replay again", "100", T0 + 70_000)).toEqual(succeeded);
+      await store.recordFailure(sampleTaskConsumeWrite("R2#2", { status: TaskConsumeStatus.FAILED, errorMsg: "f", attempts: 2, nextAttemptAt: T0 + 9_000 }));
+      const failed = await store.get("R2#2");
+      expect(await store.reopenDead("R2#2", "replay", "100", T0 + 70_000)).toEqual(failed);
+      expect(await store.reopenDead("none#1", "replay", null, T0)).toBeUndefined();
+    });
+
+    it("reopenCallback: a SENT report becomes PENDING due at `at` with attempts 0; PENDING, REJECTED and no-callback rows stay", async () => {
+      await succeed(sampleTaskConsumeWrite("C1#2"));
+      await store.deferCallback("C1#2", 3, T0 + 8_000, "down");
+      await store.settleCallback("C1#2", "SENT", null, T0 + 9_000);
+      expect(await store.reopenCallback("C1#2", T0 + 600_000)).toBe(true);
+      expect(await store.get("C1#2")).toMatchObject({ status: TaskConsumeStatus.SUCCEEDED, callbackStatus: TaskCallbackStatus.PENDING, callbackAttempts: 0, callbackNextAt: T0 + 600_000, callbackError: null });
+      expect((await store.dueCallbacks(T0 + 600_000, 10)).map((r) => r.eventId)).toEqual(["C1#2"]);
+      const pending = await store.get("C1#2");
+      expect(await store.reopenCallback("C1#2", T0 + 700_000)).toBe(false);
+      expect(await store.get("C1#2")).toEqual(pending);
+      await store.recordFailure(sampleTaskConsumeWrite("C2#2", { status: TaskConsumeStatus.DEAD, errorMsg: "x" }));
+      await store.settleCallback("C2#2", "REJECTED", "no such task", T0 + 1);
+      const rejected = await store.get("C2#2");
+      expect(await store.reopenCallback("C2#2", T0 + 600_000)).toBe(false);
+      expect(await store.get("C2#2")).toEqual(rejected);
+      await succeed(sampleTaskConsumeWrite("C3#2", { eventType: "TASK_EXECUTING", callback: false }));
+      expect(await store.reopenCallback("C3#2", T0 + 600_000)).toBe(false);
+      expect((await store.get("C3#2"))?.callbackStatus).toBeNull();
+      expect(await store.reopenCallback("none#1", T0)).toBe(false);
+    });
+
+    it("purge deletes SUCCEEDED rows with nothing left to report, updated before the instant, oldest first, at most limit", async () => {
+      const minute = 60_000;
+      // Out of time order, two at one instant: the order is updatedAt, then eventId.
+      for (const [id, m] of [["S4#2", 4], ["S0#2", 0], ["S3#2", 3], ["S1b#2", 1], ["S1a#2", 1]] as const) {
+        await succeed(sampleTaskConsumeWrite(id, { at: T0 + m * minute }));
+        await store.settleCallback(id, "SENT", null, T0 + m * minute);
+      }
+      await succeed(sampleTaskConsumeWrite("X2#2", { eventType: "TASK_EXECUTING", callback: false, at: T0 + 2 * minute }));
+      // Kept whatever their age: a report still PENDING or REJECTED, a dead letter, a FAILED row.
+      await succeed(sampleTaskConsumeWrite("P#2"));
+      await store.recordFailure(sampleTaskConsumeWrite("J#2", { status: TaskConsumeStatus.DEAD, errorMsg: "x" }));
+      await store.settleCallback("J#2", "SENT", null, T0);
+      await succeed(sampleTaskConsumeWrite("K#2"));
+      await store.settleCallback("K#2", "REJECTED", "refused", T0);
+      await store.recordFailure(sampleTaskConsumeWrite("F#2", { status: TaskConsumeStatus.FAILED, errorMsg: "f", attempts: 1, nextAttemptAt: T0 }));
+      for (const none of [0, -1, 0.5, Number.NaN]) expect(await store.purge(T0 + 4 * minute, none)).toBe(0);
+      expect(await store.purge(T0 + 4 * minute, 2.9)).toBe(2);
+      const ids = async () => (await store.list({})).map((r) => r.eventId);
+      expect(await ids()).toEqual(["F#2", "J#2", "K#2", "P#2", "S1b#2", "S3#2", "S4#2", "X2#2"]);
+      expect(await store.purge(T0 + 4 * minute, 10)).toBe(3);
+      expect(await store.purge(T0 + 4 * minute, 10)).toBe(0);
+      // S4 sits exactly at the instant (not before it): it stays.
+      expect(await ids()).toEqual(["F#2", "J#2", "K#2", "P#2", "S4#2"]);
+      expect(await store.purge(T0 + 100 * minute, 10)).toBe(1);
+      expect(await ids()).toEqual(["F#2", "J#2", "K#2", "P#2"]);
+    });
+
     it("list filters by status, callback status and task, ascending by eventId", async () => {
       await succeed(sampleTaskConsumeWrite("T9#3"));
       await succeed(sampleTaskConsumeWrite("T8#2"));

@@ -36,8 +36,12 @@ export interface TaskConsumeLogFilter {
  *   nothing when `fn` throws or the commit fails (then `fn` may be run again by the caller);
  *   a lost connection during COMMIT throws `MsgxError("COMMIT_UNKNOWN")` (the consumer re-reads
  *   the row on redelivery, so it is never applied twice);
- * - a SUCCEEDED or DEAD row never changes status again (only its callback bookkeeping does);
- * - callback members change only rows whose `callbackStatus` is PENDING;
+ * - a SUCCEEDED row never changes status again, nor does a DEAD one except through `reopenDead`
+ *   (an operator's replay); otherwise only their callback bookkeeping changes;
+ * - `settleCallback` and `deferCallback` change only rows whose `callbackStatus` is PENDING,
+ *   `reopenCallback` only rows whose `callbackStatus` is SENT (a REJECTED report stays refused);
+ * - `purge` deletes only SUCCEEDED rows with nothing left to report (callback SENT or none): a
+ *   FAILED row, a dead letter and an undelivered report are never purged;
  * - driver errors leave as `MsgxError` (connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`).
  */
 export interface TaskConsumeLogStore<Tx> {
@@ -57,4 +61,23 @@ export interface TaskConsumeLogStore<Tx> {
   /** Records a failed try of a PENDING callback: the new attempt count, when it is due again, why it failed. */
   deferCallback(eventId: string, attempts: number, nextAt: number, error: string): Promise<void>;
   list(filter: TaskConsumeLogFilter): Promise<readonly TaskConsumeLogEntry[]>;
+  /**
+   * An operator's replay of a dead letter: a DEAD row becomes FAILED with its attempts at 0, due at
+   * `at` (so the handler runs again under the full budget), `errorMsg` = `note`, the delivery event
+   * id of the replayed record, and no callback (the rerun writes a new one). Any other row, or none,
+   * is left as it is. Returns the row as stored afterwards (undefined when there is none).
+   */
+  reopenDead(eventId: string, note: string, deliveryEventId: string | null, at: number): Promise<TaskConsumeLogEntry | undefined>;
+  /**
+   * The task service asked again (a redelivered event): a SENT callback becomes PENDING, due at
+   * `at`, attempts 0, so the same result is reported once more. Returns true when it changed.
+   */
+  reopenCallback(eventId: string, at: number): Promise<boolean>;
+  /**
+   * Retention: deletes up to `limit` SUCCEEDED rows with nothing left to report (callback SENT or
+   * none) last updated before `before`, oldest first (`updatedAt`, then `eventId`). A limit below
+   * 1 (or NaN) purges nothing; a fractional one is floored. Returns how many went. A redelivery of
+   * a purged event runs its handler again: keep rows longer than the broker keeps records.
+   */
+  purge(before: number, limit: number): Promise<number>;
 }

@@ -6,11 +6,11 @@ import { silentLogger, type Logger } from "../runtime/logger.js";
 import { Breaker, closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../runtime/retry-policy.js";
 import { SimulatedCrashMarker } from "../runtime/simulated-crash.js";
-import { TaskConsumeStatus, isTaskEventSettled, type TaskConsumeLogWrite } from "./task-consume-log.js";
+import { TaskConsumeStatus, isTaskEventSettled, type TaskConsumeLogEntry, type TaskConsumeLogWrite } from "./task-consume-log.js";
 import type { TaskConsumeLogStore } from "./task-consume-log-store.js";
-import { decideTaskHandlerFailure, decideConsumePrior, routeTaskRecord, type ConsumedTaskRecord } from "./task-consume-decision.js";
-import type { TaskHandlerRegistry, TaskHandlerContext } from "./task-handler-registry.js";
-import { TaskEventType, type TaskEventMessage } from "./task-event.js";
+import { decideTaskHandlerFailure, decideConsumePrior, routeTaskRecord, shouldReopenCallback, shouldReopenForReplay, type ConsumedTaskRecord } from "./task-consume-decision.js";
+import type { TaskHandlerRegistry, TaskHandlerContext, TaskEventHandler } from "./task-handler-registry.js";
+import { TaskEventType, expectsTaskCallback, type TaskEventMessage } from "./task-event.js";
 import { TaskEventHeader } from "./task-headers.js";
 import { assertTaskRouting, DEFAULT_TASK_ROUTING, type TaskRouting } from "./task-routing-config.js";
 import { isRoutingCode } from "./task-record.js";
@@ -41,7 +41,8 @@ export interface TaskEventConsumerDeps<Tx> {
  */
 export type TaskConsumeStep =
   | { readonly did: "skipped"; readonly reason: string }
-  | { readonly did: "duplicate"; readonly eventId: string }
+  /** `callbackReopened`: the owner's SENT report was set PENDING again (the task service asked again). */
+  | { readonly did: "duplicate"; readonly eventId: string; readonly callbackReopened?: true }
   | { readonly did: "succeeded"; readonly eventId: string; readonly attempt: number }
   | { readonly did: "dead"; readonly eventId: string; readonly reason: string }
   | { readonly did: "retry"; readonly eventId: string | null; readonly at: number; readonly reason: string; readonly outage: boolean };
@@ -53,10 +54,17 @@ export type TaskConsumeStep =
  * For one record: skip it unless it is this owner's (header, then value); dead-letter an
  * unreadable one; acknowledge unrun an event whose consume log row is SUCCEEDED or DEAD; find the
  * handler by `handlerCode` (unknown: dead-letter with the reason, and report FAILURE to the task
- * service); then run `onTaskFinished` / `onTaskCancelled` in one consume log transaction that also
- * writes the SUCCEEDED row. A handler failure rolls back, is recorded FAILED with backoff and
- * ends DEAD when the attempts are used up. An outage spends no attempt: the consumer pauses
- * behind its breaker. `handle` never sleeps; time comes from the `Clock`.
+ * service); then run `onTaskFinished` / `onTaskCancelled` / `onTaskExecuting` in one consume log
+ * transaction that also writes the SUCCEEDED row. A handler failure rolls back, is recorded FAILED
+ * with backoff and ends DEAD when the attempts are used up. An outage spends no attempt: the
+ * consumer pauses behind its breaker. `handle` never sleeps; time comes from the `Clock`.
+ *
+ * The task service expects a callback (SUCCESS / FAILURE) for FINISHED and CANCELLED only: a
+ * `TASK_EXECUTING` row, handled or dead, reports nothing, and a handler without `onTaskExecuting`
+ * acknowledges it (SUCCEEDED). A record with `msgx-replay` (an operator's replay) reopens a DEAD
+ * row and runs the handler again under the full budget. A duplicate of a settled event whose
+ * report was SENT sets the report PENDING again: the task service redelivers when it never
+ * recorded it (`msgx-redeliver`), and reporting twice is harmless.
  */
 export class TaskEventConsumer<Tx> {
   readonly #deps: TaskEventConsumerDeps<Tx>;
@@ -115,7 +123,7 @@ export class TaskEventConsumer<Tx> {
     if (verdict.action === "skip") return { did: "skipped", reason: verdict.reason };
     if (verdict.action === "dead") {
       const prior = await log.get(verdict.eventId);
-      if (prior !== undefined && isTaskEventSettled(prior)) return { did: "duplicate", eventId: verdict.eventId };
+      if (prior !== undefined && isTaskEventSettled(prior)) return this.#duplicate(prior, now);
       const event = tryParse(record.value);
       return this.#deadLetter(
         {
@@ -136,8 +144,15 @@ export class TaskEventConsumer<Tx> {
       );
     }
     const event = verdict.event;
-    const prior = await log.get(event.eventId);
+    let prior = await log.get(event.eventId);
+    const replayId = record.headers[TaskEventHeader.REPLAY];
+    if (shouldReopenForReplay(prior, replayId, deliveryEventId)) {
+      const was = prior?.errorMsg ?? "";
+      prior = await log.reopenDead(event.eventId, `replay ${replayId ?? ""}; was DEAD: ${was}`, deliveryEventId, now);
+      this.#logger.info("task event replayed: dead letter reopened", { owner: this.owner, eventId: event.eventId, replayId, was });
+    }
     const decision = decideConsumePrior(prior, now);
+    if (decision.action === "done" && prior !== undefined) return this.#duplicate(prior, now);
     if (decision.action === "done") return { did: "duplicate", eventId: event.eventId };
     if (decision.action === "wait") return { did: "retry", eventId: event.eventId, at: decision.until, reason: prior?.errorMsg ?? "backing off", outage: false };
     const base = {
@@ -149,8 +164,9 @@ export class TaskEventConsumer<Tx> {
       payload: event,
       deliveryEventId,
     };
+    const callback = expectsTaskCallback(event.eventType);
     const handler = registry.get(event.handlerCode);
-    if (handler === undefined) return this.#deadLetter({ ...base, callback: true }, prior?.attempts ?? 0, registry.unknownReason(event.handlerCode), now);
+    if (handler === undefined) return this.#deadLetter({ ...base, callback }, prior?.attempts ?? 0, registry.unknownReason(event.handlerCode), now);
 
     const attempt = decision.attempt;
     try {
@@ -160,25 +176,33 @@ export class TaskEventConsumer<Tx> {
         const ctx: TaskHandlerContext<Tx> = { tx: tx.handle, attempt, deliveryEventId, ...(signal === undefined ? {} : { signal }) };
         await runHandler(handler, event, ctx);
         this.#deps.failpoint?.("consume.before-commit");
-        await tx.succeed({ ...base, status: TaskConsumeStatus.SUCCEEDED, errorMsg: null, attempts: attempt - 1, nextAttemptAt: null, callback: true, at: now });
+        await tx.succeed({ ...base, status: TaskConsumeStatus.SUCCEEDED, errorMsg: null, attempts: attempt - 1, nextAttemptAt: null, callback, at: now });
         return "succeeded" as const;
       });
       this.#deps.failpoint?.("consume.after-commit");
       if (outcome === "duplicate") return { did: "duplicate", eventId: event.eventId };
       this.#logger.info("task event handled", { owner: this.owner, eventId: event.eventId, handlerCode: event.handlerCode, eventType: event.eventType, attempt });
-      this.#deps.onCallbackDue?.();
+      if (callback) this.#deps.onCallbackDue?.();
       return { did: "succeeded", eventId: event.eventId, attempt };
     } catch (e) {
       if (e instanceof SimulatedCrashMarker || signal?.aborted === true || isOutage(e)) throw e;
       const error = `${e instanceof Error ? e.name : "Error"}: ${errorMessage(e)}`;
       const failure = decideTaskHandlerFailure(attempt - 1, now, this.#policy);
       if (failure.action === "dead") {
-        return this.#deadLetter({ ...base, callback: true }, failure.attempts, `attempts exhausted (${failure.attempts}); last: ${error}`, now);
+        return this.#deadLetter({ ...base, callback }, failure.attempts, `attempts exhausted (${failure.attempts}); last: ${error}`, now);
       }
       await log.recordFailure({ ...base, status: TaskConsumeStatus.FAILED, errorMsg: error, attempts: failure.attempts, nextAttemptAt: failure.nextAttemptAt, callback: false, at: now });
       this.#logger.warn("task handler failed; backing off", { owner: this.owner, eventId: event.eventId, attempts: failure.attempts, error, retryAt: failure.nextAttemptAt });
       return { did: "retry", eventId: event.eventId, at: failure.nextAttemptAt, reason: error, outage: false };
     }
+  }
+
+  /** A settled event again: acknowledged unrun; a SENT report is set PENDING again (see the class). */
+  async #duplicate(prior: TaskConsumeLogEntry, now: number): Promise<TaskConsumeStep> {
+    if (!shouldReopenCallback(prior) || !(await this.#deps.log.reopenCallback(prior.eventId, now))) return { did: "duplicate", eventId: prior.eventId };
+    this.#logger.info("task event redelivered: reporting again", { owner: this.owner, eventId: prior.eventId, taskId: prior.taskId, status: prior.status });
+    this.#deps.onCallbackDue?.();
+    return { did: "duplicate", eventId: prior.eventId, callbackReopened: true };
   }
 
   async #deadLetter(
@@ -194,13 +218,17 @@ export class TaskEventConsumer<Tx> {
   }
 }
 
-async function runHandler<Tx>(
-  handler: { onTaskFinished: (e: TaskEventMessage, c: TaskHandlerContext<Tx>) => Promise<void>; onTaskCancelled: (e: TaskEventMessage, c: TaskHandlerContext<Tx>) => Promise<void> },
-  event: TaskEventMessage,
-  ctx: TaskHandlerContext<Tx>,
-): Promise<void> {
-  if (event.eventType === TaskEventType.TASK_FINISHED) await handler.onTaskFinished(event, ctx);
-  else await handler.onTaskCancelled(event, ctx);
+async function runHandler<Tx>(handler: TaskEventHandler<Tx>, event: TaskEventMessage, ctx: TaskHandlerContext<Tx>): Promise<void> {
+  switch (event.eventType) {
+    case TaskEventType.TASK_FINISHED:
+      return handler.onTaskFinished(event, ctx);
+    case TaskEventType.TASK_CANCELLED:
+      return handler.onTaskCancelled(event, ctx);
+    case TaskEventType.TASK_EXECUTING:
+      // Progress is optional to handle: without the method the event is simply acknowledged.
+      if (handler.onTaskExecuting !== undefined) await handler.onTaskExecuting(event, ctx);
+      return;
+  }
 }
 
 function tryParse(value: string | null): Record<string, unknown> | undefined {

@@ -27,6 +27,12 @@ export interface TaskEventHandler<Tx> {
   readonly handlerCode: string;
   onTaskFinished(event: TaskEventMessage, ctx: TaskHandlerContext<Tx>): Promise<void>;
   onTaskCancelled(event: TaskEventMessage, ctx: TaskHandlerContext<Tx>): Promise<void>;
+  /**
+   * Progress from the executing system (`TASK_EXECUTING`), in the same consume log transaction and
+   * with the same dedupe, budget and dead-lettering as the others, but the task service expects no
+   * callback for it. Optional: without it the event is acknowledged (SUCCEEDED, nothing reported).
+   */
+  onTaskExecuting?(event: TaskEventMessage, ctx: TaskHandlerContext<Tx>): Promise<void>;
 }
 
 /**

@@ -9,6 +9,8 @@ import { TaskEventConsumer, type TaskConsumeFailpoint } from "../../src/task-rou
 import { TaskEventHeader } from "../../src/task-routing/task-headers.js";
 import { newTaskRecord } from "../../src/task-routing/task-record.js";
 import { ManualClock } from "../../src/runtime/manual-clock.js";
+import { TaskCallbackSender } from "../../src/task-routing/task-callback-sender.js";
+import type { TaskCallback } from "../../src/task-routing/task-callback.js";
 
 const POLICY = { maxAttempts: 3, initialBackoffMs: 1_000, backoffMultiplier: 2, maxBackoffMs: 60_000, headDeadlineMs: 600_000 };
 
@@ -27,6 +29,11 @@ const record = (e: TaskEventMessage | string, owner = "LMS", deliveryId = "7"): 
   value: typeof e === "string" ? e : JSON.stringify(e),
   headers: { [TaskEventHeader.OWNER]: owner, [EventHeader.EVENT_ID]: deliveryId },
 });
+/** A record the task service republished: a replay (`msgx-replay`) or a redelivery (`msgx-redeliver`). */
+const republished = (e: TaskEventMessage, header: string, value: string, deliveryId: string): ConsumedTaskRecord => {
+  const r = record(e, "LMS", deliveryId);
+  return { ...r, headers: { ...r.headers, [header]: value } };
+};
 
 describe("TaskEventConsumer", () => {
   let clock: ManualClock;
@@ -47,6 +54,18 @@ describe("TaskEventConsumer", () => {
       ctx.tx.stage(() => effects.push(`${code}:finished:${e.taskId}`));
     },
     onTaskCancelled: async (e, ctx) => ctx.tx.stage(() => effects.push(`${code}:cancelled:${e.taskId}`)),
+    // Only one of the two handlers takes progress events: the other acknowledges them unrun.
+    ...(code === "LMS_SLITTER_DOWN_AGV"
+      ? {
+          onTaskExecuting: async (e: TaskEventMessage, ctx: { tx: InMemoryTaskTxHandle; attempt: number }) => {
+            if (failures > 0) {
+              failures -= 1;
+              throw new Error(`progress table locked (attempt ${ctx.attempt})`);
+            }
+            ctx.tx.stage(() => effects.push(`${code}:executing:${e.taskId}`));
+          },
+        }
+      : {}),
   });
 
   beforeEach(() => {
@@ -160,5 +179,144 @@ describe("TaskEventConsumer", () => {
     clock.advance(500);
     expect(await consumer.handle(record(event("T8")))).toEqual({ did: "duplicate", eventId: "T8#2" });
     expect(effects).toEqual(["LMS_STOCK_AREA_CALL_TUBE:finished:T8"]);
+  });
+  describe("TASK_EXECUTING", () => {
+    it("runs onTaskExecuting in the consume log transaction; SUCCEEDED with no callback; a redelivery is a plain duplicate", async () => {
+      const e = event("X1", "LMS_SLITTER_DOWN_AGV", "TASK_EXECUTING");
+      expect(await consumer.handle(record(e))).toEqual({ did: "succeeded", eventId: "X1#2", attempt: 1 });
+      expect(effects).toEqual(["LMS_SLITTER_DOWN_AGV:executing:X1"]);
+      expect(await log.get("X1#2")).toMatchObject({ eventType: "TASK_EXECUTING", status: "SUCCEEDED", callbackStatus: null, callbackNextAt: null });
+      expect(nudges).toBe(0);
+      expect(await consumer.handle(record(e, "LMS", "8"))).toEqual({ did: "duplicate", eventId: "X1#2" });
+      expect(await consumer.handle(republished(e, TaskEventHeader.REDELIVER, "watchdog", "9"))).toEqual({ did: "duplicate", eventId: "X1#2" });
+      expect([effects.length, (await log.get("X1#2"))?.callbackStatus, await log.dueCallbacks(clock.now() + 1, 10)]).toEqual([1, null, []]);
+    });
+
+    it("a handler without onTaskExecuting acknowledges it: SUCCEEDED, nothing run, nothing reported", async () => {
+      expect(await consumer.handle(record(event("X2", "LMS_STOCK_AREA_CALL_TUBE", "TASK_EXECUTING")))).toEqual({ did: "succeeded", eventId: "X2#2", attempt: 1 });
+      expect([effects, (await log.get("X2#2"))?.status, (await log.get("X2#2"))?.callbackStatus, nudges]).toEqual([[], "SUCCEEDED", null, 0]);
+    });
+
+    it("an unknown handler code or a handler failing until the budget is used: DEAD, but no FAILURE is reported for progress", async () => {
+      expect(await consumer.handle(record(event("X3", "LMS_NO_SUCH", "TASK_EXECUTING")))).toMatchObject({ did: "dead", eventId: "X3#2" });
+      expect(await log.get("X3#2")).toMatchObject({ status: "DEAD", callbackStatus: null });
+      failures = 3;
+      const e = event("X4", "LMS_SLITTER_DOWN_AGV", "TASK_EXECUTING");
+      expect(await consumer.handle(record(e))).toMatchObject({ did: "retry", at: clock.now() + 1_000 });
+      clock.advance(1_000);
+      expect(await consumer.handle(record(e))).toMatchObject({ did: "retry", at: clock.now() + 2_000 });
+      clock.advance(2_000);
+      expect(await consumer.handle(record(e))).toEqual({ did: "dead", eventId: "X4#2", reason: "attempts exhausted (3); last: Error: progress table locked (attempt 3)" });
+      expect(await log.get("X4#2")).toMatchObject({ status: "DEAD", attempts: 3, callbackStatus: null });
+      expect([effects, nudges, await log.dueCallbacks(clock.now() + 1, 10)]).toEqual([[], 0, []]);
+    });
+  });
+
+  describe("replay of a dead letter (msgx-replay)", () => {
+    const killed = async (taskId: string): Promise<TaskEventMessage> => {
+      const e = event(taskId);
+      failures = 3;
+      await consumer.handle(record(e));
+      clock.advance(1_000);
+      await consumer.handle(record(e));
+      clock.advance(2_000);
+      expect(await consumer.handle(record(e))).toMatchObject({ did: "dead" });
+      // The FAILURE went out and the task service recorded it.
+      await log.settleCallback(e.eventId, "SENT", null, clock.now());
+      return e;
+    };
+
+    it("reopens the DEAD row, runs the handler again as attempt 1 and reports SUCCESS", async () => {
+      const e = await killed("R1");
+      clock.advance(60_000);
+      nudges = 0;
+      expect(await consumer.handle(republished(e, TaskEventHeader.REPLAY, "rp-1", "20"))).toEqual({ did: "succeeded", eventId: "R1#2", attempt: 1 });
+      expect(effects).toEqual(["LMS_STOCK_AREA_CALL_TUBE:finished:R1"]);
+      expect(await log.get("R1#2")).toMatchObject({ status: "SUCCEEDED", attempts: 0, errorMsg: null, deliveryEventId: "20", callbackStatus: "PENDING", callbackNextAt: clock.now() });
+      expect(nudges).toBe(1);
+      const reported: TaskCallback[] = [];
+      const sender = new TaskCallbackSender({ log, clock, port: { report: async (cb) => void reported.push(cb) } });
+      expect((await sender.step()).sent).toEqual(["R1#2"]);
+      expect(reported).toEqual([{ taskId: "R1", eventId: "R1#2", result: "SUCCESS", message: null }]);
+      // The replay record again (a rebalance): settled, nothing runs twice.
+      expect(await consumer.handle(republished(e, TaskEventHeader.REPLAY, "rp-1", "20"))).toMatchObject({ did: "duplicate", eventId: "R1#2" });
+      expect(effects.length).toBe(1);
+    });
+
+    it("the rerun has the normal budget: failures back off, end DEAD again; the same replay record does not reopen it twice, a new replay does", async () => {
+      const e = await killed("R2");
+      failures = 10;
+      const replay = republished(e, TaskEventHeader.REPLAY, "rp-2", "21");
+      expect(await consumer.handle(replay)).toMatchObject({ did: "retry", at: clock.now() + 1_000 });
+      const reopened = (await log.get("R2#2"))!;
+      expect([reopened.status, reopened.attempts, reopened.callbackStatus]).toEqual(["FAILED", 1, null]);
+      clock.advance(1_000);
+      expect(await consumer.handle(replay)).toMatchObject({ did: "retry", at: clock.now() + 2_000 });
+      clock.advance(2_000);
+      expect(await consumer.handle(replay)).toEqual({ did: "dead", eventId: "R2#2", reason: "attempts exhausted (3); last: Error: stock point locked (attempt 3)" });
+      expect(await log.get("R2#2")).toMatchObject({ status: "DEAD", attempts: 3, callbackStatus: "PENDING", deliveryEventId: "21" });
+      failures = 0;
+      expect(await consumer.handle(replay)).toEqual({ did: "duplicate", eventId: "R2#2" });
+      expect(effects).toEqual([]);
+      expect(await consumer.handle(republished(e, TaskEventHeader.REPLAY, "rp-3", "22"))).toEqual({ did: "succeeded", eventId: "R2#2", attempt: 1 });
+      expect(effects).toEqual(["LMS_STOCK_AREA_CALL_TUBE:finished:R2"]);
+    });
+
+    it("a replay of an unknown handler code is dead-lettered again with a fresh FAILURE report", async () => {
+      const e = event("R3", "LMS_NO_SUCH");
+      await consumer.handle(record(e));
+      await log.settleCallback("R3#2", "SENT", null, clock.now());
+      expect(await consumer.handle(republished(e, TaskEventHeader.REPLAY, "rp-4", "23"))).toMatchObject({ did: "dead", eventId: "R3#2" });
+      expect(await log.get("R3#2")).toMatchObject({ status: "DEAD", callbackStatus: "PENDING", deliveryEventId: "23" });
+    });
+
+    it("a replay header on a FAILED row waits out its backoff; on a SUCCEEDED row it is a duplicate", async () => {
+      failures = 1;
+      const e = event("R4");
+      await consumer.handle(record(e));
+      expect(await consumer.handle(republished(e, TaskEventHeader.REPLAY, "rp-5", "24"))).toMatchObject({ did: "retry", eventId: "R4#2", at: clock.now() + 1_000 });
+      expect((await log.get("R4#2"))?.attempts).toBe(1);
+      clock.advance(1_000);
+      expect(await consumer.handle(record(e))).toMatchObject({ did: "succeeded", attempt: 2 });
+      expect(await consumer.handle(republished(e, TaskEventHeader.REPLAY, "rp-5", "24"))).toEqual({ did: "duplicate", eventId: "R4#2" });
+      expect(effects).toEqual(["LMS_STOCK_AREA_CALL_TUBE:finished:R4"]);
+    });
+  });
+
+  describe("a redelivered event asks for the report again", () => {
+    it("SENT becomes PENDING due now (msgx-redeliver or any duplicate); PENDING and REJECTED stay as they are", async () => {
+      const e = event("D1");
+      await consumer.handle(record(e));
+      await log.deferCallback("D1#2", 2, clock.now() + 4_000, "task service 503");
+      // PENDING: the report is on its way anyway.
+      expect(await consumer.handle(republished(e, TaskEventHeader.REDELIVER, "watchdog", "30"))).toEqual({ did: "duplicate", eventId: "D1#2" });
+      expect(await log.get("D1#2")).toMatchObject({ callbackStatus: "PENDING", callbackAttempts: 2 });
+      await log.settleCallback("D1#2", "SENT", null, clock.now());
+      clock.advance(600_000);
+      nudges = 0;
+      expect(await consumer.handle(republished(e, TaskEventHeader.REDELIVER, "watchdog", "31"))).toEqual({ did: "duplicate", eventId: "D1#2", callbackReopened: true });
+      expect(await log.get("D1#2")).toMatchObject({ status: "SUCCEEDED", callbackStatus: "PENDING", callbackAttempts: 0, callbackNextAt: clock.now(), callbackError: null });
+      expect([nudges, effects.length]).toEqual([1, 1]);
+      // A plain duplicate (no header) after the report was SENT again also asks again.
+      await log.settleCallback("D1#2", "SENT", null, clock.now());
+      expect(await consumer.handle(record(e, "LMS", "32"))).toEqual({ did: "duplicate", eventId: "D1#2", callbackReopened: true });
+      // A REJECTED report stays refused.
+      const d = event("D2", "LMS_NO_SUCH");
+      await consumer.handle(record(d));
+      await log.settleCallback("D2#2", "REJECTED", "no such task", clock.now());
+      expect(await consumer.handle(republished(d, TaskEventHeader.REDELIVER, "watchdog", "33"))).toEqual({ did: "duplicate", eventId: "D2#2" });
+      expect(await log.get("D2#2")).toMatchObject({ status: "DEAD", callbackStatus: "REJECTED", callbackError: "no such task" });
+    });
+
+    it("the reopened FAILURE of a dead letter is reported again by the callback sender", async () => {
+      const e = event("D3", "LMS_NO_SUCH");
+      await consumer.handle(record(e));
+      const reported: TaskCallback[] = [];
+      const sender = new TaskCallbackSender({ log, clock, port: { report: async (cb) => void reported.push(cb) } });
+      expect((await sender.step()).sent).toEqual(["D3#2"]);
+      expect(await consumer.handle(republished(e, TaskEventHeader.REDELIVER, "watchdog", "34"))).toMatchObject({ callbackReopened: true });
+      expect((await sender.step()).sent).toEqual(["D3#2"]);
+      expect(reported.map((r) => [r.eventId, r.result])).toEqual([["D3#2", "FAILURE"], ["D3#2", "FAILURE"]]);
+    });
   });
 });

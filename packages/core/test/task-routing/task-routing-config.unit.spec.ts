@@ -90,7 +90,9 @@ describe("parseTaskEvent", () => {
     expect(reason("{")).toBe("record value is not JSON");
     expect(reason("[1]")).toBe("record value is not a JSON object");
     expect(reason(JSON.stringify({ ...message(), schemaVersion: 2 }))).toBe("unsupported schemaVersion 2");
-    expect(reason(JSON.stringify({ ...message(), eventType: "TASK_EXECUTING" }))).toBe('unknown eventType "TASK_EXECUTING"');
+    expect(reason(JSON.stringify({ ...message(), eventType: "TASK_PAUSED" }))).toBe('unknown eventType "TASK_PAUSED"');
+    expect(reason(JSON.stringify({ ...message(), eventType: "task_finished" }))).toBe('unknown eventType "task_finished"');
+    expect(reason(JSON.stringify({ ...message(), eventType: "TASK_EXECUTING" }))).toBe("ok");
     expect(reason(JSON.stringify({ ...message(), taskId: "" }))).toBe("missing or empty: taskId");
     expect(reason(JSON.stringify({ ...message(), handlerCode: "a b" }))).toBe("handlerCode is not a valid code");
     expect(reason(JSON.stringify({ ...message(), payload: [] }))).toBe("payload is not a JSON object");
