@@ -61,7 +61,7 @@ export type TaskConsumeStep =
  *
  * The task service expects a callback (SUCCESS / FAILURE) for FINISHED and CANCELLED only: a
  * `TASK_EXECUTING` row, handled or dead, reports nothing, and a handler without `onTaskExecuting`
- * acknowledges it (SUCCEEDED). A record with `msgx-replay` (an operator's replay) reopens a DEAD
+ * (or an unknown handler code) acknowledges it (SUCCEEDED). A record with `msgx-replay` (an operator's replay) reopens a DEAD
  * row and runs the handler again under the full budget. A duplicate of a settled event whose
  * report was SENT sets the report PENDING again: the task service redelivers when it never
  * recorded it (`msgx-redeliver`), and reporting twice is harmless.
@@ -166,7 +166,10 @@ export class TaskEventConsumer<Tx> {
     };
     const callback = expectsTaskCallback(event.eventType);
     const handler = registry.get(event.handlerCode);
-    if (handler === undefined) return this.#deadLetter({ ...base, callback }, prior?.attempts ?? 0, registry.unknownReason(event.handlerCode), now);
+    if (handler === undefined && callback) return this.#deadLetter({ ...base, callback }, prior?.attempts ?? 0, registry.unknownReason(event.handlerCode), now);
+    // Progress for a code no handler has is acknowledged like progress a handler does not take:
+    // nothing waits on it, and the task's final event is dead-lettered and reported with the reason.
+    if (handler === undefined) this.#logger.warn("task progress event for an unknown handler code acknowledged", { owner: this.owner, eventId: event.eventId, handlerCode: event.handlerCode });
 
     const attempt = decision.attempt;
     try {
@@ -174,7 +177,7 @@ export class TaskEventConsumer<Tx> {
         const claimed = await tx.claim(event.eventId);
         if (claimed !== undefined && isTaskEventSettled(claimed)) return "duplicate" as const;
         const ctx: TaskHandlerContext<Tx> = { tx: tx.handle, attempt, deliveryEventId, ...(signal === undefined ? {} : { signal }) };
-        await runHandler(handler, event, ctx);
+        if (handler !== undefined) await runHandler(handler, event, ctx);
         this.#deps.failpoint?.("consume.before-commit");
         await tx.succeed({ ...base, status: TaskConsumeStatus.SUCCEEDED, errorMsg: null, attempts: attempt - 1, nextAttemptAt: null, callback, at: now });
         return "succeeded" as const;

@@ -197,9 +197,15 @@ describe("TaskEventConsumer", () => {
       expect([effects, (await log.get("X2#2"))?.status, (await log.get("X2#2"))?.callbackStatus, nudges]).toEqual([[], "SUCCEEDED", null, 0]);
     });
 
-    it("an unknown handler code or a handler failing until the budget is used: DEAD, but no FAILURE is reported for progress", async () => {
-      expect(await consumer.handle(record(event("X3", "LMS_NO_SUCH", "TASK_EXECUTING")))).toMatchObject({ did: "dead", eventId: "X3#2" });
-      expect(await log.get("X3#2")).toMatchObject({ status: "DEAD", callbackStatus: null });
+    it("an unknown handler code acknowledges progress (the final event is the one dead-lettered and reported)", async () => {
+      expect(await consumer.handle(record(event("X3", "LMS_NO_SUCH", "TASK_EXECUTING")))).toEqual({ did: "succeeded", eventId: "X3#2", attempt: 1 });
+      expect(await log.get("X3#2")).toMatchObject({ status: "SUCCEEDED", callbackStatus: null, handlerCode: "LMS_NO_SUCH" });
+      const finished = { ...event("X3", "LMS_NO_SUCH", "TASK_FINISHED"), eventId: "X3#3", taskVersion: 3 };
+      expect(await consumer.handle(record(finished, "LMS", "8"))).toMatchObject({ did: "dead", eventId: "X3#3" });
+      expect(await log.get("X3#3")).toMatchObject({ status: "DEAD", callbackStatus: "PENDING" });
+    });
+
+    it("a handler failing until the budget is used: DEAD, but no FAILURE is reported for progress", async () => {
       failures = 3;
       const e = event("X4", "LMS_SLITTER_DOWN_AGV", "TASK_EXECUTING");
       expect(await consumer.handle(record(e))).toMatchObject({ did: "retry", at: clock.now() + 1_000 });
