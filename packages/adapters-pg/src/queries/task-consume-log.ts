@@ -41,13 +41,15 @@ export async function purgeTaskConsumeLog(db: Kysely<any>, before: number, limit
   const n = Math.floor(limit);
   if (!(n >= 1)) return 0;
   const { rows } = await sql<{ event_id: string }>`
-    WITH doomed AS (
-      SELECT event_id FROM task_event_consume_log
-      WHERE status = 'SUCCEEDED' AND (callback_status IS NULL OR callback_status = 'SENT') AND updated_at < ${at(before)}
-      ORDER BY updated_at, event_id
-      LIMIT ${n}::integer
-    )
+    WITH doomed AS (${purgeCandidates(before, n)})
     DELETE FROM task_event_consume_log c USING doomed d WHERE c.event_id = d.event_id
     RETURNING c.event_id`.execute(db);
   return rows.length;
 }
+
+/** The rows one purge takes (its own statement, so a test can EXPLAIN it against the index). */
+export const purgeCandidates = (before: number, n: number) => sql`
+  SELECT event_id FROM task_event_consume_log
+  WHERE status = 'SUCCEEDED' AND (callback_status IS NULL OR callback_status = 'SENT') AND updated_at < ${at(before)}
+  ORDER BY updated_at, event_id
+  LIMIT ${n}::integer`;
