@@ -1,4 +1,5 @@
 import { CheckVerdict, normalizeCheckVerdict, type ReliableMessage, type ReliableMessageChecker } from "@msgx/core";
+import { postJson, PostTimeoutError } from "../http/post-json.js";
 
 /** How one call to a checker ended, for the `msgx_reliable_checkbacks_total{outcome}` counter. */
 export type CheckerOutcome = "confirm" | "cancel" | "unknown" | "error" | "timeout";
@@ -40,25 +41,11 @@ export function checkRequestBody(message: ReliableMessage): Record<string, unkno
  * confirms, cancels or drops a message.
  */
 export function httpChecker(options: HttpCheckerOptions): ReliableMessageChecker {
-  const call = options.fetch ?? fetch;
   const observe = options.observe ?? (() => undefined);
   return async (message, signal) => {
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const abort = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
-      const response = await call(options.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json",
-          ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-        },
-        body: JSON.stringify(checkRequestBody(message)),
-        signal: abort,
-        redirect: "error",
-      });
-      const text = await response.text();
-      if (response.status !== 200) throw new Error(`checker answered HTTP ${response.status}: ${text.slice(0, 200)}`);
+      const { status, text } = await postJson(options.url, checkRequestBody(message), { token: options.token, timeoutMs: options.timeoutMs, signal, fetch: options.fetch });
+      if (status !== 200) throw new Error(`checker answered HTTP ${status}: ${text.slice(0, 200)}`);
       let verdict: unknown;
       try {
         verdict = (JSON.parse(text) as { verdict?: unknown } | null)?.verdict;
@@ -71,7 +58,7 @@ export function httpChecker(options: HttpCheckerOptions): ReliableMessageChecker
       observe(mapped === CheckVerdict.CONFIRM ? "confirm" : mapped === CheckVerdict.DELETE ? "cancel" : "unknown");
       return mapped;
     } catch (e) {
-      if (timeout.aborted && !signal?.aborted) {
+      if (e instanceof PostTimeoutError) {
         observe("timeout");
         throw new Error(`checker did not answer within ${options.timeoutMs} ms`);
       }
