@@ -10,23 +10,13 @@ import type { AddressInfo } from "node:net";
 import type { RouterStep } from "@msgx/core";
 import { InMemoryBroker, InMemoryOutboxStore, InMemoryPipelineStore, InMemoryReliableMessageStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AppParts, QueueTopicsPort } from "../src/app/app-parts.js";
+import type { AppParts } from "../src/app/app-parts.js";
 import { loadConfig } from "../src/config/load-config.js";
 import { createMaintenanceJobs } from "../src/jobs/maintenance-schedule.js";
 import { createReliableHost } from "../src/reliable/reliable-host.js";
 import { reliableSteps } from "../src/reliable/reliable-steps.js";
+import { FakeQueueTopics } from "./fake-queue-topics.js";
 
-class FakeTopics implements QueueTopicsPort {
-  readonly created: string[] = [];
-  down = false;
-  async ensure(topics: readonly string[]): Promise<void> {
-    if (this.down) throw new Error("broker unreachable");
-    for (const t of topics) if (!this.created.includes(t)) this.created.push(t);
-  }
-  async exists(topic: string): Promise<boolean> {
-    return this.created.includes(topic);
-  }
-}
 
 let checker: Server;
 let checkerUrl = "";
@@ -51,7 +41,7 @@ afterAll(async () => {
   await new Promise((resolve) => checker.close(resolve));
 });
 
-function world(reliable: Record<string, unknown> = {}, topics: FakeTopics | undefined = new FakeTopics()) {
+function world(reliable: Record<string, unknown> = {}, topics: FakeQueueTopics | undefined = new FakeQueueTopics()) {
   const clock = new ManualClock();
   const db = new InMemoryPipelineStore(clock);
   const logger = new RecordingLogger();
