@@ -69,6 +69,23 @@ describe("TaskCallbackSender", () => {
     expect(await sender.step()).toMatchObject({ sent: ["T1#2"], rejected: ["T2#2"] });
     expect(await log.get("T2#2")).toMatchObject({ callbackStatus: "REJECTED", callbackError: "409: event id does not match" });
   });
+
+  it("a report reopened after SENT is sent once more (same result, from attempt 0); progress rows are never reported", async () => {
+    const { clock, log, sender, reported } = await setup();
+    await log.transaction((tx) => tx.succeed(sampleTaskConsumeWrite("T3#2", { eventType: "TASK_EXECUTING", callback: false, at: clock.now() })));
+    expect((await sender.step()).sent).toEqual(["T1#2", "T2#2"]);
+    clock.advance(600_000);
+    expect(await log.reopenCallback("T2#2", clock.now())).toBe(true);
+    expect(await log.reopenCallback("T3#2", clock.now())).toBe(false);
+    expect(await sender.step()).toEqual({ sent: ["T2#2"], deferred: [], rejected: [], next: null });
+    expect(reported.map((r) => [r.eventId, r.result])).toEqual([
+      ["T1#2", "SUCCESS"],
+      ["T2#2", "FAILURE"],
+      ["T2#2", "FAILURE"],
+    ]);
+    expect(reported.some((r) => r.eventId === "T3#2")).toBe(false);
+    expect(await log.get("T2#2")).toMatchObject({ callbackStatus: "SENT", callbackAttempts: 0, updatedAt: clock.now() });
+  });
 });
 
 describe("result topic callback port", () => {
