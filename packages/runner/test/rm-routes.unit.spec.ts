@@ -14,6 +14,7 @@ import { createHttpServer } from "../src/http/http-server.js";
 import { directReliableAdmin } from "../src/reliable/reliable-admin.js";
 import { directReliableApi } from "../src/reliable/reliable-api.js";
 import { createReliableMetrics } from "../src/reliable/reliable-metrics.js";
+import { injectJson, pipelineLessContext } from "./route-spec.js";
 
 const RM_TOKEN = "rm-token-for-producers";
 const ADMIN_TOKEN = "admin-token-for-operators";
@@ -41,24 +42,9 @@ function world(createTopics: boolean) {
   const metrics = createReliableMetrics(() => service.countByPhase());
   let sends = 0;
   const api = directReliableApi({ service, metrics, topics: new FakeTopics(), createTopics, onSend: () => void (sends += 1) });
-  const unused = () => {
-    throw new Error("not used by these routes");
-  };
   const ctx = {
-    logger: logger as Logger,
-    token: ADMIN_TOKEN,
-    maxBodyBytes: 64 * 1024,
-    checks: [],
+    ...pipelineLessContext(logger as Logger, ADMIN_TOKEN),
     metrics: async () => ({ contentType: "text/plain", body: await metrics.render() }),
-    receive: unused,
-    status: unused,
-    message: unused,
-    flight: unused,
-    flights: unused,
-    deadLetters: unused,
-    snapshotLog: unused,
-    replayPreview: unused,
-    replay: unused,
     reliable: directReliableAdmin(service),
     rm: api,
     rmToken: RM_TOKEN,
@@ -73,10 +59,7 @@ afterAll(async () => {
   for (const app of apps) await app.close();
 });
 
-async function call(w: World, method: "GET" | "POST", url: string, body?: unknown, headers: Record<string, string> = RM) {
-  const res = await w.app.inject({ method, url, headers: { ...headers, ...(body !== undefined ? { "content-type": "application/json" } : {}) }, ...(body !== undefined ? { payload: typeof body === "string" ? body : JSON.stringify(body) } : {}) });
-  return { status: res.statusCode, body: res.body === "" ? undefined : (JSON.parse(res.body) as Record<string, any>) };
-}
+const call = (w: World, method: "GET" | "POST", url: string, body?: unknown, headers: Record<string, string> = RM) => injectJson(w.app, method, url, body, headers);
 
 const prepare = (w: World, id: string, extra: Record<string, unknown> = {}, confirm = false) =>
   call(w, "POST", `/rm/v1/messages${confirm ? "?confirm=true" : ""}`, { messageId: id, queue: "orders", body: "pay 10", ...extra });
