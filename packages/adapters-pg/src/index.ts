@@ -15,6 +15,8 @@ export { createPgMailboxTable } from "./mailbox/pg-mailbox-schema.js";
 // Schemas of the task service (seed 001) and the reliable-message service (seed 002): the
 // consumer-side logs live in the consumers' own databases, so they are migrations of their own.
 export { taskRoutingMigration, taskConsumeLogMigration } from "./migrations/0006-task-routing.js";
+// Applied after 0006 (the runner's migrateToLatest does both): FAILED, dispatch, watchdog, purge, replay audit.
+export { taskRoutingServiceMigration } from "./migrations/0016-task-routing-service.js";
 export { taskConsumeLogPurgeMigration } from "./migrations/0017-task-consume-log-purge.js";
 export { reliableMessageMigration, reliableMessageConsumeLogMigration } from "./migrations/0005-reliable-message.js";
 // Applied after 0005 (the runner's migrateToLatest does both): terminal statuses, rejects, headers, the purge index.

@@ -262,15 +262,19 @@ export {
 
 // Task-event routing (SPEC §3, seed 001)
 export { TaskStatus, TASK_STATUSES, PENDING_CALLBACK_STATUSES, FINAL_TASK_STATUSES, awaitsCallback, newTaskRecord, assertTaskId, assertRoutingCode, isRoutingCode, type NewTask, type TaskRecord, type TaskPayload } from "./task-routing/task-record.js";
-export { TaskRequestError, isTaskRequestError, type TaskRequestErrorCode } from "./task-routing/task-request-error.js";
+export { TaskRequestError, isTaskRequestError, TASK_REQUEST_ERROR_HTTP_STATUS, type TaskRequestErrorCode } from "./task-routing/task-request-error.js";
 export { evolveTask, isLegalTaskTransition, LEGAL_TASK_FROM, type TaskTransition } from "./task-routing/task-machine.js";
-export { TaskEventType, TASK_EVENT_SCHEMA_VERSION, taskEventId, taskEventMessage, parseTaskEvent, type TaskEventMessage, type ParsedTaskEvent } from "./task-routing/task-event.js";
-export { DEFAULT_TASK_ROUTING, TASK_TARGET, assertTaskRouting, taskTarget, taskTopic, taskTargets, taskTopics, taskDeliveryTopics, taskEventDraft, type TaskRouting } from "./task-routing/task-routing-config.js";
+export { TaskEventType, TASK_EVENT_SCHEMA_VERSION, taskEventId, taskEventVersion, taskEventMessage, parseTaskEvent, type TaskEventMessage, type TaskEventExtras, type ParsedTaskEvent } from "./task-routing/task-event.js";
+export { DEFAULT_TASK_ROUTING, TASK_TARGET, assertTaskRouting, assertKnownOwner, taskTarget, taskTopic, taskTargets, taskTopics, taskDeliveryTopics, taskEventDraft, type TaskRouting } from "./task-routing/task-routing-config.js";
 export { TaskEventHeader, taskEventHeaders } from "./task-routing/task-headers.js";
 export { TaskFeedbackStatus, TaskFeedbackOutcome, decideTaskFeedback, type TaskFeedback, type TaskFeedbackKey, type TaskFeedbackEntry, type TaskFeedbackDecision } from "./task-routing/task-feedback.js";
 export { TaskCallbackResult, TaskCallbackOutcome, decideTaskCallback, type TaskCallback, type TaskCallbackEntry, type TaskCallbackDecision } from "./task-routing/task-callback.js";
 export type { TaskStore, TaskTx, TaskFilter } from "./task-routing/task-store.js";
-export { TaskService, type TaskServiceDeps, type TaskFeedbackAnswer, type TaskCallbackAnswer } from "./task-routing/task-service.js";
+export { TaskService, MAX_TASK_REPLAY, type TaskServiceDeps, type TaskFeedbackAnswer, type TaskCallbackAnswer, type TaskCancelRequest, type TaskCancelAnswer } from "./task-routing/task-service.js";
+export type { TaskDispatcher, DispatchAnswer, CancelAnswer } from "./task-routing/task-dispatcher.js";
+export { DispatchJob, DEFAULT_DISPATCH_RETRY, dispatchBackoffMs, decideDispatchAnswer, type DispatchRetryOptions, type TaskDispatchStep, type DispatchJobDeps, type DispatchJobOptions } from "./task-routing/dispatch-job.js";
+export { TaskWatchdogJob, DEFAULT_TASK_WATCHDOG_OPTIONS, type TaskWatchdogOptions, type TaskWatchdogStep, type TaskWatchdogDeps } from "./task-routing/task-watchdog-job.js";
+export { taskReplayEligibility, taskReplayCandidate, pendingEventDraft, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayCandidate, type TaskReplayResult, type TaskReplayEntry } from "./task-routing/task-replay.js";
 export { TaskConsumeStatus, TaskCallbackStatus, taskCallbackResultOf, isTaskEventSettled, type TaskConsumeLogEntry, type TaskConsumeLogWrite } from "./task-routing/task-consume-log.js";
 export type { TaskConsumeLogStore, TaskConsumeTx, TaskConsumeLogFilter } from "./task-routing/task-consume-log-store.js";
 export { routeTaskRecord, unreadableEventId, decideConsumePrior, decideTaskHandlerFailure, type ConsumedTaskRecord, type TaskRouteVerdict, type TaskPriorDecision, type TaskHandlerFailureDecision } from "./task-routing/task-consume-decision.js";

@@ -47,6 +47,8 @@ export { describeConsumeLogContract, type ConsumeLogContractSubject } from "./re
 export { InMemoryTaskStore, type InMemoryTaskTables } from "./task-routing/in-memory-task-store.js";
 export { InMemoryTaskConsumeLogStore, type InMemoryTaskTxHandle } from "./task-routing/in-memory-task-consume-log-store.js";
 export { describeTaskStoreContract, sampleNewTask, type TaskStoreContractSubject } from "./task-routing/task-store.contract.js";
+export { InMemoryTaskDispatcher, type FakeExternalTask, type ScriptedDispatchFault } from "./task-routing/in-memory-task-dispatcher.js";
+export { describeTaskDispatcherContract, type TaskDispatcherContractSubject } from "./task-routing/task-dispatcher.contract.js";
 export { describeTaskConsumeLogStoreContract, sampleTaskConsumeWrite, type TaskConsumeLogStoreContractSubject } from "./task-routing/task-consume-log-store.contract.js";
 export { InMemoryMaintenanceStore, type InMemoryMaintenanceTables } from "./jobs/in-memory-maintenance-store.js";
 export { describeMaintenanceStoreContract, type MaintenanceStoreHarness } from "./jobs/maintenance-store.contract.js";

@@ -93,7 +93,9 @@ export async function startTaskServiceApp(options: TaskServiceAppOptions): Promi
     }
 
     const store = new PgTaskStore(db);
-    const service = new TaskService({ store, clock: systemClock, routing, logger });
+    // topic-per-owner: the service refuses tasks of owners the relay has no target for.
+    const known: TaskRouting = routing.mode === "topic-per-owner" && routing.owners === undefined ? { ...routing, owners } : routing;
+    const service = new TaskService({ store, clock: systemClock, routing: known, logger });
     const producer = new KafkaDeliveryPort({ brokers: options.brokers, clientId: "task-service", logger });
     stops.push(() => producer.disconnect());
     const outbox = new PgOutboxStore(db);

@@ -14,6 +14,7 @@ import { identityContentMigration } from "./0012-identity-content.js";
 import { procTraceMigration } from "./0014-proc-trace.js";
 import { outboxHeadersMigration } from "./0013-outbox-headers.js";
 import { reliableMessageServiceMigration } from "./0015-reliable-message-service.js";
+import { taskRoutingServiceMigration } from "./0016-task-routing-service.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -56,7 +57,11 @@ export const MIGRATION_MODULES = {
     "0015_reliable_message_service": reliableMessageServiceMigration,
   },
   /** The task service's tables (seed 001); they write msg_event. */
-  "task-routing": { "0006_task_routing": taskRoutingMigration },
+  "task-routing": {
+    "0006_task_routing": taskRoutingMigration,
+    // FAILED, dispatch bookkeeping, watchdog alerts, the dispatch and purge probes, the replay audit.
+    "0016_task_routing_service": taskRoutingServiceMigration,
+  },
   /** Flight history and the PROC_STATE archive index of the maintenance jobs. */
   jobs: { "0007_maintenance": maintenanceMigration },
 } as const satisfies Record<string, Record<string, (schema: string) => Migration>>;

@@ -1,16 +1,18 @@
-import { MsgxError, type TaskCallbackEntry, type TaskConsumeLogEntry, type TaskConsumeLogFilter, type TaskConsumeLogWrite, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskRecord } from "@msgx/core";
+import { MsgxError, type TaskCallbackEntry, type TaskConsumeLogEntry, type TaskConsumeLogFilter, type TaskConsumeLogWrite, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskRecord, type TaskReplayEntry } from "@msgx/core";
 import { sql, type Kysely } from "kysely";
-import { at, atOrNull, CALLBACK_COLUMNS, callbackFromRow, CONSUME_COLUMNS, consumeFromRow, FEEDBACK_COLUMNS, feedbackFromRow, json, TASK_COLUMNS, taskFromRow, type CallbackRow, type ConsumeRow, type FeedbackRow, type TaskRow } from "../task-routing/task-rows.js";
+import { at, atOrNull, CALLBACK_COLUMNS, callbackFromRow, REPLAY_COLUMNS, replayFromRow, type ReplayRow, CONSUME_COLUMNS, consumeFromRow, FEEDBACK_COLUMNS, feedbackFromRow, json, TASK_COLUMNS, taskFromRow, type CallbackRow, type ConsumeRow, type FeedbackRow, type TaskRow } from "../task-routing/task-rows.js";
 
 /** Inserts the task unless its id is taken; true when it was inserted. */
 export async function insertTask(db: Kysely<any>, t: TaskRecord): Promise<boolean> {
   const { rows } = await sql<{ task_id: string }>`
     INSERT INTO task_task (task_id, owner_service, handler_code, biz_type, biz_id, external_system, external_task_type,
                            external_task_no, payload, status, version, last_event_id, status_reason, callback_error,
+                           dispatch_attempts, next_dispatch_at, dispatch_error, callback_alerts, callback_alert_at,
                            created_at, updated_at)
     VALUES (${t.taskId}, ${t.ownerService}, ${t.handlerCode}, ${t.bizType}, ${t.bizId}, ${t.externalSystem},
             ${t.externalTaskType}, ${t.externalTaskNo}, ${json(t.payload)}::jsonb, ${t.status}, ${t.version},
-            ${t.lastEventId}, ${t.statusReason}, ${t.callbackError}, ${at(t.createdAt)}, ${at(t.updatedAt)})
+            ${t.lastEventId}, ${t.statusReason}, ${t.callbackError}, ${t.dispatchAttempts}, ${atOrNull(t.nextDispatchAt)},
+            ${t.dispatchError}, ${t.callbackAlerts}, ${atOrNull(t.callbackAlertAt)}, ${at(t.createdAt)}, ${at(t.updatedAt)})
     ON CONFLICT (task_id) DO NOTHING
     RETURNING task_id`.execute(db);
   return rows.length === 1;
@@ -36,7 +38,9 @@ export async function updateTask(db: Kysely<any>, t: TaskRecord): Promise<void> 
     UPDATE task_task
     SET external_task_no = ${t.externalTaskNo}, payload = ${json(t.payload)}::jsonb, status = ${t.status},
         version = ${t.version}, last_event_id = ${t.lastEventId}, status_reason = ${t.statusReason},
-        callback_error = ${t.callbackError}, updated_at = ${at(t.updatedAt)}
+        callback_error = ${t.callbackError}, dispatch_attempts = ${t.dispatchAttempts},
+        next_dispatch_at = ${atOrNull(t.nextDispatchAt)}, dispatch_error = ${t.dispatchError},
+        callback_alerts = ${t.callbackAlerts}, callback_alert_at = ${atOrNull(t.callbackAlertAt)}, updated_at = ${at(t.updatedAt)}
     WHERE task_id = ${t.taskId} AND version = ${t.version - 1}
     RETURNING task_id`.execute(db);
   if (rows.length !== 1) throw new MsgxError("CONFLICT", `task ${t.taskId}: stored version is not ${t.version - 1}`);
@@ -46,6 +50,9 @@ export async function listTasks(db: Kysely<any>, f: TaskFilter): Promise<TaskRec
   const where = [sql`true`];
   if (f.statuses !== undefined) where.push(sql`status = ANY(${[...f.statuses]}::text[])`);
   if (f.ownerService !== undefined) where.push(sql`owner_service = ${f.ownerService}`);
+  if (f.handlerCode !== undefined) where.push(sql`handler_code = ${f.handlerCode}`);
+  if (f.taskIds !== undefined) where.push(sql`task_id = ANY(${[...f.taskIds]}::text[])`);
+  if (f.callbackFailed !== undefined) where.push(f.callbackFailed ? sql`callback_error IS NOT NULL` : sql`callback_error IS NULL`);
   if (f.updatedBefore !== undefined) where.push(sql`updated_at <= ${at(f.updatedBefore)}`);
   if (f.afterTaskId !== undefined) where.push(sql`task_id > ${f.afterTaskId}`);
   const limit = f.limit === undefined ? sql`` : sql`LIMIT ${f.limit}`;
@@ -53,6 +60,54 @@ export async function listTasks(db: Kysely<any>, f: TaskFilter): Promise<TaskRec
     SELECT ${sql.raw(TASK_COLUMNS)} FROM task_task WHERE ${sql.join(where, sql` AND `)}
     ORDER BY task_id ${limit}`.execute(db);
   return rows.map(taskFromRow);
+}
+
+/** CREATED tasks due for the dispatch job: a probe into the partial `task_task_dispatch_due_idx`. */
+export async function dueForDispatch(db: Kysely<any>, now: number, limit: number): Promise<TaskRecord[]> {
+  const { rows } = await sql<TaskRow>`
+    SELECT ${sql.raw(TASK_COLUMNS)} FROM task_task
+    WHERE status = 'CREATED' AND next_dispatch_at IS NOT NULL AND next_dispatch_at <= ${at(now)}
+    ORDER BY next_dispatch_at, task_id LIMIT ${Math.max(0, Math.floor(limit))}`.execute(db);
+  return rows.map(taskFromRow);
+}
+
+/** Tasks pending a callback, unchanged and not alerted on for a while: a range of the partial pending-callback index. */
+export async function stalePendingCallbacks(db: Kysely<any>, updatedBefore: number, alertedBefore: number, limit: number): Promise<TaskRecord[]> {
+  const { rows } = await sql<TaskRow>`
+    SELECT ${sql.raw(TASK_COLUMNS)} FROM task_task
+    WHERE status IN ('FINISHED_PENDING_CALLBACK','CANCEL_PENDING_CALLBACK') AND updated_at <= ${at(updatedBefore)}
+      AND (callback_alert_at IS NULL OR callback_alert_at <= ${at(alertedBefore)})
+    ORDER BY updated_at, task_id LIMIT ${Math.max(0, Math.floor(limit))}`.execute(db);
+  return rows.map(taskFromRow);
+}
+
+/**
+ * Deletes the oldest finished tasks (an ordered range of `task_task_finished_idx`) with their
+ * feedback and callback rows, children first (they reference the task), in the caller's transaction.
+ */
+export async function purgeFinishedTasks(db: Kysely<any>, before: number, limit: number): Promise<number> {
+  const { rows } = await sql<{ task_id: string }>`
+    SELECT task_id FROM task_task
+    WHERE status IN ('FINISHED','CANCELLED','FAILED') AND updated_at < ${at(before)}
+    ORDER BY updated_at, task_id LIMIT ${limit}
+    FOR UPDATE SKIP LOCKED`.execute(db);
+  if (rows.length === 0) return 0;
+  const ids = rows.map((r) => r.task_id);
+  await sql`DELETE FROM task_feedback WHERE task_id = ANY(${ids}::text[])`.execute(db);
+  await sql`DELETE FROM task_callback WHERE task_id = ANY(${ids}::text[])`.execute(db);
+  const deleted = await sql`DELETE FROM task_task WHERE task_id = ANY(${ids}::text[])`.execute(db);
+  return Number(deleted.numAffectedRows ?? ids.length);
+}
+
+export async function insertReplay(db: Kysely<any>, e: TaskReplayEntry): Promise<void> {
+  await sql`
+    INSERT INTO task_replay (replay_id, replayed_by, reason, filter, task_ids, replayed_at)
+    VALUES (${e.replayId}, ${e.by}, ${e.reason}, ${json(e.filter)}::jsonb, ${json(e.taskIds)}::jsonb, ${at(e.at)})`.execute(db);
+}
+
+export async function getReplay(db: Kysely<any>, replayId: string): Promise<TaskReplayEntry | undefined> {
+  const { rows } = await sql<ReplayRow>`SELECT ${sql.raw(REPLAY_COLUMNS)} FROM task_replay WHERE replay_id = ${replayId}`.execute(db);
+  return rows[0] === undefined ? undefined : replayFromRow(rows[0]);
 }
 
 /** The entry under the idempotency key (served by the unique constraint's index). */

@@ -1,9 +1,9 @@
-import { systemClock, type Clock, type OutboxEventDraft, type TaskCallbackEntry, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskRecord, type TaskStore, type TaskTx } from "@msgx/core";
+import { systemClock, type Clock, type OutboxEventDraft, type TaskCallbackEntry, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskRecord, type TaskReplayEntry, type TaskStore, type TaskTx } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { pgCall } from "../pg-error-map.js";
 import { pgTransaction } from "../pg-transaction.js";
 import { insertEvents } from "../queries/msg-event.js";
-import { findFeedback, getTask, insertCallback, insertFeedback, insertTask, listCallbacks, listFeedback, listTasks, lockTask, updateTask } from "../queries/task-routing.js";
+import { dueForDispatch, findFeedback, getReplay, getTask, insertCallback, insertFeedback, insertReplay, insertTask, listCallbacks, listFeedback, listTasks, lockTask, purgeFinishedTasks, stalePendingCallbacks, updateTask } from "../queries/task-routing.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 
 export interface PgTaskStoreOptions {
@@ -51,6 +51,24 @@ export class PgTaskStore implements TaskStore {
   callbacks(taskId: string): Promise<readonly TaskCallbackEntry[]> {
     return pgCall("task callbacks", () => listCallbacks(this.#db, taskId));
   }
+
+  dueForDispatch(now: number, limit: number): Promise<readonly TaskRecord[]> {
+    return pgCall("task due for dispatch", () => dueForDispatch(this.#db, now, limit));
+  }
+
+  stalePendingCallbacks(updatedBefore: number, alertedBefore: number, limit: number): Promise<readonly TaskRecord[]> {
+    return pgCall("task stale pending callbacks", () => stalePendingCallbacks(this.#db, updatedBefore, alertedBefore, limit));
+  }
+
+  async purgeFinished(before: number, limit: number): Promise<number> {
+    const n = Number.isNaN(limit) ? 0 : Math.floor(limit);
+    if (n < 1) return 0;
+    return pgTransaction(this.#db, "task purge", (trx) => pgCall("task purge", () => purgeFinishedTasks(trx, before, n)));
+  }
+
+  replay(replayId: string): Promise<TaskReplayEntry | undefined> {
+    return pgCall("task replay get", () => getReplay(this.#db, replayId));
+  }
 }
 
 /** One task transaction on one connection; each member is one statement. */
@@ -85,6 +103,10 @@ class PgTaskTx implements TaskTx {
 
   insertCallback(entry: TaskCallbackEntry): Promise<void> {
     return pgCall("task callback insert", () => insertCallback(this.#trx, entry));
+  }
+
+  insertReplay(entry: TaskReplayEntry): Promise<void> {
+    return pgCall("task replay insert", () => insertReplay(this.#trx, entry));
   }
 
   async appendEvents(events: readonly OutboxEventDraft[]): Promise<void> {

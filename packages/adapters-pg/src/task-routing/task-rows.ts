@@ -1,4 +1,4 @@
-import type { TaskCallbackEntry, TaskConsumeLogEntry, TaskFeedbackEntry, TaskRecord } from "@msgx/core";
+import type { TaskCallbackEntry, TaskConsumeLogEntry, TaskFeedbackEntry, TaskRecord, TaskReplayEntry } from "@msgx/core";
 import { toMs, toMsOrNull, toNumber } from "../rows/values.js";
 
 /** `task_task` as the driver returns it. */
@@ -17,12 +17,18 @@ export interface TaskRow {
   last_event_id: string | null;
   status_reason: string | null;
   callback_error: string | null;
+  dispatch_attempts: unknown;
+  next_dispatch_at: unknown;
+  dispatch_error: string | null;
+  callback_alerts: unknown;
+  callback_alert_at: unknown;
   created_at: unknown;
   updated_at: unknown;
 }
 
 export const TASK_COLUMNS = `task_id, owner_service, handler_code, biz_type, biz_id, external_system, external_task_type,
-  external_task_no, payload, status, version, last_event_id, status_reason, callback_error, created_at, updated_at`;
+  external_task_no, payload, status, version, last_event_id, status_reason, callback_error, dispatch_attempts,
+  next_dispatch_at, dispatch_error, callback_alerts, callback_alert_at, created_at, updated_at`;
 
 export const taskFromRow = (r: TaskRow): TaskRecord => ({
   taskId: r.task_id,
@@ -39,8 +45,34 @@ export const taskFromRow = (r: TaskRow): TaskRecord => ({
   lastEventId: r.last_event_id,
   statusReason: r.status_reason,
   callbackError: r.callback_error,
+  dispatchAttempts: toNumber(r.dispatch_attempts),
+  nextDispatchAt: toMsOrNull(r.next_dispatch_at),
+  dispatchError: r.dispatch_error,
+  callbackAlerts: toNumber(r.callback_alerts),
+  callbackAlertAt: toMsOrNull(r.callback_alert_at),
   createdAt: toMs(r.created_at),
   updatedAt: toMs(r.updated_at),
+});
+
+/** `task_replay` as the driver returns it. */
+export interface ReplayRow {
+  replay_id: string;
+  replayed_by: string;
+  reason: string;
+  filter: unknown;
+  task_ids: unknown;
+  replayed_at: unknown;
+}
+
+export const REPLAY_COLUMNS = "replay_id, replayed_by, reason, filter, task_ids, replayed_at";
+
+export const replayFromRow = (r: ReplayRow): TaskReplayEntry => ({
+  replayId: r.replay_id,
+  by: r.replayed_by,
+  reason: r.reason,
+  filter: r.filter as TaskReplayEntry["filter"],
+  taskIds: r.task_ids as TaskReplayEntry["taskIds"],
+  at: toMs(r.replayed_at),
 });
 
 export interface FeedbackRow {

@@ -5,7 +5,8 @@ import type { FaultPlan } from "../testing/fault-plan.js";
 import type { InMemoryPipelineStore } from "../processing/in-memory-pipeline-store.js";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
-import type { TaskRecord } from "./task-record.js";
+import { FINAL_TASK_STATUSES, PENDING_CALLBACK_STATUSES, TaskStatus, type TaskRecord } from "./task-record.js";
+import type { TaskReplayEntry } from "./task-replay.js";
 import type { TaskFilter, TaskStore, TaskTx } from "./task-store.js";
 
 /** The fake's tables, public so tests can look inside. */
@@ -14,8 +15,10 @@ export interface InMemoryTaskTables {
   /** In log order. */
   readonly feedback: TaskFeedbackEntry[];
   readonly callbacks: TaskCallbackEntry[];
+  readonly replays: TaskReplayEntry[];
 }
 
+const byId = (a: TaskRecord, b: TaskRecord): number => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0);
 const keyOf = (k: TaskFeedbackKey): string => JSON.stringify([k.taskId, k.externalEventId, k.status]);
 
 /**
@@ -26,7 +29,7 @@ const keyOf = (k: TaskFeedbackKey): string => JSON.stringify([k.taskId, k.extern
  * `task.commit`), `commitUnknownNext` (commit, then report the outcome unknown).
  */
 export class InMemoryTaskStore implements TaskStore {
-  readonly tables: InMemoryTaskTables = { tasks: new Map(), feedback: [], callbacks: [] };
+  readonly tables: InMemoryTaskTables = { tasks: new Map(), feedback: [], callbacks: [], replays: [] };
   /** When set, the next commit applies its writes and then throws `COMMIT_UNKNOWN`. */
   commitUnknownNext = false;
   readonly #clock: Clock;
@@ -55,6 +58,7 @@ export class InMemoryTaskStore implements TaskStore {
     const feedback: TaskFeedbackEntry[] = [];
     const callbacks: TaskCallbackEntry[] = [];
     const events: OutboxEventDraft[] = [];
+    const replays: TaskReplayEntry[] = [];
     const current = (id: string): TaskRecord | undefined => tasks.get(id) ?? t.tasks.get(id);
     const tx: TaskTx = {
       lockTask: async (taskId) => {
@@ -96,12 +100,20 @@ export class InMemoryTaskStore implements TaskStore {
         this.#check("appendEvents");
         events.push(...drafts);
       },
+      insertReplay: async (entry) => {
+        this.#check("insertReplay");
+        if ([...t.replays, ...replays].some((r) => r.replayId === entry.replayId)) {
+          throw new MsgxError("INFRA", `unique violation: replay ${entry.replayId} is logged already`);
+        }
+        replays.push(entry);
+      },
     };
     const result = await fn(tx);
     this.#check("commit");
     for (const [id, task] of tasks) t.tasks.set(id, task);
     t.feedback.push(...feedback);
     t.callbacks.push(...callbacks);
+    t.replays.push(...replays);
     this.#appendOutbox(events);
     if (this.commitUnknownNext) {
       this.commitUnknownNext = false;
@@ -127,10 +139,13 @@ export class InMemoryTaskStore implements TaskStore {
         (task) =>
           (filter.statuses === undefined || filter.statuses.includes(task.status)) &&
           (filter.ownerService === undefined || task.ownerService === filter.ownerService) &&
+          (filter.handlerCode === undefined || task.handlerCode === filter.handlerCode) &&
+          (filter.taskIds === undefined || filter.taskIds.includes(task.taskId)) &&
+          (filter.callbackFailed === undefined || (task.callbackError !== null) === filter.callbackFailed) &&
           (filter.updatedBefore === undefined || task.updatedAt <= filter.updatedBefore) &&
           (filter.afterTaskId === undefined || task.taskId > filter.afterTaskId),
       )
-      .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0))
+      .sort(byId)
       .slice(0, filter.limit ?? Number.POSITIVE_INFINITY);
   }
 
@@ -142,6 +157,49 @@ export class InMemoryTaskStore implements TaskStore {
   async callbacks(taskId: string): Promise<readonly TaskCallbackEntry[]> {
     this.#check("callbacks");
     return this.tables.callbacks.filter((e) => e.taskId === taskId);
+  }
+
+  async dueForDispatch(now: number, limit: number): Promise<readonly TaskRecord[]> {
+    this.#check("dueForDispatch");
+    return [...this.tables.tasks.values()]
+      .filter((t) => t.status === TaskStatus.CREATED && t.nextDispatchAt !== null && t.nextDispatchAt <= now)
+      .sort((a, b) => a.nextDispatchAt! - b.nextDispatchAt! || byId(a, b))
+      .slice(0, Math.max(0, limit));
+  }
+
+  async stalePendingCallbacks(updatedBefore: number, alertedBefore: number, limit: number): Promise<readonly TaskRecord[]> {
+    this.#check("stalePendingCallbacks");
+    return [...this.tables.tasks.values()]
+      .filter(
+        (t) =>
+          PENDING_CALLBACK_STATUSES.includes(t.status) &&
+          t.updatedAt <= updatedBefore &&
+          (t.callbackAlertAt === null || t.callbackAlertAt <= alertedBefore),
+      )
+      .sort((a, b) => a.updatedAt - b.updatedAt || byId(a, b))
+      .slice(0, Math.max(0, limit));
+  }
+
+  async purgeFinished(before: number, limit: number): Promise<number> {
+    this.#check("purgeFinished");
+    const n = Number.isNaN(limit) ? 0 : Math.floor(limit);
+    if (n < 1) return 0;
+    const t = this.tables;
+    const gone = [...t.tasks.values()]
+      .filter((task) => FINAL_TASK_STATUSES.includes(task.status) && task.updatedAt < before)
+      .sort((a, b) => a.updatedAt - b.updatedAt || byId(a, b))
+      .slice(0, n)
+      .map((task) => task.taskId);
+    const ids = new Set(gone);
+    for (const id of gone) t.tasks.delete(id);
+    t.feedback.splice(0, t.feedback.length, ...t.feedback.filter((e) => !ids.has(e.taskId)));
+    t.callbacks.splice(0, t.callbacks.length, ...t.callbacks.filter((e) => !ids.has(e.taskId)));
+    return gone.length;
+  }
+
+  async replay(replayId: string): Promise<TaskReplayEntry | undefined> {
+    this.#check("replay");
+    return this.tables.replays.find((r) => r.replayId === replayId);
   }
 
   #check(operation: string): void {

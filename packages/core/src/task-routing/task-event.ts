@@ -36,6 +36,12 @@ export interface TaskEventMessage {
   readonly externalEventId: string;
   /** A cancel reason or the feedback's message, when given. */
   readonly reason: string | null;
+  /**
+   * TASK_EXECUTING: the external system's progress report (text or JSON text, at most 2000
+   * characters), null when it gave none. Null on the other events; absent on records written
+   * before TASK_EXECUTING existed.
+   */
+  readonly progress?: string | null;
   /** When the task service recorded the feedback, ISO-8601 UTC. */
   readonly occurredAt: string;
   /** The task's request payload, as created. */
@@ -45,19 +51,37 @@ export interface TaskEventMessage {
 /** The event id of the transition that brought a task to `version`. */
 export const taskEventId = (taskId: string, version: number): string => `${taskId}#${version}`;
 
+/** What an event says besides the task: the feedback's message and progress (TASK_EXECUTING). */
+export interface TaskEventExtras {
+  /** Default: the task's `statusReason`. */
+  readonly reason?: string | null;
+  readonly progress?: string | null;
+  /** The task version the event belongs to (republishing an earlier event). Default: the task's. */
+  readonly version?: number;
+}
+
+/** The version an event id names (`<taskId>#<version>`); NaN when it names none. */
+export const taskEventVersion = (eventId: string): number => {
+  const hash = eventId.lastIndexOf("#");
+  const version = hash < 0 ? Number.NaN : Number(eventId.slice(hash + 1));
+  return Number.isSafeInteger(version) ? version : Number.NaN;
+};
+
 /** Builds the message for `task` as it is right after the transition that published it. */
 export function taskEventMessage(
   task: TaskRecord,
   eventType: TaskEventType,
   externalEventId: string,
   at: number,
+  extras: TaskEventExtras = {},
 ): TaskEventMessage {
+  const version = extras.version ?? task.version;
   return {
     schemaVersion: TASK_EVENT_SCHEMA_VERSION,
-    eventId: taskEventId(task.taskId, task.version),
+    eventId: taskEventId(task.taskId, version),
     eventType,
     taskId: task.taskId,
-    taskVersion: task.version,
+    taskVersion: version,
     ownerService: task.ownerService,
     handlerCode: task.handlerCode,
     bizType: task.bizType,
@@ -66,7 +90,8 @@ export function taskEventMessage(
     externalTaskType: task.externalTaskType,
     externalTaskNo: task.externalTaskNo,
     externalEventId,
-    reason: task.statusReason,
+    reason: extras.reason !== undefined ? extras.reason : task.statusReason,
+    progress: extras.progress ?? null,
     occurredAt: new Date(at).toISOString(),
     payload: task.payload,
   };

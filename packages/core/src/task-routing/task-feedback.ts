@@ -21,6 +21,8 @@ export interface TaskFeedback {
   readonly externalTaskNo?: string | null;
   /** A cancel reason or message, passed on to the owner. */
   readonly reason?: string | null;
+  /** EXECUTING only: the progress the external system reports (text or JSON text, at most 2000 characters), passed on to the owner. */
+  readonly progress?: string | null;
 }
 
 /** The idempotency key of a feedback. */
@@ -32,7 +34,8 @@ export interface TaskFeedbackKey {
 
 /**
  * What a logged feedback did:
- * - `APPLIED`: it moved the task (and, for FINISHED / CANCELLED, published the owner event);
+ * - `APPLIED`: it moved the task and published the owner event (TASK_EXECUTING, also for each
+ *   progress report of a running task; TASK_FINISHED / TASK_CANCELLED);
  * - `IGNORED`: harmless repetition of a fact the task already reflects (a second FINISHED report
  *   under a new id, a late EXECUTING);
  * - `REJECTED`: it contradicts the task (FINISHED for a cancelled task): kept for review.
@@ -44,7 +47,7 @@ export type TaskFeedbackOutcome = (typeof TaskFeedbackOutcome)[keyof typeof Task
 export interface TaskFeedbackEntry extends TaskFeedbackKey {
   readonly outcome: TaskFeedbackOutcome;
   readonly reason: string | null;
-  /** The owner event it published (APPLIED FINISHED / CANCELLED only). */
+  /** The owner event it published (APPLIED only). */
   readonly eventId: string | null;
   readonly receivedAt: number;
 }
@@ -89,10 +92,11 @@ export function decideTaskFeedback(
 
   switch (feedback.status) {
     case TaskFeedbackStatus.EXECUTING: {
-      if (task.status === S.EXECUTING) return ignored("already EXECUTING");
-      if (task.status !== S.CREATED && task.status !== S.DISPATCHED) return ignored(`late report: task is ${task.status}`);
+      // A new report on a running task is progress: published too, under its own event id.
+      if (task.status !== S.CREATED && task.status !== S.DISPATCHED && task.status !== S.EXECUTING) return ignored(`late report: task is ${task.status}`);
       const next = evolveTask(task, { type: "executing", externalTaskNo }, now);
-      return { kind: "logged", entry: entry(TaskFeedbackOutcome.APPLIED, reason), task: next, event: null };
+      const event = taskEventDraft(next, TaskEventType.TASK_EXECUTING, feedback.externalEventId, routing, now, { reason, progress: feedback.progress ?? null });
+      return { kind: "logged", entry: entry(TaskFeedbackOutcome.APPLIED, reason, taskEventId(task.taskId, next.version)), task: next, event };
     }
     case TaskFeedbackStatus.FINISHED:
     case TaskFeedbackStatus.CANCELLED: {
@@ -101,6 +105,7 @@ export function decideTaskFeedback(
       const other = finishing ? CANCELLING : FINISHING;
       if (same.includes(task.status)) return ignored(`already ${task.status}: the owner event was published once`);
       if (other.includes(task.status)) return rejected(`conflicts with the task: it is ${task.status}`);
+      if (task.status === S.FAILED) return rejected(`conflicts with the task: it is FAILED (dispatch refused: ${task.statusReason ?? "no reason"})`);
       const eventId = taskEventId(task.taskId, task.version + 1);
       const next = evolveTask(task, { type: finishing ? "finished" : "cancelled", eventId, reason, externalTaskNo }, now);
       const eventType = finishing ? TaskEventType.TASK_FINISHED : TaskEventType.TASK_CANCELLED;

@@ -4,7 +4,7 @@ import type { TaskEventMessage } from "./task-event.js";
  * The headers a task event record carries besides the relay's own (`msgx-event-id`, ...), stored
  * on its outbox row by `taskEventDraft`: the owner is the routing tag an owner's consumer filters
  * on without parsing the value; the event type and handler code are there for logs, metrics and
- * broker-side tooling.
+ * broker-side tooling. A republished event (replay, watchdog) carries one more header saying so.
  */
 export const TaskEventHeader = {
   OWNER: "msgx-owner",

@@ -9,6 +9,7 @@ export const TaskStatus = {
   FINISHED: "FINISHED",
   CANCEL_PENDING_CALLBACK: "CANCEL_PENDING_CALLBACK",
   CANCELLED: "CANCELLED",
+  FAILED: "FAILED",
 } as const;
 export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
 
@@ -17,8 +18,8 @@ export const TASK_STATUSES: readonly TaskStatus[] = Object.values(TaskStatus);
 /** Statuses in which the task waits for its owner's callback. */
 export const PENDING_CALLBACK_STATUSES: readonly TaskStatus[] = [TaskStatus.FINISHED_PENDING_CALLBACK, TaskStatus.CANCEL_PENDING_CALLBACK];
 
-/** Terminal statuses: nothing changes a task in them any more. */
-export const FINAL_TASK_STATUSES: readonly TaskStatus[] = [TaskStatus.FINISHED, TaskStatus.CANCELLED];
+/** Terminal statuses: nothing changes a task in them any more (FAILED: the dispatch was refused for good). */
+export const FINAL_TASK_STATUSES: readonly TaskStatus[] = [TaskStatus.FINISHED, TaskStatus.CANCELLED, TaskStatus.FAILED];
 
 /** True when a task in `status` waits for its owner's callback. */
 export const awaitsCallback = (status: TaskStatus): boolean => PENDING_CALLBACK_STATUSES.includes(status);
@@ -43,6 +44,12 @@ export interface NewTask {
   readonly externalTaskType?: string | null;
   /** Extension data (`requestPayload`: start/end point, vehicle, `to_material`, ...). Default `{}`. */
   readonly payload?: TaskPayload;
+  /**
+   * Whether the task service's dispatcher sends the task to the external system (default true when
+   * the service has a dispatcher). `false`: the caller dispatches it and reports `markDispatched`.
+   * Not part of the task's identity: a repeated create ignores it.
+   */
+  readonly dispatch?: boolean;
 }
 
 /** A stored task (`task_task`). */
@@ -64,8 +71,18 @@ export interface TaskRecord {
   readonly lastEventId: string | null;
   /** Why the last transition happened (a cancel reason), when the feedback said. */
   readonly statusReason: string | null;
-  /** The owner's last FAILURE callback (its handler dead-lettered the event), until a SUCCESS. */
+  /** The owner's last FAILURE callback (its handler dead-lettered the event), until a SUCCESS or a replay. */
   readonly callbackError: string | null;
+  /** Dispatch calls the external system answered (accepted, refused or failed); outages are not counted. */
+  readonly dispatchAttempts: number;
+  /** When the dispatch job sends the task (again); null when the task does not wait for a dispatch. */
+  readonly nextDispatchAt: number | null;
+  /** The last dispatch failure or refusal, as the external system (or the transport) gave it. */
+  readonly dispatchError: string | null;
+  /** The watchdog's alerts on this task while it waited for its owner's callback. */
+  readonly callbackAlerts: number;
+  /** The watchdog's last alert (and redelivery) on this task; null when it never alerted. */
+  readonly callbackAlertAt: number | null;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
@@ -98,8 +115,11 @@ function assertText(value: unknown, field: string): asserts value is string {
 
 const isJsonObject = (v: unknown): v is TaskPayload => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Checks a create request and builds the CREATED record (version 1). */
-export function newTaskRecord(input: NewTask, now: number): TaskRecord {
+/**
+ * Checks a create request and builds the CREATED record (version 1). `dispatchAt`: when the
+ * dispatch job should send it (null: it is dispatched by its caller, `markDispatched`).
+ */
+export function newTaskRecord(input: NewTask, now: number, dispatchAt: number | null = null): TaskRecord {
   assertTaskId(input.taskId);
   assertRoutingCode(input.ownerService, "ownerService");
   assertRoutingCode(input.handlerCode, "handlerCode");
@@ -125,6 +145,11 @@ export function newTaskRecord(input: NewTask, now: number): TaskRecord {
     lastEventId: null,
     statusReason: null,
     callbackError: null,
+    dispatchAttempts: 0,
+    nextDispatchAt: dispatchAt,
+    dispatchError: null,
+    callbackAlerts: 0,
+    callbackAlertAt: null,
     createdAt: now,
     updatedAt: now,
   };

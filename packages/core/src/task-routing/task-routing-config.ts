@@ -1,9 +1,10 @@
 import { MsgxError } from "../errors/msgx-error.js";
 import { EventType, type OutboxEventDraft, type Target } from "../outbox/outbox-event.js";
 import type { DeliveryTopics } from "../delivery/delivery-records.js";
-import { taskEventMessage, type TaskEventType } from "./task-event.js";
+import { taskEventMessage, type TaskEventExtras, type TaskEventType } from "./task-event.js";
 import { taskEventHeaders } from "./task-headers.js";
 import { isRoutingCode, type TaskRecord } from "./task-record.js";
+import { TaskRequestError } from "./task-request-error.js";
 
 /**
  * How task events reach their owner (seed 001 §4).
@@ -16,10 +17,15 @@ import { isRoutingCode, type TaskRecord } from "./task-record.js";
  *   owner's event in backoff never holds up another owner's.
  *
  * Never one topic per task type: the handler code in the record routes inside the owner.
+ *
+ * `owners`: the owner services the task service accepts tasks for. In `topic-per-owner` mode the
+ * task service requires it (the relay has one target per known owner: a task for another owner
+ * would never be delivered); in `owner-header` mode it is optional and enforced when given. An
+ * owner's consumer does not need it.
  */
 export type TaskRouting =
-  | { readonly mode: "owner-header"; readonly topic: string }
-  | { readonly mode: "topic-per-owner"; readonly topicPattern: string };
+  | { readonly mode: "owner-header"; readonly topic: string; readonly owners?: readonly string[] }
+  | { readonly mode: "topic-per-owner"; readonly topicPattern: string; readonly owners?: readonly string[] };
 
 export const DEFAULT_TASK_ROUTING: TaskRouting = { mode: "owner-header", topic: "TASK_EVENT_TOPIC" };
 
@@ -28,8 +34,9 @@ export const TASK_TARGET = "KAFKA:task";
 
 const TOPIC_PATTERN = /^[A-Za-z0-9._-]{1,249}$/;
 
-/** Checks a routing configuration (`MsgxError("CONFIG")`): topic names Kafka accepts, a `{owner}` slot. */
+/** Checks a routing configuration (`MsgxError("CONFIG")`): topic names Kafka accepts, a `{owner}` slot, owner codes. */
 export function assertTaskRouting(routing: TaskRouting): void {
+  for (const owner of routing.owners ?? []) assertOwner(owner);
   if (routing.mode === "owner-header") {
     if (!TOPIC_PATTERN.test(routing.topic)) throw new MsgxError("CONFIG", `task topic is not a valid topic name: "${routing.topic}"`);
     return;
@@ -44,6 +51,19 @@ export function assertTaskRouting(routing: TaskRouting): void {
 
 function assertOwner(owner: string): void {
   if (!isRoutingCode(owner)) throw new MsgxError("CONFIG", `not a valid owner service: "${owner}"`);
+}
+
+/**
+ * Throws `TaskRequestError("UNKNOWN_OWNER")` unless the routing accepts tasks for `owner`: any
+ * owner when no `owners` list is configured (only allowed in `owner-header` mode), else one of them.
+ */
+export function assertKnownOwner(routing: TaskRouting, owner: string): void {
+  const owners = routing.owners;
+  if (owners === undefined || owners.includes(owner)) return;
+  throw new TaskRequestError(
+    "UNKNOWN_OWNER",
+    `owner service "${owner}" is not configured for task routing (known: ${owners.length === 0 ? "none" : owners.join(", ")})`,
+  );
 }
 
 /** The outbox target an owner's events are written to. */
@@ -62,20 +82,20 @@ export function taskTopic(routing: TaskRouting, owner: string): string {
  * The targets a relay must drain, one `MsgDispatcher` each: `KAFKA:task`, or one per owner in
  * `topic-per-owner` mode (the owners must then be known to the relay's configuration).
  */
-export function taskTargets(routing: TaskRouting, owners: readonly string[]): readonly Target[] {
+export function taskTargets(routing: TaskRouting, owners: readonly string[] = routing.owners ?? []): readonly Target[] {
   if (routing.mode === "owner-header") return [TASK_TARGET];
   return [...new Set(owners)].map((o) => taskTarget(routing, o));
 }
 
 /** The target-to-topic map for the dispatchers of {@link taskTargets}. */
-export function taskDeliveryTopics(routing: TaskRouting, owners: readonly string[]): DeliveryTopics {
+export function taskDeliveryTopics(routing: TaskRouting, owners: readonly string[] = routing.owners ?? []): DeliveryTopics {
   assertTaskRouting(routing);
   if (routing.mode === "owner-header") return { [TASK_TARGET]: routing.topic };
   return Object.fromEntries([...new Set(owners)].map((o) => [taskTarget(routing, o), taskTopic(routing, o)]));
 }
 
 /** Every topic the task events of `owners` can be on (to create them, or to recognise records). */
-export function taskTopics(routing: TaskRouting, owners: readonly string[]): readonly string[] {
+export function taskTopics(routing: TaskRouting, owners: readonly string[] = routing.owners ?? []): readonly string[] {
   return [...new Set(Object.values(taskDeliveryTopics(routing, owners)))];
 }
 
@@ -94,16 +114,18 @@ export function taskEventDraft(
   externalEventId: string,
   routing: TaskRouting,
   at: number,
+  extras: TaskEventExtras & { readonly headers?: Readonly<Record<string, string>> } = {},
 ): OutboxEventDraft {
-  const message = taskEventMessage(task, eventType, externalEventId, at);
+  const { headers, ...messageExtras } = extras;
+  const message = taskEventMessage(task, eventType, externalEventId, at, messageExtras);
   return {
     target: taskTarget(routing, task.ownerService),
     partitionKey: task.taskId,
     eventType: EventType.UPSERT,
-    stateVersion: task.version,
+    stateVersion: message.taskVersion,
     payload: message,
     sourceMsgId: 0,
     traceparent: null,
-    headers: taskEventHeaders(message),
+    headers: { ...taskEventHeaders(message), ...headers },
   };
 }

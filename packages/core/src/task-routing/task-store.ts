@@ -2,6 +2,7 @@ import type { OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
 import type { TaskRecord, TaskStatus } from "./task-record.js";
+import type { TaskReplayEntry } from "./task-replay.js";
 
 /**
  * One transaction of the task service. Everything written through it commits together or not at
@@ -33,12 +34,19 @@ export interface TaskTx {
    * PENDING, with EVENT_IDs ascending in the given order.
    */
   appendEvents(events: readonly OutboxEventDraft[]): Promise<void>;
+  /** Appends a replay audit row (`task_replay`); a taken replay id fails the transaction (`MsgxError`). */
+  insertReplay(entry: TaskReplayEntry): Promise<void>;
 }
 
 /** Which tasks to list (all fields optional), ascending by taskId. */
 export interface TaskFilter {
   readonly statuses?: readonly TaskStatus[];
   readonly ownerService?: string;
+  readonly handlerCode?: string;
+  /** Only these tasks. */
+  readonly taskIds?: readonly string[];
+  /** true: only tasks whose owner reported FAILURE (`callbackError` set); false: only those without. */
+  readonly callbackFailed?: boolean;
   /** Only tasks last changed at or before this instant (e.g. "pending a callback for 10 min"). */
   readonly updatedBefore?: number;
   readonly afterTaskId?: string;
@@ -56,7 +64,9 @@ export interface TaskFilter {
  *   `MsgxError("COMMIT_UNKNOWN")`: the caller repeats the request, which is idempotent.
  * - reads outside a transaction see committed data only;
  * - the feedback log is unique on `taskId + externalEventId + status`;
- * - driver errors leave as `MsgxError` (connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`).
+ * - driver errors leave as `MsgxError` (connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`);
+ * - the job probes (`dueForDispatch`, `stalePendingCallbacks`, `purgeFinished`) read an index of
+ *   their own tasks only, never the whole table.
  */
 export interface TaskStore {
   transaction<T>(fn: (tx: TaskTx) => Promise<T>): Promise<T>;
@@ -66,4 +76,23 @@ export interface TaskStore {
   feedback(taskId: string): Promise<readonly TaskFeedbackEntry[]>;
   /** The callback log of a task, oldest first. */
   callbacks(taskId: string): Promise<readonly TaskCallbackEntry[]>;
+  /**
+   * CREATED tasks waiting for the dispatch job whose `nextDispatchAt` is at or before `now`,
+   * earliest due first (then by taskId), at most `limit`.
+   */
+  dueForDispatch(now: number, limit: number): Promise<readonly TaskRecord[]>;
+  /**
+   * Tasks in *_PENDING_CALLBACK last changed at or before `updatedBefore` whose last watchdog
+   * alert is at or before `alertedBefore` (or never was), longest unchanged first, at most `limit`.
+   */
+  stalePendingCallbacks(updatedBefore: number, alertedBefore: number, limit: number): Promise<readonly TaskRecord[]>;
+  /**
+   * Deletes up to `limit` FINISHED / CANCELLED / FAILED tasks last changed before `before`
+   * (strictly), oldest first, with their feedback and callback log rows, in one transaction;
+   * returns how many tasks went. A limit below 1 (or NaN) purges nothing; a fractional one is floored.
+   * Replay audit rows stay.
+   */
+  purgeFinished(before: number, limit: number): Promise<number>;
+  /** A replay audit row by its id. */
+  replay(replayId: string): Promise<TaskReplayEntry | undefined>;
 }

@@ -58,8 +58,13 @@ describe("decideTaskFeedback", () => {
       [TaskStatus.CANCELLED, "FINISHED", "REJECTED"],
       [TaskStatus.FINISHED_PENDING_CALLBACK, "CANCELLED", "REJECTED"],
       [TaskStatus.FINISHED, "CANCELLED", "REJECTED"],
-      [TaskStatus.EXECUTING, "EXECUTING", "IGNORED"],
       [TaskStatus.FINISHED, "EXECUTING", "IGNORED"],
+      [TaskStatus.FINISHED_PENDING_CALLBACK, "EXECUTING", "IGNORED"],
+      [TaskStatus.CANCEL_PENDING_CALLBACK, "EXECUTING", "IGNORED"],
+      [TaskStatus.CANCELLED, "EXECUTING", "IGNORED"],
+      [TaskStatus.FAILED, "EXECUTING", "IGNORED"],
+      [TaskStatus.FAILED, "FINISHED", "REJECTED"],
+      [TaskStatus.FAILED, "CANCELLED", "REJECTED"],
     ];
     for (const [status, report, outcome] of cases) {
       const d = decide(task(status, "T1#3"), fb(report, "E2"));
@@ -69,12 +74,16 @@ describe("decideTaskFeedback", () => {
     }
   });
 
-  it("EXECUTING moves CREATED / DISPATCHED to EXECUTING without an owner event", () => {
-    for (const status of [TaskStatus.CREATED, TaskStatus.DISPATCHED]) {
-      const d = decide(task(status), fb("EXECUTING"));
+  it("EXECUTING on CREATED / DISPATCHED / EXECUTING (progress): EXECUTING plus one TASK_EXECUTING event with the message and progress", () => {
+    for (const status of [TaskStatus.CREATED, TaskStatus.DISPATCHED, TaskStatus.EXECUTING]) {
+      const d = decide(task(status), { ...fb("EXECUTING"), reason: "AGV 7 started", progress: '{"step":2,"of":5}', externalTaskNo: "ACS-7" });
       if (d.kind !== "logged") throw new Error(d.kind);
-      expect([d.entry.outcome, d.task?.status, d.event]).toEqual(["APPLIED", TaskStatus.EXECUTING, null]);
+      expect([d.entry.outcome, d.entry.eventId, d.task?.status, d.task?.version, d.task?.lastEventId]).toEqual(["APPLIED", "T1#4", TaskStatus.EXECUTING, 4, null]);
+      expect(d.event).toMatchObject({ target: "KAFKA:task", partitionKey: "T1", stateVersion: 4, headers: { "msgx-task-event": "TASK_EXECUTING", "msgx-owner": "LMS" } });
+      expect(d.event!.payload).toMatchObject({ eventId: "T1#4", eventType: "TASK_EXECUTING", taskVersion: 4, reason: "AGV 7 started", progress: '{"step":2,"of":5}', externalTaskNo: "ACS-7" });
     }
+    const finished = decide(task(TaskStatus.EXECUTING), fb("FINISHED"));
+    expect(finished.kind === "logged" && (finished.event?.payload as TaskEventMessage).progress).toBeNull();
   });
 });
 

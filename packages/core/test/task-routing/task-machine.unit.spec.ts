@@ -18,6 +18,10 @@ const TRANSITIONS: readonly TaskTransition[] = [
   { type: "cancelled", eventId: "T1#2", reason: "人工取消" },
   { type: "callbackSucceeded" },
   { type: "callbackFailed", error: "dead" },
+  { type: "dispatchFailed", error: "ACS busy", nextDispatchAt: T0 + 1_000 },
+  { type: "dispatchRefused", reason: "unknown task type" },
+  { type: "replayed" },
+  { type: "callbackRedelivered" },
 ];
 
 describe("task state machine", () => {
@@ -35,7 +39,8 @@ describe("task state machine", () => {
         }
       }
     }
-    expect(legal).toBe(1 + 2 + 3 + 3 + 2 + 2);
+    // dispatched, executing, finished, cancelled, callback x2, dispatchFailed, dispatchRefused, replayed, redelivered
+    expect(legal).toBe(1 + 3 + 3 + 3 + 2 + 2 + 1 + 1 + 2 + 2);
   });
 
   it("the terminal statuses have no way out", () => {
@@ -53,6 +58,29 @@ describe("task state machine", () => {
     expect([done.status, done.callbackError]).toEqual([TaskStatus.FINISHED, null]);
     const can = evolveTask(at(TaskStatus.CREATED), { type: "cancelled", eventId: "T1#2", reason: "人工取消" }, T0);
     expect(evolveTask(can, { type: "callbackSucceeded" }, T0).status).toBe(TaskStatus.CANCELLED);
+  });
+
+  it("dispatch: a failure spends an attempt and stays CREATED; a refusal is FAILED with the reason; acceptance ends the wait", () => {
+    const waiting = newTaskRecord({ taskId: "T1", ownerService: "LMS", handlerCode: "H", bizType: "B", bizId: "B1", externalSystem: "ACS" }, T0, T0);
+    const failed = evolveTask(waiting, { type: "dispatchFailed", error: "busy", nextDispatchAt: T0 + 2_000 }, T0 + 1);
+    expect([failed.status, failed.dispatchAttempts, failed.nextDispatchAt, failed.dispatchError]).toEqual([TaskStatus.CREATED, 1, T0 + 2_000, "busy"]);
+    const accepted = evolveTask(failed, { type: "dispatched", externalTaskNo: "ACS-1", attempted: true }, T0 + 2_000);
+    expect([accepted.status, accepted.dispatchAttempts, accepted.nextDispatchAt, accepted.dispatchError, accepted.externalTaskNo]).toEqual([TaskStatus.DISPATCHED, 2, null, null, "ACS-1"]);
+    const manual = evolveTask(waiting, { type: "dispatched", externalTaskNo: "ACS-2" }, T0 + 1);
+    expect([manual.dispatchAttempts, manual.nextDispatchAt]).toEqual([0, null]);
+    const refused = evolveTask(failed, { type: "dispatchRefused", reason: "bad type" }, T0 + 3);
+    expect([refused.status, refused.statusReason, refused.dispatchAttempts, refused.nextDispatchAt]).toEqual([TaskStatus.FAILED, "bad type", 2, null]);
+    // Any other way out of CREATED ends the wait for the dispatch job too.
+    expect(evolveTask(waiting, { type: "cancelled", eventId: "T1#2", reason: null }, T0 + 1).nextDispatchAt).toBeNull();
+    expect(evolveTask(waiting, { type: "executing" }, T0 + 1).nextDispatchAt).toBeNull();
+  });
+
+  it("replay clears the FAILURE; a redelivery counts the alert; both stay pending", () => {
+    const pending = { ...at(TaskStatus.FINISHED_PENDING_CALLBACK), callbackError: "dead" };
+    const replayed = evolveTask(pending, { type: "replayed" }, T0 + 1);
+    expect([replayed.status, replayed.callbackError, replayed.lastEventId]).toEqual([TaskStatus.FINISHED_PENDING_CALLBACK, null, "T1#1"]);
+    const alerted = evolveTask(pending, { type: "callbackRedelivered" }, T0 + 9);
+    expect([alerted.status, alerted.callbackAlerts, alerted.callbackAlertAt, alerted.callbackError]).toEqual([TaskStatus.FINISHED_PENDING_CALLBACK, 1, T0 + 9, "dead"]);
   });
 
   prop.prop([fc.array(fc.constantFrom(...TRANSITIONS), { maxLength: 12 })])("any legal path raises the version by one per step and publishes at most one event", (path) => {

@@ -17,7 +17,7 @@ import { DEFAULT_TASK_ROUTING, type TaskRouting } from "../../src/task-routing/t
 import { HANDLER_POLICY, HANDLERS, OWNERS, TaskRoutingWorld } from "./task-routing-world.js";
 
 const NUM_RUNS = 500;
-const PER_OWNER: TaskRouting = { mode: "topic-per-owner", topicPattern: "{owner}_TASK_EVENT_TOPIC" };
+const PER_OWNER: TaskRouting = { mode: "topic-per-owner", topicPattern: "{owner}_TASK_EVENT_TOPIC", owners: OWNERS };
 
 interface TaskSpec {
   readonly owner: number;
@@ -87,7 +87,7 @@ const scenarioArb = fc
   .record({ routing: fc.constantFrom(DEFAULT_TASK_ROUTING, PER_OWNER), tasks: fc.array(taskArb, { minLength: 1, maxLength: 6 }) })
   .chain(({ routing, tasks }) => fc.record({ routing: fc.constant(routing), tasks: fc.constant(tasks), cmds: fc.array(cmdArb(tasks.length), { minLength: 10, maxLength: 100, size: "max" }) }));
 
-const covered = { consumedInRun: 0, callbacksInRun: 0, crashInHandlerTx: 0, crashAfterHandlerCommit: 0, crashAfterCallback: 0, crashAfterBrokerAck: 0, runs: 0, perOwnerRuns: 0, tasks: 0, duplicateFeedback: 0, redeliveries: 0, handlerFailures: 0, dead: 0, unknownHandler: 0, ownerCrashes: 0, relayCrashes: 0, resent: 0, callbackFaults: 0, taskDbFaults: 0, cancelled: 0 };
+const covered = { consumedInRun: 0, callbacksInRun: 0, crashInHandlerTx: 0, crashAfterHandlerCommit: 0, crashAfterCallback: 0, crashAfterBrokerAck: 0, runs: 0, perOwnerRuns: 0, tasks: 0, duplicateFeedback: 0, redeliveries: 0, handlerFailures: 0, dead: 0, unknownHandler: 0, ownerCrashes: 0, relayCrashes: 0, resent: 0, callbackFaults: 0, taskDbFaults: 0, cancelled: 0, executingEvents: 0 };
 
 const taskId = (i: number) => `T${i}`;
 const ownerOf = (spec: TaskSpec): string => OWNERS[spec.owner]!;
@@ -213,13 +213,27 @@ describe("task-event routing over fakes (property)", () => {
       const task = (await world.service.get(id))!;
       const feedback = await world.taskStore.feedback(id);
       const applied = feedback.filter((f) => f.outcome === "APPLIED" && f.status !== "EXECUTING");
-      // One owner event per task, whatever was reported how often.
+      // One final owner event per task, whatever was reported how often; before it, one
+      // TASK_EXECUTING per applied EXECUTING report, each taken on once by the owner and never
+      // reported back.
       expect(applied).toHaveLength(1);
-      expect(events.filter((e) => e.partitionKey === id)).toHaveLength(1);
+      const typeOf = (e: (typeof events)[number]) => (e.payload as { eventType: string }).eventType;
+      expect(events.filter((e) => e.partitionKey === id && typeOf(e) !== "TASK_EXECUTING")).toHaveLength(1);
+      const executing = events.filter((e) => e.partitionKey === id && typeOf(e) === "TASK_EXECUTING");
+      expect(executing.map((e) => e.stateVersion)).toEqual(feedback.filter((f) => f.outcome === "APPLIED" && f.status === "EXECUTING").map((f) => Number(f.eventId!.split("#")[1])));
+      covered.executingEvents += executing.length;
+      const executingRows = [...owner.log.rows.values()].filter((r) => r.taskId === id && r.eventType === "TASK_EXECUTING");
+      expect(executingRows.map((r) => r.eventId).sort()).toEqual(executing.map((e) => (e.payload as { eventId: string }).eventId).sort());
+      // The owner's handlers have no onTaskExecuting: acknowledged; never reported back (whatever
+      // the owner does with a progress event for a code it does not know).
+      for (const r of executingRows) {
+        expect(r.callbackStatus).toBeNull();
+        if (spec.handler >= 0) expect(r.status).toBe(TaskConsumeStatus.SUCCEEDED);
+      }
       const finished = applied[0]!.status === "FINISHED";
       if (!finished) covered.cancelled += 1;
       const [kind, other_] = finished ? ["finish", "cancel"] : ["cancel", "finish"];
-      const rows = [...owner.log.rows.values()].filter((r) => r.taskId === id);
+      const rows = [...owner.log.rows.values()].filter((r) => r.taskId === id && r.eventType !== "TASK_EXECUTING");
       expect(rows).toHaveLength(1);
       const row = rows[0]!;
       expect([...other.log.rows.values()].filter((r) => r.taskId === id)).toEqual([]);

@@ -93,7 +93,7 @@ describe("TaskService", () => {
   });
 
   it("topic-per-owner routing writes the event to the owner's target", async () => {
-    const perOwner = new TaskService({ store, clock, routing: { mode: "topic-per-owner", topicPattern: "{owner}_TASK_EVENT_TOPIC" } });
+    const perOwner = new TaskService({ store, clock, routing: { mode: "topic-per-owner", topicPattern: "{owner}_TASK_EVENT_TOPIC", owners: ["LMS", "WMS"] } });
     await perOwner.feedback({ taskId: "T1", externalEventId: "E1", status: "FINISHED" });
     expect(pipeline.tables.events[0]?.target).toBe("KAFKA:task:LMS");
   });
