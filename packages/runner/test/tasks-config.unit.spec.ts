@@ -60,7 +60,7 @@ describe("tasks configuration", () => {
       jobIntervalMs: 250,
       retention: { finishedMs: 3_600_000 },
     });
-    expect(taskRouting(t)).toEqual({ mode: "topic-per-owner", topicPattern: "tasks.{owner}" });
+    expect(taskRouting(t)).toEqual({ mode: "topic-per-owner", topicPattern: "tasks.{owner}", owners: ["LMS", "WMS"] });
   });
 
   it("reads the same from a config file: owners as a JSON array", () => {
@@ -68,7 +68,7 @@ describe("tasks configuration", () => {
     writeFileSync(file, JSON.stringify({ tasks: { enabled: true, owners: ["LMS"], routing: { topic: "tasks" } } }));
     const t = loadConfig({ file, env: {} }).tasks;
     expect(t.owners).toEqual(["LMS"]);
-    expect(taskRouting(t)).toEqual({ mode: "owner-header", topic: "tasks" });
+    expect(taskRouting(t)).toEqual({ mode: "owner-header", topic: "tasks", owners: ["LMS"] });
   });
 
   it("refuses bad values naming the key", () => {

@@ -10,6 +10,7 @@ import type {
   ReliableMessageStore,
   RequestStore,
   StatusReader,
+  TaskStore,
 } from "@msgx/core";
 import type { HealthCheck } from "./health-check.js";
 
@@ -31,11 +32,13 @@ export interface AppParts {
   readonly maintenance: MaintenanceStore;
   /** The reliable-message store (SPEC §4) in msgx's own database. */
   readonly reliable: ReliableMessageStore;
+  /** The task service's store (seed 001) in msgx's own database. */
+  readonly tasks: TaskStore;
   readonly mailbox: Mailbox;
   /** Where upstream requests go: the upstream's `coutmsgs` (`mysql.outbound`), or an embedded `coutmsgs` beside the embedded mailbox. */
   readonly outbound: OutboundMailbox;
   readonly delivery: DeliveryPort;
-  /** The Kafka topics of reliable-message queues; absent when events go to JSONL files (no topics there). */
+  /** The Kafka topics of reliable-message queues and task events; absent when events go to JSONL files (no topics there). */
   readonly queueTopics?: QueueTopicsPort;
   readonly checks: readonly HealthCheck[];
   /** The fencing epoch of this runner's leadership, when the store has leadership. */
@@ -45,7 +48,7 @@ export interface AppParts {
   close(): Promise<void>;
 }
 
-/** Creates or looks up the topics of reliable-message queues (`QueueTopics` of @msgx/adapters-kafka). */
+/** Creates or looks up the topics of reliable-message queues and task events (`QueueTopics` of @msgx/adapters-kafka). */
 export interface QueueTopicsPort {
   /** Creates those of `topics` that do not exist yet; throws a `MsgxError` when the broker cannot. */
   ensure(topics: readonly string[]): Promise<void>;

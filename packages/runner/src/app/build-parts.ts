@@ -137,7 +137,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       if (config.kafka.createTopics && !options.admin) {
         await ensureTopics(admin, { msgTopic: config.kafka.msgTopic, schdTopic: config.kafka.schdTopic, refTopic: config.kafka.refTopic, partitions: config.kafka.partitions });
       }
-      // Reliable-message queue topics are created on first use (reliable.createTopics), not here.
+      // Reliable-message queue topics and task topics are created on first use (reliable/tasks.createTopics), not here.
       if (!options.admin) queueTopics = new QueueTopics(admin, { partitions: config.kafka.partitions });
       const port = new KafkaDeliveryPort({ brokers, clientId: config.kafka.clientId, logger });
       closers.push(() => port.disconnect());
@@ -155,6 +155,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       references: pg.references,
       maintenance: pg.maintenance,
       reliable: pg.reliable,
+      tasks: pg.tasks,
       mailbox,
       outbound,
       delivery,

@@ -11,6 +11,8 @@ import type { MsgxConfig } from "../config/config-schema.js";
 import { createMaintenanceJobs, type MaintenanceJobs } from "../jobs/maintenance-schedule.js";
 import { createReliableHost, type ReliableHost } from "../reliable/reliable-host.js";
 import { reliableSteps } from "../reliable/reliable-steps.js";
+import { createTaskHost, type TaskHost } from "../tasks/task-host.js";
+import { taskSteps } from "../tasks/task-steps.js";
 import type { AppParts } from "./app-parts.js";
 import { failpointFromEnv } from "./failpoints.js";
 import { messageHandling } from "./message-handling.js";
@@ -26,11 +28,14 @@ export interface ExchangeRouter {
   readonly maintenance: MaintenanceJobs;
   /** The hosted reliable-message service (its steps are the router's when `reliable.enabled`). */
   readonly reliable: ReliableHost;
+  /** The hosted task service, when `tasks.enabled` (its steps are then the router's). */
+  readonly tasks?: TaskHost;
 }
 
 /**
  * Builds the pipeline router from the configuration: the pipeline's own steps over the parts, then
- * the runner's (maintenance jobs, the request coordinator, the reliable relay and recovery). A
+ * the runner's (maintenance jobs, the request coordinator, the reliable relay and recovery, the
+ * task relay and dispatch when `tasks.enabled`). A
  * type policy the processors cannot serve refuses (CONFIG) before any part is used.
  */
 export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger: Logger, clock: Clock): ExchangeRouter {
@@ -42,12 +47,14 @@ export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger
   let maintenance: MaintenanceJobs | undefined;
   const context = { parts, config, logger, clock };
   const reliable = createReliableHost(context);
+  const tasks = config.tasks.enabled ? createTaskHost(context) : undefined;
   const pipelineMetrics = createMetrics(parts.status, clock, () => maintenance?.reconcilerCounts(), knownTypes(handling.codec.typePolicy, handling.codec.referenceTypes));
   const metrics: ReturnType<typeof createMetrics> = {
     ...pipelineMetrics,
     render: async () => {
       const own = await pipelineMetrics.render();
-      return config.reliable.enabled ? { contentType: own.contentType, body: `${own.body}\n${await reliable.metrics.render()}` } : own;
+      const hosted = [...(config.reliable.enabled ? [await reliable.metrics.render()] : []), ...(tasks ? [await tasks.metrics.render()] : [])];
+      return { contentType: own.contentType, body: [own.body, ...hosted].join("\n") };
     },
   };
   const topics = { [Target.MSG]: config.kafka.msgTopic, [Target.SCHD]: config.kafka.schdTopic, [Target.REF]: config.kafka.refTopic };
@@ -91,10 +98,11 @@ export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger
       schd: { topics, intervalMs: config.schd.flushPeriodMs, flushAt: config.schd.flushLimit, batchLimit: config.schd.flushLimit },
     },
   );
-  maintenance = createMaintenanceJobs(context, config.reliable.enabled ? { reliable: reliable.service } : {});
-  for (const step of [...maintenance.steps, ...requestSteps(context), ...(config.reliable.enabled ? reliableSteps(context, reliable) : [])]) router.add(step);
+  maintenance = createMaintenanceJobs(context, { ...(config.reliable.enabled ? { reliable: reliable.service } : {}), ...(tasks ? { tasks: parts.tasks } : {}) });
+  const hostedSteps = [...(config.reliable.enabled ? reliableSteps(context, reliable) : []), ...(tasks ? taskSteps(context, tasks) : [])];
+  for (const step of [...maintenance.steps, ...requestSteps(context), ...hostedSteps]) router.add(step);
   void parts.leadershipLost?.then((why) => router.leadershipLost(why));
-  return { router, metrics, maintenance, reliable };
+  return { router, metrics, maintenance, reliable, ...(tasks ? { tasks } : {}) };
 }
 
 /** Resolves after the event loop has run pending I/O callbacks and timers. */

@@ -4,6 +4,7 @@ import type { MsgxConfig } from "../config/config-schema.js";
 import type { HttpContext } from "../http/http-context.js";
 import { driveRouter } from "../loops/router-loops.js";
 import { RELIABLE_RELAY_STEP } from "../reliable/reliable-steps.js";
+import { TASK_RELAY_STEP } from "../tasks/task-steps.js";
 import type { AppParts } from "./app-parts.js";
 import { createExchangeRouter, type ExchangeRouter } from "./exchange-router.js";
 import { createRequestAdmin } from "./request-steps.js";
@@ -33,7 +34,7 @@ export async function startPipeline(
   composed: ExchangeRouter = createExchangeRouter(parts, config, logger, clock),
   service?: ServiceHttp,
 ): Promise<RunningApp> {
-  const { router, metrics, maintenance, reliable } = composed;
+  const { router, metrics, maintenance, reliable, tasks } = composed;
   const controller = new AbortController();
   // Every loop waits on this one signal; a dozen listeners is by design, not a leak.
   setMaxListeners(64, controller.signal);
@@ -59,6 +60,7 @@ export async function startPipeline(
     snapshotLog: (limit) => maintenance.store.snapshotLog(limit),
     reliable: reliable.admin,
     ...(config.reliable.enabled ? { rm: reliable.api(() => loops.wake([RELIABLE_RELAY_STEP])) } : {}),
+    ...(tasks ? { tasks: tasks.api(() => loops.wake([TASK_RELAY_STEP])) } : {}),
     replayPreview: (sel) => replay.preview(sel),
     replay: async (sel, operator) => {
       const result = await replay.replay(sel, operator);

@@ -29,6 +29,7 @@ export async function startServiceHttp(config: MsgxConfig, logger: Logger, depen
     token: config.http.token,
     maxBodyBytes: config.http.maxBodyBytes,
     ...(config.reliable.enabled ? { rm: { token: config.reliable.token ?? config.http.token } } : {}),
+    ...(config.tasks.enabled ? { tasks: { token: config.tasks.token ?? config.http.token } } : {}),
     readiness: () => state,
     metrics,
   });

@@ -95,7 +95,8 @@ export const tasksSection = z
 
 export type TasksConfig = z.output<typeof tasksSection>;
 
-/** Core's routing from the section: `one-topic` is core's `owner-header` mode. */
-export function taskRouting(t: { readonly routing: TasksConfig["routing"] }): TaskRouting {
-  return t.routing.mode === "one-topic" ? { mode: "owner-header", topic: t.routing.topic } : { mode: "topic-per-owner", topicPattern: t.routing.topicPattern };
+/** Core's routing from the section: `one-topic` is core's `owner-header` mode; the owners, when given, are the ones a task may have. */
+export function taskRouting(t: { readonly routing: TasksConfig["routing"]; readonly owners: readonly string[] }): TaskRouting {
+  const owners = t.owners.length > 0 ? { owners: t.owners } : {};
+  return t.routing.mode === "one-topic" ? { mode: "owner-header", topic: t.routing.topic, ...owners } : { mode: "topic-per-owner", topicPattern: t.routing.topicPattern, ...owners };
 }

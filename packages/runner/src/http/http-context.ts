@@ -2,6 +2,7 @@ import type { HealthCheck } from "../app/health-check.js";
 import type { Readiness } from "../app/readiness.js";
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
 import type { ReliableMessageApi } from "../reliable/reliable-api.js";
+import type { TaskApi } from "../tasks/task-api.js";
 import type {
   FlightState,
   Logger,
@@ -49,6 +50,10 @@ export interface HttpContext {
   readonly rm?: ReliableMessageApi;
   /** The bearer token of `/rm/v1` (`reliable.token`, else `http.token`). */
   readonly rmToken?: string | undefined;
+  /** The task service for owners and the executing system (`/task/v1`); absent = `tasks.enabled` false, no routes. */
+  readonly tasks?: TaskApi;
+  /** The bearer token of `/task/v1` (`tasks.token`, else `http.token`). */
+  readonly tasksToken?: string | undefined;
   /** Upstream requests and reference data (`/admin/requests`, `/admin/reference`); absent = 404. */
   readonly requests?: RequestAdmin;
 }

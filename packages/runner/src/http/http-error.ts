@@ -1,4 +1,4 @@
-import { errorMessage, isMsgxError, isReliableMessageError } from "@msgx/core";
+import { errorMessage, isMsgxError, isReliableMessageError, isTaskRequestError, TASK_REQUEST_ERROR_HTTP_STATUS } from "@msgx/core";
 import type { FastifyError } from "fastify";
 import { BodyEncodingError } from "./body-text.js";
 
@@ -52,7 +52,7 @@ const REASONS: Readonly<Record<number, string>> = {
 /** `status` and body for anything a route threw: the client's mistakes are 4xx, only our faults 5xx. */
 export function errorAnswer(e: unknown): { status: number; body: ErrorBody } {
   const status = statusOf(e);
-  const code = e instanceof HttpError ? e.code : isReliableMessageError(e) ? e.code : undefined;
+  const code = e instanceof HttpError ? e.code : isReliableMessageError(e) || isTaskRequestError(e) ? e.code : undefined;
   const error = REASONS[status] ?? (status < 500 ? "bad request" : "internal error");
   return { status, body: { error, message: errorMessage(e), ...(code !== undefined ? { code } : {}) } };
 }
@@ -60,6 +60,8 @@ export function errorAnswer(e: unknown): { status: number; body: ErrorBody } {
 function statusOf(e: unknown): number {
   if (e instanceof HttpError || e instanceof BodyEncodingError) return e.status;
   if (isReliableMessageError(e)) return RELIABLE_STATUS[e.code] ?? 409;
+  // The task service's refusals (issue 21): core's table, one place for the status of each code.
+  if (isTaskRequestError(e)) return TASK_REQUEST_ERROR_HTTP_STATUS[e.code];
   if (isMsgxError(e)) return e.kind === "DEPENDENCY_UNAVAILABLE" ? 503 : 500;
   // fastify's own refusals (validation, body parsing, body limit, bad URL) carry a 4xx statusCode.
   const code = (e as Partial<FastifyError> | undefined)?.statusCode;

@@ -8,6 +8,7 @@ import { errorAnswer, HttpError } from "./http-error.js";
 import { registerIngressRoute } from "./ingress-route.js";
 import { registerReadRoutes } from "./read-routes.js";
 import { registerRmRoutes } from "./rm-routes.js";
+import { registerTaskRoutes } from "./task-routes.js";
 import { zodValidatorCompiler, type ZodTypeProvider } from "./zod-validation.js";
 
 /** How long a client may take; a stalled client is disconnected, never waited for. */
@@ -29,7 +30,7 @@ const PROBES = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /**
  * The runner's HTTP surface on fastify: ingress, health, metrics, admin, the reliable-message
- * API `/rm/v1` and the legacy read endpoint (routes in docs/operations.md). Every route validates its path, query and body with a
+ * API `/rm/v1`, the task service `/task/v1` and the legacy read endpoint (routes in docs/operations.md). Every route validates its path, query and body with a
  * zod schema; a client's mistake is a 4xx and ours a 5xx, both `{ error, message }` in JSON.
  * Each request has an id (`x-request-id` as sent when it is a plain token, else a new UUID),
  * echoed in the answer and in its one access-log line. Listen with `app.listen` or on `app.server`
@@ -67,6 +68,8 @@ export function createHttpServer(ctx: HttpContext, timeouts: HttpTimeouts = DEFA
   void app.register(async (scope) => registerAdminRoutes(scope.withTypeProvider<ZodTypeProvider>(), ctx));
   const rm = ctx.rm;
   if (rm) void app.register(async (scope) => registerRmRoutes(scope.withTypeProvider<ZodTypeProvider>(), rm, ctx.rmToken, ctx.maxBodyBytes));
+  const tasks = ctx.tasks;
+  if (tasks) void app.register(async (scope) => registerTaskRoutes(scope.withTypeProvider<ZodTypeProvider>(), tasks, ctx.tasksToken, ctx.maxBodyBytes));
   return app;
 }
 

@@ -10,6 +10,8 @@ export interface EarlyContext {
   readonly maxBodyBytes: number;
   /** `/rm/v1` is served (`reliable.enabled`), behind this token. */
   readonly rm?: { readonly token: string | undefined };
+  /** `/task/v1` is served (`tasks.enabled`), behind this token. */
+  readonly tasks?: { readonly token: string | undefined };
   readonly readiness: () => Readiness;
   readonly metrics: ServiceMetrics;
 }
@@ -26,7 +28,7 @@ export function lateContext(early: EarlyContext): { readonly ctx: HttpContext; a
     throw new HttpError(503, `msgx is not running the pipeline (${early.readiness().role})`);
   };
   /** Forwards each method call to the live context's member `key`, resolved at call time. */
-  const forward = <K extends "reliable" | "requests" | "rm">(key: K) =>
+  const forward = <K extends "reliable" | "requests" | "rm" | "tasks">(key: K) =>
     new Proxy({} as NonNullable<HttpContext[K]>, {
       get: (_target, name) => (...args: unknown[]) => {
         const member = current()[key] as Record<PropertyKey, (...a: unknown[]) => unknown> | undefined;
@@ -61,6 +63,7 @@ export function lateContext(early: EarlyContext): { readonly ctx: HttpContext; a
     reliable: forward("reliable"),
     requests: forward("requests"),
     ...(early.rm ? { rm: forward("rm"), rmToken: early.rm.token } : {}),
+    ...(early.tasks ? { tasks: forward("tasks"), tasksToken: early.tasks.token } : {}),
   };
   return {
     ctx,

@@ -9,6 +9,7 @@ import {
   type ReconcileCounts,
   type ReliableMessageService,
   type RouterStep,
+  type TaskStore,
   WAKE_EDGES,
 } from "@msgx/core";
 import type { StepContext } from "../app/step-context.js";
@@ -23,10 +24,10 @@ export const MAINTENANCE_SCHEDULE = {
   reconcileFirstAfterMs: 30_000,
   /** The pause between two batches of one run: room for the pump between lock holds. */
   batchPauseMs: 200,
-  /** Finished reliable messages are purged every 10 minutes, the first time 2 minutes after start, 1,000 per batch. */
-  reliablePurgeEveryMs: 10 * 60_000,
-  reliablePurgeFirstAfterMs: 2 * 60_000,
-  reliablePurgeBatch: 1_000,
+  /** Finished reliable messages and tasks are purged every 10 minutes, the first time 2 minutes after start, 1,000 per batch. */
+  retentionEveryMs: 10 * 60_000,
+  retentionFirstAfterMs: 2 * 60_000,
+  retentionBatch: 1_000,
 } as const;
 
 /** The maintenance jobs as router steps, and what the metrics will read from them. */
@@ -43,6 +44,8 @@ export interface MaintenanceJobsOptions {
   readonly store?: MaintenanceStore;
   /** The hosted reliable-message service, whose finished messages the `reliable-retention` job purges; absent = no such job. */
   readonly reliable?: Pick<ReliableMessageService, "purgeFinished">;
+  /** The hosted task service's store, whose final tasks the `task-retention` job purges; absent = no such job. */
+  readonly tasks?: Pick<TaskStore, "purgeFinished">;
 }
 
 /**
@@ -58,6 +61,9 @@ export interface MaintenanceJobsOptions {
  * - `reliable-retention` (with `options.reliable`): every 10 minutes, ACKNOWLEDGED and CANCELLED
  *   reliable messages last changed more than `reliable.retention.finishedMs` ago, in batches;
  *   their ids may be prepared again afterwards (docs/reliable-message.md).
+ * - `task-retention` (with `options.tasks`): every 10 minutes, FINISHED, CANCELLED and FAILED tasks
+ *   last changed more than `tasks.retention.finishedMs` ago, with their feedback and callback
+ *   logs, in batches (docs/task-routing.md).
  */
 export function createMaintenanceJobs(ctx: StepContext, options: MaintenanceJobsOptions = {}): MaintenanceJobs {
   const { parts, config, clock, logger } = ctx;
@@ -111,16 +117,17 @@ export function createMaintenanceJobs(ctx: StepContext, options: MaintenanceJobs
       archiver.step(),
     ),
   ];
-  const reliable = options.reliable;
-  if (reliable) {
-    const { reliablePurgeBatch: limit } = MAINTENANCE_SCHEDULE;
-    steps.push(
-      job("reliable-retention", { kind: "every", everyMs: MAINTENANCE_SCHEDULE.reliablePurgeEveryMs, initialDelayMs: MAINTENANCE_SCHEDULE.reliablePurgeFirstAfterMs }, async () => {
-        const purged = await reliable.purgeFinished(clock.now() - config.reliable.retention.finishedMs, limit);
-        return { purged, more: purged === limit };
-      }),
-    );
-  }
+  /** A retention job: what `purge` removes once it is `keepMs` old, in batches until a short one. */
+  const retention = (name: string, purge: (before: number, limit: number) => Promise<number>, keepMs: number): RouterStep => {
+    const { retentionBatch: limit } = MAINTENANCE_SCHEDULE;
+    return job(name, { kind: "every", everyMs: MAINTENANCE_SCHEDULE.retentionEveryMs, initialDelayMs: MAINTENANCE_SCHEDULE.retentionFirstAfterMs }, async () => {
+      const purged = await purge(clock.now() - keepMs, limit);
+      return { purged, more: purged === limit };
+    });
+  };
+  const { reliable, tasks } = options;
+  if (reliable) steps.push(retention("reliable-retention", (before, limit) => reliable.purgeFinished(before, limit), config.reliable.retention.finishedMs));
+  if (tasks) steps.push(retention("task-retention", (before, limit) => tasks.purgeFinished(before, limit), config.tasks.retention.finishedMs));
   if (reconciler) {
     steps.push(
       job("reconciler", { kind: "every", everyMs: MAINTENANCE_SCHEDULE.reconcileEveryMs, initialDelayMs: MAINTENANCE_SCHEDULE.reconcileFirstAfterMs }, (signal) =>

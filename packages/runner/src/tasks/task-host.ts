@@ -1,0 +1,37 @@
+import { TaskService, type TaskDispatcher } from "@msgx/core";
+import type { StepContext } from "../app/step-context.js";
+import { taskRouting } from "../config/tasks-schema.js";
+import { httpTaskDispatcher } from "./http-task-dispatcher.js";
+import { directTaskApi, type TaskApi } from "./task-api.js";
+import { createTaskMetrics, type TaskMetrics } from "./task-metrics.js";
+
+/** The task service as the runner hosts it: one service, its dispatcher, its API and its metrics. */
+export interface TaskHost {
+  readonly service: TaskService;
+  readonly metrics: TaskMetrics;
+  /** The executing system over HTTP (`tasks.dispatcher.url`); undefined = tasks are dispatched by API. */
+  readonly dispatcher: TaskDispatcher | undefined;
+  /** The owner and executing-system surface (`/task/v1`); `onEvent` is told whenever a call wrote a task event (wake the relay). */
+  api(onEvent: () => void): TaskApi;
+}
+
+/**
+ * Builds the hosted service from `tasks.*`: its routing and owners, a dispatcher over HTTP when
+ * `tasks.dispatcher.url` is set (or the one given, for tests), metrics.
+ */
+export function createTaskHost(ctx: StepContext, given: { readonly dispatcher?: TaskDispatcher } = {}): TaskHost {
+  const { parts, config, clock, logger } = ctx;
+  const t = config.tasks;
+  const metrics = createTaskMetrics(clock);
+  const url = t.dispatcher.url;
+  const dispatcher =
+    given.dispatcher ??
+    (url === undefined ? undefined : httpTaskDispatcher({ url, token: t.dispatcher.token, timeoutMs: t.dispatcher.timeoutMs, observe: (outcome) => metrics.dispatch(outcome) }));
+  const service = new TaskService({ store: parts.tasks, clock, logger, routing: taskRouting(t), ...(dispatcher ? { dispatcher } : {}) });
+  return {
+    service,
+    metrics,
+    dispatcher,
+    api: (onEvent) => directTaskApi({ service, store: parts.tasks, metrics, onEvent }),
+  };
+}

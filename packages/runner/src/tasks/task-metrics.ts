@@ -1,0 +1,67 @@
+import { TASK_STATUSES, type Clock } from "@msgx/core";
+import { Counter, Gauge, Registry } from "prom-client";
+import type { DispatchCallOutcome } from "./http-task-dispatcher.js";
+
+/** What the status gauge reads: the number of stored tasks per status. */
+export type TaskStatusCounter = () => Promise<Readonly<Record<string, number>>>;
+
+/** The status gauge reads the store at most this often: a scrape every few seconds must not count the table each time. */
+export const TASK_COUNT_CACHE_MS = 15_000;
+
+const DISPATCH_OUTCOMES: readonly DispatchCallOutcome[] = ["accepted", "refused", "failed", "outage", "cancelled", "too-late", "cancel-failed"];
+
+/**
+ * The task service's metrics (docs/operations.md). Every label has a bounded set of values —
+ * statuses, call outcomes — never an owner or task id. The status gauge is read from the store
+ * (true for the whole database) at most every {@link TASK_COUNT_CACHE_MS}; the counters count what
+ * this process did.
+ */
+export function createTaskMetrics(clock: Clock, countByStatus?: TaskStatusCounter) {
+  const registry = new Registry();
+  let cached: { at: number; counts: Readonly<Record<string, number>> } | undefined;
+  new Gauge({
+    name: "msgx_tasks",
+    help: "Stored tasks by status (read from the store at most every 15 s)",
+    labelNames: ["status"],
+    registers: [registry],
+    async collect() {
+      if (countByStatus === undefined) return;
+      try {
+        if (cached === undefined || clock.now() - cached.at >= TASK_COUNT_CACHE_MS) cached = { at: clock.now(), counts: await countByStatus() };
+        for (const status of TASK_STATUSES) this.set({ status }, cached.counts[status] ?? 0);
+      } catch {
+        // A store outage leaves the last values; msgx_status_up says the store gauges are stale.
+      }
+    },
+  });
+  const dispatches = new Counter({
+    name: "msgx_task_dispatch_total",
+    help: "Calls to the executing system by outcome: accepted, refused, failed, outage (dispatch); cancelled, too-late, cancel-failed (cancel)",
+    labelNames: ["outcome"],
+    registers: [registry],
+  });
+  const alerts = new Counter({ name: "msgx_task_callbacks_pending_alerts_total", help: "Watchdog alerts: a task pending its owner's callback too long (its event sent again)", registers: [registry] });
+  const replays = new Counter({ name: "msgx_task_replays_total", help: "Task events replayed (dead at the owner, sent again by an operator)", registers: [registry] });
+  const failed = new Counter({ name: "msgx_task_failed_total", help: "Tasks this process moved to FAILED (the executing system refused the dispatch for good)", registers: [registry] });
+  // Every series exists from the first scrape, so a rate() over them starts at 0 rather than absent.
+  for (const outcome of DISPATCH_OUTCOMES) dispatches.inc({ outcome }, 0);
+  return {
+    dispatch(outcome: DispatchCallOutcome): void {
+      dispatches.inc({ outcome });
+    },
+    pendingAlerts(n = 1): void {
+      if (n > 0) alerts.inc(n);
+    },
+    replayed(n = 1): void {
+      if (n > 0) replays.inc(n);
+    },
+    failed(n = 1): void {
+      if (n > 0) failed.inc(n);
+    },
+    async render(): Promise<string> {
+      return registry.metrics();
+    },
+  };
+}
+
+export type TaskMetrics = ReturnType<typeof createTaskMetrics>;

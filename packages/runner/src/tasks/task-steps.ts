@@ -1,0 +1,91 @@
+import { DispatchJob, TASK_TARGET, TaskWatchdogJob, taskTopic, type RouterStep } from "@msgx/core";
+import type { StepContext } from "../app/step-context.js";
+import { TargetRelay } from "../app/target-relay.js";
+import type { TaskHost } from "./task-host.js";
+
+/** How often the relay looks for task targets with pending rows (a call that wrote an event wakes it at once). */
+const DISCOVER_EVERY_MS = 1_000;
+/** Batches one dispatch or watchdog run may do before it waits `tasks.jobIntervalMs`. */
+const MAX_BATCHES_PER_RUN = 10;
+
+/** The relay's step name: `/task/v1` and the jobs wake it after writing a task event. */
+export const TASK_RELAY_STEP = "task-relay";
+
+/**
+ * Where a task target's rows go: `KAFKA:task` to `tasks.routing.topic`, `KAFKA:task:<owner>` to
+ * `tasks.routing.topicPattern` with the owner — whatever the mode now, so rows written under an
+ * earlier routing mode or owner list are still delivered, never left pending.
+ */
+export function taskTargetTopic(target: string, routing: { readonly topic: string; readonly topicPattern: string }): { readonly topic: string; readonly owner: string | null } {
+  if (target === TASK_TARGET) return { topic: routing.topic, owner: null };
+  const owner = target.slice(TASK_TARGET.length + 1);
+  return { topic: taskTopic({ mode: "topic-per-owner", topicPattern: routing.topicPattern }, owner), owner };
+}
+
+/**
+ * The task service's router steps (docs/task-routing.md "Hosted by the msgx runner"):
+ * - `task-relay`: one `MsgDispatcher` per task target with pending rows (`KAFKA:task`, or
+ *   `KAFKA:task:<owner>` per owner: a stuck owner blocks only itself); the topic is created before
+ *   its first send (`tasks.createTopics`; JSONL needs none);
+ * - `task-dispatch` (with `tasks.dispatcher.url`): the `DispatchJob`, sending due CREATED tasks to
+ *   the executing system; an outage ends the run and spends nothing;
+ * - `task-watchdog`: the `TaskWatchdogJob`, alerting on tasks pending their owner's callback past
+ *   `tasks.watchdog.pendingCallbackAlertMs` and sending their event again (wakes the relay).
+ */
+export function taskSteps(ctx: StepContext, host: TaskHost): RouterStep[] {
+  const { parts, config, clock, logger } = ctx;
+  const t = config.tasks;
+  const relay = new TargetRelay(ctx, {
+    createTopics: t.createTopics,
+    unready: "task relay: cannot create the task topic yet; its events wait in the outbox",
+    ready: "task relay: the task topic is there",
+  });
+  const steps: RouterStep[] = [
+    {
+      name: TASK_RELAY_STEP,
+      run: async (signal) => {
+        for (const target of await parts.outbox.pendingTargets(TASK_TARGET)) {
+          signal.throwIfAborted();
+          // The prefix also matches `KAFKA:taskX…`, which is not ours.
+          if (target !== TASK_TARGET && !target.startsWith(`${TASK_TARGET}:`)) continue;
+          const { topic, owner } = taskTargetTopic(target, t.routing);
+          await relay.drain({ target, topic, create: [topic], about: owner === null ? { topic } : { owner, topic } }, signal);
+        }
+        return { after: DISCOVER_EVERY_MS, wake: [] };
+      },
+    },
+  ];
+  const dispatcher = host.dispatcher;
+  if (dispatcher) {
+    const job = new DispatchJob(
+      { store: parts.tasks, dispatcher, clock, logger },
+      { retry: { initialBackoffMs: t.dispatchRetry.initialMs, maxBackoffMs: t.dispatchRetry.maxMs } },
+    );
+    steps.push({
+      name: "task-dispatch",
+      run: async (signal) => {
+        for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
+          const step = await job.step(signal);
+          host.metrics.failed(step.refused);
+          if (!step.more) break;
+        }
+        return { after: t.jobIntervalMs, wake: [] };
+      },
+    });
+  }
+  const watchdog = new TaskWatchdogJob({ store: parts.tasks, clock, logger, routing: host.service.routing }, t.watchdog);
+  steps.push({
+    name: "task-watchdog",
+    run: async (signal) => {
+      let redelivered = 0;
+      for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
+        const step = await watchdog.step(signal);
+        host.metrics.pendingAlerts(step.alerted);
+        redelivered += step.redelivered;
+        if (!step.more) break;
+      }
+      return { after: t.jobIntervalMs, wake: redelivered > 0 ? [TASK_RELAY_STEP] : [] };
+    },
+  });
+  return steps;
+}
