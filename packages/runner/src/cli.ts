@@ -8,6 +8,7 @@ import { registerAdminCommands } from "./commands/admin-commands.js";
 import { demoCommand } from "./commands/demo-command.js";
 import { registerReliableCommands } from "./commands/reliable-commands.js";
 import { registerRequestCommands } from "./commands/request-commands.js";
+import { registerTasksCommands } from "./commands/tasks-commands.js";
 
 const program = new Command()
   .name("msgx")
@@ -31,6 +32,7 @@ withCommonOptions(program.command("run"))
 registerAdminCommands(program);
 registerReliableCommands(program);
 registerRequestCommands(program);
+registerTasksCommands(program);
 
 withCommonOptions(program.command("demo"))
   .description("generate a realistic airport day, feed it through the HTTP ingress and print a summary")

@@ -1,0 +1,89 @@
+import type { Command } from "commander";
+import { isTaskRequestError, MsgxError, systemClock, TaskService, type TaskReplayFilter, type TaskReplayResult } from "@msgx/core";
+import { buildParts } from "../app/build-parts.js";
+import { taskRouting } from "../config/tasks-schema.js";
+import { createLogger } from "../logging.js";
+import type { TaskView } from "../tasks/task-api.js";
+import { adminHttp } from "./admin-http.js";
+import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
+
+interface Flags extends CommonFlags {
+  readonly url?: string;
+  readonly token?: string;
+}
+
+/** What the commands do, over a running runner's `/task/v1` or over the task store directly. */
+interface TaskCommandsApi {
+  show(taskId: string): Promise<TaskView | undefined>;
+  replay(filter: TaskReplayFilter, by: string, reason: string, dryRun: boolean): Promise<TaskReplayResult>;
+}
+
+async function withApi(flags: Flags, fn: (api: TaskCommandsApi) => Promise<unknown>): Promise<void> {
+  const config = configFrom(flags);
+  if (flags.url) {
+    const call = adminHttp(flags.url, flags.token ?? config.tasks.token ?? config.http.token);
+    print(
+      await fn({
+        show: (id) => call<TaskView>("GET", `/task/v1/tasks/${encodeURIComponent(id)}`),
+        replay: async (filter, by, reason, dryRun) => (await call<TaskReplayResult>("POST", "/task/v1/replay", { ...filter, by, reason, dryRun }))!,
+      }),
+    );
+    return;
+  }
+  const parts = await buildParts(config, createLogger("warn", 2), { admin: true });
+  try {
+    // No dispatcher: neither command calls the executing system. A replay's events wait in the outbox for the running runner's relay.
+    const service = new TaskService({ store: parts.tasks, clock: systemClock, routing: taskRouting(config.tasks) });
+    print(
+      await fn({
+        show: async (id) => {
+          const task = await service.get(id);
+          return task && { task, feedback: await parts.tasks.feedback(id), callbacks: await parts.tasks.callbacks(id) };
+        },
+        replay: (filter, by, reason, dryRun) => service.replay(filter, { by, reason, dryRun }),
+      }),
+    );
+  } catch (e) {
+    // The service's refusals (bad filter, unknown owner) are the operator's mistake, as over HTTP (4xx): exit 2.
+    if (isTaskRequestError(e)) throw new MsgxError("CONFIG", e.message, { retriable: false });
+    throw e;
+  } finally {
+    await parts.close();
+  }
+}
+
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+function sub(parent: Command, name: string, description: string): Command {
+  return withCommonOptions(parent.command(name))
+    .description(description)
+    .option("--url <url>", "use a running runner's /task/v1 instead of opening the data")
+    .option("--token <token>", "bearer token for --url (env MSGX_TASKS_TOKEN, else MSGX_HTTP_TOKEN)");
+}
+
+/** `msgx tasks …`: the operator surface of the hosted task service (docs/task-routing.md). */
+export function registerTasksCommands(program: Command): void {
+  const tasks = program.command("tasks").description("task-event routing: show a task, replay dead owner events");
+  sub(tasks, "show", "one task with its feedback and callback logs")
+    .argument("<taskId>")
+    .action((id: string, flags: Flags) => withApi(flags, async (api) => (await api.show(id)) ?? { error: `no task ${id}` }));
+  sub(tasks, "replay", "publish again the last event of tasks whose owner reported it dead (preflight with --dry-run)")
+    .option("--task <taskId>", "a task to replay (repeatable)", collect, [])
+    .option("--owner <owner>", "every dead event of this owner service")
+    .option("--handler-code <code>", "every dead event of this handler code")
+    .requiredOption("--reason <text>", "why (written to the audit row)")
+    .option("--dry-run", "list what would be replayed, change nothing")
+    .option("--operator <name>", "who asks (written to the audit row)", process.env["USER"] ?? "cli")
+    .action((flags: Flags & { task: string[]; owner?: string; handlerCode?: string; reason: string; dryRun?: boolean; operator: string }) =>
+      withApi(flags, (api) => {
+        const filter: TaskReplayFilter = {
+          ...(flags.task.length > 0 ? { taskIds: flags.task } : {}),
+          ...(flags.owner ? { owner: flags.owner } : {}),
+          ...(flags.handlerCode ? { handlerCode: flags.handlerCode } : {}),
+        };
+        if (Object.keys(filter).length === 0) throw new MsgxError("CONFIG", "give --task, --owner or --handler-code", { retriable: false });
+        return api.replay(filter, flags.operator, flags.reason, flags.dryRun === true);
+      }),
+    );
+}
