@@ -45,6 +45,8 @@ describe("migration modules (PGlite)", () => {
       "0012_identity_content",
       "0013_outbox_headers",
       "0014_proc_trace",
+      "0015_reliable_message_service",
+      "0016_task_routing_service",
     ]);
     expect(Object.keys(msgxMigrations("public"))).toEqual(names);
     expect(Object.keys(msgxMigrations("public", ["jobs"]))).toEqual(["0001_pipeline", "0002_flights", "0004_reader_indexes", "0007_maintenance", "0009_outbox_json", "0010_flight_collections", "0012_identity_content", "0013_outbox_headers", "0014_proc_trace"]);
