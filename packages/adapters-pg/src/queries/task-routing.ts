@@ -2,6 +2,12 @@ import { MsgxError, type TaskCallbackEntry, type TaskConsumeLogEntry, type TaskC
 import { sql, type Kysely } from "kysely";
 import { at, atOrNull, CALLBACK_COLUMNS, callbackFromRow, REPLAY_COLUMNS, replayFromRow, type ReplayRow, CONSUME_COLUMNS, consumeFromRow, FEEDBACK_COLUMNS, feedbackFromRow, json, TASK_COLUMNS, taskFromRow, type CallbackRow, type ConsumeRow, type FeedbackRow, type TaskRow } from "../task-routing/task-rows.js";
 
+/** Stored tasks per status (statuses without tasks are absent). */
+export async function countTasksByStatus(db: Kysely<any>): Promise<{ status: string; n: number }[]> {
+  const { rows } = await sql<{ status: string; n: unknown }>`SELECT status, count(*) AS n FROM task_task GROUP BY status`.execute(db);
+  return rows.map((r) => ({ status: r.status, n: Number(r.n) }));
+}
+
 /** Inserts the task unless its id is taken; true when it was inserted. */
 export async function insertTask(db: Kysely<any>, t: TaskRecord): Promise<boolean> {
   const { rows } = await sql<{ task_id: string }>`

@@ -1,9 +1,9 @@
-import { systemClock, type Clock, type OutboxEventDraft, type TaskCallbackEntry, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskRecord, type TaskReplayEntry, type TaskStore, type TaskTx } from "@msgx/core";
+import { systemClock, TASK_STATUSES, type Clock, type OutboxEventDraft, type TaskCallbackEntry, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskRecord, type TaskReplayEntry, type TaskStatus, type TaskStore, type TaskTx } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { pgCall } from "../pg-error-map.js";
 import { pgTransaction } from "../pg-transaction.js";
 import { insertEvents } from "../queries/msg-event.js";
-import { dueForDispatch, findFeedback, getReplay, getTask, insertCallback, insertFeedback, insertReplay, insertTask, listCallbacks, listFeedback, listTasks, lockTask, purgeFinishedTasks, stalePendingCallbacks, updateTask } from "../queries/task-routing.js";
+import { countTasksByStatus, dueForDispatch, findFeedback, getReplay, getTask, insertCallback, insertFeedback, insertReplay, insertTask, listCallbacks, listFeedback, listTasks, lockTask, purgeFinishedTasks, stalePendingCallbacks, updateTask } from "../queries/task-routing.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 
 export interface PgTaskStoreOptions {
@@ -68,6 +68,12 @@ export class PgTaskStore implements TaskStore {
 
   replay(replayId: string): Promise<TaskReplayEntry | undefined> {
     return pgCall("task replay get", () => getReplay(this.#db, replayId));
+  }
+
+  async countByStatus(): Promise<Readonly<Record<TaskStatus, number>>> {
+    const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
+    for (const r of await pgCall("task count", () => countTasksByStatus(this.#db))) counts[r.status as TaskStatus] = r.n;
+    return counts;
   }
 }
 

@@ -202,6 +202,13 @@ export class InMemoryTaskStore implements TaskStore {
     return this.tables.replays.find((r) => r.replayId === replayId);
   }
 
+  async countByStatus(): Promise<Readonly<Record<TaskStatus, number>>> {
+    this.#check("countByStatus");
+    const counts = Object.fromEntries(Object.values(TaskStatus).map((s) => [s, 0])) as Record<TaskStatus, number>;
+    for (const task of this.tables.tasks.values()) counts[task.status] += 1;
+    return counts;
+  }
+
   #check(operation: string): void {
     this.faults.check(`task.${operation}`);
   }

@@ -5,7 +5,7 @@ import type { Clock } from "../runtime/clock.js";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry } from "./task-feedback.js";
 import { evolveTask } from "./task-machine.js";
-import { newTaskRecord, TaskStatus, type NewTask, type TaskRecord } from "./task-record.js";
+import { newTaskRecord, TASK_STATUSES, TaskStatus, type NewTask, type TaskRecord } from "./task-record.js";
 import { DEFAULT_TASK_ROUTING, taskEventDraft } from "./task-routing-config.js";
 import { TaskService } from "./task-service.js";
 import type { TaskStore } from "./task-store.js";
@@ -351,6 +351,17 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
       expect(await store.feedback("X-pending-old")).toHaveLength(1);
       expect(await store.purgeFinished(T0 + 100, 10)).toBe(0);
       expect(await service.get("X-fin-new")).toBeDefined();
+    });
+
+    it("countByStatus counts the stored tasks per status, every status present", async () => {
+      expect(Object.values(await store.countByStatus()).every((n) => n === 0)).toBe(true);
+      const a = newTaskRecord(sampleNewTask("C-a"), T0);
+      await insert(a);
+      await insert(newTaskRecord(sampleNewTask("C-b"), T0));
+      await store.transaction((tx) => tx.updateTask(evolveTask(a, { type: "dispatchRefused", reason: "no" }, T0 + 1)));
+      const counts = await store.countByStatus();
+      expect(counts).toMatchObject({ CREATED: 1, FAILED: 1, DISPATCHED: 0, FINISHED: 0 });
+      expect(Object.keys(counts).sort()).toEqual([...TASK_STATUSES].sort());
     });
 
     it("the replay audit keeps every row by id; a taken id fails the transaction", async () => {

@@ -95,4 +95,6 @@ export interface TaskStore {
   purgeFinished(before: number, limit: number): Promise<number>;
   /** A replay audit row by its id. */
   replay(replayId: string): Promise<TaskReplayEntry | undefined>;
+  /** The number of stored tasks in each status, every status present (0 when none): the `msgx_tasks` gauge. */
+  countByStatus(): Promise<Readonly<Record<TaskStatus, number>>>;
 }
