@@ -114,6 +114,18 @@ describe("hosted task steps", () => {
     expect(await w.run("task-watchdog")).toMatchObject({ wake: [] });
   });
 
+  it("msgx_tasks reads the store's counts per status, at most every 15 s", async () => {
+    const w = world();
+    await w.service.create({ ...newTask("G-1"), dispatch: false });
+    expect(await w.host.metrics.render()).toMatch(/^msgx_tasks\{status="CREATED"\} 1$/m);
+    await w.service.create({ ...newTask("G-2"), dispatch: false });
+    expect(await w.host.metrics.render()).toMatch(/^msgx_tasks\{status="CREATED"\} 1$/m);
+    w.clock.advance(15_000);
+    const text = await w.host.metrics.render();
+    expect(text).toMatch(/^msgx_tasks\{status="CREATED"\} 2$/m);
+    expect(text).toMatch(/^msgx_tasks\{status="FAILED"\} 0$/m);
+  });
+
   it("purges final tasks past the retention in the maintenance job, and no live one", async () => {
     const w = world({ "retention.finishedMs": "60000" });
     const done = await finished(w, "R-done");

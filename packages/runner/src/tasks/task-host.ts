@@ -22,7 +22,7 @@ export interface TaskHost {
 export function createTaskHost(ctx: StepContext, given: { readonly dispatcher?: TaskDispatcher } = {}): TaskHost {
   const { parts, config, clock, logger } = ctx;
   const t = config.tasks;
-  const metrics = createTaskMetrics(clock);
+  const metrics = createTaskMetrics(clock, () => parts.tasks.countByStatus());
   const url = t.dispatcher.url;
   const dispatcher =
     given.dispatcher ??
