@@ -23,6 +23,8 @@ import { TaskEventConsumer, type TaskConsumeFailpoint, type TaskConsumeStep } fr
 import { isTaskRequestError } from "../../src/task-routing/task-request-error.js";
 import { taskDeliveryTopics, taskTargets, taskTopic, type TaskRouting } from "../../src/task-routing/task-routing-config.js";
 import { TaskService } from "../../src/task-routing/task-service.js";
+import { DispatchJob } from "../../src/task-routing/dispatch-job.js";
+import { InMemoryTaskDispatcher } from "../../src/task-routing/in-memory-task-dispatcher.js";
 import { InMemoryBroker } from "../../src/ports/in-memory-broker.js";
 import { InMemoryOutboxStore } from "../../src/delivery/in-memory-outbox-store.js";
 import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
@@ -166,7 +168,10 @@ export class TaskRoutingWorld {
   readonly taskStore = new InMemoryTaskStore(this.clock, this.pipeline);
   readonly outbox = new InMemoryOutboxStore(this.pipeline);
   readonly broker = new InMemoryBroker();
+  /** The executing system; tasks are due for the dispatch job unless dispatched by hand. */
+  readonly dispatcher = new InMemoryTaskDispatcher();
   readonly service: TaskService;
+  readonly dispatchJob: DispatchJob;
   readonly owners: ReadonlyMap<string, OwnerWorld>;
   dispatchers: MsgDispatcher[] = [];
   relayCrashAt: DeliveryFailpoint | null = null;
@@ -177,7 +182,8 @@ export class TaskRoutingWorld {
   callbackFaults = 0;
 
   constructor(readonly routing: TaskRouting) {
-    this.service = new TaskService({ store: this.taskStore, clock: this.clock, routing });
+    this.service = new TaskService({ store: this.taskStore, clock: this.clock, routing, dispatcher: this.dispatcher });
+    this.dispatchJob = new DispatchJob({ store: this.taskStore, dispatcher: this.dispatcher, clock: this.clock }, { batchSize: 3 });
     this.owners = new Map(OWNERS.map((o) => [o, new OwnerWorld(o, this)]));
     this.restartRelay();
   }

@@ -31,6 +31,9 @@ interface TaskSpec {
 type Cmd =
   | { readonly t: "feedback"; readonly task: number; readonly status: "FINISHED" | "CANCELLED" | "EXECUTING"; readonly ext: number }
   | { readonly t: "dispatch"; readonly task: number }
+  | { readonly t: "dispatchJob" }
+  | { readonly t: "dispatcherFault"; readonly fault: "down" | "up" | "fail" | "lose-answer" }
+  | { readonly t: "cancel"; readonly task: number }
   | { readonly t: "relay" }
   | { readonly t: "consume"; readonly owner: number; readonly n: number }
   | { readonly t: "commit"; readonly owner: number }
@@ -61,6 +64,9 @@ const cmdArb = (tasks: number): fc.Arbitrary<Cmd> => {
   return fc.oneof(
     { weight: 6, arbitrary: fc.record({ t: fc.constant("feedback" as const), task, status: fc.constantFrom("FINISHED" as const, "CANCELLED" as const, "EXECUTING" as const), ext: fc.integer({ min: 0, max: 2 }) }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant("dispatch" as const), task }) },
+    { weight: 2, arbitrary: fc.constant({ t: "dispatchJob" as const }) },
+    { weight: 1, arbitrary: fc.record({ t: fc.constant("dispatcherFault" as const), fault: fc.constantFrom("down" as const, "up" as const, "fail" as const, "lose-answer" as const) }) },
+    { weight: 1, arbitrary: fc.record({ t: fc.constant("cancel" as const), task }) },
     { weight: 5, arbitrary: fc.constant({ t: "relay" as const }) },
     { weight: 6, arbitrary: fc.record({ t: fc.constant("consume" as const), owner, n: fc.integer({ min: 1, max: 4 }) }) },
     { weight: 3, arbitrary: fc.record({ t: fc.constant("commit" as const), owner }) },
@@ -87,7 +93,7 @@ const scenarioArb = fc
   .record({ routing: fc.constantFrom(DEFAULT_TASK_ROUTING, PER_OWNER), tasks: fc.array(taskArb, { minLength: 1, maxLength: 6 }) })
   .chain(({ routing, tasks }) => fc.record({ routing: fc.constant(routing), tasks: fc.constant(tasks), cmds: fc.array(cmdArb(tasks.length), { minLength: 10, maxLength: 100, size: "max" }) }));
 
-const covered = { consumedInRun: 0, callbacksInRun: 0, crashInHandlerTx: 0, crashAfterHandlerCommit: 0, crashAfterCallback: 0, crashAfterBrokerAck: 0, runs: 0, perOwnerRuns: 0, tasks: 0, duplicateFeedback: 0, redeliveries: 0, handlerFailures: 0, dead: 0, unknownHandler: 0, ownerCrashes: 0, relayCrashes: 0, resent: 0, callbackFaults: 0, taskDbFaults: 0, cancelled: 0, executingEvents: 0 };
+const covered = { consumedInRun: 0, callbacksInRun: 0, crashInHandlerTx: 0, crashAfterHandlerCommit: 0, crashAfterCallback: 0, crashAfterBrokerAck: 0, runs: 0, perOwnerRuns: 0, tasks: 0, duplicateFeedback: 0, redeliveries: 0, handlerFailures: 0, dead: 0, unknownHandler: 0, ownerCrashes: 0, relayCrashes: 0, resent: 0, callbackFaults: 0, taskDbFaults: 0, cancelled: 0, executingEvents: 0, jobDispatched: 0, apiCancels: 0, externalCancels: 0 };
 
 const taskId = (i: number) => `T${i}`;
 const ownerOf = (spec: TaskSpec): string => OWNERS[spec.owner]!;
@@ -111,6 +117,21 @@ async function run(world: TaskRoutingWorld, cmds: readonly Cmd[]): Promise<void>
       case "dispatch":
         await world.service.markDispatched(taskId(cmd.task), `ACS-NO-${cmd.task}`).catch(() => undefined);
         break;
+      case "dispatchJob": {
+        const step = await world.dispatchJob.step().catch(() => undefined);
+        if (step !== undefined) covered.jobDispatched += step.dispatched;
+        break;
+      }
+      case "dispatcherFault":
+        if (cmd.fault === "down") world.dispatcher.down = true;
+        else if (cmd.fault === "up") world.dispatcher.down = false;
+        else world.dispatcher.script(cmd.fault);
+        break;
+      case "cancel": {
+        const answer = await world.service.cancel(taskId(cmd.task), { reason: "user cancel", requestId: `C-${cmd.task}` }).catch(() => undefined);
+        if (answer?.outcome === "cancelled") covered.apiCancels += 1;
+        break;
+      }
       case "relay":
         await world.relay();
         break;
@@ -233,6 +254,15 @@ describe("task-event routing over fakes (property)", () => {
       const finished = applied[0]!.status === "FINISHED";
       if (!finished) covered.cancelled += 1;
       const [kind, other_] = finished ? ["finish", "cancel"] : ["cancel", "finish"];
+      // The dispatch job's number is the external system's; a task cancelled through the API after
+      // its dispatch was recorded is cancelled in the external system too.
+      const held = world.dispatcher.tasks.get(id);
+      if (task.externalTaskNo?.startsWith("EXT-") === true) expect(held?.externalTaskNo).toBe(task.externalTaskNo);
+      const apiCancel = feedback.find((f) => f.externalEventId === `C-${i}` && f.outcome === "APPLIED");
+      if (apiCancel !== undefined && task.externalTaskNo !== null && held !== undefined) {
+        expect(held.status).toBe("CANCELLED");
+        covered.externalCancels += 1;
+      }
       const rows = [...owner.log.rows.values()].filter((r) => r.taskId === id && r.eventType !== "TASK_EXECUTING");
       expect(rows).toHaveLength(1);
       const row = rows[0]!;
