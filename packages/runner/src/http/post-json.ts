@@ -6,6 +6,19 @@ export class PostTimeoutError extends Error {
   }
 }
 
+/** Where and how the runner calls a service over HTTP (a checker, the executing system), and what it tells of each call. */
+export interface OutgoingCallOptions<Outcome extends string> {
+  readonly url: string;
+  /** Sent as `Authorization: Bearer <token>` when set. */
+  readonly token?: string | undefined;
+  /** A call not answered by then is aborted (what that means is the caller's: inconclusive, an outage). */
+  readonly timeoutMs: number;
+  /** Told how every call ended. */
+  readonly observe?: (outcome: Outcome) => void;
+  /** Default: the global `fetch`. */
+  readonly fetch?: typeof fetch;
+}
+
 export interface PostJsonOptions {
   /** Sent as `Authorization: Bearer <token>` when set. */
   readonly token?: string | undefined;

@@ -1,21 +1,11 @@
 import { CheckVerdict, normalizeCheckVerdict, type ReliableMessage, type ReliableMessageChecker } from "@msgx/core";
-import { postJson, PostTimeoutError } from "../http/post-json.js";
+import { postJson, PostTimeoutError, type OutgoingCallOptions } from "../http/post-json.js";
 
 /** How one call to a checker ended, for the `msgx_reliable_checkbacks_total{outcome}` counter. */
 export type CheckerOutcome = "confirm" | "cancel" | "unknown" | "error" | "timeout";
 
-export interface HttpCheckerOptions {
-  /** The producer's check-back endpoint. */
-  readonly url: string;
-  /** Sent as `Authorization: Bearer <token>` when set. */
-  readonly token?: string | undefined;
-  /** An answer later than this is inconclusive (the call is aborted). */
-  readonly timeoutMs: number;
-  /** Told how every call ended. */
-  readonly observe?: (outcome: CheckerOutcome) => void;
-  /** Default: the global `fetch`. */
-  readonly fetch?: typeof fetch;
-}
+/** `url`: the producer's check-back endpoint; an answer later than `timeoutMs` is inconclusive. */
+export type HttpCheckerOptions = OutgoingCallOptions<CheckerOutcome>;
 
 /** What the checker endpoint receives (docs/reliable-message.md "Check-back over HTTP"). */
 export function checkRequestBody(message: ReliableMessage): Record<string, unknown> {

@@ -1,21 +1,14 @@
 import { errorMessage, MsgxError, type CancelAnswer, type DispatchAnswer, type TaskDispatcher, type TaskRecord } from "@msgx/core";
-import { postJson, PostTimeoutError } from "../http/post-json.js";
+import { postJson, PostTimeoutError, type OutgoingCallOptions } from "../http/post-json.js";
 
 /** How one call to the executing system ended, for `msgx_task_dispatch_total{outcome}`. */
 export type DispatchCallOutcome = "accepted" | "refused" | "failed" | "outage" | "cancelled" | "too-late" | "cancel-failed";
 
-export interface HttpTaskDispatcherOptions {
-  /** The executing system's task API; `/tasks` and `/tasks/<externalTaskNo>/cancel` are under it. */
-  readonly url: string;
-  /** Sent as `Authorization: Bearer <token>` when set. */
-  readonly token?: string | undefined;
-  /** A call not answered by then is an outage (aborted, no attempt spent). */
-  readonly timeoutMs: number;
-  /** Told how every call ended. */
-  readonly observe?: (outcome: DispatchCallOutcome) => void;
-  /** Default: the global `fetch`. */
-  readonly fetch?: typeof fetch;
-}
+/**
+ * `url`: the executing system's task API (`/tasks` and `/tasks/<externalTaskNo>/cancel` are under
+ * it); a call not answered within `timeoutMs` is an outage (aborted, no attempt spent).
+ */
+export type HttpTaskDispatcherOptions = OutgoingCallOptions<DispatchCallOutcome>;
 
 /** Statuses of the 4xx family that say "not now", not "never": a transient failure, like a 5xx. */
 const TRANSIENT_4XX = new Set([408, 425, 429]);
