@@ -253,7 +253,9 @@ export async function poisonMessageDeadLetteredAndReplayed(w: RmWorld): Promise<
   expect(replayed).toMatchObject({ status: 200, body: { resent: 2 } });
   for (const id of ids) {
     expect(await waitMessage(w, id, acknowledged, "acknowledged after the replay")).toMatchObject({ dead: false });
-    expect(reader.of(id).at(-1)).toMatchObject({ effect: true, answer: { op: "ack", status: 200 } });
+    // Exactly one delivery had an effect, and it was acknowledged; a loaded machine may resend once
+    // more before the acknowledgement lands, which the consumer dedupes and acknowledges again.
+    expect(reader.of(id).filter((r) => r.effect)).toMatchObject([{ answer: { op: "ack", status: 200 } }]);
     // A replay goes to the queue topic, never to the dead letters again.
     expect(dlq.of(id)).toHaveLength(1);
   }
@@ -283,7 +285,9 @@ export async function unacknowledgedResentByQueue(w: RmWorld): Promise<void> {
   expect(await res.json()).toMatchObject({ resent: 2 });
   for (const id of ids) {
     await waitMessage(w, id, acknowledged, "acknowledged after the resend");
-    expect(reader.of(id).at(-1)).toMatchObject({ effect: true, answer: { op: "ack", status: 200 } });
+    // Exactly one delivery had an effect, and it was acknowledged; a loaded machine may resend once
+    // more before the acknowledgement lands, which the consumer dedupes and acknowledges again.
+    expect(reader.of(id).filter((r) => r.effect)).toMatchObject([{ answer: { op: "ack", status: 200 } }]);
     expect(dlq.of(id)).toHaveLength(1);
   }
 }
