@@ -1,0 +1,343 @@
+/**
+ * The task service hosted by `msgx run` (issue 21), on real PostgreSQL and Kafka, with the owner and
+ * the executing system as separate processes talking HTTP: the built runner with `tasks.enabled` in
+ * topic-per-owner mode; the owner service LMS (test/task-service/owner.mjs: the msgx SDK's
+ * TaskEventConsumer over its own consume log in its own schema, kafkajs, callbacks over HTTP); and
+ * the executing system (test/task-service/executing-system.mjs: node:http answering the dispatcher,
+ * fetch posting feedback). The test only creates and cancels tasks, steers the executing system, and
+ * reads the three sides: the task service's API, what the owner handled, and the owner's rows.
+ *
+ * Short timings so each flow runs in seconds: the jobs every 200 ms, dispatch retried from 300 ms
+ * doubling to 1 s, the owner's handler 3 tries 200 ms apart doubling.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import kafkajs from "kafkajs";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gateService } from "@msgx/core/testing";
+import { CLI, eventually, spawnRunner, type RunnerProcess } from "./runner-process.js";
+import { getTask, startExecutingSystem, startOwner, TASK_TOKEN, taskApi, type ExecutingSystem, type Owner } from "./task-service/task-processes.js";
+
+const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
+const BROKERS = process.env["MSGX_TEST_KAFKA_BROKERS"] ?? "127.0.0.1:9092";
+const run = `tasksvc_${process.pid}_${Date.now() % 100_000}`;
+const ownerSchema = `${run}_lms`;
+const OWNER = "LMS";
+const TOPIC_PATTERN = `{owner}_TASK_EVENT_${run}`;
+const suite = "task service over HTTP on PostgreSQL and Kafka, owner and executing system in their own processes";
+
+const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
+const gates = [
+  await gateService("PostgreSQL", suite, async () => void (await pgClient.connect())),
+  await gateService("Kafka", suite, async () => {
+    const admin = new kafkajs.Kafka({ brokers: BROKERS.split(","), connectionTimeout: 3_000, retry: { retries: 0 }, logLevel: kafkajs.logLevel.NOTHING }).admin();
+    await admin.connect();
+    await admin.describeCluster();
+    await admin.disconnect();
+  }),
+];
+const available = gates.every((g) => g.available);
+
+const dirs: string[] = [];
+let runner: RunnerProcess | undefined;
+let acs: ExecutingSystem | undefined;
+let owner: Owner | undefined;
+
+beforeAll(async () => {
+  if (!available) return;
+  await pgClient.query(`CREATE SCHEMA ${run}`);
+  acs = await startExecutingSystem();
+  const dir = mkdtempSync(join(tmpdir(), "msgx-task-svc-"));
+  dirs.push(dir);
+  const config = join(dir, "msgx.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      tasks: {
+        enabled: true,
+        token: TASK_TOKEN,
+        routing: { mode: "topic-per-owner", topicPattern: TOPIC_PATTERN },
+        owners: [OWNER],
+        dispatcher: { url: acs.url, timeoutMs: 2_000 },
+        dispatchRetry: { initialMs: 300, maxMs: 1_000 },
+        jobIntervalMs: 200,
+      },
+    }),
+  );
+  runner = await spawnRunner(["-c", config, "--pg", PG_URL, "--kafka", BROKERS, "--data-dir", join(dir, "data")], {
+    MSGX_PG_SCHEMA: run,
+    MSGX_KAFKA_MSG_TOPIC: `msg_${run}`,
+    MSGX_KAFKA_SCHD_TOPIC: `schd_${run}`,
+    MSGX_KAFKA_REF_TOPIC: `ref_${run}`,
+  });
+  await acs.control({ runner: runner.url });
+  owner = await startOwner({ pgUrl: PG_URL, schema: ownerSchema, brokers: BROKERS, topicPattern: TOPIC_PATTERN, group: `${run}-lms`, owner: OWNER, runner: runner.url });
+}, 120_000);
+
+afterAll(async () => {
+  await owner?.stop();
+  if (runner) {
+    runner.child.kill("SIGTERM");
+    const code = await runner.exited;
+    if (code !== 0) console.error(`[${suite}] runner exited ${code}:\n${runner.output().slice(-5_000)}`);
+  }
+  await acs?.stop();
+  if (available) {
+    for (const s of [run, ownerSchema]) await pgClient.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`).catch(() => undefined);
+    await dropTopics().catch((e: unknown) => console.warn(`[${suite}] topics of ${run} left behind:`, e));
+  }
+  await pgClient.end().catch(() => undefined);
+  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+}, 120_000);
+
+/** This run's topics (the owner's and the runner's own), so a shared broker does not fill up. */
+async function dropTopics(): Promise<void> {
+  const admin = new kafkajs.Kafka({ brokers: BROKERS.split(","), logLevel: kafkajs.logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const ours = (await admin.listTopics()).filter((t) => t.includes(run));
+    if (ours.length > 0) await admin.deleteTopics({ topics: ours });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+type Task = Record<string, any>;
+
+const newTask = (taskId: string, handlerCode = "E2E_MOVE", ownerService = OWNER) => ({
+  taskId,
+  ownerService,
+  handlerCode,
+  bizType: "TUBE_MOVE",
+  bizId: `biz-${taskId}`,
+  externalSystem: "ACS",
+  externalTaskType: "3",
+  payload: { startPointCode: "A01", endPointCode: "B07", vehicleCode: "V12" },
+});
+
+async function create(taskId: string, handlerCode?: string): Promise<void> {
+  const answer = await taskApi(runner!.url, "POST", "/task/v1/tasks", newTask(taskId, handlerCode));
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+}
+
+/** Waits until the task service's view of `taskId` satisfies `ok`; returns it. */
+function waitTask(taskId: string, ok: (t: Task) => boolean, what: string, timeoutMs = 30_000): Promise<Task> {
+  return eventually(
+    async () => {
+      const t = await getTask(runner!.url, taskId);
+      return t !== undefined && ok(t) ? t : undefined;
+    },
+    timeoutMs,
+    `${taskId} ${what}`,
+  ).catch(async (e: unknown) => {
+    throw new Error(`${String(e)}; last seen ${JSON.stringify(await getTask(runner!.url, taskId))}`);
+  });
+}
+
+interface ConsumeRow {
+  readonly event_id: string;
+  readonly event_type: string;
+  readonly status: string;
+  readonly attempts: number;
+  readonly error_msg: string | null;
+  readonly callback_status: string | null;
+}
+
+/** The owner's consume log rows of a task (its own schema, read with SQL as an operator would). */
+async function consumeRows(taskId: string): Promise<ConsumeRow[]> {
+  const { rows } = await pgClient.query<ConsumeRow>(
+    `SELECT event_id, event_type, status, attempts, error_msg, callback_status FROM ${ownerSchema}.task_event_consume_log WHERE task_id = $1 ORDER BY event_id`,
+    [taskId],
+  );
+  return rows;
+}
+
+/** The owner's business rows of a task: one per event its handler committed. */
+async function effects(taskId: string): Promise<{ event_id: string; event_type: string; reason: string | null }[]> {
+  const { rows } = await pgClient.query(`SELECT event_id, event_type, reason FROM ${ownerSchema}.owner_effect WHERE task_id = $1 ORDER BY event_id`, [taskId]);
+  return rows;
+}
+
+const timed = async (name: string, flow: () => Promise<void>): Promise<void> => {
+  const started = Date.now();
+  await flow();
+  console.info(`[${suite}] ${name}: ${Date.now() - started} ms`);
+};
+
+describe.skipIf(!available)(suite, () => {
+  it("create → dispatched over HTTP → EXECUTING (TASK_EXECUTING at the owner) → FINISHED → callback → FINISHED", () =>
+    timed("happy path", async () => {
+      const id = `${run}-happy`;
+      await create(id);
+      const repeat = await taskApi(runner!.url, "POST", "/task/v1/tasks", newTask(id));
+      expect(repeat.status, "a repeated create").toBe(200);
+
+      const dispatched = await waitTask(id, (t) => t.status === "DISPATCHED", "dispatched");
+      const calls = (await acs!.calls()).filter((c) => c.op === "dispatch" && c.taskId === id);
+      expect(calls.map((c) => c.status)).toEqual([200]);
+      expect(dispatched.externalTaskNo).toBe(calls[0]!.externalTaskNo);
+      expect(calls[0]!.idempotencyKey, "the dispatcher's idempotency key is the task id").toBe(id);
+      expect(calls[0]!.body).toMatchObject({ taskId: id, externalSystem: "ACS", externalTaskType: "3", bizType: "TUBE_MOVE", bizId: `biz-${id}`, payload: { vehicleCode: "V12" } });
+
+      const executing = await acs!.report(id, "EXECUTING", { progress: "vehicle V12 at A01" });
+      expect(executing.status, JSON.stringify(executing.body)).toBe(200);
+      await waitTask(id, (t) => t.status === "EXECUTING", "executing");
+      await eventually(async () => ((await effects(id)).some((e) => e.event_type === "TASK_EXECUTING") ? true : undefined), 30_000, "the owner's TASK_EXECUTING effect");
+      const execRow = (await consumeRows(id)).find((r) => r.event_type === "TASK_EXECUTING");
+      expect(execRow).toMatchObject({ status: "SUCCEEDED" });
+      expect(["PENDING", "SENT"], "no callback is expected for TASK_EXECUTING").not.toContain(execRow!.callback_status);
+      expect((await getTask(runner!.url, id))!.status, "a progress event changes nothing").toBe("EXECUTING");
+
+      const finished = await acs!.report(id, "FINISHED", { message: "delivered at B07" });
+      expect(finished.status, JSON.stringify(finished.body)).toBe(200);
+      const final = await waitTask(id, (t) => t.status === "FINISHED", "finished after the owner's callback");
+      const fx = await effects(id);
+      expect(fx.map((e) => e.event_type).sort()).toEqual(["TASK_EXECUTING", "TASK_FINISHED"]);
+      const finRow = (await consumeRows(id)).find((r) => r.event_type === "TASK_FINISHED");
+      expect(finRow).toMatchObject({ status: "SUCCEEDED", callback_status: "SENT", event_id: final.lastEventId });
+
+      const seen = owner!.of(id).filter((s) => s.step.did === "succeeded");
+      expect(seen.map((s) => s.record.eventType), "per-key order on the owner's topic").toEqual(["TASK_EXECUTING", "TASK_FINISHED"]);
+      expect(seen[0]!.record.headers["msgx-owner"]).toBe(OWNER);
+      expect(owner!.steps().every((s) => s.step.did !== "skipped"), "topic per owner: the owner reads only its own records").toBe(true);
+
+      const again = await acs!.report(id, "FINISHED", { message: "delivered at B07 (repeat)" });
+      expect(again.status, "a late repeat of the fact is answered, not an error").toBe(200);
+      expect((await getTask(runner!.url, id))!.status).toBe("FINISHED");
+    }), 90_000);
+
+  it("cancel before dispatch (the executing system answers 503): CREATED → CANCEL_PENDING_CALLBACK → callback → CANCELLED, never dispatched", () =>
+    timed("cancel before dispatch", async () => {
+      const id = `${run}-cancel-early`;
+      await acs!.control({ unavailable: { [id]: true } });
+      await create(id);
+      await eventually(async () => ((await acs!.calls()).some((c) => c.taskId === id && c.status === 503) ? true : undefined), 30_000, "a refused dispatch attempt");
+      expect((await getTask(runner!.url, id))!.status).toBe("CREATED");
+
+      const cancel = await taskApi(runner!.url, "POST", `/task/v1/tasks/${id}/cancel`, { reason: "operator called it off", requestId: `${id}-r1` });
+      expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
+      expect(["CANCEL_PENDING_CALLBACK", "CANCELLED"]).toContain((await getTask(runner!.url, id))!.status);
+      await acs!.control({ unavailable: { [id]: false } });
+      await waitTask(id, (t) => t.status === "CANCELLED", "cancelled after the owner's callback");
+      const fx = await effects(id);
+      expect(fx.map((e) => e.event_type)).toEqual(["TASK_CANCELLED"]);
+      expect(fx[0]!.reason).toContain("operator called it off");
+
+      const repeat = await taskApi(runner!.url, "POST", `/task/v1/tasks/${id}/cancel`, { reason: "operator called it off", requestId: `${id}-r1` });
+      expect(repeat.status, "cancel is idempotent").toBe(200);
+      // Several job periods and the whole dispatch backoff: the cancelled task is never sent.
+      await new Promise((r) => setTimeout(r, 2_500));
+      const calls = (await acs!.calls()).filter((c) => c.taskId === id);
+      expect(calls.filter((c) => c.status === 200 || c.op === "cancel"), "never dispatched, so nothing to cancel there").toEqual([]);
+      expect((await getTask(runner!.url, id))!.status).toBe("CANCELLED");
+    }), 90_000);
+
+  it("cancel after dispatch: cancelled in the executing system → CANCEL_PENDING_CALLBACK → callback → CANCELLED; a late FINISHED changes nothing", () =>
+    timed("cancel after dispatch", async () => {
+      const id = `${run}-cancel-late`;
+      await create(id);
+      const dispatched = await waitTask(id, (t) => t.status === "DISPATCHED", "dispatched");
+      const cancel = await taskApi(runner!.url, "POST", `/task/v1/tasks/${id}/cancel`, { reason: "line stopped", requestId: `${id}-r1` });
+      expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
+      const cancels = (await acs!.calls()).filter((c) => c.op === "cancel" && c.taskId === id);
+      expect(cancels.map((c) => [c.externalTaskNo, c.status])).toEqual([[dispatched.externalTaskNo, 200]]);
+      expect(cancels[0]!.body).toMatchObject({ taskId: id, reason: "line stopped" });
+      expect(["CANCEL_PENDING_CALLBACK", "CANCELLED"]).toContain((await getTask(runner!.url, id))!.status);
+      await waitTask(id, (t) => t.status === "CANCELLED", "cancelled after the owner's callback");
+      expect((await effects(id)).map((e) => e.event_type)).toEqual(["TASK_CANCELLED"]);
+
+      const repeat = await taskApi(runner!.url, "POST", `/task/v1/tasks/${id}/cancel`, { reason: "line stopped", requestId: `${id}-r1` });
+      expect(repeat.status, "cancel is idempotent").toBe(200);
+      expect((await acs!.calls()).filter((c) => c.op === "cancel" && c.taskId === id), "the repeat does not cancel again").toHaveLength(1);
+      const late = await acs!.report(id, "FINISHED");
+      expect(late.status).toBeLessThan(500);
+      expect((await getTask(runner!.url, id))!.status).toBe("CANCELLED");
+      expect((await effects(id)).map((e) => e.event_type), "the owner ran one handler for the task").toEqual(["TASK_CANCELLED"]);
+    }), 90_000);
+
+  it("cancel too late: the executing system finished it → 409 TOO_LATE; its FINISHED report then finishes the task", () =>
+    timed("cancel too late", async () => {
+      const id = `${run}-too-late`;
+      await create(id);
+      await waitTask(id, (t) => t.status === "DISPATCHED", "dispatched");
+      await acs!.finishLocally(id);
+      const cancel = await taskApi(runner!.url, "POST", `/task/v1/tasks/${id}/cancel`, { reason: "too slow", requestId: `${id}-r1` });
+      expect(cancel.status, JSON.stringify(cancel.body)).toBe(409);
+      expect(JSON.stringify(cancel.body)).toContain("TOO_LATE");
+      expect((await getTask(runner!.url, id))!.status).toBe("DISPATCHED");
+      expect((await acs!.report(id, "FINISHED")).status).toBe(200);
+      await waitTask(id, (t) => t.status === "FINISHED", "finished after the owner's callback");
+      expect((await effects(id)).map((e) => e.event_type)).toEqual(["TASK_FINISHED"]);
+    }), 90_000);
+
+  it("a handler failing until DEAD: FAILURE reported; replay (dry run over HTTP, then msgx tasks replay) with the handler fixed → FINISHED", () =>
+    timed("dead and replayed", async () => {
+      const id = `${run}-dead`;
+      await create(id, "E2E_FLAKY");
+      await waitTask(id, (t) => t.status === "DISPATCHED", "dispatched");
+      expect((await acs!.report(id, "FINISHED")).status).toBe(200);
+      await eventually(async () => ((await consumeRows(id)).some((r) => r.status === "DEAD") ? true : undefined), 30_000, "the owner's DEAD row");
+      const [dead] = await consumeRows(id);
+      expect(dead).toMatchObject({ event_type: "TASK_FINISHED", status: "DEAD", attempts: 3 });
+      expect(dead!.error_msg).toContain("E2E_FLAKY is switched to fail");
+      const failed = await waitTask(id, (t) => typeof t.callbackError === "string" && t.callbackError !== "", "the owner's FAILURE recorded");
+      expect(failed.status, "the task waits for a SUCCESS").toBe("FINISHED_PENDING_CALLBACK");
+      expect(failed.callbackError).toContain("E2E_FLAKY is switched to fail");
+      expect(await effects(id)).toEqual([]);
+
+      const preflight = await taskApi(runner!.url, "POST", "/task/v1/replay", { taskIds: [id], reason: "handler fixed", dryRun: true });
+      expect(preflight.status, JSON.stringify(preflight.body)).toBe(200);
+      expect(JSON.stringify(preflight.body), "the preflight lists the task").toContain(id);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect((await consumeRows(id))[0]!.status, "a dry run republishes nothing").toBe("DEAD");
+
+      await pgClient.query(`UPDATE ${ownerSchema}.owner_switch SET failing = false WHERE handler_code = 'E2E_FLAKY'`);
+      const cli = await runCli(["tasks", "replay", "--task", id, "--reason", "handler fixed", "--url", runner!.url, "--token", TASK_TOKEN]);
+      expect(cli.code, cli.output).toBe(0);
+      await waitTask(id, (t) => t.status === "FINISHED", "finished after the replay");
+      expect((await effects(id)).map((e) => e.event_type)).toEqual(["TASK_FINISHED"]);
+      expect((await consumeRows(id))[0]).toMatchObject({ status: "SUCCEEDED", callback_status: "SENT" });
+      const replayed = owner!.of(id).filter((s) => s.record.headers["msgx-replay"] !== undefined);
+      expect(replayed.map((s) => s.step.did), "the replayed record ran the handler again").toContain("succeeded");
+    }), 90_000);
+
+  it("a dispatch refused for good (422 from the executing system) → FAILED with its reason; no owner event; cancel refused", () =>
+    timed("dispatch refused", async () => {
+      const id = `${run}-refused`;
+      await acs!.control({ refused: { [id]: "no such point B07" } });
+      await create(id);
+      const failed = await waitTask(id, (t) => t.status === "FAILED", "failed");
+      expect(failed.statusReason).toContain("no such point B07");
+      expect((await acs!.calls()).filter((c) => c.taskId === id).map((c) => c.status), "refused once, never asked again").toEqual([422]);
+      const cancel = await taskApi(runner!.url, "POST", `/task/v1/tasks/${id}/cancel`, { reason: "too late anyway" });
+      expect(cancel.status).toBe(409);
+      expect(JSON.stringify(cancel.body)).toContain("ILLEGAL_STATE");
+      expect(await consumeRows(id), "FAILED publishes nothing to the owner").toEqual([]);
+      expect((await getTask(runner!.url, id))!.status).toBe("FAILED");
+    }), 60_000);
+
+  it("an unknown owner is refused with 422 in topic-per-owner mode; nothing is stored", () =>
+    timed("unknown owner", async () => {
+      const id = `${run}-wms`;
+      const answer = await taskApi(runner!.url, "POST", "/task/v1/tasks", newTask(id, "E2E_MOVE", "WMS"));
+      expect(answer.status).toBe(422);
+      expect(answer.body).toMatchObject({ error: expect.any(String), message: expect.stringContaining("WMS") });
+      expect(JSON.stringify(answer.body)).toContain("UNKNOWN_OWNER");
+      expect(await getTask(runner!.url, id)).toBeUndefined();
+      expect((await taskApi(runner!.url, "POST", "/task/v1/tasks", newTask(id), null)).status, "no token").toBe(401);
+    }), 30_000);
+});
+
+/** Runs the built `msgx` CLI; its exit code and output. */
+function runCli(args: readonly string[]): Promise<{ code: number | string; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    child.on("exit", (code, signal) => resolve({ code: code ?? signal ?? -1, output }));
+  });
+}
