@@ -109,15 +109,29 @@ export async function runScenario(options: {
     logger,
   );
 
-  // The relay sends T1's event again (as after a lost acknowledgement): LMS must not run it twice.
+  // The relay sends T1's event again (as after a lost acknowledgement): LMS must not run it twice,
+  // and reports it again (a redelivery is how the task service asks), a harmless DUPLICATE.
   const duplicatesBefore = lms.stats.duplicate;
+  const callbacksOfT1 = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM task_callback WHERE task_id = ${ids[0]!}`.execute(task.db)).rows[0]?.n ?? 0);
+  const reportsBefore = await callbacksOfT1();
   await sql`UPDATE msg_event SET status = 'PENDING', sent_at = NULL WHERE partition_key = ${ids[0]!}`.execute(task.db);
   const redelivered = await until("the redelivered event", async () => lms.stats.duplicate > duplicatesBefore, timeoutMs, logger);
+  const reportedAgain = await until(
+    "the redelivered event reported again",
+    async () => {
+      const { rows } = await sql<{ n: string }>`
+        SELECT count(*) AS n FROM task_event_consume_log
+        WHERE task_id = ANY(${lmsIds}::text[]) AND callback_status = 'SENT'`.execute(lms.db);
+      return (await callbacksOfT1()) > reportsBefore && Number(rows[0]?.n ?? 0) === lmsIds.length;
+    },
+    timeoutMs,
+    logger,
+  );
 
   const rows = async (db: typeof task.db, query: ReturnType<typeof sql>) => (await query.execute(db)).rows as Record<string, unknown>[];
   return {
     prefix,
-    settled: settled && redelivered,
+    settled: settled && redelivered && reportedAgain,
     durationMs: Date.now() - started,
     tasks: await rows(task.db, sql`SELECT task_id, owner_service, handler_code, status, version, last_event_id, callback_error FROM task_task WHERE task_id = ANY(${ids}::text[]) ORDER BY task_id`),
     feedback: await rows(task.db, sql`SELECT task_id, external_event_id, status, outcome, event_id FROM task_feedback WHERE task_id = ANY(${ids}::text[]) ORDER BY feedback_id`),

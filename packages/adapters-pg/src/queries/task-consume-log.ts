@@ -22,11 +22,11 @@ export async function reopenDeadConsume(db: Kysely<any>, eventId: string, note: 
   return rows[0] === undefined ? undefined : consumeFromRow(rows[0]);
 }
 
-/** A SENT callback becomes PENDING due at `when` (attempts 0); true when a row changed. */
+/** A SENT callback becomes PENDING due at `when` (failed tries still counted); true when a row changed. */
 export async function reopenCallback(db: Kysely<any>, eventId: string, when: number): Promise<boolean> {
   const result = await sql`
     UPDATE task_event_consume_log
-    SET callback_status = 'PENDING', callback_attempts = 0, callback_next_at = ${at(when)}, callback_error = NULL, updated_at = ${at(when)}
+    SET callback_status = 'PENDING', callback_next_at = ${at(when)}, callback_error = NULL, updated_at = ${at(when)}
     WHERE event_id = ${eventId} AND callback_status = 'SENT'`.execute(db);
   return Number(result.numAffectedRows ?? 0n) > 0;
 }

@@ -149,7 +149,7 @@ export class InMemoryTaskConsumeLogStore implements TaskConsumeLogStore<InMemory
     this.#check("reopenCallback");
     const row = this.rows.get(eventId);
     if (row === undefined || row.callbackStatus !== TaskCallbackStatus.SENT) return false;
-    this.rows.set(eventId, { ...row, callbackStatus: TaskCallbackStatus.PENDING, callbackAttempts: 0, callbackNextAt: at, callbackError: null, updatedAt: at });
+    this.rows.set(eventId, { ...row, callbackStatus: TaskCallbackStatus.PENDING, callbackNextAt: at, callbackError: null, updatedAt: at });
     return true;
   }
 

@@ -214,12 +214,12 @@ export function describeTaskConsumeLogStoreContract<Tx>(name: string, factory: (
       expect(await store.reopenDead("none#1", "replay", null, T0)).toBeUndefined();
     });
 
-    it("reopenCallback: a SENT report becomes PENDING due at `at` with attempts 0; PENDING, REJECTED and no-callback rows stay", async () => {
+    it("reopenCallback: a SENT report becomes PENDING due at `at`, its failed tries still counted; PENDING, REJECTED and no-callback rows stay", async () => {
       await succeed(sampleTaskConsumeWrite("C1#2"));
       await store.deferCallback("C1#2", 3, T0 + 8_000, "down");
       await store.settleCallback("C1#2", "SENT", null, T0 + 9_000);
       expect(await store.reopenCallback("C1#2", T0 + 600_000)).toBe(true);
-      expect(await store.get("C1#2")).toMatchObject({ status: TaskConsumeStatus.SUCCEEDED, callbackStatus: TaskCallbackStatus.PENDING, callbackAttempts: 0, callbackNextAt: T0 + 600_000, callbackError: null });
+      expect(await store.get("C1#2")).toMatchObject({ status: TaskConsumeStatus.SUCCEEDED, callbackStatus: TaskCallbackStatus.PENDING, callbackAttempts: 3, callbackNextAt: T0 + 600_000, callbackError: null });
       expect((await store.dueCallbacks(T0 + 600_000, 10)).map((r) => r.eventId)).toEqual(["C1#2"]);
       const pending = await store.get("C1#2");
       expect(await store.reopenCallback("C1#2", T0 + 700_000)).toBe(false);

@@ -70,7 +70,8 @@ export interface TaskConsumeLogStore<Tx> {
   reopenDead(eventId: string, note: string, deliveryEventId: string | null, at: number): Promise<TaskConsumeLogEntry | undefined>;
   /**
    * The task service asked again (a redelivered event): a SENT callback becomes PENDING, due at
-   * `at`, attempts 0, so the same result is reported once more. Returns true when it changed.
+   * `at`, its error cleared, so the same result is reported once more; `callbackAttempts` keeps
+   * counting the failed tries (it is the report's history). Returns true when it changed.
    */
   reopenCallback(eventId: string, at: number): Promise<boolean>;
   /**

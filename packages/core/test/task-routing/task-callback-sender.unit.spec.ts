@@ -70,7 +70,7 @@ describe("TaskCallbackSender", () => {
     expect(await log.get("T2#2")).toMatchObject({ callbackStatus: "REJECTED", callbackError: "409: event id does not match" });
   });
 
-  it("a report reopened after SENT is sent once more (same result, from attempt 0); progress rows are never reported", async () => {
+  it("a report reopened after SENT is sent once more (same result); progress rows are never reported", async () => {
     const { clock, log, sender, reported } = await setup();
     await log.transaction((tx) => tx.succeed(sampleTaskConsumeWrite("T3#2", { eventType: "TASK_EXECUTING", callback: false, at: clock.now() })));
     expect((await sender.step()).sent).toEqual(["T1#2", "T2#2"]);

@@ -301,7 +301,7 @@ describe("TaskEventConsumer", () => {
       clock.advance(600_000);
       nudges = 0;
       expect(await consumer.handle(republished(e, TaskEventHeader.REDELIVER, "watchdog", "31"))).toEqual({ did: "duplicate", eventId: "D1#2", callbackReopened: true });
-      expect(await log.get("D1#2")).toMatchObject({ status: "SUCCEEDED", callbackStatus: "PENDING", callbackAttempts: 0, callbackNextAt: clock.now(), callbackError: null });
+      expect(await log.get("D1#2")).toMatchObject({ status: "SUCCEEDED", callbackStatus: "PENDING", callbackAttempts: 2, callbackNextAt: clock.now(), callbackError: null });
       expect([nudges, effects.length]).toEqual([1, 1]);
       // A plain duplicate (no header) after the report was SENT again also asks again.
       await log.settleCallback("D1#2", "SENT", null, clock.now());
