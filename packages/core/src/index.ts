@@ -264,7 +264,7 @@ export {
 export { TaskStatus, TASK_STATUSES, PENDING_CALLBACK_STATUSES, FINAL_TASK_STATUSES, awaitsCallback, newTaskRecord, assertTaskId, assertRoutingCode, isRoutingCode, type NewTask, type TaskRecord, type TaskPayload } from "./task-routing/task-record.js";
 export { TaskRequestError, isTaskRequestError, TASK_REQUEST_ERROR_HTTP_STATUS, type TaskRequestErrorCode } from "./task-routing/task-request-error.js";
 export { evolveTask, isLegalTaskTransition, LEGAL_TASK_FROM, type TaskTransition } from "./task-routing/task-machine.js";
-export { TaskEventType, TASK_EVENT_SCHEMA_VERSION, taskEventId, taskEventVersion, taskEventMessage, parseTaskEvent, type TaskEventMessage, type TaskEventExtras, type ParsedTaskEvent } from "./task-routing/task-event.js";
+export { TaskEventType, TASK_EVENT_SCHEMA_VERSION, taskEventId, taskEventVersion, taskEventMessage, parseTaskEvent, expectsTaskCallback, type TaskEventMessage, type TaskEventExtras, type ParsedTaskEvent } from "./task-routing/task-event.js";
 export { DEFAULT_TASK_ROUTING, TASK_TARGET, assertTaskRouting, assertKnownOwner, taskTarget, taskTopic, taskTargets, taskTopics, taskDeliveryTopics, taskEventDraft, type TaskRouting } from "./task-routing/task-routing-config.js";
 export { TaskEventHeader, taskEventHeaders } from "./task-routing/task-headers.js";
 export { TaskFeedbackStatus, TaskFeedbackOutcome, decideTaskFeedback, type TaskFeedback, type TaskFeedbackKey, type TaskFeedbackEntry, type TaskFeedbackDecision } from "./task-routing/task-feedback.js";
@@ -277,7 +277,7 @@ export { TaskWatchdogJob, DEFAULT_TASK_WATCHDOG_OPTIONS, type TaskWatchdogOption
 export { taskReplayEligibility, taskReplayCandidate, pendingEventDraft, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayCandidate, type TaskReplayResult, type TaskReplayEntry } from "./task-routing/task-replay.js";
 export { TaskConsumeStatus, TaskCallbackStatus, taskCallbackResultOf, isTaskEventSettled, type TaskConsumeLogEntry, type TaskConsumeLogWrite } from "./task-routing/task-consume-log.js";
 export type { TaskConsumeLogStore, TaskConsumeTx, TaskConsumeLogFilter } from "./task-routing/task-consume-log-store.js";
-export { routeTaskRecord, unreadableEventId, decideConsumePrior, decideTaskHandlerFailure, type ConsumedTaskRecord, type TaskRouteVerdict, type TaskPriorDecision, type TaskHandlerFailureDecision } from "./task-routing/task-consume-decision.js";
+export { routeTaskRecord, unreadableEventId, decideConsumePrior, decideTaskHandlerFailure, shouldReopenForReplay, shouldReopenCallback, type ConsumedTaskRecord, type TaskRouteVerdict, type TaskPriorDecision, type TaskHandlerFailureDecision } from "./task-routing/task-consume-decision.js";
 export { TaskHandlerRegistry, type TaskEventHandler, type TaskHandlerContext } from "./task-routing/task-handler-registry.js";
 export { TaskEventConsumer, type TaskEventConsumerDeps, type TaskConsumeStep, type TaskConsumeFailpoint } from "./task-routing/task-event-consumer.js";
 export { resultTopicCallbackPort, parseTaskCallbackMessage, TASK_CALLBACK_EVENT_ID_HEADER, type TaskCallbackPort, type TaskCallbackMessage } from "./task-routing/task-callback-port.js";
