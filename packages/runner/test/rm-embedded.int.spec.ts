@@ -5,7 +5,7 @@
  * `<data-dir>/events/rmq.<queue>.jsonl`; a confirmed one at once; the consumer acknowledges over
  * HTTP; `/metrics` shows the reliable series. (The multi-process flows are reliable-service*.e2e.)
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { silentLogger } from "@msgx/core";
 import { createExchange, loadConfig, type Exchange } from "@msgx/runner";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { callRunner, jsonlRecords } from "./embedded-http.js";
 
 const RM_TOKEN = "rm-embedded-token-0123";
 const dataDir = mkdtempSync(join(tmpdir(), "msgx-rm-embedded-"));
@@ -49,26 +50,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
-const rm = async (method: string, path: string, body?: unknown, token = RM_TOKEN) => {
-  const res = await fetch(new URL(path, base), {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-};
-
-const delivered = (queue: string): { messageId: string }[] => {
-  const file = join(dataDir, "events", `rmq.${queue}.jsonl`);
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => {
-      const line = JSON.parse(l) as { value: string };
-      return JSON.parse(line.value) as { messageId: string };
-    });
-};
+const rm = (method: string, path: string, body?: unknown, token = RM_TOKEN) => callRunner(base, method, path, body, token);
+const delivered = (queue: string): { messageId: string }[] => jsonlRecords(dataDir, `rmq.${queue}`).map((r) => JSON.parse(r.value) as { messageId: string });
 
 describe("the embedded runner hosts /rm/v1", () => {
   it("delivers a confirmed message and one confirmed by check-back, and takes the consumer's ack", async () => {

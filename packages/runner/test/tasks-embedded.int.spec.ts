@@ -8,7 +8,7 @@
  * shows the task series; `msgx tasks show|replay --url` read and preflight through the runner.
  * (The multi-process flows on PostgreSQL and Kafka are task-service.e2e.)
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -18,6 +18,7 @@ import { createExchange, loadConfig, type Exchange } from "@msgx/runner";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { registerTasksCommands } from "../src/commands/tasks-commands.js";
+import { callRunner, jsonlRecords } from "./embedded-http.js";
 
 const TASK_TOKEN = "task-embedded-token-0123";
 const dataDir = mkdtempSync(join(tmpdir(), "msgx-tasks-embedded-"));
@@ -62,28 +63,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
-const api = async (method: string, path: string, body?: unknown, token = TASK_TOKEN) => {
-  const res = await fetch(new URL(path, base), {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-};
-
-interface Line {
-  key: string;
-  headers: Record<string, string>;
-  value: string;
-}
-const delivered = (): Line[] => {
-  const file = join(dataDir, "events", "TASK_EVENT_TOPIC.jsonl");
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l) as Line);
-};
+const api = (method: string, path: string, body?: unknown, token = TASK_TOKEN) => callRunner(base, method, path, body, token);
+const delivered = () => jsonlRecords(dataDir, "TASK_EVENT_TOPIC");
 const task = (taskId: string, ownerService = "LMS") => ({ taskId, ownerService, handlerCode: "LMS_CALL_TUBE", bizType: "CALL_TUBE", bizId: `biz-${taskId}`, externalSystem: "ACS", payload: { to: "B2" } });
 const statusOf = async (id: string) => (await api("GET", `/task/v1/tasks/${id}`)).body["task"]?.status as string | undefined;
 
