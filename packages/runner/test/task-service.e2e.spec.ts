@@ -8,7 +8,8 @@
  * reads the three sides: the task service's API, what the owner handled, and the owner's rows.
  *
  * Short timings so each flow runs in seconds: the jobs every 200 ms, dispatch retried from 300 ms
- * doubling to 1 s, the owner's handler 3 tries 200 ms apart doubling.
+ * doubling to 1 s, the watchdog alerting on a task pending its owner's callback for 2 s (and again
+ * every 2 s), the owner's handler 3 tries 200 ms apart doubling.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -19,6 +20,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gateService } from "@msgx/core/testing";
 import { CLI, eventually, spawnRunner, type RunnerProcess } from "./runner-process.js";
+import { metric } from "./reliable-service/rm-processes.js";
 import { getTask, startExecutingSystem, startOwner, TASK_TOKEN, taskApi, type ExecutingSystem, type Owner } from "./task-service/task-processes.js";
 
 const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -27,6 +29,10 @@ const run = `tasksvc_${process.pid}_${Date.now() % 100_000}`;
 const ownerSchema = `${run}_lms`;
 const OWNER = "LMS";
 const TOPIC_PATTERN = `{owner}_TASK_EVENT_${run}`;
+/** The watchdog's alert and retry period (`tasks.watchdog`). */
+const WATCHDOG_MS = 2_000;
+/** The owner loses the first callback of a task whose id ends so (owner.mjs --lose-first-callback). */
+const LOST = "-lost-callback";
 const suite = "task service over HTTP on PostgreSQL and Kafka, owner and executing system in their own processes";
 
 const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
@@ -63,6 +69,7 @@ beforeAll(async () => {
         owners: [OWNER],
         dispatcher: { url: acs.url, timeoutMs: 2_000 },
         dispatchRetry: { initialMs: 300, maxMs: 1_000 },
+        watchdog: { pendingCallbackAlertMs: WATCHDOG_MS, pendingCallbackRetryMs: WATCHDOG_MS },
         jobIntervalMs: 200,
       },
     }),
@@ -74,7 +81,7 @@ beforeAll(async () => {
     MSGX_KAFKA_REF_TOPIC: `ref_${run}`,
   });
   await acs.control({ runner: runner.url });
-  owner = await startOwner({ pgUrl: PG_URL, schema: ownerSchema, brokers: BROKERS, topicPattern: TOPIC_PATTERN, group: `${run}-lms`, owner: OWNER, runner: runner.url });
+  owner = await startOwner({ pgUrl: PG_URL, schema: ownerSchema, brokers: BROKERS, topicPattern: TOPIC_PATTERN, group: `${run}-lms`, owner: OWNER, runner: runner.url, loseFirstCallbackOf: LOST });
 }, 120_000);
 
 afterAll(async () => {
@@ -287,6 +294,12 @@ describe.skipIf(!available)(suite, () => {
       expect(failed.status, "the task waits for a SUCCESS").toBe("FINISHED_PENDING_CALLBACK");
       expect(failed.callbackError).toContain("E2E_FLAKY is switched to fail");
       expect(await effects(id)).toEqual([]);
+      // Pending past the watchdog's time with the owner's FAILURE: alerted (an operator must replay it).
+      const alerted = await waitTask(id, (t) => t.callbackAlerts >= 1, "the watchdog's alert");
+      expect(alerted.status).toBe("FINISHED_PENDING_CALLBACK");
+      expect(await metric(runner!.url, "msgx_task_callbacks_pending_alerts_total")).toBeGreaterThanOrEqual(1);
+      const redelivered = owner!.of(id).filter((s) => s.record.headers["msgx-redeliver"] !== undefined);
+      expect(redelivered.filter((s) => s.step.did !== "duplicate"), "a redelivery never reruns a dead event").toEqual([]);
 
       const preflight = await taskApi(runner!.url, "POST", "/task/v1/replay", { taskIds: [id], reason: "handler fixed", dryRun: true });
       expect(preflight.status, JSON.stringify(preflight.body)).toBe(200);
@@ -303,6 +316,35 @@ describe.skipIf(!available)(suite, () => {
       const replayed = owner!.of(id).filter((s) => s.record.headers["msgx-replay"] !== undefined);
       expect(replayed.map((s) => s.step.did), "the replayed record ran the handler again").toContain("succeeded");
     }), 90_000);
+
+  it("the owner's callback lost on the way: the watchdog alerts and sends the event again (msgx-redeliver); the owner reports again → FINISHED, its handler run once", () =>
+    timed("watchdog redelivery", async () => {
+      const id = `${run}${LOST}`;
+      await create(id);
+      await waitTask(id, (t) => t.status === "DISPATCHED", "dispatched");
+      expect((await acs!.report(id, "FINISHED")).status).toBe(200);
+      await eventually(async () => (owner!.lost().some((c) => c.taskId === id) ? true : undefined), 30_000, "the lost callback");
+      expect((await getTask(runner!.url, id))!.status, "the task service never got the report").toBe("FINISHED_PENDING_CALLBACK");
+      const done = await waitTask(id, (t) => t.status === "FINISHED", "finished after the watchdog's redelivery");
+      expect(done.callbackAlerts).toBeGreaterThanOrEqual(1);
+      const again = owner!.of(id).filter((s) => s.record.headers["msgx-redeliver"] === "watchdog");
+      expect(again.map((s) => s.step.did), "the redelivered record is a duplicate at the owner").toContain("duplicate");
+      expect((await effects(id)).map((e) => e.event_type), "the handler ran once").toEqual(["TASK_FINISHED"]);
+      expect((await consumeRows(id))[0]).toMatchObject({ status: "SUCCEEDED", callback_status: "SENT" });
+      expect(await metric(runner!.url, "msgx_task_callbacks_pending_alerts_total")).toBeGreaterThanOrEqual(1);
+    }), 60_000);
+
+  it("the executing system unreachable (connection dropped): the task waits in CREATED with no attempt spent, and is dispatched once it answers", () =>
+    timed("dispatch outage", async () => {
+      const id = `${run}-outage`;
+      await acs!.control({ dropped: { [id]: true } });
+      await create(id);
+      await eventually(async () => ((await acs!.calls()).filter((c) => c.taskId === id && c.status === 0).length >= 2 ? true : undefined), 30_000, "dropped dispatch calls");
+      expect(await getTask(runner!.url, id)).toMatchObject({ status: "CREATED", dispatchAttempts: 0 });
+      await acs!.control({ dropped: { [id]: false } });
+      const dispatched = await waitTask(id, (t) => t.status === "DISPATCHED", "dispatched after the outage");
+      expect(dispatched.dispatchAttempts, "only the answered call counts").toBe(1);
+    }), 60_000);
 
   it("a dispatch refused for good (422 from the executing system) → FAILED with its reason; no owner event; cancel refused", () =>
     timed("dispatch refused", async () => {

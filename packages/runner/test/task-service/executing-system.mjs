@@ -8,13 +8,14 @@
 //   POST /tasks {taskId, externalSystem, externalTaskType, bizType, bizId, payload}, header
 //        Idempotency-Key: <taskId> → 200 {externalTaskNo}; a repeat for the same task gets the same
 //        number. While the task is set "unavailable" (below) it answers 503 instead (transient); a
-//        task set "refused" is answered 422 {error} (this system will never take it).
+//        task set "refused" is answered 422 {error} (this system will never take it); for a task set
+//        "dropped" the connection is closed unanswered (an outage, as a crash or a network cut).
 //   POST /tasks/<externalTaskNo>/cancel {taskId, reason} → 200 {cancelled: true}; 409
 //        {status: "FINISHED"} once this system finished the task itself; 404 for a number it never gave.
 // The test steers it over HTTP (the task service's URL is known only once the runner, configured with
 // this system's URL, listens):
 //   POST /control {"runner": "<task service base url>", "unavailable": {"<taskId>": true|false},
-//                  "refused": {"<taskId>": "<reason>"}}   merged in
+//                  "refused": {"<taskId>": "<reason>"}, "dropped": {"<taskId>": true|false}}   merged in
 //   POST /control/report {taskId, status: EXECUTING|FINISHED|CANCELLED, progress?, message?}
 //        posts that feedback to the task service (POST <runner>/task/v1/tasks/<taskId>/feedback, a new
 //        externalEventId per report) and answers {status, body} — the task service's answer
@@ -36,6 +37,7 @@ const accepted = new Map();
 const state = new Map();
 const unavailable = new Map();
 const refused = new Map();
+const dropped = new Map();
 const calls = [];
 let seq = 0;
 let reports = 0;
@@ -89,6 +91,7 @@ const server = createServer(async (req, res) => {
       if (typeof body.runner === "string") runner = body.runner;
       for (const [id, v] of Object.entries(body.unavailable ?? {})) unavailable.set(id, v === true);
       for (const [id, reason] of Object.entries(body.refused ?? {})) refused.set(id, String(reason));
+      for (const [id, v] of Object.entries(body.dropped ?? {})) dropped.set(id, v === true);
       return send(res, 200, { ok: true });
     }
     if (req.method === "POST" && url.pathname === "/control/report") return send(res, 200, await report(await readJson(req)));
@@ -108,6 +111,10 @@ const server = createServer(async (req, res) => {
       if (unavailable.get(taskId) === true) {
         record({ op: "dispatch", taskId, externalTaskNo: null, status: 503, at, idempotencyKey, auth, body });
         return send(res, 503, { error: "vehicle fleet busy, try again" });
+      }
+      if (dropped.get(taskId) === true) {
+        record({ op: "dispatch", taskId, externalTaskNo: null, status: 0, at, idempotencyKey, auth, body });
+        return req.socket.destroy();
       }
       if (refused.has(taskId)) {
         record({ op: "dispatch", taskId, externalTaskNo: null, status: 422, at, idempotencyKey, auth, body });

@@ -4,18 +4,22 @@
 // task service `msgx run` hosts. Runs on the built packages (as a service would install them).
 //
 //   node owner.mjs --pg URL --schema S --brokers B --topic-pattern P --group G --owner O
-//                  --runner URL --token T [--max-attempts N]
+//                  --runner URL --token T [--max-attempts N] [--lose-first-callback SUFFIX]
 //
 // Handlers (the business rows go through the consume log's transaction, so they commit with it):
 //   E2E_MOVE   writes one owner_effect row per event (FINISHED, CANCELLED and EXECUTING);
 //   E2E_FLAKY  the same, but throws while owner_switch says it fails (the test flips the row with
 //              SQL: `UPDATE owner_switch SET failing = false WHERE handler_code = 'E2E_FLAKY'`).
 // Failures retry after 200 ms doubling to 1 s, --max-attempts tries in all (default 3), then DEAD:
-// the callback sender reports FAILURE. Callbacks go to POST <runner>/task/v1/callbacks.
+// the callback sender reports FAILURE. Callbacks go to POST <runner>/task/v1/callbacks; the first
+// report of a task whose id ends with --lose-first-callback is lost on the way (the sender is told it
+// arrived, the task service never gets it: an answer from a proxy that then failed), so only the task
+// service's watchdog redelivering the event gets it reported again.
 //
 // Prints {"ready": true} once it consumes, then one JSON line per record handled:
 //   {"step": {did, eventId, reason?}, "record": {key, eventType, headers}}
-// and one per callback step that sent or gave up: {"callbacks": {sent, deferred, rejected}}.
+// one per callback step that sent or gave up: {"callbacks": {sent, deferred, rejected}}, and
+// {"lost": <callback>} for a report lost on purpose.
 import { createPgStores } from "@msgx/adapters-pg";
 import { ensureTaskTopics, runTaskEventConsumer, kafkajsLogCreator } from "@msgx/adapters-kafka";
 import { PgTaskConsumeLogStore, taskConsumeLogMigration } from "@msgx/adapters-pg";
@@ -71,9 +75,16 @@ async function flaky(event, ctx) {
 const handler = (handlerCode, run) => ({ handlerCode, onTaskFinished: run, onTaskCancelled: run, onTaskExecuting: run });
 const registry = new TaskHandlerRegistry([handler("E2E_MOVE", effect), handler("E2E_FLAKY", flaky)]);
 
+const loseSuffix = arg("lose-first-callback");
+const lost = new Set();
+
 /** TaskCallbackPort over HTTP, as the port's JSDoc asks: 2xx recorded, 4xx for good, else retried. */
 const callbackPort = {
   async report(callback, signal) {
+    if (loseSuffix !== undefined && callback.taskId.endsWith(loseSuffix) && !lost.has(callback.taskId)) {
+      lost.add(callback.taskId);
+      return print({ lost: callback });
+    }
     let res;
     try {
       res = await fetch(new URL("/task/v1/callbacks", runner), {

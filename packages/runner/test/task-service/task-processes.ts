@@ -64,6 +64,7 @@ export interface AcsCall {
   readonly op: "dispatch" | "cancel";
   readonly taskId: string;
   readonly externalTaskNo: string | null;
+  /** The HTTP status answered; 0 when the connection was dropped unanswered. */
   readonly status: number;
   readonly at: number;
   readonly idempotencyKey: string | null;
@@ -81,7 +82,7 @@ export interface FeedbackAnswer {
 export interface ExecutingSystem {
   /** `http://127.0.0.1:<port>`: the task service's `tasks.dispatcher.url`. */
   readonly url: string;
-  control(body: { runner?: string; unavailable?: Record<string, boolean>; refused?: Record<string, string> }): Promise<void>;
+  control(body: { runner?: string; unavailable?: Record<string, boolean>; refused?: Record<string, string>; dropped?: Record<string, boolean> }): Promise<void>;
   /** Makes the executing system post a feedback for `taskId` to the task service; its answer. */
   report(taskId: string, status: "EXECUTING" | "FINISHED" | "CANCELLED", extra?: { progress?: string; message?: string }): Promise<FeedbackAnswer>;
   /** The executing system finished the task on its own and has not reported it yet. */
@@ -119,6 +120,8 @@ export interface Owner {
   steps(): OwnerStep[];
   /** The steps of one task (the record key). */
   of(taskId: string): OwnerStep[];
+  /** The callbacks it lost on purpose (`loseFirstCallbackOf`). */
+  lost(): { readonly taskId: string; readonly eventId: string; readonly result: string }[];
   stop(): Promise<void>;
   readonly output: () => string;
 }
@@ -134,6 +137,8 @@ export interface OwnerOptions {
   /** The task service (callbacks go to `<runner>/task/v1/callbacks`). */
   readonly runner: string;
   readonly maxAttempts?: number;
+  /** The first callback of a task whose id ends with this is lost on the way (see owner.mjs). */
+  readonly loseFirstCallbackOf?: string;
 }
 
 /** Starts owner.mjs; resolves once its consumer group runs on its topic. */
@@ -141,10 +146,12 @@ export async function startOwner(o: OwnerOptions): Promise<Owner> {
   const c = spawnScript("owner.mjs", [
     ...["--pg", o.pgUrl, "--schema", o.schema, "--brokers", o.brokers, "--topic-pattern", o.topicPattern],
     ...["--group", o.group, "--owner", o.owner, "--runner", o.runner, "--token", TASK_TOKEN, "--max-attempts", String(o.maxAttempts ?? 3)],
+    ...(o.loseFirstCallbackOf === undefined ? [] : ["--lose-first-callback", o.loseFirstCallbackOf]),
   ]);
   await waitFor(c, "owner start", () => (c.lines.some((l) => typeof l === "object" && l !== null && "ready" in l) ? true : undefined), 60_000);
   const steps = () => c.lines.filter((l): l is OwnerStep => typeof l === "object" && l !== null && "step" in l);
-  return { steps, of: (taskId) => steps().filter((s) => s.record.key === taskId), stop: () => stopChild(c), output: c.output };
+  const lost = () => c.lines.flatMap((l) => (typeof l === "object" && l !== null && "lost" in l ? [(l as { lost: ReturnType<Owner["lost"]>[number] }).lost] : []));
+  return { steps, of: (taskId) => steps().filter((s) => s.record.key === taskId), lost, stop: () => stopChild(c), output: c.output };
 }
 
 export interface ApiAnswer {
