@@ -171,6 +171,7 @@ describe("/task/v1", () => {
     await bad("/task/v1/replay", { owner: "LMS" }, /reason/);
     expect((await call(w, "GET", "/task/v1/tasks?size=0")).status).toBe(400);
     expect((await call(w, "GET", "/task/v1/tasks?status=DONE")).status).toBe(400);
+    expect(await call(w, "GET", "/task/v1/tasks?page=2")).toMatchObject({ status: 400, body: { message: expect.stringMatching(/query page: pages are by key: after=/) } });
   });
 
   it("answers 401 without its token, and with the admin token: /task/v1 has its own", async () => {

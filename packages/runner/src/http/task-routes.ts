@@ -74,6 +74,8 @@ const listQuery = z.object({
   after: z.string().min(1).optional(),
   // More than 500 is read as 500: a page is bounded, asking for more is not a mistake.
   size: decimal(1).default(20).transform((n) => Math.min(500, n)),
+  // Pages are by key (`after`), not by number: a `page` is refused rather than silently ignored.
+  page: z.undefined({ error: "pages are by key: after=<the last taskId of the previous page> (the answer's next)" }).optional(),
 });
 const idParams = z.object({ id: z.string().min(1) });
 
