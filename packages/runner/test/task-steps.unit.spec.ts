@@ -98,6 +98,19 @@ describe("hosted task steps", () => {
     expect(taskSteps(ctx, createTaskHost(ctx)).map((s) => s.name)).toEqual(["task-relay", "task-watchdog"]);
   });
 
+  it("an unreachable executing system: nothing spent, the dispatch step waits longer (doubling to 10 s), back to its period once it answers", async () => {
+    const w = world();
+    await w.service.create(newTask("O-1"));
+    w.dispatcher.down = true;
+    const waits: number[] = [];
+    for (let i = 0; i < 6; i++) waits.push((await w.run("task-dispatch")).after);
+    expect(waits).toEqual([1_000, 2_000, 4_000, 8_000, 10_000, 10_000]);
+    expect((await w.service.get("O-1"))?.dispatchAttempts).toBe(0);
+    w.dispatcher.down = false;
+    expect((await w.run("task-dispatch")).after).toBe(1_000);
+    expect((await w.service.get("O-1"))?.status).toBe("DISPATCHED");
+  });
+
   it("the watchdog alerts on a task pending its callback too long, sends its event again and wakes the relay", async () => {
     const w = world({ "watchdog.pendingCallbackAlertMs": "60000", "watchdog.pendingCallbackRetryMs": "60000" });
     await finished(w, "P-1");

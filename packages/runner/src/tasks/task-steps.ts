@@ -8,6 +8,9 @@ const DISCOVER_EVERY_MS = 1_000;
 /** Batches one dispatch or watchdog run may do before it waits `tasks.jobIntervalMs`. */
 const MAX_BATCHES_PER_RUN = 10;
 
+/** The longest wait of the dispatch step while the executing system stays unreachable (from `tasks.jobIntervalMs`, doubling). */
+const OUTAGE_MAX_WAIT_MS = 10_000;
+
 /** The relay's step name: `/task/v1` and the jobs wake it after writing a task event. */
 export const TASK_RELAY_STEP = "task-relay";
 
@@ -28,7 +31,8 @@ export function taskTargetTopic(target: string, routing: { readonly topic: strin
  *   `KAFKA:task:<owner>` per owner: a stuck owner blocks only itself); the topic is created before
  *   its first send (`tasks.createTopics`; JSONL needs none);
  * - `task-dispatch` (with `tasks.dispatcher.url`): the `DispatchJob`, sending due CREATED tasks to
- *   the executing system; an outage ends the run and spends nothing;
+ *   the executing system; an outage ends the run and spends nothing, and the step waits longer
+ *   (doubling from `tasks.jobIntervalMs` up to 10 s) while it lasts;
  * - `task-watchdog`: the `TaskWatchdogJob`, alerting on tasks pending their owner's callback past
  *   `tasks.watchdog.pendingCallbackAlertMs` and sending their event again (wakes the relay).
  */
@@ -61,15 +65,19 @@ export function taskSteps(ctx: StepContext, host: TaskHost): RouterStep[] {
       { store: parts.tasks, dispatcher, clock, logger },
       { retry: { initialBackoffMs: t.dispatchRetry.initialMs, maxBackoffMs: t.dispatchRetry.maxMs } },
     );
+    let outages = 0;
     steps.push({
       name: "task-dispatch",
       run: async (signal) => {
         for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
           const step = await job.step(signal);
           host.metrics.failed(step.refused);
+          outages = step.outage ? outages + 1 : 0;
           if (!step.more) break;
         }
-        return { after: t.jobIntervalMs, wake: [] };
+        // An unreachable executing system is asked less often (and logged less) the longer it stays down.
+        const after = outages === 0 ? t.jobIntervalMs : Math.max(t.jobIntervalMs, Math.min(OUTAGE_MAX_WAIT_MS, t.jobIntervalMs * 2 ** Math.min(outages - 1, 20)));
+        return { after, wake: [] };
       },
     });
   }
