@@ -94,19 +94,21 @@ afterAll(async () => {
   await acs?.stop();
   if (available) {
     for (const s of [run, ownerSchema]) await pgClient.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`).catch(() => undefined);
-    await dropTopics().catch((e: unknown) => console.warn(`[${suite}] topics of ${run} left behind:`, e));
+    await dropTopics().catch((e: unknown) => console.warn(`[${suite}] topics or groups of ${run} left behind:`, e));
   }
   await pgClient.end().catch(() => undefined);
   dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
 }, 120_000);
 
-/** This run's topics (the owner's and the runner's own), so a shared broker does not fill up. */
+/** This run's topics (the owner's and the runner's own) and consumer groups, so a shared broker does not fill up. */
 async function dropTopics(): Promise<void> {
   const admin = new kafkajs.Kafka({ brokers: BROKERS.split(","), logLevel: kafkajs.logLevel.NOTHING }).admin();
   await admin.connect();
   try {
     const ours = (await admin.listTopics()).filter((t) => t.includes(run));
     if (ours.length > 0) await admin.deleteTopics({ topics: ours });
+    const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g.includes(run));
+    if (groups.length > 0) await admin.deleteGroups(groups);
   } finally {
     await admin.disconnect();
   }
