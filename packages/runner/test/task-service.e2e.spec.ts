@@ -165,8 +165,8 @@ async function consumeRows(taskId: string): Promise<ConsumeRow[]> {
 }
 
 /** The owner's business rows of a task: one per event its handler committed. */
-async function effects(taskId: string): Promise<{ event_id: string; event_type: string; reason: string | null }[]> {
-  const { rows } = await pgClient.query(`SELECT event_id, event_type, reason FROM ${ownerSchema}.owner_effect WHERE task_id = $1 ORDER BY event_id`, [taskId]);
+async function effects(taskId: string): Promise<{ event_id: string; event_type: string; reason: string | null; progress: string | null }[]> {
+  const { rows } = await pgClient.query(`SELECT event_id, event_type, reason, progress FROM ${ownerSchema}.owner_effect WHERE task_id = $1 ORDER BY event_id`, [taskId]);
   return rows;
 }
 
@@ -205,6 +205,8 @@ describe.skipIf(!available)(suite, () => {
       const final = await waitTask(id, (t) => t.status === "FINISHED", "finished after the owner's callback");
       const fx = await effects(id);
       expect(fx.map((e) => e.event_type).sort()).toEqual(["TASK_EXECUTING", "TASK_FINISHED"]);
+      expect(fx.find((e) => e.event_type === "TASK_EXECUTING")?.progress, "the progress reached the owner").toBe("vehicle V12 at A01");
+      expect(fx.find((e) => e.event_type === "TASK_FINISHED")?.reason, "the feedback's message reached the owner").toBe("delivered at B07");
       const finRow = (await consumeRows(id)).find((r) => r.event_type === "TASK_FINISHED");
       expect(finRow).toMatchObject({ status: "SUCCEEDED", callback_status: "SENT", event_id: final.lastEventId });
 

@@ -56,7 +56,8 @@ await db.transaction().execute(async (trx) => {
     event_type   text NOT NULL,
     handler_code text NOT NULL,
     attempt      integer NOT NULL,
-    reason       text
+    reason       text,
+    progress     text
   )`.execute(trx);
   await sql`CREATE TABLE IF NOT EXISTS owner_switch (handler_code text PRIMARY KEY, failing boolean NOT NULL)`.execute(trx);
   await sql`INSERT INTO owner_switch VALUES ('E2E_FLAKY', true) ON CONFLICT DO NOTHING`.execute(trx);
@@ -64,8 +65,8 @@ await db.transaction().execute(async (trx) => {
 
 /** The business effect of one event: one row, in the consume log's transaction. */
 async function effect(event, ctx) {
-  await sql`INSERT INTO owner_effect (event_id, task_id, event_type, handler_code, attempt, reason)
-            VALUES (${event.eventId}, ${event.taskId}, ${event.eventType}, ${event.handlerCode}, ${ctx.attempt}, ${event.reason})`.execute(ctx.tx);
+  await sql`INSERT INTO owner_effect (event_id, task_id, event_type, handler_code, attempt, reason, progress)
+            VALUES (${event.eventId}, ${event.taskId}, ${event.eventType}, ${event.handlerCode}, ${ctx.attempt}, ${event.reason}, ${event.progress ?? null})`.execute(ctx.tx);
 }
 async function flaky(event, ctx) {
   const { rows } = await sql`SELECT failing FROM owner_switch WHERE handler_code = 'E2E_FLAKY'`.execute(ctx.tx);
