@@ -93,6 +93,10 @@ export function describeTaskDispatcherContract(name: string, factory: () => Prom
       expect(await dispatcher.cancel(finished, "too late")).toEqual({ kind: "too-late", status: "FINISHED" });
     });
 
+    it("cancel of a task it never accepted answers cancelled (nothing runs there)", async () => {
+      expect(await dispatcher.cancel(task("T-9"), "before dispatch")).toEqual({ kind: "cancelled" });
+    });
+
     it("a cancel the external system cannot do now answers failed with its reason", async () => {
       const accepted = await dispatcher.dispatch(task("T-8"));
       const dispatched: TaskRecord = { ...task("T-8"), status: "DISPATCHED", externalTaskNo: accepted.kind === "accepted" ? accepted.externalTaskNo : null };

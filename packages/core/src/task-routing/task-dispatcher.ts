@@ -37,8 +37,10 @@ export type CancelAnswer =
  * - when the external system cannot be reached (connection refused, timeout, the signal aborted),
  *   the call throws `MsgxError("DEPENDENCY_UNAVAILABLE")`: no answer, so no attempt is spent;
  * - `cancel` is idempotent too: cancelling a task already cancelled answers `cancelled`; a task
- *   the external system finished answers `too-late`. It is only asked for a task it accepted
- *   (`externalTaskNo` known, or an EXECUTING report received);
+ *   the external system finished answers `too-late`; a task it never accepted answers `cancelled`
+ *   (nothing runs there). It is asked for a task it accepted (`externalTaskNo` known, or an
+ *   EXECUTING report received) and for a task still waiting for the dispatch job, whose dispatch
+ *   may have been accepted with the answer lost (then by `taskId`, the dispatch's idempotency key);
  * - neither call ever touches the task service's store: the caller records the answer.
  */
 export interface TaskDispatcher {

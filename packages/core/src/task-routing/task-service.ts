@@ -218,10 +218,12 @@ export class TaskService {
         case TaskStatus.FAILED:
           throw new TaskRequestError("ILLEGAL_STATE", `task ${taskId} is ${task.status}: it cannot be cancelled`);
         case TaskStatus.CREATED:
-          break;
         case TaskStatus.DISPATCHED:
         case TaskStatus.EXECUTING: {
-          if (this.#dispatcher === undefined) break;
+          // A CREATED task waiting for the dispatch job may have had a dispatch accepted with the
+          // answer lost, so the external system is asked too (by task id; it answers cancelled for a
+          // task it never accepted). A task nobody dispatches through us is cancelled here alone.
+          if (this.#dispatcher === undefined || (task.status === TaskStatus.CREATED && task.nextDispatchAt === null)) break;
           const answer = await this.#dispatcher.cancel(task, reason, signal);
           if (answer.kind === "too-late") {
             this.#logger.info("task cancel too late: the external system finished it", { taskId });

@@ -34,7 +34,7 @@ describe("TaskService.cancel (seed 001 §10)", () => {
     await service.create(sampleNewTask("T1"));
   });
 
-  it("CREATED (never dispatched): CANCEL_PENDING_CALLBACK with TASK_CANCELLED at once, the external system not asked; the job skips it", async () => {
+  it("CREATED, waiting for the dispatch job: the external system is asked too (it never accepted it: cancelled), then CANCEL_PENDING_CALLBACK with TASK_CANCELLED; the job skips it", async () => {
     const answer = await service.cancel("T1", { reason: "人工取消", requestId: "C-1" });
     expect([answer.outcome, answer.task.status, answer.task.statusReason, answer.task.lastEventId, answer.task.nextDispatchAt]).toEqual([
       "cancelled",
@@ -43,7 +43,8 @@ describe("TaskService.cancel (seed 001 §10)", () => {
       "T1#2",
       null,
     ]);
-    expect(dispatcher.cancels).toEqual([]);
+    expect(dispatcher.cancels).toEqual([{ taskId: "T1", reason: "人工取消" }]);
+    expect(dispatcher.tasks.size).toBe(0);
     expect(eventTypes()).toEqual(["TASK_CANCELLED"]);
     expect(pipeline.tables.events[0]!.payload).toMatchObject({ eventId: "T1#2", externalEventId: "C-1", reason: "人工取消" });
     expect(await store.feedback("T1")).toMatchObject([{ externalEventId: "C-1", status: "CANCELLED", outcome: "APPLIED", eventId: "T1#2" }]);
@@ -118,6 +119,24 @@ describe("TaskService.cancel (seed 001 §10)", () => {
     expect(await refusal(service.cancel("T9", { reason: "r" }))).toBe("NOT_FOUND");
     expect(await refusal(service.cancel("T1", { reason: "" }))).toBe("INVALID");
     expect(await refusal(service.cancel("T1", { reason: "r", requestId: "" }))).toBe("INVALID");
+    expect(dispatcher.cancels).toEqual([]);
+  });
+
+  it("a dispatch accepted with its answer lost, then a cancel: the external system cancels the task it holds (it does not run on)", async () => {
+    dispatcher.script("lose-answer");
+    expect((await job.step()).outage).toBe(true);
+    expect((await store.get("T1"))?.status).toBe(TaskStatus.CREATED);
+    expect(dispatcher.tasks.get("T1")?.status).toBe("ACCEPTED");
+    const answer = await service.cancel("T1", { reason: "no longer needed" });
+    expect([answer.outcome, answer.task.status]).toEqual(["cancelled", TaskStatus.CANCEL_PENDING_CALLBACK]);
+    expect(dispatcher.tasks.get("T1")?.status).toBe("CANCELLED");
+    expect((await job.step()).examined).toBe(0);
+  });
+
+  it("a task created not to be dispatched by the job is cancelled without asking the external system", async () => {
+    await service.create({ ...sampleNewTask("T4"), dispatch: false });
+    const answer = await service.cancel("T4", { reason: "r" });
+    expect(answer.task.status).toBe(TaskStatus.CANCEL_PENDING_CALLBACK);
     expect(dispatcher.cancels).toEqual([]);
   });
 
