@@ -19,7 +19,10 @@ interface Seen {
   readonly body: Record<string, unknown>;
 }
 
-/** An executing system: numbers accepted tasks `ACS-<n>` (once per task id), finishes and cancels them, answers scripted faults. */
+/**
+ * An executing system: numbers accepted tasks `ACS-<n>` (once per task id), finishes and cancels
+ * them (a cancel of a task it never accepted is done at once), answers scripted faults.
+ */
 async function acs() {
   const held = new Map<string, { no: string; status: "ACCEPTED" | "FINISHED" | "CANCELLED" }>();
   const script: { status: number; body: string }[] = [];
@@ -46,7 +49,8 @@ async function acs() {
       }
       const cancel = /^\/api\/tasks\/([^/]+)\/cancel$/.exec(req.url ?? "");
       const t = cancel ? [...held.values()].find((h) => h.no === decodeURIComponent(cancel[1]!)) : undefined;
-      if (!t) return send(res, 404, { error: "no such task" });
+      // A task it never accepted: nothing runs there, so the cancel is done (the protocol's answer, docs/task-routing.md).
+      if (!t) return send(res, 200, { status: "CANCELLED" });
       if (t.status === "FINISHED") return send(res, 409, { status: "FINISHED" });
       t.status = "CANCELLED";
       return send(res, 200, { status: "CANCELLED" });

@@ -116,7 +116,7 @@ describe("/task/v1", () => {
   });
 
   it("cancel before dispatch records it at once (idempotent); after dispatch it cancels in the executing system first", async () => {
-    await create(w, "C-1");
+    await create(w, "C-1", { dispatch: false });
     const before = await call(w, "POST", "/task/v1/tasks/C-1/cancel", { reason: "operator", requestId: "req-1" });
     expect(before).toMatchObject({ status: 200, body: { outcome: "cancelled", task: { status: "CANCEL_PENDING_CALLBACK" } } });
     expect(await call(w, "POST", "/task/v1/tasks/C-1/cancel", { reason: "operator", requestId: "req-1" })).toMatchObject({ status: 200, body: { outcome: "already" } });
