@@ -312,13 +312,16 @@ describe.skipIf(!available)(suite, () => {
       expect((await consumeRows(id))[0]!.status, "a dry run republishes nothing").toBe("DEAD");
 
       await pgClient.query(`UPDATE ${ownerSchema}.owner_switch SET failing = false WHERE handler_code = 'E2E_FLAKY'`);
-      const cli = await runCli(["tasks", "replay", "--task", id, "--reason", "handler fixed", "--url", runner!.url, "--token", TASK_TOKEN]);
+      const cli = await runCli(["tasks", "replay", "--task", id, "--reason", "handler fixed", "--operator", "e2e-operator", "--url", runner!.url, "--token", TASK_TOKEN]);
       expect(cli.code, cli.output).toBe(0);
       await waitTask(id, (t) => t.status === "FINISHED", "finished after the replay");
       expect((await effects(id)).map((e) => e.event_type)).toEqual(["TASK_FINISHED"]);
       expect((await consumeRows(id))[0]).toMatchObject({ status: "SUCCEEDED", callback_status: "SENT" });
       const replayed = owner!.of(id).filter((s) => s.record.headers["msgx-replay"] !== undefined);
       expect(replayed.map((s) => s.step.did), "the replayed record ran the handler again").toContain("succeeded");
+      const { rows: audit } = await pgClient.query(`SELECT replay_id, replayed_by, reason, task_ids FROM ${run}.task_replay WHERE task_ids ? $1`, [id]);
+      expect(audit, "one audit row: the replay, not the dry run").toMatchObject([{ replayed_by: "e2e-operator", reason: "handler fixed", task_ids: [id] }]);
+      expect(replayed[0]!.record.headers["msgx-replay"], "the record names the audited replay").toBe(audit[0].replay_id);
     }), 90_000);
 
   it("the owner's callback lost on the way: the watchdog alerts and sends the event again (msgx-redeliver); the owner reports again → FINISHED, its handler run once", () =>
