@@ -115,7 +115,7 @@ describe("/task/v1", () => {
     expect(dispatched.body!["tasks"].map((t: { taskId: string }) => t.taskId)).toEqual(["L-2"]);
   });
 
-  it("cancel before dispatch records it at once (idempotent); after dispatch it cancels in the executing system first", async () => {
+  it("cancel before dispatch records it at once (idempotent); after dispatch, or while waiting for it, it cancels in the executing system first", async () => {
     await create(w, "C-1", { dispatch: false });
     const before = await call(w, "POST", "/task/v1/tasks/C-1/cancel", { reason: "operator", requestId: "req-1" });
     expect(before).toMatchObject({ status: 200, body: { outcome: "cancelled", task: { status: "CANCEL_PENDING_CALLBACK" } } });
@@ -127,6 +127,12 @@ describe("/task/v1", () => {
     const after = await call(w, "POST", "/task/v1/tasks/C-2/cancel", { reason: "no longer needed" });
     expect(after).toMatchObject({ status: 200, body: { outcome: "cancelled", task: { status: "CANCEL_PENDING_CALLBACK" } } });
     expect(w.dispatcher.cancels).toEqual([{ taskId: "C-2", reason: "no longer needed" }]);
+
+    // Waiting for the dispatch job: its dispatch may have been accepted with the answer lost, so the executing system is asked too.
+    await create(w, "C-3");
+    expect(await call(w, "POST", "/task/v1/tasks/C-3/cancel", { reason: "changed my mind" })).toMatchObject({ status: 200, body: { outcome: "cancelled" } });
+    expect(w.dispatcher.cancels.at(-1)).toEqual({ taskId: "C-3", reason: "changed my mind" });
+    expect(await w.job.step()).toMatchObject({ dispatched: 0 });
   });
 
   it("replays a dead event: a dry run lists it, the replay publishes it again and counts it", async () => {
