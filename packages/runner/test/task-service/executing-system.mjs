@@ -11,7 +11,10 @@
 //        task set "refused" is answered 422 {error} (this system will never take it); for a task set
 //        "dropped" the connection is closed unanswered (an outage, as a crash or a network cut).
 //   POST /tasks/<externalTaskNo>/cancel {taskId, reason} → 200 {cancelled: true}; 409
-//        {status: "FINISHED"} once this system finished the task itself; 404 for a number it never gave.
+//        {status: "FINISHED"} once this system finished the task itself. The task service asks by
+//        task id for a task whose dispatch answer it may have lost: a task this system holds is
+//        found by its id too, and one it never accepted is answered 200 (nothing runs here), as
+//        the dispatcher protocol asks.
 // The test steers it over HTTP (the task service's URL is known only once the runner, configured with
 // this system's URL, listens):
 //   POST /control {"runner": "<task service base url>", "unavailable": {"<taskId>": true|false},
@@ -131,14 +134,14 @@ const server = createServer(async (req, res) => {
     }
     const m = /^\/tasks\/([^/]+)\/cancel$/.exec(url.pathname);
     if (req.method === "POST" && m) {
-      const no = decodeURIComponent(m[1]);
+      const asked = decodeURIComponent(m[1]);
+      const no = state.has(asked) ? asked : (accepted.get(asked) ?? asked);
       const body = await readJson(req);
       const now = state.get(no);
       let status = 200;
       let answer = { cancelled: true };
-      if (now === undefined) [status, answer] = [404, { error: `no task ${no}` }];
-      else if (now === "FINISHED") [status, answer] = [409, { status: "FINISHED" }];
-      else state.set(no, "CANCELLED");
+      if (now === "FINISHED") [status, answer] = [409, { status: "FINISHED" }];
+      else if (now !== undefined) state.set(no, "CANCELLED");
       record({ op: "cancel", taskId: body.taskId, externalTaskNo: no, status, at, idempotencyKey, auth, body });
       return send(res, status, answer);
     }
