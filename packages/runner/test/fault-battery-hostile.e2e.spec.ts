@@ -18,7 +18,6 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { decodeMessage } from "@msgx/core";
-import kafkajs from "kafkajs";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -27,6 +26,7 @@ import { createPgStores } from "@msgx/adapters-pg";
 import { gateService } from "@msgx/core/testing";
 import { hostileCorpus, nearCap } from "../../../bench/fault/corpus.js";
 import { latencyStats, mysqlPool, readTopics, sleep, URLS, type LatencyStats } from "../../../bench/fault/infra.js";
+import { probeKafka } from "./runner-process.js";
 import { checkState, checkTopics, modelOutcome, statusKey } from "../../../bench/fault/model.js";
 import { createMailbox, dropRun, realRun, spawnRealRunner, stopRunner, waitQuiet } from "../../../bench/fault/runner.js";
 import { dnldThenFlops } from "../../../bench/fault/stream.js";
@@ -36,12 +36,7 @@ const pgClient = new pg.Client({ connectionString: URLS.pg, connectionTimeoutMil
 const gates = [
   await gateService("PostgreSQL", suite, async () => void (await pgClient.connect())),
   await gateService("MariaDB", suite, async () => void (await (await mysql.createConnection({ uri: URLS.mysql, connectTimeout: 3_000 })).end())),
-  await gateService("Kafka", suite, async () => {
-    const admin = new kafkajs.Kafka({ brokers: URLS.brokers.split(","), connectionTimeout: 3_000, retry: { retries: 0 }, logLevel: kafkajs.logLevel.NOTHING }).admin();
-    await admin.connect();
-    await admin.describeCluster();
-    await admin.disconnect();
-  }),
+  await gateService("Kafka", suite, () => probeKafka(URLS.brokers.split(","))),
 ];
 const available = gates.every((g) => g.available);
 const run = realRun(`fbh_${process.pid}_${Date.now() % 100_000}`);

@@ -15,7 +15,6 @@
  * MSGX_TEST_FAULT_OUTAGE_MS, MSGX_TEST_FAULT_SEED.
  */
 import { existsSync } from "node:fs";
-import kafkajs from "kafkajs";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -25,6 +24,7 @@ import type { FlightState } from "@msgx/core";
 import { gateService } from "@msgx/core/testing";
 import { airportDay } from "../src/demo/airport-day.js";
 import { insertMailboxRows, mysqlPool, readTopics, rng, sleep, URLS, type MysqlPool } from "../../../bench/fault/infra.js";
+import { probeKafka } from "./runner-process.js";
 import { checkState, checkTopics, modelOutcome, statusKey } from "../../../bench/fault/model.js";
 import { CLI, createMailbox, dropRun, realRun, spawnRealRunner, waitQuiet, type RunnerChild } from "../../../bench/fault/runner.js";
 import { gateControl, outage, startService, type OutageTimes, type Service } from "../../../bench/fault/services.js";
@@ -62,12 +62,7 @@ async function withPg<T>(work: (c: pg.Client) => Promise<T>): Promise<T> {
 const gates = [
   await gateService("PostgreSQL", suite, () => withPg(async (c) => void (await c.query("SELECT 1")))),
   await gateService("MariaDB", suite, async () => void (await (await mysql.createConnection({ uri: URLS.mysql, connectTimeout: 3_000 })).end())),
-  await gateService("Kafka", suite, async () => {
-    const admin = new kafkajs.Kafka({ brokers: URLS.brokers.split(","), connectionTimeout: 3_000, retry: { retries: 0 }, logLevel: kafkajs.logLevel.NOTHING }).admin();
-    await admin.connect();
-    await admin.describeCluster();
-    await admin.disconnect();
-  }),
+  await gateService("Kafka", suite, () => probeKafka(URLS.brokers.split(","))),
   await gateControl(["postgres", "mariadb", "kafka"], suite),
 ];
 const available = gates.every((g) => g.available);

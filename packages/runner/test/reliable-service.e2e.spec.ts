@@ -17,7 +17,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { gateService } from "@msgx/core/testing";
 import { gateControl, startService, stopService } from "../../../bench/fault/services.js";
-import { spawnRunner, type RunnerProcess } from "./runner-process.js";
+import { spawnRunner, type RunnerProcess, probeKafka } from "./runner-process.js";
 import * as flows from "./reliable-service/rm-flows.js";
 import { startChecker, type Checker, type Consumer } from "./reliable-service/rm-processes.js";
 
@@ -31,12 +31,7 @@ const suite = "reliable-message service over HTTP on PostgreSQL and Kafka";
 const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
 const gates = [
   await gateService("PostgreSQL", suite, async () => void (await pgClient.connect())),
-  await gateService("Kafka", suite, async () => {
-    const admin = new kafkajs.Kafka({ brokers: BROKERS.split(","), connectionTimeout: 3_000, retry: { retries: 0 }, logLevel: kafkajs.logLevel.NOTHING }).admin();
-    await admin.connect();
-    await admin.describeCluster();
-    await admin.disconnect();
-  }),
+  await gateService("Kafka", suite, () => probeKafka(BROKERS.split(","))),
 ];
 const available = gates.every((g) => g.available);
 const brokerControl = available ? await gateControl(["kafka"], `${suite}: the broker outage`) : { available: false, reason: "" };

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import kafkajs from "kafkajs";
 
 export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 export const FIXTURES = fileURLToPath(new URL("../../core/test/fixtures/sis/", import.meta.url));
@@ -72,5 +73,16 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Resolves when a Kafka cluster answers at `brokers` within 3 s (a service gate's probe); rejects otherwise. */
+export async function probeKafka(brokers: readonly string[]): Promise<void> {
+  const admin = new kafkajs.Kafka({ brokers: [...brokers], connectionTimeout: 3_000, retry: { retries: 0 }, logLevel: kafkajs.logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    await admin.describeCluster();
+  } finally {
+    await admin.disconnect();
   }
 }

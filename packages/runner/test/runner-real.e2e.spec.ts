@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createMailboxTables, quoteMailboxNames } from "@msgx/adapters-mysql";
 import { gateService } from "@msgx/core/testing";
 import { namesEnv, uniqueRenamedNames } from "./mysql-names.js";
-import { eventually, FIXTURES, post, spawnRunner } from "./runner-process.js";
+import { eventually, FIXTURES, post, spawnRunner, probeKafka } from "./runner-process.js";
 
 const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const MYSQL_URL = process.env["MSGX_TEST_MYSQL_URL"] ?? "mysql://root@127.0.0.1:3306/test";
@@ -18,12 +18,7 @@ const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMill
 const gates = [
   await gateService("PostgreSQL", "runner e2e on real infrastructure", async () => void (await pgClient.connect())),
   await gateService("MariaDB", "runner e2e on real infrastructure", async () => void (await (await mysql.createConnection({ uri: MYSQL_URL, connectTimeout: 3_000 })).end())),
-  await gateService("Kafka", "runner e2e on real infrastructure", async () => {
-    const admin = new kafkajs.Kafka({ brokers: [BROKERS], connectionTimeout: 3_000, retry: { retries: 0 }, logLevel: kafkajs.logLevel.NOTHING }).admin();
-    await admin.connect();
-    await admin.describeCluster();
-    await admin.disconnect();
-  }),
+  await gateService("Kafka", "runner e2e on real infrastructure", () => probeKafka([BROKERS])),
 ];
 const available = gates.every((g) => g.available);
 afterAll(async () => {

@@ -19,7 +19,7 @@ import kafkajs from "kafkajs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gateService } from "@msgx/core/testing";
-import { CLI, eventually, spawnRunner, type RunnerProcess } from "./runner-process.js";
+import { CLI, eventually, spawnRunner, type RunnerProcess, probeKafka } from "./runner-process.js";
 import { metric } from "./reliable-service/rm-processes.js";
 import { getTask, startExecutingSystem, startOwner, TASK_TOKEN, taskApi, type ExecutingSystem, type Owner } from "./task-service/task-processes.js";
 
@@ -38,12 +38,7 @@ const suite = "task service over HTTP on PostgreSQL and Kafka, owner and executi
 const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
 const gates = [
   await gateService("PostgreSQL", suite, async () => void (await pgClient.connect())),
-  await gateService("Kafka", suite, async () => {
-    const admin = new kafkajs.Kafka({ brokers: BROKERS.split(","), connectionTimeout: 3_000, retry: { retries: 0 }, logLevel: kafkajs.logLevel.NOTHING }).admin();
-    await admin.connect();
-    await admin.describeCluster();
-    await admin.disconnect();
-  }),
+  await gateService("Kafka", suite, () => probeKafka(BROKERS.split(","))),
 ];
 const available = gates.every((g) => g.available);
 

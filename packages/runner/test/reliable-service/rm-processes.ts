@@ -4,8 +4,8 @@
  * and consumers (consumer.mjs: kafkajs, or the embedded runner's JSON-lines file). This file only
  * spawns them and reads what they print.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { spawnScript as spawnProcess, stopScript, type ScriptProcess } from "../script-process.js";
 
 const script = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.url));
 
@@ -14,42 +14,10 @@ export const RM_TOKEN = "rm-e2e-token-0123456789";
 /** The token the service sends to the checker (`reliable.queues.<q>.checkerToken`). */
 export const CHECKER_TOKEN = "checker-e2e-token-0123456789";
 
-interface Child {
-  readonly child: ChildProcess;
-  /** Every JSON line printed so far. */
-  readonly lines: unknown[];
-  readonly output: () => string;
-  readonly exited: Promise<number | string>;
-}
+type Child = ScriptProcess;
 
-function spawnScript(name: string, args: readonly string[]): Child {
-  const child = spawn(process.execPath, [script(name), ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  const lines: unknown[] = [];
-  let out = "";
-  let partial = "";
-  child.stdout!.on("data", (d: Buffer) => {
-    out += d.toString();
-    partial += d.toString();
-    const parts = partial.split("\n");
-    partial = parts.pop()!;
-    for (const l of parts) {
-      try {
-        lines.push(JSON.parse(l));
-      } catch {
-        // Not JSON: a banner line, kept in output().
-      }
-    }
-  });
-  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | string>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? -1)));
-  return { child, lines, output: () => out, exited };
-}
-
-async function stopChild(c: Child): Promise<void> {
-  if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGTERM");
-  const code = await Promise.race([c.exited, new Promise((r) => setTimeout(r, 5_000, "timeout"))]);
-  if (code === "timeout") c.child.kill("SIGKILL");
-}
+const spawnScript = (name: string, args: readonly string[]): Child => spawnProcess(script(name), args);
+const stopChild = (c: Child): Promise<void> => stopScript(c, 5_000);
 
 export interface ProducerAnswer {
   readonly op: string;
