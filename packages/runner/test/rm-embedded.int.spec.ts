@@ -37,6 +37,11 @@ beforeAll(async () => {
         "reliable.token": RM_TOKEN,
         "reliable.jobIntervalMs": "100",
         "reliable.checkAfterMs": "200",
+        // A loaded machine may stall PGlite (in this process) past a check-back's timeout: the
+        // inconclusive check is asked again in 200 ms, not the 60 s default.
+        "reliable.checkIntervalMs": "200",
+        "reliable.maxCheckIntervalMs": "1000",
+        "reliable.checkerTimeoutMs": "15000",
         "reliable.defaultCheckerUrl": checkerUrl,
       },
     }),

@@ -50,6 +50,8 @@ beforeAll(async () => {
         "tasks.token": TASK_TOKEN,
         "tasks.owners": "LMS,WMS",
         "tasks.jobIntervalMs": "100",
+        // PGlite runs in this process: a loaded machine may stall the executing system's answers.
+        "tasks.dispatcher.timeoutMs": "15000",
         "tasks.dispatcher.url": `http://127.0.0.1:${(acs.address() as AddressInfo).port}/acs`,
       },
     }),
