@@ -39,7 +39,7 @@ function world(createTopics: boolean) {
   const logger = new RecordingLogger();
   const service = new ReliableMessageService({ store, clock, logger, options: { maxRejects: 2, rejectWaitsMs: [1_000] } });
   const recovery = new RecoveryJob({ service, store, clock, logger, sends: new InMemoryOutboxStore(db) });
-  const metrics = createReliableMetrics(() => service.countByPhase());
+  const metrics = createReliableMetrics(clock, () => service.countByPhase());
   let sends = 0;
   const api = directReliableApi({ service, metrics, topics: new FakeTopics(), createTopics, onSend: () => void (sends += 1) });
   const ctx = {

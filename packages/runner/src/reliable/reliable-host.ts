@@ -26,7 +26,7 @@ export function createReliableHost(ctx: StepContext): ReliableHost {
   const { parts, config, clock, logger } = ctx;
   const r = config.reliable;
   const service = new ReliableMessageService({ store: parts.reliable, clock, logger, options: serviceOptions(r) });
-  const metrics = createReliableMetrics(() => service.countByPhase());
+  const metrics = createReliableMetrics(clock, () => service.countByPhase());
   const admin = directReliableAdmin(service);
   return {
     service,

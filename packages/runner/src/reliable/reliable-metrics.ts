@@ -1,29 +1,32 @@
+import type { Clock } from "@msgx/core";
 import { Counter, Gauge, Registry } from "prom-client";
+import { cachedCounts, type CountReader } from "../app/cached-counts.js";
 import type { CheckerOutcome } from "./http-checker.js";
 
 /** Why an alert was raised: an inconclusive check-back at or past `maxChecks`, or a message that went DEAD. */
 export type ReliableAlertKind = "checkback" | "dead";
 
-/** What the phase gauge reads at scrape time: the number of stored messages per phase. */
-export type PhaseCounter = () => Promise<Readonly<Record<string, number>>>;
+/** What the phase gauge reads: the number of stored messages per phase. */
+export type PhaseCounter = CountReader;
 
 /**
  * The reliable-message service's metrics (docs/operations.md). Every label has a bounded set of
  * values — phases, check-back outcomes, alert kinds — never a queue or message id. The phase
- * gauge is read from the store at scrape time (true for the whole database); the counters count
- * what this process did.
+ * gauge is read from the store (true for the whole database) at most every 15 s, since finished
+ * messages stay for the retention window; the counters count what this process did.
  */
-export function createReliableMetrics(countByPhase?: PhaseCounter) {
+export function createReliableMetrics(clock: Clock, countByPhase?: PhaseCounter) {
   const registry = new Registry();
+  const counts = countByPhase === undefined ? undefined : cachedCounts(countByPhase, clock);
   new Gauge({
     name: "msgx_reliable_messages",
-    help: "Stored reliable messages by phase (WAITING_CONFIRM, REVIEW, SENDING, DEAD, ACKNOWLEDGED, CANCELLED)",
+    help: "Stored reliable messages by phase (WAITING_CONFIRM, REVIEW, SENDING, DEAD, ACKNOWLEDGED, CANCELLED; read from the store at most every 15 s)",
     labelNames: ["phase"],
     registers: [registry],
     async collect() {
-      if (countByPhase === undefined) return;
+      if (counts === undefined) return;
       try {
-        for (const [phase, n] of Object.entries(await countByPhase())) this.set({ phase }, n);
+        for (const [phase, n] of Object.entries(await counts())) this.set({ phase }, n);
       } catch {
         // A store outage leaves the last values; msgx_status_up says the store gauges are stale.
       }

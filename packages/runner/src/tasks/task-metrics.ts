@@ -1,12 +1,13 @@
 import { TASK_STATUSES, type Clock } from "@msgx/core";
 import { Counter, Gauge, Registry } from "prom-client";
+import { cachedCounts, STORE_COUNT_CACHE_MS, type CountReader } from "../app/cached-counts.js";
 import type { DispatchCallOutcome } from "./http-task-dispatcher.js";
 
 /** What the status gauge reads: the number of stored tasks per status. */
-export type TaskStatusCounter = () => Promise<Readonly<Record<string, number>>>;
+export type TaskStatusCounter = CountReader;
 
-/** The status gauge reads the store at most this often: a scrape every few seconds must not count the table each time. */
-export const TASK_COUNT_CACHE_MS = 15_000;
+/** The status gauge reads the store at most this often. */
+export const TASK_COUNT_CACHE_MS = STORE_COUNT_CACHE_MS;
 
 const DISPATCH_OUTCOMES: readonly DispatchCallOutcome[] = ["accepted", "refused", "failed", "outage", "cancelled", "too-late", "cancel-failed"];
 
@@ -18,17 +19,17 @@ const DISPATCH_OUTCOMES: readonly DispatchCallOutcome[] = ["accepted", "refused"
  */
 export function createTaskMetrics(clock: Clock, countByStatus?: TaskStatusCounter) {
   const registry = new Registry();
-  let cached: { at: number; counts: Readonly<Record<string, number>> } | undefined;
+  const counts = countByStatus === undefined ? undefined : cachedCounts(countByStatus, clock);
   new Gauge({
     name: "msgx_tasks",
     help: "Stored tasks by status (read from the store at most every 15 s)",
     labelNames: ["status"],
     registers: [registry],
     async collect() {
-      if (countByStatus === undefined) return;
+      if (counts === undefined) return;
       try {
-        if (cached === undefined || clock.now() - cached.at >= TASK_COUNT_CACHE_MS) cached = { at: clock.now(), counts: await countByStatus() };
-        for (const status of TASK_STATUSES) this.set({ status }, cached.counts[status] ?? 0);
+        const byStatus = await counts();
+        for (const status of TASK_STATUSES) this.set({ status }, byStatus[status] ?? 0);
       } catch {
         // A store outage leaves the last values; msgx_status_up says the store gauges are stale.
       }
