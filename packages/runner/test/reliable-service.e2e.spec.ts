@@ -117,7 +117,7 @@ describe.skipIf(!available)(suite, () => {
 
   it.skipIf(!brokerControl.available)(`the broker stopped for ${BROKER_DOWN_MS / 1000} s, longer than the resend schedule: zero DEAD, every message delivered after it returns`, async () => {
     const t = await flows.brokerOutageMakesNothingDead(world(), { stop: () => stopService("kafka"), start: () => startService("kafka") }, BROKER_DOWN_MS);
-    console.info(`[${suite}] broker outage: stop ${t.stopMs} ms, down ${t.downMs} ms, all acknowledged ${t.deliveredMs} ms after the start command`);
+    console.info(`[${suite}] broker outage: stop ${t.stopMs} ms, down ${t.downMs} ms, consumer ready ${t.readyMs} ms and all acknowledged ${t.deliveredMs} ms after the start command`);
     expect(t.downMs).toBeGreaterThanOrEqual(BROKER_DOWN_MS);
   }, BROKER_DOWN_MS + 300_000);
 });
