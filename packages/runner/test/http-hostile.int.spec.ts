@@ -234,8 +234,13 @@ describe("the HTTP layer under hostile input (in-process exchange, token set)", 
     const stats = await stopProbe();
     console.info(`[http hostile] ${cases.length} requests + 1 chunked + 6 raw + ${stalls.length} stalled clients (closed after ${Math.round(Math.min(...stalls.map((s) => s.closedAfterMs)))}–${Math.round(Math.max(...stalls.map((s) => s.closedAfterMs)))} ms); /healthz: ${stats.count} answers, p50 ${stats.p50.toFixed(1)} ms, max ${stats.max.toFixed(1)} ms, ${stats.over100} over 100 ms, ${stats.failures} failed (the prober's own event-loop delay: max ${stats.proberMaxDelayMs.toFixed(1)} ms)`);
     expect(stats.failures).toBe(0);
-    expect(stats.p50).toBeLessThan(100);
-    if (stats.proberMaxDelayMs < 100) expect(stats.over100).toBe(0);
+    // Stalled clients never hold the server: /healthz keeps answering well inside the stall time.
+    // The tight bound holds only when the prober itself was not starved by a loaded machine.
+    expect(stats.p50).toBeLessThan(1_000);
+    if (stats.proberMaxDelayMs < 100) {
+      expect(stats.p50).toBeLessThan(100);
+      expect(stats.over100).toBe(0);
+    }
 
     // Still serving: a valid message is accepted and the request id is echoed.
     const ok = await send("POST", "/cminmsgs/send", { headers: { ...AUTH, "content-type": "application/xml", "x-request-id": "trace-me-42" }, body: "<MSG/>" });
