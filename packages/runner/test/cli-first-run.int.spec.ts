@@ -13,6 +13,9 @@ import { isMsgxError } from "@msgx/core";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { registerAdminCommands } from "../src/commands/admin-commands.js";
 import { demoCommand } from "../src/commands/demo-command.js";
+import { registerReliableCommands } from "../src/commands/reliable-commands.js";
+import { registerRequestCommands } from "../src/commands/request-commands.js";
+import { registerTasksCommands } from "../src/commands/tasks-commands.js";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -40,11 +43,14 @@ async function captured(fn: () => Promise<void>): Promise<{ out: string; err: st
   }
 }
 
-/** `msgx <admin command> …` in process. */
+/** `msgx <admin command> …` in process: every command that reads or acts on existing data. */
 const admin = (args: readonly string[]) =>
   captured(async () => {
     const program = new Command().name("msgx").exitOverride();
     registerAdminCommands(program);
+    registerReliableCommands(program);
+    registerRequestCommands(program);
+    registerTasksCommands(program);
     await program.parseAsync(["node", "msgx", ...args]);
   });
 
@@ -97,7 +103,31 @@ describe("msgx in the first ten minutes", () => {
     }
   });
 
-  it.each([["status"], ["dead-letters", "list"], ["messages", "show", "1"], ["snapshots", "list"], ["flights", "show", "X"]])(
+  /** Every admin command, one invocation each. */
+  const ADMIN_COMMANDS = [
+    ["status"],
+    ["dead-letters", "list"],
+    ["messages", "show", "1"],
+    ["snapshots", "list"],
+    ["flights", "show", "X"],
+    ["replay", "--class", "EXHAUSTED"],
+    ["reliable", "list"],
+    ["reliable", "show", "m-1"],
+    ["tasks", "show", "t-1"],
+    ["request", "list"],
+  ];
+
+  it.each(ADMIN_COMMANDS)("%s … --url with no runner there names the URL and what to do (DEPENDENCY_UNAVAILABLE, exit 1)", async (...command) => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const { out, error } = await admin([...command, "--url", url]);
+    expect(isMsgxError(error) && error.kind).toBe("DEPENDENCY_UNAVAILABLE");
+    const message = (error as Error).message;
+    expect(message).toContain(`no msgx runner answers at ${url} (fetch failed: connect ECONNREFUSED`);
+    expect(message).toContain("start one with `msgx run`");
+    expect(out).toBe("");
+  });
+
+  it.each(ADMIN_COMMANDS)(
     "%s … on a data directory that does not exist refuses (CONFIG, exit 2) and creates nothing",
     async (...command) => {
       const missing = join(tempDir(), "typo");

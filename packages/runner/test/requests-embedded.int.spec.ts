@@ -33,7 +33,7 @@ describe("requests on the embedded runner (admin HTTP + CLI client)", () => {
     const answer = Number(await send(r.url, schdResp(480_001, replyDttm(), "900201", "06MAR260930")));
     const done = await eventually(async () => ((x) => (x?.status === "DONE" ? x : undefined))(await api.get(request.requestId)), "the request DONE");
     expect(done.match).toMatchObject({ rule: "fallback", msgId: answer });
-    expect((await admin<{ scalars: { SODT: string } }>(r.url, "/admin/flights/900201")).body.scalars.SODT).toBe("2026-03-06T09:30");
+    expect((await admin<{ fields: { SODT: string } }>(r.url, "/admin/flights/900201")).body.fields.SODT).toBe("2026-03-06T09:30");
 
     const unsolicited = Number(await send(r.url, schdResp(480_002, replyDttm(), "900202", "06MAR261030")));
     const skipped = await eventually(async () => ((m) => (m.body?.status === "SKIPPED" ? m.body : undefined))(await admin<{ status: string; reason: string }>(r.url, `/admin/messages/${unsolicited}`)), "the unsolicited RESP");

@@ -78,7 +78,7 @@ describe.skipIf(!gate.available)("upstream requests on MariaDB", () => {
       const reply = await answer(names, schdResp(2, replyDttm(), "900201", "06MAR260930"));
       const done = await eventually(async () => ((x) => (x?.status === "DONE" ? x : undefined))(await api.get(request.requestId)), "the request DONE");
       expect(done.match).toMatchObject({ rule: "fallback", msgId: reply });
-      expect((await (await fetch(new URL("/admin/flights/900201", r.url))).json()) as unknown).toMatchObject({ flid: "900201", scalars: { SODT: "2026-03-06T09:30" } });
+      expect((await (await fetch(new URL("/admin/flights/900201", r.url))).json()) as unknown).toMatchObject({ flid: "900201", fields: { SODT: "2026-03-06T09:30" } });
       const stale = (await (await fetch(new URL(`/admin/messages/${unsolicitedBefore}`, r.url))).json()) as { status: string; reason: string };
       expect(stale).toMatchObject({ status: "SKIPPED", reason: "no-request" });
 

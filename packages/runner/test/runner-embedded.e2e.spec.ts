@@ -37,6 +37,11 @@ describe("msgx run (embedded default, the built binary)", () => {
     }, 30_000, "two msg events for 900101");
     expect(msg.map((e) => JSON.parse(e.value!).stateVersion)).toEqual([1, 2]);
     expect(msg[1]!.headers["msgx-event-type"]).toBe("UPSERT");
+    // One flight shape everywhere: the admin route and `msgx flights show` give the published event's value.
+    const published = JSON.parse(msg[1]!.value!) as unknown;
+    expect(flight).toEqual(published);
+    const cliFlight = (args: string[]) => JSON.parse(execFileSync(process.execPath, [CLI, "flights", "show", "900101", ...args], { encoding: "utf8" })) as unknown;
+    expect(cliFlight(["--url", runner.url])).toEqual(published);
     const schd = await eventually(async () => {
       const r = readJsonlTopic(dataDir, "schd").filter((e) => e.key === "900101");
       return r.length > 0 && JSON.parse(r.at(-1)!.value!).stateVersion === 2 ? r : undefined;
@@ -66,6 +71,7 @@ describe("msgx run (embedded default, the built binary)", () => {
     expect(runner.output()).toContain("msgx listening on");
     // Straight on the data directory once the runner has stopped.
     expect(cliRows(["--data-dir", dataDir, "--limit", "5"])).toEqual([[1, "SUCCEEDED", 3]]);
+    expect(cliFlight(["--data-dir", dataDir])).toEqual(published);
   });
 
   it("refuses a second runner on the same data directory", async () => {

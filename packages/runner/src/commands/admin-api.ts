@@ -1,13 +1,14 @@
 import { adminHttp } from "./admin-http.js";
-import type { FlightState, MaintenanceStore, PipelineStatus, ProcRecord, ReplayPreview, ReplayResult, ReplaySelection, SnapshotLogRow } from "@msgx/core";
-import { ReplayService } from "@msgx/core";
+import type { FlightPayload, MaintenanceStore, PipelineStatus, ProcRecord, ReplayPreview, ReplayResult, ReplaySelection, SnapshotLogRow } from "@msgx/core";
+import { flightToPayload, ReplayService } from "@msgx/core";
 import type { AppParts } from "../app/app-parts.js";
 
 /** What the admin commands need, served either by the parts directly or by a running runner. */
 export interface AdminApi {
   status(): Promise<PipelineStatus>;
   message(msgId: number): Promise<ProcRecord | undefined>;
-  flight(flid: string): Promise<FlightState | undefined>;
+  /** The flight as published (the flight event's value, docs/events.md), whichever way it is read. */
+  flight(flid: string): Promise<FlightPayload | undefined>;
   deadLetters(query: { afterMsgId?: number; limit: number }): Promise<readonly ProcRecord[]>;
   /** The newest `SCHD_SNAP_LOG` rows, newest first. */
   snapshotLog(limit: number): Promise<readonly SnapshotLogRow[]>;
@@ -25,7 +26,10 @@ export function directAdmin(parts: AppParts, maintenance: MaintenanceStore, cloc
   return {
     status: () => parts.status.status(),
     message: (id) => parts.store.get(id),
-    flight: (flid) => parts.flights.get(flid),
+    flight: async (flid) => {
+      const f = await parts.flights.get(flid);
+      return f ? flightToPayload(f) : undefined;
+    },
     deadLetters: (q) => parts.store.list({ statuses: ["DEAD"], limit: q.limit, ...(q.afterMsgId !== undefined ? { afterMsgId: q.afterMsgId } : {}) }),
     snapshotLog: (limit) => maintenance.snapshotLog(limit),
     replayPreview: (sel) => replay.preview(sel),

@@ -1,10 +1,9 @@
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Command } from "commander";
-import { ErrorClass, flightToPayload, MsgxError, type ReplaySelection } from "@msgx/core";
-import { buildParts, usesDataDir } from "../app/build-parts.js";
+import { ErrorClass, MsgxError, type ReplaySelection } from "@msgx/core";
+import { buildParts } from "../app/build-parts.js";
 import { createLogger } from "../logging.js";
 import { directAdmin, httpAdmin, type AdminApi } from "./admin-api.js";
+import { adminParts } from "./admin-parts.js";
 import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
 
 interface AdminFlags extends CommonFlags {
@@ -15,12 +14,7 @@ interface AdminFlags extends CommonFlags {
 async function withAdmin(flags: AdminFlags, fn: (api: AdminApi) => Promise<void>): Promise<void> {
   const config = configFrom(flags);
   const direct = async () => {
-    // Opening the parts creates the data directory; a command that only reads must not, or a
-    // mistyped --data-dir reports an empty, healthy exchange.
-    if (usesDataDir(config) && !existsSync(config.dataDir)) {
-      throw new MsgxError("CONFIG", `data directory ${resolve(config.dataDir)} does not exist: give the --data-dir of a runner that has run (or --url of a running one)`);
-    }
-    const parts = await buildParts(config, createLogger("warn", 2), { admin: true });
+    const parts = await adminParts(config, createLogger("warn", 2));
     const clock = { now: () => Date.now() };
     return directAdmin(parts, parts.maintenance, clock);
   };
@@ -110,7 +104,7 @@ export function registerAdminCommands(program: Command): void {
     withAdmin(flags, async (api) => {
       const f = await api.flight(flid);
       if (!f) throw new MsgxError("CONFIG", `no flight ${flid}`);
-      print(flightToPayload(f));
+      print(f);
     }),
   );
 }

@@ -1,4 +1,4 @@
-import { MsgxError } from "@msgx/core";
+import { errorMessage, MsgxError } from "@msgx/core";
 
 /** Calls a running runner's admin API: JSON in and out, the bearer token when given. */
 export type AdminCall = <T>(method: string, path: string, body?: unknown) => Promise<T | undefined>;
@@ -15,7 +15,7 @@ export function adminHttp(baseUrl: string, token: string | undefined): AdminCall
       headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     }).catch((e: unknown) => {
-      throw new MsgxError("DEPENDENCY_UNAVAILABLE", `runner at ${baseUrl} is not reachable`, { cause: e });
+      throw unreachableRunner(baseUrl, e);
     });
     if (res.status === 404 && method === "GET") return undefined;
     if (!res.ok) {
@@ -36,4 +36,13 @@ function errorText(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * What every `--url` command says when no runner answers at `baseUrl`: the address, the cause
+ * (`fetch failed: connect ECONNREFUSED …`, not a bare `fetch failed`) and the way out.
+ */
+export function unreachableRunner(baseUrl: string, cause: unknown, wayOut = "start one with `msgx run` and pass the URL it prints, or drop --url to open the data directory"): MsgxError {
+  const why = cause instanceof Error && cause.cause instanceof Error ? `${cause.message}: ${cause.cause.message}` : errorMessage(cause);
+  return new MsgxError("DEPENDENCY_UNAVAILABLE", `no msgx runner answers at ${baseUrl} (${why}): ${wayOut}`, { cause, retriable: false });
 }

@@ -4,6 +4,7 @@ import { airportDay } from "../demo/airport-day.js";
 import { readJsonlTopic } from "../embedded/jsonl-delivery-port.js";
 import { createLogger } from "../logging.js";
 import { httpAdmin } from "./admin-api.js";
+import { unreachableRunner } from "./admin-http.js";
 import { configFrom, type CommonFlags } from "./common-options.js";
 
 interface DemoFlags extends CommonFlags {
@@ -75,15 +76,8 @@ export async function demoCommand(flags: DemoFlags): Promise<void> {
   }
 }
 
-/** What to say when no runner answers at `base`: which address, and the two ways out. */
-function unreachable(base: string, cause: unknown): MsgxError {
-  const why = cause instanceof Error && cause.cause instanceof Error ? `${cause.message}: ${cause.cause.message}` : errorMessage(cause);
-  return new MsgxError(
-    "DEPENDENCY_UNAVAILABLE",
-    `no msgx runner answers at ${base} (${why}): start one with \`msgx run\` and pass the URL it prints, or drop --url and the demo starts its own`,
-    { cause, retriable: false },
-  );
-}
+/** The demo's way out of an unreachable `--url`: the demo can start its own runner. */
+const unreachable = (base: string, cause: unknown) => unreachableRunner(base, cause, "start one with `msgx run` and pass the URL it prints, or drop --url and the demo starts its own");
 
 /** Posts one message; a 5xx or a dropped connection is retried with backoff, a 4xx is not. */
 async function post(base: string, token: string | undefined, xml: string): Promise<void> {

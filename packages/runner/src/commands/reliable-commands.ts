@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import { isReliableMessageError, MsgxError, ReliableMessageStatus, systemClock, type ReliableMessageFilter } from "@msgx/core";
-import { buildParts } from "../app/build-parts.js";
 import { serviceOptions } from "../config/reliable-schema.js";
 import { createLogger } from "../logging.js";
 import { directReliableAdmin, httpReliableAdmin, reliableService, type ReliableAdminApi } from "../reliable/reliable-admin.js";
+import { adminParts } from "./admin-parts.js";
 import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
 
 interface Flags extends CommonFlags {
@@ -17,7 +17,7 @@ async function withApi(flags: Flags, fn: (api: ReliableAdminApi) => Promise<unkn
     print(await fn(httpReliableAdmin(flags.url, flags.token ?? config.http.token)));
     return;
   }
-  const parts = await buildParts(config, createLogger("warn", 2), { admin: true });
+  const parts = await adminParts(config, createLogger("warn", 2));
   try {
     print(await fn(directReliableAdmin(reliableService(parts.reliable, systemClock, undefined, serviceOptions(config.reliable)))));
   } catch (e) {

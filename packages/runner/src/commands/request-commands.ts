@@ -1,10 +1,10 @@
 import { adminHttp } from "./admin-http.js";
 import type { Command } from "commander";
 import { MsgxError, RequestStatus, systemClock, type RefEntry, type RequestRecord } from "@msgx/core";
-import { buildParts } from "../app/build-parts.js";
 import { createRequestAdmin } from "../app/request-steps.js";
 import type { RequestAdmin } from "../http/http-context.js";
 import { createLogger } from "../logging.js";
+import { adminParts } from "./admin-parts.js";
 import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
 
 interface RequestFlags extends CommonFlags {
@@ -39,7 +39,7 @@ async function withRequests(flags: RequestFlags, fn: (api: RequestAdmin) => Prom
   const config = configFrom(flags);
   if (flags.url) return fn(httpRequestAdmin(flags.url, flags.token ?? config.http.token));
   const logger = createLogger("warn", 2);
-  const parts = await buildParts(config, logger, { admin: true });
+  const parts = await adminParts(config, logger);
   try {
     await fn(createRequestAdmin(parts, config, systemClock, logger));
   } finally {

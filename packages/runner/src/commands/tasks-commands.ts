@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { isTaskRequestError, MsgxError, systemClock, TaskService, type TaskReplayFilter, type TaskReplayResult } from "@msgx/core";
-import { buildParts } from "../app/build-parts.js";
 import { taskRouting } from "../config/tasks-schema.js";
 import { createLogger } from "../logging.js";
 import type { TaskView } from "../tasks/task-api.js";
 import { adminHttp } from "./admin-http.js";
+import { adminParts } from "./admin-parts.js";
 import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
 
 interface Flags extends CommonFlags {
@@ -30,7 +30,7 @@ async function withApi(flags: Flags, fn: (api: TaskCommandsApi) => Promise<unkno
     );
     return;
   }
-  const parts = await buildParts(config, createLogger("warn", 2), { admin: true });
+  const parts = await adminParts(config, createLogger("warn", 2));
   try {
     // No dispatcher: neither command calls the executing system. A replay's events wait in the outbox for the running runner's relay.
     const service = new TaskService({ store: parts.tasks, clock: systemClock, routing: taskRouting(config.tasks) });

@@ -1,4 +1,4 @@
-import { ErrorClass, MAX_FLIGHT_LIST_LIMIT } from "@msgx/core";
+import { ErrorClass, flightToPayload, MAX_FLIGHT_LIST_LIMIT } from "@msgx/core";
 import { z } from "zod";
 import { bearerGuard } from "./bearer-token.js";
 import type { HttpContext } from "./http-context.js";
@@ -37,8 +37,9 @@ export function registerAdminRoutes(app: HttpApp, ctx: HttpContext): void {
   });
 
   app.get("/admin/flights/:flid", { schema: { params: z.object({ flid: z.string().min(1) }) } }, async (request, reply) => {
+    // The published shape (the flight event's value, docs/events.md), as `/all/flights` and `msgx flights show`.
     const f = await ctx.flight(request.params.flid);
-    return f ?? reply.code(404).send({ error: "not found", message: "no such flight" });
+    return f ? flightToPayload(f) : reply.code(404).send({ error: "not found", message: "no such flight" });
   });
 
   app.get(
