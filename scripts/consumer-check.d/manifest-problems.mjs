@@ -1,0 +1,29 @@
+/**
+ * What a packed package.json and file list lack for publishing (issue 22): every package carries
+ * README, LICENSE, `license`, `engines`, `repository`, `publishConfig`, `sideEffects` and an
+ * `exports` map; no `workspace:` range survives packing; a library package (every one but the
+ * runner, which is an application) takes `@msgx/core` as a peer, never as a pinned dependency, so
+ * a consumer's core is the adapters' core; PGlite is an optional peer.
+ */
+export function manifestProblems(manifest, files, { application = false } = {}) {
+  const problems = [];
+  const text = JSON.stringify(manifest);
+  if (text.includes("workspace:")) problems.push(`a workspace: range survived packing: ${text.match(/"[^"]*":"workspace:[^"]*"/g)?.join(", ")}`);
+  for (const file of ["README.md", "LICENSE", "package.json"]) {
+    if (!files.some((f) => f.toLowerCase() === file.toLowerCase())) problems.push(`no ${file} in the tarball`);
+  }
+  for (const field of ["license", "engines", "repository", "publishConfig", "sideEffects", "exports"]) {
+    if (manifest[field] === undefined) problems.push(`no "${field}" field`);
+  }
+  const deps = manifest.dependencies ?? {};
+  if (!application) {
+    for (const [name, range] of Object.entries(deps)) {
+      if (name.startsWith("@msgx/")) problems.push(`${name} is a dependency ("${range}"), not a peer: version skew nests a second copy`);
+    }
+  }
+  // PGlite (27 MB) serves only createPgliteStore: a consumer of the pg stores must not need it.
+  if (manifest.peerDependencies?.["@electric-sql/pglite"] && manifest.peerDependenciesMeta?.["@electric-sql/pglite"]?.optional !== true) {
+    problems.push("@electric-sql/pglite is a required peer (it should be optional)");
+  }
+  return problems;
+}
