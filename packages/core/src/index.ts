@@ -227,6 +227,7 @@ export {
   type ProcessedStep,
   type ReceiveOptions,
 } from "./exchange/pipeline-router.js";
+export { createPump, type PumpParts, type CreatePumpOptions, type ComposedPump } from "./exchange/create-pump.js";
 
 // Replay
 export {
