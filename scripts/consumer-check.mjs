@@ -37,7 +37,7 @@ const PNPM = ["-y", "pnpm@10.34.9"];
 const REGISTRY_PACKAGES = ["kysely", "pg", "mysql2", "kafkajs", "@electric-sql/pglite", "vitest", "fast-check", "typescript", "@types/node"];
 const TOOLS = { publint: "0.3.25", "@arethetypeswrong/cli": "0.18.5" };
 
-const ctx = { root, project: "", tarballs: [], packages: [] };
+const ctx = { root, project: "", bare: "", tarballs: [], packages: [] };
 const results = [];
 const started = Date.now();
 
@@ -47,6 +47,7 @@ const steps = [
   ["pack", "pnpm pack of every package", pack, { blocks: true }],
   ["manifests", "packed manifests and files: no workspace: range, README, LICENSE, metadata, core as a peer", manifests],
   ["install", "npm install of the tarballs and peers into a new project", install, { blocks: true }],
+  ["fakes-alone", "@msgx/core alone (no vitest, no fast-check): the fakes load and work from ESM and CJS", fakesAlone],
   ["one-copy", "one copy of each class per format, one @msgx/core installed", oneCopy],
   ["tsc-node16", "typecheck and compile the consumer, moduleResolution node16", () => tsc("tsconfig.node16.json")],
   ["tsc-bundler", "typecheck the consumer, moduleResolution bundler", () => tsc("tsconfig.bundler.json")],
@@ -80,8 +81,10 @@ for (const [name, what, fn, { skip = false, blocks = false } = {}] of steps) {
   }
 }
 
-if (ctx.project && !opts.keep) rmSync(ctx.project, { recursive: true, force: true });
-if (ctx.project && opts.keep) console.log(`kept the consumer project: ${ctx.project}`);
+for (const dir of [ctx.project, ctx.bare].filter(Boolean)) {
+  if (opts.keep) console.log(`kept ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+}
 const failed = results.filter((r) => r.status !== "ok");
 console.log(
   failed.length === 0
@@ -137,6 +140,28 @@ async function install() {
     } else copyFileSync(join(fixtures, file), join(cwd, file));
   }
   return `in ${cwd}`;
+}
+
+/**
+ * A project with nothing but `@msgx/core` installed (its optional peers vitest and fast-check
+ * absent): the fakes must need no test framework. A folder of its own, not inside the consumer
+ * project, whose node_modules Node would otherwise find by walking up.
+ */
+async function fakesAlone() {
+  ctx.bare = mkdtempSync(join(tmpdir(), "msgx-core-alone-"));
+  const core = ctx.packages.find((p) => p.name === "@msgx/core");
+  runCommand("npm", ["init", "-y"], { cwd: ctx.bare });
+  runCommand("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", core.tarball], { cwd: ctx.bare, timeoutMs: 300_000 });
+  const problems = ["vitest", "fast-check"].filter((n) => existsSync(join(ctx.bare, "node_modules", n))).map((n) => `installing @msgx/core alone installed ${n}`);
+  // Seeds a fake mailbox and takes it down: the fault is core's outage.
+  const use =
+    `const m = new f.InMemoryMailbox(new f.ManualClock()); m.insert("<MSG/>"); m.faults.setDown(true);` +
+    `m.scan(0, 10).then(() => { throw new Error("the mailbox is down but scanned"); }, (e) => { if (!core.isOutage(e)) throw new Error("not an outage: " + e); console.log("fakes ok"); });`;
+  const esm = tryCommand("node", ["--input-type=module", "-e", `const f = await import("@msgx/core/fakes"); const core = await import("@msgx/core"); ${use}`], { cwd: ctx.bare });
+  if (!esm.ok) problems.push(`ESM: ${lastLines(esm.output, 5)}`);
+  const cjs = tryCommand("node", ["-e", `const f = require("@msgx/core/fakes"); const core = require("@msgx/core"); ${use}`], { cwd: ctx.bare });
+  if (!cjs.ok) problems.push(`CJS: ${lastLines(cjs.output, 5)}`);
+  if (problems.length > 0) throw new Error(problems.join("\n"));
 }
 
 async function oneCopy() {
