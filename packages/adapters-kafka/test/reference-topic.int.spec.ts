@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeMessage, MsgDispatcher, MsgxError, Pump, referenceProcessor, silentLogger, Target } from "@msgx/core";
 import { InMemoryMailbox, InMemoryOutboxStore, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
 import { KafkaDeliveryPort, ensureTopics } from "@msgx/adapters-kafka";
+import { schemaErrors } from "../../core/test/schemas/event-schemas.js";
 import { kafkaAvailability } from "./kafka-available.js";
 import { consume, createTopics, uniqueTopic, type Consumed } from "./kafka-test-kit.js";
 
@@ -115,6 +116,8 @@ describe.skipIf(!kafka.available)("the reference topic on a real broker", () => 
       fields: { GTNM: "GATE A1 NORTH", GTML: "T2" },
     });
     expect(JSON.parse(byKey("AIRL:K4")[0]!.value!).fields).toStrictEqual({ ONMC: "红隼货运", TRML: [{ terminal: "T2", mvin: "A", flin: "I" }], OGRP: ["SKY"] });
+    // Every value read back is a reference payload of the published schema.
+    for (const m of got.filter((m) => m.value !== null)) expect(schemaErrors("reference", m.value), m.key ?? "").toEqual([]);
     // Every record carries its outbox event id, distinct: consumers dedupe on it.
     expect(new Set(got.map((m) => header(m, "msgx-event-id"))).size).toBe(8);
 

@@ -20,6 +20,7 @@ import {
   type ScenarioReport,
   type TaskServiceApp,
 } from "../../../examples/task-routing/src/index.js";
+import { schemaErrors } from "../../core/test/schemas/event-schemas.js";
 import { PG_URL, probePostgres, randomSchema } from "./pg-harness.js";
 
 const BROKERS = (process.env["MSGX_KAFKA_BROKERS"] ?? "127.0.0.1:9092").split(",").map((b) => b.trim());
@@ -182,6 +183,8 @@ describe.skipIf(!pgGate.available || !kafkaGate.available).each([
     } finally {
       await consumer.disconnect();
     }
+    // Every value read back is a task event of the published schema.
+    for (const r of seen) expect(schemaErrors("task-event", r.body), r.eventId).toEqual([]);
     expect(seen.every((r) => r.owner === r.body.ownerService)).toBe(true);
     expect(seen.every((r) => r.topic === taskTopic(routing, r.owner))).toBe(true);
     expect(seen.filter((r) => r.owner === "WMS").map((r) => r.body.taskId)).toEqual([id(6)]);

@@ -8,6 +8,7 @@ import { createExchange, loadConfig } from "@msgx/runner";
 import kafkajs from "kafkajs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { kafkaAvailability } from "../../adapters-kafka/test/kafka-available.js";
+import { schemaErrors } from "../../core/test/schemas/event-schemas.js";
 
 /** A schedule download of one new flight: it is SUCCEEDED and writes a msg and a schd event. */
 const DNLD =
@@ -138,11 +139,20 @@ describe.runIf(kafka.available)("the same traceparent read back from the Kafka r
       await consumer.connect();
       await consumer.subscribe({ topic: topics.msg, fromBeginning: true });
       const headers: string[] = [];
-      await consumer.run({ eachMessage: async ({ message }) => void headers.push(String(message.headers?.["traceparent"] ?? "")) });
+      const values: (Buffer | null)[] = [];
+      await consumer.run({
+        eachMessage: async ({ message }) => {
+          headers.push(String(message.headers?.["traceparent"] ?? ""));
+          values.push(message.value);
+        },
+      });
       const [header] = await until("the msg record", () => (headers.length > 0 ? headers : undefined), 20_000);
       const read = parseTraceparent(header);
       expect(read?.traceId).toBe(CALLER_TRACE);
       expect(deliver.map((d) => d.spanContext().spanId)).toContain(read?.spanId);
+      // The record value as published is the flight payload of the published schema.
+      expect(values[0]).not.toBeNull();
+      expect(schemaErrors("flight", values[0])).toEqual([]);
     } finally {
       await consumer.disconnect();
       await exchange.stop();

@@ -6,6 +6,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createMailboxTables, quoteMailboxNames } from "@msgx/adapters-mysql";
 import { gateService } from "@msgx/core/testing";
+import { schemaErrors } from "../../core/test/schemas/event-schemas.js";
 import { namesEnv, uniqueRenamedNames } from "./mysql-names.js";
 import { eventually, FIXTURES, post, spawnRunner, probeKafka } from "./runner-process.js";
 
@@ -68,17 +69,19 @@ describe.skipIf(!available)("msgx run on PostgreSQL, MariaDB and Kafka (the buil
       const consumer = kafka.consumer({ groupId: `g_${run}` });
       await consumer.connect();
       await consumer.subscribe({ topics: [msgTopic, schdTopic], fromBeginning: true });
-      const seen: { topic: string; key: string; version: number; eventId: string }[] = [];
+      const seen: { topic: string; key: string; version: number; eventId: string; value: unknown }[] = [];
       await consumer.run({
         eachMessage: async ({ topic, message }) => {
           const value = message.value ? (JSON.parse(message.value.toString()) as { stateVersion: number }) : null;
-          seen.push({ topic, key: message.key!.toString(), version: value?.stateVersion ?? -1, eventId: message.headers?.["msgx-event-id"]?.toString() ?? "" });
+          seen.push({ topic, key: message.key!.toString(), version: value?.stateVersion ?? -1, eventId: message.headers?.["msgx-event-id"]?.toString() ?? "", value });
         },
       });
       await eventually(async () => (seen.some((s) => s.topic === schdTopic && s.key === "900101" && s.version === 2) && seen.filter((s) => s.topic === msgTopic).length >= 4 ? true : undefined), 60_000, "records on both topics");
       await consumer.disconnect();
       expect(seen.filter((s) => s.topic === msgTopic && s.key === "900101").map((s) => s.version)).toEqual([1, 2]);
       expect(seen.every((s) => /^\d+$/.test(s.eventId))).toBe(true);
+      // Every value on msg and schd is a flight payload of the published schema.
+      for (const s of seen.filter((s) => s.value !== null)) expect(schemaErrors("flight", s.value), `${s.topic} ${s.key} v${s.version}`).toEqual([]);
       const schd900101 = seen.filter((s) => s.topic === schdTopic && s.key === "900101").map((s) => s.version);
       expect(schd900101.at(-1)).toBe(2);
       expect([...schd900101].sort()).toEqual(schd900101);

@@ -5,6 +5,7 @@
  * reads what they saw. The suites give the runner the settings of `rmConfig`.
  */
 import { expect } from "vitest";
+import { schemaErrors } from "../../../core/test/schemas/event-schemas.js";
 import { eventually } from "../runner-process.js";
 import { CHECKER_TOKEN, getMessage, metric, produce, RM_TOKEN, startConsumer, type Checker, type Consumer, type ConsumerSource } from "./rm-processes.js";
 
@@ -126,6 +127,7 @@ export async function preparedAndConfirmedDeliveredOnce(w: RmWorld): Promise<voi
   expect(r.record.key).toBe(id);
   expect(r.record.value).toMatchObject({ messageId: id, consumerQueue: queue, dataType: "json", sendCount: 1, field1: "order-1" });
   expect(JSON.parse(r.record.value!["body"])).toEqual({ order: 1, amount: 10 });
+  expect(schemaErrors("reliable-message", r.record.value)).toEqual([]);
   expect(r.record.value!["headers"] ?? r.record.headers).toMatchObject({ "x-tenant": "t1" });
   expect(r).toMatchObject({ effect: true, answer: { op: "ack", status: 200 } });
 
@@ -248,6 +250,7 @@ export async function poisonMessageDeadLetteredAndReplayed(w: RmWorld): Promise<
     expect(letters).toHaveLength(1);
     expect(letters[0]!.record.key).toBe(id);
     expect(letters[0]!.record.value).toMatchObject({ messageId: id, consumerQueue: queue, body: `poison ${id}`, deadReason: expect.any(String) });
+    expect(schemaErrors("reliable-message-dead-letter", letters[0]!.record.value)).toEqual([]);
   }
   expect(await metric(w.url, "msgx_reliable_dead_letters_total")).toBeGreaterThanOrEqual(deadBefore + 2);
   expect(await metric(w.url, "msgx_reliable_rejects_total")).toBeGreaterThanOrEqual(rejectsBefore + 6);
