@@ -20,6 +20,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gateService } from "@msgx/core/testing";
 import { CLI, eventually, spawnRunner, type RunnerProcess, probeKafka } from "./runner-process.js";
+import { schemaErrors } from "../../core/test/schemas/event-schemas.js";
 import { metric } from "./reliable-service/rm-processes.js";
 import { getTask, startExecutingSystem, startOwner, TASK_TOKEN, taskApi, type ExecutingSystem, type Owner } from "./task-service/task-processes.js";
 
@@ -207,6 +208,8 @@ describe.skipIf(!available)(suite, () => {
 
       const seen = owner!.of(id).filter((s) => s.step.did === "succeeded");
       expect(seen.map((s) => s.record.eventType), "per-key order on the owner's topic").toEqual(["TASK_EXECUTING", "TASK_FINISHED"]);
+      // Both values as read from the topic, the progress event's too, are task events of the published schema.
+      for (const s of seen) expect(schemaErrors("task-event", s.record.value), s.record.eventType ?? "").toEqual([]);
       expect(seen[0]!.record.headers["msgx-owner"]).toBe(OWNER);
       expect(owner!.steps().every((s) => s.step.did !== "skipped"), "topic per owner: the owner reads only its own records").toBe(true);
 

@@ -17,7 +17,7 @@
 // service's watchdog redelivering the event gets it reported again.
 //
 // Prints {"ready": true} once it consumes, then one JSON line per record handled:
-//   {"step": {did, eventId, reason?}, "record": {key, eventType, headers}}
+//   {"step": {did, eventId, reason?}, "record": {key, eventType, headers, value}} (value: the record's text)
 // one per callback step that sent or gave up: {"callbacks": {sent, deferred, rejected}}, and
 // {"lost": <callback>} for a report lost on purpose.
 import { createPgStores } from "@msgx/adapters-pg";
@@ -145,7 +145,7 @@ const running = await runTaskEventConsumer({
     owner,
     handle: async (record, signal) => {
       const step = await consumer.handle(record, signal);
-      print({ step, record: { key: record.key, eventType: record.headers["msgx-task-event"] ?? null, headers: record.headers } });
+      print({ step, record: { key: record.key, eventType: record.headers["msgx-task-event"] ?? null, headers: record.headers, value: record.value } });
       return step;
     },
   },

@@ -80,7 +80,8 @@ export async function startExecutingSystem(token: string = TASK_TOKEN): Promise<
 
 export interface OwnerStep {
   readonly step: { readonly did: string; readonly eventId?: string; readonly reason?: string };
-  readonly record: { readonly key: string | null; readonly eventType: string | null; readonly headers: Readonly<Record<string, string>> };
+  /** `value`: the record value as read from the topic (JSON text; null for a record without one). */
+  readonly record: { readonly key: string | null; readonly eventType: string | null; readonly headers: Readonly<Record<string, string>>; readonly value: string | null };
 }
 
 export interface Owner {
