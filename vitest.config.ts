@@ -6,6 +6,7 @@ const src = (p: string) => fileURLToPath(new URL(`./packages/${p}`, import.meta.
 // Tests run against the TypeScript sources, so `pnpm test` needs no build first.
 const alias = {
   "@msgx/core/testing": src("core/src/testing.ts"),
+  "@msgx/core/fakes": src("core/src/fakes.ts"),
   "@msgx/core": src("core/src/index.ts"),
   "@msgx/adapters-pg": src("adapters-pg/src/index.ts"),
   "@msgx/adapters-mysql": src("adapters-mysql/src/index.ts"),

@@ -8,7 +8,7 @@
  * and counts every way it can differ.
  */
 import { defaultProcessors, decodeMessage, EventType, flightToPayload, Pump, referenceProcessor, silentLogger, Target, type FlightState } from "@msgx/core";
-import { InMemoryMailbox, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
+import { InMemoryMailbox, InMemoryPipelineStore, ManualClock } from "@msgx/core/fakes";
 import type { ConsumedRecord } from "./infra.js";
 
 /** JSON with object keys sorted at every level: equal values, equal text (jsonb reorders keys). */

@@ -1,11 +1,21 @@
 import { defineConfig } from "tsup";
 
+const entry = { index: "src/index.ts", fakes: "src/fakes.ts", testing: "src/testing.ts" };
+
 export default defineConfig({
-  entry: { index: "src/index.ts", testing: "src/testing.ts" },
+  entry,
   format: ["esm", "cjs"],
+  // Code splitting in both formats: index, fakes and testing share one chunk per module, so a
+  // process that loads two entries holds one MsgxError class (instanceof and isOutage agree).
+  splitting: true,
   dts: true,
   clean: true,
   sourcemap: true,
   target: "node20",
   external: ["vitest", "fast-check", "saxes"],
+  // The contract suites need vitest, which is ESM-only: in CommonJS, `testing` is a stub that
+  // throws a clear error (src/testing-esm-only.ts). Its types stay those of the ESM entry.
+  esbuildOptions(options, { format }) {
+    if (format === "cjs") options.entryPoints = { ...entry, testing: "src/testing-esm-only.ts" };
+  },
 });

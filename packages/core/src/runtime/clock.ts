@@ -7,5 +7,5 @@ export interface Clock {
   now(): number;
 }
 
-/** The real clock, for the runner. Tests use `ManualClock` from `@msgx/core/testing`. */
+/** The real clock, for the runner. Tests use `ManualClock` from `@msgx/core/fakes`. */
 export const systemClock: Clock = { now: () => Date.now() };
