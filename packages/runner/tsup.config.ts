@@ -3,9 +3,13 @@ import { defineConfig } from "tsup";
 export default defineConfig({
   entry: { index: "src/index.ts", cli: "src/cli.ts" },
   format: ["esm", "cjs"],
-  dts: true,
+  // The library is ESM and CommonJS; the `msgx` binary (bin → dist/cli.js) is ESM only, so the
+  // CommonJS build and the declarations cover the library entry alone.
+  esbuildOptions(options, { format }) {
+    if (format === "cjs") options.entryPoints = { index: "src/index.ts" };
+  },
+  dts: { entry: { index: "src/index.ts" } },
   clean: true,
   sourcemap: true,
   target: "node20",
-  banner: ({ format }) => (format === "esm" ? { js: "" } : {}),
 });

@@ -2,6 +2,7 @@ import { systemClock, type Clock } from "@msgx/core";
 import { Kysely } from "kysely";
 import { migrateToLatest } from "../migrations/migrate.js";
 import { pgStoresOn, type PgStores } from "../pg-stores.js";
+import { loadPglite } from "./load-pglite.js";
 import { PGliteDialect } from "./pglite-dialect.js";
 import type { PGliteLike } from "./pglite-types.js";
 
@@ -9,10 +10,10 @@ import type { PGliteLike } from "./pglite-types.js";
  * Every port on an embedded PGlite database: in memory without `dataDir`, else persisted there.
  * PGlite has no cross-process locking: the caller (the runner) must hold a lock file on `dataDir`
  * so that one process at a time opens it; that process leads (`bumpEpoch`), so there is no
- * `leadership`. `@electric-sql/pglite` loads on demand.
+ * `leadership`. `@electric-sql/pglite`, an optional peer, loads on demand (a CONFIG error if missing).
  */
 export async function createPgliteStores(dataDir?: string, options: { readonly clock?: Clock } = {}): Promise<PgStores> {
-  const { PGlite } = await import("@electric-sql/pglite");
+  const PGlite = await loadPglite();
   const pglite = (await PGlite.create(dataDir)) as unknown as PGliteLike;
   const db = new Kysely<any>({ dialect: new PGliteDialect({ pglite }) });
   try {
