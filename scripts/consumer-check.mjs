@@ -34,7 +34,7 @@ const PNPM = ["-y", "pnpm@10.34.9"];
  * the test framework for the contract suites, and the tools of the check. Versions follow the
  * workspace's devDependencies (read from it), so the check tests what the workspace tests.
  */
-const REGISTRY_PACKAGES = ["kysely", "pg", "mysql2", "kafkajs", "@electric-sql/pglite", "vitest", "fast-check", "typescript", "@types/node"];
+const REGISTRY_PACKAGES = ["kysely", "pg", "mysql2", "kafkajs", "@electric-sql/pglite", "vitest", "fast-check", "typescript", "@types/node", "@types/pg"];
 const TOOLS = { publint: "0.3.25", "@arethetypeswrong/cli": "0.18.5" };
 
 const ctx = { root, project: "", bare: "", tarballs: [], packages: [] };
@@ -153,14 +153,30 @@ async function fakesAlone() {
   runCommand("npm", ["init", "-y"], { cwd: ctx.bare });
   runCommand("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", core.tarball], { cwd: ctx.bare, timeoutMs: 300_000 });
   const problems = ["vitest", "fast-check"].filter((n) => existsSync(join(ctx.bare, "node_modules", n))).map((n) => `installing @msgx/core alone installed ${n}`);
-  // Seeds a fake mailbox and takes it down: the fault is core's outage.
-  const use =
-    `const m = new f.InMemoryMailbox(new f.ManualClock()); m.insert("<MSG/>"); m.faults.setDown(true);` +
-    `m.scan(0, 10).then(() => { throw new Error("the mailbox is down but scanned"); }, (e) => { if (!core.isOutage(e)) throw new Error("not an outage: " + e); console.log("fakes ok"); });`;
-  const esm = tryCommand("node", ["--input-type=module", "-e", `const f = await import("@msgx/core/fakes"); const core = await import("@msgx/core"); ${use}`], { cwd: ctx.bare });
-  if (!esm.ok) problems.push(`ESM: ${lastLines(esm.output, 5)}`);
-  const cjs = tryCommand("node", ["-e", `const f = require("@msgx/core/fakes"); const core = require("@msgx/core"); ${use}`], { cwd: ctx.bare });
-  if (!cjs.ok) problems.push(`CJS: ${lastLines(cjs.output, 5)}`);
+  // Seeds a fake mailbox and takes it down: the fault must be core's outage. Should the fakes
+  // subpath fail, @msgx/core/testing (where the fakes were before) is tried too, to show why.
+  const probe = (load) => `(async () => {
+    const core = await ${load}("@msgx/core");
+    let f;
+    for (const id of ["@msgx/core/fakes", "@msgx/core/testing"]) {
+      try { f = await ${load}(id); break; } catch (e) { console.log(id + ": " + String(e.message).split("\\n")[0]); }
+    }
+    if (!f) process.exit(1);
+    const m = new f.InMemoryMailbox(new f.ManualClock());
+    m.insert("<MSG/>");
+    m.faults.setDown(true);
+    const e = await m.scan(0, 10).then(() => null, (e) => e);
+    if (!core.isOutage(e)) { console.log("a fake mailbox that is down: " + (e ? "not an outage: " + e.message : "it scanned")); process.exit(1); }
+    if (process.exitCode) process.exit(1);
+  })()`;
+  for (const [format, args] of [
+    ["ESM", ["--input-type=module", "-e", probe("import")]],
+    ["CJS", ["--input-type=commonjs", "-e", probe("require")]],
+  ]) {
+    const r = tryCommand("node", args, { cwd: ctx.bare });
+    // Any line printed is a problem (a subpath that did not load): count it even if a fallback worked.
+    if (!r.ok || r.output.trim() !== "") problems.push(`${format}: ${r.output.trim().split("\n").slice(0, 8).join("\n" + " ".repeat(5))}`);
+  }
   if (problems.length > 0) throw new Error(problems.join("\n"));
 }
 

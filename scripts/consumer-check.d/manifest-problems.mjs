@@ -1,9 +1,10 @@
 /**
  * What a packed package.json and file list lack for publishing (issue 22): every package carries
  * README, LICENSE, `license`, `engines`, `repository`, `publishConfig`, `sideEffects` and an
- * `exports` map; no `workspace:` range survives packing; a library package (every one but the
- * runner, which is an application) takes `@msgx/core` as a peer, never as a pinned dependency, so
- * a consumer's core is the adapters' core; PGlite is an optional peer.
+ * `exports` map whose every file is in the tarball; no `workspace:` range survives packing; a
+ * library package (every one but the runner, which is an application) takes `@msgx/core` as a
+ * peer, never as a pinned dependency, so a consumer's core is the adapters' core; PGlite is an
+ * optional peer.
  */
 export function manifestProblems(manifest, files, { application = false } = {}) {
   const problems = [];
@@ -14,6 +15,10 @@ export function manifestProblems(manifest, files, { application = false } = {}) 
   }
   for (const field of ["license", "engines", "repository", "publishConfig", "sideEffects", "exports"]) {
     if (manifest[field] === undefined) problems.push(`no "${field}" field`);
+  }
+  // A types or code file the exports map names but the tarball lacks (an unbuilt dist, a `files` gap).
+  for (const path of exportTargets(manifest.exports)) {
+    if (!files.includes(path.replace(/^\.\//, ""))) problems.push(`the exports map names ${path}, which is not in the tarball`);
   }
   const deps = manifest.dependencies ?? {};
   if (!application) {
@@ -26,4 +31,11 @@ export function manifestProblems(manifest, files, { application = false } = {}) 
     problems.push("@electric-sql/pglite is a required peer (it should be optional)");
   }
   return problems;
+}
+
+/** Every file path of an exports map (patterns with `*` left out). */
+function exportTargets(value) {
+  if (typeof value === "string") return value.includes("*") ? [] : [value];
+  if (typeof value !== "object" || value === null) return [];
+  return Object.values(value).flatMap(exportTargets);
 }

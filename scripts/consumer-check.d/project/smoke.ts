@@ -9,6 +9,8 @@
  */
 import { Breaker, decodeMessage, defaultProcessors, InboxPoller, isMsgxError, isOutage, MsgxError, Pump } from "@msgx/core";
 import type * as Fakes from "@msgx/core/fakes";
+import { createRequire } from "node:module";
+import { join } from "node:path";
 
 /** True in the CJS build of this file (`require` and `module` are real there, absent in ESM). */
 const cjs = typeof require === "function" && typeof module === "object";
@@ -131,6 +133,24 @@ async function checkTesting(): Promise<void> {
   }
 }
 
+/** The event payload schemas core publishes (docs/events.md), loaded through its exports map. */
+const SCHEMAS = ["flight", "reference", "task-event", "reliable-message", "reliable-message-dead-letter"];
+
+function checkSchemas(): void {
+  // JSON loads with require in both formats (ESM's JSON import needs an attribute node16 cannot type).
+  const load = cjs ? require : createRequire(join(process.cwd(), "consumer.js"));
+  const problems: string[] = [];
+  for (const name of SCHEMAS) {
+    try {
+      const schema = load(`@msgx/core/schemas/${name}.schema.json`) as { $schema?: unknown };
+      if (typeof schema.$schema !== "string") problems.push(`${name}: no $schema`);
+    } catch (e) {
+      problems.push(`${name}: ${message(e)}`);
+    }
+  }
+  report("@msgx/core/schemas/<name>.schema.json loads for every event", problems.length === 0 ? null : problems.join("; "));
+}
+
 /** Each package's main entry and what it must export. */
 const EXPORTS: Record<string, readonly string[]> = {
   "@msgx/adapters-pg": ["createPgStores", "createPgliteStores", "PgPipelineStore", "PgMailbox"],
@@ -157,6 +177,7 @@ async function main(): Promise<void> {
   if (fakes) await checkPump(fakes);
   else report("a pump on the fakes", "no fakes could be loaded");
   await checkTesting();
+  checkSchemas();
   await checkPackages();
   process.exitCode = failures;
 }
