@@ -157,32 +157,12 @@ describe.skipIf(!pgGate.available || !kafkaGate.available).each([
   });
 
   it("the records carry the owner header (the routing tag) and the relay's stable event id, on the owner's topic", async () => {
-    const kafka = kafkaClient(BROKERS, "msgx-it-reader");
-    const consumer = kafka.consumer({ groupId: `${topic}-reader`, maxWaitTimeInMs: 100 });
-    const seen: { topic: string; owner: string; eventId: string; body: { ownerService: string; taskId: string } }[] = [];
-    await consumer.connect();
-    try {
-      await consumer.subscribe({ topics: [...topics], fromBeginning: true });
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`read ${seen.length} of 7 records`)), 20_000);
-        void consumer.run({
-          eachMessage: async ({ topic: from, message }) => {
-            seen.push({
-              topic: from,
-              owner: message.headers?.["msgx-owner"]?.toString() ?? "",
-              eventId: message.headers?.["msgx-event-id"]?.toString() ?? "",
-              body: JSON.parse(message.value!.toString()) as { ownerService: string; taskId: string },
-            });
-            if (seen.length >= 7) {
-              clearTimeout(timer);
-              resolve();
-            }
-          },
-        });
-      });
-    } finally {
-      await consumer.disconnect();
-    }
+    const seen = (await readRecords(topics, 7, `${topic}-reader`)).map((m) => ({
+      topic: m.topic,
+      owner: m.headers["msgx-owner"] ?? "",
+      eventId: m.headers["msgx-event-id"] ?? "",
+      body: JSON.parse(m.value!) as { ownerService: string; taskId: string },
+    }));
     // Every value read back is a task event of the published schema.
     for (const r of seen) expect(schemaErrors("task-event", r.body), r.eventId).toEqual([]);
     expect(seen.every((r) => r.owner === r.body.ownerService)).toBe(true);
@@ -193,4 +173,41 @@ describe.skipIf(!pgGate.available || !kafkaGate.available).each([
     expect(t1).toHaveLength(2);
     expect(t1[0]!.eventId).toBe(t1[1]!.eventId);
   });
+
+  it.runIf(callbackTopic !== undefined)("the owner's callbacks read back from the result topic are task callbacks of the published schema", async () => {
+    const admin = kafkaClient(BROKERS, "msgx-it-callback-count").admin();
+    await admin.connect();
+    const offsets = await admin.fetchTopicOffsets(callbackTopic!).finally(() => admin.disconnect());
+    const count = offsets.reduce((n, p) => n + Number(p.high), 0);
+    expect(count, "the scenario reported over the result topic").toBeGreaterThanOrEqual(4);
+    const callbacks = await readRecords([callbackTopic!], count, `${callbackTopic}-reader`);
+    for (const m of callbacks) expect(schemaErrors("task-callback", m.value), m.key ?? "").toEqual([]);
+    expect(callbacks.every((m) => m.headers["msgx-callback-event-id"] === (JSON.parse(m.value!) as { eventId: string }).eventId)).toBe(true);
+  });
 });
+
+/** The first `count` records of `topics`, read from the beginning by a new consumer group. */
+async function readRecords(topics: readonly string[], count: number, groupId: string) {
+  const consumer = kafkaClient(BROKERS, "msgx-it-reader").consumer({ groupId, maxWaitTimeInMs: 100 });
+  const got: { topic: string; key: string | null; value: string | null; headers: Record<string, string | undefined> }[] = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`read ${got.length} of ${count} records`)), 20_000);
+      void consumer.run({
+        eachMessage: async ({ topic, message }) => {
+          const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, v?.toString()]));
+          got.push({ topic, key: message.key?.toString() ?? null, value: message.value?.toString() ?? null, headers });
+          if (got.length >= count) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      });
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return got;
+}

@@ -8,8 +8,8 @@ import addFormatsModule from "ajv-formats";
 const Ajv2020 = Ajv2020Module.default;
 const addFormats = addFormatsModule.default;
 
-/** The published schemas (`@msgx/core/schemas/<name>.schema.json`), one per event payload kind. */
-export const EVENT_SCHEMAS = ["flight", "reference", "task-event", "reliable-message", "reliable-message-dead-letter"] as const;
+/** The published schemas (`@msgx/core/schemas/<name>.schema.json`), one per Kafka record value msgx writes. */
+export const EVENT_SCHEMAS = ["flight", "reference", "task-event", "task-callback", "reliable-message", "reliable-message-dead-letter"] as const;
 export type EventSchemaName = (typeof EVENT_SCHEMAS)[number];
 
 const SCHEMA_DIR = new URL("../../schemas/", import.meta.url);

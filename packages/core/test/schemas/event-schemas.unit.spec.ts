@@ -9,7 +9,10 @@ import { referenceEvent } from "../../src/requests/reference-events.js";
 import { deadLetterDraft, envelopeOf, sendDraft } from "../../src/reliable-message/message-envelope.js";
 import { checkReliableMessageDraft } from "../../src/reliable-message/message-draft.js";
 import { ReliableMessageStatus, type ReliableMessage } from "../../src/reliable-message/reliable-message.js";
-import { taskEventMessage, TaskEventType } from "../../src/task-routing/task-event.js";
+import type { DeliveryRecord } from "../../src/ports/delivery-port.js";
+import { resultTopicCallbackPort } from "../../src/task-routing/task-callback-port.js";
+import { TaskCallbackResult } from "../../src/task-routing/task-callback.js";
+import { taskEventId, taskEventMessage, TaskEventType } from "../../src/task-routing/task-event.js";
 import { newTaskRecord } from "../../src/task-routing/task-record.js";
 import { escapeXml } from "../../src/testing/sis-xml.arbitraries.js";
 import { fixture, msg } from "../codec/sis-fixtures.js";
@@ -32,7 +35,7 @@ function expectComplete(name: EventSchemaName, payload: object): void {
 }
 
 describe("the event schemas", () => {
-  it("are the five published files, each valid draft 2020-12 under ajv's strict mode", () => {
+  it("are the published files, each valid draft 2020-12 under ajv's strict mode", () => {
     expect(schemaFiles()).toEqual(EVENT_SCHEMAS.map((n) => `${n}.schema.json`).sort());
     for (const name of EVENT_SCHEMAS) {
       const schema = eventSchema(name);
@@ -250,6 +253,37 @@ describe("the event schemas", () => {
     it("accepts a record from before TASK_EXECUTING, which has no progress", () => {
       const { progress: _p, ...old } = valid;
       expect(schemaErrors("task-event", old)).toEqual([]);
+    });
+  });
+
+  describe("task-callback (an owner's report on the result topic)", () => {
+    const arbCallback = fc.record({
+      taskId: fc.stringMatching(/^[A-Za-z0-9._:-]{1,128}$/),
+      version: fc.integer({ min: 1, max: 1_000 }),
+      result: fc.constantFrom(...Object.values(TaskCallbackResult)),
+      message: fc.option(fc.string(), { nil: undefined }),
+      owner: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/),
+    });
+
+    fcTest.prop([arbCallback])("the record resultTopicCallbackPort publishes validates", async ({ taskId, version, result, message, owner }) => {
+      const sent: DeliveryRecord[] = [];
+      const port = resultTopicCallbackPort({ send: async (records) => void sent.push(...records) }, "TASK_CALLBACK_RESULT_TOPIC", owner);
+      await port.report({ taskId, eventId: taskEventId(taskId, version), result, ...(message === undefined ? {} : { message }) });
+      expect(sent).toHaveLength(1);
+      expect(schemaErrors("task-callback", sent[0]!.value)).toEqual([]);
+      expectComplete("task-callback", JSON.parse(sent[0]!.value!) as object);
+    });
+
+    const valid = { schemaVersion: 1, taskId: "T1", eventId: "T1#3", result: "SUCCESS", message: null, ownerService: "LMS" };
+    it.each([
+      ["schemaVersion 2", { ...valid, schemaVersion: 2 }],
+      ["a result outside SUCCESS/FAILURE", { ...valid, result: "DONE" }],
+      ["an eventId without version", { ...valid, eventId: "T1" }],
+      ["a missing message", (({ message: _m, ...rest }) => rest)(valid)],
+      ["an unknown name", { ...valid, handlerCode: "H1" }],
+    ])("refuses %s", (_what, payload) => {
+      expect(schemaErrors("task-callback", valid)).toEqual([]);
+      expect(schemaErrors("task-callback", payload)).not.toEqual([]);
     });
   });
 
