@@ -8,7 +8,8 @@ export const SERVICES = { postgres: 5432, mysql: 3306, kafka: 9092 };
  * Every ```ts (or ```typescript) block of packages/<name>/README.md under `root`, in order:
  * `{ pkg, index, readme, line, code, needs }` where `line` is the README line of the block's first
  * code line (to point a compiler error back at the README) and `needs` the services its first line
- * names. A block is a whole program: the consumer check compiles it and runs it with node.
+ * names (`// needs: postgres, kafka`; text in parentheses is a note). A block is a whole program:
+ * the consumer check compiles it and runs it with node.
  */
 export function readmeSamples(root) {
   const samples = [];
@@ -25,7 +26,8 @@ export function readmeSamples(root) {
       }
       if (text.trim() === "```") {
         const code = open.code.join("\n");
-        const needs = (open.code[0]?.match(/^\s*\/\/\s*needs:\s*(.*)$/)?.[1] ?? "").split(/[\s,|]+/).filter(Boolean);
+        // `// needs: postgres, kafka (any note in parentheses)`
+        const needs = (open.code[0]?.match(/^\s*\/\/\s*needs:\s*(.*)$/)?.[1] ?? "").replace(/\([^)]*\)/g, " ").split(/[\s,|]+/).filter(Boolean);
         samples.push({ pkg, index: samples.filter((s) => s.pkg === pkg).length + 1, readme: `packages/${pkg}/README.md`, line: open.start, code: `${code}\n`, needs });
         open = null;
       } else open.code.push(text);
