@@ -4,6 +4,7 @@ import { migrateToLatest } from "./migrations/migrate.js";
 import { PgLeadership, type LeadershipClient } from "./pg-leadership.js";
 import { guardPool, pgPoolConfig, type PgConnectionOptions } from "./pg-pool-config.js";
 import { pgStoresOn, type PgStores } from "./pg-stores.js";
+import type { MsgxDatabase } from "./rows/tables.js";
 
 export interface CreatePgStoresOptions extends PgConnectionOptions {
   /** The one clock of every store and of leadership. Default: the system clock. */
@@ -25,7 +26,7 @@ export async function createPgStores(options: CreatePgStoresOptions = {}): Promi
   const lockNamespace = options.lockNamespace ?? schema;
   const clock = options.clock ?? systemClock;
   const pool = guardPool(new pg.Pool(config));
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<MsgxDatabase>({ dialect: new PostgresDialect({ pool }) });
   try {
     if (options.migrate !== false) await migrateToLatest(db, { schema });
   } catch (e) {

@@ -36,7 +36,42 @@ export {
   type MigrationModule,
 } from "./migrations/migrate.js";
 export { COLLECTION_TABLES } from "./rows/collection-tables.js";
-export type { MsgxDatabase } from "./rows/tables.js";
+// The database for kysely: one interface per table, grouped per concept
+export type {
+  MsgxDatabase,
+  ProcStateTable,
+  ProcStateHstTable,
+  MsgIdentityTable,
+  MsgEventTable,
+  BackfillTodoTable,
+  IntakeStateTable,
+  LeadershipTable,
+  ReplayAuditTable,
+  FlightSchdTable,
+  FlightSchdHstTable,
+  FlightCollectionTable,
+  FlightCollectionTableName,
+  SchdSnapLogTable,
+} from "./rows/tables.js";
+export type { Int8, Timestamp, Jsonb } from "./rows/column-types.js";
+export type { ReqTrackTable, ReqCounterTable, RefMasterTable, RequestsDatabase } from "./requests/request-tables.js";
+export type { CminmsgsTable, EmbeddedMailboxDatabase } from "./mailbox/pg-mailbox-schema.js";
+export type { CoutmsgsTable, EmbeddedOutboundDatabase } from "./requests/pg-outbound-schema.js";
+export type {
+  ReliableMessageTable,
+  ReliableMessageConsumeLogTable,
+  ReliableMessageDatabase,
+  ReliableMessageConsumeLogDatabase,
+} from "./reliable-message/reliable-message-tables.js";
+export type {
+  TaskTaskTable,
+  TaskFeedbackTable,
+  TaskCallbackTable,
+  TaskReplayTable,
+  TaskEventConsumeLogTable,
+  TaskRoutingDatabase,
+  TaskConsumeLogDatabase,
+} from "./task-routing/task-tables.js";
 
 // Errors
 export {

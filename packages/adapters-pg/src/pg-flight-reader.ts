@@ -25,8 +25,8 @@ function assertListQuery({ limit, afterFlid }: FlightListQuery): void {
 export class PgFlightReader implements FlightReader {
   readonly #db: Db;
 
-  constructor(db: Kysely<any>) {
-    this.#db = db as Kysely<MsgxDatabase>;
+  constructor(db: Kysely<MsgxDatabase>) {
+    this.#db = db;
   }
 
   async get(flid: string): Promise<FlightState | undefined> {

@@ -9,7 +9,7 @@ import type { MsgxDatabase } from "./rows/tables.js";
 /** The part of a node-postgres `Client` leadership uses (structural: no runtime import of pg). */
 export interface LeadershipClient {
   connect(): Promise<unknown>;
-  query(text: string, values?: unknown[]): Promise<{ rows: any[]; command?: string; rowCount?: number | null }>;
+  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; command?: string; rowCount?: number | null }>;
   end(): Promise<void>;
   on(event: "error", listener: (e: Error) => void): unknown;
   on(event: "end", listener: () => void): unknown;
@@ -207,13 +207,13 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * Bumps the leadership epoch through any kysely instance (tests, tools, the contract harness). A
  * running leader's fence becomes stale. Real leaders use {@link PgLeadership}.
  */
-export async function bumpLeadershipEpoch(
-  db: Kysely<any>,
+export async function bumpLeadershipEpoch<DB>(
+  db: Kysely<DB>,
   options: { readonly lockNamespace?: string; readonly holder?: string; readonly clock?: Clock } = {},
 ): Promise<number> {
   const keys = lockKeys(options.lockNamespace ?? DEFAULT_LOCK_NAMESPACE);
   const now = (options.clock ?? systemClock).now();
   return pgCall("bump epoch", () =>
-    (db as Kysely<MsgxDatabase>).transaction().execute((trx) => bumpEpoch(trx, keys, options.holder ?? "manual", now)),
+    (db as unknown as Kysely<MsgxDatabase>).transaction().execute((trx) => bumpEpoch(trx, keys, options.holder ?? "manual", now)),
   );
 }

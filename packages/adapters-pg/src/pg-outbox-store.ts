@@ -14,8 +14,8 @@ import type { MsgxDatabase } from "./rows/tables.js";
 export class PgOutboxStore implements OutboxStore {
   readonly #db: Db;
 
-  constructor(db: Kysely<any>) {
-    this.#db = db as Kysely<MsgxDatabase>;
+  constructor(db: Kysely<MsgxDatabase>) {
+    this.#db = db;
   }
 
   async pending(target: Target, now: number, limit: number, afterEventId?: number): Promise<readonly OutboxEvent[]> {

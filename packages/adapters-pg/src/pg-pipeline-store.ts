@@ -44,8 +44,8 @@ export class PgPipelineStore implements PipelineStore {
   readonly #backfillFirstDelayMs: number;
   readonly #conflictAttempts: number;
 
-  constructor(db: Kysely<any>, options: PgPipelineStoreOptions = {}) {
-    this.#db = db as Kysely<MsgxDatabase>;
+  constructor(db: Kysely<MsgxDatabase>, options: PgPipelineStoreOptions = {}) {
+    this.#db = db;
     this.#clock = options.clock ?? systemClock;
     this.#keys = lockKeys(options.lockNamespace ?? DEFAULT_LOCK_NAMESPACE);
     this.#backfillFirstDelayMs = options.backfillFirstDelayMs ?? PG_BACKFILL_FIRST_DELAY_MS;

@@ -1,5 +1,6 @@
 import type { Clock } from "@msgx/core";
 import type { Kysely } from "kysely";
+import type { MsgxDatabase } from "./rows/tables.js";
 import { PgMaintenanceStore } from "./jobs/pg-maintenance-store.js";
 import { createPgMailboxTable } from "./mailbox/pg-mailbox-schema.js";
 import { PgMailbox, type PgMailboxOptions } from "./mailbox/pg-mailbox.js";
@@ -62,7 +63,7 @@ export interface PgStores {
   /** Closes the pool (or the PGlite instance). */
   close(): Promise<void>;
   /** The kysely handle, for tools and tests; an application uses the ports. */
-  readonly db: Kysely<any>;
+  readonly db: Kysely<MsgxDatabase>;
 }
 
 /** What both factories pass to `pgStoresOn`. */
@@ -73,7 +74,7 @@ export interface PgStoresBase {
 }
 
 /** Builds every port on `db` with one clock and one lock namespace (the factories' shared part). */
-export function pgStoresOn(db: Kysely<any>, base: PgStoresBase): Omit<PgStores, "leadership" | "close"> {
+export function pgStoresOn(db: Kysely<MsgxDatabase>, base: PgStoresBase): Omit<PgStores, "leadership" | "close"> {
   const { clock } = base;
   const namespace = base.lockNamespace === undefined ? {} : { lockNamespace: base.lockNamespace };
   const store = new PgPipelineStore(db, { clock, ...namespace });

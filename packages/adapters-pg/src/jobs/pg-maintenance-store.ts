@@ -37,8 +37,8 @@ export class PgMaintenanceStore implements MaintenanceStore {
   readonly #keys: LockKeys;
   readonly #conflictAttempts: number;
 
-  constructor(db: Kysely<any>, options: PgMaintenanceStoreOptions = {}) {
-    this.#db = db as Kysely<MsgxDatabase>;
+  constructor(db: Kysely<MsgxDatabase>, options: PgMaintenanceStoreOptions = {}) {
+    this.#db = db;
     this.#clock = options.clock ?? systemClock;
     this.#keys = options.lockKeys ?? lockKeys(options.lockNamespace ?? DEFAULT_LOCK_NAMESPACE);
     this.#conflictAttempts = Math.max(1, options.conflictAttempts ?? 3);

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import type { MsgxDatabase } from "../rows/tables.js";
 import type { BackfillEntry, BackfillResult, Mailbox, MailboxRow, Meta, RawRead } from "@msgx/core";
 import { pgCall } from "../pg-error-map.js";
 
@@ -25,11 +26,11 @@ export interface PgMailboxOptions {
  * statement, and driver errors leave as `MsgxError`.
  */
 export class PgMailbox implements Mailbox {
-  readonly #db: Kysely<any>;
+  readonly #db: Kysely<MsgxDatabase>;
   readonly #table: string;
   readonly #onlyValid: boolean;
 
-  constructor(db: Kysely<any>, options: PgMailboxOptions = {}) {
+  constructor(db: Kysely<MsgxDatabase>, options: PgMailboxOptions = {}) {
     this.#db = db;
     this.#table = options.table ?? "cminmsgs";
     this.#onlyValid = options.onlyValidStatus ?? false;

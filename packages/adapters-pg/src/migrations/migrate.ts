@@ -113,7 +113,7 @@ export interface MigrateOptions {
  * A kysely `Migrator` for msgx in `schema`. Unordered migrations are allowed: a module added later
  * applies its versions even when they sort before ones already applied by other modules.
  */
-export const msgxMigrator = (db: Kysely<any>, options: MigrateOptions = {}, applied: ReadonlySet<string> = new Set()): Migrator => {
+export const msgxMigrator = <DB>(db: Kysely<DB>, options: MigrateOptions = {}, applied: ReadonlySet<string> = new Set()): Migrator => {
   const schema = options.schema ?? "public";
   return new Migrator({
     db: withSchemaIntrospection(db, schema),
@@ -129,7 +129,7 @@ export const msgxMigrator = (db: Kysely<any>, options: MigrateOptions = {}, appl
  * Brings the schema to the latest version of the chosen modules. Idempotent: applied versions are
  * skipped, and concurrent callers serialize on kysely's migration lock. Throws the first failure.
  */
-export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions = {}): Promise<MigrationResultSet> {
+export async function migrateToLatest<DB>(db: Kysely<DB>, options: MigrateOptions = {}): Promise<MigrationResultSet> {
   const known = await msgxMigrator(db, { ...options, modules: ALL_MIGRATION_MODULES }).getMigrations();
   const applied = new Set(known.filter((m) => m.executedAt !== undefined).map((m) => m.name));
   const result = await msgxMigrator(db, options, applied).migrateToLatest();
@@ -147,7 +147,7 @@ const describe = (e: unknown): string => (e instanceof Error ? e.message : Strin
  * ("schema … does not exist") when another client drops a schema during the scan — on a shared
  * server a neighbour's cleanup would fail our start. Reading our own schema by name has no such race.
  */
-function withSchemaIntrospection(db: Kysely<any>, schema: string): Kysely<any> {
+function withSchemaIntrospection<DB>(db: Kysely<DB>, schema: string): Kysely<DB> {
   const introspection: DatabaseIntrospector = {
     getSchemas: async (): Promise<SchemaMetadata[]> =>
       (await sql<{ name: string }>`SELECT nspname AS name FROM pg_catalog.pg_namespace WHERE nspname = ${schema}`.execute(db)).rows,

@@ -2,6 +2,7 @@ import { systemClock, type Clock } from "@msgx/core";
 import { Kysely } from "kysely";
 import { migrateToLatest } from "../migrations/migrate.js";
 import { pgStoresOn, type PgStores } from "../pg-stores.js";
+import type { MsgxDatabase } from "../rows/tables.js";
 import { loadPglite } from "./load-pglite.js";
 import { PGliteDialect } from "./pglite-dialect.js";
 import type { PGliteLike } from "./pglite-types.js";
@@ -15,7 +16,7 @@ import type { PGliteLike } from "./pglite-types.js";
 export async function createPgliteStores(dataDir?: string, options: { readonly clock?: Clock } = {}): Promise<PgStores> {
   const PGlite = await loadPglite();
   const pglite = (await PGlite.create(dataDir)) as unknown as PGliteLike;
-  const db = new Kysely<any>({ dialect: new PGliteDialect({ pglite }) });
+  const db = new Kysely<MsgxDatabase>({ dialect: new PGliteDialect({ pglite }) });
   try {
     await migrateToLatest(db, { schema: "public" });
   } catch (e) {

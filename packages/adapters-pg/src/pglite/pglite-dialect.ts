@@ -44,7 +44,7 @@ export class PGliteDialect implements Dialect {
     return new PGliteAdapter();
   }
 
-  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new PostgresIntrospector(db);
   }
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type QueryExecutorProvider } from "kysely";
 import { ts } from "../reliable-message/reliable-message-row.js";
 
 /**
@@ -6,7 +6,7 @@ import { ts } from "../reliable-message/reliable-message-row.js";
  * `reliable_message_consume_log_at_idx`, then the id). Claims of open transactions are not
  * visible to it and stay.
  */
-export async function purgeConsumeLog(db: Kysely<any>, before: number, limit: number): Promise<number> {
+export async function purgeConsumeLog(db: QueryExecutorProvider, before: number, limit: number): Promise<number> {
   const n = Math.floor(limit);
   if (!(n >= 1)) return 0;
   const { rows } = await sql<{ message_id: string }>`

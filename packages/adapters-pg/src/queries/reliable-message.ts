@@ -1,5 +1,5 @@
 import type { ConsumeLogEntry, ReliableMessage, ReliableMessageFilter, ReliableMessagePage, ReliableMessageStatus } from "@msgx/core";
-import { sql, type Kysely, type RawBuilder } from "kysely";
+import { sql, type QueryExecutorProvider, type RawBuilder } from "kysely";
 import { MESSAGE_COLUMNS, messageFromRow, messageValues, ts, type ReliableMessageRow } from "../reliable-message/reliable-message-row.js";
 import { toNumber } from "../rows/values.js";
 import type { Db } from "./db.js";
@@ -122,7 +122,7 @@ export async function listMessagesPage(db: Db, filter: ReliableMessageFilter, pa
  * Records a consumed message id; false when it is already recorded. An uncommitted claim of the
  * same id by another transaction makes this one wait on the unique index until that one ends.
  */
-export async function claimConsume(db: Kysely<any>, entry: ConsumeLogEntry): Promise<boolean> {
+export async function claimConsume(db: QueryExecutorProvider, entry: ConsumeLogEntry): Promise<boolean> {
   const { rows } = await sql`
     INSERT INTO reliable_message_consume_log (message_id, consumer_queue, send_count, consumed_at)
     VALUES (${entry.messageId}, ${entry.consumerQueue}, ${entry.sendCount}::integer, ${ts(entry.consumedAt)})

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type QueryExecutorProvider } from "kysely";
 import type { TaskConsumeLogEntry } from "@msgx/core";
 import { at, CONSUME_COLUMNS, consumeFromRow, type ConsumeRow } from "../task-routing/task-rows.js";
 
@@ -7,7 +7,7 @@ import { at, CONSUME_COLUMNS, consumeFromRow, type ConsumeRow } from "../task-ro
  * replayed record's delivery id, and no callback. Any other row is left alone. Returns the row as
  * stored afterwards, changed or not, in one statement.
  */
-export async function reopenDeadConsume(db: Kysely<any>, eventId: string, note: string, deliveryEventId: string | null, when: number): Promise<TaskConsumeLogEntry | undefined> {
+export async function reopenDeadConsume(db: QueryExecutorProvider, eventId: string, note: string, deliveryEventId: string | null, when: number): Promise<TaskConsumeLogEntry | undefined> {
   const { rows } = await sql<ConsumeRow>`
     WITH up AS (
       UPDATE task_event_consume_log
@@ -23,7 +23,7 @@ export async function reopenDeadConsume(db: Kysely<any>, eventId: string, note: 
 }
 
 /** A SENT callback becomes PENDING due at `when` (failed tries still counted); true when a row changed. */
-export async function reopenCallback(db: Kysely<any>, eventId: string, when: number): Promise<boolean> {
+export async function reopenCallback(db: QueryExecutorProvider, eventId: string, when: number): Promise<boolean> {
   const result = await sql`
     UPDATE task_event_consume_log
     SET callback_status = 'PENDING', callback_next_at = ${at(when)}, callback_error = NULL, updated_at = ${at(when)}
@@ -37,7 +37,7 @@ export async function reopenCallback(db: Kysely<any>, eventId: string, when: num
  * so with it the purge reads one ordered index range. Rows of open transactions are not visible
  * to it and stay.
  */
-export async function purgeTaskConsumeLog(db: Kysely<any>, before: number, limit: number): Promise<number> {
+export async function purgeTaskConsumeLog(db: QueryExecutorProvider, before: number, limit: number): Promise<number> {
   const n = Math.floor(limit);
   if (!(n >= 1)) return 0;
   const { rows } = await sql<{ event_id: string }>`

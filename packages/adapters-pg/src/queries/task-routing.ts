@@ -1,15 +1,15 @@
 import { MsgxError, type TaskCallbackEntry, type TaskConsumeLogEntry, type TaskConsumeLogFilter, type TaskConsumeLogWrite, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskRecord, type TaskReplayEntry } from "@msgx/core";
-import { sql, type Kysely } from "kysely";
+import { sql, type QueryExecutorProvider } from "kysely";
 import { at, atOrNull, CALLBACK_COLUMNS, callbackFromRow, REPLAY_COLUMNS, replayFromRow, type ReplayRow, CONSUME_COLUMNS, consumeFromRow, FEEDBACK_COLUMNS, feedbackFromRow, json, TASK_COLUMNS, taskFromRow, type CallbackRow, type ConsumeRow, type FeedbackRow, type TaskRow } from "../task-routing/task-rows.js";
 
 /** Stored tasks per status (statuses without tasks are absent). */
-export async function countTasksByStatus(db: Kysely<any>): Promise<{ status: string; n: number }[]> {
+export async function countTasksByStatus(db: QueryExecutorProvider): Promise<{ status: string; n: number }[]> {
   const { rows } = await sql<{ status: string; n: unknown }>`SELECT status, count(*) AS n FROM task_task GROUP BY status`.execute(db);
   return rows.map((r) => ({ status: r.status, n: Number(r.n) }));
 }
 
 /** Inserts the task unless its id is taken; true when it was inserted. */
-export async function insertTask(db: Kysely<any>, t: TaskRecord): Promise<boolean> {
+export async function insertTask(db: QueryExecutorProvider, t: TaskRecord): Promise<boolean> {
   const { rows } = await sql<{ task_id: string }>`
     INSERT INTO task_task (task_id, owner_service, handler_code, biz_type, biz_id, external_system, external_task_type,
                            external_task_no, payload, status, version, last_event_id, status_reason, callback_error,
@@ -24,13 +24,13 @@ export async function insertTask(db: Kysely<any>, t: TaskRecord): Promise<boolea
   return rows.length === 1;
 }
 
-export async function getTask(db: Kysely<any>, taskId: string): Promise<TaskRecord | undefined> {
+export async function getTask(db: QueryExecutorProvider, taskId: string): Promise<TaskRecord | undefined> {
   const { rows } = await sql<TaskRow>`SELECT ${sql.raw(TASK_COLUMNS)} FROM task_task WHERE task_id = ${taskId}`.execute(db);
   return rows[0] === undefined ? undefined : taskFromRow(rows[0]);
 }
 
 /** The task, row-locked until the transaction ends (`FOR UPDATE`). */
-export async function lockTask(db: Kysely<any>, taskId: string): Promise<TaskRecord | undefined> {
+export async function lockTask(db: QueryExecutorProvider, taskId: string): Promise<TaskRecord | undefined> {
   const { rows } = await sql<TaskRow>`SELECT ${sql.raw(TASK_COLUMNS)} FROM task_task WHERE task_id = ${taskId} FOR UPDATE`.execute(db);
   return rows[0] === undefined ? undefined : taskFromRow(rows[0]);
 }
@@ -39,7 +39,7 @@ export async function lockTask(db: Kysely<any>, taskId: string): Promise<TaskRec
  * Replaces the task whose stored version is `t.version - 1` (routing fields never change after
  * create). Zero rows means the task is missing or moved on: `CONFLICT`.
  */
-export async function updateTask(db: Kysely<any>, t: TaskRecord): Promise<void> {
+export async function updateTask(db: QueryExecutorProvider, t: TaskRecord): Promise<void> {
   const { rows } = await sql<{ task_id: string }>`
     UPDATE task_task
     SET external_task_no = ${t.externalTaskNo}, payload = ${json(t.payload)}::jsonb, status = ${t.status},
@@ -52,7 +52,7 @@ export async function updateTask(db: Kysely<any>, t: TaskRecord): Promise<void> 
   if (rows.length !== 1) throw new MsgxError("CONFLICT", `task ${t.taskId}: stored version is not ${t.version - 1}`);
 }
 
-export async function listTasks(db: Kysely<any>, f: TaskFilter): Promise<TaskRecord[]> {
+export async function listTasks(db: QueryExecutorProvider, f: TaskFilter): Promise<TaskRecord[]> {
   const where = [sql`true`];
   if (f.statuses !== undefined) where.push(sql`status = ANY(${[...f.statuses]}::text[])`);
   if (f.ownerService !== undefined) where.push(sql`owner_service = ${f.ownerService}`);
@@ -69,7 +69,7 @@ export async function listTasks(db: Kysely<any>, f: TaskFilter): Promise<TaskRec
 }
 
 /** CREATED tasks due for the dispatch job: a probe into the partial `task_task_dispatch_due_idx`. */
-export async function dueForDispatch(db: Kysely<any>, now: number, limit: number): Promise<TaskRecord[]> {
+export async function dueForDispatch(db: QueryExecutorProvider, now: number, limit: number): Promise<TaskRecord[]> {
   const { rows } = await sql<TaskRow>`
     SELECT ${sql.raw(TASK_COLUMNS)} FROM task_task
     WHERE status = 'CREATED' AND next_dispatch_at IS NOT NULL AND next_dispatch_at <= ${at(now)}
@@ -78,7 +78,7 @@ export async function dueForDispatch(db: Kysely<any>, now: number, limit: number
 }
 
 /** Tasks pending a callback, unchanged and not alerted on for a while: a range of the partial pending-callback index. */
-export async function stalePendingCallbacks(db: Kysely<any>, updatedBefore: number, alertedBefore: number, limit: number): Promise<TaskRecord[]> {
+export async function stalePendingCallbacks(db: QueryExecutorProvider, updatedBefore: number, alertedBefore: number, limit: number): Promise<TaskRecord[]> {
   const { rows } = await sql<TaskRow>`
     SELECT ${sql.raw(TASK_COLUMNS)} FROM task_task
     WHERE status IN ('FINISHED_PENDING_CALLBACK','CANCEL_PENDING_CALLBACK') AND updated_at <= ${at(updatedBefore)}
@@ -91,7 +91,7 @@ export async function stalePendingCallbacks(db: Kysely<any>, updatedBefore: numb
  * Deletes the oldest finished tasks (an ordered range of `task_task_finished_idx`) with their
  * feedback and callback rows, children first (they reference the task), in the caller's transaction.
  */
-export async function purgeFinishedTasks(db: Kysely<any>, before: number, limit: number): Promise<number> {
+export async function purgeFinishedTasks(db: QueryExecutorProvider, before: number, limit: number): Promise<number> {
   const { rows } = await sql<{ task_id: string }>`
     SELECT task_id FROM task_task
     WHERE status IN ('FINISHED','CANCELLED','FAILED') AND updated_at < ${at(before)}
@@ -105,19 +105,19 @@ export async function purgeFinishedTasks(db: Kysely<any>, before: number, limit:
   return Number(deleted.numAffectedRows ?? ids.length);
 }
 
-export async function insertReplay(db: Kysely<any>, e: TaskReplayEntry): Promise<void> {
+export async function insertReplay(db: QueryExecutorProvider, e: TaskReplayEntry): Promise<void> {
   await sql`
     INSERT INTO task_replay (replay_id, replayed_by, reason, filter, task_ids, replayed_at)
     VALUES (${e.replayId}, ${e.by}, ${e.reason}, ${json(e.filter)}::jsonb, ${json(e.taskIds)}::jsonb, ${at(e.at)})`.execute(db);
 }
 
-export async function getReplay(db: Kysely<any>, replayId: string): Promise<TaskReplayEntry | undefined> {
+export async function getReplay(db: QueryExecutorProvider, replayId: string): Promise<TaskReplayEntry | undefined> {
   const { rows } = await sql<ReplayRow>`SELECT ${sql.raw(REPLAY_COLUMNS)} FROM task_replay WHERE replay_id = ${replayId}`.execute(db);
   return rows[0] === undefined ? undefined : replayFromRow(rows[0]);
 }
 
 /** The entry under the idempotency key (served by the unique constraint's index). */
-export async function findFeedback(db: Kysely<any>, k: TaskFeedbackKey): Promise<TaskFeedbackEntry | undefined> {
+export async function findFeedback(db: QueryExecutorProvider, k: TaskFeedbackKey): Promise<TaskFeedbackEntry | undefined> {
   const { rows } = await sql<FeedbackRow>`
     SELECT ${sql.raw(FEEDBACK_COLUMNS)} FROM task_feedback
     WHERE task_id = ${k.taskId} AND external_event_id = ${k.externalEventId} AND status = ${k.status}`.execute(db);
@@ -125,25 +125,25 @@ export async function findFeedback(db: Kysely<any>, k: TaskFeedbackKey): Promise
 }
 
 /** Appends an entry; a taken key is a unique violation (23505) that fails the transaction. */
-export async function insertFeedback(db: Kysely<any>, e: TaskFeedbackEntry): Promise<void> {
+export async function insertFeedback(db: QueryExecutorProvider, e: TaskFeedbackEntry): Promise<void> {
   await sql`
     INSERT INTO task_feedback (task_id, external_event_id, status, outcome, reason, event_id, received_at)
     VALUES (${e.taskId}, ${e.externalEventId}, ${e.status}, ${e.outcome}, ${e.reason}, ${e.eventId}, ${at(e.receivedAt)})`.execute(db);
 }
 
-export async function listFeedback(db: Kysely<any>, taskId: string): Promise<TaskFeedbackEntry[]> {
+export async function listFeedback(db: QueryExecutorProvider, taskId: string): Promise<TaskFeedbackEntry[]> {
   const { rows } = await sql<FeedbackRow>`
     SELECT ${sql.raw(FEEDBACK_COLUMNS)} FROM task_feedback WHERE task_id = ${taskId} ORDER BY feedback_id`.execute(db);
   return rows.map(feedbackFromRow);
 }
 
-export async function insertCallback(db: Kysely<any>, e: TaskCallbackEntry): Promise<void> {
+export async function insertCallback(db: QueryExecutorProvider, e: TaskCallbackEntry): Promise<void> {
   await sql`
     INSERT INTO task_callback (task_id, event_id, result, message, outcome, reason, received_at)
     VALUES (${e.taskId}, ${e.eventId}, ${e.result}, ${e.message}, ${e.outcome}, ${e.reason}, ${at(e.receivedAt)})`.execute(db);
 }
 
-export async function listCallbacks(db: Kysely<any>, taskId: string): Promise<TaskCallbackEntry[]> {
+export async function listCallbacks(db: QueryExecutorProvider, taskId: string): Promise<TaskCallbackEntry[]> {
   const { rows } = await sql<CallbackRow>`
     SELECT ${sql.raw(CALLBACK_COLUMNS)} FROM task_callback WHERE task_id = ${taskId} ORDER BY callback_id`.execute(db);
   return rows.map(callbackFromRow);
@@ -155,7 +155,7 @@ export async function listCallbacks(db: Kysely<any>, taskId: string): Promise<Ta
  * each other), then reads the row in a new statement, so a commit made while we waited is seen.
  * No placeholder row is written: a rollback leaves nothing behind.
  */
-export async function claimConsume(db: Kysely<any>, lockClass: number, eventId: string): Promise<TaskConsumeLogEntry | undefined> {
+export async function claimConsume(db: QueryExecutorProvider, lockClass: number, eventId: string): Promise<TaskConsumeLogEntry | undefined> {
   await sql`SELECT pg_advisory_xact_lock(${lockClass}::int4, hashtext(${eventId}))`.execute(db);
   const { rows } = await sql<ConsumeRow>`
     SELECT ${sql.raw(CONSUME_COLUMNS)} FROM task_event_consume_log WHERE event_id = ${eventId}`.execute(db);
@@ -166,7 +166,7 @@ export async function claimConsume(db: Kysely<any>, lockClass: number, eventId: 
  * Inserts the row or replaces a FAILED one (keeping `created_at`); a SUCCEEDED or DEAD row is
  * left alone. Returns the row as stored afterwards, written or not, in one statement.
  */
-export async function writeConsume(db: Kysely<any>, w: TaskConsumeLogWrite): Promise<{ readonly written: boolean; readonly row: TaskConsumeLogEntry }> {
+export async function writeConsume(db: QueryExecutorProvider, w: TaskConsumeLogWrite): Promise<{ readonly written: boolean; readonly row: TaskConsumeLogEntry }> {
   const wantsCallback = w.callback && w.status !== "FAILED";
   const { rows } = await sql<ConsumeRow & { written: boolean }>`
     WITH up AS (
@@ -195,13 +195,13 @@ export async function writeConsume(db: Kysely<any>, w: TaskConsumeLogWrite): Pro
   return { written: row.written, row: consumeFromRow(row) };
 }
 
-export async function getConsume(db: Kysely<any>, eventId: string): Promise<TaskConsumeLogEntry | undefined> {
+export async function getConsume(db: QueryExecutorProvider, eventId: string): Promise<TaskConsumeLogEntry | undefined> {
   const { rows } = await sql<ConsumeRow>`
     SELECT ${sql.raw(CONSUME_COLUMNS)} FROM task_event_consume_log WHERE event_id = ${eventId}`.execute(db);
   return rows[0] === undefined ? undefined : consumeFromRow(rows[0]);
 }
 
-export async function listConsume(db: Kysely<any>, f: TaskConsumeLogFilter): Promise<TaskConsumeLogEntry[]> {
+export async function listConsume(db: QueryExecutorProvider, f: TaskConsumeLogFilter): Promise<TaskConsumeLogEntry[]> {
   const where = [sql`true`];
   if (f.statuses !== undefined) where.push(sql`status = ANY(${[...f.statuses]}::text[])`);
   if (f.callbackStatuses !== undefined) where.push(sql`callback_status = ANY(${[...f.callbackStatuses]}::text[])`);
@@ -214,7 +214,7 @@ export async function listConsume(db: Kysely<any>, f: TaskConsumeLogFilter): Pro
 }
 
 /** PENDING callbacks due at `now`, oldest due first: a probe into the partial callback index. */
-export async function dueCallbacks(db: Kysely<any>, now: number, limit: number): Promise<TaskConsumeLogEntry[]> {
+export async function dueCallbacks(db: QueryExecutorProvider, now: number, limit: number): Promise<TaskConsumeLogEntry[]> {
   const { rows } = await sql<ConsumeRow>`
     SELECT ${sql.raw(CONSUME_COLUMNS)} FROM task_event_consume_log
     WHERE callback_status = 'PENDING' AND callback_next_at <= ${at(now)}
@@ -222,14 +222,14 @@ export async function dueCallbacks(db: Kysely<any>, now: number, limit: number):
   return rows.map(consumeFromRow);
 }
 
-export async function settleCallback(db: Kysely<any>, eventId: string, status: "SENT" | "REJECTED", error: string | null, when: number): Promise<void> {
+export async function settleCallback(db: QueryExecutorProvider, eventId: string, status: "SENT" | "REJECTED", error: string | null, when: number): Promise<void> {
   await sql`
     UPDATE task_event_consume_log
     SET callback_status = ${status}, callback_next_at = NULL, callback_error = ${error}, updated_at = ${at(when)}
     WHERE event_id = ${eventId} AND callback_status = 'PENDING'`.execute(db);
 }
 
-export async function deferCallback(db: Kysely<any>, eventId: string, attempts: number, nextAt: number, error: string): Promise<void> {
+export async function deferCallback(db: QueryExecutorProvider, eventId: string, attempts: number, nextAt: number, error: string): Promise<void> {
   await sql`
     UPDATE task_event_consume_log
     SET callback_attempts = ${attempts}, callback_next_at = ${at(nextAt)}, callback_error = ${error}

@@ -4,6 +4,7 @@ import { pgCall } from "../pg-error-map.js";
 import { pgTransaction } from "../pg-transaction.js";
 import { claimConsume } from "../queries/reliable-message.js";
 import { purgeConsumeLog } from "../queries/reliable-message-consume-log.js";
+import type { ReliableMessageConsumeLogDatabase } from "./reliable-message-tables.js";
 
 /**
  * `ConsumeLog` in the consumer's own PostgreSQL database (table `reliable_message_consume_log`,
@@ -15,7 +16,7 @@ import { purgeConsumeLog } from "../queries/reliable-message-consume-log.js";
  * `COMMIT_UNKNOWN`: the redelivery then finds the claim or not); errors the handler throws are
  * rethrown unchanged after the rollback.
  */
-export class PgConsumeLog<DB = any> implements ConsumeLog<Transaction<DB>> {
+export class PgConsumeLog<DB = ReliableMessageConsumeLogDatabase> implements ConsumeLog<Transaction<DB>> {
   readonly #db: Kysely<DB>;
 
   constructor(db: Kysely<DB>) {

@@ -54,8 +54,8 @@ export class PgReliableMessageStore implements ReliableMessageStore {
   readonly #clock: Clock;
   readonly #conflictAttempts: number;
 
-  constructor(db: Kysely<any>, options: PgReliableMessageStoreOptions = {}) {
-    this.#db = db as Kysely<MsgxDatabase>;
+  constructor(db: Kysely<MsgxDatabase>, options: PgReliableMessageStoreOptions = {}) {
+    this.#db = db;
     this.#clock = options.clock ?? systemClock;
     this.#conflictAttempts = Math.max(1, options.conflictAttempts ?? 3);
   }

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import type { MsgxDatabase } from "../rows/tables.js";
 import type { OutboundMailbox, OutboundQuery, OutboundRow } from "@msgx/core";
 import { mapPgError } from "../pg-error-map.js";
 import { toMs, toMsOrNull, toNumber } from "../rows/values.js";
@@ -31,10 +32,10 @@ const toRow = (r: Row): OutboundRow => ({
  * is byte-wise equality in PostgreSQL).
  */
 export class PgOutboundMailbox implements OutboundMailbox {
-  readonly #db: Kysely<any>;
+  readonly #db: Kysely<MsgxDatabase>;
   readonly #table: string;
 
-  constructor(db: Kysely<any>, options: { readonly table?: string } = {}) {
+  constructor(db: Kysely<MsgxDatabase>, options: { readonly table?: string } = {}) {
     this.#db = db;
     this.#table = options.table ?? "coutmsgs";
   }

@@ -2,14 +2,15 @@ import { assertRefListQuery, type RefEntry, type ReferenceReader, type RefListQu
 import type { Kysely } from "kysely";
 import { pgCall } from "../pg-error-map.js";
 import type { Db } from "../queries/db.js";
+import type { MsgxDatabase } from "../rows/tables.js";
 import { getReference, listReferences, referenceTypes } from "../queries/ref-master.js";
 
 /** `ReferenceReader` over `ref_master`, which the pipeline transaction writes (`PgPipelineTx.applyRun`). */
 export class PgReferenceReader implements ReferenceReader {
   readonly #db: Db;
 
-  constructor(db: Kysely<any>) {
-    this.#db = db as Db;
+  constructor(db: Kysely<MsgxDatabase>) {
+    this.#db = db;
   }
 
   get(rtype: string, rkey: string): Promise<RefEntry | undefined> {

@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import { mapPgError, pgCall } from "../pg-error-map.js";
 import { pgTransaction } from "../pg-transaction.js";
 import type { Db } from "../queries/db.js";
+import type { MsgxDatabase } from "../rows/tables.js";
 import { getRequest, insertRequest, listRequests, lockSeqn, openOfType, openRequests, saveSeqn, updateRequest } from "../queries/req-track.js";
 
 /** The unique index that allows one open request per type (migration 0003). */
@@ -49,8 +50,8 @@ class PgRequestTx implements RequestTx {
 export class PgRequestStore implements RequestStore {
   readonly #db: Db;
 
-  constructor(db: Kysely<any>) {
-    this.#db = db as Db;
+  constructor(db: Kysely<MsgxDatabase>) {
+    this.#db = db;
   }
 
   async transaction<T>(fn: (tx: RequestTx) => Promise<T>): Promise<T> {

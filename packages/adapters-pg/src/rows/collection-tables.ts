@@ -1,10 +1,12 @@
 import type { CollectionName } from "@msgx/core";
+import type { FlightCollectionTableName } from "./tables.js";
 
 /**
  * The table of each resource collection. Typed against core's `CollectionName`, so a collection
- * added to the schema table fails to compile here until a migration adds its table.
+ * added to the schema table fails to compile here until a migration adds its table (and
+ * `MsgxDatabase` its name).
  */
-export const COLLECTION_TABLES: Readonly<Record<CollectionName, string>> = {
+export const COLLECTION_TABLES = {
   ROUT: "flight_rout",
   ERUT: "flight_erut",
   PSDT: "flight_psdt",
@@ -18,6 +20,10 @@ export const COLLECTION_TABLES: Readonly<Record<CollectionName, string>> = {
   SRVT: "flight_srvt",
   VIPF: "flight_vipf",
   VIPT: "flight_vipt",
-};
+} as const satisfies Readonly<Record<CollectionName, FlightCollectionTableName>>;
+
+// And the other way: a table name in `MsgxDatabase` that no collection uses fails to compile.
+const everyTableUsed: [Exclude<FlightCollectionTableName, (typeof COLLECTION_TABLES)[CollectionName]>] extends [never] ? true : never = true;
+void everyTableUsed;
 
 export const COLLECTION_ENTRIES = Object.entries(COLLECTION_TABLES) as [CollectionName, string][];

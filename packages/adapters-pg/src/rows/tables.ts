@@ -1,10 +1,12 @@
-import type { ColumnType, Generated } from "kysely";
+import type { Generated, GeneratedAlways } from "kysely";
+import type { EmbeddedMailboxDatabase } from "../mailbox/pg-mailbox-schema.js";
+import type { ReliableMessageDatabase } from "../reliable-message/reliable-message-tables.js";
+import type { EmbeddedOutboundDatabase } from "../requests/pg-outbound-schema.js";
+import type { RequestsDatabase } from "../requests/request-tables.js";
+import type { TaskRoutingDatabase } from "../task-routing/task-tables.js";
+import type { Int8, Timestamp } from "./column-types.js";
 
-/** What a driver gives for `bigint` (node-postgres: string; PGlite: number). */
-type Int8 = ColumnType<string | number, number, number>;
-type Timestamp = ColumnType<Date, Date, Date>;
-
-/** `proc_state` (and `proc_state_hst` without `archived_at`). */
+/** `proc_state`. */
 export interface ProcStateTable {
   msg_id: Int8;
   status: string;
@@ -19,6 +21,11 @@ export interface ProcStateTable {
   received_at: Timestamp;
   updated_at: Timestamp;
   traceparent: string | null;
+}
+
+/** `proc_state_hst`: terminal records the archive job moved out of `proc_state`. */
+export interface ProcStateHstTable extends ProcStateTable {
+  archived_at: Timestamp;
 }
 
 export interface MsgIdentityTable {
@@ -89,12 +96,82 @@ export interface FlightSchdTable {
   deleted: boolean;
   scalars: unknown;
   collections_known: string[];
+  /** Generated from `scalars` (the columns queries filter on). */
+  alcd: GeneratedAlways<string | null>;
+  flno: GeneratedAlways<string | null>;
+  mvin: GeneratedAlways<string | null>;
+  sodt: GeneratedAlways<string | null>;
   updated_at: Timestamp;
 }
 
-/** The tables the pipeline store reads through the query builder. */
-export interface MsgxDatabase {
+/** One resource-collection table (`flight_rout`, `flight_erut`, …: see `COLLECTION_TABLES`). */
+export interface FlightCollectionTable {
+  flid: string;
+  seq_key: string;
+  ord: number;
+  row_values: unknown;
+}
+
+/** `flight_schd_hst`: one row per retirement of a flight. */
+export interface FlightSchdHstTable {
+  hst_id: Generated<Int8>;
+  flid: string;
+  operation_day: string;
+  state_version: Int8;
+  deleted: boolean;
+  tombstone_version: Int8 | null;
+  last_msg_id: Int8;
+  final_state: unknown;
+  retired_at: Timestamp;
+}
+
+/** `schd_snap_log`: one row per schedule snapshot received (kept 90 days). */
+export interface SchdSnapLogTable {
+  snap_id: Generated<Int8>;
+  msg_id: Int8;
+  styp: string;
+  operation_day: string | null;
+  declared_recs: number | null;
+  flights: number;
+  outcome: string;
+  reason: string | null;
+  logged_at: Timestamp;
+}
+
+/** The collection tables by name (`COLLECTION_TABLES` keeps the two equal at compile time). */
+export type FlightCollectionTableName =
+  | "flight_rout"
+  | "flight_erut"
+  | "flight_psdt"
+  | "flight_gtdt"
+  | "flight_ckdt"
+  | "flight_cldt"
+  | "flight_chdt"
+  | "flight_dely"
+  | "flight_chot"
+  | "flight_abtm"
+  | "flight_srvt"
+  | "flight_vipf"
+  | "flight_vipt";
+
+/**
+ * msgx's database for kysely: every table the migrations create, one interface per table, plus the
+ * embedded runner's mailboxes under their default names. What the stores' constructors take
+ * (`Kysely<MsgxDatabase>`); a database shared with an application's own tables is typed
+ * `Kysely<MsgxDatabase & AppDatabase>` by the application and passed with a cast to
+ * `Kysely<MsgxDatabase>`: kysely's types are invariant in their database.
+ */
+export interface MsgxDatabase
+  extends Record<FlightCollectionTableName, FlightCollectionTable>,
+    ReliableMessageDatabase,
+    TaskRoutingDatabase,
+    RequestsDatabase,
+    EmbeddedMailboxDatabase,
+    EmbeddedOutboundDatabase {
   proc_state: ProcStateTable;
+  proc_state_hst: ProcStateHstTable;
+  flight_schd_hst: FlightSchdHstTable;
+  schd_snap_log: SchdSnapLogTable;
   msg_identity: MsgIdentityTable;
   msg_event: MsgEventTable;
   backfill_todo: BackfillTodoTable;

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import type { MsgxDatabase } from "../rows/tables.js";
 import { ProcStatus, type PipelineStatus, type StatusReader } from "@msgx/core";
 import { mapPgError } from "../pg-error-map.js";
 
@@ -8,7 +9,7 @@ import { mapPgError } from "../pg-error-map.js";
  * job keeps bounded by moving terminal rows to `proc_state_hst`.
  */
 export class PgStatusReader implements StatusReader {
-  constructor(private readonly db: Kysely<any>) {}
+  constructor(private readonly db: Kysely<MsgxDatabase>) {}
 
   async status(): Promise<PipelineStatus> {
     try {

@@ -5,6 +5,7 @@ import { classifyPgError, mapPgError, pgCall } from "../pg-error-map.js";
 import { pgTransaction } from "../pg-transaction.js";
 import { claimConsume, deferCallback, dueCallbacks, getConsume, listConsume, settleCallback, writeConsume } from "../queries/task-routing.js";
 import { purgeTaskConsumeLog, reopenCallback, reopenDeadConsume } from "../queries/task-consume-log.js";
+import type { TaskConsumeLogDatabase } from "./task-tables.js";
 
 export interface PgTaskConsumeLogStoreOptions {
   /**
@@ -29,7 +30,7 @@ export const TASK_CONSUME_LOCK_CLASS = fnv1a("msgx:task-consume");
  * connection inside the handler's own SQL pauses the consumer instead of spending an attempt; a
  * deadlock or serialization failure is retried as a failed attempt, with backoff.
  */
-export class PgTaskConsumeLogStore<DB = any> implements TaskConsumeLogStore<Transaction<DB>> {
+export class PgTaskConsumeLogStore<DB = TaskConsumeLogDatabase> implements TaskConsumeLogStore<Transaction<DB>> {
   readonly #db: Kysely<DB>;
   readonly #lockClass: number;
 
@@ -40,13 +41,12 @@ export class PgTaskConsumeLogStore<DB = any> implements TaskConsumeLogStore<Tran
 
   transaction<T>(fn: (tx: TaskConsumeTx<Transaction<DB>>) => Promise<T>): Promise<T> {
     return pgTransaction(this.#db, "consume log", async (trx) => {
-      const any = trx as unknown as Kysely<any>;
       const tx: TaskConsumeTx<Transaction<DB>> = {
         handle: trx,
-        claim: (eventId: string) => pgCall("consume log claim", () => claimConsume(any, this.#lockClass, eventId)),
+        claim: (eventId: string) => pgCall("consume log claim", () => claimConsume(trx, this.#lockClass, eventId)),
         succeed: async (write: TaskConsumeLogWrite) => {
           if (write.status !== "SUCCEEDED") throw new TypeError(`succeed writes SUCCEEDED rows, not ${write.status}`);
-          const { written, row } = await pgCall("consume log succeed", () => writeConsume(any, write));
+          const { written, row } = await pgCall("consume log succeed", () => writeConsume(trx, write));
           if (!written) throw new MsgxError("INFRA", `consume log ${write.eventId} is already ${row.status}`);
         },
       };
@@ -59,36 +59,36 @@ export class PgTaskConsumeLogStore<DB = any> implements TaskConsumeLogStore<Tran
   }
 
   get(eventId: string): Promise<TaskConsumeLogEntry | undefined> {
-    return pgCall("consume log get", () => getConsume(this.#any, eventId));
+    return pgCall("consume log get", () => getConsume(this.#db, eventId));
   }
 
   async recordFailure(write: TaskConsumeLogWrite): Promise<TaskConsumeLogEntry> {
     if (write.status === "SUCCEEDED") throw new TypeError("recordFailure writes FAILED or DEAD rows");
-    return (await pgCall("consume log record failure", () => writeConsume(this.#any, write))).row;
+    return (await pgCall("consume log record failure", () => writeConsume(this.#db, write))).row;
   }
 
   dueCallbacks(now: number, limit: number): Promise<readonly TaskConsumeLogEntry[]> {
-    return pgCall("consume log due callbacks", () => dueCallbacks(this.#any, now, limit));
+    return pgCall("consume log due callbacks", () => dueCallbacks(this.#db, now, limit));
   }
 
   settleCallback(eventId: string, status: "SENT" | "REJECTED", error: string | null, at: number): Promise<void> {
-    return pgCall("consume log settle callback", () => settleCallback(this.#any, eventId, status, error, at));
+    return pgCall("consume log settle callback", () => settleCallback(this.#db, eventId, status, error, at));
   }
 
   deferCallback(eventId: string, attempts: number, nextAt: number, error: string): Promise<void> {
-    return pgCall("consume log defer callback", () => deferCallback(this.#any, eventId, attempts, nextAt, error));
+    return pgCall("consume log defer callback", () => deferCallback(this.#db, eventId, attempts, nextAt, error));
   }
 
   list(filter: TaskConsumeLogFilter): Promise<readonly TaskConsumeLogEntry[]> {
-    return pgCall("consume log list", () => listConsume(this.#any, filter));
+    return pgCall("consume log list", () => listConsume(this.#db, filter));
   }
 
   reopenDead(eventId: string, note: string, deliveryEventId: string | null, at: number): Promise<TaskConsumeLogEntry | undefined> {
-    return pgCall("consume log reopen dead", () => reopenDeadConsume(this.#any, eventId, note, deliveryEventId, at));
+    return pgCall("consume log reopen dead", () => reopenDeadConsume(this.#db, eventId, note, deliveryEventId, at));
   }
 
   reopenCallback(eventId: string, at: number): Promise<boolean> {
-    return pgCall("consume log reopen callback", () => reopenCallback(this.#any, eventId, at));
+    return pgCall("consume log reopen callback", () => reopenCallback(this.#db, eventId, at));
   }
 
   /**
@@ -96,11 +96,7 @@ export class PgTaskConsumeLogStore<DB = any> implements TaskConsumeLogStore<Tran
    * once `taskConsumeLogPurgeMigration` (0017) is applied.
    */
   purge(before: number, limit: number): Promise<number> {
-    return pgCall("consume log purge", () => purgeTaskConsumeLog(this.#any, before, limit));
-  }
-
-  get #any(): Kysely<any> {
-    return this.#db as unknown as Kysely<any>;
+    return pgCall("consume log purge", () => purgeTaskConsumeLog(this.#db, before, limit));
   }
 }
 

@@ -22,10 +22,10 @@ export interface PgTaskStoreOptions {
  * leave as `MsgxError` (`mapPgError`); a connection lost during COMMIT as `COMMIT_UNKNOWN`.
  */
 export class PgTaskStore implements TaskStore {
-  readonly #db: Kysely<any>;
+  readonly #db: Kysely<MsgxDatabase>;
   readonly #clock: Clock;
 
-  constructor(db: Kysely<any>, options: PgTaskStoreOptions = {}) {
+  constructor(db: Kysely<MsgxDatabase>, options: PgTaskStoreOptions = {}) {
     this.#db = db;
     this.#clock = options.clock ?? systemClock;
   }
@@ -79,10 +79,10 @@ export class PgTaskStore implements TaskStore {
 
 /** One task transaction on one connection; each member is one statement. */
 class PgTaskTx implements TaskTx {
-  readonly #trx: Kysely<any>;
+  readonly #trx: Kysely<MsgxDatabase>;
   readonly #now: number;
 
-  constructor(trx: Kysely<any>, now: number) {
+  constructor(trx: Kysely<MsgxDatabase>, now: number) {
     this.#trx = trx;
     this.#now = now;
   }
@@ -116,7 +116,7 @@ class PgTaskTx implements TaskTx {
   }
 
   async appendEvents(events: readonly OutboxEventDraft[]): Promise<void> {
-    await pgCall("task events insert", () => insertEvents(this.#trx as Kysely<MsgxDatabase>, events, this.#now));
+    await pgCall("task events insert", () => insertEvents(this.#trx, events, this.#now));
   }
 }
 
