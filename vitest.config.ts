@@ -14,22 +14,44 @@ const alias = {
   "@msgx/runner": src("runner/src/index.ts"),
 };
 
+/**
+ * Suites that stop and start a shared service (PostgreSQL, MariaDB, Kafka): they run one at a time,
+ * after every other integration suite has finished, since a stopped broker or database would fail
+ * whatever else uses it at that moment.
+ */
+const exclusive = [
+  "packages/runner/test/fault-battery.e2e.spec.ts",
+  "packages/runner/test/fault-battery-hostile.e2e.spec.ts",
+  "packages/runner/test/reliable-service-broker-outage.e2e.spec.ts",
+  "packages/adapters-kafka/test/relay-broker-restart.int.spec.ts",
+];
+const integration = ["packages/*/src/**/*.int.spec.ts", "packages/*/test/**/*.int.spec.ts", "packages/*/test/**/*.e2e.spec.ts", "examples/*/test/**/*.int.spec.ts", "examples/*/test/**/*.e2e.spec.ts"];
+const slow = { testTimeout: 120_000, hookTimeout: 120_000 };
+
+// Integration suites isolate themselves (a schema, tables, topics and a data directory of their
+// own, ports chosen by the OS) and mostly wait on I/O, so four run at once on two cores; the unit
+// suites, CPU-bound, run beside the exclusive ones, which mostly wait for a service to stop or start.
 export default defineConfig({
   resolve: { alias },
   test: {
+    maxWorkers: 4,
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", include: ["packages/*/src/**/*.unit.spec.ts", "packages/*/test/**/*.unit.spec.ts", "examples/*/test/**/*.unit.spec.ts"], testTimeout: 60_000 },
+        test: { name: "int", include: integration, exclude: exclusive, ...slow, maxWorkers: 4, sequence: { groupOrder: 0 } },
+      },
+      {
+        resolve: { alias },
+        test: { name: "exclusive", include: exclusive, ...slow, fileParallelism: false, sequence: { groupOrder: 1 } },
       },
       {
         resolve: { alias },
         test: {
-          name: "int",
-          include: ["packages/*/src/**/*.int.spec.ts", "packages/*/test/**/*.int.spec.ts", "packages/*/test/**/*.e2e.spec.ts", "examples/*/test/**/*.int.spec.ts", "examples/*/test/**/*.e2e.spec.ts"],
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
-          fileParallelism: false,
+          name: "unit",
+          include: ["packages/*/src/**/*.unit.spec.ts", "packages/*/test/**/*.unit.spec.ts", "examples/*/test/**/*.unit.spec.ts"],
+          testTimeout: 60_000,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -1,0 +1,92 @@
+/**
+ * The reliable-message service's world on real PostgreSQL and Kafka, for a suite file: the built
+ * `msgx run` on a schema and topics of this run, the producer's checker, and the hooks that start
+ * and clean them. Each suite file gets its own runner, so the broker-outage flow (which stops the
+ * shared broker) can run in the exclusive project while the others run beside other suites.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import kafkajs from "kafkajs";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { gateService } from "@msgx/core/testing";
+import { spawnRunner, type RunnerProcess, probeKafka } from "../runner-process.js";
+import * as flows from "./rm-flows.js";
+import { startChecker, type Checker, type Consumer } from "./rm-processes.js";
+
+const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
+export const BROKERS = process.env["MSGX_TEST_KAFKA_BROKERS"] ?? "127.0.0.1:9092";
+
+export interface PgKafkaRmWorld {
+  /** PostgreSQL and Kafka answer: the suite runs (else it is NOT RUN, said by the gates). */
+  readonly available: boolean;
+  world(): flows.RmWorld;
+}
+
+/** Gates on PostgreSQL and Kafka and registers the suite's hooks; `beforeEnd` runs first in afterAll. */
+export async function pgKafkaRmWorld(suite: string, tag: string, beforeEnd: () => Promise<void> = async () => undefined): Promise<PgKafkaRmWorld> {
+  const run = `${tag}_${process.pid}_${Date.now() % 100_000}`;
+  const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
+  const gates = [
+    await gateService("PostgreSQL", suite, async () => void (await pgClient.connect())),
+    await gateService("Kafka", suite, () => probeKafka(BROKERS.split(","))),
+  ];
+  const available = gates.every((g) => g.available);
+  const dirs: string[] = [];
+  let runner: RunnerProcess | undefined;
+  let checker: Checker | undefined;
+  const consumers: Consumer[] = [];
+  const q = flows.rmQueues(run);
+
+  beforeAll(async () => {
+    if (!available) return;
+    await pgClient.query(`CREATE SCHEMA ${run}`);
+    checker = await startChecker();
+    const dir = mkdtempSync(join(tmpdir(), "msgx-rm-svc-"));
+    dirs.push(dir);
+    const config = join(dir, "msgx.json");
+    writeFileSync(config, JSON.stringify(flows.rmConfig(q, checker)));
+    runner = await spawnRunner(["-c", config, "--pg", PG_URL, "--kafka", BROKERS, "--data-dir", join(dir, "data")], {
+      MSGX_PG_SCHEMA: run,
+      MSGX_KAFKA_MSG_TOPIC: `msg_${run}`,
+      MSGX_KAFKA_SCHD_TOPIC: `schd_${run}`,
+      MSGX_KAFKA_REF_TOPIC: `ref_${run}`,
+    });
+  }, 120_000);
+  afterEach(async () => {
+    await Promise.all(consumers.splice(0).map((c) => c.stop()));
+  });
+  afterAll(async () => {
+    await beforeEnd();
+    if (runner) {
+      runner.child.kill("SIGTERM");
+      const code = await runner.exited;
+      if (code !== 0) console.error(`[${suite}] runner exited ${code}:\n${runner.output().slice(-5_000)}`);
+    }
+    await checker?.stop();
+    if (available) {
+      await pgClient.query(`DROP SCHEMA IF EXISTS ${run} CASCADE`).catch(() => undefined);
+      await dropTopics(run).catch((e: unknown) => console.warn(`[${suite}] topics of ${run} left behind:`, e));
+    }
+    await pgClient.end().catch(() => undefined);
+    dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+  }, 300_000);
+
+  return {
+    available,
+    world: () => ({ url: runner!.url, checker: checker!, q, consumers, source: (_topic, group) => ({ brokers: BROKERS, group: `${run}-${group}` }) }),
+  };
+}
+
+/** This run's topics (the queues' and the runner's own), so a shared broker does not fill up. */
+async function dropTopics(run: string): Promise<void> {
+  const admin = new kafkajs.Kafka({ brokers: BROKERS.split(","), logLevel: kafkajs.logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const ours = (await admin.listTopics()).filter((t) => t.includes(run));
+    if (ours.length > 0) await admin.deleteTopics({ topics: ours });
+  } finally {
+    await admin.disconnect();
+  }
+}
