@@ -4,12 +4,14 @@
  * Packs every package of packages/*, installs the tarballs with npm into a new project outside the
  * repository (no workspace links; peers from the registry), and there runs an ESM and a CJS smoke,
  * core's contract suite against an adapter the consumer wrote, tsc under node16 and bundler
- * resolution, publint and arethetypeswrong, and every ```ts sample of the package READMEs.
+ * resolution, publint and arethetypeswrong, and every ```ts sample of the package READMEs; two
+ * lean projects check that the fakes need no test framework and the pg adapter no PGlite.
  *
  * Usage: node scripts/consumer-check.mjs [--root <workspace>] [--build] [--keep]
- *   --root   the workspace whose packages/* are checked (default: this repository); built unless --build
+ *   --root   the workspace whose packages/* are checked (default: this repository); its dist/
+ *            must be built (`pnpm build`) unless --build is given
  *   --build  run `pnpm build` in the workspace first
- *   --keep   keep the temporary project and print where it is
+ *   --keep   keep the temporary projects and print where they are
  * Prints one line per step with its time; exits 1 when any step failed.
  */
 import { createConnection } from "node:net";
