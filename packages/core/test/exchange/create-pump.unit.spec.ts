@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createPump, ProcStatus, type ProcessorTable } from "@msgx/core";
-import { InMemoryMailbox, InMemoryPipelineStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
+import { InMemoryMailbox, InMemoryPipelineStore, ManualClock, RecordingLogger } from "@msgx/core/fakes";
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
 
@@ -69,7 +69,7 @@ describe("createPump", () => {
   });
 });
 
-describe("docs/exchange.md 'Composing a pump'", () => {
+describe("packages/core/README.md 'Composing a pump'", () => {
   const dirs: string[] = [];
   afterEach(() => {
     vi.restoreAllMocks();
@@ -77,14 +77,13 @@ describe("docs/exchange.md 'Composing a pump'", () => {
   });
 
   it("runs as it stands and prints what the text says", async () => {
-    const doc = readFileSync(join(root, "docs/exchange.md"), "utf8");
+    const doc = readFileSync(join(root, "packages/core/README.md"), "utf8");
     const section = doc.slice(doc.indexOf("## Composing a pump"));
     const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
     expect(block, "a ts block under 'Composing a pump'").toBeDefined();
     // Vitest resolves the package names to the sources; a temporary file outside the tree needs paths.
-    const fakes = join(root, "packages/core/src/fakes.ts");
     const source = (block as string)
-      .replace(/from "@msgx\/core\/fakes"/g, `from ${JSON.stringify(pathToFileURL(fakesOrTesting(fakes)).href)}`)
+      .replace(/from "@msgx\/core\/fakes"/g, `from ${JSON.stringify(pathToFileURL(join(root, "packages/core/src/fakes.ts")).href)}`)
       .replace(/from "@msgx\/core"/g, `from ${JSON.stringify(pathToFileURL(join(root, "packages/core/src/index.ts")).href)}`);
     const dir = mkdtempSync(join(tmpdir(), "msgx-recipe-"));
     dirs.push(dir);
@@ -97,13 +96,3 @@ describe("docs/exchange.md 'Composing a pump'", () => {
     expect(section).toContain("It prints `message 1: SUCCEEDED` and `topic msg: 1 record(s)`");
   });
 });
-
-/** `src/fakes.ts` once the fakes subpath exists, else the testing entry that re-exports them. */
-function fakesOrTesting(fakes: string): string {
-  try {
-    readFileSync(fakes);
-    return fakes;
-  } catch {
-    return join(root, "packages/core/src/testing.ts");
-  }
-}
