@@ -135,7 +135,7 @@ async function install() {
   const cwd = ctx.project;
   runCommand("npm", ["init", "-y"], { cwd });
   const registry = [...REGISTRY_PACKAGES.map((name) => `${name}@${workspaceVersion(name)}`), ...Object.entries(TOOLS).map(([n, v]) => `${n}@${v}`)];
-  runCommand("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...ctx.tarballs, ...registry], { cwd, timeoutMs: 900_000 });
+  npmInstall(cwd, [...ctx.tarballs, ...registry]);
   for (const file of readdirSync(fixtures)) {
     if (file === "smoke.ts") {
       // One source, both formats: .mts compiles to ESM, .cts to CJS.
@@ -300,8 +300,22 @@ function leanProject(prefix, installs) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   ctx.extra.push(dir);
   runCommand("npm", ["init", "-y"], { cwd: dir });
-  runCommand("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...installs], { cwd: dir, timeoutMs: 300_000 });
+  npmInstall(dir, installs);
   return dir;
+}
+
+/**
+ * `npm install` of tarballs and registry specs, tried a second time if the first fails: a dropped
+ * registry connection on a CI machine is not a packaging fault. The second failure is reported.
+ */
+function npmInstall(cwd, specs) {
+  const args = ["install", "--no-audit", "--no-fund", "--loglevel=error", ...specs];
+  try {
+    runCommand("npm", args, { cwd, timeoutMs: 600_000 });
+  } catch (e) {
+    console.log(`     npm install failed once, trying again: ${e.message.split("\n").at(-1)}`);
+    runCommand("npm", args, { cwd, timeoutMs: 600_000 });
+  }
 }
 
 /**
