@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { setFlagsFromString } from "node:v8";
 import { Command, CommanderError } from "commander";
 import { withCommonOptions } from "./commands/common-options.js";
 import { errorMessage, isMsgxError } from "@msgx/core";
@@ -9,6 +10,13 @@ import { demoCommand } from "./commands/demo-command.js";
 import { registerReliableCommands } from "./commands/reliable-commands.js";
 import { registerRequestCommands } from "./commands/request-commands.js";
 import { registerTasksCommands } from "./commands/tasks-commands.js";
+import { BASELINE_WASM_FLAG } from "./embedded/pglite-data-dir.js";
+
+// The embedded state, PGlite, is PostgreSQL compiled to WebAssembly: V8's baseline compiler only.
+// The optimising tier recompiles hot functions on background threads and kept ~70 MB resident (an
+// idle embedded runner at 220–250 MB RSS instead of ~160 MB) for no CPU saved on msgx's statements
+// (docs/benchmarks.md). Nothing has compiled WebAssembly yet; with real PostgreSQL nothing does.
+setFlagsFromString(BASELINE_WASM_FLAG);
 
 const program = new Command()
   .name("msgx")

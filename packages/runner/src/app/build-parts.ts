@@ -6,6 +6,7 @@ import { errorMessage, MsgxError, systemClock, type Clock, type DeliveryPort, ty
 import type { MsgxConfig } from "../config/config-schema.js";
 import { DataDirLock } from "../embedded/data-dir-lock.js";
 import { JsonlDeliveryPort } from "../embedded/jsonl-delivery-port.js";
+import { initPgliteDataDir } from "../embedded/pglite-data-dir.js";
 import type { HealthCheck } from "./health-check.js";
 import type { AppParts, QueueTopicsPort } from "./app-parts.js";
 
@@ -62,8 +63,10 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
     options.progress?.opening("state");
 
     // State: PostgreSQL or PGlite, with leadership and its fencing epoch.
+    const pgliteDir = join(config.dataDir, "pglite");
+    if (embeddedState) await initPgliteDataDir(pgliteDir);
     const pg = embeddedState
-      ? await createPgliteStores(join(config.dataDir, "pglite"), { clock })
+      ? await createPgliteStores(pgliteDir, { clock })
       : await createPgStores({ connectionString: config.pg.url, schema: config.pg.schema, max: config.pg.poolSize, clock });
     closers.push(() => pg.close());
     let fence: number | undefined;
