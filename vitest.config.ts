@@ -29,8 +29,8 @@ const integration = ["packages/*/src/**/*.int.spec.ts", "packages/*/test/**/*.in
 const slow = { testTimeout: 120_000, hookTimeout: 120_000 };
 
 // Integration suites isolate themselves (a schema, tables, topics and a data directory of their
-// own, ports chosen by the OS) and mostly wait on I/O, so four run at once on two cores; the unit
-// suites, CPU-bound, run beside the exclusive ones, which mostly wait for a service to stop or start.
+// own, ports chosen by the OS) and mostly wait on I/O, so four files run at once on two cores,
+// unit and integration together (vitest wants one worker count per group); then the exclusive ones.
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -50,8 +50,8 @@ export default defineConfig({
           name: "unit",
           include: ["packages/*/src/**/*.unit.spec.ts", "packages/*/test/**/*.unit.spec.ts", "examples/*/test/**/*.unit.spec.ts"],
           testTimeout: 60_000,
-          maxWorkers: 2,
-          sequence: { groupOrder: 1 },
+          maxWorkers: 4,
+          sequence: { groupOrder: 0 },
         },
       },
     ],
