@@ -135,7 +135,7 @@ function records(events: readonly OutboxEventDraft[], topic: string): DeliveryRe
     topic,
     key: e.partitionKey,
     value: JSON.stringify(e.payload),
-    headers: eventHeaders({ ...e, eventId: i + 1, status: "PENDING", attempts: 0, nextAttemptAt: null, lastError: null, createdAt: 0, sentAt: null }),
+    headers: eventHeaders({ ...e, eventId: i + 1 }),
   }));
 }
 
