@@ -11,3 +11,10 @@ export type Timestamp = ColumnType<Date, Date, Date>;
  * so the write side is a string.
  */
 export type Jsonb = ColumnType<unknown, string, string>;
+
+/**
+ * A table's row as a raw query returns it: text columns as typed, every other column `unknown`
+ * (numbers, bigints, timestamps and JSON differ between node-postgres and PGlite), for the row
+ * mappers to convert.
+ */
+export type DriverRow<Table> = { [K in keyof Table]: Table[K] extends string | null ? Table[K] : unknown };

@@ -1,30 +1,10 @@
 import type { TaskCallbackEntry, TaskConsumeLogEntry, TaskFeedbackEntry, TaskRecord, TaskReplayEntry } from "@msgx/core";
+import type { DriverRow } from "../rows/column-types.js";
 import { toMs, toMsOrNull, toNumber } from "../rows/values.js";
+import type { TaskCallbackTable, TaskEventConsumeLogTable, TaskFeedbackTable, TaskReplayTable, TaskTaskTable } from "./task-tables.js";
 
 /** `task_task` as the driver returns it. */
-export interface TaskRow {
-  task_id: string;
-  owner_service: string;
-  handler_code: string;
-  biz_type: string;
-  biz_id: string;
-  external_system: string;
-  external_task_type: string | null;
-  external_task_no: string | null;
-  payload: unknown;
-  status: string;
-  version: unknown;
-  last_event_id: string | null;
-  status_reason: string | null;
-  callback_error: string | null;
-  dispatch_attempts: unknown;
-  next_dispatch_at: unknown;
-  dispatch_error: string | null;
-  callback_alerts: unknown;
-  callback_alert_at: unknown;
-  created_at: unknown;
-  updated_at: unknown;
-}
+export type TaskRow = DriverRow<TaskTaskTable>;
 
 export const TASK_COLUMNS = `task_id, owner_service, handler_code, biz_type, biz_id, external_system, external_task_type,
   external_task_no, payload, status, version, last_event_id, status_reason, callback_error, dispatch_attempts,
@@ -55,14 +35,7 @@ export const taskFromRow = (r: TaskRow): TaskRecord => ({
 });
 
 /** `task_replay` as the driver returns it. */
-export interface ReplayRow {
-  replay_id: string;
-  replayed_by: string;
-  reason: string;
-  filter: unknown;
-  task_ids: unknown;
-  replayed_at: unknown;
-}
+export type ReplayRow = DriverRow<TaskReplayTable>;
 
 export const REPLAY_COLUMNS = "replay_id, replayed_by, reason, filter, task_ids, replayed_at";
 
@@ -75,15 +48,7 @@ export const replayFromRow = (r: ReplayRow): TaskReplayEntry => ({
   at: toMs(r.replayed_at),
 });
 
-export interface FeedbackRow {
-  task_id: string;
-  external_event_id: string;
-  status: string;
-  outcome: string;
-  reason: string | null;
-  event_id: string | null;
-  received_at: unknown;
-}
+export type FeedbackRow = DriverRow<Omit<TaskFeedbackTable, "feedback_id">>;
 
 export const FEEDBACK_COLUMNS = "task_id, external_event_id, status, outcome, reason, event_id, received_at";
 
@@ -97,15 +62,7 @@ export const feedbackFromRow = (r: FeedbackRow): TaskFeedbackEntry => ({
   receivedAt: toMs(r.received_at),
 });
 
-export interface CallbackRow {
-  task_id: string;
-  event_id: string;
-  result: string;
-  message: string | null;
-  outcome: string;
-  reason: string | null;
-  received_at: unknown;
-}
+export type CallbackRow = DriverRow<Omit<TaskCallbackTable, "callback_id">>;
 
 export const CALLBACK_COLUMNS = "task_id, event_id, result, message, outcome, reason, received_at";
 
@@ -120,25 +77,7 @@ export const callbackFromRow = (r: CallbackRow): TaskCallbackEntry => ({
 });
 
 /** `task_event_consume_log` as the driver returns it. */
-export interface ConsumeRow {
-  event_id: string;
-  task_id: string;
-  owner_service: string;
-  handler_code: string;
-  event_type: string;
-  status: string;
-  error_msg: string | null;
-  attempts: unknown;
-  next_attempt_at: unknown;
-  payload: unknown;
-  delivery_event_id: string | null;
-  callback_status: string | null;
-  callback_attempts: unknown;
-  callback_next_at: unknown;
-  callback_error: string | null;
-  created_at: unknown;
-  updated_at: unknown;
-}
+export type ConsumeRow = DriverRow<TaskEventConsumeLogTable>;
 
 export const CONSUME_COLUMNS = `event_id, task_id, owner_service, handler_code, event_type, status, error_msg, attempts,
   next_attempt_at, payload, delivery_event_id, callback_status, callback_attempts, callback_next_at, callback_error,
