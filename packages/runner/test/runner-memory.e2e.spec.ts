@@ -54,6 +54,8 @@ describe("msgx run (embedded) memory", () => {
       expect(readdirSync(dataDir).filter((f) => f.includes(".init-"))).toEqual([]);
       const summary = execFileSync(process.execPath, [CLI, "demo", "--url", first.url, "--flights", "100", "--updates", "500"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
       expect(summary).toMatch(/processed: .*SUCCEEDED \d+/);
+      // Over --url the demo cannot read the runner's events: it says where they are instead.
+      expect(summary).toContain("events:      not counted with --url (in the runner's Kafka topics, or events/<topic>.jsonl in its data directory)");
       const afterDemo = await idleRss(first);
       expect(Math.max(...afterDemo), `idle RSS (MB) after a first start and a demo day: ${afterDemo.join(", ")}`).toBeLessThan(IDLE_RSS_LIMIT_MB);
     } finally {

@@ -66,7 +66,7 @@ export async function demoCommand(flags: DemoFlags): Promise<void> {
       ...(held > 0 ? [`  note:        ${flags.url ? `the runner at ${base}` : `data directory ${config.dataDir}`} already held ${held} messages; counts are totals, with this run's share beside each`] : []),
       `  sent:        ${total} messages (${[...kinds].map(([k, n]) => `${k} ${n}`).join(", ")})`,
       `  processed:   ${Object.entries(status.byStatus).map(([s, n]) => `${s} ${thisRun(n, before.byStatus[s as keyof PipelineStatus["byStatus"]] ?? 0)}`).join(", ")}`,
-      `  events:      ${events ? Object.entries(events).map(([t, n]) => `${t} ${thisRun(n, eventsBefore?.[t] ?? 0)}`).join(", ") : "see the broker"} (pending: ${Object.entries(status.delivery).map(([t, d]) => `${t} ${d.pending}`).join(", ") || "none"})`,
+      `  events:      ${events ? Object.entries(events).map(([t, n]) => `${t} ${thisRun(n, eventsBefore?.[t] ?? 0)}`).join(", ") : "not counted with --url (in the runner's Kafka topics, or events/<topic>.jsonl in its data directory)"} (pending: ${Object.entries(status.delivery).map(([t, d]) => `${t} ${d.pending}`).join(", ") || "none"})`,
       `  dead letters (${thisRun(status.deadLetters, before.deadLetters)}):`,
       ...[...reasons].map(([r, n]) => `    ${n} × ${r}`),
       `  throughput:  ingress ${rate(total, posted - started)} msg/s; end to end ${rate(total, done - started)} msg/s (${((done - started) / 1000).toFixed(1)} s, delivered and flushed)`,
