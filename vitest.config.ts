@@ -1,5 +1,7 @@
+import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 const src = (p: string) => fileURLToPath(new URL(`./packages/${p}`, import.meta.url));
 
@@ -28,6 +30,26 @@ const exclusive = [
 const integration = ["packages/*/src/**/*.int.spec.ts", "packages/*/test/**/*.int.spec.ts", "packages/*/test/**/*.e2e.spec.ts", "examples/*/test/**/*.int.spec.ts", "examples/*/test/**/*.e2e.spec.ts"];
 const slow = { testTimeout: 120_000, hookTimeout: 120_000 };
 
+/** How slow a kind of suite tends to be, slowest 0: end-to-end, property and model, integration, unit. */
+const kind = (file: string): number => (/\.e2e\.spec\.ts$/.test(file) ? 0 : /\.(property|model)\.unit\.spec\.ts$/.test(file) ? 1 : /\.int\.spec\.ts$/.test(file) ? 2 : 3);
+
+/**
+ * Longest first across the projects of a group, so no long suite starts last and runs alone (vitest's
+ * own order runs one project's files after the other's): by the last run's durations where this
+ * checkout has them, else — a fresh clone — by the kind of suite.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const last = (f: TestSpecification) => this.ctx.cache.getFileTestResults(`${f.project.name}:${relative(this.ctx.config.root, f.moduleId)}`)?.duration;
+    return [...files].sort((a, b) => {
+      const group = a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder;
+      if (group !== 0) return group;
+      const [da, db] = [last(a), last(b)];
+      return da !== undefined && db !== undefined ? db - da : kind(a.moduleId) - kind(b.moduleId);
+    });
+  }
+}
+
 // Integration suites isolate themselves (a schema, tables, topics and a data directory of their
 // own, ports chosen by the OS) and mostly wait on I/O, so four files run at once on two cores,
 // unit and integration together (vitest wants one worker count per group); then the exclusive ones.
@@ -35,6 +57,7 @@ export default defineConfig({
   resolve: { alias },
   test: {
     maxWorkers: 4,
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         resolve: { alias },

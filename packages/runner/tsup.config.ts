@@ -9,6 +9,8 @@ export default defineConfig({
     if (format === "cjs") options.entryPoints = { index: "src/index.ts" };
   },
   dts: { entry: { index: "src/index.ts" } },
+  // import.meta.url in the CommonJS build (the embedded store resolves PGlite from its own module).
+  shims: true,
   clean: true,
   sourcemap: true,
   target: "node20",

@@ -53,7 +53,7 @@ function childInit(pglite: string, dir: string): Promise<void> {
   });
 }
 
-/** This module's path, to resolve the runner's own `@electric-sql/pglite` from: CommonJS build, or ESM. */
+/** This module's URL, to resolve the runner's own `@electric-sql/pglite` from (tsup shims it in the CommonJS build). */
 function modulePath(): string {
-  return typeof __filename === "string" ? __filename : import.meta.url;
+  return import.meta.url;
 }
