@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import kafkajs from "kafkajs";
+import type pg from "pg";
+import { gateService } from "@msgx/core/testing";
 
 export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 export const FIXTURES = fileURLToPath(new URL("../../core/test/fixtures/sis/", import.meta.url));
@@ -82,6 +84,37 @@ export async function probeKafka(brokers: readonly string[]): Promise<void> {
   await admin.connect();
   try {
     await admin.describeCluster();
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Gates a suite on PostgreSQL (by connecting `pgClient`, which the suite goes on using) and Kafka: true when both answer. */
+export async function gatePgAndKafka(suite: string, pgClient: pg.Client, brokers: string): Promise<boolean> {
+  const gates = [
+    await gateService("PostgreSQL", suite, async () => void (await pgClient.connect())),
+    await gateService("Kafka", suite, () => probeKafka(brokers.split(","))),
+  ];
+  return gates.every((g) => g.available);
+}
+
+/** Stops a spawned runner with SIGTERM; prints its output when it did not exit 0. */
+export async function stopRunner(runner: RunnerProcess | undefined, suite: string): Promise<void> {
+  if (!runner) return;
+  runner.child.kill("SIGTERM");
+  const code = await runner.exited;
+  if (code !== 0) console.error(`[${suite}] runner exited ${code}:\n${runner.output().slice(-5_000)}`);
+}
+
+/** Deletes a run's topics and consumer groups (every name holding `run`), so a shared broker does not fill up. */
+export async function dropKafkaRun(brokers: string, run: string): Promise<void> {
+  const admin = new kafkajs.Kafka({ brokers: brokers.split(","), logLevel: kafkajs.logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.includes(run));
+    if (topics.length > 0) await admin.deleteTopics({ topics });
+    const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g.includes(run));
+    if (groups.length > 0) await admin.deleteGroups(groups);
   } finally {
     await admin.disconnect();
   }

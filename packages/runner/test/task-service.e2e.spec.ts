@@ -15,11 +15,9 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import kafkajs from "kafkajs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gateService } from "@msgx/core/testing";
-import { CLI, eventually, spawnRunner, type RunnerProcess, probeKafka } from "./runner-process.js";
+import { CLI, dropKafkaRun, eventually, gatePgAndKafka, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
 import { schemaErrors } from "../../core/test/schemas/event-schemas.js";
 import { metric } from "./reliable-service/rm-processes.js";
 import { getTask, startExecutingSystem, startOwner, TASK_TOKEN, taskApi, type ExecutingSystem, type Owner } from "./task-service/task-processes.js";
@@ -37,11 +35,7 @@ const LOST = "-lost-callback";
 const suite = "task service over HTTP on PostgreSQL and Kafka, owner and executing system in their own processes";
 
 const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
-const gates = [
-  await gateService("PostgreSQL", suite, async () => void (await pgClient.connect())),
-  await gateService("Kafka", suite, () => probeKafka(BROKERS.split(","))),
-];
-const available = gates.every((g) => g.available);
+const available = await gatePgAndKafka(suite, pgClient, BROKERS);
 
 const dirs: string[] = [];
 let runner: RunnerProcess | undefined;
@@ -82,33 +76,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await owner?.stop();
-  if (runner) {
-    runner.child.kill("SIGTERM");
-    const code = await runner.exited;
-    if (code !== 0) console.error(`[${suite}] runner exited ${code}:\n${runner.output().slice(-5_000)}`);
-  }
+  await stopRunner(runner, suite);
   await acs?.stop();
   if (available) {
     for (const s of [run, ownerSchema]) await pgClient.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`).catch(() => undefined);
-    await dropTopics().catch((e: unknown) => console.warn(`[${suite}] topics or groups of ${run} left behind:`, e));
+    await dropKafkaRun(BROKERS, run).catch((e: unknown) => console.warn(`[${suite}] topics or groups of ${run} left behind:`, e));
   }
   await pgClient.end().catch(() => undefined);
   dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
 }, 120_000);
-
-/** This run's topics (the owner's and the runner's own) and consumer groups, so a shared broker does not fill up. */
-async function dropTopics(): Promise<void> {
-  const admin = new kafkajs.Kafka({ brokers: BROKERS.split(","), logLevel: kafkajs.logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    const ours = (await admin.listTopics()).filter((t) => t.includes(run));
-    if (ours.length > 0) await admin.deleteTopics({ topics: ours });
-    const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g.includes(run));
-    if (groups.length > 0) await admin.deleteGroups(groups);
-  } finally {
-    await admin.disconnect();
-  }
-}
 
 type Task = Record<string, any>;
 

@@ -7,11 +7,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import kafkajs from "kafkajs";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { gateService } from "@msgx/core/testing";
-import { spawnRunner, type RunnerProcess, probeKafka } from "../runner-process.js";
+import { dropKafkaRun, gatePgAndKafka, spawnRunner, stopRunner, type RunnerProcess } from "../runner-process.js";
 import * as flows from "./rm-flows.js";
 import { startChecker, type Checker, type Consumer } from "./rm-processes.js";
 
@@ -28,11 +26,7 @@ export interface PgKafkaRmWorld {
 export async function pgKafkaRmWorld(suite: string, tag: string, beforeEnd: () => Promise<void> = async () => undefined): Promise<PgKafkaRmWorld> {
   const run = `${tag}_${process.pid}_${Date.now() % 100_000}`;
   const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
-  const gates = [
-    await gateService("PostgreSQL", suite, async () => void (await pgClient.connect())),
-    await gateService("Kafka", suite, () => probeKafka(BROKERS.split(","))),
-  ];
-  const available = gates.every((g) => g.available);
+  const available = await gatePgAndKafka(suite, pgClient, BROKERS);
   const dirs: string[] = [];
   let runner: RunnerProcess | undefined;
   let checker: Checker | undefined;
@@ -59,15 +53,11 @@ export async function pgKafkaRmWorld(suite: string, tag: string, beforeEnd: () =
   });
   afterAll(async () => {
     await beforeEnd();
-    if (runner) {
-      runner.child.kill("SIGTERM");
-      const code = await runner.exited;
-      if (code !== 0) console.error(`[${suite}] runner exited ${code}:\n${runner.output().slice(-5_000)}`);
-    }
+    await stopRunner(runner, suite);
     await checker?.stop();
     if (available) {
       await pgClient.query(`DROP SCHEMA IF EXISTS ${run} CASCADE`).catch(() => undefined);
-      await dropTopics(run).catch((e: unknown) => console.warn(`[${suite}] topics of ${run} left behind:`, e));
+      await dropKafkaRun(BROKERS, run).catch((e: unknown) => console.warn(`[${suite}] topics of ${run} left behind:`, e));
     }
     await pgClient.end().catch(() => undefined);
     dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
@@ -77,16 +67,4 @@ export async function pgKafkaRmWorld(suite: string, tag: string, beforeEnd: () =
     available,
     world: () => ({ url: runner!.url, checker: checker!, q, consumers, source: (_topic, group) => ({ brokers: BROKERS, group: `${run}-${group}` }) }),
   };
-}
-
-/** This run's topics (the queues' and the runner's own), so a shared broker does not fill up. */
-async function dropTopics(run: string): Promise<void> {
-  const admin = new kafkajs.Kafka({ brokers: BROKERS.split(","), logLevel: kafkajs.logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    const ours = (await admin.listTopics()).filter((t) => t.includes(run));
-    if (ours.length > 0) await admin.deleteTopics({ topics: ours });
-  } finally {
-    await admin.disconnect();
-  }
 }
