@@ -28,7 +28,7 @@ const exclusive = [
   "packages/adapters-kafka/test/relay-broker-restart.int.spec.ts",
 ];
 const integration = ["packages/*/src/**/*.int.spec.ts", "packages/*/test/**/*.int.spec.ts", "packages/*/test/**/*.e2e.spec.ts", "examples/*/test/**/*.int.spec.ts", "examples/*/test/**/*.e2e.spec.ts"];
-const slow = { testTimeout: 120_000, hookTimeout: 120_000 };
+const slow = { testTimeout: 120_000, hookTimeout: 120_000, setupFiles: ["packages/runner/test/kill-children.setup.ts"] };
 
 /** How slow a kind of suite tends to be, slowest 0: end-to-end, property and model, integration, unit. */
 const kind = (file: string): number => (/\.e2e\.spec\.ts$/.test(file) ? 0 : /\.(property|model)\.unit\.spec\.ts$/.test(file) ? 1 : /\.int\.spec\.ts$/.test(file) ? 2 : 3);

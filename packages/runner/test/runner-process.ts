@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import kafkajs from "kafkajs";
 import type pg from "pg";
 import { gateService } from "@msgx/core/testing";
+import { killOnExit } from "./script-process.js";
 
 export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 export const FIXTURES = fileURLToPath(new URL("../../core/test/fixtures/sis/", import.meta.url));
@@ -29,13 +30,17 @@ export async function spawnRunner(args: readonly string[], env: NodeJS.ProcessEn
     env: { ...process.env, MSGX_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  killOnExit(child);
   let out = "";
   let stdout = "";
   child.stdout!.on("data", (d: Buffer) => ((out += d.toString()), (stdout += d.toString())));
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | string>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? -1)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`runner did not start in ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`runner did not start in ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
     const check = () => {
       const m = ready.exec(out);
       if (m) {

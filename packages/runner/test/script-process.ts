@@ -13,9 +13,27 @@ export interface ScriptProcess {
   readonly exited: Promise<number | string>;
 }
 
+const alive = new Set<ChildProcess>();
+
+/** Tracks `child` so `killAlive` can end it; a child leaves the set when it exits. */
+export function killOnExit(child: ChildProcess): void {
+  alive.add(child);
+  child.on("exit", () => alive.delete(child));
+}
+
+/**
+ * Kills every tracked child still running: after each integration suite file (kill-children.setup.ts),
+ * so no runner or helper process outlives its suite, whatever happened to it (a failed start, a
+ * timeout, an afterAll that never reached it).
+ */
+export function killAlive(): void {
+  for (const c of alive) c.kill("SIGKILL");
+}
+
 /** Runs `node <path> ...args`; lines of stdout that are JSON are collected, everything is kept in `output()`. */
 export function spawnScript(path: string, args: readonly string[]): ScriptProcess {
   const child = spawn(process.execPath, [path, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  killOnExit(child);
   const lines: unknown[] = [];
   let out = "";
   let partial = "";
