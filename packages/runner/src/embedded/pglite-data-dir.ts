@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { MsgxError } from "@msgx/core";
 
 /**
@@ -26,14 +26,18 @@ const CHILD = [
  * gives it all back when it exits.
  *
  * The child writes into a sibling directory that is renamed into place once complete, so a start
- * interrupted half way leaves no half-made cluster behind. The caller holds the data-directory
- * lock. A non-empty `dir` without `PG_VERSION` is left to PGlite as it is.
+ * interrupted half way leaves no half-made cluster behind; the caller holds the data-directory
+ * lock, so a sibling left by a start that crashed (another pid) is garbage and goes. A non-empty
+ * `dir` without `PG_VERSION` is left to PGlite as it is.
  */
 export async function initPgliteDataDir(dir: string): Promise<void> {
   if (existsSync(join(dir, "PG_VERSION"))) return;
   if (existsSync(dir) && readdirSync(dir).length > 0) return;
-  const staging = `${dir}.init-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
+  const prefix = `${basename(dir)}.init-`;
+  if (existsSync(dirname(dir))) {
+    for (const left of readdirSync(dirname(dir)).filter((n) => n.startsWith(prefix))) rmSync(join(dirname(dir), left), { recursive: true, force: true });
+  }
+  const staging = join(dirname(dir), `${prefix}${process.pid}`);
   try {
     await childInit(createRequire(modulePath()).resolve("@electric-sql/pglite"), staging);
     rmSync(dir, { recursive: true, force: true });
