@@ -45,6 +45,7 @@ export {
   type ErrorEntry,
 } from "./model/proc-record.js";
 export type { FlightState } from "./model/flight-state.js";
+export { fieldDiff, type FieldChange } from "./model/field-diff.js";
 
 // Codec
 export {
