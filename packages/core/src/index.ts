@@ -95,7 +95,7 @@ export type {
   RecordFilter,
 } from "./processing/pipeline-store.js";
 export type { AuditEntry } from "./processing/run-decision.js";
-export type { DeliveryPort, DeliveryRecord } from "./ports/delivery-port.js";
+export type { DeliveryPort, DeliveryRecord, DeliveryPlacement } from "./ports/delivery-port.js";
 export type { StatusReader, PipelineStatus } from "./processing/status-reader.js";
 
 // Outbox

@@ -15,6 +15,7 @@ import { procTraceMigration } from "./0014-proc-trace.js";
 import { outboxHeadersMigration } from "./0013-outbox-headers.js";
 import { reliableMessageServiceMigration } from "./0015-reliable-message-service.js";
 import { taskRoutingServiceMigration } from "./0016-task-routing-service.js";
+import { lineageMigration } from "./0018-lineage.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -41,6 +42,8 @@ export const MIGRATION_MODULES = {
     "0014_proc_trace": procTraceMigration,
     // The extra record headers an outbox row carries (a task event's owner), sent as stored.
     "0013_outbox_headers": outboxHeadersMigration,
+    // Where the broker put each sent event (partition, offset) and the outbox index by key.
+    "0018_lineage": lineageMigration,
   },
   /** Upstream requests (`req_track`, the SEQN counter) and reference data (`ref_master`). */
   requests: {

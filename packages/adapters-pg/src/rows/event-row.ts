@@ -19,10 +19,12 @@ export interface EventRow {
   readonly last_error: string | null;
   readonly created_at: unknown;
   readonly sent_at: unknown;
+  readonly kafka_partition: unknown;
+  readonly kafka_offset: unknown;
 }
 
 export const EVENT_COLUMNS =
-  "event_id, target, partition_key, event_type, state_version, payload::text AS payload, source_msg_id, traceparent, headers, status, attempts, next_attempt_at, last_error, created_at, sent_at";
+  "event_id, target, partition_key, event_type, state_version, payload::text AS payload, source_msg_id, traceparent, headers, status, attempts, next_attempt_at, last_error, created_at, sent_at, kafka_partition, kafka_offset";
 
 /**
  * The event of a row. The payload is read as text and a relay sends that text as it is
@@ -51,5 +53,9 @@ export const eventFromRow = (r: EventRow): OutboxEvent => {
     lastError: r.last_error,
     createdAt: toMs(r.created_at),
     sentAt: toMsOrNull(r.sent_at),
+    placement:
+      r.kafka_partition === null || r.kafka_partition === undefined || r.kafka_offset === null || r.kafka_offset === undefined
+        ? null
+        : { partition: toNumber(r.kafka_partition), offset: toNumber(r.kafka_offset) },
   };
 };

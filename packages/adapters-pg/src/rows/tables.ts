@@ -53,6 +53,9 @@ export interface MsgEventTable {
   last_error: string | null;
   created_at: Timestamp;
   sent_at: Timestamp | null;
+  /** Where the broker put the record (from its ack at mark-sent); NULL while unsent or unknown. */
+  kafka_partition: number | null;
+  kafka_offset: Int8 | null;
 }
 
 export interface BackfillTodoTable {

@@ -1,3 +1,5 @@
+import type { DeliveryPlacement } from "../ports/delivery-port.js";
+
 /** Delivery targets (SPEC §2.4); `KAFKA:ref` carries reference data (docs/events.md). */
 export const Target = { MSG: "KAFKA:msg", SCHD: "KAFKA:schd", REF: "KAFKA:ref" } as const;
 export type Target = (typeof Target)[keyof typeof Target] | (string & {});
@@ -40,6 +42,12 @@ export interface OutboxEvent extends OutboxEventDraft {
   readonly lastError: string | null;
   readonly createdAt: number;
   readonly sentAt: number | null;
+  /**
+   * Where the broker put the record, as the delivery port reported it when the event was marked
+   * SENT; null while unsent, for events sent before placements were recorded, and where the port
+   * could not tell. Absent from stores that do not record it.
+   */
+  readonly placement?: DeliveryPlacement | null;
   /**
    * The payload's JSON text exactly as the store holds it, when the store reads it as text (the
    * PostgreSQL store does; the in-memory one does not): `JSON.stringify` of the payload as it was
