@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { errorMessage } from "@msgx/core";
 import fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
 import { registerAdminRoutes } from "./admin-routes.js";
+import { registerConsoleRoutes } from "./console-routes.js";
 import type { HttpApp } from "./http-app.js";
 import type { HttpContext } from "./http-context.js";
 import { errorAnswer, HttpError } from "./http-error.js";
@@ -29,14 +30,14 @@ const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
 const PROBES = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /**
- * The runner's HTTP surface on fastify: ingress, health, metrics, admin, the reliable-message
- * API `/rm/v1`, the task service `/task/v1` and the legacy read endpoint (routes in docs/operations.md). Every route validates its path, query and body with a
+ * The runner's HTTP surface on fastify: ingress, health, metrics, admin, the operations console
+ * `/console`, the reliable-message API `/rm/v1`, the task service `/task/v1` and the legacy read endpoint (routes in docs/operations.md). Every route validates its path, query and body with a
  * zod schema; a client's mistake is a 4xx and ours a 5xx, both `{ error, message }` in JSON.
  * Each request has an id (`x-request-id` as sent when it is a plain token, else a new UUID),
  * echoed in the answer and in its one access-log line. Listen with `app.listen` or on `app.server`
- * after `await app.ready()`.
+ * after `await app.ready()`. `files.consoleDir` is where the built console is (default: the package's).
  */
-export function createHttpServer(ctx: HttpContext, timeouts: HttpTimeouts = DEFAULT_HTTP_TIMEOUTS): HttpApp {
+export function createHttpServer(ctx: HttpContext, timeouts: HttpTimeouts = DEFAULT_HTTP_TIMEOUTS, files: { readonly consoleDir?: string } = {}): HttpApp {
   const app = fastify({
     logger: false,
     // fastify's own cap; the ingress and admin scopes set theirs on their parsers.
@@ -66,6 +67,7 @@ export function createHttpServer(ctx: HttpContext, timeouts: HttpTimeouts = DEFA
   registerReadRoutes(app, ctx);
   void app.register(async (scope) => registerIngressRoute(scope.withTypeProvider<ZodTypeProvider>(), ctx));
   void app.register(async (scope) => registerAdminRoutes(scope.withTypeProvider<ZodTypeProvider>(), ctx));
+  void app.register(async (scope) => registerConsoleRoutes(scope.withTypeProvider<ZodTypeProvider>(), files.consoleDir));
   const rm = ctx.rm;
   if (rm) void app.register(async (scope) => registerRmRoutes(scope.withTypeProvider<ZodTypeProvider>(), rm, ctx.rmToken, ctx.maxBodyBytes));
   const tasks = ctx.tasks;
