@@ -1,0 +1,155 @@
+/**
+ * The world of the console's browser test and of `scripts/console-screenshots`: an embedded runner
+ * (PGlite, JSONL delivery) behind a bearer token that has processed a generated airport day with one
+ * dead letter a replay can apply, and Debian's chromium driven by playwright-core.
+ *
+ * The dead letter is honest, not a test-only path: the first runner is configured as an airport
+ * that has not enabled runway updates (`types.policy` `FLOP/RUNW=unsupported`, a documented
+ * setting), so the day's one FLOP/RUNW goes FAILED(UNSUPPORTED) under the short budget, then
+ * DEAD(EXHAUSTED). The operator then enables the subtype (the runner restarts on the same data
+ * directory with the default policy) and can review and replay the message from the console.
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gateService, type ServiceGate } from "@msgx/core/testing";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { airportDay } from "../src/demo/airport-day.js";
+import { el, leaf, sisMessage } from "../src/demo/sis-layout.js";
+import { callRunner } from "./embedded-http.js";
+import { eventually, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
+
+/** Where Debian's package puts the browser (`apt-get install chromium`; `.ci/run` installs it when missing). */
+export const CHROMIUM = "/usr/bin/chromium";
+/** The runner's bearer token in this world (16+ characters, as the runner requires). */
+export const CONSOLE_TOKEN = "console-world-token-0001";
+/** The subtype the first runner does not process yet: the day's dead letter is the one message of it. */
+export const HELD_SUBTYPE = "RUNW";
+/** The runway the dead letter sets on its flight once replayed. */
+export const POISON_RUNWAY = "01L";
+
+/** A day's size: flights in the snapshot, FLOP updates after it, the generator's seed. */
+export interface DaySize {
+  readonly flights: number;
+  readonly updates: number;
+  readonly seed: number;
+}
+
+export interface ConsoleWorld {
+  /** The running runner's base URL (the console is at `/console`). */
+  readonly url: string;
+  readonly dataDir: string;
+  /** The dead letter: its mailbox id and the flight it updates. */
+  readonly poison: { readonly msgId: number; readonly flid: string };
+  /** An admin call with the world's token. */
+  readonly admin: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, any> }>;
+  /** Stops the runner and removes the data directory. */
+  readonly stop: () => Promise<void>;
+}
+
+/** Gates a suite on the browser: NOT RUN with the reason when chromium is missing, a failure under MSGX_REQUIRE_SERVICES=1. */
+export function gateChromium(suite: string): Promise<ServiceGate> {
+  return gateService("chromium", suite, async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing (apt-get install -y --no-install-recommends chromium)`);
+  });
+}
+
+/** Headless chromium with the flags of STACK.md (no sandbox as root, nothing fetched in the background); a fresh profile per launch. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
+
+/** Opens the console at `view` (a hash route such as `#/overview`) and answers its token prompt. */
+export async function openConsole(page: Page, url: string, view = "#/overview"): Promise<void> {
+  await page.goto(new URL(`/console${view}`, url).href);
+  await page.getByTestId("token-input").fill(CONSOLE_TOKEN);
+  await page.getByTestId("token-submit").click();
+}
+
+/**
+ * Starts the world: a first runner that holds runway updates back, the day posted through the
+ * ingress with the FLOP/RUNW in its middle, everything processed and delivered (the RUNW DEAD),
+ * then the runner restarted on the same data directory with runway updates enabled.
+ */
+export async function startConsoleWorld(size: DaySize): Promise<ConsoleWorld> {
+  const dataDir = mkdtempSync(join(tmpdir(), "msgx-console-"));
+  const env = { MSGX_HTTP_TOKEN: CONSOLE_TOKEN };
+  let runner: RunnerProcess | undefined;
+  try {
+    runner = await spawnRunner(["--data-dir", dataDir], { ...env, MSGX_TYPES_POLICY: `FLOP/${HELD_SUBTYPE}=unsupported` });
+    const day = airportDay(size);
+    const flid = lastingFlight(day.map((m) => m.xml), size.flights);
+    const poison = runwayUpdate(flid);
+    const half = Math.floor(day.length / 2);
+    let msgId = 0;
+    for (const [i, xml] of [...day.slice(0, half).map((m) => m.xml), poison, ...day.slice(half).map((m) => m.xml)].entries()) {
+      const id = await ingress(runner.url, xml);
+      if (i === half) msgId = id;
+    }
+    const first = runner;
+    const admin = (url: string) => (method: string, path: string, body?: unknown) => callRunner(url, method, path, body, CONSOLE_TOKEN);
+    await eventually(async () => {
+      const r = await admin(first.url)("GET", `/admin/messages/${msgId}`);
+      return r.body["status"] === "DEAD" ? r : undefined;
+    }, 60_000, `message ${msgId} (FLOP/${HELD_SUBTYPE}) DEAD`);
+    await quiet(admin(first.url));
+    await stopRunner(runner, "console world (runway updates held)");
+    runner = await spawnRunner(["--data-dir", dataDir], env);
+    const last = runner;
+    return {
+      url: last.url,
+      dataDir,
+      poison: { msgId, flid },
+      admin: admin(last.url),
+      stop: async () => {
+        await stopRunner(last, "console world");
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    runner?.child.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** Posts one message through the ingress; its answer is the mailbox id. */
+async function ingress(url: string, xml: string): Promise<number> {
+  const res = await fetch(new URL("/cminmsgs/send", url), {
+    method: "POST",
+    headers: { "content-type": "application/xml", authorization: `Bearer ${CONSOLE_TOKEN}` },
+    body: xml,
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`ingress answered ${res.status}: ${text}`);
+  return Number(text);
+}
+
+/** Waits until nothing is at the head, owed to the mailbox or pending delivery. */
+async function quiet(admin: ConsoleWorld["admin"]): Promise<void> {
+  await eventually(async () => {
+    const s = (await admin("GET", "/admin/status")).body as { head: unknown; backfillDebt: number; delivery: Record<string, { pending: number }> };
+    return s.head === null && s.backfillDebt === 0 && Object.values(s.delivery).every((d) => d.pending === 0) ? s : undefined;
+  }, 60_000, "the runner quiet");
+}
+
+/** The first flight of the snapshot that no FLOP/FDEL of the day deletes, so a late update still applies to it. */
+function lastingFlight(day: readonly string[], flights: number): string {
+  const deleted = new Set(day.filter((xml) => /<STYP>FDEL<\/STYP>/.test(xml)).map((xml) => /<FLID>(\d+)<\/FLID>/.exec(xml)![1]!));
+  for (let i = 0; i < flights; i++) {
+    const flid = String(900_001 + i);
+    if (!deleted.has(flid)) return flid;
+  }
+  throw new Error("every flight of the day is deleted");
+}
+
+/**
+ * The dead letter: a FLOP/RUNW for `flid`, stamped at the end of the day (after every other message
+ * of it, so a replay is not stale), with a SEQN the generator never uses.
+ */
+function runwayUpdate(flid: string): string {
+  return sisMessage({ seqn: 999_001, dttm: "20260305235500", type: "FLOP", styp: HELD_SUBTYPE }, [el("FLOP", {}, [leaf("FLID", flid), leaf(HELD_SUBTYPE, POISON_RUNWAY)])]);
+}
