@@ -1,4 +1,4 @@
-import { systemClock, type AuditEntry, type BackfillTodo, type Clock, type InboxEntry, type IntakeState, type PipelineStore, type PipelineTx, type ProcRecord, type RecordFilter } from "@msgx/core";
+import { systemClock, type AuditRow, type BackfillTodo, type Clock, type InboxEntry, type IntakeState, type PipelineStore, type PipelineTx, type ProcRecord, type RecordFilter } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "./lock-keys.js";
 import { pgCall } from "./pg-error-map.js";
@@ -86,8 +86,8 @@ export class PgPipelineStore implements PipelineStore {
     return pipelineTransaction(this.#db, lock, (trx) => fn(new PgPipelineTx(trx, this.#clock.now(), this.#backfillFirstDelayMs)));
   }
 
-  audits(limit: number): Promise<readonly AuditEntry[]> {
-    return pgCall("audits", () => audits(this.#db, limit));
+  audits(limit: number, beforeAuditId?: number): Promise<readonly AuditRow[]> {
+    return pgCall("audits", () => audits(this.#db, limit, beforeAuditId));
   }
 
   dueBackfill(now: number, limit: number): Promise<readonly BackfillTodo[]> {

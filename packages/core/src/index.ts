@@ -237,7 +237,15 @@ export {
   type ReplaySelection,
   type ReplayPreview,
   type ReplayResult,
+  type ReplayPreflight,
+  type ReplayPreflightDeps,
+  type ReplayOptions,
+  type ReplayServiceDeps,
 } from "./replay/replay-service.js";
+export { simulateReplay, type KeyChange, type ReplayOutcome, type ReplaySimulation, type SimulatedMessage } from "./replay/replay-simulation.js";
+export { ReplayConflictError, isReplayConflict, type VersionMismatch } from "./replay/replay-conflict.js";
+export { flightVersionKey, referenceVersionKey, parseVersionKey, type VersionedKey } from "./replay/version-key.js";
+export { decodeRaws, type DecodedRaws } from "./processing/decode-raws.js";
 
 // Reliable messages (seed 002)
 export { ReliableMessageStatus, ReliableMessagePhase, reliableMessagePhase, isFinishedStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message/reliable-message.js";
@@ -287,7 +295,7 @@ export { TaskCallbackSender, DEFAULT_TASK_CALLBACK_SENDER_OPTIONS, type TaskCall
 
 // Maintenance jobs (seed 000 §6)
 export type { MaintenanceStore, MaintenanceTx, MaintenanceWriteOptions, RetiredFlight, ReconcileEntry, ArchiveQuery } from "./jobs/maintenance-store.js";
-export type { SnapshotLogRow, ArchivedRecord } from "./processing/pipeline-store.js";
+export type { SnapshotLogRow, ArchivedRecord, AuditRow } from "./processing/pipeline-store.js";
 export { nextRunAt, parseTimeOfDay } from "./jobs/daily-schedule.js";
 export { ScheduledJob, DEFAULT_SCHEDULED_JOB_OPTIONS, type JobSchedule, type JobBatch, type ScheduledJobOptions } from "./jobs/scheduled-job.js";
 export { HistorySweeper, DEFAULT_HISTORY_SWEEP_OPTIONS, type HistorySweepOptions, type HistorySweepBatch } from "./jobs/history-sweeper.js";

@@ -1,4 +1,4 @@
-import type { AuditEntry } from "@msgx/core";
+import type { AuditEntry, AuditRow } from "@msgx/core";
 import { sql } from "kysely";
 import { toMs, toNumber } from "../rows/values.js";
 import type { Db } from "./db.js";
@@ -11,10 +11,11 @@ export async function appendAudit(db: Db, entry: AuditEntry): Promise<void> {
             ${[...entry.msgIds]}::bigint[], ${entry.detail})`.execute(db);
 }
 
-/** The newest audit rows, newest first. */
-export async function audits(db: Db, limit: number): Promise<AuditEntry[]> {
-  const { rows } = await sql<{ at: unknown; operator: string; action: string; msg_ids: unknown[]; detail: string }>`
-    SELECT at, operator, action, msg_ids, detail FROM replay_audit
+/** The newest audit rows, newest first; given `beforeAuditId`, only older ones (`PipelineStore.audits`). */
+export async function audits(db: Db, limit: number, beforeAuditId?: number): Promise<AuditRow[]> {
+  const before = beforeAuditId === undefined ? sql`` : sql`WHERE audit_id < ${beforeAuditId}::bigint`;
+  const { rows } = await sql<{ audit_id: unknown; at: unknown; operator: string; action: string; msg_ids: unknown[]; detail: string }>`
+    SELECT audit_id, at, operator, action, msg_ids, detail FROM replay_audit ${before}
     ORDER BY audit_id DESC LIMIT ${Math.max(0, limit)}::bigint`.execute(db);
-  return rows.map((r) => ({ at: toMs(r.at), operator: r.operator, action: r.action, msgIds: r.msg_ids.map(toNumber), detail: r.detail }));
+  return rows.map((r) => ({ auditId: toNumber(r.audit_id), at: toMs(r.at), operator: r.operator, action: r.action, msgIds: r.msg_ids.map(toNumber), detail: r.detail }));
 }

@@ -5,6 +5,7 @@ import { DeliveryStatus, type OutboxEvent, type OutboxEventDraft } from "../outb
 import type { Clock } from "../runtime/clock.js";
 import type {
   ArchivedRecord,
+  AuditRow,
   BackfillTodo,
   InboxEntry,
   IntakeState,
@@ -245,9 +246,11 @@ export class InMemoryPipelineStore implements PipelineStore {
     for (const e of decision.snapshots ?? []) t.snapLog.push({ ...e, snapId: t.nextSnapId++, loggedAt: now });
   }
 
-  async audits(limit: number): Promise<readonly AuditEntry[]> {
+  async audits(limit: number, beforeAuditId?: number): Promise<readonly AuditRow[]> {
     this.faults.check("audits");
-    return [...this.tables.audits].reverse().slice(0, limit);
+    // Ids are positions, 1-based: rows are only ever appended.
+    const rows = this.tables.audits.map((a, i) => ({ auditId: i + 1, ...a }));
+    return rows.filter((r) => beforeAuditId === undefined || r.auditId < beforeAuditId).reverse().slice(0, limit);
   }
 
   async dueBackfill(now: number, limit: number): Promise<readonly BackfillTodo[]> {

@@ -245,5 +245,20 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
       await s.transaction((tx) => tx.appendAudit({ at: T0 + 1, operator: "ops", action: "replay", msgIds: [3], detail: "x" }));
       expect((await s.audits(10)).map((a) => a.msgIds)).toEqual([[3], [1, 2]]);
     });
+
+    it("pages audit rows by id, newest first, each with its id and fields as appended", async () => {
+      for (let i = 1; i <= 5; i++) {
+        await s.transaction((tx) => tx.appendAudit({ at: T0 + i, operator: `op${i}`, action: i % 2 ? "replay" : "unsupported-skipped", msgIds: [i, i + 10], detail: JSON.stringify({ i }) }));
+      }
+      const all = await s.audits(10);
+      expect(all.map((a) => a.operator)).toEqual(["op5", "op4", "op3", "op2", "op1"]);
+      expect(all.every((a, k) => k === 0 || a.auditId < all[k - 1]!.auditId)).toBe(true);
+      expect(all[0]).toEqual({ auditId: all[0]!.auditId, at: T0 + 5, operator: "op5", action: "replay", msgIds: [5, 15], detail: '{"i":5}' });
+      const first = await s.audits(2);
+      expect(first.map((a) => a.operator)).toEqual(["op5", "op4"]);
+      const second = await s.audits(2, first.at(-1)!.auditId);
+      expect(second.map((a) => a.operator)).toEqual(["op3", "op2"]);
+      expect((await s.audits(10, all.at(-1)!.auditId)).length).toBe(0);
+    });
   });
 }

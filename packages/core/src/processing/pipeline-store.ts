@@ -13,6 +13,11 @@ export interface SnapshotLogRow extends SnapshotLogEntry {
   readonly loggedAt: number;
 }
 
+/** A stored `REPLAY_AUDIT` row: the entry and its id, ascending in append order. */
+export interface AuditRow extends AuditEntry {
+  readonly auditId: number;
+}
+
 /** A `PROC_STATE_HST` row: a terminal record moved out of `PROC_STATE`, unchanged. */
 export interface ArchivedRecord {
   readonly record: ProcRecord;
@@ -116,8 +121,11 @@ export interface PipelineStore {
   get(msgId: number): Promise<ProcRecord | undefined>;
   list(filter: RecordFilter): Promise<readonly ProcRecord[]>;
   transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options?: { readonly fence?: number }): Promise<T>;
-  /** The newest operator audit rows, newest first. */
-  audits(limit: number): Promise<readonly AuditEntry[]>;
+  /**
+   * The newest operator audit rows, newest first (by `auditId`), at most `limit`; given
+   * `beforeAuditId`, only older rows than it (the next page after a row of that id).
+   */
+  audits(limit: number, beforeAuditId?: number): Promise<readonly AuditRow[]>;
   /** Backfill todos due at `now`, oldest first. */
   dueBackfill(now: number, limit: number): Promise<readonly BackfillTodo[]>;
   /** Removes the todos of rows the mailbox confirmed. */

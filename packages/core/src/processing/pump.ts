@@ -10,6 +10,7 @@ import type { Mailbox } from "../ports/mailbox.js";
 import type { PipelineStore, PipelineTx } from "./pipeline-store.js";
 import { decideExhaust, decideFailure, decideRun, prepareDecodedRun, type PreparedRun } from "./decide-run.js";
 import { decideTick } from "./decide-tick.js";
+import { decodeRaws } from "./decode-raws.js";
 import { guardedStep, type BreakerCell, type StepGuard } from "../runtime/guarded-step.js";
 import { closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
 import type { ProcessorTable } from "./processor.js";
@@ -176,18 +177,7 @@ export class Pump {
     const horizon = this.#deps.horizon();
     const run = takeReady(candidates, now, horizon);
     const raws = await mailbox.readRaw(run.map((r) => r.msgId), signal);
-    const decoded = new Map<number, DecodeResult>();
-    const hashes = new Map<number, string>();
-    for (const record of run) {
-      const raw = raws.get(record.msgId);
-      if (!raw?.found) continue;
-      const result = await decode(raw.text);
-      decoded.set(record.msgId, result);
-      // Only a message whose envelope decoded binds an identity; one holding its binding already
-      // (a retry) keeps the hash stored with it.
-      const meta = result.ok ? result.message.meta : result.meta;
-      if (record.identityKey === null && meta !== null) hashes.set(record.msgId, hash(raw.text));
-    }
+    const { decoded, hashes } = await decodeRaws(run, raws, decode, hash);
     const prepared = prepareDecodedRun(run, decoded, processors, identity, hashes);
     const spans = this.#startSpans(run);
     try {

@@ -111,7 +111,7 @@ describe("type policy through the Pump (WIRE.md \"Unknown and unwanted types\")"
       [1, "SKIPPED", "unsupported:ZZZZ/NONE"],
       [2, "SUCCEEDED", null],
     ]);
-    expect(await w.store.audits(10)).toEqual([{ at: T0, operator: "msgx", action: "unsupported-skipped", msgIds: [1], detail: "unsupported:ZZZZ/NONE" }]);
+    expect(await w.store.audits(10)).toEqual([{ auditId: 1, at: T0, operator: "msgx", action: "unsupported-skipped", msgIds: [1], detail: "unsupported:ZZZZ/NONE" }]);
     await w.pump.settle();
     expect(w.mailbox.rows.get(1)?.processedAt).not.toBeNull();
   });
