@@ -3,6 +3,7 @@ export { PgPipelineStore, PG_BACKFILL_FIRST_DELAY_MS, type PgPipelineStoreOption
 export { PgPipelineTx } from "./pg-pipeline-tx.js";
 export { PgOutboxStore } from "./pg-outbox-store.js";
 export { PgFlightReader } from "./pg-flight-reader.js";
+export { PgLineageReader } from "./pg-lineage-reader.js";
 export { PgStatusReader } from "./status/pg-status-reader.js";
 export { createPgStores, type CreatePgStoresOptions } from "./create-pg-stores.js";
 export type { PgStores, PgLeadershipRequest } from "./pg-stores.js";

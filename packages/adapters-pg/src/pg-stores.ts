@@ -5,6 +5,7 @@ import { PgMaintenanceStore } from "./jobs/pg-maintenance-store.js";
 import { createPgMailboxTable } from "./mailbox/pg-mailbox-schema.js";
 import { PgMailbox, type PgMailboxOptions } from "./mailbox/pg-mailbox.js";
 import { PgFlightReader } from "./pg-flight-reader.js";
+import { PgLineageReader } from "./pg-lineage-reader.js";
 import { bumpLeadershipEpoch, type PgLeadership } from "./pg-leadership.js";
 import { PgOutboxStore } from "./pg-outbox-store.js";
 import { PgPipelineStore } from "./pg-pipeline-store.js";
@@ -36,6 +37,8 @@ export interface PgStores {
   readonly outbox: PgOutboxStore;
   /** Read side of the flight state (admin API, tools). */
   readonly flights: PgFlightReader;
+  /** Lineage of flights and reference entries: versions, source messages, events and placements (issue 23). */
+  readonly lineage: PgLineageReader;
   /** Counts and head of the pipeline for `status` and the metrics. */
   readonly status: PgStatusReader;
   /** Upstream requests (`REQ_TRACK`, the SEQN counter). */
@@ -82,6 +85,7 @@ export function pgStoresOn(db: Kysely<MsgxDatabase>, base: PgStoresBase): Omit<P
     store,
     outbox: new PgOutboxStore(db),
     flights: new PgFlightReader(db),
+    lineage: new PgLineageReader(db),
     status: new PgStatusReader(db),
     requests: new PgRequestStore(db),
     references: new PgReferenceReader(db),

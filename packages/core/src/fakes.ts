@@ -19,6 +19,7 @@ export { InMemoryStatusReader } from "./processing/in-memory-status-reader.js";
 export { InMemoryOutboxStore } from "./delivery/in-memory-outbox-store.js";
 export { InMemoryBroker, type BrokerRecord } from "./ports/in-memory-broker.js";
 export { InMemoryFlightReader, type FlightTableSource } from "./flight/in-memory-flight-reader.js";
+export { InMemoryLineageReader } from "./lineage/in-memory-lineage-reader.js";
 export { InMemoryReliableMessageStore } from "./reliable-message/in-memory-reliable-message-store.js";
 export { InMemoryConsumeLog, type InMemoryConsumerTx } from "./reliable-message/in-memory-consume-log.js";
 // Task-event routing

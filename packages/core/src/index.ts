@@ -322,3 +322,19 @@ export { RunReferences, type ReferenceView } from "./requests/reference-view.js"
 export { REFERENCE_SCHEMAS, REFERENCE_TYPES, type RefFieldKind, type RefFields, type RefRow, type RefTypeSchema, type RefValue } from "./model/reference-schema.js";
 export { assertRefListQuery, type ReferenceReader, type RefListQuery } from "./requests/reference-reader.js";
 export type { RequestClose } from "./processing/run-decision.js";
+
+// Lineage (issue 23): which messages made a flight or reference entry look like this
+export {
+  assertLineageQuery,
+  flightLineageKey,
+  referenceLineageKey,
+  DEFAULT_LINEAGE_LIMIT,
+  MAX_LINEAGE_LIMIT,
+  type LineageReader,
+  type LineageQuery,
+  type LineagePage,
+  type LineageVersion,
+  type LineageSource,
+  type LineageEvent,
+} from "./lineage/lineage-reader.js";
+export { lineagePage, lineageSource, inLineage, type LineageEventRow, type LineageSourceRecord } from "./lineage/lineage-page.js";
