@@ -21,6 +21,7 @@ export function pipelineLessContext(logger: Logger, adminToken: string) {
     message: unused,
     flight: unused,
     flights: unused,
+    lineage: { flightLineage: unused, referenceLineage: unused },
     deadLetters: unused,
     snapshotLog: unused,
     replayPreview: unused,

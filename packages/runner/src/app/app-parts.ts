@@ -1,6 +1,7 @@
 import type {
   DeliveryPort,
   FlightReader,
+  LineageReader,
   Mailbox,
   MaintenanceStore,
   OutboundMailbox,
@@ -23,6 +24,8 @@ export interface AppParts {
   readonly store: PipelineStore;
   readonly outbox: OutboxStore;
   readonly flights: FlightReader;
+  /** Lineage of flights and reference entries, from the outbox and the processing records. */
+  readonly lineage: LineageReader;
   readonly status: StatusReader;
   /** Upstream requests (`REQ_TRACK`) in msgx's own database. */
   readonly requests: RequestStore;

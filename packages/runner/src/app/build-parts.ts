@@ -153,6 +153,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       store: pg.store,
       outbox: pg.outbox,
       flights: pg.flights,
+      lineage: pg.lineage,
       status: pg.status,
       requests: pg.requests,
       references: pg.references,

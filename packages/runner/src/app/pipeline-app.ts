@@ -58,6 +58,7 @@ export async function startPipeline(
     flights: (q) => parts.flights.list({ ...q, includeDeleted: false }),
     deadLetters: (q) => parts.store.list({ statuses: ["DEAD"], limit: q.limit, ...(q.afterMsgId !== undefined ? { afterMsgId: q.afterMsgId } : {}) }),
     snapshotLog: (limit) => maintenance.store.snapshotLog(limit),
+    lineage: parts.lineage,
     reliable: reliable.admin,
     ...(config.reliable.enabled ? { rm: reliable.api(() => loops.wake([RELIABLE_RELAY_STEP])) } : {}),
     ...(tasks ? { tasks: tasks.api(() => loops.wake([TASK_RELAY_STEP])) } : {}),

@@ -4,6 +4,7 @@ import { buildParts } from "../app/build-parts.js";
 import { createLogger } from "../logging.js";
 import { directAdmin, httpAdmin, type AdminApi } from "./admin-api.js";
 import { adminParts } from "./admin-parts.js";
+import { registerLineageCommands } from "./lineage-commands.js";
 import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
 
 interface AdminFlags extends CommonFlags {
@@ -107,6 +108,7 @@ export function registerAdminCommands(program: Command): void {
       print(f);
     }),
   );
+  registerLineageCommands(program, flights);
 }
 
 function parseId(raw: string): number {

@@ -5,6 +5,7 @@ import type { HttpContext } from "./http-context.js";
 import { HttpError } from "./http-error.js";
 import { acceptJsonBodies } from "./json-body.js";
 import type { HttpApp } from "./http-app.js";
+import { registerLineageRoutes } from "./lineage-routes.js";
 import { registerReliableRoutes } from "./reliable-routes.js";
 import { registerRequestRoutes } from "./request-routes.js";
 import { decimal } from "./zod-validation.js";
@@ -61,6 +62,7 @@ export function registerAdminRoutes(app: HttpApp, ctx: HttpContext): void {
     return ctx.replay(selection, operator || "admin-http");
   });
 
+  registerLineageRoutes(app, ctx.lineage);
   registerReliableRoutes(app, ctx.reliable);
   if (ctx.requests) registerRequestRoutes(app, ctx.requests);
 }

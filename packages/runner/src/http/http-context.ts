@@ -3,6 +3,7 @@ import type { Readiness } from "../app/readiness.js";
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
 import type { ReliableMessageApi } from "../reliable/reliable-api.js";
 import type { TaskApi } from "../tasks/task-api.js";
+import type { LineageReader } from "@msgx/core";
 import type {
   FlightState,
   Logger,
@@ -44,6 +45,8 @@ export interface HttpContext {
   snapshotLog(limit: number): Promise<readonly SnapshotLogRow[]>;
   replayPreview(selection: ReplaySelection): Promise<readonly ReplayPreview[]>;
   replay(selection: ReplaySelection, operator: string): Promise<ReplayResult>;
+  /** Lineage of flights and reference entries (`/admin/flights/<FLID>/lineage`, docs/lineage.md). */
+  readonly lineage: LineageReader;
   /** The reliable-message service's operator surface. */
   readonly reliable: ReliableAdminApi;
   /** The reliable-message service for producers and consumers (`/rm/v1`); absent = `reliable.enabled` false, no routes. */

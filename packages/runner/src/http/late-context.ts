@@ -60,6 +60,10 @@ export function lateContext(early: EarlyContext): { readonly ctx: HttpContext; a
     snapshotLog: (limit) => current().snapshotLog(limit),
     replayPreview: (sel) => current().replayPreview(sel),
     replay: (sel, operator) => current().replay(sel, operator),
+    lineage: {
+      flightLineage: (flid, q) => current().lineage.flightLineage(flid, q),
+      referenceLineage: (rtype, rkey, q) => current().lineage.referenceLineage(rtype, rkey, q),
+    },
     reliable: forward("reliable"),
     requests: forward("requests"),
     ...(early.rm ? { rm: forward("rm"), rmToken: early.rm.token } : {}),
