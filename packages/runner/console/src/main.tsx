@@ -1,4 +1,5 @@
 import { render } from "preact";
+import { App } from "./app.js";
 import "./console.css";
 
-render(<p>msgx console</p>, document.getElementById("app")!);
+render(<App />, document.getElementById("app")!);

@@ -1,0 +1,94 @@
+import { useEffect, useState } from "preact/hooks";
+import { onUnauthorized } from "./admin-client.js";
+import { TokenPrompt } from "./token-prompt.js";
+import { href, useHashRoute } from "./use-hash-route.js";
+import { DeadLettersView } from "./views/dead-letters-view.js";
+import { FlightsView } from "./views/flights-view.js";
+import { OverviewView } from "./views/overview-view.js";
+import { ReferenceView } from "./views/reference-view.js";
+import { ReliableView } from "./views/reliable-view.js";
+import { RequestsView } from "./views/requests-view.js";
+import { TasksView } from "./views/tasks-view.js";
+
+const VIEWS = [
+  { route: "overview", label: "Overview" },
+  { route: "dead", label: "Dead letters" },
+  { route: "flights", label: "Flights" },
+  { route: "reference", label: "Reference data" },
+  { route: "requests", label: "Requests" },
+  { route: "reliable", label: "Reliable messages" },
+  { route: "tasks", label: "Task events" },
+] as const;
+
+/** The console: a nav of hash routes, the current view, and the token prompt when the runner asks for one. */
+export function App() {
+  const [view = "overview", ...rest] = useHashRoute();
+  const [prompt, setPrompt] = useState<"closed" | "asked" | "refused">("closed");
+  // A new token remounts the view, which fetches again with it.
+  const [generation, setGeneration] = useState(0);
+  useEffect(() => onUnauthorized(() => setPrompt("refused")), []);
+  useEffect(() => {
+    const label = VIEWS.find((v) => v.route === view)?.label ?? "Not found";
+    document.title = `${label} · msgx console`;
+  }, [view]);
+
+  return (
+    <>
+      <header class="top">
+        <a class="brand" href={href("overview")}>
+          msgx console
+        </a>
+        <nav aria-label="Views">
+          <ul>
+            {VIEWS.map((v) => (
+              <li key={v.route}>
+                <a href={href(v.route)} data-testid={`nav-${v.route}`} aria-current={v.route === view ? "page" : undefined}>
+                  {v.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <button type="button" class="token-button" onClick={() => setPrompt("asked")}>
+          Token
+        </button>
+      </header>
+      <main key={generation}>{viewOf(view, rest)}</main>
+      {prompt !== "closed" && (
+        <TokenPrompt
+          refused={prompt === "refused"}
+          onDone={() => {
+            setPrompt("closed");
+            setGeneration((g) => g + 1);
+          }}
+          onCancel={() => setPrompt("closed")}
+        />
+      )}
+    </>
+  );
+}
+
+function viewOf(view: string, rest: readonly string[]) {
+  switch (view) {
+    case "overview":
+      return <OverviewView />;
+    case "dead":
+      return <DeadLettersView selected={rest[0]} />;
+    case "flights":
+      return <FlightsView flid={rest[0]} />;
+    case "reference":
+      return <ReferenceView rtype={rest[0]} rkey={rest[1]} />;
+    case "requests":
+      return <RequestsView />;
+    case "reliable":
+      return <ReliableView />;
+    case "tasks":
+      return <TasksView />;
+    default:
+      return (
+        <p class="notice">
+          No view <code>{view}</code>: pick one above.
+        </p>
+      );
+  }
+}

@@ -1,0 +1,44 @@
+import type { ComponentChildren } from "preact";
+import type { Load } from "./use-admin.js";
+
+/**
+ * A loaded value's view: `placeholder` (same size as the data's view) while loading, "not
+ * available" on 404 (the route or its service is not on this runner), the refusal on an error,
+ * else `children(data)`.
+ */
+export function Loaded<T>(props: { load: Load<T>; what: string; placeholder?: ComponentChildren; children: (data: T) => ComponentChildren }) {
+  const { load, what } = props;
+  switch (load.state) {
+    case "loading":
+      return <>{props.placeholder ?? <p class="placeholder">Loading {what}…</p>}</>;
+    case "absent":
+      return (
+        <p class="notice absent" data-testid="not-available">
+          {what}: not enabled or not available on this runner <span class="muted">({load.message})</span>
+        </p>
+      );
+    case "error":
+      return (
+        <p class="notice error" role="alert">
+          Could not load {what}: {load.status === 401 ? "the admin token is missing or wrong" : load.message}
+        </p>
+      );
+    case "ok":
+      return <>{props.children(load.data)}</>;
+  }
+}
+
+/** A table's placeholder: `rows` rows of `columns` dashes, the height of the loaded table. */
+export function PlaceholderRows(props: { rows: number; columns: number }) {
+  return (
+    <>
+      {Array.from({ length: props.rows }, (_, r) => (
+        <tr key={r} class="placeholder-row">
+          {Array.from({ length: props.columns }, (_, c) => (
+            <td key={c}>—</td>
+          ))}
+        </tr>
+      ))}
+    </>
+  );
+}

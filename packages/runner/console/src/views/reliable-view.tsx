@@ -1,0 +1,130 @@
+import { useState } from "preact/hooks";
+import { adminPost, query } from "../admin-client.js";
+import type { ReliableMessage, ReliableQueue } from "../api-types.js";
+import { count, instant } from "../format.js";
+import { Loaded, PlaceholderRows } from "../loaded.js";
+import { useAdmin } from "../use-admin.js";
+
+const FILTERS = [
+  { id: "dead", label: "Dead", params: { dead: "true" } },
+  { id: "waiting", label: "Waiting for confirmation", params: { status: "WAITING_CONFIRM" } },
+  { id: "sending", label: "Sending", params: { status: "SENDING", dead: "false" } },
+] as const;
+
+/** The reliable-message service (docs/reliable-message.md): queues with waiting and dead counts, messages, resend. */
+export function ReliableView() {
+  const [queues, reloadQueues] = useAdmin<{ queues: readonly ReliableQueue[] }>("/admin/reliable-messages/queues");
+  const [filter, setFilter] = useState<(typeof FILTERS)[number]["id"]>("dead");
+  const [messages, reloadMessages] = useAdmin<{ items: readonly ReliableMessage[]; total: number }>(
+    `/admin/reliable-messages${query({ size: 50, ...FILTERS.find((f) => f.id === filter)!.params })}`,
+  );
+  const [note, setNote] = useState<string | undefined>();
+  const act = async (path: string, done: string) => {
+    const a = await adminPost<unknown>(path, {});
+    setNote(a.ok ? done : `${a.error}: ${a.message}`);
+    reloadQueues();
+    reloadMessages();
+  };
+
+  return (
+    <section aria-labelledby="reliable-title">
+      <h1 id="reliable-title">Reliable messages</h1>
+      {note && (
+        <p class="notice" role="status">
+          {note}
+        </p>
+      )}
+      <h2>Queues</h2>
+      <Loaded load={queues} what="Reliable-message queues">
+        {(q) => (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">queue</th>
+                  <th scope="col" class="num">waiting</th>
+                  <th scope="col" class="num">dead</th>
+                  <th scope="col">action</th>
+                </tr>
+              </thead>
+              <tbody>
+                {q.queues.map((r) => (
+                  <tr key={r.queue}>
+                    <td class="mono">{r.queue}</td>
+                    <td class="num">{count(r.waiting)}</td>
+                    <td class="num">{count(r.dead)}</td>
+                    <td>
+                      <button type="button" disabled={r.dead === 0} onClick={() => void act(`/admin/reliable-messages/queues/${encodeURIComponent(r.queue)}/replay-dead`, `Dead messages of ${r.queue} sent again.`)}>
+                        Resend dead
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
+      <h2>Messages</h2>
+      <div class="tabs" role="group" aria-label="Which messages">
+        {FILTERS.map((f) => (
+          <button key={f.id} type="button" aria-pressed={filter === f.id} onClick={() => setFilter(f.id)}>
+            {f.label}
+          </button>
+        ))}
+      </div>
+      <Loaded
+        load={messages}
+        what="Reliable messages"
+        placeholder={
+          <table>
+            <tbody>
+              <PlaceholderRows rows={3} columns={6} />
+            </tbody>
+          </table>
+        }
+      >
+        {(page) =>
+          page.items.length === 0 ? (
+            <p class="muted">No message here.</p>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">message</th>
+                    <th scope="col">queue</th>
+                    <th scope="col">status</th>
+                    <th scope="col" class="num">sends</th>
+                    <th scope="col">last sent</th>
+                    <th scope="col">action</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.items.map((m) => (
+                    <tr key={m.messageId}>
+                      <td class="mono">{m.messageId}</td>
+                      <td class="mono">{m.consumerQueue}</td>
+                      <td>
+                        <span class="badge">{m.status}</span>
+                        {m.dead ? <span class="badge warn">dead</span> : null}
+                      </td>
+                      <td class="num">{m.sendCount}</td>
+                      <td>{instant(m.lastSentAt)}</td>
+                      <td>
+                        <button type="button" onClick={() => void act(`/admin/reliable-messages/${encodeURIComponent(m.messageId)}/resend`, `Message ${m.messageId} sent again.`)}>
+                          Resend
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <p class="muted small">{count(page.total)} in all; the first 50 shown.</p>
+            </div>
+          )
+        }
+      </Loaded>
+    </section>
+  );
+}

@@ -1,0 +1,93 @@
+import { useState } from "preact/hooks";
+import { adminPost, query } from "../admin-client.js";
+import { value } from "../format.js";
+import { Loaded, PlaceholderRows } from "../loaded.js";
+import { useAdmin } from "../use-admin.js";
+
+type TaskEvent = Readonly<Record<string, unknown>>;
+const COLUMNS = ["taskId", "eventId", "eventType", "owner", "handlerCode", "status", "attempts", "lastError"] as const;
+
+/** The task service's dead owner events (docs/task-routing.md), replayed by task with a reason. */
+export function TasksView() {
+  const [events, reload] = useAdmin<{ events: readonly TaskEvent[] } | readonly TaskEvent[]>(`/admin/task-events${query({ status: "DEAD", limit: 100 })}`);
+  const [operator, setOperator] = useState("");
+  const [reason, setReason] = useState("");
+  const [note, setNote] = useState<string | undefined>();
+  const replay = async (taskId: string) => {
+    const a = await adminPost<{ replayed?: readonly unknown[] }>("/admin/task-events/replay", { taskIds: [taskId], reason: reason.trim(), by: operator.trim() });
+    setNote(a.ok ? `Task ${taskId}: ${a.data.replayed?.length ?? 0} event(s) replayed.` : `${a.error}: ${a.message}`);
+    reload();
+  };
+  const ready = operator.trim() !== "" && reason.trim() !== "";
+
+  return (
+    <section aria-labelledby="tasks-title">
+      <h1 id="tasks-title">Task events</h1>
+      <Loaded
+        load={events}
+        what="Task events"
+        placeholder={
+          <table>
+            <tbody>
+              <PlaceholderRows rows={3} columns={5} />
+            </tbody>
+          </table>
+        }
+      >
+        {(answer) => {
+          const list = Array.isArray(answer) ? answer : (answer as { events: readonly TaskEvent[] }).events;
+          const columns = COLUMNS.filter((c) => list.some((e) => e[c] !== undefined));
+          return (
+            <>
+              <div class="toolbar">
+                <label for="task-operator">Operator</label>
+                <input id="task-operator" required placeholder="your name" value={operator} onInput={(e) => setOperator(e.currentTarget.value)} />
+                <label for="task-reason">Reason</label>
+                <input id="task-reason" required placeholder="why replay" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+              </div>
+              {note && (
+                <p class="notice" role="status">
+                  {note}
+                </p>
+              )}
+              {list.length === 0 ? (
+                <p class="muted">No dead task event.</p>
+              ) : (
+                <div class="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        {columns.map((c) => (
+                          <th key={c} scope="col">
+                            {c}
+                          </th>
+                        ))}
+                        <th scope="col">action</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {list.map((e, i) => (
+                        <tr key={String(e.eventId ?? i)}>
+                          {columns.map((c) => (
+                            <td key={c} class="mono">
+                              {e[c] === undefined ? "—" : value(e[c])}
+                            </td>
+                          ))}
+                          <td>
+                            <button type="button" disabled={!ready || typeof e.taskId !== "string"} onClick={() => void replay(String(e.taskId))}>
+                              Replay
+                            </button>
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+            </>
+          );
+        }}
+      </Loaded>
+    </section>
+  );
+}
