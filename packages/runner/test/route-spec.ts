@@ -26,6 +26,8 @@ export function pipelineLessContext(logger: Logger, adminToken: string) {
     snapshotLog: unused,
     replayPreview: unused,
     replay: unused,
+    rawMessage: unused,
+    audits: unused,
   } satisfies Omit<HttpContext, "metrics" | "reliable">;
 }
 

@@ -1,5 +1,4 @@
 import {
-  decodeMessageInSlices,
   knownTypes,
   PipelineRouter,
   Target,
@@ -66,9 +65,7 @@ export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger
       delivery: parts.delivery,
       clock,
       logger,
-      // A document of megabytes is parsed in slices with the event loop let in between, so the
-      // ingress, /healthz and the relay keep answering while it is read (docs/reliability.md).
-      decode: (raw) => decodeMessageInSlices(raw, handling.codec, yieldToEventLoop),
+      decode: handling.decode,
       processors: handling.processors,
       contentHash: handling.contentHash,
       ...(failpoint ? { failpoint } : {}),
@@ -103,9 +100,4 @@ export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger
   for (const step of [...maintenance.steps, ...requestSteps(context), ...hostedSteps]) router.add(step);
   void parts.leadershipLost?.then((why) => router.leadershipLost(why));
   return { router, metrics, maintenance, reliable, ...(tasks ? { tasks } : {}) };
-}
-
-/** Resolves after the event loop has run pending I/O callbacks and timers. */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
 import {
+  decodeMessageInSlices,
   defaultProcessors,
   MsgxError,
   typePolicyProblems,
   type CodecOptions,
   type ContentHash,
+  type DecodeResult,
   type IdentityOptions,
   type ProcessorTable,
   type RetryPolicy,
@@ -24,6 +26,12 @@ export interface MessageHandling {
   readonly identity: IdentityOptions;
   /** The SHA-256 kept with each identity binding: `node:crypto`'s, native and fast on large documents. */
   readonly contentHash: ContentHash;
+  /**
+   * Decodes one raw message with `codec`. A document of megabytes is parsed in slices with the
+   * event loop let in between, so the ingress, /healthz and the relay keep answering while it is
+   * read (docs/reliability.md). The pump and the replay preflight both read messages with it.
+   */
+  readonly decode: (raw: string) => Promise<DecodeResult>;
 }
 
 const nodeSha256: ContentHash = (raw) => createHash("sha256").update(raw, "utf8").digest("hex");
@@ -55,5 +63,11 @@ export function messageHandling(config: MsgxConfig): MessageHandling {
     unsupported: { mode: config.types.unsupported.mode, maxAttempts: config.types.unsupported.attempts, headDeadlineMs: config.types.unsupported.headMs },
     identity: { includeDayBoundary: config.identity.includeDayBoundary, includeContent: config.identity.includeContent, onContentDiffers: config.identity.onContentDiffers },
     contentHash: nodeSha256,
+    decode: (raw) => decodeMessageInSlices(raw, codec, yieldToEventLoop),
   };
+}
+
+/** Resolves after the event loop has run pending I/O callbacks and timers. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -1,5 +1,5 @@
 import { setMaxListeners } from "node:events";
-import { errorMessage, ReplayService, systemClock, type Clock, type Logger } from "@msgx/core";
+import { errorMessage, systemClock, type Clock, type Logger } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
 import type { HttpContext } from "../http/http-context.js";
 import { driveRouter } from "../loops/router-loops.js";
@@ -7,6 +7,7 @@ import { RELIABLE_RELAY_STEP } from "../reliable/reliable-steps.js";
 import { TASK_RELAY_STEP } from "../tasks/task-steps.js";
 import type { AppParts } from "./app-parts.js";
 import { createExchangeRouter, type ExchangeRouter } from "./exchange-router.js";
+import { createReplayAdmin } from "./replay-admin.js";
 import { createRequestAdmin } from "./request-steps.js";
 import { startServiceHttp, type ServiceHttp } from "./service-http.js";
 
@@ -40,7 +41,7 @@ export async function startPipeline(
   setMaxListeners(64, controller.signal);
   const loops = driveRouter(router, { logger, signal: controller.signal });
 
-  const replay = new ReplayService({ store: parts.store, clock });
+  const replay = createReplayAdmin(parts, config, clock);
   const ctx: HttpContext = {
     logger,
     token: config.http.token,
@@ -56,19 +57,21 @@ export async function startPipeline(
     message: (id) => parts.store.get(id),
     flight: (flid) => parts.flights.get(flid),
     flights: (q) => parts.flights.list({ ...q, includeDeleted: false }),
-    deadLetters: (q) => parts.store.list({ statuses: ["DEAD"], limit: q.limit, ...(q.afterMsgId !== undefined ? { afterMsgId: q.afterMsgId } : {}) }),
+    deadLetters: (q) => replay.deadLetters(q),
     snapshotLog: (limit) => maintenance.store.snapshotLog(limit),
     lineage: parts.lineage,
     reliable: reliable.admin,
     ...(config.reliable.enabled ? { rm: reliable.api(() => loops.wake([RELIABLE_RELAY_STEP])) } : {}),
     ...(tasks ? { tasks: tasks.api(() => loops.wake([TASK_RELAY_STEP])) } : {}),
-    replayPreview: (sel) => replay.preview(sel),
-    replay: async (sel, operator) => {
-      const result = await replay.replay(sel, operator);
+    replayPreview: (sel) => replay.preflight(sel),
+    replay: async (sel, operator, options) => {
+      const result = await replay.replay(sel, operator, options);
       logger.info("replay", { operator, replayed: result.replayed, refused: result.refused.map((r) => r.msgId) });
       loops.wake(router.wakes("replay"));
       return result;
     },
+    rawMessage: (msgId) => replay.raw(msgId),
+    audits: (q) => replay.audits(q.limit, q.beforeAuditId),
     requests: createRequestAdmin(parts, config, clock, logger),
   };
   let http: ServiceHttp;

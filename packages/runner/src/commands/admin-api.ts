@@ -1,7 +1,9 @@
 import { adminHttp } from "./admin-http.js";
-import type { FlightPayload, MaintenanceStore, PipelineStatus, ProcRecord, ReplayPreview, ReplayResult, ReplaySelection, SnapshotLogRow } from "@msgx/core";
-import { flightToPayload, ReplayService } from "@msgx/core";
+import type { AuditRow, Clock, FlightPayload, MaintenanceStore, PipelineStatus, ProcRecord, ReplayOptions, ReplayPreflight, ReplayResult, ReplaySelection, SnapshotLogRow } from "@msgx/core";
+import { flightToPayload } from "@msgx/core";
 import type { AppParts } from "../app/app-parts.js";
+import { createReplayAdmin } from "../app/replay-admin.js";
+import type { MsgxConfig } from "../config/config-schema.js";
 
 /** What the admin commands need, served either by the parts directly or by a running runner. */
 export interface AdminApi {
@@ -12,17 +14,21 @@ export interface AdminApi {
   deadLetters(query: { afterMsgId?: number; limit: number }): Promise<readonly ProcRecord[]>;
   /** The newest `SCHD_SNAP_LOG` rows, newest first. */
   snapshotLog(limit: number): Promise<readonly SnapshotLogRow[]>;
-  replayPreview(selection: ReplaySelection): Promise<readonly ReplayPreview[]>;
-  replay(selection: ReplaySelection, operator: string): Promise<ReplayResult>;
+  /** The dry run: per record eligibility, outcome and changes, and the `expect` guard. */
+  replayPreview(selection: ReplaySelection): Promise<ReplayPreflight>;
+  /** Refused (nothing written) when `options.expect` no longer holds. */
+  replay(selection: ReplaySelection, operator: string, options?: ReplayOptions): Promise<ReplayResult>;
+  /** Operator audit rows, newest first; `beforeAuditId` pages to older ones. */
+  audits(limit: number, beforeAuditId?: number): Promise<readonly AuditRow[]>;
   close(): Promise<void>;
 }
 
 /**
  * Admin straight on the stores (the runner must not be running on an embedded data directory);
- * `maintenance` reads the snapshot log.
+ * `maintenance` reads the snapshot log; the replay preflight judges messages with `config`'s handling, as the pump does.
  */
-export function directAdmin(parts: AppParts, maintenance: MaintenanceStore, clock = { now: () => Date.now() }): AdminApi {
-  const replay = new ReplayService({ store: parts.store, clock });
+export function directAdmin(parts: AppParts, maintenance: MaintenanceStore, config: MsgxConfig, clock: Clock = { now: () => Date.now() }): AdminApi {
+  const replay = createReplayAdmin(parts, config, clock);
   return {
     status: () => parts.status.status(),
     message: (id) => parts.store.get(id),
@@ -30,10 +36,11 @@ export function directAdmin(parts: AppParts, maintenance: MaintenanceStore, cloc
       const f = await parts.flights.get(flid);
       return f ? flightToPayload(f) : undefined;
     },
-    deadLetters: (q) => parts.store.list({ statuses: ["DEAD"], limit: q.limit, ...(q.afterMsgId !== undefined ? { afterMsgId: q.afterMsgId } : {}) }),
+    deadLetters: (q) => replay.deadLetters(q),
     snapshotLog: (limit) => maintenance.snapshotLog(limit),
-    replayPreview: (sel) => replay.preview(sel),
-    replay: (sel, op) => replay.replay(sel, op),
+    replayPreview: (sel) => replay.preflight(sel),
+    replay: (sel, op, options) => replay.replay(sel, op, options),
+    audits: (limit, before) => replay.audits(limit, before),
     close: () => parts.close(),
   };
 }
@@ -47,8 +54,9 @@ export function httpAdmin(baseUrl: string, token: string | undefined): AdminApi 
     flight: (flid) => call("GET", `/admin/flights/${encodeURIComponent(flid)}`),
     deadLetters: async (q) => (await call<ProcRecord[]>("GET", `/admin/dead-letters?limit=${q.limit}${q.afterMsgId !== undefined ? `&after=${q.afterMsgId}` : ""}`)) ?? [],
     snapshotLog: async (limit) => (await call<SnapshotLogRow[]>("GET", `/admin/snapshots?limit=${limit}`)) ?? [],
-    replayPreview: async (sel) => (await call<{ preview: ReplayPreview[] }>("POST", "/admin/replay", { ...sel, dryRun: true }))!.preview,
-    replay: async (sel, operator) => (await call<ReplayResult>("POST", "/admin/replay", { ...sel, operator }))!,
+    replayPreview: async (sel) => (await call<ReplayPreflight>("POST", "/admin/replay", { ...sel, dryRun: true }))!,
+    replay: async (sel, operator, options) => (await call<ReplayResult>("POST", "/admin/replay", { ...sel, operator, ...(options?.expect !== undefined ? { expect: options.expect } : {}) }))!,
+    audits: async (limit, before) => (await call<{ entries: AuditRow[] }>("GET", `/admin/audit?limit=${limit}${before !== undefined ? `&after=${before}` : ""}`))?.entries ?? [],
     close: async () => {},
   };
 }

@@ -17,7 +17,7 @@ async function withAdmin(flags: AdminFlags, fn: (api: AdminApi) => Promise<void>
   const direct = async () => {
     const parts = await adminParts(config, createLogger("warn", 2));
     const clock = { now: () => Date.now() };
-    return directAdmin(parts, parts.maintenance, clock);
+    return directAdmin(parts, parts.maintenance, config, clock);
   };
   const api = flags.url ? httpAdmin(flags.url, flags.token ?? config.http.token) : await direct();
   try {
@@ -91,12 +91,35 @@ export function registerAdminCommands(program: Command): void {
   admin(program, "replay", "send CODEC_ERROR/UNSUPPORTED/INFRA/EXHAUSTED messages back to PENDING (audited); never MALFORMED or PROTOCOL")
     .option("--class <classes>", "comma-separated error classes, e.g. EXHAUSTED,UNSUPPORTED")
     .option("--ids <ids>", "comma-separated mailbox ids")
-    .option("--dry-run", "preview per record: eligible or why not; changes nothing")
+    .option("--dry-run", "preview per record: eligible or why not, how it would end now and what it would change on each flight/reference key (field diff), and the expect guard; changes nothing")
+    .option("--yes", "preview, then apply guarded by that preview's versions; prints both")
+    .option("--expect <json>", "apply only if every key still has the version of a dry run's expect map (JSON), else refuse and change nothing")
     .option("--operator <name>", "who asks (written to the audit row)", process.env["USER"] ?? "cli")
-    .action(async (flags: AdminFlags & { class?: string; ids?: string; dryRun?: boolean; operator: string }) =>
+    .addHelpText("after", "\nWithout --dry-run, --yes or --expect the replay applies unguarded. See docs/operations.md \"Replay\".")
+    .action(async (flags: AdminFlags & { class?: string; ids?: string; dryRun?: boolean; yes?: boolean; expect?: string; operator: string }) =>
       withAdmin(flags, async (api) => {
         const selection = replaySelection(flags.class, flags.ids);
-        print(flags.dryRun ? { dryRun: true, preview: await api.replayPreview(selection) } : await api.replay(selection, flags.operator));
+        if ([flags.dryRun, flags.yes, flags.expect !== undefined].filter(Boolean).length > 1) throw new MsgxError("CONFIG", "give one of --dry-run, --yes, --expect");
+        if (flags.dryRun) {
+          print({ dryRun: true, ...(await api.replayPreview(selection)) });
+        } else if (flags.yes) {
+          const preflight = await api.replayPreview(selection);
+          print({ ...preflight, ...(await api.replay(selection, flags.operator, { expect: preflight.expect })) });
+        } else {
+          const expect = flags.expect === undefined ? undefined : expectMap(flags.expect);
+          print(await api.replay(selection, flags.operator, expect === undefined ? {} : { expect }));
+        }
+      }),
+    );
+
+  const audit = program.command("audit").description("the operator audit trail (replays, UNSUPPORTED messages skipped or exhausted)");
+  admin(audit, "list", "newest first: id, time, operator, action, message ids, detail")
+    .option("--limit <n>", "how many (1–1000)", "20")
+    .option("--after <auditId>", "only entries older than this one (paging)")
+    .action(async (flags: AdminFlags & { limit: string; after?: string }) =>
+      withAdmin(flags, async (api) => {
+        const rows = await api.audits(parseId(flags.limit), flags.after ? parseId(flags.after) : undefined);
+        print(rows.map((r) => ({ ...r, at: new Date(r.at).toISOString() })));
       }),
     );
 
@@ -115,6 +138,20 @@ function parseId(raw: string): number {
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < 0) throw new MsgxError("CONFIG", `not a number: ${raw}`);
   return n;
+}
+
+/** A dry run's `expect` map as given on the command line: `{"flight:<FLID>": 3, "reference:<RTYPE>:<RKEY>": null}`. */
+function expectMap(raw: string): Record<string, number | null> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new MsgxError("CONFIG", `--expect is not JSON: ${raw}`);
+  }
+  const ok =
+    typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && Object.values(parsed).every((v) => v === null || (Number.isSafeInteger(v) && (v as number) >= 0));
+  if (!ok) throw new MsgxError("CONFIG", "--expect must be a JSON object of versions (a number or null per key), as a dry run prints it");
+  return parsed as Record<string, number | null>;
 }
 
 function replaySelection(classes: string | undefined, ids: string | undefined): ReplaySelection {

@@ -1,8 +1,9 @@
-import { ErrorClass, flightToPayload, MAX_FLIGHT_LIST_LIMIT } from "@msgx/core";
+import { ErrorClass, flightToPayload, isReplayConflict, MAX_FLIGHT_LIST_LIMIT, parseVersionKey } from "@msgx/core";
 import { z } from "zod";
 import { bearerGuard } from "./bearer-token.js";
 import type { HttpContext } from "./http-context.js";
 import { HttpError } from "./http-error.js";
+import { registerConsoleDataRoutes } from "./console-data-routes.js";
 import { acceptJsonBodies } from "./json-body.js";
 import type { HttpApp } from "./http-app.js";
 import { registerLineageRoutes } from "./lineage-routes.js";
@@ -17,12 +18,20 @@ const replayBody = z
     errorClasses: z.array(z.enum(ErrorClass)).optional(),
     msgIds: z.array(z.number().int().min(0)).optional(),
     dryRun: z.boolean().optional(),
-    operator: z.string().optional(),
+    // Absent: the CLI's default name; given, it must name someone (the console always sends one).
+    operator: z.string().trim().min(1, "must name the operator").max(200).optional(),
+    /** The dry run's `expect`, sent back to guard the apply (a version or null per key). */
+    expect: z
+      .record(z.string(), z.number().int().min(0).nullable())
+      .refine((m) => Object.keys(m).every((k) => parseVersionKey(k) !== undefined), "keys are flight:<FLID> or reference:<RTYPE>:<RKEY>")
+      .optional(),
   })
   .optional();
 
+const MAX_AUDIT_LIMIT = 1000;
+
 /**
- * `/admin/*` behind the bearer token: status, messages, flights, dead letters, the snapshot log,
+ * `/admin/*` behind the bearer token: status, messages (their raw text too), flights, dead letters, the snapshot log, the audit trail,
  * replay, reliable messages, and upstream requests and reference data when configured. A body
  * is JSON of any declared type (UTF-8, at most 64 KiB); an empty body is `{}`.
  */
@@ -45,24 +54,54 @@ export function registerAdminRoutes(app: HttpApp, ctx: HttpContext): void {
 
   app.get(
     "/admin/dead-letters",
-    { schema: { querystring: z.object({ after: decimal(0).optional(), limit: decimal(1, MAX_FLIGHT_LIST_LIMIT).default(100) }) } },
+    {
+      schema: {
+        querystring: z.object({ after: decimal(0).optional(), limit: decimal(1, MAX_FLIGHT_LIST_LIMIT).default(100), errorClass: z.enum(ErrorClass).optional() }),
+      },
+    },
     async (request) => {
-      const { after, limit } = request.query;
-      return ctx.deadLetters({ limit, ...(after !== undefined ? { afterMsgId: after } : {}) });
+      const { after, limit, errorClass } = request.query;
+      return ctx.deadLetters({ limit, ...(after !== undefined ? { afterMsgId: after } : {}), ...(errorClass !== undefined ? { errorClass } : {}) });
+    },
+  );
+
+  app.get("/admin/messages/:msgId/raw", { schema: { params: z.object({ msgId: decimal(0) }) } }, async (request, reply) => {
+    const raw = await ctx.rawMessage(request.params.msgId);
+    return raw ?? reply.code(404).send({ error: "not found", message: "no such mailbox row" });
+  });
+
+  // Newest first; `after` is the `auditId` of the last entry of the previous page (its `next`).
+  app.get(
+    "/admin/audit",
+    { schema: { querystring: z.object({ limit: decimal(1, MAX_AUDIT_LIMIT).default(50), after: decimal(1).optional() }) } },
+    async (request) => {
+      const { limit, after } = request.query;
+      const entries = await ctx.audits({ limit, ...(after !== undefined ? { beforeAuditId: after } : {}) });
+      return { entries, next: entries.length === limit ? entries.at(-1)!.auditId : null };
     },
   );
 
   app.get("/admin/snapshots", { schema: { querystring: z.object({ limit: decimal(1, 1000).default(100) }) } }, async (request) => ctx.snapshotLog(request.query.limit));
 
-  app.post("/admin/replay", { schema: { body: replayBody } }, async (request) => {
-    const { errorClasses, msgIds, dryRun, operator } = request.body ?? {};
+  app.post("/admin/replay", { schema: { body: replayBody } }, async (request, reply) => {
+    const { errorClasses, msgIds, dryRun, operator, expect } = request.body ?? {};
     if (!errorClasses && !msgIds) throw new HttpError(400, "give errorClasses and/or msgIds");
     const selection = { ...(errorClasses ? { errorClasses } : {}), ...(msgIds ? { msgIds } : {}) };
-    if (dryRun === true) return { dryRun: true, preview: await ctx.replayPreview(selection) };
-    return ctx.replay(selection, operator || "admin-http");
+    if (dryRun === true) {
+      const { preview, expect: guard } = await ctx.replayPreview(selection);
+      return { dryRun: true, preview, expect: guard };
+    }
+    try {
+      return await ctx.replay(selection, operator ?? "admin-http", expect !== undefined ? { expect } : {});
+    } catch (e) {
+      if (!isReplayConflict(e)) throw e;
+      ctx.logger.warn("replay refused: versions moved since the preview", { operator: operator ?? "admin-http", mismatches: e.mismatches });
+      return reply.code(409).send({ error: "conflict", message: e.message, mismatches: e.mismatches });
+    }
   });
 
   registerLineageRoutes(app, ctx.lineage);
   registerReliableRoutes(app, ctx.reliable);
+  registerConsoleDataRoutes(app, ctx);
   if (ctx.requests) registerRequestRoutes(app, ctx.requests);
 }

@@ -3,15 +3,19 @@ import type { Readiness } from "../app/readiness.js";
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
 import type { ReliableMessageApi } from "../reliable/reliable-api.js";
 import type { TaskApi } from "../tasks/task-api.js";
+import type { RawMessage } from "../app/replay-admin.js";
 import type { LineageReader } from "@msgx/core";
 import type {
+  AuditRow,
+  ErrorClass,
   FlightState,
   Logger,
   PipelineStatus,
   ProcRecord,
   RefEntry,
   RefListQuery,
-  ReplayPreview,
+  ReplayOptions,
+  ReplayPreflight,
   ReplayResult,
   ReplaySelection,
   RequestFilter,
@@ -40,11 +44,18 @@ export interface HttpContext {
   message(msgId: number): Promise<ProcRecord | undefined>;
   flight(flid: string): Promise<FlightState | undefined>;
   flights(query: { operationDay?: string; afterFlid?: string; limit: number }): Promise<readonly FlightState[]>;
-  deadLetters(query: { afterMsgId?: number; limit: number }): Promise<readonly ProcRecord[]>;
+  /** DEAD records ascending by id; `errorClass` keeps those of one class. */
+  deadLetters(query: { afterMsgId?: number; limit: number; errorClass?: ErrorClass }): Promise<readonly ProcRecord[]>;
   /** The newest `SCHD_SNAP_LOG` rows, newest first (docs/jobs.md). */
   snapshotLog(limit: number): Promise<readonly SnapshotLogRow[]>;
-  replayPreview(selection: ReplaySelection): Promise<readonly ReplayPreview[]>;
-  replay(selection: ReplaySelection, operator: string): Promise<ReplayResult>;
+  /** The replay's dry run: per record eligibility, outcome and changes, and the `expect` guard (docs/operations.md). */
+  replayPreview(selection: ReplaySelection): Promise<ReplayPreflight>;
+  /** Throws core's `ReplayConflictError` (answered 409) when `options.expect` no longer holds; nothing is written then. */
+  replay(selection: ReplaySelection, operator: string, options?: ReplayOptions): Promise<ReplayResult>;
+  /** A mailbox row's raw text; undefined when the row is gone. */
+  rawMessage(msgId: number): Promise<RawMessage | undefined>;
+  /** Operator audit rows (`REPLAY_AUDIT`), newest first; `beforeAuditId` pages to older ones. */
+  audits(query: { limit: number; beforeAuditId?: number }): Promise<readonly AuditRow[]>;
   /** Lineage of flights and reference entries (`/admin/flights/<FLID>/lineage`, docs/lineage.md). */
   readonly lineage: LineageReader;
   /** The reliable-message service's operator surface. */

@@ -59,7 +59,9 @@ export function lateContext(early: EarlyContext): { readonly ctx: HttpContext; a
     deadLetters: (q) => current().deadLetters(q),
     snapshotLog: (limit) => current().snapshotLog(limit),
     replayPreview: (sel) => current().replayPreview(sel),
-    replay: (sel, operator) => current().replay(sel, operator),
+    replay: (sel, operator, options) => current().replay(sel, operator, options),
+    rawMessage: (msgId) => current().rawMessage(msgId),
+    audits: (q) => current().audits(q),
     lineage: {
       flightLineage: (flid, q) => current().lineage.flightLineage(flid, q),
       referenceLineage: (rtype, rkey, q) => current().lineage.referenceLineage(rtype, rkey, q),
