@@ -3,7 +3,7 @@ import type { Load } from "./use-admin.js";
 
 /**
  * A loaded value's view: `placeholder` (same size as the data's view) while loading, "not
- * available" on 404 (the route or its service is not on this runner), the refusal on an error,
+ * available" with the runner's reason on 404 (the route or its service is off, or the key has no data), the refusal on an error,
  * else `children(data)`.
  */
 export function Loaded<T>(props: { load: Load<T>; what: string; placeholder?: ComponentChildren; children: (data: T) => ComponentChildren }) {
@@ -14,7 +14,7 @@ export function Loaded<T>(props: { load: Load<T>; what: string; placeholder?: Co
     case "absent":
       return (
         <p class="notice absent" data-testid="not-available">
-          {what}: not enabled or not available on this runner <span class="muted">({load.message})</span>
+          {what}: not available <span class="muted">— {load.message}</span>
         </p>
       );
     case "error":

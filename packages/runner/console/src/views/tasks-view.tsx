@@ -5,17 +5,20 @@ import { Loaded, PlaceholderRows } from "../loaded.js";
 import { useAdmin } from "../use-admin.js";
 
 type TaskEvent = Readonly<Record<string, unknown>>;
-const COLUMNS = ["taskId", "eventId", "eventType", "owner", "handlerCode", "status", "attempts", "lastError"] as const;
+const COLUMNS = ["taskId", "ownerService", "handlerCode", "bizType", "bizId", "status", "lastEventId", "callbackError"] as const;
 
-/** The task service's dead owner events (docs/task-routing.md), replayed by task with a reason. */
+/**
+ * The task service's dead owner events (docs/task-routing.md): the tasks whose callback to the owner
+ * failed for good, replayed by task with the operator's name and a reason (the replay audit).
+ */
 export function TasksView() {
-  const [events, reload] = useAdmin<{ events: readonly TaskEvent[] } | readonly TaskEvent[]>(`/admin/task-events${query({ status: "DEAD", limit: 100 })}`);
+  const [events, reload] = useAdmin<{ tasks: readonly TaskEvent[]; next: string | null }>(`/admin/task-events${query({ status: "DEAD", limit: 100 })}`);
   const [operator, setOperator] = useState("");
   const [reason, setReason] = useState("");
   const [note, setNote] = useState<string | undefined>();
   const replay = async (taskId: string) => {
     const a = await adminPost<{ replayed?: readonly unknown[] }>("/admin/task-events/replay", { taskIds: [taskId], reason: reason.trim(), by: operator.trim() });
-    setNote(a.ok ? `Task ${taskId}: ${a.data.replayed?.length ?? 0} event(s) replayed.` : `${a.error}: ${a.message}`);
+    setNote(a.ok ? (a.data.replayed?.length ? `Task ${taskId}: its owner event was sent again.` : `Task ${taskId}: nothing to replay.`) : `${a.error}: ${a.message}`);
     reload();
   };
   const ready = operator.trim() !== "" && reason.trim() !== "";
@@ -35,7 +38,7 @@ export function TasksView() {
         }
       >
         {(answer) => {
-          const list = Array.isArray(answer) ? answer : (answer as { events: readonly TaskEvent[] }).events;
+          const list = answer.tasks;
           const columns = COLUMNS.filter((c) => list.some((e) => e[c] !== undefined));
           return (
             <>
@@ -67,7 +70,7 @@ export function TasksView() {
                     </thead>
                     <tbody>
                       {list.map((e, i) => (
-                        <tr key={String(e.eventId ?? i)}>
+                        <tr key={String(e.taskId ?? i)}>
                           {columns.map((c) => (
                             <td key={c} class="mono">
                               {e[c] === undefined ? "—" : value(e[c])}
