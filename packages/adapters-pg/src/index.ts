@@ -5,6 +5,8 @@ export { PgOutboxStore } from "./pg-outbox-store.js";
 export { PgFlightReader } from "./pg-flight-reader.js";
 export { PgLineageReader } from "./pg-lineage-reader.js";
 export { PgStatusReader } from "./status/pg-status-reader.js";
+export { PgRunnerPresence } from "./status/pg-runner-presence.js";
+export { PgThroughputReader } from "./status/pg-throughput-reader.js";
 export { createPgStores, type CreatePgStoresOptions } from "./create-pg-stores.js";
 export type { PgStores, PgLeadershipRequest } from "./pg-stores.js";
 export { pgPoolConfig, guardPool, type PgConnectionOptions, type GuardablePool } from "./pg-pool-config.js";
@@ -47,6 +49,7 @@ export type {
   BackfillTodoTable,
   IntakeStateTable,
   LeadershipTable,
+  RunnerPresenceTable,
   ReplayAuditTable,
   FlightSchdTable,
   FlightSchdHstTable,

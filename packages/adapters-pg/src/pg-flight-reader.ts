@@ -1,8 +1,8 @@
-import { MAX_FLIGHT_LIST_LIMIT, type FlightListQuery, type FlightReader, type FlightState } from "@msgx/core";
+import { assertSearchQuery, MAX_FLIGHT_LIST_LIMIT, type FlightListQuery, type FlightReader, type FlightSearchQuery, type FlightState } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { pgCall } from "./pg-error-map.js";
 import type { Db } from "./queries/db.js";
-import { listFlights, readFlight } from "./queries/flights.js";
+import { listFlights, readFlight, searchFlights } from "./queries/flights.js";
 import type { MsgxDatabase } from "./rows/tables.js";
 
 const DECIMAL_FLID = /^\d{1,18}$/;
@@ -37,5 +37,10 @@ export class PgFlightReader implements FlightReader {
   async list(query: FlightListQuery): Promise<readonly FlightState[]> {
     assertListQuery(query);
     return pgCall("flight list", () => listFlights(this.#db, query));
+  }
+
+  async search(query: FlightSearchQuery): Promise<readonly FlightState[]> {
+    assertSearchQuery(query);
+    return pgCall("flight search", () => searchFlights(this.#db, query));
   }
 }

@@ -14,7 +14,9 @@ import { PgOutboundMailbox } from "./requests/pg-outbound-mailbox.js";
 import { createPgOutboundTable } from "./requests/pg-outbound-schema.js";
 import { PgReferenceReader } from "./requests/pg-reference-reader.js";
 import { PgRequestStore } from "./requests/pg-request-store.js";
+import { PgRunnerPresence } from "./status/pg-runner-presence.js";
 import { PgStatusReader } from "./status/pg-status-reader.js";
+import { PgThroughputReader } from "./status/pg-throughput-reader.js";
 import { PgTaskStore } from "./task-routing/pg-task-store.js";
 
 /** Options of a leadership elector made by `PgStores.leadership`. */
@@ -41,6 +43,10 @@ export interface PgStores {
   readonly lineage: PgLineageReader;
   /** Counts and head of the pipeline for `status` and the metrics. */
   readonly status: PgStatusReader;
+  /** Per-minute counts of finished records and sent events (the console's history). */
+  readonly throughput: PgThroughputReader;
+  /** The runners of this database, leader and standbys, by their heartbeats. */
+  readonly presence: PgRunnerPresence;
   /** Upstream requests (`REQ_TRACK`, the SEQN counter). */
   readonly requests: PgRequestStore;
   /** Reference data received from the upstream (`REF_MASTER`). */
@@ -87,6 +93,8 @@ export function pgStoresOn(db: Kysely<MsgxDatabase>, base: PgStoresBase): Omit<P
     flights: new PgFlightReader(db),
     lineage: new PgLineageReader(db),
     status: new PgStatusReader(db),
+    throughput: new PgThroughputReader(db),
+    presence: new PgRunnerPresence(db),
     requests: new PgRequestStore(db),
     references: new PgReferenceReader(db),
     maintenance: new PgMaintenanceStore(db, { clock, lockKeys: store.lockKeys }),

@@ -48,9 +48,10 @@ describe("migration modules (PGlite)", () => {
       "0015_reliable_message_service",
       "0016_task_routing_service",
       "0018_lineage",
+      "0019_console",
     ]);
     expect(Object.keys(msgxMigrations("public"))).toEqual(names);
-    expect(Object.keys(msgxMigrations("public", ["jobs"]))).toEqual(["0001_pipeline", "0002_flights", "0004_reader_indexes", "0007_maintenance", "0009_outbox_json", "0010_flight_collections", "0012_identity_content", "0013_outbox_headers", "0014_proc_trace", "0018_lineage"]);
+    expect(Object.keys(msgxMigrations("public", ["jobs"]))).toEqual(["0001_pipeline", "0002_flights", "0004_reader_indexes", "0007_maintenance", "0009_outbox_json", "0010_flight_collections", "0012_identity_content", "0013_outbox_headers", "0014_proc_trace", "0018_lineage", "0019_console"]);
   });
 
   it("pipeline only: its tables alone; requests added later apply; then the rest; the default is every module", async () => {
@@ -62,7 +63,8 @@ describe("migration modules (PGlite)", () => {
     expect(pipeline).not.toContain("req_track");
     expect(pipeline).not.toContain("reliable_message");
     expect(pipeline).not.toContain("flight_schd_hst");
-    expect(pipeline).toHaveLength(23);
+    expect(pipeline).toContain("runner_presence");
+    expect(pipeline).toHaveLength(24);
     expect(await applied(db, schema)).toEqual(Object.keys(MIGRATION_MODULES.pipeline).sort());
 
     // 0003, 0008 and 0011 sort before 0012, which is applied: they still run.

@@ -16,6 +16,8 @@ export {
   type InMemorySnapLogRow,
 } from "./processing/in-memory-pipeline-store.js";
 export { InMemoryStatusReader } from "./processing/in-memory-status-reader.js";
+export { InMemoryRunnerPresence } from "./operations/in-memory-runner-presence.js";
+export { InMemoryThroughputReader } from "./operations/in-memory-throughput-reader.js";
 export { InMemoryOutboxStore } from "./delivery/in-memory-outbox-store.js";
 export { InMemoryBroker, type BrokerRecord } from "./ports/in-memory-broker.js";
 export { InMemoryFlightReader, type FlightTableSource } from "./flight/in-memory-flight-reader.js";

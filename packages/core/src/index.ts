@@ -97,6 +97,9 @@ export type {
 export type { AuditEntry } from "./processing/run-decision.js";
 export type { DeliveryPort, DeliveryRecord, DeliveryPlacement } from "./ports/delivery-port.js";
 export type { StatusReader, PipelineStatus } from "./processing/status-reader.js";
+export { RunnerRole, compareRunners, type RunnerBeat, type RunnerPresence, type RunnerPresenceStore } from "./operations/runner-presence.js";
+export { MINUTE_MS, MAX_THROUGHPUT_MINUTES, assertThroughputWindow, emptyMinutes, type MinuteThroughput, type ThroughputReader } from "./operations/throughput-reader.js";
+export { StatusSamples, statusGauges, statusHistory, type StatusGauges, type StatusHistorySample } from "./operations/status-history.js";
 
 // Outbox
 export {
@@ -122,7 +125,18 @@ export { flightToPayload, flightFromPayload, FLIGHT_PAYLOAD_SCHEMA_VERSION, type
 export { flightEvents } from "./flight/flight-events.js";
 export { sameFlightContent, type FlightContent } from "./flight/flight-content.js";
 export { decideRetirement, retiredFlightState, retirementCutoffDay, type RetirementOptions, type RetirementDecision } from "./flight/history-retirement.js";
-export { compareFlids, assertListQuery, FLID_PATTERN, MAX_FLIGHT_LIST_LIMIT, type FlightReader, type FlightListQuery } from "./flight/flight-reader.js";
+export {
+  compareFlids,
+  assertListQuery,
+  assertSearchQuery,
+  FLID_PATTERN,
+  FLIGHT_SEARCH_TEXT,
+  MAX_FLIGHT_LIST_LIMIT,
+  MAX_FLIGHT_SEARCH_LIMIT,
+  type FlightReader,
+  type FlightListQuery,
+  type FlightSearchQuery,
+} from "./flight/flight-reader.js";
 export { dttmToEpochMs, matchScheduleRequest } from "./flight/request-match.js";
 
 // Delivery
@@ -254,7 +268,7 @@ export { checkReliableMessageDraft, QUEUE_NAME, MAX_CHECK_DELAY_MS } from "./rel
 export { DEFAULT_RELIABLE_MESSAGE_OPTIONS, reliableMessageOptions, ackWaitAfter, rejectWaitAfter, checkWaitAfter, checkDelayOf, type ReliableMessageOptions, type ReliableMessageOptionsInput, type AfterMaxChecks } from "./reliable-message/reliable-message-options.js";
 export { decideReliableMessage, evolveReliableMessage, impliesSend, impliesDeadLetter, sendsSpent, type LastSendState, type ReliableMessageCommand, type ReliableMessageEvent, type ReliableMessageDecision, type ReliableMessageContext, type ReliableMessageActor } from "./reliable-message/message-machine.js";
 export { RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX, RELIABLE_MESSAGE_ENVELOPE_SCHEMA, reliableMessageTarget, reliableMessageTopics, reliableMessageDlqTarget, reliableMessageDlqTopics, deadLetterDraft, parseReliableMessageEnvelope, type ReliableMessageEnvelope, type ReliableMessageDeadLetter, type ReliableMessageEnvelopeParse } from "./reliable-message/message-envelope.js";
-export type { ReliableMessageStore, ReliableMessageWrite, ReliableMessageWriteResult, ReliableMessageWriteConflict, ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts } from "./reliable-message/reliable-message-store.js";
+export type { ReliableMessageStore, ReliableMessageWrite, ReliableMessageWriteResult, ReliableMessageWriteConflict, ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableQueueCounts } from "./reliable-message/reliable-message-store.js";
 export type { ReliableMessageOutcome } from "./reliable-message/run-command.js";
 export { ReliableMessageService, MAX_REJECT_REASON, type ReliableMessageServiceDeps, type BulkResendResult } from "./reliable-message/reliable-message-service.js";
 export { CheckBackJob, CheckVerdict, CHECK_VERDICT_ALIASES, normalizeCheckVerdict, decideCheckBack, type ReliableMessageChecker, type CheckAnswer, type CheckBackDecision, type CheckBackStep, type CheckBackJobDeps } from "./reliable-message/check-back-job.js";

@@ -29,8 +29,11 @@ export {
   type XmlStyle,
 } from "./testing/sis-xml.arbitraries.js";
 export { describeOutboxStoreContract, type OutboxStoreContractSubject } from "./delivery/outbox-store.contract.js";
+export { describeDeliveryPortContract, type DeliveryPortContractSubject, type PlacedRecord } from "./ports/delivery-port.contract.js";
 export { describeFlightReaderContract, type FlightReaderFixture } from "./flight/flight-reader.contract.js";
 export { describeLineageReaderContract, type LineageReaderFixture } from "./lineage/lineage-reader.contract.js";
+export { describeRunnerPresenceContract, type RunnerPresenceFixture } from "./operations/runner-presence.contract.js";
+export { describeThroughputReaderContract, type ThroughputReaderFixture, type ThroughputRecordSeed } from "./operations/throughput-reader.contract.js";
 export { describeReliableMessageStoreContract, sampleReliableMessage, type ReliableMessageStoreContractSubject } from "./reliable-message/reliable-message-store.contract.js";
 export { describeConsumeLogContract, type ConsumeLogContractSubject } from "./reliable-message/consume-log.contract.js";
 // Task-event routing

@@ -16,6 +16,7 @@ import { outboxHeadersMigration } from "./0013-outbox-headers.js";
 import { reliableMessageServiceMigration } from "./0015-reliable-message-service.js";
 import { taskRoutingServiceMigration } from "./0016-task-routing-service.js";
 import { lineageMigration } from "./0018-lineage.js";
+import { consoleMigration } from "./0019-console.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -44,6 +45,8 @@ export const MIGRATION_MODULES = {
     "0013_outbox_headers": outboxHeadersMigration,
     // Where the broker put each sent event (partition, offset) and the outbox index by key.
     "0018_lineage": lineageMigration,
+    // Runner presence (leader and standbys), and the indexes of the console's history and flight search.
+    "0019_console": consoleMigration,
   },
   /** Upstream requests (`req_track`, the SEQN counter) and reference data (`ref_master`). */
   requests: {

@@ -1,4 +1,4 @@
-import { MsgxError, retiredFlightState, type CollectionName, type CollectionRow, type FlightListQuery, type FlightPayload, type FlightState, type RetiredFlight } from "@msgx/core";
+import { FLID_PATTERN, MsgxError, retiredFlightState, type CollectionName, type CollectionRow, type FlightListQuery, type FlightPayload, type FlightSearchQuery, type FlightState, type RetiredFlight } from "@msgx/core";
 import { sql, type RawBuilder } from "kysely";
 import { COLLECTION_ENTRIES } from "../rows/collection-tables.js";
 import { collectionRowsToJson, flightFromRow, flightToJson } from "../rows/flight-row.js";
@@ -25,6 +25,24 @@ export async function listFlights(db: Db, query: FlightListQuery): Promise<Fligh
   if (query.includeDeleted === false) where.push(sql`NOT f.deleted`);
   const { rows } = await selectFlights(sql.join(where, sql` AND `), sql`ORDER BY f.flid::bigint, f.flid LIMIT ${query.limit}::bigint`).execute(db);
   return rows.map(flightFromRow);
+}
+
+/**
+ * What `FlightReader.search` promises (the query checked by `assertSearchQuery`): the flight whose
+ * FLID is the text, then flight numbers starting with it, case ignored — a range of
+ * `flight_schd_flno_search_idx`, read in its order, so the LIMIT stops the scan. Two statements.
+ */
+export async function searchFlights(db: Db, query: FlightSearchQuery): Promise<FlightState[]> {
+  const exact = FLID_PATTERN.test(query.text) ? await readFlight(db, query.text) : undefined;
+  const limit = query.limit - (exact ? 1 : 0);
+  if (limit === 0) return [exact!];
+  // The text is letters and digits only: nothing in it is a LIKE wildcard.
+  const prefix = `${query.text.toUpperCase()}%`;
+  const { rows } = await selectFlights(
+    sql`upper(f.flno) COLLATE "C" LIKE ${prefix} AND f.flid <> ${query.text}`,
+    sql`ORDER BY upper(f.flno) COLLATE "C", f.sodt COLLATE "C", f.flid COLLATE "C" LIMIT ${limit}::integer`,
+  ).execute(db);
+  return [...(exact ? [exact] : []), ...rows.map(flightFromRow)];
 }
 
 /** What `loadFlights` read: the stored flights (locked), and retired FLIDs not stored again. */

@@ -89,6 +89,14 @@ export async function countMessagesByState(db: Db): Promise<{ status: string; de
   return rows.map((r) => ({ status: r.status, dead: r.dead, n: toNumber(r.n) }));
 }
 
+/** Rows per queue, status and dead flag (one grouped count), ascending by queue (the column is `COLLATE "C"`). */
+export async function countMessagesByQueue(db: Db): Promise<{ queue: string; status: string; dead: boolean; n: number }[]> {
+  const { rows } = await sql<{ queue: string; status: string; dead: boolean; n: unknown }>`
+    SELECT consumer_queue AS queue, status, dead, count(*) AS n FROM reliable_message
+    GROUP BY consumer_queue, status, dead ORDER BY consumer_queue`.execute(db);
+  return rows.map((r) => ({ queue: r.queue, status: r.status, dead: r.dead, n: toNumber(r.n) }));
+}
+
 /** Keyset page by message id (code-point order: the column is `COLLATE "C"`). */
 export async function scanMessages(db: Db, filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<ReliableMessage[]> {
   const after = afterMessageId === null ? sql`TRUE` : sql`message_id > ${afterMessageId}`;

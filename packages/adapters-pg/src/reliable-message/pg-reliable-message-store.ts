@@ -7,6 +7,7 @@ import {
   type ReliableMessageFilter,
   type ReliableMessagePage,
   type ReliableMessagePhaseCounts,
+  type ReliableQueueCounts,
   type ReliableMessageStatus,
   type ReliableMessageStore,
   type ReliableMessageWrite,
@@ -18,6 +19,7 @@ import { pgTransaction, retryOnConflict } from "../pg-transaction.js";
 import type { Db } from "../queries/db.js";
 import { insertEvents } from "../queries/msg-event.js";
 import {
+  countMessagesByQueue,
   countMessagesByState,
   deleteMessage,
   dueMessages,
@@ -137,6 +139,18 @@ export class PgReliableMessageStore implements ReliableMessageStore {
       if (phase !== "ABSENT") counts[phase] += r.n;
     }
     return counts;
+  }
+
+  async countByQueue(): Promise<readonly ReliableQueueCounts[]> {
+    const rows = await pgCall("reliable message count by queue", () => countMessagesByQueue(this.#db));
+    const byQueue = new Map<string, Record<keyof ReliableMessagePhaseCounts, number>>();
+    for (const r of rows) {
+      const counts = byQueue.get(r.queue) ?? { WAITING_CONFIRM: 0, REVIEW: 0, SENDING: 0, DEAD: 0, ACKNOWLEDGED: 0, CANCELLED: 0 };
+      const phase = reliableMessagePhase({ status: r.status as ReliableMessageStatus, dead: r.dead } as ReliableMessage);
+      if (phase !== "ABSENT") counts[phase] += r.n;
+      byQueue.set(r.queue, counts);
+    }
+    return [...byQueue].map(([queue, phases]) => ({ queue, phases }));
   }
 }
 

@@ -80,6 +80,17 @@ export interface LeadershipTable {
   acquired_at: Timestamp | null;
 }
 
+/** One running runner, leader or standby (`0019_console`); times from the database clock. */
+export interface RunnerPresenceTable {
+  runner_id: string;
+  host: string;
+  pid: number;
+  role: "leader" | "standby";
+  epoch: Int8 | null;
+  started_at: Timestamp;
+  seen_at: Timestamp;
+}
+
 export interface ReplayAuditTable {
   audit_id: Generated<Int8>;
   at: Timestamp;
@@ -180,6 +191,7 @@ export interface MsgxDatabase
   backfill_todo: BackfillTodoTable;
   intake_state: IntakeStateTable;
   leadership: LeadershipTable;
+  runner_presence: RunnerPresenceTable;
   replay_audit: ReplayAuditTable;
   flight_schd: FlightSchdTable;
 }

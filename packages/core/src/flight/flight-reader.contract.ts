@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { FlightReader } from "./flight-reader.js";
+import { MAX_FLIGHT_SEARCH_LIMIT, type FlightReader } from "./flight-reader.js";
 import type { FlightState } from "../model/flight-state.js";
 
 /** What a {@link FlightReader} implementation hands the contract suite for one test. */
@@ -125,6 +125,40 @@ export function describeFlightReaderContract(name: string, factory: () => Promis
         await expect(fx.reader.list({ limit })).rejects.toThrow(RangeError);
       }
       await expect(fx.reader.list({ limit: 5, afterFlid: "x1" })).rejects.toThrow(RangeError);
+    });
+    it("search: the FLID's flight first, then flight numbers starting with the text, any case, by FLNO, SODT, FLID", async () => {
+      const numbered = (flid: string, flno: string | null, sodt: string, extra: Partial<FlightState> = {}) => {
+        const base = contractFlight(flid, "20260305", extra);
+        const { FLNO: _drop, ...rest } = base.scalars;
+        return { ...base, scalars: { ...rest, SODT: sodt, ...(flno === null ? {} : { FLNO: flno }) } };
+      };
+      await fx.seed([
+        numbered("11", "CA1234", "2026-03-06T08:00"),
+        numbered("12", "CA1234", "2026-03-05T08:00"),
+        numbered("13", "ca1299", "2026-03-05T07:00"),
+        numbered("14", "CA123", "2026-03-07T09:00", { deleted: true }),
+        numbered("15", "CZ1234", "2026-03-05T08:00"),
+        numbered("16", "MU5101", "2026-03-05T08:00"),
+        numbered("17", null, "2026-03-05T08:00"),
+        numbered("18", "CA1234", "2026-03-05T08:00"),
+        numbered("1234", "MU9", "2026-03-05T08:00"),
+      ]);
+      const found = async (text: string, limit = 10) => (await fx.reader.search({ text, limit })).map((f) => f.flid);
+      expect(await found("ca12")).toStrictEqual(["14", "12", "18", "11", "13"]);
+      expect(await found("CA1234")).toStrictEqual(["12", "18", "11"]);
+      expect(await found("Ca12", 2)).toStrictEqual(["14", "12"]);
+      // A FLID first, then flight numbers; never one flight twice.
+      expect(await found("1234")).toStrictEqual(["1234"]);
+      expect(await found("16")).toStrictEqual(["16"]);
+      expect(await found("mu")).toStrictEqual(["16", "1234"]);
+      expect(await found("CA9")).toStrictEqual([]);
+      expect(await found("999999")).toStrictEqual([]);
+      expect((await fx.reader.search({ text: "cz", limit: 1 }))[0]).toStrictEqual(numbered("15", "CZ1234", "2026-03-05T08:00"));
+    });
+
+    it("search: refuses a bad text or limit with RangeError", async () => {
+      for (const text of ["", "CA 12", "CA%", "CA_1", "x".repeat(17)]) await expect(fx.reader.search({ text, limit: 5 })).rejects.toThrow(RangeError);
+      for (const limit of [0, 1.5, MAX_FLIGHT_SEARCH_LIMIT + 1]) await expect(fx.reader.search({ text: "CA", limit })).rejects.toThrow(RangeError);
     });
   });
 }

@@ -15,6 +15,20 @@ export interface FlightListQuery {
   readonly includeDeleted?: boolean;
 }
 
+/** The most flights one `search` call returns. */
+export const MAX_FLIGHT_SEARCH_LIMIT = 100;
+
+/** What an operator typed to find a flight: a FLID, or the start of a flight number. */
+export interface FlightSearchQuery {
+  /** 1–16 letters and digits: a FLID (exact), or a flight number's first characters, any case (`ca12` finds `CA1234`). */
+  readonly text: string;
+  /** At most this many flights, 1 to {@link MAX_FLIGHT_SEARCH_LIMIT}. */
+  readonly limit: number;
+}
+
+/** What `search` accepts as its text. */
+export const FLIGHT_SEARCH_TEXT = /^[A-Za-z0-9]{1,16}$/;
+
 /**
  * Read access to the live flight state, for other airport services (the public read API).
  *
@@ -39,6 +53,17 @@ export interface FlightReader {
    *   `afterFlid` is not a decimal id (1–18 digits).
    */
   list(query: FlightListQuery): Promise<readonly FlightState[]>;
+  /**
+   * Flights an operator may mean by `query.text`, at most `query.limit`: first the flight whose
+   * FLID is the text (when stored), then every other flight whose FLNO starts with the text, case
+   * ignored, ascending by upper-case FLNO (code-point order), then SODT, then FLID as text.
+   * Deleted flights are found too (as `get` finds them). Reads an index range of the matching
+   * flight numbers only, never the whole table.
+   *
+   * @throws RangeError when the text is not 1–16 letters and digits or `limit` is not an integer
+   *   from 1 to {@link MAX_FLIGHT_SEARCH_LIMIT}.
+   */
+  search(query: FlightSearchQuery): Promise<readonly FlightState[]>;
 }
 
 /** Orders FLIDs (decimal ids) by value, ties (leading zeros) by text. */
@@ -59,5 +84,13 @@ export function assertListQuery(query: FlightListQuery): void {
   }
   if (afterFlid !== undefined && !FLID_PATTERN.test(afterFlid)) {
     throw new RangeError(`afterFlid must be a decimal id, got ${JSON.stringify(afterFlid)}`);
+  }
+}
+
+/** Throws the RangeError `search` promises for a bad query. */
+export function assertSearchQuery({ text, limit }: FlightSearchQuery): void {
+  if (!FLIGHT_SEARCH_TEXT.test(text)) throw new RangeError(`search text must be 1 to 16 letters and digits, got ${JSON.stringify(text)}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_FLIGHT_SEARCH_LIMIT) {
+    throw new RangeError(`limit must be an integer from 1 to ${MAX_FLIGHT_SEARCH_LIMIT}, got ${limit}`);
   }
 }

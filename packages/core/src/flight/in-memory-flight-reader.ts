@@ -1,4 +1,4 @@
-import { assertListQuery, compareFlids, type FlightListQuery, type FlightReader } from "./flight-reader.js";
+import { assertListQuery, assertSearchQuery, compareFlids, type FlightListQuery, type FlightReader, type FlightSearchQuery } from "./flight-reader.js";
 import type { FlightState } from "../model/flight-state.js";
 
 /** What the reader needs of the in-memory store: its flights table (`InMemoryPipelineStore`). */
@@ -30,4 +30,20 @@ export class InMemoryFlightReader implements FlightReader {
       .sort((a, b) => compareFlids(a.flid, b.flid))
       .slice(0, query.limit);
   }
+
+  async search(query: FlightSearchQuery): Promise<readonly FlightState[]> {
+    assertSearchQuery(query);
+    const flights = this.source.tables.flights;
+    const exact = flights.get(query.text);
+    const prefix = query.text.toUpperCase();
+    const flno = (f: FlightState) => (typeof f.scalars.FLNO === "string" ? f.scalars.FLNO.toUpperCase() : null);
+    // A flight without SODT sorts after every one with (PostgreSQL's NULLS LAST).
+    const sodt = (f: FlightState) => (typeof f.scalars.SODT === "string" ? f.scalars.SODT : "\u{10FFFF}");
+    const byNumber = [...flights.values()]
+      .filter((f) => f !== exact && flno(f)?.startsWith(prefix) === true)
+      .sort((a, b) => codePoints(flno(a)!, flno(b)!) || codePoints(sodt(a), sodt(b)) || codePoints(a.flid, b.flid));
+    return [...(exact ? [exact] : []), ...byNumber].slice(0, query.limit);
+  }
 }
+
+const codePoints = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

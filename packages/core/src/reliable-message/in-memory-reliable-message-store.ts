@@ -6,6 +6,7 @@ import type {
   ReliableMessageFilter,
   ReliableMessagePage,
   ReliableMessagePhaseCounts,
+  ReliableQueueCounts,
   ReliableMessageWrite,
   ReliableMessageStore,
   ReliableMessageWriteResult,
@@ -134,6 +135,17 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     const counts = emptyPhaseCounts();
     for (const m of this.messages.values()) counts[reliableMessagePhase(m) as keyof ReliableMessagePhaseCounts] += 1;
     return counts;
+  }
+
+  async countByQueue(): Promise<readonly ReliableQueueCounts[]> {
+    this.#db.faults.check("rm.countByQueue");
+    const byQueue = new Map<string, ReturnType<typeof emptyPhaseCounts>>();
+    for (const m of this.messages.values()) {
+      const counts = byQueue.get(m.consumerQueue) ?? emptyPhaseCounts();
+      counts[reliableMessagePhase(m) as keyof ReliableMessagePhaseCounts] += 1;
+      byQueue.set(m.consumerQueue, counts);
+    }
+    return [...byQueue].sort(([a], [b]) => compareCodePoints(a, b)).map(([queue, phases]) => ({ queue, phases }));
   }
 
   #matching(f: ReliableMessageFilter): ReliableMessage[] {

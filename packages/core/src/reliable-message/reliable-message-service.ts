@@ -6,7 +6,7 @@ import { evolveReliableMessage, type ReliableMessageCommand } from "./message-ma
 import { isReliableMessageError } from "./reliable-message-error.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
 import { reliableMessageOptions, type ReliableMessageOptions, type ReliableMessageOptionsInput } from "./reliable-message-options.js";
-import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore } from "./reliable-message-store.js";
+import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore, ReliableQueueCounts } from "./reliable-message-store.js";
 import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
 import { runReliableMessageCommand, type ReliableMessageOutcome } from "./run-command.js";
 
@@ -175,6 +175,11 @@ export class ReliableMessageService {
   /** How many messages are in each phase (the metrics gauge). */
   countByPhase(): Promise<ReliableMessagePhaseCounts> {
     return this.#store.countByPhase();
+  }
+
+  /** The phase counts of every queue holding a message (the operators' queue list). */
+  countByQueue(): Promise<readonly ReliableQueueCounts[]> {
+    return this.#store.countByQueue();
   }
 
   /**

@@ -224,6 +224,23 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
       expect(await store.countByPhase()).toEqual({ WAITING_CONFIRM: 2, REVIEW: 1, SENDING: 1, DEAD: 1, ACKNOWLEDGED: 1, CANCELLED: 1 });
     });
 
+    it("countByQueue counts every phase of each queue holding a message, by queue name", async () => {
+      expect(await store.countByQueue()).toEqual([]);
+      const on = (queue: string, m: ReliableMessage): ReliableMessage => ({ ...m, consumerQueue: queue });
+      await insert(on("q-b", sampleReliableMessage("W1")));
+      await insert(on("q-b", sampleReliableMessage("R1", { dead: true, nextCheckAt: null })));
+      await insert(on("q-a", sending(sampleReliableMessage("S1", { version: 0 }))));
+      await insert(on("q-a", sending(sampleReliableMessage("D1", { version: 0 }), T0, { dead: true, nextCheckAt: null })));
+      await insert(on("q-a", sending(sampleReliableMessage("D2", { version: 0 }), T0, { dead: true, nextCheckAt: null })));
+      await insert(on("Q-c", sampleReliableMessage("C1", { status: ReliableMessageStatus.CANCELLED, nextCheckAt: null })));
+      const zero = { WAITING_CONFIRM: 0, REVIEW: 0, SENDING: 0, DEAD: 0, ACKNOWLEDGED: 0, CANCELLED: 0 };
+      expect(await store.countByQueue()).toEqual([
+        { queue: "Q-c", phases: { ...zero, CANCELLED: 1 } },
+        { queue: "q-a", phases: { ...zero, SENDING: 1, DEAD: 2 } },
+        { queue: "q-b", phases: { ...zero, WAITING_CONFIRM: 1, REVIEW: 1 } },
+      ]);
+    });
+
     it("update without a send writes no outbox row", async () => {
       const m = sampleReliableMessage("M-1");
       await insert(m);

@@ -40,6 +40,12 @@ export type ReliableMessageWriteResult =
 /** How many stored messages are in each phase (every phase but ABSENT, zeros included). */
 export type ReliableMessagePhaseCounts = Readonly<Record<Exclude<ReliableMessagePhase, "ABSENT">, number>>;
 
+/** The phase counts of one consumer queue. */
+export interface ReliableQueueCounts {
+  readonly queue: string;
+  readonly phases: ReliableMessagePhaseCounts;
+}
+
 /** Which messages to list or scan; every field optional, all given ones must hold. */
 export interface ReliableMessageFilter {
   readonly consumerQueue?: string;
@@ -115,4 +121,10 @@ export interface ReliableMessageStore {
 
   /** How many messages are in each phase, for the metrics gauge (one grouped count). */
   countByPhase(): Promise<ReliableMessagePhaseCounts>;
+
+  /**
+   * The phase counts of every queue that holds a message (zeros included), ascending by queue in
+   * code-point order: one grouped count, for the operators' queue list.
+   */
+  countByQueue(): Promise<readonly ReliableQueueCounts[]>;
 }
