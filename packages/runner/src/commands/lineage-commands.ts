@@ -26,14 +26,14 @@ export function registerLineageCommands(program: Command, flights: Command): voi
   lineageCommand(flights, "a flight's versions newest first: the message that made each, where it was published (partition@offset), what changed")
     .argument("<flid>", "FLID")
     .action(async (flid: string, flags: LineageFlags) =>
-      show(flags, `flight ${flid}`, (api, q) => api.flightLineage(flid, q)),
+      show(flags, `flight ${flid}`, { flid }, (api, q) => api.flightLineage(flid, q)),
     );
   const reference = program.command("reference").description("inspect reference data (REF_MASTER) history");
   lineageCommand(reference, "a reference entry's versions newest first: the message that made each, where it was published, what changed")
     .argument("<rtype>", "reference type, e.g. AIRL")
     .argument("<rkey>", "the entry's key as sent, e.g. CA")
     .action(async (rtype: string, rkey: string, flags: LineageFlags) =>
-      show(flags, `reference ${rtype}/${rkey}`, (api, q) => api.referenceLineage(rtype.toUpperCase(), rkey, q)),
+      show(flags, `reference ${rtype}/${rkey}`, { rtype: rtype.toUpperCase(), rkey }, (api, q) => api.referenceLineage(rtype.toUpperCase(), rkey, q)),
     );
 }
 
@@ -47,7 +47,8 @@ function lineageCommand(parent: Command, description: string): Command {
     .option("--token <token>", "bearer token for --url (env MSGX_HTTP_TOKEN)");
 }
 
-async function show(flags: LineageFlags, what: string, read: (api: LineageReader, query: LineageQuery) => Promise<LineagePage>): Promise<void> {
+/** Prints the page of `read` as a table, or with `--json` as the admin route answers it (`key` first). */
+async function show(flags: LineageFlags, what: string, key: Readonly<Record<string, string>>, read: (api: LineageReader, query: LineageQuery) => Promise<LineagePage>): Promise<void> {
   const query = lineageQuery(flags);
   const config = configFrom(flags);
   const parts = flags.url ? undefined : await adminParts(config, createLogger("warn", 2));
@@ -57,7 +58,8 @@ async function show(flags: LineageFlags, what: string, read: (api: LineageReader
       throw e instanceof RangeError ? new MsgxError("CONFIG", e.message) : e;
     });
     if (page.versions.length === 0 && query.beforeVersion === undefined) throw new MsgxError("CONFIG", `no version of ${what} is stored`);
-    process.stdout.write(`${flags.json ? JSON.stringify(page, null, 2) : lineageTable(page)}\n`);
+    const json = { ...key, versions: page.versions, next: page.next };
+    process.stdout.write(`${flags.json ? JSON.stringify(json, null, 2) : lineageTable(page)}\n`);
   } finally {
     await parts?.close();
   }
