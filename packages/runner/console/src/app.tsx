@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { onUnauthorized } from "./admin-client.js";
 import { TokenPrompt } from "./token-prompt.js";
 import { href, useHashRoute } from "./use-hash-route.js";
+import { ViewBoundary } from "./view-boundary.js";
 import { DeadLettersView } from "./views/dead-letters-view.js";
 import { FlightsView } from "./views/flights-view.js";
 import { OverviewView } from "./views/overview-view.js";
@@ -24,7 +25,7 @@ const VIEWS = [
 export function App() {
   const [view = "overview", ...rest] = useHashRoute();
   const [prompt, setPrompt] = useState<"closed" | "asked" | "refused">("closed");
-  // A new token remounts the view, which fetches again with it.
+  // A new token remounts the view, which fetches again with it; so does another view (a fresh boundary).
   const [generation, setGeneration] = useState(0);
   useEffect(() => onUnauthorized(() => setPrompt("refused")), []);
   useEffect(() => {
@@ -53,7 +54,9 @@ export function App() {
           Token
         </button>
       </header>
-      <main key={generation}>{viewOf(view, rest)}</main>
+      <main key={`${generation}:${view}`}>
+        <ViewBoundary>{viewOf(view, rest)}</ViewBoundary>
+      </main>
       {prompt !== "closed" && (
         <TokenPrompt
           refused={prompt === "refused"}

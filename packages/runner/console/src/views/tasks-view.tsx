@@ -38,7 +38,7 @@ export function TasksView() {
         }
       >
         {(answer) => {
-          const list = answer.tasks;
+          const list = answer.tasks ?? [];
           const columns = COLUMNS.filter((c) => list.some((e) => e[c] !== undefined));
           return (
             <>
