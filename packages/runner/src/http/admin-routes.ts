@@ -3,7 +3,6 @@ import { z } from "zod";
 import { bearerGuard } from "./bearer-token.js";
 import type { HttpContext } from "./http-context.js";
 import { HttpError } from "./http-error.js";
-import { registerConsoleDataRoutes } from "./console-data-routes.js";
 import { acceptJsonBodies } from "./json-body.js";
 import type { HttpApp } from "./http-app.js";
 import { registerLineageRoutes } from "./lineage-routes.js";
