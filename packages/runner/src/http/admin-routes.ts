@@ -101,6 +101,5 @@ export function registerAdminRoutes(app: HttpApp, ctx: HttpContext): void {
 
   registerLineageRoutes(app, ctx.lineage);
   registerReliableRoutes(app, ctx.reliable);
-  registerConsoleDataRoutes(app, ctx);
   if (ctx.requests) registerRequestRoutes(app, ctx.requests);
 }
