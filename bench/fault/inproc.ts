@@ -105,7 +105,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
   const probe = (parts: AppParts): AppParts => {
     const delivery: DeliveryPort = {
       send: async (records, signal) => {
-        await parts.delivery.send(records, signal);
+        const placements = await parts.delivery.send(records, signal);
         const at = Date.now();
         for (const r of records) {
           if (r.topic !== msgTopic) continue;
@@ -113,6 +113,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
           const id = Number(r.headers["msgx-source-msg-id"]);
           if (!acked.has(id)) acked.set(id, at);
         }
+        return placements;
       },
     };
     const inner = parts.mailbox;

@@ -1,4 +1,4 @@
-import { MsgxError, silentLogger, type DeliveryPort, type DeliveryRecord, type Logger } from "@msgx/core";
+import { MsgxError, silentLogger, type DeliveryPlacement, type DeliveryPort, type DeliveryRecord, type Logger } from "@msgx/core";
 import kafkajs, {
   type Kafka,
   type KafkaConfig,
@@ -12,6 +12,7 @@ import kafkajs, {
 import { mapKafkaError } from "./kafka-error-map.js";
 import { kafkajsLogCreator } from "./kafkajs-log-creator.js";
 import { assertSafeProducerConfig } from "./producer-safety.js";
+import { recordingPartitioner, recordPlacements, type SentMessage } from "./record-placements.js";
 
 // kafkajs is CommonJS: the default import works from Node ESM and CJS builds alike.
 const { Kafka: KafkaClient, Partitioners, logLevel: LogLevel } = kafkajs;
@@ -84,6 +85,8 @@ export interface KafkaProducerSettings {
  *   every send, keys hashed with Java's murmur2 (the same partition a Java producer picks).
  * - One `send` is one `producer.sendBatch` with every record, grouped per topic in call order.
  *   Calls are serialized, so a call's records are never reordered behind a later call's.
+ * - It resolves to each record's partition and offset, from the broker's acknowledgement (the
+ *   base offset of each partition's batch; see `recordPlacements`).
  * - Bounded: connect, request, broker ack and the whole send each have a timeout, and kafkajs
  *   retries only briefly, so an outage surfaces quickly as `DEPENDENCY_UNAVAILABLE`.
  * - After any failed send the producer is dropped and the next send builds a new one (new producer
@@ -104,6 +107,8 @@ export class KafkaDeliveryPort implements DeliveryPort {
   readonly #sendTimeoutMs: number;
   readonly #drainTimeoutMs: number;
   readonly #logger: Logger;
+  /** The partition the partitioner picked for each message of a send in progress. */
+  readonly #partitionOf = new WeakMap<Message, number>();
   #producer: Producer | undefined;
   #connecting: Promise<Producer> | undefined;
   /** Settles once the dropped producer has nothing in flight and is disconnected. */
@@ -126,7 +131,7 @@ export class KafkaDeliveryPort implements DeliveryPort {
     };
     assertSafeProducerConfig(merged);
     const { acks: _acks, ...producerConfig } = merged;
-    this.#producerConfig = producerConfig;
+    this.#producerConfig = { ...producerConfig, createPartitioner: recordingPartitioner(merged.createPartitioner, this.#partitionOf) };
     this.#ackTimeoutMs = o.ackTimeoutMs;
     this.#drainTimeoutMs = o.drainTimeoutMs;
     this.#sendTimeoutMs = o.sendTimeoutMs;
@@ -159,12 +164,13 @@ export class KafkaDeliveryPort implements DeliveryPort {
 
   /**
    * Publishes `records` in one batch; resolves once every record is acknowledged by all in-sync
-   * replicas. See the class documentation for failures.
+   * replicas, to each record's partition and offset in call order. See the class documentation
+   * for failures.
    */
-  async send(records: readonly DeliveryRecord[], signal?: AbortSignal): Promise<void> {
+  async send(records: readonly DeliveryRecord[], signal?: AbortSignal): Promise<readonly (DeliveryPlacement | null)[]> {
     signal?.throwIfAborted();
-    if (records.length === 0) return;
-    await abortable(
+    if (records.length === 0) return [];
+    return abortable(
       this.#serialized(() => this.#sendNow(records, signal)),
       signal,
     );
@@ -181,14 +187,16 @@ export class KafkaDeliveryPort implements DeliveryPort {
     await Promise.race([this.#drained, delay(5_000)]);
   }
 
-  async #sendNow(records: readonly DeliveryRecord[], signal: AbortSignal | undefined): Promise<void> {
+  async #sendNow(records: readonly DeliveryRecord[], signal: AbortSignal | undefined): Promise<readonly (DeliveryPlacement | null)[]> {
     signal?.throwIfAborted();
-    const topicMessages = groupPerTopic(records);
+    const sent = records.map((r): SentMessage => ({ topic: r.topic, message: { key: r.key, value: r.value, headers: { ...r.headers } } }));
+    const topicMessages = groupPerTopic(sent);
     const what = `send of ${records.length} record(s) to ${topicMessages.map((t) => t.topic).join(", ")}`;
-    await this.#bounded(
+    return this.#bounded(
       (async () => {
         const producer = await this.#ensureProducer();
-        await producer.sendBatch({ topicMessages, acks: -1, timeout: this.#ackTimeoutMs });
+        const acks = await producer.sendBatch({ topicMessages, acks: -1, timeout: this.#ackTimeoutMs });
+        return recordPlacements(sent, this.#partitionOf, acks);
       })(),
       what,
       signal,
@@ -276,16 +284,16 @@ export class KafkaDeliveryPort implements DeliveryPort {
   }
 }
 
-/** Records grouped per topic, topics in order of first appearance, records in call order. */
-function groupPerTopic(records: readonly DeliveryRecord[]): TopicMessages[] {
+/** Messages grouped per topic, topics in order of first appearance, messages in call order. */
+function groupPerTopic(sent: readonly SentMessage[]): TopicMessages[] {
   const byTopic = new Map<string, Message[]>();
-  for (const r of records) {
-    let messages = byTopic.get(r.topic);
+  for (const { topic, message } of sent) {
+    let messages = byTopic.get(topic);
     if (messages === undefined) {
       messages = [];
-      byTopic.set(r.topic, messages);
+      byTopic.set(topic, messages);
     }
-    messages.push({ key: r.key, value: r.value, headers: { ...r.headers } });
+    messages.push(message);
   }
   return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
 }

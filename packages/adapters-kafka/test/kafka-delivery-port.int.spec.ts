@@ -1,13 +1,45 @@
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DeliveryRecord } from "@msgx/core";
+import type { DeliveryPlacement, DeliveryRecord } from "@msgx/core";
 import { MsgxError } from "@msgx/core";
+import { describeDeliveryPortContract } from "@msgx/core/testing";
 import { KafkaDeliveryPort, ensureTopics, readEventHeaders } from "@msgx/adapters-kafka";
 import { kafkaAvailability } from "./kafka-available.js";
 import { appendedCount, consume, createTopics, eventHeadersOf, uniqueTopic } from "./kafka-test-kit.js";
 import { JAVA_MURMUR2_VECTORS, javaPartition } from "./murmur2.js";
 
 const kafka = await kafkaAvailability("@msgx/adapters-kafka KafkaDeliveryPort integration suite");
+
+describe.skipIf(!kafka.available)("on a real broker (3 partitions per topic)", () => {
+  describeDeliveryPortContract("KafkaDeliveryPort", async () => {
+    const client = new Kafka({ clientId: "msgx-it-contract", brokers: [...kafka.brokers], logLevel: logLevel.NOTHING });
+    const admin = client.admin();
+    await admin.connect();
+    const topics = [uniqueTopic("placed-a"), uniqueTopic("placed-b")] as const;
+    await createTopics(admin, topics, 3);
+    // Every partition answers before the first send or consumer (the shared broker can lag behind).
+    for (const t of topics) await admin.fetchTopicOffsets(t);
+    const port = new KafkaDeliveryPort({ brokers: kafka.brokers, clientId: "msgx-it-contract-port" });
+    return {
+      port,
+      topics,
+      readBack: async (wanted, count) =>
+        (await consume(client, wanted, count)).map((m) => ({
+          topic: m.topic,
+          key: m.key ?? "",
+          value: m.value,
+          headers: Object.fromEntries(Object.entries(m.headers ?? {}).map(([k, v]) => [k, String(v)])),
+          partition: m.partition,
+          offset: Number(m.offset),
+        })),
+      close: async () => {
+        await port.disconnect();
+        await admin.deleteTopics({ topics: [...topics] }).catch(() => undefined);
+        await admin.disconnect();
+      },
+    };
+  });
+});
 
 describe.skipIf(!kafka.available)("KafkaDeliveryPort on a real broker", () => {
   const client = new Kafka({ clientId: "msgx-it", brokers: [...kafka.brokers], logLevel: logLevel.NOTHING });
@@ -101,7 +133,7 @@ describe.skipIf(!kafka.available)("KafkaDeliveryPort on a real broker", () => {
     for (let at = 0, n = 1; at < events.length; at += n, n = (n * 37 + 11) % 500 || 1) calls.push(events.slice(at, at + n));
 
     const t0 = performance.now();
-    await Promise.all(calls.map((c) => port.send(c))); // the port serializes them in call order
+    const placements = (await Promise.all(calls.map((c) => port.send(c)))).flat(); // the port serializes them in call order
     const sentMs = performance.now() - t0;
     const got = await consume(client, [t], events.length);
     const totalMs = performance.now() - t0;
@@ -119,6 +151,16 @@ describe.skipIf(!kafka.available)("KafkaDeliveryPort on a real broker", () => {
       expect(m.partition).toBe(javaPartition(m.key!, 6));
     }
     expect(last).toEqual(version);
+
+    // Every placement names the record the consumer read there: same event, same key.
+    const consumedAt = new Map(got.map((m) => [`${m.partition}/${m.offset}`, m]));
+    expect(placements).toHaveLength(events.length);
+    const wrong = events.filter((e, i) => {
+      const p: DeliveryPlacement | null | undefined = placements[i];
+      const m = p ? consumedAt.get(`${p.partition}/${p.offset}`) : undefined;
+      return m === undefined || m.key !== e.key || readEventHeaders(m.headers)?.eventId !== e.headers["msgx-event-id"];
+    });
+    expect(wrong.map((e) => e.headers["msgx-event-id"]).slice(0, 5)).toEqual([]);
   });
 
   it("refuses a record the broker can never accept as INFRA (not retriable), then keeps working", async () => {

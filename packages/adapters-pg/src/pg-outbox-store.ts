@@ -1,4 +1,4 @@
-import { duePrefix, Target, type OutboxEvent, type OutboxStore } from "@msgx/core";
+import { duePrefix, Target, type DeliveryPlacement, type OutboxEvent, type OutboxStore } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { pgCall } from "./pg-error-map.js";
 import type { Db } from "./queries/db.js";
@@ -9,7 +9,8 @@ import type { MsgxDatabase } from "./rows/tables.js";
  * `OutboxStore` on PostgreSQL/PGlite over `msg_event`. Every member is one statement; reads of a
  * target's pending run and counts are served by the partial index on `(target, event_id) WHERE
  * status = 'PENDING'`, which holds only undelivered rows however long the table grows. Updates
- * are guarded by `status = 'PENDING'`, so a SENT or DEAD row never moves again.
+ * are guarded by `status = 'PENDING'`, so a SENT or DEAD row never moves again (nor changes its
+ * recorded placement).
  */
 export class PgOutboxStore implements OutboxStore {
   readonly #db: Db;
@@ -26,8 +27,8 @@ export class PgOutboxStore implements OutboxStore {
     return (await pgCall("outbox head", () => pendingEvents(this.#db, target, 1)))[0];
   }
 
-  markSent(eventIds: readonly number[], at: number): Promise<void> {
-    return pgCall("outbox markSent", () => markSent(this.#db, eventIds, at));
+  markSent(eventIds: readonly number[], at: number, placements?: readonly (DeliveryPlacement | null)[]): Promise<void> {
+    return pgCall("outbox markSent", () => markSent(this.#db, eventIds, at, placements));
   }
 
   recordFailure(eventId: number, attempts: number, nextAttemptAt: number, error: string): Promise<void> {

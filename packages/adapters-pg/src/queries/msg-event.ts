@@ -1,4 +1,4 @@
-import type { OutboxEvent, OutboxEventDraft, Target } from "@msgx/core";
+import type { DeliveryPlacement, OutboxEvent, OutboxEventDraft, Target } from "@msgx/core";
 import { sql } from "kysely";
 import { EVENT_COLUMNS, eventFromRow, type EventRow } from "../rows/event-row.js";
 import { jsonParam, toNumber } from "../rows/values.js";
@@ -80,7 +80,9 @@ export async function countPending(db: Db, target: Target): Promise<number> {
 }
 
 /**
- * Marks the PENDING events among `eventIds` SENT at `at`, in one statement; others untouched.
+ * Marks the PENDING events among `eventIds` SENT at `at`, each with its placement
+ * (`placements[i]` for `eventIds[i]`, null when missing), in one statement over the unnested id,
+ * partition and offset arrays; others untouched, so a SENT row keeps its first placement.
  *
  * The commit is asynchronous (`asyncCommit`): a mark is the relay's bookkeeping after the broker
  * already holds the records, and losing the last few marks in a database crash only resends those
@@ -88,12 +90,16 @@ export async function countPending(db: Db, target: Target): Promise<number> {
  * synchronous commit (a pipeline run, a DEAD mark) makes every earlier mark durable too. This
  * takes a WAL flush off every relay batch.
  */
-export async function markSent(db: Db, eventIds: readonly number[], at: number): Promise<void> {
+export async function markSent(db: Db, eventIds: readonly number[], at: number, placements: readonly (DeliveryPlacement | null)[] = []): Promise<void> {
   if (eventIds.length === 0) return;
+  const partitions = eventIds.map((_, i) => placements[i]?.partition ?? null);
+  const offsets = eventIds.map((_, i) => placements[i]?.offset ?? null);
   await sql`
-    UPDATE msg_event SET status = 'SENT', sent_at = to_timestamp(${at}::bigint / 1000.0), next_attempt_at = NULL
-    FROM ${asyncCommit}
-    WHERE event_id = ANY(${[...eventIds]}::bigint[]) AND status = 'PENDING'`.execute(db);
+    UPDATE msg_event m SET status = 'SENT', sent_at = to_timestamp(${at}::bigint / 1000.0), next_attempt_at = NULL,
+                           kafka_partition = p.kafka_partition, kafka_offset = p.kafka_offset
+    FROM ${asyncCommit},
+         unnest(${[...eventIds]}::bigint[], ${partitions}::integer[], ${offsets}::bigint[]) AS p(event_id, kafka_partition, kafka_offset)
+    WHERE m.event_id = p.event_id AND m.status = 'PENDING'`.execute(db);
 }
 
 /** Records a failed delivery try of a PENDING event; it stays PENDING. */

@@ -1,6 +1,7 @@
 import { DeliveryStatus, Target, type OutboxEvent, type OutboxEventDraft } from "../outbox/outbox-event.js";
 import { duePrefix } from "../outbox/due-prefix.js";
 import type { OutboxStore } from "./outbox-store.js";
+import type { DeliveryPlacement } from "../ports/delivery-port.js";
 import { emptyRunDecision } from "../processing/run-decision.js";
 import type { InMemoryPipelineStore } from "../processing/in-memory-pipeline-store.js";
 
@@ -44,10 +45,13 @@ export class InMemoryOutboxStore implements OutboxStore {
     return this.#pendingOf(target)[0];
   }
 
-  async markSent(eventIds: readonly number[], at: number): Promise<void> {
+  async markSent(eventIds: readonly number[], at: number, placements: readonly (DeliveryPlacement | null)[] = []): Promise<void> {
     this.#check("markSent");
-    const ids = new Set(eventIds);
-    this.#update((e) => ids.has(e.eventId), (e) => ({ ...e, status: DeliveryStatus.SENT, sentAt: at, nextAttemptAt: null }));
+    const placementOf = new Map(eventIds.map((id, i) => [id, placements[i] ?? null]));
+    this.#update(
+      (e) => placementOf.has(e.eventId),
+      (e) => ({ ...e, status: DeliveryStatus.SENT, sentAt: at, nextAttemptAt: null, placement: placementOf.get(e.eventId) ?? null }),
+    );
   }
 
   async recordFailure(eventId: number, attempts: number, nextAttemptAt: number, error: string): Promise<void> {

@@ -55,10 +55,11 @@ export type DispatchStep =
 /**
  * The per-event dispatcher (seed 000 §5.1) for `KAFKA:msg`. Each `step` takes the due head run,
  * sends it in EVENT_ID order in one `DeliveryPort.send` call and, after the acknowledgement,
- * marks it all SENT in one statement. A fault of the call is pinned to its event by resending ever
- * smaller prefixes; that event records a failure and backs off (blocking only this target) or,
- * with its attempts used up, ends DEAD and stops blocking. An outage opens the breaker and spends
- * no attempt. `step` never sleeps: time only comes from the `Clock`.
+ * marks it all SENT in one statement, each event with the placement the broker gave its record.
+ * A fault of the call is pinned to its event by resending ever smaller prefixes; that event
+ * records a failure and backs off (blocking only this target) or, with its attempts used up, ends
+ * DEAD and stops blocking. An outage opens the breaker and spends no attempt. `step` never
+ * sleeps: time only comes from the `Clock`.
  *
  * All state that matters is in the outbox; a new dispatcher over the same store (a restart)
  * carries on, resending at most what was acknowledged but not yet marked.
@@ -136,10 +137,10 @@ export class MsgDispatcher {
     const eventIds = batch.slice(0, outcome.sent).map((e) => e.eventId);
     failpoint?.("dispatch.after-send");
     if (!pipelined) {
-      await outbox.markSent(eventIds, clock.now());
+      await outbox.markSent(eventIds, clock.now(), outcome.placements);
     } else {
       await this.#settleMarking();
-      this.#marking = outbox.markSent(eventIds, clock.now());
+      this.#marking = outbox.markSent(eventIds, clock.now(), outcome.placements);
       // Observed here so a failure is never unhandled; it is rethrown by the next settle.
       this.#marking.catch(() => undefined);
     }

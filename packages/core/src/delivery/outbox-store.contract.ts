@@ -180,6 +180,27 @@ export function describeOutboxStoreContract(name: string, factory: () => Promise
       expect((await one(b!.eventId)).status).toBe(DeliveryStatus.DEAD);
     });
 
+    it("markSent: stores each event's placement (the entry at its index); unsent events and missing entries read null", async () => {
+      const [a, b, c, d] = await subject.seed([draft(Target.MSG, "F1", 1), draft(Target.SCHD, "F1", 1), draft(Target.MSG, "F2", 1), draft(Target.MSG, "F3", 1)]);
+      // An offset above 2^32: Kafka offsets are 64-bit.
+      await outbox.markSent([a!.eventId, b!.eventId, c!.eventId], T0, [{ partition: 4, offset: 5_000_000_123 }, null]);
+      const read = await outbox.get(ids([a!, b!, c!, d!]));
+      expect(read.map((e) => e.placement ?? null)).toEqual([{ partition: 4, offset: 5_000_000_123 }, null, null, null]);
+      await outbox.markSent([d!.eventId], T0);
+      expect((await one(d!.eventId)).placement ?? null).toBeNull();
+      const [e] = await subject.seed([draft(Target.MSG, "F4", 1)]);
+      expect((await outbox.pending(Target.MSG, T0, 10)).map((p) => [p.eventId, p.placement ?? null])).toEqual([[e!.eventId, null]]);
+    });
+
+    it("markSent: a resend keeps the first placement (the mark that landed), and a DEAD event gets none", async () => {
+      const [a, b] = await subject.seed([draft(Target.MSG, "F1", 1), draft(Target.MSG, "F2", 1)]);
+      await outbox.markSent([a!.eventId], T0 + 1, [{ partition: 0, offset: 10 }]);
+      await outbox.markDead(b!.eventId, "poison", 5);
+      await outbox.markSent([a!.eventId, b!.eventId], T0 + 2, [{ partition: 1, offset: 11 }, { partition: 1, offset: 12 }]);
+      expect((await one(a!.eventId)).placement).toEqual({ partition: 0, offset: 10 });
+      expect((await one(b!.eventId)).placement ?? null).toBeNull();
+    });
+
     it("recordFailure: keeps the event PENDING with attempts, nextAttemptAt and lastError", async () => {
       const [a] = await subject.seed([draft(Target.MSG, "F1", 1)]);
       await outbox.recordFailure(a!.eventId, 3, T0 + 4_000, "record too large");

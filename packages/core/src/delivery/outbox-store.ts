@@ -1,4 +1,5 @@
 import type { OutboxEvent, Target } from "../outbox/outbox-event.js";
+import type { DeliveryPlacement } from "../ports/delivery-port.js";
 
 /**
  * The delivery side of the outbox (`MSG_EVENT`, in PostgreSQL). The pipeline writes the rows in
@@ -7,6 +8,7 @@ import type { OutboxEvent, Target } from "../outbox/outbox-event.js";
  *
  * Every implementation guarantees:
  * - rows are returned as committed, ascending by `eventId` unless a member says otherwise;
+ * - a row's `placement` is the one its `markSent` stored: null (or absent) until then;
  * - a payload comes back as it was written, key order included (the broker record is its JSON, and
  *   the same state must always give the same bytes); an event that carries `payloadJson` carries
  *   exactly that JSON text of its payload, and none when the payload is null;
@@ -33,11 +35,15 @@ export interface OutboxStore {
 
   /**
    * Marks the PENDING events among `eventIds` SENT with `sentAt = at`, in one statement: all of
-   * them or none. Ids that are unknown, SENT or DEAD are left as they are. It may commit without
-   * waiting for durability: a mark lost in a database crash only resends acknowledged records,
-   * which delivery allows; it must never be lost while a later settle of the same store is kept.
+   * them or none. `placements[i]` is where the broker put the record of `eventIds[i]` (as
+   * `DeliveryPort.send` returned it), stored as that event's `placement`; a missing or null entry
+   * stores null. Ids that are unknown, SENT or DEAD are left as they are, placement included: the
+   * first mark's placement stays (a resend after a lost mark is a second copy on the broker, and
+   * only the mark that lands records where). It may commit without waiting for durability: a
+   * mark lost in a database crash only resends acknowledged records, which delivery allows; it
+   * must never be lost while a later settle of the same store is kept.
    */
-  markSent(eventIds: readonly number[], at: number): Promise<void>;
+  markSent(eventIds: readonly number[], at: number, placements?: readonly (DeliveryPlacement | null)[]): Promise<void>;
 
   /**
    * Records a failed delivery try of a PENDING event: `attempts` (the new total),

@@ -121,8 +121,11 @@ export class SchdFlusher {
       if (outcome.ok) {
         const done = rest.slice(0, outcome.sent);
         const ids = done.flatMap((g) => g.represented.map((e) => e.eventId));
+        // A record carries its group's newest event: only that one is where the broker put it;
+        // the older ones it superseded were never records of their own.
+        const placements = done.flatMap((g, i) => g.represented.map((e) => (e === g.newest ? (outcome.placements[i] ?? null) : null)));
         failpoint?.("schd.after-send");
-        await outbox.markSent(ids, clock.now());
+        await outbox.markSent(ids, clock.now(), placements);
         sent.push(...done.map((g) => g.flid));
         markedSent.push(...ids);
         rest = rest.slice(outcome.sent);

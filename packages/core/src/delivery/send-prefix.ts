@@ -1,8 +1,13 @@
 import { isMsgxError, isOutage } from "../errors/msgx-error.js";
-import type { DeliveryPort, DeliveryRecord } from "../ports/delivery-port.js";
+import type { DeliveryPlacement, DeliveryPort, DeliveryRecord } from "../ports/delivery-port.js";
 
-/** The largest acknowledged prefix of a send, or the fault that even the first record hit. */
-export type PrefixOutcome = { readonly ok: true; readonly sent: number } | { readonly ok: false; readonly fault: unknown };
+/**
+ * The largest acknowledged prefix of a send (with the port's placement of each of its `sent`
+ * records, in order), or the fault that even the first record hit.
+ */
+export type PrefixOutcome =
+  | { readonly ok: true; readonly sent: number; readonly placements: readonly (DeliveryPlacement | null)[] }
+  | { readonly ok: false; readonly fault: unknown };
 
 /**
  * Sends `records` in one call; when the call fails for a reason that is not an outage, retries
@@ -19,8 +24,8 @@ export async function sendLargestPrefix(
   let fault: unknown = new Error("nothing to send");
   for (let size = records.length; size >= 1; size = Math.floor(size / 2)) {
     try {
-      await port.send(records.slice(0, size), signal);
-      return { ok: true, sent: size };
+      const placements = await port.send(records.slice(0, size), signal);
+      return { ok: true, sent: size, placements };
     } catch (e) {
       if (isOutage(e) || signal?.aborted) throw e;
       fault = e;

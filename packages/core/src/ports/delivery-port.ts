@@ -28,8 +28,12 @@ export interface DeliveryPlacement {
  * - on failure it throws a `MsgxError`: `DEPENDENCY_UNAVAILABLE` when the broker is unreachable or
  *   timed out (the caller pauses and spends no attempt), another kind for a fault of the records;
  *   some records of a failed call may have been appended, but only an in-order prefix per key
- *   (at-least-once: the caller resends them with the same event-id header, never out of order).
+ *   (at-least-once: the caller resends them with the same event-id header, never out of order);
+ * - a successful `send` resolves to one placement per record of the call, in call order: where
+ *   the broker put that record (records of one call to one partition get ascending offsets, and a
+ *   later call's records come after them), or null where the implementation cannot tell. A resent
+ *   record gets a new placement: the broker holds both copies.
  */
 export interface DeliveryPort {
-  send(records: readonly DeliveryRecord[], signal?: AbortSignal): Promise<void>;
+  send(records: readonly DeliveryRecord[], signal?: AbortSignal): Promise<readonly (DeliveryPlacement | null)[]>;
 }

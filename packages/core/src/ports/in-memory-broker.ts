@@ -1,5 +1,5 @@
 import { MsgxError, type ErrorKind } from "../errors/msgx-error.js";
-import type { DeliveryPort, DeliveryRecord } from "./delivery-port.js";
+import type { DeliveryPlacement, DeliveryPort, DeliveryRecord } from "./delivery-port.js";
 import { FaultPlan } from "../testing/fault-plan.js";
 
 /** A record as the broker stored it: its topic's offset is its position in the topic. */
@@ -15,7 +15,8 @@ interface RecordFault {
 
 /**
  * An in-memory broker: one append-only array per topic, never reordered. `send` appends a call's
- * records in order and resolves, like acks=all. Fault hooks:
+ * records in order and resolves, like acks=all, with each record's placement: every topic is one
+ * partition (0), and the offset is the record's position in its topic. Fault hooks:
  * - `faults.setDown(true)` (or `faults.failNext("send", n, kind)`): the call throws before
  *   appending anything (`DEPENDENCY_UNAVAILABLE` when down);
  * - `loseNextAcks(n)`: the next n calls append everything and then throw `DEPENDENCY_UNAVAILABLE`
@@ -57,10 +58,11 @@ export class InMemoryBroker implements DeliveryPort {
     return [...this.#topics.keys()];
   }
 
-  async send(records: readonly DeliveryRecord[], signal?: AbortSignal): Promise<void> {
+  async send(records: readonly DeliveryRecord[], signal?: AbortSignal): Promise<readonly DeliveryPlacement[]> {
     this.#calls += 1;
     if (signal?.aborted) throw new MsgxError("DEPENDENCY_UNAVAILABLE", "broker send aborted");
     this.faults.check("send");
+    const placements: DeliveryPlacement[] = [];
     for (const r of records) {
       for (const f of this.#recordFaults) {
         if (f.predicate(r)) {
@@ -70,11 +72,13 @@ export class InMemoryBroker implements DeliveryPort {
       }
       const topic = this.#topics.get(r.topic) ?? [];
       this.#topics.set(r.topic, topic);
+      placements.push({ partition: 0, offset: topic.length });
       topic.push({ ...r, headers: { ...r.headers }, offset: topic.length });
     }
     if (this.#lostAcks > 0) {
       this.#lostAcks -= 1;
       throw new MsgxError("DEPENDENCY_UNAVAILABLE", "broker acknowledgement lost (simulated timeout)");
     }
+    return placements;
   }
 }

@@ -108,14 +108,17 @@ describe("sendLargestPrefix", () => {
 
   it("sends everything in one call when nothing fails", async () => {
     const b = new InMemoryBroker();
-    expect(await sendLargestPrefix(b, recs(8))).toEqual({ ok: true, sent: 8 });
+    const placements = Array.from({ length: 8 }, (_, offset) => ({ partition: 0, offset }));
+    expect(await sendLargestPrefix(b, recs(8))).toEqual({ ok: true, sent: 8, placements });
     expect(b.calls).toBe(1);
   });
 
   it("halves down to a prefix ahead of a bad record", async () => {
     const b = new InMemoryBroker();
     b.failRecords((r) => r.key === "k5");
-    expect(await sendLargestPrefix(b, recs(8))).toEqual({ ok: true, sent: 4 });
+    // The failed call appended k0..k4 before k5 was refused: the prefix that succeeded comes after.
+    const placements = [5, 6, 7, 8].map((offset) => ({ partition: 0, offset }));
+    expect(await sendLargestPrefix(b, recs(8))).toEqual({ ok: true, sent: 4, placements });
     expect(b.calls).toBe(2);
   });
 

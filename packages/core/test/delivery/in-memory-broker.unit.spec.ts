@@ -2,6 +2,17 @@ import { describe, expect, it } from "vitest";
 import { isMsgxError, isOutage } from "../../src/errors/msgx-error.js";
 import type { DeliveryRecord } from "../../src/ports/delivery-port.js";
 import { InMemoryBroker } from "../../src/ports/in-memory-broker.js";
+import { describeDeliveryPortContract } from "../../src/ports/delivery-port.contract.js";
+
+describeDeliveryPortContract("InMemoryBroker", async () => {
+  const port = new InMemoryBroker();
+  return {
+    port,
+    topics: ["msg", "schd"],
+    readBack: async (topics) => topics.flatMap((t) => port.records(t).map((r) => ({ ...r, partition: 0 }))),
+    close: async () => {},
+  };
+});
 
 const rec = (key: string, value: string | null = key, topic = "msg"): DeliveryRecord => ({ topic, key, value, headers: { "msgx-event-id": key } });
 const keys = (b: InMemoryBroker, topic = "msg") => b.records(topic).map((r) => r.key);
@@ -9,8 +20,8 @@ const keys = (b: InMemoryBroker, topic = "msg") => b.records(topic).map((r) => r
 describe("InMemoryBroker", () => {
   it("appends each call's records in order with per-topic offsets", async () => {
     const b = new InMemoryBroker();
-    await b.send([rec("a"), rec("b"), rec("x", null, "schd")]);
-    await b.send([rec("c")]);
+    expect(await b.send([rec("a"), rec("b"), rec("x", null, "schd")])).toEqual([0, 1, 0].map((offset) => ({ partition: 0, offset })));
+    expect(await b.send([rec("c")])).toEqual([{ partition: 0, offset: 2 }]);
     expect(keys(b)).toEqual(["a", "b", "c"]);
     expect(b.records("msg").map((r) => r.offset)).toEqual([0, 1, 2]);
     expect(b.records("schd")).toEqual([{ topic: "schd", key: "x", value: null, headers: { "msgx-event-id": "x" }, offset: 0 }]);

@@ -18,7 +18,10 @@ describe("MsgDispatcher", () => {
     expect(step).toEqual({ did: "sent", eventIds: [1, 3, 4], next: null });
     expect(w.broker.calls).toBe(1);
     expect(markSent).toHaveBeenCalledTimes(1);
-    expect(markSent).toHaveBeenCalledWith([1, 3, 4], w.clock.now());
+    const placements = [0, 1, 2].map((offset) => ({ partition: 0, offset }));
+    expect(markSent).toHaveBeenCalledWith([1, 3, 4], w.clock.now(), placements);
+    expect([1, 3, 4].map((id) => statusOf(w, id).placement)).toEqual(placements);
+    expect(statusOf(w, 2).placement ?? null).toBeNull();
     expect(w.msgRecords().map((r) => [r.key, r.value, eventIdOf(r)])).toEqual([
       ["F1", '{"flid":"F1","stateVersion":1}', 1],
       ["F2", '{"flid":"F2","stateVersion":1}', 3],

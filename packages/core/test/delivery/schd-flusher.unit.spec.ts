@@ -20,6 +20,8 @@ describe("SchdFlusher", () => {
       ["F2", '{"flid":"F2","stateVersion":1,"state":"s1"}', 2],
     ]);
     expect([1, 2, 3, 5].map((id) => row(w, id).status)).toEqual(Array(4).fill(DeliveryStatus.SENT));
+    // Each record's placement goes to the event it carries; the events it superseded get none.
+    expect([5, 2, 1, 3].map((id) => row(w, id).placement)).toEqual([{ partition: 0, offset: 0 }, { partition: 0, offset: 1 }, null, null]);
     expect(row(w, 4).status).toBe(DeliveryStatus.PENDING); // KAFKA:msg is the dispatcher's
     expect(await w.flusher.step()).toEqual({ did: "idle", next: null });
   });

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, existsSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { MsgxError, type DeliveryPort, type DeliveryRecord } from "@msgx/core";
+import { MsgxError, type DeliveryPlacement, type DeliveryPort, type DeliveryRecord } from "@msgx/core";
 
 /** One line of `<dataDir>/events/<topic>.jsonl`. */
 export interface JsonlRecord {
@@ -17,7 +17,9 @@ export interface JsonlRecord {
 /**
  * The embedded runner's broker: each topic is an append-only JSON-lines file. A `send` resolves
  * after the lines are written and `fdatasync`ed, the file's equivalent of acks=all. Order per
- * topic is the order of calls.
+ * topic is the order of calls. Each file is one partition (0); a record's placement offset is the
+ * `offset` its line carries, its position among the file's records (its 0-based line number,
+ * unless a crash left a torn line, which holds no record).
  */
 export class JsonlDeliveryPort implements DeliveryPort {
   readonly #dir: string;
@@ -29,22 +31,31 @@ export class JsonlDeliveryPort implements DeliveryPort {
     mkdirSync(this.#dir, { recursive: true });
   }
 
-  send(records: readonly DeliveryRecord[]): Promise<void> {
+  send(records: readonly DeliveryRecord[]): Promise<readonly DeliveryPlacement[]> {
     const run = this.#queue.then(() => this.#append(records));
     this.#queue = run.catch(() => undefined);
     return run;
   }
 
-  async #append(records: readonly DeliveryRecord[]): Promise<void> {
+  async #append(records: readonly DeliveryRecord[]): Promise<readonly DeliveryPlacement[]> {
     try {
-      const byTopic = new Map<string, DeliveryRecord[]>();
-      for (const r of records) byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), r]);
-      for (const [topic, list] of byTopic) {
+      const byTopic = new Map<string, number[]>();
+      records.forEach((r, i) => byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), i]));
+      const placements: DeliveryPlacement[] = new Array<DeliveryPlacement>(records.length);
+      for (const [topic, indexes] of byTopic) {
         const file = await this.#file(topic);
-        const lines = list.map((r) => JSON.stringify({ topic, key: r.key, headers: r.headers, value: r.value, offset: file.next++ }) + "\n");
+        const first = file.next;
+        const lines = indexes.map((i, n) => {
+          const r = records[i]!;
+          placements[i] = { partition: 0, offset: first + n };
+          return JSON.stringify({ topic, key: r.key, headers: r.headers, value: r.value, offset: first + n }) + "\n";
+        });
+        // Taken before the write: a failed write that still appended lines must not reuse offsets.
+        file.next = first + lines.length;
         await file.handle.appendFile(lines.join(""), "utf8");
         await file.handle.datasync();
       }
+      return placements;
     } catch (e) {
       throw new MsgxError("DEPENDENCY_UNAVAILABLE", `event files: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
