@@ -137,6 +137,32 @@ export function describeLineageReaderContract(name: string, factory: () => Promi
       expect((await fx.reader.flightLineage(FLID, { limit: 1, beforeVersion: 99 })).versions.map((v) => v.version)).toStrictEqual([5]);
     });
 
+    it("shows each event's delivery as settled: SENT with its time and the broker's placement, DEAD, or still PENDING", async () => {
+      await fiveVersions();
+      const before = await fx.reader.flightLineage(FLID, { limit: 50 });
+      const [v1, v2] = [before.versions.at(-1)!, before.versions.at(-2)!];
+      const sentAt = T0 + 5_000;
+      await fx.outbox.markSent([v1.events[0]!.eventId, v1.events[1]!.eventId, v2.events[0]!.eventId], sentAt, [{ partition: 2, offset: 40 }, null, { partition: 2, offset: 41 }]);
+      await fx.outbox.markDead(v2.events[1]!.eventId, "record too large", 3);
+      const after = await fx.reader.flightLineage(FLID, { limit: 50 });
+      const delivery = (version: number) => after.versions.find((v) => v.version === version)!.events.map((e) => [e.status, e.sentAt, e.partition, e.offset]);
+      expect(delivery(1)).toStrictEqual([
+        ["SENT", sentAt, 2, 40],
+        ["SENT", sentAt, null, null],
+      ]);
+      expect(delivery(2)).toStrictEqual([
+        ["SENT", sentAt, 2, 41],
+        ["DEAD", null, null, null],
+      ]);
+      expect(delivery(3)).toStrictEqual([
+        ["PENDING", null, null, null],
+        ["PENDING", null, null, null],
+      ]);
+      // Delivery moves nothing else.
+      const strip = (p: LineagePage) => p.versions.map((v) => ({ ...v, events: v.events.map((e) => e.eventId) }));
+      expect(strip(after)).toStrictEqual(strip(before));
+    });
+
     it("leaves out events no mailbox message caused and the events of other keys", async () => {
       await fiveVersions();
       const task: OutboxEventDraft = { target: "KAFKA:task.LMS", partitionKey: FLID, eventType: EventType.UPSERT, stateVersion: 3, payload: { taskId: FLID }, sourceMsgId: 0, traceparent: null };
