@@ -1,0 +1,185 @@
+/**
+ * The screenshots of docs/console.md, taken by `scripts/console-screenshots` (which loads this file
+ * through Vite's module runner, so it shares the browser test's world as TypeScript): each view of
+ * the console at 1366×768 on a demo day with one dead letter, the overview again at 768×1024 (a
+ * tablet), written to docs/console/*.png; then the marked screenshots section of docs/console.md is
+ * written again from the list of shots (the rest of that file is not touched).
+ */
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { launchChromium, openConsole, startConsoleWorld, type ConsoleWorld } from "./console-world.js";
+import { eventually } from "./runner-process.js";
+
+/** One screenshot: its file under docs/console/, the viewport, and what the reader sees in it. */
+export interface Shot {
+  readonly file: string;
+  readonly title: string;
+  readonly caption: string;
+  readonly width: number;
+  readonly height: number;
+  readonly bytes: number;
+}
+
+const LAPTOP = { width: 1366, height: 768 };
+const TABLET = { width: 768, height: 1024 };
+export const SECTION_START = "<!-- console-screenshots:start — written by scripts/console-screenshots; edit that script, not this section -->";
+export const SECTION_END = "<!-- console-screenshots:end -->";
+
+/** One view to photograph: how to get there from a signed-in page, and what the picture shows. */
+interface View {
+  readonly file: string;
+  readonly title: string;
+  readonly caption: string;
+  readonly viewport: { readonly width: number; readonly height: number };
+  readonly show: (page: Page, world: ConsoleWorld) => Promise<void>;
+}
+
+const nav = (page: Page, view: string) => page.getByTestId(`nav-${view}`).click();
+
+/** The views in the order docs/console.md shows them. */
+const VIEWS: readonly View[] = [
+  {
+    file: "overview.png",
+    title: "Overview",
+    caption: "Head age, backlog by status, throughput, delivery per target, backfill debt and the runners, refreshed every 5 s.",
+    viewport: LAPTOP,
+    show: (page) => nav(page, "overview"),
+  },
+  {
+    file: "dead-letters.png",
+    title: "Dead letters — replay preview",
+    caption: "The dead letters, and the dead FLOP/RUNW (runway updates were not enabled when it came) with its error history and the replay preview: the field diff and the version guard, shown before anything is applied.",
+    viewport: LAPTOP,
+    show: async (page, world) => {
+      await nav(page, "dead");
+      const { msgId } = world.poison;
+      await page.getByTestId(`dead-row-${msgId}`).getByRole("link", { name: String(msgId), exact: true }).click();
+      await page.getByTestId("preview-replay").click();
+      await page.getByTestId("replay-diff").waitFor();
+      await page.getByTestId("operator").fill("duty manager");
+      await page.getByTestId("replay-diff").scrollIntoViewIfNeeded();
+    },
+  },
+  {
+    file: "replay-result.png",
+    title: "Dead letters — replayed",
+    caption: "The replay sent under the operator's name with the preview's version guard, and the message's raw XML as the mailbox holds it.",
+    viewport: LAPTOP,
+    show: async (page, world) => {
+      await page.getByTestId("apply-replay").click();
+      await page.getByTestId("replay-result").waitFor();
+      await page.getByTestId("replay-result").scrollIntoViewIfNeeded();
+      const flight = async () => (await world.admin("GET", `/admin/flights/${world.poison.flid}`)).body as { lastMsgId: number };
+      await eventually(async () => ((await flight()).lastMsgId === world.poison.msgId ? true : undefined), 30_000, "the replayed message applied");
+    },
+  },
+  {
+    file: "flights.png",
+    title: "Flights — lineage",
+    caption: "A flight found by its FLID: its current state and lineage, newest first — the replayed runway update on top, each version with its source message, field changes and events.",
+    viewport: LAPTOP,
+    show: async (page, world) => {
+      const { flid } = world.poison;
+      const { stateVersion } = (await world.admin("GET", `/admin/flights/${flid}`)).body as { stateVersion: number };
+      await nav(page, "flights");
+      await page.getByTestId("flight-search").fill(flid);
+      await page.getByTestId("flight-search").press("Enter");
+      await page.getByTestId(`flight-row-${flid}`).getByRole("link", { name: flid, exact: true }).click();
+      await page.getByTestId(`lineage-version-${stateVersion}`).waitFor();
+    },
+  },
+  {
+    file: "reference.png",
+    title: "Reference data",
+    caption: "The reference types the day downloaded; the airlines' entries, and one entry with its lineage.",
+    viewport: LAPTOP,
+    show: async (page) => {
+      await nav(page, "reference");
+      await page.getByRole("link", { name: /^AIRL\b/ }).click();
+      await page.getByRole("link", { name: "CA", exact: true }).click();
+    },
+  },
+  { file: "requests.png", title: "Requests", caption: "Outbound schedule and reference requests, open, done or expired, and the form that asks for a schedule range.", viewport: LAPTOP, show: (page) => nav(page, "requests") },
+  { file: "reliable.png", title: "Reliable messages", caption: "The reliable-message queues: waiting and dead per queue, resend.", viewport: LAPTOP, show: (page) => nav(page, "reliable") },
+  { file: "tasks.png", title: "Task events", caption: "Dead task events and their replay (the task service is off by default: the view says so).", viewport: LAPTOP, show: (page) => nav(page, "tasks") },
+  { file: "overview-tablet.png", title: "Overview on a tablet", caption: "The overview at 768×1024: the cards reflow, the page never scrolls sideways.", viewport: TABLET, show: (page) => nav(page, "overview") },
+];
+
+/**
+ * Takes every shot into `<repo>/docs/console/` and rewrites the screenshots section of
+ * `<repo>/docs/console.md`. Returns the shots taken.
+ */
+export async function takeConsoleScreenshots(repo: string): Promise<Shot[]> {
+  const outDir = join(repo, "docs", "console");
+  mkdirSync(outDir, { recursive: true });
+  const [world, browser] = await Promise.all([startConsoleWorld({ flights: 80, updates: 500, seed: 20260305 }), launchChromium()]);
+  const shots: Shot[] = [];
+  try {
+    await world.admin("POST", "/admin/requests/schedule", { from: "2026-03-06T00:00", to: "2026-03-06T23:59", operator: "duty manager" });
+    const page = await browser.newPage({ viewport: LAPTOP, deviceScaleFactor: 1 });
+    const inFlight = requestsInFlight(page);
+    await openConsole(page, world.url, "#/overview");
+    for (const view of VIEWS) {
+      await page.setViewportSize(view.viewport);
+      await view.show(page, world);
+      await settle(page, inFlight);
+      const path = join(outDir, view.file);
+      await page.screenshot({ path, fullPage: false });
+      shots.push({ file: view.file, title: view.title, caption: view.caption, ...view.viewport, bytes: statSync(path).size });
+    }
+  } finally {
+    await browser.close();
+    await world.stop();
+  }
+  writeSection(join(repo, "docs", "console.md"), shots);
+  return shots;
+}
+
+/** How many requests of `page` are unanswered, counted from now on. */
+function requestsInFlight(page: Page): () => number {
+  let n = 0;
+  page.on("request", () => void n++);
+  page.on("requestfinished", () => void n--);
+  page.on("requestfailed", () => void n--);
+  return () => n;
+}
+
+/**
+ * Waits until the view shows its data: no request in flight for half a second (a hash route's view
+ * fetches after it mounts, so the page's own `networkidle` is long past), no loading placeholder,
+ * fonts loaded, and no focus ring left by a click.
+ */
+async function settle(page: Page, inFlight: () => number): Promise<void> {
+  for (let quietSince = Date.now(); Date.now() - quietSince < 500; ) {
+    await page.waitForTimeout(100);
+    if (inFlight() > 0) quietSince = Date.now();
+  }
+  await page.waitForFunction("!document.querySelector('.placeholder, .placeholder-row')");
+  // A string: the root project's types have no DOM.
+  await page.evaluate("document.fonts.ready.then(() => document.activeElement?.blur())");
+}
+
+/** The screenshots section of docs/console.md, between its markers. */
+export function screenshotsSection(shots: readonly Shot[]): string {
+  return [
+    SECTION_START,
+    "## Screenshots",
+    "",
+    "Taken by `scripts/console-screenshots` (one command: it builds the runner, starts an embedded one on a generated airport day",
+    "with one dead letter, drives Debian's chromium through playwright-core, and writes `docs/console/*.png` and this section).",
+    "",
+    ...shots.flatMap((s) => [`### ${s.title} (${s.width}×${s.height})`, "", `![${s.title}](console/${s.file})`, "", s.caption, ""]),
+    SECTION_END,
+  ].join("\n");
+}
+
+/** Replaces the marked section of `file` (appends it when the file has none; creates the file when missing). */
+function writeSection(file: string, shots: readonly Shot[]): void {
+  const text = existsSync(file) ? readFileSync(file, "utf8") : "# The operations console\n";
+  const section = screenshotsSection(shots);
+  const start = text.indexOf(SECTION_START.slice(0, SECTION_START.indexOf(" ")));
+  const end = text.indexOf(SECTION_END);
+  const next = start >= 0 && end > start ? `${text.slice(0, start)}${section}${text.slice(end + SECTION_END.length)}` : `${text.trimEnd()}\n\n${section}\n`;
+  writeFileSync(file, next);
+}
