@@ -75,6 +75,11 @@ describe("a message's trace", () => {
     expect(process!.attributes).toMatchObject({ "msgx.msg_id": msgId, "msgx.status": "SUCCEEDED" });
     // The record carries its delivery span, so a consumer's span hangs below the send.
     expect(w.broker.records("msg").map((r) => parseTraceparent(r.headers[EventHeader.TRACEPARENT])?.spanId)).toEqual(deliver.map((s) => s.spanId));
+    // Each delivery span names where the broker put its record.
+    expect(deliver.map((s) => [s.attributes["messaging.destination.partition.id"], s.attributes["messaging.kafka.offset"]])).toEqual([
+      ["0", 0],
+      ["0", 1],
+    ]);
     // Stored with our processing record (the upstream mailbox has no column for it).
     expect(parseTraceparent((await w.store.get(msgId))?.traceparent)).toMatchObject({ traceId: CALLER_TRACE, spanId: intake!.spanId });
   });
