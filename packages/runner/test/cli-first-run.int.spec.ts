@@ -111,6 +111,8 @@ describe("msgx in the first ten minutes", () => {
     ["snapshots", "list"],
     ["flights", "show", "X"],
     ["replay", "--class", "EXHAUSTED"],
+    ["replay", "--class", "EXHAUSTED", "--dry-run"],
+    ["audit", "list"],
     ["reliable", "list"],
     ["reliable", "show", "m-1"],
     ["tasks", "show", "t-1"],

@@ -54,7 +54,10 @@ export function httpAdmin(baseUrl: string, token: string | undefined): AdminApi 
     flight: (flid) => call("GET", `/admin/flights/${encodeURIComponent(flid)}`),
     deadLetters: async (q) => (await call<ProcRecord[]>("GET", `/admin/dead-letters?limit=${q.limit}${q.afterMsgId !== undefined ? `&after=${q.afterMsgId}` : ""}`)) ?? [],
     snapshotLog: async (limit) => (await call<SnapshotLogRow[]>("GET", `/admin/snapshots?limit=${limit}`)) ?? [],
-    replayPreview: async (sel) => (await call<ReplayPreflight>("POST", "/admin/replay", { ...sel, dryRun: true }))!,
+    replayPreview: async (sel) => {
+      const { preview, expect } = (await call<ReplayPreflight>("POST", "/admin/replay", { ...sel, dryRun: true }))!;
+      return { preview, expect };
+    },
     replay: async (sel, operator, options) => (await call<ReplayResult>("POST", "/admin/replay", { ...sel, operator, ...(options?.expect !== undefined ? { expect: options.expect } : {}) }))!,
     audits: async (limit, before) => (await call<{ entries: AuditRow[] }>("GET", `/admin/audit?limit=${limit}${before !== undefined ? `&after=${before}` : ""}`))?.entries ?? [],
     close: async () => {},
