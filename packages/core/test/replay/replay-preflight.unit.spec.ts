@@ -13,7 +13,7 @@ import {
   type ReplayConflictError,
 } from "@msgx/core";
 import { InMemoryMailbox, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
-import { flop, fltr, schd } from "../flight/sis-messages.js";
+import { flop, fltr, schd, sis } from "../flight/sis-messages.js";
 
 /**
  * The default processors over the fakes, where the FLOP processor throws (a processor bug, INFRA)
@@ -32,6 +32,13 @@ function world() {
       apply: (body, ctx) => {
         if (broken.has(ctx.msgId)) throw new Error(`bug on ${ctx.msgId}`);
         return real.flop!.apply(body, ctx);
+      },
+    },
+    reference: {
+      flightsOf: () => [],
+      apply: (body, ctx) => {
+        if (broken.has(ctx.msgId)) throw new Error(`bug on ${ctx.msgId}`);
+        return real.reference!.apply(body, ctx);
       },
     },
   };
@@ -158,5 +165,48 @@ describe("ReplayService preflight: the dry run decides as the pump would, writin
       { msgId: 2, status: "DEAD", errorClass: "EXHAUSTED", reason: expect.any(String), eligible: true },
     ]);
     expect(guard).toStrictEqual({});
+  });
+
+  it("shows reference rows a replayed DNLD would change and delete, and guards each key", async () => {
+    const w = world();
+    const glst = (...gates: [string, string][]) => sis("GLST", "DNLD", `<RECS>${gates.length}</RECS>${gates.map(([code, name]) => `<GLST><GCOD>${code}</GCOD><GTNM>${name}</GTNM></GLST>`).join("")}`);
+    w.mailbox.insert(glst(["A1", "gate A1"], ["A2", "gate A2"]));
+    w.mailbox.insert(glst(["A1", "gate A1 east"]));
+    w.broken.add(2);
+    await w.drain();
+    await w.exhaust(2);
+    w.broken.clear();
+    const { preview, expect: guard } = await w.replay.preflight({ msgIds: [2] });
+    expect(guard).toStrictEqual({ "reference:GLST:A1": 1, "reference:GLST:A2": 1 });
+    expect(preview[0]!.changes).toStrictEqual([
+      {
+        kind: "reference",
+        key: "reference:GLST:A1",
+        currentVersion: 1,
+        nextVersion: 2,
+        changes: [
+          { field: "fields.GTNM", before: "gate A1", after: "gate A1 east" },
+          { field: "version", before: 1, after: 2 },
+          { field: "msgId", before: 1, after: 2 },
+        ],
+      },
+      {
+        kind: "reference",
+        key: "reference:GLST:A2",
+        currentVersion: 1,
+        nextVersion: 2,
+        changes: [
+          { field: "deleted", before: false, after: true },
+          { field: "version", before: 1, after: 2 },
+          { field: "msgId", before: 1, after: 2 },
+        ],
+      },
+    ]);
+    // A later message renames A2: the guard names that key only.
+    w.mailbox.insert(sis("GLST", "UPD", `<RECS>1</RECS><GLST><GCOD>A2</GCOD><GTNM>gate A2 west</GTNM></GLST>`));
+    await w.drain();
+    const refused = await w.replay.replay({ msgIds: [2] }, "dan", { expect: guard }).catch((e: unknown) => e);
+    expect((refused as ReplayConflictError).mismatches).toStrictEqual([{ key: "reference:GLST:A2", expected: 1, current: 2 }]);
+    expect(await w.store.get(2)).toMatchObject({ status: "DEAD" });
   });
 });
