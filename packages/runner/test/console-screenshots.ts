@@ -101,7 +101,7 @@ const VIEWS: readonly View[] = [
     },
   },
   { file: "requests.png", title: "Requests", caption: "Outbound schedule and reference requests, open, done or expired, and the form that asks for a schedule range.", viewport: LAPTOP, show: (page) => nav(page, "requests") },
-  { file: "reliable.png", title: "Reliable messages", caption: "The reliable-message queues: waiting and dead per queue, resend.", viewport: LAPTOP, show: (page) => nav(page, "reliable") },
+  { file: "reliable.png", title: "Reliable messages", caption: "The hosted reliable-message queues, waiting and dead per queue, and the dead messages with their resend.", viewport: LAPTOP, show: (page) => nav(page, "reliable") },
   { file: "tasks.png", title: "Task events", caption: "Dead task events and their replay (the task service is off by default: the view says so).", viewport: LAPTOP, show: (page) => nav(page, "tasks") },
   { file: "overview-tablet.png", title: "Overview on a tablet", caption: "The overview at 768×1024: the cards reflow, the page never scrolls sideways.", viewport: TABLET, show: (page) => nav(page, "overview") },
 ];
@@ -113,10 +113,11 @@ const VIEWS: readonly View[] = [
 export async function takeConsoleScreenshots(repo: string): Promise<Shot[]> {
   const outDir = join(repo, "docs", "console");
   mkdirSync(outDir, { recursive: true });
-  const [world, browser] = await Promise.all([startConsoleWorld({ flights: 80, updates: 500, seed: 20260305 }), launchChromium()]);
+  const [world, browser] = await Promise.all([startConsoleWorld({ flights: 80, updates: 500, seed: 20260305, env: RELIABLE_QUICKLY }), launchChromium()]);
   const shots: Shot[] = [];
   try {
     await world.admin("POST", "/admin/requests/schedule", { from: "2026-03-06T00:00", to: "2026-03-06T23:59", operator: "duty manager" });
+    await reliableTraffic(world);
     const page = await browser.newPage({ viewport: LAPTOP, deviceScaleFactor: 1 });
     const inFlight = requestsInFlight(page);
     await openConsole(page, world.url, "#/overview");
@@ -134,6 +135,28 @@ export async function takeConsoleScreenshots(repo: string): Promise<Shot[]> {
   }
   writeSection(join(repo, "docs", "console.md"), shots);
   return shots;
+}
+
+/** The hosted reliable-message service with one send and a one-second acknowledgement wait, so an unacknowledged message is soon DEAD. */
+const RELIABLE_QUICKLY = { MSGX_RELIABLE_MAX_SENDS: "1", MSGX_RELIABLE_RESEND_WAITS_MS: "1000", MSGX_RELIABLE_JOB_INTERVAL_MS: "500" };
+
+/**
+ * Something for the reliable-messages view to show: on two queues, messages sent and acknowledged,
+ * sent and never acknowledged (DEAD after the one send), and prepared but not yet confirmed.
+ */
+async function reliableTraffic(world: ConsoleWorld): Promise<void> {
+  const send = async (queue: string, id: string, confirm: boolean) => {
+    const r = await world.admin("POST", `/rm/v1/messages${confirm ? "?confirm=true" : ""}`, { messageId: id, queue, body: JSON.stringify({ id, at: "2026-03-05T06:00" }) });
+    if (r.status >= 300) throw new Error(`prepare ${id}: ${r.status} ${JSON.stringify(r.body)}`);
+  };
+  for (const [queue, n] of [["baggage.sorted", 6], ["crew.roster", 3]] as const) {
+    for (let i = 1; i <= n; i++) await send(queue, `${queue}-${i}`, i <= n - 1);
+    for (let i = 1; i <= n - 3; i++) await world.admin("POST", `/rm/v1/messages/${queue}-${i}/ack`);
+  }
+  await eventually(async () => {
+    const { queues } = (await world.admin("GET", "/admin/reliable-messages/queues")).body as { queues?: { dead: number }[] };
+    return queues !== undefined && queues.reduce((n, q) => n + q.dead, 0) >= 4 ? true : undefined;
+  }, 30_000, "the unacknowledged reliable messages DEAD");
 }
 
 /** How many requests of `page` are unanswered, counted from now on. */

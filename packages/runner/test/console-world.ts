@@ -35,6 +35,11 @@ export interface DaySize {
   readonly seed: number;
 }
 
+export interface ConsoleWorldOptions extends DaySize {
+  /** More settings (`MSGX_*`) of the runner the console talks to, the one started after the day. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
 export interface ConsoleWorld {
   /** The running runner's base URL (the console is at `/console`). */
   readonly url: string;
@@ -74,7 +79,8 @@ export async function openConsole(page: Page, url: string, view = "#/overview"):
  * ingress with the FLOP/RUNW in its middle, everything processed and delivered (the RUNW DEAD),
  * then the runner restarted on the same data directory with runway updates enabled.
  */
-export async function startConsoleWorld(size: DaySize): Promise<ConsoleWorld> {
+export async function startConsoleWorld(options: ConsoleWorldOptions): Promise<ConsoleWorld> {
+  const { env: more, ...size } = options;
   const dataDir = mkdtempSync(join(tmpdir(), "msgx-console-"));
   const env = { MSGX_HTTP_TOKEN: CONSOLE_TOKEN };
   let runner: RunnerProcess | undefined;
@@ -97,7 +103,7 @@ export async function startConsoleWorld(size: DaySize): Promise<ConsoleWorld> {
     }, 60_000, `message ${msgId} (FLOP/${HELD_SUBTYPE}) DEAD`);
     await quiet(admin(first.url));
     await stopRunner(runner, "console world (runway updates held)");
-    runner = await spawnRunner(["--data-dir", dataDir], env);
+    runner = await spawnRunner(["--data-dir", dataDir], { ...env, ...more });
     const last = runner;
     return {
       url: last.url,
