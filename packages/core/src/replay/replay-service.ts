@@ -96,8 +96,9 @@ export function replayEligibility(r: ProcRecord): { eligible: boolean; refusal?:
  * Replay (SPEC §2.7): moves CODEC_ERROR / UNSUPPORTED / INFRA / EXHAUSTED messages from
  * FAILED/DEAD back to PENDING with attempts reset, identity and error history kept, and an audit
  * row per call. A replayed message becomes the head again: replay does not restore the order it
- * had with messages already processed after it, which is why every call is audited and
- * `preview` exists. Run it where the pump is serialized with it (the runner does).
+ * had with messages already processed after it, which is why every call is audited, `preflight`
+ * shows what each message would change now, and `replay` can be guarded by the versions the
+ * preflight saw. Run it where the pump is serialized with it (the runner does).
  */
 export class ReplayService {
   constructor(private readonly deps: ReplayServiceDeps) {}
@@ -113,7 +114,7 @@ export class ReplayService {
    */
   async preflight(selection: ReplaySelection): Promise<ReplayPreflight> {
     const records = await this.#selected(selection);
-    const base = records.map((r): ReplayPreview => ({ msgId: r.msgId, status: r.status, errorClass: r.errorClass, reason: r.reason, ...replayEligibility(r) }));
+    const base = records.map(eligibilityPreview);
     const deps = this.deps.preflight;
     const eligible = records.filter((r) => replayEligibility(r).eligible);
     if (deps === undefined || eligible.length === 0) return { preview: base, expect: {} };
@@ -126,7 +127,8 @@ export class ReplayService {
   }
 
   async replay(selection: ReplaySelection, operator: string, options: ReplayOptions = {}): Promise<ReplayResult> {
-    const preview = await this.preview(selection);
+    // Eligibility only: the guard, not a second dry run, is what protects the apply.
+    const preview = (await this.#selected(selection)).map(eligibilityPreview);
     const ids = preview.filter((p) => p.eligible).map((p) => p.msgId);
     const now = this.deps.clock.now();
     const { expect } = options;
@@ -188,6 +190,8 @@ export class ReplayService {
     return simulateReplay(run, loaded, ctx);
   }
 }
+
+const eligibilityPreview = (r: ProcRecord): ReplayPreview => ({ msgId: r.msgId, status: r.status, errorClass: r.errorClass, reason: r.reason, ...replayEligibility(r) });
 
 /** The keys of `expect` whose stored version differs from it, read in the caller's transaction. */
 async function versionMismatches(tx: PipelineTx, expect: Readonly<Record<string, number | null>>): Promise<VersionMismatch[]> {
