@@ -13,6 +13,16 @@ export type Answer<T> =
   | { readonly ok: false; readonly status: number; readonly error: string; readonly message: string; readonly body: unknown };
 
 const unauthorizedListeners = new Set<() => void>();
+/** The runner's clock minus this browser's, from the `Date` of the last answer (whole seconds). */
+let serverClockOffsetMs = 0;
+
+/**
+ * Now on the runner's clock: ages (head age, delivery lag) are the runner's times subtracted from
+ * it, so a laptop whose clock is off does not show a stuck pipeline, or hide one.
+ */
+export function serverNow(): number {
+  return Date.now() + serverClockOffsetMs;
+}
 
 export function storedToken(): string | null {
   return sessionStorage.getItem(TOKEN_KEY);
@@ -41,6 +51,9 @@ export async function adminCall<T>(method: "GET" | "POST", path: string, body?: 
     if (signal?.aborted) throw e;
     return { ok: false, status: 0, error: "unreachable", message: "the runner did not answer", body: undefined };
   }
+  const date = Date.parse(res.headers.get("date") ?? "");
+  // The header has whole seconds: an offset under a second is rounding, not skew.
+  if (Number.isFinite(date)) serverClockOffsetMs = Math.abs(date - Date.now()) < 1_000 ? 0 : date - Date.now();
   const text = await res.text();
   let json: unknown;
   try {

@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { storedToken, storeToken } from "./admin-client.js";
 
 /**
@@ -7,8 +7,10 @@ import { storedToken, storeToken } from "./admin-client.js";
  */
 export function TokenPrompt(props: { refused: boolean; onDone: () => void; onCancel: () => void }) {
   const [token, setToken] = useState(storedToken() ?? "");
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), []);
   return (
-    <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="token-title">
+    <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="token-title" onKeyDown={(e) => e.key === "Escape" && props.onCancel()}>
       <form
         class="dialog"
         onSubmit={(e) => {
@@ -23,7 +25,7 @@ export function TokenPrompt(props: { refused: boolean; onDone: () => void; onCan
           the console calls <code>/admin</code> with the runner's admin token (<code>http.token</code>). It is kept in this tab only.
         </p>
         <label for="token-input">Token</label>
-        <input id="token-input" data-testid="token-input" type="password" autocomplete="off" autoFocus value={token} onInput={(e) => setToken(e.currentTarget.value)} />
+        <input id="token-input" data-testid="token-input" type="password" autocomplete="off" ref={input} value={token} onInput={(e) => setToken(e.currentTarget.value)} />
         <div class="actions">
           <button type="submit" data-testid="token-submit" class="primary">
             Use token

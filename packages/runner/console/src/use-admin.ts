@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { adminGet } from "./admin-client.js";
+import { adminGet, serverNow } from "./admin-client.js";
 
 /**
  * What a view shows for one GET: loading (nothing yet), the data, absent (404: the route or the
@@ -8,6 +8,7 @@ import { adminGet } from "./admin-client.js";
  */
 export type Load<T> =
   | { readonly state: "loading" }
+  /** `at`: when it was read, on the runner's clock. */
   | { readonly state: "ok"; readonly data: T; readonly at: number }
   | { readonly state: "absent"; readonly message: string }
   | { readonly state: "error"; readonly status: number; readonly message: string };
@@ -30,7 +31,7 @@ export function useAdmin<T>(path: string | null, refreshMs?: number): [Load<T>, 
     adminGet<T>(path, abort.signal)
       .then((a) => {
         if (abort.signal.aborted) return;
-        if (a.ok) setLoad({ state: "ok", data: a.data, at: Date.now() });
+        if (a.ok) setLoad({ state: "ok", data: a.data, at: serverNow() });
         else if (a.status === 404) setLoad({ state: "absent", message: a.message });
         else setLoad({ state: "error", status: a.status, message: `${a.error}: ${a.message}` });
       })

@@ -1,3 +1,4 @@
+import { serverNow } from "../admin-client.js";
 import type { PipelineStatus, ProcStatus, RunnerPresence, StatusSample } from "../api-types.js";
 import { count, DASH, duration, instant } from "../format.js";
 import { Loaded, PlaceholderRows } from "../loaded.js";
@@ -16,7 +17,7 @@ export function OverviewView() {
   const [status] = useAdmin<PipelineStatus>("/admin/status", REFRESH_MS);
   const [history] = useAdmin<{ samples: readonly StatusSample[] }>("/admin/status/history?minutes=60", REFRESH_MS * 6);
   const [runners] = useAdmin<{ runners: readonly RunnerPresence[] }>("/admin/runners", REFRESH_MS);
-  const now = status.state === "ok" ? status.at : Date.now();
+  const now = status.state === "ok" ? status.at : serverNow();
   const s = status.state === "ok" ? status.data : undefined;
   const samples = history.state === "ok" ? history.data.samples : [];
   const series = (pick: (x: StatusSample) => number | null) => samples.map(pick);
