@@ -33,5 +33,7 @@ describe("console formats", () => {
     expect(sparklineSegments([7], 100, 20)).toEqual([]);
     expect(sparklineSegments([null, null], 100, 20)).toEqual([]);
     expect(sparklineSegments([4, 4, 4], 100, 20)).toEqual(["0.0,10.0 50.0,10.0 100.0,10.0"]);
+    // A lone known minute (a runner that just started) is one point, drawn as a dot.
+    expect(sparklineSegments([null, 3, null], 100, 20)).toEqual(["50.0,10.0"]);
   });
 });

@@ -17,15 +17,19 @@ export interface PipelineStatus {
   readonly horizon: number;
 }
 
+/**
+ * One minute of the status history: counts from the database, and the gauges the answering runner
+ * sampled in that minute (null for a minute it took none: before it started or took over).
+ */
 export interface StatusSample {
   readonly at: number;
   readonly processed: number;
   readonly sent: number;
-  readonly backlog: number;
+  readonly backlog: number | null;
   readonly headAgeMs: number | null;
   readonly deliveryLagMs: number | null;
-  readonly dead: number;
-  readonly backfillDebt: number;
+  readonly dead: number | null;
+  readonly backfillDebt: number | null;
 }
 
 export interface RunnerPresence {

@@ -21,7 +21,8 @@ export function OverviewView() {
   const s = status.state === "ok" ? status.data : undefined;
   const samples = history.state === "ok" ? history.data.samples : [];
   const series = (pick: (x: StatusSample) => number | null) => samples.map(pick);
-  const last = samples.at(-1);
+  // The current minute is still counting: throughput is the last whole minute's.
+  const last = [...samples].reverse().find((x) => x.at + 60_000 <= now) ?? samples.at(-1);
   const backlog = s ? s.byStatus.PENDING + s.byStatus.FAILED : undefined;
   const lag = s ? deliveryLag(s, now) : undefined;
 
