@@ -113,7 +113,11 @@ const VIEWS: readonly View[] = [
 export async function takeConsoleScreenshots(repo: string): Promise<Shot[]> {
   const outDir = join(repo, "docs", "console");
   mkdirSync(outDir, { recursive: true });
-  const [world, browser] = await Promise.all([startConsoleWorld({ flights: 80, updates: 500, seed: 20260305, env: RELIABLE_QUICKLY }), launchChromium()]);
+  const browser = await launchChromium();
+  const world = await startConsoleWorld({ flights: 80, updates: 500, seed: 20260305, env: RELIABLE_QUICKLY }).catch(async (e: unknown) => {
+    await browser.close();
+    throw e;
+  });
   const shots: Shot[] = [];
   try {
     await world.admin("POST", "/admin/requests/schedule", { from: "2026-03-06T00:00", to: "2026-03-06T23:59", operator: "duty manager" });

@@ -15,7 +15,11 @@ describe.skipIf(!gate.available)(SUITE, () => {
   let world: ConsoleWorld;
   let browser: Browser;
   beforeAll(async () => {
-    [world, browser] = await Promise.all([startConsoleWorld({ flights: 30, updates: 200, seed: 20260305 }), launchChromium()]);
+    // Both at once; whichever started is kept for afterAll to stop, should the other fail.
+    const [w, b] = await Promise.allSettled([startConsoleWorld({ flights: 24, updates: 120, seed: 20260305 }), launchChromium()]);
+    if (w.status === "fulfilled") world = w.value;
+    if (b.status === "fulfilled") browser = b.value;
+    for (const r of [w, b]) if (r.status === "rejected") throw r.reason;
   });
   afterAll(async () => {
     await browser?.close();
