@@ -25,6 +25,7 @@ export const SQLSTATE_TABLE: Readonly<Record<string, PgErrorRule>> = {
   "57P04": { kind: "DEPENDENCY_UNAVAILABLE", why: "database_dropped" },
   "55P03": { kind: "DEPENDENCY_UNAVAILABLE", why: "lock_not_available (lock_timeout)" },
   "25P03": { kind: "DEPENDENCY_UNAVAILABLE", why: "idle_in_transaction_session_timeout" },
+  "25006": { kind: "DEPENDENCY_UNAVAILABLE", why: "read_only_sql_transaction (a standby, or a primary being switched over: failover)" },
   "23505": { kind: "INFRA", why: "unique_violation (e.g. an identity bound twice)" },
   "21000": { kind: "INFRA", why: "cardinality_violation (a row affected twice in one statement)" },
   "42P01": { kind: "CONFIG", retriable: false, why: "undefined_table: schema not migrated or wrong search_path" },
@@ -39,6 +40,7 @@ export const SQLSTATE_CLASS_TABLE: Readonly<Record<string, PgErrorRule>> = {
   "08": { kind: "DEPENDENCY_UNAVAILABLE", why: "connection exception" },
   "53": { kind: "DEPENDENCY_UNAVAILABLE", why: "insufficient resources (disk, memory, connections)" },
   "58": { kind: "DEPENDENCY_UNAVAILABLE", why: "system error (I/O)" },
+  "57": { kind: "DEPENDENCY_UNAVAILABLE", why: "operator intervention (shutdown, recovery, session timeout)" },
   "40": { kind: "CONFLICT", why: "transaction rollback" },
   "22": { kind: "INFRA", why: "data exception" },
   "23": { kind: "INFRA", why: "integrity constraint violation" },
@@ -58,6 +60,7 @@ export const NODE_CODE_TABLE: Readonly<Record<string, PgErrorRule>> = Object.fro
 /** Code-less errors of node-postgres, pg-pool and PGlite, by message. */
 export const MESSAGE_TABLE: readonly (readonly [RegExp, PgErrorRule])[] = [
   [/Connection terminated/i, { kind: "DEPENDENCY_UNAVAILABLE", why: "connection terminated" }],
+  [/the database system is (shutting down|in recovery mode|starting up|not (yet )?accepting connections)/i, { kind: "DEPENDENCY_UNAVAILABLE", why: "server shutting down or in recovery" }],
   [/not queryable/i, { kind: "DEPENDENCY_UNAVAILABLE", why: "client lost its connection" }],
   [/timeout exceeded when trying to connect|connection timeout/i, { kind: "DEPENDENCY_UNAVAILABLE", why: "connect timeout" }],
   [/Query read timeout/i, { kind: "DEPENDENCY_UNAVAILABLE", why: "query_timeout" }],

@@ -13,6 +13,10 @@ describe("pg error map", () => {
     ["08001", "DEPENDENCY_UNAVAILABLE"],
     ["53300", "DEPENDENCY_UNAVAILABLE"],
     ["57014", "DEPENDENCY_UNAVAILABLE"],
+    ["57P05", "DEPENDENCY_UNAVAILABLE"],
+    ["57000", "DEPENDENCY_UNAVAILABLE"],
+    ["25006", "DEPENDENCY_UNAVAILABLE"],
+    ["25001", "INFRA"],
     ["55P03", "DEPENDENCY_UNAVAILABLE"],
     ["40001", "CONFLICT"],
     ["40P01", "CONFLICT"],
@@ -39,8 +43,19 @@ describe("pg error map", () => {
     "Client has encountered a connection error and is not queryable",
     "Cannot use a pool after calling end on the pool",
     "PGlite is closed",
+    "the database system is shutting down",
+    "the database system is in recovery mode",
+    "the database system is starting up",
+    "the database system is not yet accepting connections",
   ])("code-less %j is an outage", (message) => {
     expect(mapPgError(new Error(message), "op").kind).toBe("DEPENDENCY_UNAVAILABLE");
+  });
+
+  it("a write refused by a standby during failover is an outage, not a fault of the message (and no attempt is spent)", () => {
+    const refused = pgError("25006", "cannot execute INSERT in a read-only transaction");
+    const mapped = mapPgError(refused, "applyRun");
+    expect(mapped).toMatchObject({ kind: "DEPENDENCY_UNAVAILABLE", retriable: true });
+    expect(mapped.message).toMatch(/read_only_sql_transaction.*\[25006\]$/);
   });
 
   it("finds a socket code on the cause (AggregateError from a refused dual-stack connect)", () => {
