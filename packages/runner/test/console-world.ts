@@ -19,8 +19,11 @@ import { el, leaf, sisMessage } from "../src/demo/sis-layout.js";
 import { callRunner } from "./embedded-http.js";
 import { eventually, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
 
-/** Where Debian's package puts the browser (`apt-get install chromium`; `.ci/run` installs it when missing). */
-export const CHROMIUM = "/usr/bin/chromium";
+/**
+ * Where Debian's package puts the browser (`apt-get install chromium`; `.ci/run` installs it when
+ * missing); `MSGX_TEST_CHROMIUM` names another build of chromium on a machine that has one elsewhere.
+ */
+export const CHROMIUM = process.env["MSGX_TEST_CHROMIUM"] || "/usr/bin/chromium";
 /** The runner's bearer token in this world (16+ characters, as the runner requires). */
 export const CONSOLE_TOKEN = "console-world-token-0001";
 /** The subtype the first runner does not process yet: the day's dead letter is the one message of it. */
