@@ -189,6 +189,18 @@ function expectLatestStatePerFlid(records: readonly BrokerRecord[], schd: readon
   }
 }
 
+/**
+ * Whatever crashed or lost its ack, every SENT event's placement is a record on the broker that
+ * carries it (a resend's copy when the first mark was lost): the broker's one partition, the
+ * record's offset, its event id.
+ */
+function expectPlacementsNameTheirRecords(records: readonly BrokerRecord[], events: readonly OutboxEvent[]): void {
+  for (const e of events) {
+    expect(e.placement, `event ${e.eventId}`).toMatchObject({ partition: 0 });
+    expect(eventIdOf(records[e.placement!.offset]!), `event ${e.eventId}'s placement`).toBe(e.eventId);
+  }
+}
+
 describe("delivery properties", () => {
   it.prop([configArb, fc.array(cmdArb, { minLength: 10, maxLength: 80, size: "medium" })], { numRuns: NUM_RUNS })(
     "outages, lost acks and crashes: every event delivered, msg in EVENT_ID order, schd versions never down, nothing DEAD, no attempt spent",
@@ -218,6 +230,10 @@ describe("delivery properties", () => {
       expectRecordsMatch(w.schdRecords(), byId(schd));
       expectVersionsNeverGoDown(w.schdRecords());
       expectLatestStatePerFlid(w.schdRecords(), schd);
+      expectPlacementsNameTheirRecords(w.msgRecords(), msg);
+      // schd: the event of each FLID's last record has one; events a merge superseded may have none.
+      const lastOfFlid = new Set(new Map(w.schdRecords().map((r) => [r.key, eventIdOf(r)])).values());
+      expectPlacementsNameTheirRecords(w.schdRecords(), schd.filter((e) => e.placement || lastOfFlid.has(e.eventId)));
     },
   );
 
