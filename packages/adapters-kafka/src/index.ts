@@ -14,6 +14,13 @@ export {
   type KafkaFailure,
 } from "./kafka-error-map.js";
 export { ensureTopics, type TopicAdmin, type EnsureTopicsOptions, type EnsureTopicsResult } from "./topics.js";
+export {
+  clusterReplication,
+  replicationForBrokers,
+  MAX_AUTO_REPLICATION_FACTOR,
+  type TopicReplication,
+  type TopicReplicationOverrides,
+} from "./topic-replication.js";
 export { EventHeader, readEventHeaders, type ParsedEventHeaders } from "./event-headers.js";
 export { kafkajsLogCreator } from "./kafkajs-log-creator.js";
 
