@@ -10,8 +10,10 @@ import type {
   ReferenceReader,
   ReliableMessageStore,
   RequestStore,
+  RunnerPresenceStore,
   StatusReader,
   TaskStore,
+  ThroughputReader,
 } from "@msgx/core";
 import type { HealthCheck } from "./health-check.js";
 
@@ -27,6 +29,10 @@ export interface AppParts {
   /** Lineage of flights and reference entries, from the outbox and the processing records. */
   readonly lineage: LineageReader;
   readonly status: StatusReader;
+  /** Per-minute counts of finished records and sent events (`GET /admin/status/history`). */
+  readonly throughput: ThroughputReader;
+  /** The runners of this database by their heartbeats (`GET /admin/runners`). */
+  readonly presence: RunnerPresenceStore;
   /** Upstream requests (`REQ_TRACK`) in msgx's own database. */
   readonly requests: RequestStore;
   /** Reference data received from the upstream. */

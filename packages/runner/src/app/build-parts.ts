@@ -2,12 +2,13 @@ import { join } from "node:path";
 import { createPgliteStores, createPgStores } from "@msgx/adapters-pg";
 import { KafkaDeliveryPort, QueueTopics, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
 import { MysqlMailbox, MysqlOutboundMailbox, ShadowMailbox, ShadowOutboundMailbox, mailboxPoolOptions } from "@msgx/adapters-mysql";
-import { errorMessage, MsgxError, systemClock, type Clock, type DeliveryPort, type Logger, type Mailbox, type OutboundMailbox } from "@msgx/core";
+import { errorMessage, MsgxError, RunnerRole, systemClock, type Clock, type DeliveryPort, type Logger, type Mailbox, type OutboundMailbox } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
 import { DataDirLock } from "../embedded/data-dir-lock.js";
 import { JsonlDeliveryPort } from "../embedded/jsonl-delivery-port.js";
 import { initPgliteDataDir } from "../embedded/pglite-data-dir.js";
 import type { HealthCheck } from "./health-check.js";
+import { startPresenceHeartbeat } from "./presence-heartbeat.js";
 import type { AppParts, QueueTopicsPort } from "./app-parts.js";
 
 /** Whether any part lives in the data directory: PGlite state, the embedded mailbox or JSONL events. */
@@ -42,6 +43,7 @@ export interface StartProgress {
  */
 export async function buildParts(config: MsgxConfig, logger: Logger, options: BuildOptions = {}): Promise<AppParts> {
   const clock = options.clock ?? systemClock;
+  const startedAt = clock.now();
   const closers: (() => Promise<void> | void)[] = [];
   const close = async () => {
     for (const c of closers.reverse()) {
@@ -77,11 +79,17 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
         logger.info("waiting for pipeline leadership (a standby waits here while another runner leads)");
         options.progress?.standby();
         closers.push(() => leadership.release());
+        // A standby shows itself (GET /admin/runners) while it waits; it is deleted before the lock is released.
+        const presence = startPresenceHeartbeat(pg.presence, { role: RunnerRole.STANDBY, logger, startedAt });
+        closers.push(() => presence.stop());
         fence = await leadership.acquireWhenFree(options.signal ? { signal: options.signal } : {});
+        presence.lead(fence);
         leadershipLost = new Promise((resolve) => leadership.watch((why: string) => resolve(why)));
       } else {
         // One process per PGlite directory (the lock file): it is the leader by construction.
         fence = await pg.bumpEpoch();
+        const presence = startPresenceHeartbeat(pg.presence, { role: RunnerRole.LEADER, epoch: fence, logger, startedAt });
+        closers.push(() => presence.stop());
       }
     }
     checks.push({ name: "state", check: async () => void (await pg.store.head()) });
@@ -155,6 +163,8 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       flights: pg.flights,
       lineage: pg.lineage,
       status: pg.status,
+      throughput: pg.throughput,
+      presence: pg.presence,
       requests: pg.requests,
       references: pg.references,
       maintenance: pg.maintenance,

@@ -1,6 +1,7 @@
 import {
   knownTypes,
   PipelineRouter,
+  StatusSamples,
   Target,
   type Clock,
   type Logger,
@@ -17,6 +18,7 @@ import { failpointFromEnv } from "./failpoints.js";
 import { messageHandling } from "./message-handling.js";
 import { createMetrics } from "./metrics.js";
 import { requestSteps } from "./request-steps.js";
+import { statusSamplerStep } from "./status-sampler.js";
 import { otelTracer } from "../tracing/otel-tracer.js";
 
 /** The router over the runner's parts, and what the HTTP layer reads beside it. */
@@ -29,6 +31,8 @@ export interface ExchangeRouter {
   readonly reliable: ReliableHost;
   /** The hosted task service, when `tasks.enabled` (its steps are then the router's). */
   readonly tasks?: TaskHost;
+  /** This runner's status gauges, one per minute (`GET /admin/status/history`), filled by its status-sampler step. */
+  readonly samples: StatusSamples;
 }
 
 /**
@@ -97,7 +101,8 @@ export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger
   );
   maintenance = createMaintenanceJobs(context, { ...(config.reliable.enabled ? { reliable: reliable.service } : {}), ...(tasks ? { tasks: parts.tasks } : {}) });
   const hostedSteps = [...(config.reliable.enabled ? reliableSteps(context, reliable) : []), ...(tasks ? taskSteps(context, tasks) : [])];
-  for (const step of [...maintenance.steps, ...requestSteps(context), ...hostedSteps]) router.add(step);
+  const samples = new StatusSamples();
+  for (const step of [...maintenance.steps, ...requestSteps(context), ...hostedSteps, statusSamplerStep(parts.status, samples, clock)]) router.add(step);
   void parts.leadershipLost?.then((why) => router.leadershipLost(why));
-  return { router, metrics, maintenance, reliable, ...(tasks ? { tasks } : {}) };
+  return { router, metrics, maintenance, reliable, samples, ...(tasks ? { tasks } : {}) };
 }

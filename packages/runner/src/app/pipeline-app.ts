@@ -8,6 +8,7 @@ import { TASK_RELAY_STEP } from "../tasks/task-steps.js";
 import type { AppParts } from "./app-parts.js";
 import { createExchangeRouter, type ExchangeRouter } from "./exchange-router.js";
 import { createReplayAdmin } from "./replay-admin.js";
+import { createOpsReads } from "./ops-reads.js";
 import { createRequestAdmin } from "./request-steps.js";
 import { startServiceHttp, type ServiceHttp } from "./service-http.js";
 
@@ -73,6 +74,7 @@ export async function startPipeline(
     rawMessage: (msgId) => replay.raw(msgId),
     audits: (q) => replay.audits(q.limit, q.beforeAuditId),
     requests: createRequestAdmin(parts, config, clock, logger),
+    ops: createOpsReads(parts, composed.samples, clock),
   };
   let http: ServiceHttp;
   try {

@@ -3,11 +3,12 @@ import type { Readiness } from "../app/readiness.js";
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
 import type { ReliableMessageApi } from "../reliable/reliable-api.js";
 import type { TaskApi } from "../tasks/task-api.js";
-import type { RawMessage } from "../app/replay-admin.js";
 import type { LineageReader } from "@msgx/core";
+import type { RawMessage } from "../app/replay-admin.js";
 import type {
   AuditRow,
   ErrorClass,
+  FlightSearchQuery,
   FlightState,
   Logger,
   PipelineStatus,
@@ -20,7 +21,9 @@ import type {
   ReplaySelection,
   RequestFilter,
   RequestRecord,
+  RunnerPresence,
   SnapshotLogRow,
+  StatusHistorySample,
 } from "@msgx/core";
 
 
@@ -70,6 +73,18 @@ export interface HttpContext {
   readonly tasksToken?: string | undefined;
   /** Upstream requests and reference data (`/admin/requests`, `/admin/reference`); absent = 404. */
   readonly requests?: RequestAdmin;
+  /** The operators' reads of the console (`/admin/runners`, `/admin/status/history`, `/admin/flights?q=`); absent = 404. */
+  readonly ops?: OpsReads;
+}
+
+/** What the console's overview and flight search read (docs/operations.md "Console data"). */
+export interface OpsReads {
+  /** The runners of this database by their heartbeats: leaders first, stale ones marked. */
+  runners(): Promise<readonly RunnerPresence[]>;
+  /** The last `minutes` minutes (1–1440), oldest first, the current minute last. */
+  statusHistory(minutes: number): Promise<readonly StatusHistorySample[]>;
+  /** Flights by FLID or flight-number prefix (`FlightReader.search`). */
+  searchFlights(query: FlightSearchQuery): Promise<readonly FlightState[]>;
 }
 
 /** What the admin routes and the CLI do with upstream requests and reference data (docs/requests.md). */

@@ -1,4 +1,4 @@
-import { TaskCallbackResult, TaskFeedbackStatus, TaskStatus } from "@msgx/core";
+import { TaskCallbackResult, TaskFeedbackStatus, TaskStatus, type TaskReplayResult } from "@msgx/core";
 import { z } from "zod";
 import { callbackRefused, type TaskApi } from "../tasks/task-api.js";
 import { bearerGuard } from "./bearer-token.js";
@@ -45,8 +45,8 @@ const cancelBody = z
     requestId: text,
   })
   .strict();
-/** A replay selects by ids, owner and/or handler code (at least one, checked by the service). */
-const replayBody = z
+/** A replay selects by ids, owner and/or handler code (at least one, checked by the service). `POST /admin/task-events/replay` takes it too. */
+export const taskReplayBody = z
   .object({
     taskIds: z.array(z.string(), { error: "taskIds must be a list of task ids" }).nullish(),
     owner: text,
@@ -80,6 +80,12 @@ const listQuery = z.object({
 const idParams = z.object({ id: z.string().min(1) });
 
 const orUndefined = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
+
+/** Replays the dead owner events a replay body selects; `by` defaults to `defaultBy`. */
+export function replayTasks(api: TaskApi, b: z.infer<typeof taskReplayBody>, defaultBy: string): Promise<TaskReplayResult> {
+  const filter = { ...(b.taskIds ? { taskIds: b.taskIds } : {}), ...(b.owner ? { owner: b.owner } : {}), ...(b.handlerCode ? { handlerCode: b.handlerCode } : {}) };
+  return api.replay(filter, { by: b.by ?? defaultBy, reason: b.reason, dryRun: b.dryRun === true });
+}
 
 /** The owner's callback route of the seed, kept as an alias of `POST /task/v1/callbacks`. */
 export const SEED_CALLBACK_ROUTE = "/rpc-api/task/callback-result";
@@ -122,11 +128,7 @@ export function registerTaskRoutes(app: HttpApp, api: TaskApi, token: string | u
     return api.feedback({ taskId: request.params.id, externalEventId: b.externalEventId, status: b.status, externalTaskNo: orUndefined(b.externalTaskNo), reason: orUndefined(b.message), progress: orUndefined(progress) });
   });
   app.post("/task/v1/tasks/:id/cancel", { schema: { params: idParams, body: cancelBody } }, async (request) => api.cancel(request.params.id, { reason: request.body.reason, requestId: orUndefined(request.body.requestId) }));
-  app.post("/task/v1/replay", { schema: { body: replayBody } }, async (request) => {
-    const b = request.body;
-    const filter = { ...(b.taskIds ? { taskIds: b.taskIds } : {}), ...(b.owner ? { owner: b.owner } : {}), ...(b.handlerCode ? { handlerCode: b.handlerCode } : {}) };
-    return api.replay(filter, { by: b.by ?? "http", reason: b.reason, dryRun: b.dryRun === true });
-  });
+  app.post("/task/v1/replay", { schema: { body: taskReplayBody } }, async (request) => replayTasks(api, request.body, "http"));
   app.post("/task/v1/tasks/:id/dispatched", { schema: { params: idParams, body: dispatchedBody } }, async (request) => ({
     task: await api.dispatched(request.params.id, request.body.externalTaskNo),
   }));

@@ -10,6 +10,7 @@ import {
   type ReliableMessagePage,
   type ReliableMessageOptionsInput,
   type ReliableMessageStore,
+  type ReliableQueueCounts,
 } from "@msgx/core";
 
 /** The operator surface of the reliable-message service (SPEC §4), direct or over HTTP. */
@@ -19,6 +20,8 @@ export interface ReliableAdminApi {
   resend(messageId: string): Promise<ReliableMessageOutcome>;
   markDead(messageId: string): Promise<ReliableMessageOutcome>;
   resendDead(queue: string, pageSize?: number): Promise<BulkResendResult>;
+  /** The phase counts of every queue holding a message, by queue name. */
+  queues(): Promise<readonly ReliableQueueCounts[]>;
 }
 
 /** The service over msgx's own database: every send is an outbox row in the same transaction. */
@@ -33,6 +36,7 @@ export function directReliableAdmin(service: ReliableMessageService): ReliableAd
     resend: (id) => service.resendByMessageId(id),
     markDead: (id) => service.markDead(id),
     resendDead: (queue, pageSize) => service.resendAllDeadByQueue(queue, pageSize),
+    queues: () => service.countByQueue(),
   };
 }
 
@@ -52,5 +56,6 @@ export function httpReliableAdmin(baseUrl: string, token: string | undefined): R
     markDead: async (id) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/mark-dead`))!,
     resendDead: async (queue, pageSize) =>
       (await call<BulkResendResult>("POST", `${base}/resend-dead?queue=${encodeURIComponent(queue)}${pageSize ? `&size=${pageSize}` : ""}`))!,
+    queues: async () => (await call<{ queues: (ReliableQueueCounts & { waiting: number; dead: number })[] }>("GET", `${base}/queues`))!.queues.map(({ queue, phases }) => ({ queue, phases })),
   };
 }

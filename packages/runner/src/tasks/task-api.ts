@@ -1,4 +1,5 @@
 import {
+  PENDING_CALLBACK_STATUSES,
   TaskCallbackOutcome,
   type NewTask,
   type TaskCallback,
@@ -49,6 +50,8 @@ export interface TaskCallbackView {
 
 export interface TaskListQuery {
   readonly status?: TaskStatus | undefined;
+  /** Only tasks whose owner event is dead: waiting for a callback after the owner reported FAILURE (what a replay takes). */
+  readonly dead?: boolean | undefined;
   readonly owner?: string | undefined;
   readonly after?: string | undefined;
   readonly size: number;
@@ -96,7 +99,8 @@ export function directTaskApi(deps: TaskApiDeps): TaskApi {
     async list(query) {
       // One more than the page tells whether there is a next page without a count.
       const rows = await service.list({
-        ...(query.status ? { statuses: [query.status] } : {}),
+        ...(query.status ? { statuses: [query.status] } : query.dead ? { statuses: PENDING_CALLBACK_STATUSES } : {}),
+        ...(query.dead ? { callbackFailed: true } : {}),
         ...(query.owner ? { ownerService: query.owner } : {}),
         ...(query.after ? { afterTaskId: query.after } : {}),
         limit: query.size + 1,
