@@ -1,11 +1,11 @@
 import type { ErrorClass, LineageEventRow, LineageSourceRecord, Meta, ProcStatus } from "@msgx/core";
-import { sql } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import { eventFromRow, type EventRow } from "../rows/event-row.js";
 import { fromJson } from "../rows/values.js";
 import type { Db } from "./db.js";
 
 /** One event of a lineage read, with the record of the message that caused it (null columns when there is none). */
-interface LineageRow extends Omit<EventRow, "partition_key" | "traceparent" | "headers" | "attempts" | "next_attempt_at" | "last_error"> {
+export interface LineageRow extends Omit<EventRow, "partition_key" | "traceparent" | "headers" | "attempts" | "next_attempt_at" | "last_error"> {
   readonly src_status: string | null;
   readonly src_meta: unknown;
   readonly src_error_class: string | null;
@@ -25,8 +25,27 @@ export interface LineageRows {
  * event_id)`, bounded by the key's own events; each record is one primary-key probe.
  */
 export async function lineageRows(db: Db, key: string, versions: number, beforeVersion?: number): Promise<LineageRows> {
+  const { rows } = await lineageStatement(key, versions, beforeVersion).execute(db);
+  const sources = new Map<number, LineageSourceRecord>();
+  const events = rows.map((r) => {
+    const event = eventFromRow({ ...r, partition_key: key, traceparent: null, headers: null, attempts: 0, next_attempt_at: null, last_error: null });
+    if (r.src_status !== null && !sources.has(event.sourceMsgId)) {
+      sources.set(event.sourceMsgId, {
+        msgId: event.sourceMsgId,
+        status: r.src_status as ProcStatus,
+        meta: r.src_meta === null || r.src_meta === undefined ? null : fromJson<Meta>(r.src_meta),
+        errorClass: r.src_error_class as ErrorClass | null,
+      });
+    }
+    return event;
+  });
+  return { events, sources };
+}
+
+/** The one statement of `lineageRows` (exported for the test that checks its plan uses `msg_event_key_idx`). */
+export function lineageStatement(key: string, versions: number, beforeVersion?: number): RawBuilder<LineageRow> {
   const below = beforeVersion === undefined ? sql`` : sql`AND state_version < ${beforeVersion}::bigint`;
-  const { rows } = await sql<LineageRow>`
+  return sql<LineageRow>`
     WITH versions AS (
       SELECT DISTINCT state_version FROM msg_event
       WHERE partition_key = ${key} AND source_msg_id > 0 ${below}
@@ -44,19 +63,5 @@ export async function lineageRows(db: Db, key: string, versions: number, beforeV
       LIMIT 1
     ) src ON TRUE
     WHERE e.partition_key = ${key} AND e.source_msg_id > 0
-    ORDER BY e.state_version DESC, e.event_id`.execute(db);
-  const sources = new Map<number, LineageSourceRecord>();
-  const events = rows.map((r) => {
-    const event = eventFromRow({ ...r, partition_key: key, traceparent: null, headers: null, attempts: 0, next_attempt_at: null, last_error: null });
-    if (r.src_status !== null && !sources.has(event.sourceMsgId)) {
-      sources.set(event.sourceMsgId, {
-        msgId: event.sourceMsgId,
-        status: r.src_status as ProcStatus,
-        meta: r.src_meta === null || r.src_meta === undefined ? null : fromJson<Meta>(r.src_meta),
-        errorClass: r.src_error_class as ErrorClass | null,
-      });
-    }
-    return event;
-  });
-  return { events, sources };
+    ORDER BY e.state_version DESC, e.event_id`;
 }
