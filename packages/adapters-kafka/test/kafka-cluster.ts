@@ -39,14 +39,15 @@ export interface ClusterGate {
 /**
  * Whether a suite may use the three-broker cluster of this checkout's `scripts/kafka`, and kill and
  * restart its nodes. It runs when all three nodes are running; otherwise it starts them when
- * `MSGX_KAFKA_CLUSTER=1` or `MSGX_REQUIRE_SERVICES=1` (CI: the suite then costs the cluster's
+ * `MSGX_TEST_KAFKA_CLUSTER=1` (a `MSGX_TEST_` name: the runners that e2e suites spawn inherit the
+ * environment and refuse unknown `MSGX_` settings) or `MSGX_REQUIRE_SERVICES=1` (CI: the suite then costs the cluster's
  * start, about 1.1 GB of memory while it runs, and stops it afterwards), and is NOT RUN with the
  * reason otherwise. A start that fails is NOT RUN, or a failure under `MSGX_REQUIRE_SERVICES=1`.
  */
 export async function gateKafkaCluster(suite: string): Promise<ClusterGate> {
   if (await allNodesRunning()) return { available: true, reason: "", startedHere: false };
-  if (process.env["MSGX_KAFKA_CLUSTER"] !== "1" && !servicesRequired()) {
-    const decision = decideGate(suite, "the three-broker Kafka cluster is not running (`scripts/kafka cluster start`, or MSGX_KAFKA_CLUSTER=1 lets the suite start and stop it)", false);
+  if (process.env["MSGX_TEST_KAFKA_CLUSTER"] !== "1" && !servicesRequired()) {
+    const decision = decideGate(suite, "the three-broker Kafka cluster is not running (`scripts/kafka cluster start`, or MSGX_TEST_KAFKA_CLUSTER=1 lets the suite start and stop it)", false);
     if (decision.verdict === "not-run") console.warn(decision.line);
     return { available: false, reason: decision.verdict === "not-run" ? decision.reason : "", startedHere: false };
   }
