@@ -21,7 +21,9 @@ export interface CreatePgStoresOptions extends PgConnectionOptions {
  */
 export async function createPgStores(options: CreatePgStoresOptions = {}): Promise<PgStores> {
   const pg = (await import("pg")).default;
-  const config = pgPoolConfig(options);
+  const config = pgPoolConfig(options, pg);
+  // A multi-host URL's config carries the Client that picks the host (pgPoolConfig).
+  const Client = (config["Client"] ?? pg.Client) as typeof pg.Client;
   const schema = options.schema ?? "public";
   const lockNamespace = options.lockNamespace ?? schema;
   const clock = options.clock ?? systemClock;
@@ -37,7 +39,7 @@ export async function createPgStores(options: CreatePgStoresOptions = {}): Promi
     ...pgStoresOn(db, { clock, lockNamespace }),
     leadership: (o = {}) =>
       new PgLeadership({
-        client: () => new pg.Client(config) as unknown as LeadershipClient,
+        client: () => new Client(config) as unknown as LeadershipClient,
         lockNamespace,
         ...o,
         clock,

@@ -1,5 +1,14 @@
+import { MsgxError } from "@msgx/core";
+import { pgHostClient, type HostableClientClass } from "./pg-host-client.js";
+import { parsePgHosts } from "./pg-hosts.js";
+
 /** Connection settings msgx wants on every pooled PostgreSQL connection. */
 export interface PgConnectionOptions {
+  /**
+   * A node-postgres connection string, or libpq's multi-host URL
+   * (`postgres://u@h1:5433,h2:5434/db?target_session_attrs=read-write`, see `parsePgHosts`), which
+   * needs the driver passed to {@link pgPoolConfig}.
+   */
   readonly connectionString?: string;
   /** The schema of the msgx tables, first on the search path. Default `public`. */
   readonly schema?: string;
@@ -18,13 +27,26 @@ export interface PgConnectionOptions {
   readonly applicationName?: string;
 }
 
-/** A `pg.Pool` / `pg.Client` config with msgx's timeouts, keep-alive and search path. */
-export function pgPoolConfig(options: PgConnectionOptions = {}): Record<string, unknown> {
+/**
+ * A `pg.Pool` / `pg.Client` config with msgx's timeouts, keep-alive and search path.
+ *
+ * Given a multi-host URL (or one with `target_session_attrs`), the config carries `Client`: a
+ * subclass of `driver.Client` that connects each new connection to a host that qualifies (see
+ * `pgHostClient`); `pg.Pool` uses it as it is, and a lone client is `new (config["Client"] ?? pg.Client)(config)`.
+ * Such a URL without `driver` is a CONFIG error.
+ */
+export function pgPoolConfig(options: PgConnectionOptions = {}, driver?: { readonly Client: HostableClientClass }): Record<string, unknown> {
   const schema = options.schema ?? "public";
+  const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
+  const hostList = options.connectionString === undefined ? undefined : parsePgHosts(options.connectionString);
+  if (hostList !== undefined && driver === undefined) {
+    throw new MsgxError("CONFIG", `PostgreSQL URL ${hostList.redacted}: a host list or target_session_attrs needs pgPoolConfig(options, pg) to choose a host per connection`, { retriable: false });
+  }
   return {
-    ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),
+    ...(options.connectionString === undefined ? {} : { connectionString: hostList?.urlFor(hostList.hosts[0]!) ?? options.connectionString }),
+    ...(hostList === undefined || driver === undefined ? {} : { Client: pgHostClient(driver.Client, hostList, connectTimeoutMs) }),
     max: options.max ?? 10,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    connectionTimeoutMillis: connectTimeoutMs,
     statement_timeout: options.statementTimeoutMs ?? 30_000,
     lock_timeout: options.lockTimeoutMs ?? 30_000,
     idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 60_000,
