@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { createPgliteStores, createPgStores } from "@msgx/adapters-pg";
-import { KafkaDeliveryPort, QueueTopics, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
+import { KafkaDeliveryPort, QueueTopics, clusterReplication, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
 import { MysqlMailbox, MysqlOutboundMailbox, ShadowMailbox, ShadowOutboundMailbox, mailboxPoolOptions } from "@msgx/adapters-mysql";
 import { errorMessage, MsgxError, RunnerRole, systemClock, type Clock, type DeliveryPort, type Logger, type Mailbox, type OutboundMailbox } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
@@ -145,11 +145,17 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       options.signal?.addEventListener("abort", abandon, { once: true });
       await admin.connect().finally(() => options.signal?.removeEventListener("abort", abandon));
       closers.push(() => admin.disconnect());
-      if (config.kafka.createTopics && !options.admin) {
-        await ensureTopics(admin, { msgTopic: config.kafka.msgTopic, schdTopic: config.kafka.schdTopic, refTopic: config.kafka.refTopic, partitions: config.kafka.partitions });
+      if (!options.admin) {
+        // Every topic msgx creates is replicated after the cluster's size (RF 3, min ISR 2 on three brokers).
+        const { brokers: registered, ...replication } = await clusterReplication(admin, { replicationFactor: config.kafka.replicationFactor, minInsyncReplicas: config.kafka.minInsyncReplicas });
+        logger.info("kafka: topics msgx creates are replicated", { brokers: registered, ...replication });
+        const topics = { partitions: config.kafka.partitions, ...replication };
+        if (config.kafka.createTopics) {
+          await ensureTopics(admin, { msgTopic: config.kafka.msgTopic, schdTopic: config.kafka.schdTopic, refTopic: config.kafka.refTopic, ...topics });
+        }
+        // Reliable-message queue topics and task topics are created on first use (reliable/tasks.createTopics), not here.
+        queueTopics = new QueueTopics(admin, topics);
       }
-      // Reliable-message queue topics and task topics are created on first use (reliable/tasks.createTopics), not here.
-      if (!options.admin) queueTopics = new QueueTopics(admin, { partitions: config.kafka.partitions });
       const port = new KafkaDeliveryPort({ brokers, clientId: config.kafka.clientId, logger });
       closers.push(() => port.disconnect());
       delivery = port;

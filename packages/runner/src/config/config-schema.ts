@@ -113,6 +113,10 @@ export const ConfigSchema = z
         /** Create missing topics at start (schd compacted). */
         createTopics: bool(true),
         partitions: positive(6),
+        /** Replication factor of topics msgx creates; unset: min(3, brokers the cluster registers at start). */
+        replicationFactor: z.coerce.number().int().min(1).optional(),
+        /** `min.insync.replicas` of topics msgx creates; unset: 2 when the replication factor is 3 or more, else 1. */
+        minInsyncReplicas: z.coerce.number().int().min(1).optional(),
         /**
          * The largest record the brokers take (`message.max.bytes`, a topic's `max.message.bytes`):
          * a message whose event would be larger is refused DEAD(PROTOCOL) before anything of it is
