@@ -39,6 +39,28 @@ export interface PgHostList {
  * part that is wrong.
  */
 export function parsePgHosts(url: string): PgHostList | undefined {
+  const read = readPgHosts(url);
+  if (read === undefined || "hosts" in read) return read;
+  throw new MsgxError("CONFIG", `PostgreSQL URL ${read.redacted}: ${read.problem}`, { retriable: false });
+}
+
+/**
+ * For a config check that must not echo the URL (it may carry a password): undefined when `url`
+ * is not a host list or `target_session_attrs` URL (check it as any URL), else `{ problem }` with
+ * what is wrong, or `{}` when nothing is.
+ */
+export function checkPgHosts(url: string): { readonly problem?: string } | undefined {
+  const read = readPgHosts(url);
+  if (read === undefined) return undefined;
+  return "hosts" in read ? {} : { problem: read.problem };
+}
+
+interface Refusal {
+  readonly problem: string;
+  readonly redacted: string;
+}
+
+function readPgHosts(url: string): PgHostList | Refusal | undefined {
   const match = /^(postgres(?:ql)?:\/\/)([^/?#]*)(\/[^?#]*)?(\?[^#]*)?(#.*)?$/i.exec(url);
   if (!match) return undefined;
   const [, scheme = "", authority = "", path = "", query = "", fragment = ""] = match;
@@ -50,26 +72,33 @@ export function parsePgHosts(url: string): PgHostList | undefined {
   if (!hostlist.includes(",") && targetParams.length === 0) return undefined;
 
   const redacted = `${scheme}${redactUserinfo(userinfo)}${hostlist}${path}${query}${fragment}`;
-  const fail = (problem: string): never => {
-    throw new MsgxError("CONFIG", `PostgreSQL URL ${redacted}: ${problem}`, { retriable: false });
-  };
-  for (const name of ["host", "hostaddr", "port"]) {
-    if (params.some((p) => paramName(p) === name)) fail(`give the hosts and ports in the host list, not as ?${name}= (with a host list or target_session_attrs)`);
+  try {
+    const target = readTarget(targetParams);
+    for (const name of ["host", "hostaddr", "port"]) {
+      if (params.some((p) => paramName(p) === name)) refuse(`give the hosts and ports in the host list, not as ?${name}= (with a host list or target_session_attrs)`);
+    }
+    const hosts = hostlist.split(",").map((entry, i) => parseHost(entry, i + 1));
+    const rest = params.filter((p) => paramName(p) !== "target_session_attrs");
+    const tail = `${path}${rest.length === 0 ? "" : `?${rest.join("&")}`}${fragment}`;
+    return { hosts, targetSessionAttrs: target, urlFor: (host) => `${scheme}${userinfo}${formatHost(host)}${tail}`, redacted };
+  } catch (e) {
+    if (e instanceof UrlProblem) return { problem: e.message, redacted };
+    throw e;
   }
-  if (targetParams.length > 1) fail("target_session_attrs is given more than once");
-  const target = targetParams.length === 0 ? "any" : decode(targetParams[0]!.slice("target_session_attrs=".length), "target_session_attrs", fail);
-  if (READ_ONLY_TARGETS.includes(target)) fail(`target_session_attrs=${target} picks a server msgx cannot write to; use read-write (or primary, or any)`);
-  if (!TARGETS.includes(target)) fail(`target_session_attrs must be any, read-write or primary, not '${target}'`);
+}
 
-  const hosts = hostlist.split(",").map((entry, i) => parseHost(entry, i + 1, fail));
-  const rest = params.filter((p) => paramName(p) !== "target_session_attrs");
-  const tail = `${path}${rest.length === 0 ? "" : `?${rest.join("&")}`}${fragment}`;
-  return {
-    hosts,
-    targetSessionAttrs: target as TargetSessionAttrs,
-    urlFor: (host) => `${scheme}${userinfo}${formatHost(host)}${tail}`,
-    redacted,
-  };
+/** What is wrong with the URL, thrown inside the reader and caught at its top. */
+class UrlProblem extends Error {}
+const refuse = (problem: string): never => {
+  throw new UrlProblem(problem);
+};
+
+function readTarget(targetParams: readonly string[]): TargetSessionAttrs {
+  if (targetParams.length > 1) refuse("target_session_attrs is given more than once");
+  const target = targetParams.length === 0 ? "any" : decode(targetParams[0]!.slice("target_session_attrs=".length), "target_session_attrs");
+  if (READ_ONLY_TARGETS.includes(target)) refuse(`target_session_attrs=${target} picks a server msgx cannot write to; use read-write (or primary, or any)`);
+  if (!TARGETS.includes(target)) refuse(`target_session_attrs must be any, read-write or primary, not '${target}'`);
+  return target as TargetSessionAttrs;
 }
 
 /** `host:port` as a URL writes it (IPv6 in brackets). */
@@ -77,27 +106,27 @@ export function formatHost(host: PgHost): string {
   return `${host.host.includes(":") ? `[${host.host}]` : host.host}:${host.port}`;
 }
 
-function parseHost(entry: string, position: number, fail: (problem: string) => never): PgHost {
+function parseHost(entry: string, position: number): PgHost {
   const where = `host ${position} of the host list`;
   const match = /^(\[[^\]]*\]|[^:[\]]*)(?::([^:]*))?$/.exec(entry);
-  if (!match) return fail(`${where} ('${entry}') is not host[:port] (IPv6 addresses go in brackets)`);
+  if (!match) return refuse(`${where} ('${entry}') is not host[:port] (IPv6 addresses go in brackets)`);
   const [, rawHost = "", rawPort] = match;
-  const host = rawHost.startsWith("[") ? rawHost.slice(1, -1) : decode(rawHost, where, fail);
-  if (host === "") fail(`${where} is empty`);
-  if (host.startsWith("/")) fail(`${where} is a socket directory; a host list takes TCP hosts only`);
+  const host = rawHost.startsWith("[") ? rawHost.slice(1, -1) : decode(rawHost, where);
+  if (host === "") refuse(`${where} is empty`);
+  if (host.startsWith("/")) refuse(`${where} is a socket directory; a host list takes TCP hosts only`);
   if (rawPort === undefined) return { host, port: DEFAULT_PORT };
   const port = /^\d{1,5}$/.test(rawPort) ? Number(rawPort) : NaN;
-  if (!(port >= 1 && port <= 65_535)) fail(`the port of ${where} ('${rawPort}') must be a number from 1 to 65535`);
+  if (!(port >= 1 && port <= 65_535)) refuse(`the port of ${where} ('${rawPort}') must be a number from 1 to 65535`);
   return { host, port };
 }
 
 const paramName = (param: string): string => param.split("=", 1)[0] ?? "";
 
-function decode(text: string, what: string, fail: (problem: string) => never): string {
+function decode(text: string, what: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
-    return fail(`${what} has a malformed %-escape`);
+    return refuse(`${what} has a malformed %-escape`);
   }
 }
 

@@ -58,6 +58,25 @@ describe("configuration", () => {
     expect([ok.pg.url, ok.mysql.url, ok.kafka.brokers]).toEqual(["postgresql://postgres@127.0.0.1:5432/test", "mysql://root@127.0.0.1:3306/test", "127.0.0.1:9092, [::1]:9093"]);
   });
 
+  it("takes libpq's host list as pg.url (a primary and its standby) and names what is wrong in one, never echoing it", () => {
+    const pair = "postgres://msgx:s3cretpw@db1:5433,db2:5434/msgx?target_session_attrs=read-write";
+    expect(loadConfig({ env: { MSGX_PG_URL: pair } }).pg.url).toBe(pair);
+    for (const [bad, problem] of [
+      ["postgres://msgx:s3cretpw@db1,,db2/msgx", /pg\.url[^\n]*host 2 of the host list is empty/],
+      ["postgres://msgx:s3cretpw@db1:5433,db2:http/msgx", /pg\.url[^\n]*port of host 2/],
+      ["postgres://msgx:s3cretpw@db1,db2/msgx?target_session_attrs=standby", /pg\.url[^\n]*target_session_attrs=standby picks a server msgx cannot write to/],
+    ] as const) {
+      let message = "";
+      try {
+        loadConfig({ env: { MSGX_PG_URL: bad } });
+      } catch (e) {
+        message = e instanceof Error ? e.message : String(e);
+      }
+      expect(message, bad).toMatch(problem);
+      expect(message).not.toContain("s3cretpw");
+    }
+  });
+
   it("takes the upstream's time zone as the mailbox adapter does: a fixed offset within ±14:00", () => {
     expect(loadConfig({ env: { MSGX_MYSQL_UPSTREAM_TIME_ZONE: "+08:00" } }).mysql.upstreamTimeZone).toBe("+08:00");
     expect(loadConfig({ env: {} }).mysql.upstreamTimeZone).toBe("+00:00");

@@ -7,7 +7,7 @@ export function withCommonOptions(cmd: Command): Command {
   return cmd
     .option("-c, --config <file>", "JSON config file (settings: docs/configuration.md; env MSGX_CONFIG)")
     .option("--data-dir <dir>", "embedded data directory (env MSGX_DATA_DIR)")
-    .option("--pg <url>", "state on real PostgreSQL, e.g. postgres://postgres@127.0.0.1:5432/test (env MSGX_PG_URL)")
+    .option("--pg <url>", "state on real PostgreSQL, e.g. postgres://postgres@127.0.0.1:5432/test, or a primary and standby: postgres://u@db1:5432,db2:5432/msgx?target_session_attrs=read-write (env MSGX_PG_URL)")
     .option("--mysql <url>", "the real shared mailbox, e.g. mysql://root@127.0.0.1:3306/test (env MSGX_MYSQL_URL)")
     .option("--kafka <brokers>", "deliver to Kafka, e.g. 127.0.0.1:9092 (env MSGX_KAFKA_BROKERS)")
     .addOption(new Option("--profile <profile>", "embedded (default) or production (refuses stand-ins)").choices(["embedded", "production"]));

@@ -64,7 +64,7 @@ export const ConfigSchema = z
       .prefault({}),
     pg: z
       .object({
-        /** `postgres://user@host:port/db`; set = state on real PostgreSQL. */
+        /** `postgres://user@host:port/db`, or libpq's host list `postgres://user@h1:port,h2:port/db?target_session_attrs=read-write`; set = state on real PostgreSQL. */
         url: connectionUrl(PG_URL),
         /** Schema holding msgx's tables (created by the migrations). */
         schema: z.string().regex(/^[a-z_][a-z0-9_]*$/, "pg.schema must be a lower-case identifier").default("public"),

@@ -1,3 +1,5 @@
+import { checkPgHosts } from "@msgx/adapters-pg";
+
 /**
  * What a connection setting must look like, checked at start so that `--pg notaurl` is a CONFIG
  * error naming the setting, not `getaddrinfo ENOTFOUND base` from a driver deep inside. The value
@@ -8,13 +10,18 @@ export interface UrlRule {
   readonly schemes: readonly string[];
   /** An example for the error message. */
   readonly example: string;
+  /** A URL form the WHATWG parser refuses but the driver takes: undefined when `value` is not one, else its problem, if any. */
+  readonly other?: (value: string) => { readonly problem?: string } | undefined;
 }
 
-export const PG_URL: UrlRule = { schemes: ["postgres:", "postgresql:"], example: "postgres://user@host:5432/db" };
+/** Also libpq's host list: postgres://u@h1:5433,h2:5434/db?target_session_attrs=read-write (a standby pair). */
+export const PG_URL: UrlRule = { schemes: ["postgres:", "postgresql:"], example: "postgres://user@host:5432/db", other: checkPgHosts };
 export const MYSQL_URL: UrlRule = { schemes: ["mysql:", "mariadb:"], example: "mysql://user@host:3306/db" };
 
 /** Why `value` is not a usable connection URL under `rule`; undefined when it is. */
 export function urlProblem(value: string, rule: UrlRule): string | undefined {
+  const other = rule.other?.(value);
+  if (other !== undefined) return other.problem;
   let url: URL;
   try {
     url = new URL(value);
