@@ -121,7 +121,8 @@ class HostChooser {
         return host;
       } catch (e) {
         last = e;
-        reasons.push(`${formatHost(host)}: ${e instanceof Error ? e.message : String(e)}`);
+        const reason = e instanceof Error ? e.message : String(e);
+        reasons.push(reason.startsWith(formatHost(host)) ? reason : `${formatHost(host)}: ${reason}`);
         const code = (e as { code?: unknown })?.code;
         codes.add(typeof code === "string" ? code : "08001");
       }
