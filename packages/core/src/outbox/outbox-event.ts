@@ -1,4 +1,4 @@
-import type { DeliveryPlacement } from "../ports/delivery-port.js";
+import type { DeliveryPlacement } from "./delivery-placement.js";
 
 /** Delivery targets (SPEC §2.4); `KAFKA:ref` carries reference data (docs/events.md). */
 export const Target = { MSG: "KAFKA:msg", SCHD: "KAFKA:schd", REF: "KAFKA:ref" } as const;

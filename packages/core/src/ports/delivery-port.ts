@@ -1,3 +1,7 @@
+import type { DeliveryPlacement } from "../outbox/delivery-placement.js";
+
+export type { DeliveryPlacement };
+
 /** One record to publish: topic, key, value (null for a tombstone) and string headers. */
 export interface DeliveryRecord {
   readonly topic: string;
@@ -5,16 +9,6 @@ export interface DeliveryRecord {
   /** Serialized JSON, or null for a tombstone. */
   readonly value: string | null;
   readonly headers: Readonly<Record<string, string>>;
-}
-
-/**
- * Where the broker put one record: its partition of the topic and its offset in that partition
- * (Kafka's, or the equivalent position of another broker's log). Recorded on the outbox event at
- * mark-sent so lineage can point at the exact record.
- */
-export interface DeliveryPlacement {
-  readonly partition: number;
-  readonly offset: number;
 }
 
 /**
