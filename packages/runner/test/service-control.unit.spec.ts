@@ -32,8 +32,9 @@ describe("checkControl(kafka)", () => {
 
   it("accepts the broker named by scripts/kafka's pid file", async () => {
     scratchHome();
-    // A process whose command line reads like the broker's, which is what scripts/kafka checks.
-    fakeBroker = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)", "kafka.Kafka"], { stdio: "ignore" });
+    // A process whose command line reads like this home's broker (its main class and config file),
+    // which is what scripts/kafka checks.
+    fakeBroker = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)", "kafka.Kafka", join(home, "server.properties")], { stdio: "ignore" });
     writeFileSync(join(home, "kafka.pid"), String(fakeBroker.pid));
     await expect(checkControl("kafka")).resolves.toBeUndefined();
   });
