@@ -108,7 +108,7 @@ function DeliveryTable(props: { status: PipelineStatus | undefined; now: number 
           ) : targets.length === 0 ? (
             <tr>
               <td colSpan={4} class="muted">
-                No delivery target has events.
+                Nothing pending or dead: every event is delivered.
               </td>
             </tr>
           ) : (
