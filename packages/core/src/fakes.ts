@@ -16,6 +16,7 @@ export {
   type InMemorySnapLogRow,
 } from "./processing/in-memory-pipeline-store.js";
 export { InMemoryStatusReader } from "./processing/in-memory-status-reader.js";
+export { InMemoryLeaseStore, type InMemoryLeaseRow } from "./leadership/in-memory-lease-store.js";
 export { InMemoryRunnerPresence } from "./operations/in-memory-runner-presence.js";
 export { InMemoryThroughputReader } from "./operations/in-memory-throughput-reader.js";
 export { InMemoryOutboxStore } from "./delivery/in-memory-outbox-store.js";

@@ -97,6 +97,19 @@ export type {
 export type { AuditEntry } from "./processing/run-decision.js";
 export type { DeliveryPort, DeliveryRecord, DeliveryPlacement } from "./ports/delivery-port.js";
 export type { StatusReader, PipelineStatus } from "./processing/status-reader.js";
+export {
+  LeasePhase,
+  decideLease,
+  evolveLease,
+  initialLease,
+  leaseTiming,
+  mayLead,
+  type LeaseCommand,
+  type LeaseEvent,
+  type LeaseState,
+  type LeaseTiming,
+} from "./leadership/lease-machine.js";
+export type { LeaseGrant, LeaseRefusal, LeaseStore } from "./leadership/lease-store.js";
 export { RunnerRole, compareRunners, type RunnerBeat, type RunnerPresence, type RunnerPresenceStore } from "./operations/runner-presence.js";
 export { MINUTE_MS, MAX_THROUGHPUT_MINUTES, assertThroughputWindow, emptyMinutes, type MinuteThroughput, type ThroughputReader } from "./operations/throughput-reader.js";
 export { StatusSamples, statusGauges, statusHistory, type StatusGauges, type StatusHistorySample } from "./operations/status-history.js";

@@ -32,6 +32,7 @@ export { describeOutboxStoreContract, type OutboxStoreContractSubject } from "./
 export { describeDeliveryPortContract, type DeliveryPortContractSubject, type PlacedRecord } from "./ports/delivery-port.contract.js";
 export { describeFlightReaderContract, type FlightReaderFixture } from "./flight/flight-reader.contract.js";
 export { describeLineageReaderContract, type LineageReaderFixture } from "./lineage/lineage-reader.contract.js";
+export { describeLeaseStoreContract, type LeaseStoreFixture } from "./leadership/lease-store.contract.js";
 export { describeRunnerPresenceContract, type RunnerPresenceFixture } from "./operations/runner-presence.contract.js";
 export { describeThroughputReaderContract, type ThroughputReaderFixture, type ThroughputRecordSeed } from "./operations/throughput-reader.contract.js";
 export { describeReliableMessageStoreContract, sampleReliableMessage, type ReliableMessageStoreContractSubject } from "./reliable-message/reliable-message-store.contract.js";
