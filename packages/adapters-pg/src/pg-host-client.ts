@@ -11,8 +11,11 @@ export interface HostableClient {
   on(event: "error", listener: (e: Error) => void): unknown;
 }
 
-/** node-postgres's `Client` class, or a subclass of it (a mixin base takes any constructor arguments). */
-export type HostableClientClass = new (...args: any[]) => HostableClient;
+/** node-postgres's `Client` class, or a subclass of it (whatever its constructor takes). */
+export type HostableClientClass = new (...args: never[]) => HostableClient;
+
+/** The same class as a mixin base, which TypeScript wants with `any[]` arguments (kept private). */
+type MixinBase = new (...args: any[]) => HostableClient;
 
 const noop = (): void => undefined;
 
@@ -29,7 +32,8 @@ const noop = (): void => undefined;
  * looks again. When no host qualifies the error lists every host's reason; its `code` is the
  * reason all hosts share (ECONNREFUSED, 25006, 28P01…) or 08001 when they differ.
  */
-export function pgHostClient<C extends HostableClientClass>(Base: C, list: PgHostList, connectTimeoutMs: number): C {
+export function pgHostClient<C extends HostableClientClass>(BaseClass: C, list: PgHostList, connectTimeoutMs: number): C {
+  const Base = BaseClass as unknown as MixinBase;
   const chooser = new HostChooser(list, connectTimeoutMs);
   // node-postgres reads host and port from the client when it connects; its parsed parameters
   // (undeclared in @types/pg) are kept in step so nothing else sees the first host.
@@ -40,7 +44,7 @@ export function pgHostClient<C extends HostableClientClass>(Base: C, list: PgHos
     if (parameters !== undefined) Object.assign(parameters, { host: host.host, port: host.port });
   };
   // The pool's and the probes' clients are built from the same config.
-  const sessionOn = async (Client: HostableClientClass, config: unknown, host: PgHost): Promise<void> => {
+  const sessionOn = async (Client: MixinBase, config: unknown, host: PgHost): Promise<void> => {
     const probe = new Client(config);
     probe.on("error", noop);
     aim(probe, host);
@@ -83,7 +87,7 @@ export function pgHostClient<C extends HostableClientClass>(Base: C, list: PgHos
       }
     }
   }
-  return PgHostClient;
+  return PgHostClient as unknown as C;
 }
 
 /** Which host new connections go to; one search at a time, shared by every client of one list. */
