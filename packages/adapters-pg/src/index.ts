@@ -93,6 +93,7 @@ export {
 } from "./pg-error-map.js";
 
 // Leadership
+export { PgLeaseStore } from "./pg-lease-store.js";
 export {
   PgLeadership,
   bumpLeadershipEpoch,

@@ -7,6 +7,7 @@ import { PgMailbox, type PgMailboxOptions } from "./mailbox/pg-mailbox.js";
 import { PgFlightReader } from "./pg-flight-reader.js";
 import { PgLineageReader } from "./pg-lineage-reader.js";
 import { bumpLeadershipEpoch, type PgLeadership } from "./pg-leadership.js";
+import { PgLeaseStore } from "./pg-lease-store.js";
 import { PgOutboxStore } from "./pg-outbox-store.js";
 import { PgPipelineStore } from "./pg-pipeline-store.js";
 import { PgReliableMessageStore } from "./reliable-message/pg-reliable-message-store.js";
@@ -67,6 +68,8 @@ export interface PgStores {
    * process opens a PGlite directory; it leads by construction and calls `bumpEpoch`).
    */
   readonly leadership?: (options?: PgLeadershipRequest) => PgLeadership;
+  /** The pipeline lease on the `leadership` row, timed by the database clock (issue 24). */
+  readonly lease: PgLeaseStore;
   /** Bumps the leadership epoch as a new leader would; returns the new epoch (PGlite's leader, tests, tools). */
   bumpEpoch(): Promise<number>;
   /** Closes the pool (or the PGlite instance). */
@@ -108,6 +111,7 @@ export function pgStoresOn(db: Kysely<MsgxDatabase>, base: PgStoresBase): Omit<P
       await createPgOutboundTable(db);
       return new PgOutboundMailbox(db);
     },
+    lease: new PgLeaseStore(db, namespace),
     bumpEpoch: () => bumpLeadershipEpoch(db, { clock, ...namespace }),
     db,
   };

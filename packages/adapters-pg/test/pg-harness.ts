@@ -97,7 +97,7 @@ const DATA_TABLES = [
 
 async function resetTables(db: Kysely<any>): Promise<void> {
   await sql.raw(`TRUNCATE ${DATA_TABLES.join(", ")} RESTART IDENTITY`).execute(db);
-  await sql`UPDATE leadership SET epoch = 0, holder = NULL, acquired_at = NULL`.execute(db);
+  await sql`UPDATE leadership SET epoch = 0, holder = NULL, acquired_at = NULL, lease_until = NULL`.execute(db);
 }
 
 /** One in-memory PGlite instance shared by a spec; each factory call gets a schema of its own. */

@@ -17,6 +17,7 @@ import { reliableMessageServiceMigration } from "./0015-reliable-message-service
 import { taskRoutingServiceMigration } from "./0016-task-routing-service.js";
 import { lineageMigration } from "./0018-lineage.js";
 import { consoleMigration } from "./0019-console.js";
+import { leadershipLeaseMigration } from "./0020-leadership-lease.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -47,6 +48,8 @@ export const MIGRATION_MODULES = {
     "0018_lineage": lineageMigration,
     // Runner presence (leader and standbys), and the indexes of the console's history and flight search.
     "0019_console": consoleMigration,
+    // Leadership as a lease: when the holder's lease ends, by the database clock.
+    "0020_leadership_lease": leadershipLeaseMigration,
   },
   /** Upstream requests (`req_track`, the SEQN counter) and reference data (`ref_master`). */
   requests: {

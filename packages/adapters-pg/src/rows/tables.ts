@@ -78,6 +78,8 @@ export interface LeadershipTable {
   epoch: Int8;
   holder: string | null;
   acquired_at: Timestamp | null;
+  /** When the holder's lease ends by the database clock; NULL when free (`0020_leadership_lease`). */
+  lease_until: Timestamp | null;
 }
 
 /** One running runner, leader or standby (`0019_console`); times from the database clock. */
