@@ -86,7 +86,8 @@ export interface KafkaProducerSettings {
  * - One `send` is one `producer.sendBatch` with every record, grouped per topic in call order.
  *   Calls are serialized, so a call's records are never reordered behind a later call's.
  * - It resolves to each record's partition and offset, from the broker's acknowledgement (the
- *   base offset of each partition's batch; see `recordPlacements`).
+ *   base offset of each partition's batch; see `recordPlacements`). A call in which any record's
+ *   partition went unacknowledged fails (`DEPENDENCY_UNAVAILABLE`), even when kafkajs resolved it.
  * - Bounded: connect, request, broker ack and the whole send each have a timeout, and kafkajs
  *   retries only briefly, so an outage surfaces quickly as `DEPENDENCY_UNAVAILABLE`.
  * - After any failed send the producer is dropped and the next send builds a new one (new producer
@@ -196,7 +197,16 @@ export class KafkaDeliveryPort implements DeliveryPort {
       (async () => {
         const producer = await this.#ensureProducer();
         const acks = await producer.sendBatch({ topicMessages, acks: -1, timeout: this.#ackTimeoutMs });
-        return recordPlacements(sent, this.#partitionOf, acks);
+        const placements = recordPlacements(sent, this.#partitionOf, acks);
+        const unacknowledged = placements.filter((p) => p === null).length;
+        // kafkajs 2.2.4 keeps, across the retries of one sendBatch, the answers of brokers that
+        // answered: when a partition's leader moves during the retries to one of them, its records
+        // are never sent, and sendBatch still resolves (tulios/kafkajs#1303, #1798). Only a record
+        // whose partition the broker acknowledged is delivered; the call fails and is resent whole.
+        if (unacknowledged > 0) {
+          throw new MsgxError("DEPENDENCY_UNAVAILABLE", `Kafka is unavailable (${what}): ${unacknowledged} record(s) have no acknowledgement from their partition's leader (a leader moved during the send)`);
+        }
+        return placements;
       })(),
       what,
       signal,
