@@ -1,13 +1,13 @@
 import { systemClock, type Clock } from "@msgx/core";
 import { Kysely, PostgresDialect } from "kysely";
 import { migrateToLatest } from "./migrations/migrate.js";
-import { PgLeadership, type LeadershipClient } from "./pg-leadership.js";
+import { PgLeadership } from "./pg-leadership.js";
 import { guardPool, pgPoolConfig, type PgConnectionOptions } from "./pg-pool-config.js";
 import { pgStoresOn, type PgStores } from "./pg-stores.js";
 import type { MsgxDatabase } from "./rows/tables.js";
 
 export interface CreatePgStoresOptions extends PgConnectionOptions {
-  /** The one clock of every store and of leadership. Default: the system clock. */
+  /** The one clock of every store. Default: the system clock. */
   readonly clock?: Clock;
   /** Run the migrations first. Default true. */
   readonly migrate?: boolean;
@@ -22,8 +22,6 @@ export interface CreatePgStoresOptions extends PgConnectionOptions {
 export async function createPgStores(options: CreatePgStoresOptions = {}): Promise<PgStores> {
   const pg = (await import("pg")).default;
   const config = pgPoolConfig(options, pg);
-  // A multi-host URL's config carries the Client that picks the host (pgPoolConfig).
-  const Client = (config["Client"] ?? pg.Client) as typeof pg.Client;
   const schema = options.schema ?? "public";
   const lockNamespace = options.lockNamespace ?? schema;
   const clock = options.clock ?? systemClock;
@@ -35,15 +33,10 @@ export async function createPgStores(options: CreatePgStoresOptions = {}): Promi
     await db.destroy();
     throw e;
   }
+  const stores = pgStoresOn(db, { clock, lockNamespace });
   return {
-    ...pgStoresOn(db, { clock, lockNamespace }),
-    leadership: (o = {}) =>
-      new PgLeadership({
-        client: () => new Client(config) as unknown as LeadershipClient,
-        lockNamespace,
-        ...o,
-        clock,
-      }),
+    ...stores,
+    leadership: (o = {}) => new PgLeadership({ store: stores.lease, ...o }),
     close: () => db.destroy(),
   };
 }

@@ -97,8 +97,8 @@ export { PgLeaseStore } from "./pg-lease-store.js";
 export {
   PgLeadership,
   bumpLeadershipEpoch,
+  DEFAULT_LEASE_TTL_MS,
   type PgLeadershipOptions,
-  type LeadershipClient,
   type LossListener,
 } from "./pg-leadership.js";
 export { lockKeys, DEFAULT_LOCK_NAMESPACE, type LockKeys } from "./lock-keys.js";

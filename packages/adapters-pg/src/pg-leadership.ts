@@ -1,98 +1,107 @@
-import { MsgxError, systemClock, type Clock } from "@msgx/core";
-import { Kysely, PostgresDialect } from "kysely";
+import {
+  decideLease,
+  evolveLease,
+  initialLease,
+  LeasePhase,
+  leaseTiming,
+  mayLead,
+  MsgxError,
+  systemClock,
+  type Clock,
+  type LeaseCommand,
+  type LeaseState,
+  type LeaseStore,
+  type LeaseTiming,
+} from "@msgx/core";
+import type { Kysely } from "kysely";
 import { hostname } from "node:os";
-import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "./lock-keys.js";
-import { mapPgError, pgCall } from "./pg-error-map.js";
+import { performance } from "node:perf_hooks";
+import { DEFAULT_LOCK_NAMESPACE, lockKeys } from "./lock-keys.js";
+import { pgCall } from "./pg-error-map.js";
 import { bumpEpoch } from "./queries/pipeline-epoch.js";
 import type { MsgxDatabase } from "./rows/tables.js";
 
-/** The part of a node-postgres `Client` leadership uses (structural: no runtime import of pg). */
-export interface LeadershipClient {
-  connect(): Promise<unknown>;
-  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; command?: string; rowCount?: number | null }>;
-  end(): Promise<void>;
-  on(event: "error", listener: (e: Error) => void): unknown;
-  on(event: "end", listener: () => void): unknown;
-}
+/** The default lease: a frozen or cut-off leader is replaced within about this long. */
+export const DEFAULT_LEASE_TTL_MS = 10_000;
 
 export interface PgLeadershipOptions {
-  /** Makes a new, unconnected dedicated client (never a pooled one: the lock lives with the session). */
-  readonly client: () => LeadershipClient | Promise<LeadershipClient>;
-  /** Must equal the pipeline store's `lockNamespace`. Default `msgx`. */
-  readonly lockNamespace?: string;
+  /** Where the lease is kept (`PgStores.lease`). */
+  readonly store: LeaseStore;
   /** Written to `leadership.holder`. Default `<hostname>:<pid>`. */
   readonly holder?: string;
-  /** A leader checks its connection this often; a failed check is a loss. Default 5 s. */
-  readonly heartbeatMs?: number;
-  readonly clock?: Clock;
+  /** The lease the store grants per acquire or renewal. Default 10 s; renewed every third of it. */
+  readonly ttlMs?: number;
+  /** This process's monotonic clock, the one its leading window is counted on. Default `performance.now()`. */
+  readonly monotonic?: Clock;
 }
 
 /** Why leadership ended. */
 export type LossListener = (reason: string) => void;
 
+const monotonicClock: Clock = { now: () => performance.now() };
+
 /**
- * Leadership by a session advisory lock held on a dedicated connection (SPEC §2.8).
+ * Pipeline leadership as a lease (SPEC §2.8, issue 24): drives the core's lease machine
+ * (`decideLease`/`evolveLease`) with the store's answers and its own timers.
  *
- * - `acquire()` tries `pg_try_advisory_lock` once; on success it bumps `leadership.epoch` (under
- *   the pipeline lock, on the same session) and returns the new epoch: the fence every pipeline
- *   transaction of this leader carries. Undefined when another process leads.
+ * - `acquire()` asks the store once; a grant carries a new epoch, the fence every pipeline
+ *   transaction of this leader carries. Undefined while another process's lease runs.
  * - `acquireWhenFree()` is the standby: it polls `acquire()` until it leads or is aborted.
- * - `watch()` reports the loss of the connection (ended, errored, or a failed heartbeat). The
- *   server releases the lock when the session ends, so a standby takes over with a higher epoch
- *   and every later commit of this leader is refused as FENCED.
+ * - A leader renews every `ttlMs / 3` and checks its window often; `mayLead()` says whether a
+ *   pipeline step may start now. `watch()` reports the loss once: a refused renewal (another
+ *   process leads with a higher epoch) or a window that ran out (this process was frozen, or the
+ *   database did not answer in time). Every later commit of this leader is refused as FENCED.
  */
 export class PgLeadership {
-  readonly #options: PgLeadershipOptions;
-  readonly #keys: LockKeys;
+  readonly #store: LeaseStore;
   readonly #holder: string;
+  readonly #timing: LeaseTiming;
   readonly #clock: Clock;
   readonly #listeners = new Set<LossListener>();
-  #client: LeadershipClient | undefined;
-  #epoch: number | undefined;
-  #lost: string | undefined;
-  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  #state: LeaseState = initialLease;
+  #renewal: ReturnType<typeof setTimeout> | undefined;
+  #watchdog: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: PgLeadershipOptions) {
-    this.#options = options;
-    this.#keys = lockKeys(options.lockNamespace ?? DEFAULT_LOCK_NAMESPACE);
+    this.#store = options.store;
     this.#holder = options.holder ?? `${hostname()}:${process.pid}`;
-    this.#clock = options.clock ?? systemClock;
+    this.#timing = leaseTiming(options.ttlMs ?? DEFAULT_LEASE_TTL_MS);
+    this.#clock = options.monotonic ?? monotonicClock;
   }
 
   /** The epoch of the current leadership, or undefined when not leading. */
   get epoch(): number | undefined {
-    return this.#lost === undefined ? this.#epoch : undefined;
+    return this.#state.phase === LeasePhase.LEADING ? this.#state.epoch : undefined;
   }
 
   get isLeader(): boolean {
     return this.epoch !== undefined;
   }
 
+  /** The lease's timing (ttl, renewal period, safety margin). */
+  get timing(): LeaseTiming {
+    return this.#timing;
+  }
+
+  /** Whether a pipeline step may start now: leading, inside the window of the last renewal. */
+  mayLead(): boolean {
+    this.#apply({ type: "tick" });
+    return mayLead(this.#state, this.#clock.now());
+  }
+
   /** Tries once. Returns the new epoch when this process now leads, undefined when another does. */
   async acquire(): Promise<number | undefined> {
-    if (this.isLeader) return this.#epoch;
-    const client = await this.#connected();
-    const [cls, obj] = this.#keys.leadership;
-    let locked: boolean;
-    try {
-      const { rows } = await client.query("SELECT pg_try_advisory_lock($1::integer, $2::integer) AS locked", [cls, obj]);
-      locked = rows[0]?.locked === true;
-    } catch (e) {
-      await this.#drop();
-      throw mapPgError(e, "leadership try-lock");
-    }
-    if (!locked) return undefined;
-    try {
-      const db = sessionKysely(client);
-      const epoch = await db.transaction().execute((trx) => bumpEpoch(trx, this.#keys, this.#holder, this.#clock.now()));
-      this.#epoch = epoch;
-      this.#lost = undefined;
-      this.#startHeartbeat(client);
-      return epoch;
-    } catch (e) {
-      await this.#drop();
-      throw mapPgError(e, "leadership epoch bump");
-    }
+    if (this.#state.phase !== LeasePhase.FOLLOWING) return this.epoch;
+    const sentAt = this.#clock.now();
+    const grant = await this.#store.tryAcquire(this.#holder, this.#timing.ttlMs);
+    if (grant === undefined) return undefined;
+    this.#apply({ type: "acquired", epoch: grant.epoch, sentAt });
+    const epoch = this.epoch;
+    if (epoch === undefined) return undefined;
+    this.#scheduleRenewal(sentAt);
+    this.#watchdog = setInterval(() => this.#apply({ type: "tick" }), Math.min(250, this.#timing.renewEveryMs));
+    this.#watchdog.unref?.();
+    return epoch;
   }
 
   /** Standby: polls `acquire()` every `pollMs` until this process leads. Outages are polled through. */
@@ -112,80 +121,63 @@ export class PgLeadership {
 
   /** Calls `onLost` once when the leadership is lost. Returns an unsubscribe function. */
   watch(onLost: LossListener): () => void {
-    if (this.#lost !== undefined && this.#epoch !== undefined) {
-      queueMicrotask(() => onLost(this.#lost!));
+    const state = this.#state;
+    if (state.phase === LeasePhase.LOST) {
+      queueMicrotask(() => onLost(state.why));
       return () => undefined;
     }
     this.#listeners.add(onLost);
     return () => this.#listeners.delete(onLost);
   }
 
-  /** Gives the lock up and closes the connection (a clean shutdown). */
+  /** Ends the lease now (a clean shutdown): a standby takes over at its next poll. */
   async release(): Promise<void> {
-    const client = this.#client;
-    this.#stopHeartbeat();
+    this.#stopTimers();
     this.#listeners.clear();
-    this.#epoch = undefined;
-    if (client === undefined) return;
-    const [cls, obj] = this.#keys.leadership;
-    await client.query("SELECT pg_advisory_unlock($1::integer, $2::integer)", [cls, obj]).catch(() => undefined);
-    await this.#drop();
+    const epoch = this.epoch;
+    this.#state = initialLease;
+    if (epoch !== undefined) await this.#store.release(this.#holder, epoch).catch(() => undefined);
   }
 
-  async #connected(): Promise<LeadershipClient> {
-    if (this.#client !== undefined) return this.#client;
-    const client = await this.#options.client();
-    // An 'error' without a listener would crash the process: every dedicated client gets one.
-    client.on("error", (e) => this.#onLost(client, `leadership connection error: ${e.message}`));
-    client.on("end", () => this.#onLost(client, "leadership connection ended"));
-    await pgCall("leadership connect", () => client.connect());
-    this.#client = client;
-    return client;
+  /** The next renewal `renewEveryMs` after the last one was sent; one at a time. */
+  #scheduleRenewal(lastSentAt: number): void {
+    const wait = Math.max(0, lastSentAt + this.#timing.renewEveryMs - this.#clock.now());
+    this.#renewal = setTimeout(() => void this.#renew(), wait);
+    this.#renewal.unref?.();
   }
 
-  #onLost(client: LeadershipClient, reason: string): void {
-    if (client !== this.#client) return;
-    this.#client = undefined;
-    this.#stopHeartbeat();
-    if (this.#epoch === undefined || this.#lost !== undefined) return;
-    this.#lost = reason;
-    for (const listener of [...this.#listeners]) listener(reason);
+  async #renew(): Promise<void> {
+    const epoch = this.epoch;
+    if (epoch === undefined) return;
+    const sentAt = this.#clock.now();
+    try {
+      const answer = await this.#store.renew(this.#holder, epoch, this.#timing.ttlMs);
+      this.#apply(typeof answer === "number" ? { type: "renewed", sentAt } : { type: "renew-refused", why: answer.refused });
+    } catch {
+      // An unanswered renewal is no loss yet: the window decides (the watchdog's tick).
+      this.#apply({ type: "tick" });
+    }
+    if (this.#state.phase === LeasePhase.LEADING && this.#state.epoch === epoch) this.#scheduleRenewal(sentAt);
+  }
+
+  /** The one place the state changes. */
+  #apply(command: LeaseCommand): void {
+    const event = decideLease(this.#state, command, this.#clock.now(), this.#timing);
+    if (event === undefined) return;
+    this.#state = evolveLease(this.#state, event);
+    const state = this.#state;
+    if (state.phase !== LeasePhase.LOST) return;
+    this.#stopTimers();
+    for (const listener of [...this.#listeners]) listener(state.why);
     this.#listeners.clear();
   }
 
-  #startHeartbeat(client: LeadershipClient): void {
-    this.#stopHeartbeat();
-    this.#heartbeat = setInterval(() => {
-      client.query("SELECT 1").catch((e: unknown) => {
-        this.#onLost(client, `leadership heartbeat failed: ${e instanceof Error ? e.message : String(e)}`);
-        client.end().catch(() => undefined);
-      });
-    }, this.#options.heartbeatMs ?? 5_000);
-    this.#heartbeat.unref?.();
+  #stopTimers(): void {
+    if (this.#renewal !== undefined) clearTimeout(this.#renewal);
+    if (this.#watchdog !== undefined) clearInterval(this.#watchdog);
+    this.#renewal = undefined;
+    this.#watchdog = undefined;
   }
-
-  #stopHeartbeat(): void {
-    if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
-    this.#heartbeat = undefined;
-  }
-
-  async #drop(): Promise<void> {
-    const client = this.#client;
-    this.#client = undefined;
-    this.#stopHeartbeat();
-    await client?.end().catch(() => undefined);
-  }
-}
-
-/** A kysely instance over the one dedicated session (its "pool" always hands out that client). */
-function sessionKysely(client: LeadershipClient): Kysely<MsgxDatabase> {
-  const connection = {
-    query: (text: string, values: readonly unknown[]) => client.query(text, [...values]),
-    release: () => undefined,
-  };
-  return new Kysely<MsgxDatabase>({
-    dialect: new PostgresDialect({ pool: { connect: async () => connection as never, end: async () => undefined } }),
-  });
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -24,8 +24,8 @@ import { PgTaskStore } from "./task-routing/pg-task-store.js";
 export interface PgLeadershipRequest {
   /** Written to `leadership.holder`. Default `<hostname>:<pid>`. */
   readonly holder?: string;
-  /** A leader checks its connection this often. Default 5 s. */
-  readonly heartbeatMs?: number;
+  /** The lease's ttl; the leader renews every third of it. Default 10 s. */
+  readonly ttlMs?: number;
 }
 
 /**
@@ -63,9 +63,9 @@ export interface PgStores {
   /** Creates the embedded `coutmsgs` table if it does not exist and returns the outbound mailbox on it. */
   embeddedOutbound(): Promise<PgOutboundMailbox>;
   /**
-   * A leadership elector on its own dedicated connection, same database, same lock namespace.
-   * PostgreSQL only: PGlite has no second session, so `createPgliteStores` leaves it out (one
-   * process opens a PGlite directory; it leads by construction and calls `bumpEpoch`).
+   * A leadership elector on the pipeline lease (`lease`), same database, same lock namespace.
+   * PostgreSQL only: `createPgliteStores` leaves it out (one process opens a PGlite directory; it
+   * leads by construction and calls `bumpEpoch`).
    */
   readonly leadership?: (options?: PgLeadershipRequest) => PgLeadership;
   /** The pipeline lease on the `leadership` row, timed by the database clock (issue 24). */

@@ -1,12 +1,13 @@
 /**
- * Leadership (SPEC §2.8): one leader per database by a session advisory lock on a dedicated
- * connection; a fencing epoch checked inside every pipeline transaction; standbys take over.
+ * Leadership (SPEC §2.8, issue 24): one leader per database by a lease on the `leadership` row
+ * timed by the database clock; a fencing epoch checked inside every pipeline transaction; a
+ * standby takes over once the lease lapses, and the old leader steps down.
  */
-import { defaultProcessors, emptyRunDecision, ProcStatus } from "@msgx/core";
+import { defaultProcessors, emptyRunDecision, ProcStatus, type LeaseStore } from "@msgx/core";
 import { gateService, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { lockKeys, type PgLeadership } from "../src/index.js";
+import { bumpLeadershipEpoch, type PgLeadership } from "../src/index.js";
 import { freshPgSchema, probePostgres, type PgTestDb } from "./pg-harness.js";
 import { drain, fakeSnapshot, makePump, pgSnapshot, rigPump } from "./pump-drive.js";
 import { adftXml, estt } from "./sis-stream.arbitraries.js";
@@ -21,6 +22,8 @@ const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 10
   }
 };
 
+/** A short lease: renewed every 300 ms, a leader trusts it 720 ms from each renewal it sent. */
+const TTL_MS = 900;
 const processors = defaultProcessors();
 const LEAD_FLIDS = Array.from({ length: 9 }, (_, i) => String(900100 + i));
 /** #1 creates nine flights; every later message changes one of them. */
@@ -30,8 +33,8 @@ describe.skipIf(!gate.available)("PgLeadership", () => {
   let t: PgTestDb;
   let clock: ManualClock;
   const electors: PgLeadership[] = [];
-  const elector = (holder: string) => {
-    const e = t.leadership(holder, 100);
+  const elector = (holder: string, wrap?: (store: LeaseStore) => LeaseStore) => {
+    const e = t.leadership(holder, TTL_MS, wrap);
     electors.push(e);
     return e;
   };
@@ -46,18 +49,21 @@ describe.skipIf(!gate.available)("PgLeadership", () => {
   });
   afterAll(() => t.close());
 
-  /** Ends the backend that holds the leadership lock, as a network cut or a DBA would. */
-  async function killLeaderConnection(): Promise<number> {
-    const [cls, obj] = lockKeys(t.schema).leadership;
-    const { rows } = await sql<{ pid: number }>`
-      SELECT pid FROM pg_locks
-      WHERE locktype = 'advisory' AND granted AND classid = ${cls >>> 0}::bigint::oid AND objid = ${obj >>> 0}::bigint::oid AND objsubid = 2`.execute(t.db);
-    expect(rows).toHaveLength(1);
-    await sql`SELECT pg_terminate_backend(${rows[0]!.pid}::integer)`.execute(t.db);
-    return rows[0]!.pid;
+  /** A process frozen (SIGSTOP) as its lease store sees it: from `freeze()` on, none of its calls reaches the database. */
+  function freezable(): { wrap: (store: LeaseStore) => LeaseStore; freeze(): void } {
+    let frozen = false;
+    const never = new Promise<never>(() => undefined);
+    return {
+      freeze: () => void (frozen = true),
+      wrap: (store) => ({
+        tryAcquire: (h, ttl) => (frozen ? never : store.tryAcquire(h, ttl)),
+        renew: (h, e, ttl) => (frozen ? never : store.renew(h, e, ttl)),
+        release: (h, e) => (frozen ? Promise.resolve() : store.release(h, e)),
+      }),
+    };
   }
 
-  it("grants the lock to one process at a time; each grant raises the epoch", async () => {
+  it("grants the lease to one process at a time; each grant raises the epoch; release hands it over at once", async () => {
     const a = elector("A");
     const b = elector("B");
     const e1 = await a.acquire();
@@ -65,6 +71,8 @@ describe.skipIf(!gate.available)("PgLeadership", () => {
     expect(await b.acquire()).toBeUndefined();
     expect(await a.acquire()).toBe(e1);
     expect([a.isLeader, b.isLeader]).toEqual([true, false]);
+    await new Promise((r) => setTimeout(r, TTL_MS * 2)); // renewals keep it
+    expect(await b.acquire()).toBeUndefined();
     const standby = b.acquireWhenFree({ pollMs: 25 });
     await a.release();
     const e2 = await standby;
@@ -74,9 +82,10 @@ describe.skipIf(!gate.available)("PgLeadership", () => {
     expect(row).toEqual({ epoch: "2", holder: "B" });
   });
 
-  it("hands over when the leader's connection is killed mid-run: the standby continues from the head, the old leader is fenced", async () => {
+  it("hands over when the leader freezes mid-run: it stops leading within its window, the standby continues from the head after the lease, the old leader is fenced", async () => {
     const raws = stream(60);
-    const a = elector("A");
+    const frozen = freezable();
+    const a = elector("A", frozen.wrap);
     const b = elector("B");
     const e1 = (await a.acquire())!;
     let lost: string | undefined;
@@ -87,10 +96,10 @@ describe.skipIf(!gate.available)("PgLeadership", () => {
     expect((await t.store.head())?.msgId).toBe(21);
 
     const standby = b.acquireWhenFree({ pollMs: 25 });
-    await killLeaderConnection();
+    frozen.freeze();
     await until("loss report", () => lost !== undefined);
-    expect(lost).toMatch(/leadership (connection|heartbeat)/);
-    expect(a.isLeader).toBe(false);
+    expect(lost).toMatch(/not renewed in time/);
+    expect([a.isLeader, a.mayLead()]).toEqual([false, false]);
     const e2 = await standby;
     expect(e2).toBeGreaterThan(e1);
 
@@ -113,7 +122,8 @@ describe.skipIf(!gate.available)("PgLeadership", () => {
 
   it("serializes a takeover with the old leader's open transaction: it commits wholly before, or is fenced", async () => {
     await t.store.enqueue([{ msgId: 1, receivedAt: clock.now() }, { msgId: 2, receivedAt: clock.now() }], { horizon: 2 });
-    const a = elector("A");
+    const frozenA = freezable();
+    const a = elector("A", frozenA.wrap);
     const b = elector("B");
     const e1 = (await a.acquire())!;
     let release!: () => void;
@@ -130,11 +140,13 @@ describe.skipIf(!gate.available)("PgLeadership", () => {
       { fence: e1 },
     );
     await entered;
-    await killLeaderConnection();
+    // A froze inside its transaction (it holds the pipeline lock) and its lease lapsed.
+    frozenA.freeze();
+    await sql`UPDATE leadership SET lease_until = clock_timestamp() - interval '1 millisecond'`.execute(t.db);
     let e2: number | undefined;
     const takeover = b.acquireWhenFree({ pollMs: 25 }).then((e) => (e2 = e));
     await new Promise((r) => setTimeout(r, 300));
-    // B holds the session lock but its epoch bump waits for A's transaction (the pipeline lock).
+    // B found the lease lapsed, but its epoch bump waits for A's transaction (the pipeline lock).
     expect(e2).toBeUndefined();
     release();
     await commitA;
@@ -146,5 +158,17 @@ describe.skipIf(!gate.available)("PgLeadership", () => {
       t.store.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [{ ...two, status: ProcStatus.SUCCEEDED }] }), { fence: e1 }),
     ).rejects.toMatchObject({ kind: "FENCED" });
     expect((await t.store.get(2))?.status).toBe(ProcStatus.PENDING);
+  });
+
+  it("a leader whose renewal is refused (another epoch holds the pipeline) reports the loss once and stops leading", async () => {
+    const a = elector("A");
+    const e1 = (await a.acquire())!;
+    const reasons: string[] = [];
+    a.watch((why) => reasons.push(why));
+    await bumpLeadershipEpoch(t.db, { lockNamespace: t.schema, holder: "operator" });
+    await until("loss report", () => reasons.length > 0);
+    await new Promise((r) => setTimeout(r, TTL_MS));
+    expect(reasons).toEqual([`renewal refused (epoch ${e1}): the lease is held with epoch ${e1 + 1} by operator`]);
+    expect(a.mayLead()).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Clock } from "@msgx/core";
+import type { Clock, LeaseStore } from "@msgx/core";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import {
@@ -7,10 +7,10 @@ import {
   guardPool,
   migrateToLatest,
   PgLeadership,
+  PgLeaseStore,
   PgPipelineStore,
   pgPoolConfig,
   PGliteDialect,
-  type LeadershipClient,
   type PGliteLike,
 } from "../src/index.js";
 
@@ -37,7 +37,8 @@ export interface PgTestDb {
   readonly db: Kysely<any>;
   readonly store: PgPipelineStore;
   bumpEpoch(): Promise<number>;
-  leadership(holder: string, heartbeatMs?: number): PgLeadership;
+  /** A leadership elector on the schema's lease; `wrap` may stand between it and the store (a freeze). */
+  leadership(holder: string, ttlMs?: number, wrap?: (store: PgLeaseStore) => LeaseStore): PgLeadership;
   /** Empties every table and restarts the sequences (cheaper than a new schema per property run). */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -56,14 +57,8 @@ export async function freshPgSchema(options: { readonly clock?: Clock; readonly 
     db,
     store,
     bumpEpoch: () => bumpLeadershipEpoch(db, { lockNamespace: schema, ...clock }),
-    leadership: (holder, heartbeatMs = 200) =>
-      new PgLeadership({
-        client: () => new pg.Client(config) as unknown as LeadershipClient,
-        lockNamespace: schema,
-        holder,
-        heartbeatMs,
-        ...clock,
-      }),
+    leadership: (holder, ttlMs = 900, wrap = (store) => store) =>
+      new PgLeadership({ store: wrap(new PgLeaseStore(db, { lockNamespace: schema })), holder, ttlMs }),
     reset: () => resetTables(db),
     async close() {
       await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(db).catch(() => undefined);

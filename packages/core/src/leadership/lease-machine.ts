@@ -97,7 +97,7 @@ export function decideLease(state: LeaseState, command: LeaseCommand, now: numbe
 }
 
 function lapsed(state: { readonly epoch: number; readonly validUntil: number }, now: number): LeaseEvent {
-  return { type: "lease-lost", why: `lease of epoch ${state.epoch} not renewed in time (${now - state.validUntil} ms past its window)` };
+  return { type: "lease-lost", why: `lease of epoch ${state.epoch} not renewed in time (${Math.round(now - state.validUntil)} ms past its window)` };
 }
 
 /** The state after `event`. */
