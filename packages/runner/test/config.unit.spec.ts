@@ -77,6 +77,12 @@ describe("configuration", () => {
     }
   });
 
+  it("times the leadership lease: 10 s unless told, at least 300 ms", () => {
+    expect(loadConfig({ env: {} }).pg.leaseTtlMs).toBe(10_000);
+    expect(loadConfig({ env: { MSGX_PG_LEASE_TTL_MS: "2000" } }).pg.leaseTtlMs).toBe(2_000);
+    expect(() => loadConfig({ env: { MSGX_PG_LEASE_TTL_MS: "299" } })).toThrow(/pg\.leaseTtlMs/);
+  });
+
   it("takes the upstream's time zone as the mailbox adapter does: a fixed offset within ±14:00", () => {
     expect(loadConfig({ env: { MSGX_MYSQL_UPSTREAM_TIME_ZONE: "+08:00" } }).mysql.upstreamTimeZone).toBe("+08:00");
     expect(loadConfig({ env: {} }).mysql.upstreamTimeZone).toBe("+00:00");

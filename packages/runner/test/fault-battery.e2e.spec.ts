@@ -45,6 +45,8 @@ const RUNNER_ENV = {
   MSGX_PIPELINE_POLL_INTERVAL_MS: "100",
   MSGX_SCHD_FLUSH_PERIOD_MS: "200",
   MSGX_JOBS_BACKFILL_SWEEP_MS: "1000",
+  // A runner killed with SIGKILL keeps its lease until it lapses: the next one leads after ~1.5 s.
+  MSGX_PG_LEASE_TTL_MS: "1500",
 };
 
 const suite = "fault battery (kill -9, failpoints, outages) on PostgreSQL, MariaDB and Kafka";

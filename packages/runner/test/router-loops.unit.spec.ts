@@ -32,4 +32,19 @@ describe("driveRouter", () => {
     controller.abort();
     await loops.done;
   });
+
+  it("starts no step while mayStart says no (past the leadership lease's window), and runs them once it says yes", async () => {
+    const { runs, router } = twoSteps();
+    const controller = new AbortController();
+    let leading = false;
+    const loops = driveRouter(router, { logger: silentLogger, signal: controller.signal, mayStart: () => leading });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(runs).toEqual([]);
+    leading = true;
+    loops.wake(["a", "b"]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(runs).toEqual(["a", "b"]);
+    controller.abort();
+    await loops.done;
+  });
 });

@@ -54,6 +54,8 @@ export interface AppParts {
   readonly fence?: number;
   /** Resolves if leadership is lost (another runner took over): the runner must stop at once. */
   readonly leadershipLost?: Promise<string>;
+  /** Whether this runner may start a pipeline step now (inside its leadership lease's window), when the store has leadership. */
+  readonly leading?: () => boolean;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { hostname } from "node:os";
 import { createPgliteStores, createPgStores } from "@msgx/adapters-pg";
 import { KafkaDeliveryPort, QueueTopics, clusterReplication, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
 import { MysqlMailbox, MysqlOutboundMailbox, ShadowMailbox, ShadowOutboundMailbox, mailboxPoolOptions } from "@msgx/adapters-mysql";
@@ -69,13 +70,22 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
     if (embeddedState) await initPgliteDataDir(pgliteDir);
     const pg = embeddedState
       ? await createPgliteStores(pgliteDir, { clock })
-      : await createPgStores({ connectionString: config.pg.url, schema: config.pg.schema, max: config.pg.poolSize, clock });
+      : await createPgStores({
+          connectionString: config.pg.url,
+          schema: config.pg.schema,
+          max: config.pg.poolSize,
+          // A leader frozen inside a transaction holds the pipeline lock: the server ends its
+          // session before the lease lapses, so the standby's takeover never waits on it.
+          idleInTransactionTimeoutMs: Math.min(60_000, Math.floor(config.pg.leaseTtlMs / 2)),
+          clock,
+        });
     closers.push(() => pg.close());
     let fence: number | undefined;
     let leadershipLost: Promise<string> | undefined;
+    let leading: (() => boolean) | undefined;
     if (!options.admin) {
       if (pg.leadership) {
-        const leadership = pg.leadership({ holder: `msgx@${process.pid}` });
+        const leadership = pg.leadership({ holder: `msgx@${hostname()}:${process.pid}`, ttlMs: config.pg.leaseTtlMs });
         logger.info("waiting for pipeline leadership (a standby waits here while another runner leads)");
         options.progress?.standby();
         closers.push(() => leadership.release());
@@ -85,6 +95,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
         fence = await leadership.acquireWhenFree(options.signal ? { signal: options.signal } : {});
         presence.lead(fence);
         leadershipLost = new Promise((resolve) => leadership.watch((why: string) => resolve(why)));
+        leading = () => leadership.mayLead();
       } else {
         // One process per PGlite directory (the lock file): it is the leader by construction.
         fence = await pg.bumpEpoch();
@@ -183,6 +194,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       checks,
       ...(fence !== undefined ? { fence } : {}),
       ...(leadershipLost ? { leadershipLost } : {}),
+      ...(leading ? { leading } : {}),
       close,
     };
   } catch (e) {

@@ -40,7 +40,7 @@ export async function startPipeline(
   const controller = new AbortController();
   // Every loop waits on this one signal; a dozen listeners is by design, not a leak.
   setMaxListeners(64, controller.signal);
-  const loops = driveRouter(router, { logger, signal: controller.signal });
+  const loops = driveRouter(router, { logger, signal: controller.signal, ...(parts.leading ? { mayStart: parts.leading } : {}) });
 
   const replay = createReplayAdmin(parts, config, clock);
   const ctx: HttpContext = {

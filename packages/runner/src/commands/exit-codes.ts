@@ -6,7 +6,7 @@ export const EXIT = {
   failure: 1,
   /** A configuration or usage error: nothing was started. */
   config: 2,
-  /** The pipeline leadership was lost (another runner took over, or its connection ended). */
+  /** The pipeline leadership was lost (another runner took over, or this one could not renew its lease in time). */
   leadershipLost: 3,
 } as const;
 
@@ -16,5 +16,5 @@ export const EXIT_CODES_HELP = [
   `  ${EXIT.ok}  clean stop (SIGTERM/SIGINT in any phase: starting, standby, running)`,
   `  ${EXIT.failure}  failure (an error at run time, a failed or overdue stop, a second signal)`,
   `  ${EXIT.config}  configuration or usage error (bad option, URL or config file; nothing started)`,
-  `  ${EXIT.leadershipLost}  pipeline leadership lost (another runner took over): restart to stand by`,
+  `  ${EXIT.leadershipLost}  pipeline leadership lost (another runner took over, or the lease was not renewed in time): restart to stand by`,
 ].join("\n");

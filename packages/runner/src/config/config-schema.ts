@@ -69,6 +69,12 @@ export const ConfigSchema = z
         /** Schema holding msgx's tables (created by the migrations). */
         schema: z.string().regex(/^[a-z_][a-z0-9_]*$/, "pg.schema must be a lower-case identifier").default("public"),
         poolSize: positive(10),
+        /**
+         * The pipeline leadership lease (docs/reliability.md "Leadership lease"): the leader renews it every
+         * third of this; a standby takes over within about this long after the leader froze, was
+         * cut off or died; server sessions idle inside a transaction are ended after half of it.
+         */
+        leaseTtlMs: z.coerce.number().int().min(300).default(10_000),
       })
       .strict()
       .prefault({}),

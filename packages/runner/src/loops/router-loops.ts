@@ -1,6 +1,9 @@
 import type { Logger, PipelineRouter } from "@msgx/core";
 import { startLoop, type Loop } from "./loop.js";
 
+/** How soon a step held back by `mayStart` asks again. */
+const NOT_LEADING_RECHECK_MS = 250;
+
 /** The router's steps, each driven by its own loop. */
 export interface RouterLoops {
   /** Ends the waits of the named steps, so each runs again at once. */
@@ -13,7 +16,15 @@ export interface RouterLoops {
  * Starts one loop per router step, in the router's order. The loops keep the timers and only
  * apply what a step answers: they wake the steps it names and wait as long as it asks.
  */
-export function driveRouter(router: Pick<PipelineRouter, "names" | "run">, deps: { logger: Logger; signal: AbortSignal }): RouterLoops {
+export function driveRouter(
+  router: Pick<PipelineRouter, "names" | "run">,
+  deps: {
+    logger: Logger;
+    signal: AbortSignal;
+    /** Whether a step may start now (the leadership lease's window); a step that may not waits and asks again. */
+    mayStart?: () => boolean;
+  },
+): RouterLoops {
   const loops = new Map<string, Loop>();
   const wake = (names: readonly string[]) => {
     for (const name of names) loops.get(name)?.wake();
@@ -22,6 +33,8 @@ export function driveRouter(router: Pick<PipelineRouter, "names" | "run">, deps:
     const loop = startLoop(
       name,
       async (signal) => {
+        // Past the lease's window the leader starts nothing; the lease keeper reports the loss.
+        if (deps.mayStart?.() === false) return NOT_LEADING_RECHECK_MS;
         const outcome = await router.run(name, signal);
         wake(outcome.wake);
         return outcome.after;
