@@ -1,9 +1,10 @@
 /** The pipeline lease (issue 24) on PostgreSQL and PGlite: the LeaseStore contract, and how it meets the pipeline lock. */
 import { describeLeaseStoreContract, gateService } from "@msgx/core/testing";
-import { sql } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PgLeaseStore } from "../src/index.js";
-import { freshPgSchema, probePostgres, SharedPglite, type PgTestDb } from "./pg-harness.js";
+import { guardPool, PgLeaseStore, PgPipelineStore, pgPoolConfig } from "../src/index.js";
+import { freshPgSchema, PG_URL, probePostgres, SharedPglite, type PgTestDb } from "./pg-harness.js";
 
 const gate = await gateService("PostgreSQL", "adapters-pg: lease store", probePostgres);
 
@@ -53,6 +54,44 @@ describe.skipIf(!gate.available)("on PostgreSQL", () => {
       await takeover;
       expect(granted).toBe(a.epoch + 1);
       await expect(t.store.transaction(async () => undefined, { fence: a.epoch })).rejects.toMatchObject({ kind: "FENCED" });
+    });
+
+    it("a leader frozen inside a pipeline transaction holds the takeover only until the server's idle_in_transaction_session_timeout ends its session", async () => {
+      const store = new PgLeaseStore(t.db, { lockNamespace: t.schema });
+      await sql`UPDATE leadership SET lease_until = NULL`.execute(t.db);
+      const a = (await store.tryAcquire("A", 60_000))!;
+      // The leader's own pool, with the timeout the runner derives from its lease (ttl/2).
+      const pool = guardPool(new pg.Pool(pgPoolConfig({ connectionString: PG_URL, schema: t.schema, max: 1, idleInTransactionTimeoutMs: 300 })));
+      const leaderDb = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+      try {
+        const leader = new PgPipelineStore(leaderDb, { lockNamespace: t.schema });
+        const order: string[] = [];
+        let locked!: () => void;
+        const lockTaken = new Promise<void>((r) => (locked = r));
+        const frozen = leader
+          .transaction(
+            async () => {
+              locked();
+              await new Promise((r) => setTimeout(r, 5_000)); // frozen, its transaction idle and open
+              order.push("leader woke");
+            },
+            { fence: a.epoch },
+          )
+          .then(
+            () => order.push("leader committed"),
+            (e: unknown) => order.push(`leader refused: ${(e as { kind?: string }).kind}`),
+          );
+        await lockTaken;
+        await sql`UPDATE leadership SET lease_until = clock_timestamp() - interval '1 millisecond'`.execute(t.db);
+        const b = await store.tryAcquire("B", 60_000);
+        order.push("standby leads");
+        await frozen;
+        expect(b?.epoch).toBe(a.epoch + 1);
+        expect(order[0]).toBe("standby leads");
+        expect(order).not.toContain("leader committed");
+      } finally {
+        await leaderDb.destroy();
+      }
     });
   });
 });
