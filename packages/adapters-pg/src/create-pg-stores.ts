@@ -2,6 +2,7 @@ import { systemClock, type Clock } from "@msgx/core";
 import { Kysely, PostgresDialect } from "kysely";
 import { migrateToLatest } from "./migrations/migrate.js";
 import { PgLeadership } from "./pg-leadership.js";
+import { PgLeaseStore } from "./pg-lease-store.js";
 import { guardPool, pgPoolConfig, type PgConnectionOptions } from "./pg-pool-config.js";
 import { pgStoresOn, type PgStores } from "./pg-stores.js";
 import type { MsgxDatabase } from "./rows/tables.js";
@@ -34,9 +35,19 @@ export async function createPgStores(options: CreatePgStoresOptions = {}): Promi
     throw e;
   }
   const stores = pgStoresOn(db, { clock, lockNamespace });
+  // The leader's renewals get a connection of their own: they never queue behind the pipeline's
+  // work for a pooled one, which could outlast the lease's window on a saturated pool.
+  const leaseDbs: Kysely<MsgxDatabase>[] = [];
   return {
     ...stores,
-    leadership: (o = {}) => new PgLeadership({ store: stores.lease, ...o }),
-    close: () => db.destroy(),
+    leadership: (o = {}) => {
+      const leaseDb = new Kysely<MsgxDatabase>({ dialect: new PostgresDialect({ pool: guardPool(new pg.Pool({ ...config, max: 1 })) }) });
+      leaseDbs.push(leaseDb);
+      return new PgLeadership({ store: new PgLeaseStore(leaseDb, { lockNamespace }), ...o });
+    },
+    close: async () => {
+      await Promise.all(leaseDbs.splice(0).map((d) => d.destroy()));
+      await db.destroy();
+    },
   };
 }

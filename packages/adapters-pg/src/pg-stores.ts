@@ -63,7 +63,8 @@ export interface PgStores {
   /** Creates the embedded `coutmsgs` table if it does not exist and returns the outbound mailbox on it. */
   embeddedOutbound(): Promise<PgOutboundMailbox>;
   /**
-   * A leadership elector on the pipeline lease (`lease`), same database, same lock namespace.
+   * A leadership elector on the pipeline lease, same database, same lock namespace, over a
+   * one-connection pool of its own (renewals never wait for the pipeline's connections).
    * PostgreSQL only: `createPgliteStores` leaves it out (one process opens a PGlite directory; it
    * leads by construction and calls `bumpEpoch`).
    */

@@ -1,0 +1,54 @@
+/** The lease keeper on the fake store, its own clock moved by hand: when it leads, when it steps down. */
+import { InMemoryLeaseStore, ManualClock } from "@msgx/core/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { PgLeadership } from "../src/index.js";
+
+describe("PgLeadership (the lease keeper)", () => {
+  const keepers: PgLeadership[] = [];
+  const world = () => {
+    const clock = new ManualClock(0);
+    const store = new InMemoryLeaseStore(clock);
+    const keeper = (holder: string) => {
+      const k = new PgLeadership({ store, holder, ttlMs: 10_000, monotonic: clock });
+      keepers.push(k);
+      return k;
+    };
+    return { clock, store, keeper };
+  };
+  afterEach(async () => {
+    await Promise.all(keepers.splice(0).map((k) => k.release()));
+  });
+
+  it("leads with the grant's epoch; another keeper waits while the lease runs", async () => {
+    const { keeper } = world();
+    const a = keeper("A");
+    const b = keeper("B");
+    expect(await a.acquire()).toBe(1);
+    expect([a.isLeader, a.mayLead(), a.timing.renewEveryMs]).toEqual([true, true, 3_333]);
+    expect(await b.acquire()).toBeUndefined();
+  });
+
+  it("a keeper whose clock passed its window (a frozen process) starts nothing and reports the loss once", async () => {
+    const { clock, keeper } = world();
+    const a = keeper("A");
+    await a.acquire();
+    const reasons: string[] = [];
+    a.watch((why) => reasons.push(why));
+    clock.advance(7_999);
+    expect(a.mayLead()).toBe(true);
+    clock.advance(1);
+    expect(a.mayLead()).toBe(false);
+    expect(a.mayLead()).toBe(false);
+    expect(reasons).toEqual(["lease of epoch 1 not renewed in time (0 ms past its window)"]);
+    expect(await a.acquire()).toBeUndefined();
+  });
+
+  it("release ends the lease at once: the next keeper leads with the next epoch", async () => {
+    const { keeper, store } = world();
+    const a = keeper("A");
+    await a.acquire();
+    await a.release();
+    expect(store.row.holder).toBeUndefined();
+    expect(await keeper("B").acquire()).toBe(2);
+  });
+});
