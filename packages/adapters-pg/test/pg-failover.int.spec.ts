@@ -62,7 +62,7 @@ describe.skipIf(!ha.available)("a multi-host URL with target_session_attrs=read-
       next.release();
       console.info(`[msgx] ${SUITE}: scripts/pg-ha promote took ${(promoteMs / 1000).toFixed(1)} s; the pool's next connection wrote on the new primary`);
 
-      // A lone client (PgLeadership's) built from the same config finds the new primary too.
+      // A lone client (not a pool's) built from the same config finds the new primary too.
       const Client = config["Client"] as typeof pg.Client;
       const lone = new Client(config);
       await lone.connect();
