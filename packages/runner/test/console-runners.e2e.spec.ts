@@ -4,30 +4,11 @@
  * carries its gauges; on PostgreSQL the leader lists a standby beside itself while it waits, and
  * no longer once the standby stopped cleanly (its row deleted).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
-import { gateService } from "@msgx/core/testing";
+import { describe, expect, it } from "vitest";
 import { eventually, PROBES, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
+import { pgRunnerWorld } from "./pg-runner-world.js";
 
-const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
-const run = `console_${process.pid}_${Date.now() % 100_000}`;
-const dirs: string[] = [];
-const dataDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "msgx-console-data-"));
-  dirs.push(dir);
-  return dir;
-};
-
-const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
-const pgGate = await gateService("PostgreSQL", "console runners e2e (leader and standby)", async () => void (await pgClient.connect()));
-afterAll(async () => {
-  if (pgGate.available) await pgClient.query(`DROP SCHEMA IF EXISTS ${run} CASCADE`).catch(() => undefined);
-  await pgClient.end().catch(() => undefined);
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const { url: PG_URL, run, client: pgClient, gate: pgGate, dataDir } = await pgRunnerWorld("console", "console runners e2e (leader and standby)");
 
 interface Runner {
   runnerId: string;
