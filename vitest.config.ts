@@ -28,6 +28,8 @@ const exclusive = [
   "packages/adapters-kafka/test/relay-broker-restart.int.spec.ts",
   // Not a shared service, but three brokers' JVMs: alone, they do not slow the suites beside them.
   "packages/adapters-kafka/test/kafka-cluster.int.spec.ts",
+  // Owns the three-broker cluster and the PostgreSQL HA pair while it runs.
+  "packages/runner/test/failover-battery.e2e.spec.ts",
 ];
 const integration = ["packages/*/src/**/*.int.spec.ts", "packages/*/test/**/*.int.spec.ts", "packages/*/test/**/*.e2e.spec.ts", "examples/*/test/**/*.int.spec.ts", "examples/*/test/**/*.e2e.spec.ts"];
 const slow = { testTimeout: 120_000, hookTimeout: 120_000, setupFiles: ["packages/runner/test/kill-children.setup.ts"] };

@@ -141,8 +141,9 @@ export function writeReport(name: string, report: Record<string, unknown>): stri
 
 // ---------------------------------------------------------------------------------------- Kafka
 
-export function kafkaClient(clientId: string): InstanceType<typeof Kafka> {
-  return new Kafka({ clientId, brokers: URLS.brokers.split(","), logLevel: logLevel.NOTHING, connectionTimeout: 3_000 });
+/** A client of `brokers` (a comma-separated bootstrap list; the shared single node by default). */
+export function kafkaClient(clientId: string, brokers: string = URLS.brokers): InstanceType<typeof Kafka> {
+  return new Kafka({ clientId, brokers: brokers.split(","), logLevel: logLevel.NOTHING, connectionTimeout: 3_000 });
 }
 
 /** Creates topics (delete policy) and waits for their leaders. */
@@ -157,8 +158,8 @@ export async function createTopics(topics: readonly string[], partitions: number
 }
 
 /** Deletes topics; failures are ignored (clean-up only). */
-export async function deleteTopics(topics: readonly string[]): Promise<void> {
-  const admin = kafkaClient("msgx-bench-admin").admin();
+export async function deleteTopics(topics: readonly string[], brokers: string = URLS.brokers): Promise<void> {
+  const admin = kafkaClient("msgx-bench-admin", brokers).admin();
   try {
     await admin.connect();
     const existing = new Set(await admin.listTopics());
@@ -184,8 +185,8 @@ export interface ConsumedRecord {
  * Reads every record of `topics` from the beginning up to the high watermarks at the time of the
  * call, in partition order (a key's records are in the order the broker appended them).
  */
-export async function readTopics(topics: readonly string[], timeoutMs = 90_000): Promise<ConsumedRecord[]> {
-  const kafka = kafkaClient("msgx-bench-reader");
+export async function readTopics(topics: readonly string[], timeoutMs = 90_000, brokers: string = URLS.brokers): Promise<ConsumedRecord[]> {
+  const kafka = kafkaClient("msgx-bench-reader", brokers);
   const admin = kafka.admin();
   await admin.connect();
   const want = new Map<string, number>();

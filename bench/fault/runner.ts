@@ -42,11 +42,11 @@ export async function createMailbox(pool: MysqlPool, run: RealRun): Promise<void
 }
 
 /** Drops the mailbox tables and the topics (the schema is dropped by the caller's PostgreSQL handle). */
-export async function dropRun(run: RealRun, pool?: MysqlPool): Promise<void> {
+export async function dropRun(run: RealRun, pool?: MysqlPool, brokers: string = URLS.brokers): Promise<void> {
   const own = pool ?? mysqlPool(1);
   await dropMailboxTables(own as never, run.names).catch(() => undefined);
   if (!pool) await own.end().catch(() => undefined);
-  await deleteTopics([run.msgTopic, run.schdTopic]);
+  await deleteTopics([run.msgTopic, run.schdTopic], brokers);
 }
 
 /** This process's environment without MSGX_* settings (the runner refuses unknown ones; tests set their own). */
@@ -62,13 +62,21 @@ export interface RunnerChild {
   readonly exited: Promise<number | string>;
 }
 
+/** Where a runner's services are; each defaults to `URLS` (the shared single servers). */
+export interface ServiceUrls {
+  readonly pg?: string;
+  readonly mysql?: string;
+  /** A comma-separated bootstrap list. */
+  readonly brokers?: string;
+}
+
 /** Spawns `msgx run` on the real services and waits until it listens (rejects if it exits first). */
-export async function spawnRealRunner(run: RealRun, extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<RunnerChild> {
+export async function spawnRealRunner(run: RealRun, extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 60_000, urls: ServiceUrls = {}): Promise<RunnerChild> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx -y pnpm@10.34.9 build)`);
   // Node flags for the runner only, e.g. MSGX_TEST_RUNNER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
   // (Node refuses --cpu-prof in NODE_OPTIONS).
   const nodeArgs = (process.env["MSGX_TEST_RUNNER_NODE_ARGS"] ?? "").split(/\s+/).filter((a) => a !== "");
-  const child = spawn(process.execPath, [...nodeArgs, CLI, "run", "--http-port", "0", "--pg", URLS.pg, "--mysql", URLS.mysql, "--kafka", URLS.brokers], {
+  const child = spawn(process.execPath, [...nodeArgs, CLI, "run", "--http-port", "0", "--pg", urls.pg ?? URLS.pg, "--mysql", urls.mysql ?? URLS.mysql, "--kafka", urls.brokers ?? URLS.brokers], {
     env: { ...inheritedEnv(), MSGX_LOG_LEVEL: "warn", ...runEnv(run, extraEnv) },
     stdio: ["ignore", "pipe", "pipe"],
   });
