@@ -62,16 +62,21 @@ export interface RunnerChild {
   readonly exited: Promise<number | string>;
 }
 
-/** Where a runner's services are; each defaults to `URLS` (the shared single servers). */
-export interface ServiceUrls {
+/** Where a runner's services are (each defaults to `URLS`, the shared single servers), and a hook. */
+export interface RealRunnerOptions {
   readonly pg?: string;
   readonly mysql?: string;
   /** A comma-separated bootstrap list. */
   readonly brokers?: string;
+  /**
+   * Called with the process as soon as it is spawned: a standby prints `msgx listening` only once
+   * it leads, so a supervisor that must be able to stop it while it waits needs it before then.
+   */
+  readonly onSpawn?: (child: ChildProcess) => void;
 }
 
 /** Spawns `msgx run` on the real services and waits until it listens (rejects if it exits first). */
-export async function spawnRealRunner(run: RealRun, extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 60_000, urls: ServiceUrls = {}): Promise<RunnerChild> {
+export async function spawnRealRunner(run: RealRun, extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 60_000, urls: RealRunnerOptions = {}): Promise<RunnerChild> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx -y pnpm@10.34.9 build)`);
   // Node flags for the runner only, e.g. MSGX_TEST_RUNNER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
   // (Node refuses --cpu-prof in NODE_OPTIONS).
@@ -80,6 +85,7 @@ export async function spawnRealRunner(run: RealRun, extraEnv: NodeJS.ProcessEnv 
     env: { ...inheritedEnv(), MSGX_LOG_LEVEL: "warn", ...runEnv(run, extraEnv) },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  urls.onSpawn?.(child);
   let out = "";
   const keep = (d: Buffer) => {
     out += d.toString();

@@ -21,6 +21,7 @@
  * CI runs the short version; locally, more messages and each fault twice:
  *   MSGX_TEST_FAILOVER_FULL=1 npx vitest run --project exclusive packages/runner/test/failover-battery.e2e
  */
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import mysql from "mysql2/promise";
 import pg from "pg";
@@ -115,11 +116,20 @@ async function firstAfter(fault: string, at: number, waitMs = 0): Promise<number
   }
 }
 
+interface Slot {
+  /** The runner once it listens, which it does only once it leads (a standby waits before that). */
+  current: RunnerChild | undefined;
+  /** The process from its spawn on, so a stop reaches a standby too. */
+  process: ChildProcess | undefined;
+  readonly exits: (number | string)[];
+  starts: number;
+}
+
 /** Two runner slots, each started again whenever its runner exits (as systemd would). */
 class Supervisor {
-  readonly slots: { current: RunnerChild | undefined; exits: (number | string)[]; starts: number }[] = [
-    { current: undefined, exits: [], starts: 0 },
-    { current: undefined, exits: [], starts: 0 },
+  readonly slots: Slot[] = [
+    { current: undefined, process: undefined, exits: [], starts: 0 },
+    { current: undefined, process: undefined, exits: [], starts: 0 },
   ];
   private stopping = false;
   private readonly loops: Promise<void>[] = [];
@@ -129,12 +139,14 @@ class Supervisor {
       this.loops.push(
         (async () => {
           while (!this.stopping) {
-            const r = await launch(() => this.stopping);
+            slot.starts += 1;
+            // A standby may wait for the lease as long as the leader keeps it.
+            const r = await launch(() => this.stopping, STANDBY_WAIT_MS, (child) => (slot.process = child));
             if (r === undefined) return;
             slot.current = r;
-            slot.starts += 1;
             slot.exits.push(await r.exited);
             slot.current = undefined;
+            slot.process = undefined;
             if (!this.stopping) await sleep(300);
           }
         })(),
@@ -170,14 +182,14 @@ class Supervisor {
   async stop(): Promise<void> {
     this.stopping = true;
     for (const slot of this.slots) {
-      slot.current?.child.kill("SIGCONT");
-      slot.current?.child.kill("SIGTERM");
+      slot.process?.kill("SIGCONT");
+      slot.process?.kill("SIGTERM");
     }
     const timer = setTimeout(() => {
       for (const s of this.slots) {
-        if (s.current === undefined) continue;
-        console.warn(`[failover battery] a runner ignored SIGTERM for 30 s; its last output:\n${s.current.output().slice(-3_000)}`);
-        s.current.child.kill("SIGKILL");
+        if (s.process === undefined) continue;
+        console.warn(`[failover battery] a runner ignored SIGTERM for 30 s${s.current ? `; its last output:\n${s.current.output().slice(-3_000)}` : ""}`);
+        s.process.kill("SIGKILL");
       }
     }, 30_000);
     await Promise.all(this.loops);
@@ -185,14 +197,20 @@ class Supervisor {
   }
 }
 
-/** Starts a runner, retrying while a dependency is down (it refuses to start then); undefined once `stopped`. */
-async function launch(stopped: () => boolean = () => false): Promise<RunnerChild | undefined> {
+const STANDBY_WAIT_MS = 3_600_000;
+
+/**
+ * Starts a runner and resolves once it listens (leads), retrying while a dependency is down (it
+ * refuses to start then); undefined once `stopped`.
+ */
+async function launch(stopped: () => boolean = () => false, timeoutMs = 60_000, onSpawn?: (child: ChildProcess) => void): Promise<RunnerChild | undefined> {
   const deadline = Date.now() + 180_000;
   for (;;) {
     if (stopped()) return undefined;
     try {
-      return await spawnRealRunner(run, RUNNER_ENV, 60_000, { pg: PG_URL, brokers: BROKERS });
+      return await spawnRealRunner(run, RUNNER_ENV, timeoutMs, { pg: PG_URL, brokers: BROKERS, ...(onSpawn ? { onSpawn } : {}) });
     } catch (e) {
+      if (stopped()) return undefined;
       // Exit 2 is a configuration error: retrying cannot help.
       if (Date.now() > deadline || String(e).includes("exited (2)")) throw e;
       await sleep(500);
@@ -312,8 +330,8 @@ describe.skipIf(!available)(suite, () => {
         stopFault.end = Date.now();
       }
       faultsDone = true;
-      await feeding;
       const faultsEnd = Date.now();
+      await feeding;
       const stopStarted = Date.now();
       await sup.stop();
       const stopMs = Date.now() - stopStarted;
