@@ -197,6 +197,27 @@ export interface StateCounts {
   readonly flightMismatches: number;
 }
 
+/**
+ * Every count a run with nothing lost, duplicated, reordered or left behind has: what each battery
+ * expects of `checkTopics` and `checkState` together (`toMatchObject`).
+ */
+export const CLEAN_RUN = {
+  lost: 0,
+  duplicatedEffects: 0,
+  reorders: 0,
+  payloadMismatches: 0,
+  schdReorders: 0,
+  schdMismatches: 0,
+  statusMismatches: 0,
+  deadFromFaults: 0,
+  messagesMissing: 0,
+  eventsDead: 0,
+  eventsPending: 0,
+  backfillDebt: 0,
+  unbackfilledRows: 0,
+  flightMismatches: 0,
+} as const satisfies Partial<TopicCounts & StateCounts>;
+
 export interface RealState {
   /** msg id → status key. */
   readonly statuses: ReadonlyMap<number, string>;
