@@ -28,6 +28,10 @@ await esbuild.build({
   nodePaths: [join(root, "packages/adapters-pg/node_modules"), join(root, "packages/core/node_modules")],
   external: ["pg-native", "@electric-sql/pglite"],
   logLevel: "warning",
+  // CommonJS has no import.meta: give modules that resolve files from it this bundle's own URL, as
+  // tsup's shim does in the packages' CommonJS builds.
+  define: { "import.meta.url": "__bundleUrl" },
+  banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
 const run = spawnSync(process.execPath, ["--enable-source-maps", outfile, ...args], { stdio: "inherit", cwd: root });
 process.exit(run.status ?? 1);
