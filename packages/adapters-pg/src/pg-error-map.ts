@@ -1,4 +1,5 @@
 import { MsgxError, isMsgxError, type ErrorKind } from "@msgx/core";
+import { STALE_FENCE_SQLSTATE } from "./migrations/0021-pipeline-enter.js";
 
 /**
  * How a PostgreSQL (node-postgres or PGlite) error crosses the port: a table keyed by SQLSTATE,
@@ -16,6 +17,7 @@ export interface PgErrorRule {
 
 /** Exact SQLSTATEs. Checked before the class table. */
 export const SQLSTATE_TABLE: Readonly<Record<string, PgErrorRule>> = {
+  [STALE_FENCE_SQLSTATE]: { kind: "FENCED", retriable: false, why: "stale leadership fence (msgx_pipeline_enter)" },
   "40001": { kind: "CONFLICT", why: "serialization_failure" },
   "40P01": { kind: "CONFLICT", why: "deadlock_detected" },
   "57014": { kind: "DEPENDENCY_UNAVAILABLE", why: "query_canceled (statement_timeout)" },

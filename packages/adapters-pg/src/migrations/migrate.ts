@@ -18,6 +18,7 @@ import { taskRoutingServiceMigration } from "./0016-task-routing-service.js";
 import { lineageMigration } from "./0018-lineage.js";
 import { consoleMigration } from "./0019-console.js";
 import { leadershipLeaseMigration } from "./0020-leadership-lease.js";
+import { pipelineEnterMigration } from "./0021-pipeline-enter.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -50,6 +51,8 @@ export const MIGRATION_MODULES = {
     "0019_console": consoleMigration,
     // Leadership as a lease: when the holder's lease ends, by the database clock.
     "0020_leadership_lease": leadershipLeaseMigration,
+    // msgx_pipeline_enter: lock, epoch and fence check in one call, sent with the BEGIN.
+    "0021_pipeline_enter": pipelineEnterMigration,
   },
   /** Upstream requests (`req_track`, the SEQN counter) and reference data (`ref_master`). */
   requests: {

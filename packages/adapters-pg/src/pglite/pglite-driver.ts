@@ -92,9 +92,17 @@ class PGliteConnection implements DatabaseConnection {
     this.#pglite = pglite;
   }
 
+  /**
+   * A query without parameters goes by the simple protocol (`exec`), as node-postgres sends it,
+   * so it may hold several statements (a BEGIN with what follows it); the last one's result is
+   * given. Any other goes by the extended protocol (`query`): one statement.
+   */
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    const { rows, affectedRows } = await this.#pglite.query<R>(compiledQuery.sql, [...compiledQuery.parameters], { rowMode: "object" });
-    return { rows: rows ?? [], ...(affectedRows === undefined ? {} : { numAffectedRows: BigInt(affectedRows) }) };
+    const { rows, affectedRows } =
+      compiledQuery.parameters.length === 0
+        ? ((await this.#pglite.exec(compiledQuery.sql, { rowMode: "object" })).at(-1) ?? { rows: [] as R[], affectedRows: undefined })
+        : await this.#pglite.query<R>(compiledQuery.sql, [...compiledQuery.parameters], { rowMode: "object" });
+    return { rows: (rows as R[] | undefined) ?? [], ...(affectedRows === undefined ? {} : { numAffectedRows: BigInt(affectedRows) }) };
   }
 
   // eslint-disable-next-line require-yield

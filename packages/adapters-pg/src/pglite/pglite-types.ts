@@ -7,6 +7,8 @@ export interface PGliteLike {
   readonly closed: boolean;
   readonly waitReady: Promise<void>;
   query<T>(query: string, params?: unknown[], options?: { rowMode?: "array" | "object" }): Promise<PGliteResults<T>>;
+  /** Several statements by the simple protocol (no parameters): one result each. */
+  exec(query: string, options?: { rowMode?: "array" | "object" }): Promise<PGliteResults<unknown>[]>;
   close(): Promise<void>;
 }
 

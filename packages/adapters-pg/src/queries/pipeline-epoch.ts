@@ -1,4 +1,4 @@
-import type { IntakeState } from "@msgx/core";
+import { MsgxError, type IntakeState } from "@msgx/core";
 import { sql } from "kysely";
 import type { LockKeys } from "../lock-keys.js";
 import { toNumber } from "../rows/values.js";
@@ -35,4 +35,16 @@ export async function bumpEpoch(db: Db, keys: LockKeys, holder: string, now: num
 export async function intakeState(db: Db): Promise<IntakeState | undefined> {
   const row = await db.selectFrom("intake_state").select("horizon").where("id", "=", 1).executeTakeFirst();
   return row === undefined ? undefined : { horizon: toNumber(row.horizon) };
+}
+
+/**
+ * The statement that enters the pipeline inside a transaction, for `pgTransaction`'s `withBegin`
+ * (the simple protocol: the integers are inlined). `msgx_pipeline_enter` takes the pipeline lock,
+ * reads the epoch under it and raises `STALE_FENCE_SQLSTATE` (FENCED) when `fence` is given and
+ * is not the epoch, before the transaction writes anything.
+ */
+export function pipelineEnter(keys: LockKeys, fence: number | undefined): string {
+  const [cls, obj] = keys.pipeline;
+  for (const n of [cls, obj, fence ?? 0]) if (!Number.isSafeInteger(n)) throw new MsgxError("INFRA", `pipeline lock: ${n} is not an integer`);
+  return `SELECT msgx_pipeline_enter(${cls}, ${obj}, ${fence === undefined ? "NULL" : fence})`;
 }
