@@ -27,9 +27,8 @@
  *
  * Jobs, messages and seed rows are loaded before the timer starts.
  *
- *   node bench/run.mjs peers [--messages 20000] [--jobs 3000] [--queue-jobs 20] [--queue-fast-jobs 300]
- *                            [--queue-fast-poll-ms 100] [--boss-work-jobs 10]
- *                            [--same-jobs 2000] [--same-queue-jobs 10] [--same-queue-fast-jobs 100] [--same-boss-work-jobs 5]
+ *   node bench/run.mjs peers [--messages 20000] [--jobs 2000] [--queue-jobs 10] [--queue-fast-jobs 100]
+ *                            [--queue-fast-poll-ms 100] [--boss-work-jobs 5]
  *                            [--flights 500] [--max-run 200] [--baseline-messages 2000]
  */
 import { createRequire } from "node:module";
@@ -46,17 +45,13 @@ const MESSAGES = numArg("messages", 20_000);
 const FLIGHTS = numArg("flights", 500);
 const MAX_RUN = numArg("max-run", 200);
 const BASELINE_MESSAGES = numArg("baseline-messages", 2_000);
-const JOBS = numArg("jobs", 3_000);
+/** Each peer mode runs its light jobs, then as many same-writes jobs (the first messages of the stream). */
+const JOBS = numArg("jobs", 2_000);
 /** graphile-worker's named queue runs about one job per poll interval (see below): few jobs. */
-const QUEUE_JOBS = numArg("queue-jobs", 20);
-const QUEUE_FAST_JOBS = numArg("queue-fast-jobs", 300);
+const QUEUE_JOBS = numArg("queue-jobs", 10);
+const QUEUE_FAST_JOBS = numArg("queue-fast-jobs", 100);
 const QUEUE_FAST_POLL_MS = numArg("queue-fast-poll-ms", 100);
-const BOSS_WORK_JOBS = numArg("boss-work-jobs", 10);
-/** Jobs that write msgx's rows for their message (`peers/same-writes.ts`): the first messages of the stream. */
-const SAME_JOBS = numArg("same-jobs", 2_000);
-const SAME_QUEUE_JOBS = numArg("same-queue-jobs", 10);
-const SAME_QUEUE_FAST_JOBS = numArg("same-queue-fast-jobs", 100);
-const SAME_BOSS_WORK_JOBS = numArg("same-boss-work-jobs", 5);
+const BOSS_WORK_JOBS = numArg("boss-work-jobs", 5);
 
 // The peers are loaded at run time from bench/node_modules (not bundled: they read files of their
 // own package); only their types are imported.
@@ -449,11 +444,10 @@ async function main(): Promise<void> {
   const flops = stream.slice(1);
   const jobs = jobsOf(flops);
   const flids = Array.from(new Set(jobs.map((j) => j.flid).concat(Array.from({ length: FLIGHTS }, (_, i) => String(900_001 + i)))));
-  const sameCount = Math.max(SAME_JOBS, SAME_QUEUE_JOBS, SAME_QUEUE_FAST_JOBS, SAME_BOSS_WORK_JOBS);
+  const sameCount = Math.max(JOBS, QUEUE_JOBS, QUEUE_FAST_JOBS, BOSS_WORK_JOBS);
   if (sameCount > MESSAGES) throw new Error(`${sameCount} same-writes jobs need as many messages (--messages ${MESSAGES})`);
   const machine = machineInfo();
-  console.log(`peers: ${MESSAGES} FLOP messages on ${FLIGHTS} flights; msgx maxRun ${MAX_RUN}; graphile-worker ${JOBS} / named queue ${QUEUE_JOBS} (+ ${QUEUE_FAST_JOBS} at pollInterval ${QUEUE_FAST_POLL_MS} ms) light jobs; pg-boss ${JOBS} (+ work() ${BOSS_WORK_JOBS}) light jobs`);
-  console.log(`  same writes: graphile-worker ${SAME_JOBS} / named queue ${SAME_QUEUE_JOBS} (+ ${SAME_QUEUE_FAST_JOBS} at ${QUEUE_FAST_POLL_MS} ms); pg-boss ${SAME_JOBS} (+ work() ${SAME_BOSS_WORK_JOBS})`);
+  console.log(`peers: ${MESSAGES} FLOP messages on ${FLIGHTS} flights; msgx maxRun ${MAX_RUN}; graphile-worker ${JOBS} / named queue ${QUEUE_JOBS} (+ ${QUEUE_FAST_JOBS} at pollInterval ${QUEUE_FAST_POLL_MS} ms) jobs; pg-boss ${JOBS} (+ work() ${BOSS_WORK_JOBS}); each light, then the same writes`);
   console.log(`  machine: ${machine.nproc} CPUs, ${machine.memoryGiB} GiB, load ${machine.loadAverage1m}; PostgreSQL ${machine.postgres}`);
   const pool = new pg.Pool({ connectionString: URLS.pg, max: 2 });
   const results: Result[] = [];
@@ -470,15 +464,15 @@ async function main(): Promise<void> {
     const light = lightWork(pool, flids);
     const same = sameWork(pool, dnld, flops, jobs, decisions, sameCount);
     const gw = show(await runGraphile(pool, light, jobs.slice(0, JOBS)));
-    const gwSame = show(await runGraphile(pool, same, jobs.slice(0, SAME_JOBS)));
+    const gwSame = show(await runGraphile(pool, same, jobs.slice(0, JOBS)));
     const gwq = show(await runGraphile(pool, light, jobs.slice(0, QUEUE_JOBS), "flights"));
-    const gwqSame = show(await runGraphile(pool, same, jobs.slice(0, SAME_QUEUE_JOBS), "flights"));
+    const gwqSame = show(await runGraphile(pool, same, jobs.slice(0, QUEUE_JOBS), "flights"));
     const gwqFast = show(await runGraphile(pool, light, jobs.slice(0, QUEUE_FAST_JOBS), "flights", QUEUE_FAST_POLL_MS));
-    const gwqFastSame = show(await runGraphile(pool, same, jobs.slice(0, SAME_QUEUE_FAST_JOBS), "flights", QUEUE_FAST_POLL_MS));
+    const gwqFastSame = show(await runGraphile(pool, same, jobs.slice(0, QUEUE_FAST_JOBS), "flights", QUEUE_FAST_POLL_MS));
     const boss = show(await runBoss(pool, light, jobs.slice(0, JOBS), "loop"));
-    const bossSame = show(await runBoss(pool, same, jobs.slice(0, SAME_JOBS), "loop"));
+    const bossSame = show(await runBoss(pool, same, jobs.slice(0, JOBS), "loop"));
     const bossWork = show(await runBoss(pool, light, jobs.slice(0, BOSS_WORK_JOBS), "work"));
-    const bossWorkSame = show(await runBoss(pool, same, jobs.slice(0, SAME_BOSS_WORK_JOBS), "work"));
+    const bossWorkSame = show(await runBoss(pool, same, jobs.slice(0, BOSS_WORK_JOBS), "work"));
 
     const over = (r: Result) => msgx.perSecond / r.perSecond;
     const ratios = {
@@ -515,10 +509,6 @@ async function main(): Promise<void> {
       queueFastJobs: QUEUE_FAST_JOBS,
       queueFastPollMs: QUEUE_FAST_POLL_MS,
       bossWorkJobs: BOSS_WORK_JOBS,
-      sameJobs: SAME_JOBS,
-      sameQueueJobs: SAME_QUEUE_JOBS,
-      sameQueueFastJobs: SAME_QUEUE_FAST_JOBS,
-      sameBossWorkJobs: SAME_BOSS_WORK_JOBS,
       machine,
       results: results.map((r) => ({ ...r, msPerItem: (r.seconds / r.items) * 1000 })),
       ratios,
