@@ -1,4 +1,4 @@
-import { isMsgxError, type BackfillEntry, type BackfillResult, type Mailbox, type MailboxRow, type RawRead } from "@msgx/core";
+import { isMsgxError, type AppendedElsewhere, type BackfillEntry, type BackfillResult, type Mailbox, type MailboxRow, type RawRead } from "@msgx/core";
 import { appendIdsAreConsecutive, appendRow, appendRows } from "./append-row.js";
 import { AppendedTexts } from "./appended-texts.js";
 import { GroupedAppends } from "./grouped-appends.js";
@@ -106,6 +106,11 @@ export class MysqlMailbox implements Mailbox {
     const id = await append(rawXml, signal);
     this.#appended.remember(id, rawXml);
     return id;
+  }
+
+  /** Keeps the texts of rows the runner's ingress thread committed, as `append` does, for `readRaw`. */
+  appendedElsewhere(appends: readonly AppendedElsewhere[]): void {
+    for (const a of appends) this.#appended.remember(a.msgId, a.text);
   }
 
   /** One INSERT per append, or grouped (`appendGrouping`) where the server allows it. */

@@ -91,6 +91,23 @@ describe("MysqlMailbox appends (scripted server)", () => {
     expect((await off.readRaw([other])).get(other)).toEqual({ found: true, text: "<MSG>other</MSG>" });
     expect(reads()).toBe(2);
   });
+
+  it("gives the text of a row another writer appended (appendedElsewhere) from memory, once, as its own appends", async () => {
+    const server = scriptedServer(1);
+    const writer = new MysqlMailbox(server.pool, { appendedTextChars: 0 });
+    const id = await writer.append("<MSG>from the ingress thread</MSG>");
+    const m = new MysqlMailbox(server.pool);
+    const reads = () => server.statements.filter((s) => s.includes(" AS text FROM ")).length;
+    m.appendedElsewhere([{ msgId: id, text: "<MSG>from the ingress thread</MSG>", committedAt: Date.now() }]);
+    expect(await m.readRaw([id])).toEqual(new Map([[id, { found: true, text: "<MSG>from the ingress thread</MSG>" }]]));
+    expect(reads()).toBe(0);
+    expect((await m.readRaw([id])).get(id)).toEqual({ found: true, text: "<MSG>from the ingress thread</MSG>" });
+    expect(reads()).toBe(1);
+    // appendedTextChars 0 holds nothing, whoever appended.
+    const off = new MysqlMailbox(server.pool, { appendedTextChars: 0 });
+    off.appendedElsewhere([{ msgId: id, text: "x", committedAt: Date.now() }]);
+    expect((await off.readRaw([id])).get(id)).toEqual({ found: true, text: "<MSG>from the ingress thread</MSG>" });
+  });
 });
 
 describe("AppendedTexts", () => {

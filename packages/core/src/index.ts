@@ -85,7 +85,7 @@ export { silentLogger, type Logger, type LogFields } from "./runtime/logger.js";
 export { noopTracer, SpanName, type Tracer, type TraceSpan, type SpanOptions, type SpanAttributes } from "./runtime/tracer.js";
 export { parseTraceparent, formatTraceparent, normalTraceparent, type TraceContext } from "./runtime/traceparent.js";
 export { tracedDeliveryPort } from "./ports/traced-delivery-port.js";
-export type { Mailbox, MailboxRow, RawRead, BackfillEntry, BackfillResult } from "./ports/mailbox.js";
+export type { Mailbox, MailboxRow, RawRead, BackfillEntry, BackfillResult, AppendedElsewhere } from "./ports/mailbox.js";
 export type {
   PipelineStore,
   PipelineTx,

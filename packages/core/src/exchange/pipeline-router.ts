@@ -9,7 +9,7 @@ import type { ContentHash } from "../model/content-hash.js";
 import { Target } from "../outbox/outbox-event.js";
 import type { DeliveryPort } from "../ports/delivery-port.js";
 import { tracedDeliveryPort } from "../ports/traced-delivery-port.js";
-import type { Mailbox } from "../ports/mailbox.js";
+import type { AppendedElsewhere, Mailbox } from "../ports/mailbox.js";
 import { BackfillSweeper } from "../processing/backfill-sweeper.js";
 import type { PipelineStore } from "../processing/pipeline-store.js";
 import type { ProcessorTable } from "../processing/processor.js";
@@ -181,6 +181,22 @@ export class PipelineRouter {
     span.end({ "msgx.msg_id": msgId });
     if (span.traceparent !== null) this.#ingressTraces.remember(msgId, span.traceparent);
     return { msgId, wake: WAKE_EDGES.ingress };
+  }
+
+  /**
+   * The ingress that appended elsewhere (the runner's ingress thread, its own connections): hands
+   * the committed rows' texts to the mailbox (`appendedElsewhere`), keeps each one's trace for the
+   * intake as `receive` does (its ingress span ends here, when the news arrives), and answers the
+   * steps to wake.
+   */
+  appendedElsewhere(appends: readonly AppendedElsewhere[]): readonly string[] {
+    this.#deps.mailbox.appendedElsewhere?.(appends);
+    for (const a of appends) {
+      const span = this.#tracer.startSpan(SpanName.INGRESS, { parent: normalTraceparent(a.traceparent), attributes: { "msgx.chars": a.text.length } });
+      span.end({ "msgx.msg_id": a.msgId });
+      if (span.traceparent !== null) this.#ingressTraces.remember(a.msgId, span.traceparent);
+    }
+    return WAKE_EDGES.ingress;
   }
 
   /** Another runner took the leadership: this one must stop at once. */

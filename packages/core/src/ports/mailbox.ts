@@ -57,4 +57,20 @@ export interface Mailbox {
   readRaw(msgIds: readonly number[], signal?: AbortSignal): Promise<ReadonlyMap<number, RawRead>>;
   backfill(entries: readonly BackfillEntry[], signal?: AbortSignal): Promise<BackfillResult>;
   append(rawXml: string, signal?: AbortSignal): Promise<number>;
+  /**
+   * Rows another writer of this process appended and committed (the runner's ingress thread,
+   * which owns its own connections): the mailbox may keep their texts for `readRaw`, as it keeps
+   * those `append` wrote. Optional: without it `readRaw` reads them from the table.
+   */
+  appendedElsewhere?(appends: readonly AppendedElsewhere[]): void;
+}
+
+/** One row appended and committed outside this mailbox object (see `Mailbox.appendedElsewhere`). */
+export interface AppendedElsewhere {
+  readonly msgId: number;
+  readonly text: string;
+  /** The request's `traceparent` header as sent, if any. */
+  readonly traceparent?: string;
+  /** Epoch milliseconds when the INSERT returned. */
+  readonly committedAt: number;
 }
