@@ -68,13 +68,19 @@ async function main(): Promise<void> {
     await sleep(500);
     p.phases.clear();
     console.log(`  offering ${fmt(rate)} msg/s (${FIXED_RATE > 0 ? "--rate" : `${FRACTION} × maximum`}) for ${SECONDS} s: ${count} FLOP updates`);
-    // How busy the runner's event loop (this thread) was while the load ran, and how late it ran callbacks.
+    // How busy the runner's main event loop (this thread) was while the load ran, how late it ran
+    // callbacks, and how busy the ingress thread's loop was.
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
     loopDelay.enable();
     const elu0 = performance.eventLoopUtilization();
+    const ingress0 = p.ingressLoop();
     const load = await loadInWorker({ url: p.url, bodies: stream.slice(1), rate, maxInFlight: 256 });
+    const ingress1 = p.ingressLoop();
     const loop = {
       utilization: performance.eventLoopUtilization(elu0).utilization,
+      // The ingress thread's loop (parsing, answers, appends), when the runner serves the ingress on one.
+      ingressThreadUtilization:
+        ingress0 && ingress1 ? (ingress1.active - ingress0.active) / Math.max(1e-9, ingress1.active + ingress1.idle - ingress0.active - ingress0.idle) : null,
       delayMs: { p50: loopDelay.percentile(50) / 1e6, p90: loopDelay.percentile(90) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
     };
     loopDelay.disable();
@@ -120,7 +126,8 @@ async function main(): Promise<void> {
     );
     console.log();
     console.log(`  offered ${fmt(rate)} msg/s, accepted ${fmt(load.achievedPerSecond)} req/s (${load.ok} ok, ${load.refused} refused, ${load.failed} failed, ${load.lateStarts} late starts)`);
-    console.log(`  event loop during the load: ${(loop.utilization * 100).toFixed(0)} % busy; delay p50 ${loop.delayMs.p50.toFixed(1)} ms, p90 ${loop.delayMs.p90.toFixed(1)} ms, p99 ${loop.delayMs.p99.toFixed(1)} ms, max ${loop.delayMs.max.toFixed(1)} ms`);
+    const ingressThread = loop.ingressThreadUtilization === null ? "no ingress thread (the ingress shares the main loop)" : `the ingress thread's loop ${(loop.ingressThreadUtilization * 100).toFixed(0)} % busy`;
+    console.log(`  main thread's event loop (pipeline; the ingress too when it has no thread of its own) during the load: ${(loop.utilization * 100).toFixed(0)} % busy; delay p50 ${loop.delayMs.p50.toFixed(1)} ms, p90 ${loop.delayMs.p90.toFixed(1)} ms, p99 ${loop.delayMs.p99.toFixed(1)} ms, max ${loop.delayMs.max.toFixed(1)} ms; ${ingressThread}`);
     console.log(`  pump runs during the load: ${runs.count}, ${runs.meanSize.toFixed(1)} messages each on average; time between commits p50 ${runs.betweenCommitsMs.p50.toFixed(1)} ms, p90 ${runs.betweenCommitsMs.p90.toFixed(1)} ms`);
     console.log(`  p50 ${e2e.p50.toFixed(1)} ms (target ≤ 25: ${e2e.p50 <= 25 ? "met" : "NOT met"}), p99 ${e2e.p99.toFixed(1)} ms (target ≤ 250: ${e2e.p99 <= 250 ? "met" : "NOT met"})`);
     const { ids: _ids, ...ingress } = load;

@@ -15,9 +15,14 @@ const require = createRequire(import.meta.url);
 const esbuild = createRequire(require.resolve("tsup"))("esbuild");
 
 const outfile = join(here, ".out", `${name}.bench.cjs`);
-await esbuild.build({
-  entryPoints: [join(here, `${name}.bench.ts`)],
-  outfile,
+// The runner's ingress thread runs from a file of its own, found beside the bundle that starts it
+// (packages/runner/src/http/ingress-worker-file.ts): bundled into .out with every benchmark.
+const entries = [
+  { entryPoints: [join(here, `${name}.bench.ts`)], outfile },
+  { entryPoints: [join(root, "packages/runner/src/http/ingress-worker.ts")], outfile: join(here, ".out", "ingress-worker.cjs") },
+];
+for (const entry of entries) await esbuild.build({
+  ...entry,
   bundle: true,
   platform: "node",
   target: "node20",

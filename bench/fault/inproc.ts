@@ -3,13 +3,14 @@
  * intake, pump, backfill sweep, dispatchers, schd flusher — and the HTTP ingress) in the
  * benchmark's process, on real MariaDB, PostgreSQL and Kafka, each run isolated by schema,
  * mailbox tables and topics. Probes are wrapped around the real adapters (`decorate`), adding no
- * I/O: the instant each ingress append committed, each enqueue and commit returned, and each
+ * I/O: the instant each ingress append committed (taken by the ingress thread when the runner
+ * serves the ingress on one, `http.ingressThread`), each enqueue and commit returned, and each
  * msg-topic record was acknowledged by the broker.
  */
 import { createMailboxTables, dropMailboxTables, type MailboxNames } from "@msgx/adapters-mysql";
 import { createPgStores } from "@msgx/adapters-pg";
 import { Target, type DeliveryPort, type Logger, type Mailbox, type PipelineStatus, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
-import { createExchange, loadConfig, type AppParts, type Exchange } from "@msgx/runner";
+import { createExchange, loadConfig, startServiceHttp, type AppParts, type Exchange, type ServiceHttp } from "@msgx/runner";
 import { deleteTopics, mysqlPool, runMailboxNames, sleep, URLS, type MysqlPool } from "./infra.js";
 
 /** warn and error lines on stderr; the rest is dropped. */
@@ -43,7 +44,7 @@ export interface Inproc {
   readonly schdTopic: string;
   /** Mailbox id → the instant its first msg-topic record was acknowledged. */
   readonly acked: Map<number, number>;
-  /** Mailbox id → the instant its ingress append committed (HTTP ingress only). */
+  /** Mailbox id → the instant its ingress append committed (HTTP ingress only; from the ingress thread's report when it serves the ingress). */
   readonly appended: Map<number, number>;
   /** Mailbox id → the instant the intake's enqueue into PostgreSQL returned it. */
   readonly enqueued: Map<number, number>;
@@ -51,6 +52,8 @@ export interface Inproc {
   readonly committed: Map<number, number>;
   /** Milliseconds spent in each phase of the pump's steps, one entry per call (see `stageProbe`). */
   readonly phases: Map<string, number[]>;
+  /** The ingress thread's event-loop use since it started (idle and active ms), when the runner serves the ingress on one. */
+  ingressLoop(): { readonly idle: number; readonly active: number } | undefined;
   /** msg-topic records acknowledged (resends included). */
   ackedRecords(): number;
   status(): Promise<PipelineStatus>;
@@ -126,15 +129,30 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
         appended.set(id, Date.now());
         return id;
       },
+      // The runner's ingress thread appends on its own connections and reports each committed
+      // row with the instant its INSERT returned, taken in that thread.
+      appendedElsewhere: (appends) => {
+        for (const a of appends) appended.set(a.msgId, a.committedAt);
+        inner.appendedElsewhere?.(appends);
+      },
     };
     const store = stageProbe(parts.store, enqueued, committed, phases);
     return { ...parts, store, delivery, mailbox };
   };
   let app: Exchange;
   let url: string;
+  let http: ServiceHttp;
   try {
-    app = await createExchange(config, { logger: benchLogger, decorate: probe });
+    // The runner's own server (as `msgx run` starts it), kept here to read its ingress thread's load.
+    http = await startServiceHttp(config, benchLogger);
   } catch (e) {
+    await cleanUp();
+    throw e;
+  }
+  try {
+    app = await createExchange(config, { logger: benchLogger, decorate: probe, http });
+  } catch (e) {
+    await http.close();
     await cleanUp();
     throw e;
   }
@@ -142,6 +160,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
     // A failed start closes the parts itself.
     url = await app.start();
   } catch (e) {
+    await http.close();
     await cleanUp();
     throw e;
   }
@@ -161,6 +180,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
     committed,
     phases,
     ackedRecords: () => ackedRecords,
+    ingressLoop: () => http.ingressThread?.eventLoopUtilization(),
     status: () => app.parts.status.status(),
     dispose: async () => {
       if (disposed) return;

@@ -21,12 +21,14 @@ function writeConsoleIndex(): void {
 
 export default defineConfig([
   {
-    entry: { index: "src/index.ts", cli: "src/cli.ts" },
+    // The ingress thread's entry (src/http/ingress-worker.ts) is a file of its own beside the
+    // library's, in both formats: the runner starts a worker on it (ingress-worker-file.ts).
+    entry: { index: "src/index.ts", cli: "src/cli.ts", "ingress-worker": "src/http/ingress-worker.ts" },
     format: ["esm", "cjs"],
     // The library is ESM and CommonJS; the `msgx` binary (bin → dist/cli.js) is ESM only, so the
-    // CommonJS build and the declarations cover the library entry alone.
+    // CommonJS build and the declarations cover the library entry (and its worker) alone.
     esbuildOptions(options, { format }) {
-      if (format === "cjs") options.entryPoints = { index: "src/index.ts" };
+      if (format === "cjs") options.entryPoints = { index: "src/index.ts", "ingress-worker": "src/http/ingress-worker.ts" };
     },
     dts: { entry: { index: "src/index.ts" } },
     // import.meta.url in the CommonJS build (the embedded store resolves PGlite from its own module).

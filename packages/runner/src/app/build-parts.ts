@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { hostname } from "node:os";
 import { createPgliteStores, createPgStores } from "@msgx/adapters-pg";
 import { KafkaDeliveryPort, QueueTopics, clusterReplication, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
+import { mysqlMailboxOptions } from "./mysql-mailbox-options.js";
 import { MysqlMailbox, MysqlOutboundMailbox, ShadowMailbox, ShadowOutboundMailbox, mailboxPoolOptions } from "@msgx/adapters-mysql";
 import { errorMessage, MsgxError, RunnerRole, systemClock, type Clock, type DeliveryPort, type Logger, type Mailbox, type OutboundMailbox } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
@@ -118,15 +119,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       const pool = mysql.createPool({ uri: config.mysql.url, ...mailboxPoolOptions });
       closers.push(() => pool.end());
       const names = { inbound: config.mysql.inbound, outbound: config.mysql.outbound };
-      mailbox = new MysqlMailbox(pool as never, {
-        names,
-        onlyValidStatus: config.mysql.onlyValidStatus,
-        upstreamTimeZone: config.mysql.upstreamTimeZone,
-        backfillSubsystem: config.mysql.backfillSubsystem,
-        ...(config.mysql.groupAppends ? {} : { appendGrouping: null }),
-        ...(config.mysql.appendedTextsFromMemory ? {} : { appendedTextChars: 0 }),
-        ...(config.shadow ? { pendingIgnoresDateProcessed: true } : {}),
-      });
+      mailbox = new MysqlMailbox(pool as never, mysqlMailboxOptions(config));
       outbound = new MysqlOutboundMailbox(pool as never, {
         names,
         upstreamTimeZone: config.mysql.upstreamTimeZone,

@@ -53,6 +53,7 @@ export async function startPipeline(
       loops.wake(wake);
       return msgId;
     },
+    appendedElsewhere: (appends) => loops.wake(router.appendedElsewhere(appends)),
     metrics: () => metrics.render(),
     status: () => parts.status.status(),
     message: (id) => parts.store.get(id),

@@ -2,7 +2,10 @@ import type { Logger } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
 import type { HttpContext } from "../http/http-context.js";
 import { createHttpServer, DEFAULT_HTTP_TIMEOUTS } from "../http/http-server.js";
+import { startIngressThread, type IngressThread } from "../http/ingress-thread.js";
+import { ingressWorkerFile } from "../http/ingress-worker-file.js";
 import { lateContext } from "../http/late-context.js";
+import { mysqlMailboxOptions } from "./mysql-mailbox-options.js";
 import type { Readiness } from "./readiness.js";
 import { createServiceMetrics } from "./service-metrics.js";
 
@@ -16,13 +19,29 @@ export interface ServiceHttp {
   attach(ctx: HttpContext): void;
   /** Back to 503 for the pipeline's routes (the pipeline is stopping). */
   detach(): void;
-  /** Stops listening and closes every connection. Safe more than once. */
+  /** Stops listening, lets the requests in flight be answered, closes every connection. Safe more than once. */
   close(): Promise<void>;
+  /** The ingress thread, when `POST /cminmsgs/send` is served on one (`http.ingressThread`). */
+  readonly ingressThread: IngressThread | undefined;
 }
 
-/** Starts listening at `http.host:http.port` in the role `starting` (on `dependency`). */
+/** Where the ingress is served: its own thread, or — and why — the main thread. */
+export function ingressPlan(config: MsgxConfig): { readonly file: URL } | { readonly file: undefined; readonly why: string } {
+  if (config.http.ingressThread === "off") return { file: undefined, why: "http.ingressThread is off" };
+  if (config.mysql.url === undefined) return { file: undefined, why: "the embedded mailbox (no mysql.url)" };
+  if (config.shadow) return { file: undefined, why: "shadow mode (the ingress refuses every message)" };
+  const file = ingressWorkerFile();
+  return file ? { file } : { file: undefined, why: "no built ingress-worker.js beside the runner nor in the package's dist (running from sources unbuilt)" };
+}
+
+/**
+ * Starts listening at `http.host:http.port` in the role `starting` (on `dependency`). With the
+ * MySQL mailbox (`http.ingressThread` auto), the listener is the ingress thread: it serves the
+ * ingress and hands every other request to this server, which then never listens itself.
+ */
 export async function startServiceHttp(config: MsgxConfig, logger: Logger, dependency = "state"): Promise<ServiceHttp> {
   let state: Readiness = { role: "starting", dependency, attempts: 0 };
+  let live: HttpContext | undefined;
   const metrics = createServiceMetrics();
   const late = lateContext({
     logger,
@@ -33,20 +52,69 @@ export async function startServiceHttp(config: MsgxConfig, logger: Logger, depen
     readiness: () => state,
     metrics,
   });
-  const http = createHttpServer(late.ctx, { ...DEFAULT_HTTP_TIMEOUTS, headersTimeoutMs: config.http.headersTimeoutMs, requestTimeoutMs: config.http.requestTimeoutMs });
-  await http.listen({ port: config.http.port, host: config.http.host });
-  const address = http.server.address();
-  const url = typeof address === "object" && address ? `http://${address.address}:${address.port}` : `http://${config.http.host}:${config.http.port}`;
+  const timeouts = { ...DEFAULT_HTTP_TIMEOUTS, headersTimeoutMs: config.http.headersTimeoutMs, requestTimeoutMs: config.http.requestTimeoutMs };
+  const http = createHttpServer(late.ctx, timeouts);
+  const plan = ingressPlan(config);
+  let thread: IngressThread | undefined;
+  let url: string;
+  if (plan.file && config.mysql.url !== undefined) {
+    await http.ready();
+    thread = await startIngressThread({
+      file: plan.file,
+      data: {
+        host: config.http.host,
+        port: config.http.port,
+        token: config.http.token,
+        maxBodyBytes: config.http.maxBodyBytes,
+        timeouts,
+        logLevel: config.log.level,
+        mysqlUrl: config.mysql.url,
+        mailbox: mysqlMailboxOptions(config),
+        state: { accepting: false, role: state.role },
+      },
+      app: http,
+      logger,
+      onAppended: (appends) => live?.appendedElsewhere?.(appends),
+      onObserved: (observed) => {
+        for (const [method, route, status, seconds] of observed) metrics.observeRequest(method, route, status, seconds);
+      },
+    }).catch(async (e: unknown) => {
+      await http.close();
+      throw e;
+    });
+    url = thread.url;
+    logger.info("http ingress on its own thread", { listen: url });
+  } else {
+    await http.listen({ port: config.http.port, host: config.http.host });
+    const address = http.server.address();
+    url = typeof address === "object" && address ? `http://${address.address}:${address.port}` : `http://${config.http.host}:${config.http.port}`;
+    if (config.mysql.url !== undefined) logger.info("http ingress on the main thread", { why: plan.file ? "" : plan.why });
+  }
+  const tell = () => thread?.setState({ accepting: live !== undefined, role: state.role });
   let closing: Promise<void> | undefined;
   return {
     url,
     setReadiness: (next) => {
       state = next;
       metrics.setLeader(next.role === "running");
+      tell();
     },
     readiness: () => state,
-    attach: late.attach,
-    detach: late.detach,
-    close: () => (closing ??= http.close()),
+    attach: (ctx) => {
+      live = ctx;
+      late.attach(ctx);
+      tell();
+    },
+    detach: () => {
+      live = undefined;
+      late.detach();
+      tell();
+    },
+    // The thread first: it answers what it has in flight, handing requests to `http` meanwhile.
+    close: () => (closing ??= (async () => {
+      await thread?.close();
+      await http.close();
+    })()),
+    ingressThread: thread,
   };
 }

@@ -59,6 +59,12 @@ export const ConfigSchema = z
         headersTimeoutMs: positive(10_000),
         /** A client that has not sent its whole request (head and body) by then is disconnected. */
         requestTimeoutMs: positive(60_000),
+        /**
+         * `auto`: with the MySQL mailbox (`mysql.url`), the ingress `POST /cminmsgs/send` is served
+         * on its own worker thread with its own connections, and every other request is handed to
+         * the main thread (docs/operations.md "The HTTP server"). `off`: one server on the main thread.
+         */
+        ingressThread: z.enum(["auto", "off"]).default("auto"),
       })
       .strict()
       .prefault({}),

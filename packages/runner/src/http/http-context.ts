@@ -6,6 +6,7 @@ import type { TaskApi } from "../tasks/task-api.js";
 import type { LineageReader } from "@msgx/core";
 import type { RawMessage } from "../app/replay-admin.js";
 import type {
+  AppendedElsewhere,
   AuditRow,
   ErrorClass,
   FlightSearchQuery,
@@ -37,6 +38,11 @@ export interface HttpContext {
    * the request's header as sent (the router ignores an invalid one).
    */
   receive(rawXml: string, traceparent?: string): Promise<number>;
+  /**
+   * Rows the ingress thread appended and committed on its own connections: the pipeline keeps
+   * their texts for the pump, their traces for the intake, and wakes the intake.
+   */
+  appendedElsewhere?(appends: readonly AppendedElsewhere[]): void;
   readonly checks: readonly HealthCheck[];
   /** The runner's role; `/readyz` runs the checks only while `running`. Absent = always running. */
   readiness?(): Readiness;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { errorMessage } from "@msgx/core";
-import fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
+import fastify, { type FastifyError, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from "fastify";
 import { registerAdminRoutes } from "./admin-routes.js";
 import { registerConsoleRoutes } from "./console-routes.js";
 import type { HttpApp } from "./http-app.js";
@@ -38,32 +38,7 @@ const PROBES = new Set(["/healthz", "/readyz", "/metrics"]);
  * after `await app.ready()`. `files.consoleDir` is where the built console is (default: the package's).
  */
 export function createHttpServer(ctx: HttpContext, timeouts: HttpTimeouts = DEFAULT_HTTP_TIMEOUTS, files: { readonly consoleDir?: string } = {}): HttpApp {
-  const app = fastify({
-    logger: false,
-    // fastify's own cap; the ingress and admin scopes set theirs on their parsers.
-    bodyLimit: ctx.maxBodyBytes,
-    connectionTimeout: timeouts.idleTimeoutMs,
-    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
-    requestTimeout: timeouts.requestTimeoutMs,
-    // The timeouts above are enforced by a periodic sweep; its default period is 30 s.
-    // node:http refuses a headers timeout longer than the request timeout.
-    http: { headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs), connectionsCheckingInterval: Math.min(2_000, timeouts.headersTimeoutMs) },
-    requestIdHeader: false,
-    genReqId: (req) => {
-      const sent = req.headers["x-request-id"];
-      return typeof sent === "string" && REQUEST_ID.test(sent) ? sent : randomUUID();
-    },
-    frameworkErrors: (error, _request, reply) => void sendError(ctx, reply, error),
-  }).withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(zodValidatorCompiler);
-  app.setErrorHandler((error: FastifyError, _request, reply) => sendError(ctx, reply, error));
-  app.setNotFoundHandler((request, reply) => sendError(ctx, reply, new HttpError(404, `no route ${request.method} ${pathOf(request)}`)));
-  app.addHook("onRequest", async (request, reply) => void reply.header("x-request-id", request.id));
-  app.addHook("onResponse", async (request, reply) => {
-    accessLog(ctx, request, reply);
-    ctx.observeRequest?.(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
-  });
-
+  const app = createBaseApp(ctx, timeouts);
   registerReadRoutes(app, ctx);
   void app.register(async (scope) => registerIngressRoute(scope.withTypeProvider<ZodTypeProvider>(), ctx));
   void app.register(async (scope) => registerAdminRoutes(scope.withTypeProvider<ZodTypeProvider>(), ctx));
@@ -75,7 +50,55 @@ export function createHttpServer(ctx: HttpContext, timeouts: HttpTimeouts = DEFA
   return app;
 }
 
-function sendError(ctx: HttpContext, reply: FastifyReply, e: unknown): FastifyReply {
+/** What every msgx fastify app needs of its context: the log, the body cap, the metrics hook. */
+export type BaseContext = Pick<HttpContext, "logger" | "maxBodyBytes" | "observeRequest">;
+
+/**
+ * A fastify app with msgx's request ids, error answers, access log and request metrics, and no
+ * route. `serverFactory` gives it a server of the caller's (the ingress thread's, which answers
+ * some requests itself and hands the rest to this app).
+ */
+export function createBaseApp(ctx: BaseContext, timeouts: HttpTimeouts = DEFAULT_HTTP_TIMEOUTS, serverFactory?: FastifyServerFactory): HttpApp {
+  const app = fastify({
+    logger: false,
+    // fastify's own cap; the ingress and admin scopes set theirs on their parsers.
+    bodyLimit: ctx.maxBodyBytes,
+    connectionTimeout: timeouts.idleTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    // The timeouts above are enforced by a periodic sweep; its default period is 30 s.
+    // node:http refuses a headers timeout longer than the request timeout.
+    http: { headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs), connectionsCheckingInterval: Math.min(2_000, timeouts.headersTimeoutMs) },
+    ...(serverFactory ? { serverFactory } : {}),
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const sent = req.headers["x-request-id"];
+      return typeof sent === "string" && REQUEST_ID.test(sent) ? sent : randomUUID();
+    },
+    frameworkErrors: (error, _request, reply) => void sendError(ctx, reply, error),
+  }).withTypeProvider<ZodTypeProvider>() as unknown as HttpApp;
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setErrorHandler((error: FastifyError, _request, reply) => sendError(ctx, reply, error));
+  app.setNotFoundHandler((request, reply) => sendError(ctx, reply, new HttpError(404, `no route ${request.method} ${pathOf(request)}`)));
+  app.addHook("onRequest", async (request, reply) => void reply.header("x-request-id", request.id));
+  app.addHook("onResponse", async (request, reply) => {
+    accessLog(ctx, request, reply);
+    ctx.observeRequest?.(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
+  });
+  return app;
+}
+
+/** node:http's settings for `timeouts`, for a server built outside fastify (`serverFactory`): the same limits. */
+export function nodeHttpOptions(timeouts: HttpTimeouts): { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
+  return {
+    headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs),
+    requestTimeout: timeouts.requestTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.min(2_000, timeouts.headersTimeoutMs),
+  };
+}
+
+function sendError(ctx: BaseContext, reply: FastifyReply, e: unknown): FastifyReply {
   const { status, body } = errorAnswer(e);
   // A 5xx HttpError is a refusal we chose (the pipeline is not running yet), not a fault.
   if (status >= 500 && !(e instanceof HttpError)) ctx.logger.error("http request failed", { reqId: reply.request.id, method: reply.request.method, path: pathOf(reply.request), error: errorMessage(e) });
@@ -83,7 +106,7 @@ function sendError(ctx: HttpContext, reply: FastifyReply, e: unknown): FastifyRe
   return reply.code(status).type("application/json; charset=utf-8").send(body);
 }
 
-function accessLog(ctx: HttpContext, request: FastifyRequest, reply: FastifyReply): void {
+function accessLog(ctx: BaseContext, request: FastifyRequest, reply: FastifyReply): void {
   const path = pathOf(request);
   const fields = { reqId: request.id, method: request.method, path, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 };
   if (PROBES.has(path) && reply.statusCode < 400) ctx.logger.debug("http", fields);

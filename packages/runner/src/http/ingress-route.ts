@@ -4,6 +4,12 @@ import type { HttpContext } from "./http-context.js";
 import { HttpError } from "./http-error.js";
 import type { HttpApp } from "./http-app.js";
 
+/** What the ingress route needs: the token, the body cap and where a message goes. */
+export type IngressContext = Pick<HttpContext, "token" | "maxBodyBytes" | "receive">;
+
+/** The ingress route's path: the ingress thread serves it, and hands everything else over. */
+export const INGRESS_PATH = "/cminmsgs/send";
+
 const XML_TYPES = ["application/xml", "text/xml", "text/plain"];
 
 /**
@@ -12,12 +18,12 @@ const XML_TYPES = ["application/xml", "text/xml", "text/plain"];
  * passes `http.maxBodyBytes` (or when its declared length does); then `bodyText` reads it as
  * UTF-8 exactly as sent (415/400 otherwise).
  */
-export function registerIngressRoute(app: HttpApp, ctx: HttpContext): void {
+export function registerIngressRoute(app: HttpApp, ctx: IngressContext): void {
   app.addHook("onRequest", bearerGuard(ctx.token));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(XML_TYPES, { parseAs: "buffer", bodyLimit: ctx.maxBodyBytes }, (_request, body, done) => done(null, body));
   app.addContentTypeParser("*", (request, _payload, done) => done(unsupported(request.headers["content-type"])));
-  app.post("/cminmsgs/send", async (request, reply) => {
+  app.post(INGRESS_PATH, async (request, reply) => {
     if (!Buffer.isBuffer(request.body)) throw unsupported(request.headers["content-type"]);
     const raw = bodyText(request.body, request.headers["content-type"]);
     if (raw.trim() === "") throw new HttpError(400, "empty body");
