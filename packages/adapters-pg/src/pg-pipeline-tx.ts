@@ -10,7 +10,14 @@ import { loadRecords, updateRecordsParts } from "./queries/proc-state.js";
 import { loadReferences, upsertReferences } from "./queries/ref-master.js";
 import { answerableRequests, updateRequest } from "./queries/req-track.js";
 import { insertSnapLog } from "./queries/snap-log.js";
+import { loadRunState, type RunState } from "./queries/run-state.js";
 import { executeParts } from "./queries/write-part.js";
+
+interface PendingRunState {
+  keys: readonly string[] | undefined;
+  flids: readonly string[] | undefined;
+  state: Promise<Partial<RunState>>;
+}
 
 /**
  * One pipeline transaction on one connection. Each member is one to a few set-based statements;
@@ -22,6 +29,8 @@ export class PgPipelineTx implements PipelineTx {
   readonly #backfillFirstDelayMs: number;
   /** Flights as stored now, as this transaction loaded (locked) or wrote them: writes skip unchanged collections. */
   readonly #stored = new Map<string, FlightState>();
+  /** Owners and flights asked for in the current turn, loaded together at its end. */
+  #batch: PendingRunState | undefined;
 
   constructor(db: Db, now: number, backfillFirstDelayMs: number) {
     this.#db = db;
@@ -33,16 +42,41 @@ export class PgPipelineTx implements PipelineTx {
     return pgCall("loadRecords", () => loadRecords(this.#db, msgIds));
   }
 
+  /** Shares one statement with a `loadFlights` called in the same turn (see `#runState`). */
   identityOwners(keys: readonly string[]): Promise<ReadonlyMap<string, IdentityOwner>> {
-    return pgCall("identityOwners", () => identityOwners(this.#db, keys));
+    if (keys.length === 0) return Promise.resolve(new Map());
+    return this.#runState("keys", keys).then((s) => s.owners ?? pgCall("identityOwners", () => identityOwners(this.#db, keys)));
   }
 
+  /** Shares one statement with an `identityOwners` called in the same turn (see `#runState`). */
   loadFlights(flids: readonly string[]): Promise<ReadonlyMap<string, FlightState>> {
-    return pgCall("loadFlights", async () => {
-      const { stored, retired } = await loadFlights(this.#db, flids);
+    if (flids.length === 0) return Promise.resolve(new Map());
+    return this.#runState("flids", flids).then(async (s) => {
+      const { stored, retired } = s.flights ?? (await pgCall("loadFlights", () => loadFlights(this.#db, flids)));
       for (const [flid, f] of stored) this.#stored.set(flid, f);
       return new Map([...stored, ...retired]);
     });
+  }
+
+  /**
+   * The pump asks for a run's identity owners and flights together (`Promise.all`): the two
+   * requests made in one turn are answered by one statement (`loadRunState`), a round trip less
+   * per run. A request alone gets nothing here and runs its own statement.
+   */
+  #runState(part: "keys" | "flids", values: readonly string[]): Promise<Partial<RunState>> {
+    let batch = this.#batch;
+    if (batch === undefined || batch[part] !== undefined) {
+      const next: PendingRunState = { keys: undefined, flids: undefined, state: undefined! };
+      next.state = Promise.resolve().then(() => {
+        if (this.#batch === next) this.#batch = undefined;
+        if (next.keys === undefined || next.flids === undefined) return {};
+        const { keys, flids } = next;
+        return pgCall("identityOwners + loadFlights", () => loadRunState(this.#db, keys, flids));
+      });
+      this.#batch = batch = next;
+    }
+    batch[part] = values;
+    return batch.state;
   }
 
   /** SENT and WAITING requests, locked `FOR UPDATE` until the transaction ends. */

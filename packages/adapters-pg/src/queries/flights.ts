@@ -1,7 +1,7 @@
 import { FLID_PATTERN, MsgxError, retiredFlightState, type CollectionName, type CollectionRow, type FlightListQuery, type FlightPayload, type FlightSearchQuery, type FlightState, type RetiredFlight } from "@msgx/core";
 import { sql, type RawBuilder } from "kysely";
 import { COLLECTION_ENTRIES } from "../rows/collection-tables.js";
-import { collectionRowsToJson, flightFromRow, flightToJson } from "../rows/flight-row.js";
+import { collectionRowsToJson, flightFromRow, flightToJson, type FlightRow } from "../rows/flight-row.js";
 import { selectFlights } from "../rows/flight-select.js";
 import { fromJson, jsonParam, toMs, toNumber } from "../rows/values.js";
 import type { Db } from "./db.js";
@@ -59,7 +59,16 @@ export interface LoadedFlights {
  */
 export async function loadFlights(db: Db, flids: readonly string[]): Promise<LoadedFlights> {
   if (flids.length === 0) return { stored: new Map(), retired: new Map() };
-  const { rows } = await selectFlights(sql`f.flid = ANY(${[...flids]}::text[])`, sql`FOR UPDATE OF f`).execute(db);
+  const { rows } = await lockedFlights(flids).execute(db);
+  return withRetired(db, flids, rows);
+}
+
+/** The statement of `loadFlights`' first round trip: the stored flights among `flids`, locked. */
+export const lockedFlights = (flids: readonly string[]): RawBuilder<FlightRow> =>
+  selectFlights(sql`f.flid = ANY(${[...flids]}::text[])`, sql`FOR UPDATE OF f`);
+
+/** `loadFlights` from the rows of `lockedFlights`: the retired FLIDs among the rest looked up. */
+export async function withRetired(db: Db, flids: readonly string[], rows: readonly FlightRow[]): Promise<LoadedFlights> {
   const stored = new Map(rows.map((r) => [r.flid, flightFromRow(r)]));
   const missing = flids.filter((f) => !stored.has(f));
   const retired = new Map<string, FlightState>();

@@ -1,6 +1,6 @@
 import { MsgxError, type IdentityBinding, type IdentityOwner } from "@msgx/core";
-import { sql } from "kysely";
-import { jsonParam, toNumber } from "../rows/values.js";
+import { sql, type RawBuilder } from "kysely";
+import { fromJson, jsonParam, toNumber } from "../rows/values.js";
 import type { Db } from "./db.js";
 import type { WritePart } from "./write-part.js";
 
@@ -10,6 +10,16 @@ export async function identityOwners(db: Db, keys: readonly string[]): Promise<M
   const { rows } = await sql<{ identity_key: string; msg_id: unknown; content_hash: string | null }>`
     SELECT identity_key, msg_id, content_hash FROM msg_identity WHERE identity_key = ANY(${[...keys]}::text[])`.execute(db);
   return new Map(rows.map((r) => [r.identity_key, { msgId: toNumber(r.msg_id), contentHash: r.content_hash }]));
+}
+
+/** `identityOwners` as one jsonb value (`[[key, msgId, contentHash], …]`, or NULL for none), to ride in another statement. */
+export const identityOwnersJson = (keys: readonly string[]): RawBuilder<unknown> => sql`
+  (SELECT jsonb_agg(jsonb_build_array(identity_key, msg_id, content_hash)) FROM msg_identity WHERE identity_key = ANY(${[...keys]}::text[]))`;
+
+/** The owners from `identityOwnersJson`'s value. */
+export function ownersFromJson(value: unknown): Map<string, IdentityOwner> {
+  const entries = (fromJson<[string, unknown, string | null][] | null>(value) ?? []);
+  return new Map(entries.map(([key, msgId, contentHash]) => [key, { msgId: toNumber(msgId), contentHash }]));
 }
 
 /**

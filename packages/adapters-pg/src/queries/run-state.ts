@@ -1,0 +1,28 @@
+import type { IdentityOwner } from "@msgx/core";
+import { sql } from "kysely";
+import type { FlightRow } from "../rows/flight-row.js";
+import type { Db } from "./db.js";
+import { lockedFlights, withRetired, type LoadedFlights } from "./flights.js";
+import { identityOwnersJson, ownersFromJson } from "./identities.js";
+
+/** What a run reads before it decides: the owners of its identity keys and its flights. */
+export interface RunState {
+  readonly owners: ReadonlyMap<string, IdentityOwner>;
+  readonly flights: LoadedFlights;
+}
+
+/**
+ * `identityOwners` and `loadFlights` in one statement (one round trip; the history lookup of
+ * `loadFlights` adds its second only when a FLID is not stored): the locked flights, each row
+ * beside the owners, which only the first row carries (one jsonb value, not one per flight). A
+ * run with no flight still gets one row, for the owners. Both keys and flids are non-empty.
+ */
+export async function loadRunState(db: Db, keys: readonly string[], flids: readonly string[]): Promise<RunState> {
+  const { rows } = await sql<FlightRow & { owners: unknown }>`
+    WITH fl AS (${lockedFlights(flids)})
+    SELECT CASE WHEN row_number() OVER () = 1 THEN o.owners END AS owners, fl.*
+    FROM (SELECT ${identityOwnersJson(keys)} AS owners) o LEFT JOIN fl ON TRUE`.execute(db);
+  const owners = ownersFromJson(rows[0]?.owners ?? null);
+  const flights = await withRetired(db, flids, rows.filter((r) => r.flid !== null));
+  return { owners, flights };
+}
