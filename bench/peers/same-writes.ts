@@ -12,24 +12,9 @@
  * backfill todo. Not the todo's completion (msgx deletes its todos after each run): the peers get
  * that one for free.
  */
-import { flightFromPayload, flightToPayload, type CollectionName, type FlightPayload, type FlightState, type IdentityBinding, type OutboxEventDraft, type ProcRecord, type RunDecision, type BackfillEntry } from "@msgx/core";
+import { flightFromPayload, flightToPayload, type BackfillEntry, type CollectionName, type FlightPayload, type FlightState, type IdentityBinding, type OutboxEventDraft, type ProcRecord, type RunDecision } from "@msgx/core";
+import { COLLECTION_TABLES } from "../../packages/adapters-pg/src/rows/collection-tables.js";
 
-/** The table of each flight collection (as `packages/adapters-pg/src/rows/collection-tables.ts`). */
-const COLLECTION_TABLES: Readonly<Record<CollectionName, string>> = {
-  ROUT: "flight_rout",
-  ERUT: "flight_erut",
-  PSDT: "flight_psdt",
-  GTDT: "flight_gtdt",
-  CKDT: "flight_ckdt",
-  CLDT: "flight_cldt",
-  CHDT: "flight_chdt",
-  DELY: "flight_dely",
-  CHOT: "flight_chot",
-  ABTM: "flight_abtm",
-  SRVT: "flight_srvt",
-  VIPF: "flight_vipf",
-  VIPT: "flight_vipt",
-};
 const COLLECTIONS = Object.keys(COLLECTION_TABLES) as CollectionName[];
 
 export interface SqlClient {
