@@ -21,14 +21,22 @@ export interface MsgDispatcherOptions {
   readonly breaker: BreakerPolicy;
   /**
    * Overlap the store with the broker: while a full batch is in flight, read the next one (the
-   * events above its last id), and mark a sent batch SENT while the next one is sent. A `step`
-   * then returns `sent` before its mark has landed; the next step (or `settle()`) waits for it
-   * before anything else touches the store, so at most one mark is ever outstanding and a crash
-   * resends at most two batches instead of one. Off by default: with it off, a returned `sent`
-   * means marked.
+   * events above its last id), and mark a sent batch SENT while the next ones are sent. A `step`
+   * then returns `sent` before its mark has landed; at most two marks are on their way (a third
+   * waits for the oldest), every read from the head, failure record, DEAD mark and `settle()`
+   * waits for all of them, and a crash resends at most three batches instead of one. Off by
+   * default: with it off, a returned `sent` means marked.
    */
   readonly pipelined: boolean;
 }
+
+/**
+ * Pipelined: how many marks may be on their way at once. A mark rewrites every row of its batch
+ * (a new row version and its index entries) and, beside the send and the read-ahead on the same
+ * cores, often takes longer than a send: with one allowed, each step waited for the previous
+ * batch's mark and the relay went no faster than one mark after another.
+ */
+const MAX_OUTSTANDING_MARKS = 2;
 
 export const DEFAULT_MSG_DISPATCHER_OPTIONS: MsgDispatcherOptions = {
   target: Target.MSG,
@@ -65,8 +73,9 @@ export type DispatchStep =
  * carries on, resending at most what was acknowledged but not yet marked.
  *
  * Pipelined (`pipelined: true`), the store's reads and marks run beside the broker's sends
- * instead of between them; the order of sends, the fault handling and what a crash can cost stay
- * as above (see the option). Call `settle()` before letting go of a pipelined dispatcher.
+ * instead of between them; the order of sends and the fault handling stay as above, and a crash
+ * costs up to three batches resent (see the option). Call `settle()` before letting go of a
+ * pipelined dispatcher.
  */
 export class MsgDispatcher {
   readonly #deps: DeliveryDeps;
@@ -76,8 +85,8 @@ export class MsgDispatcher {
   readonly #stepGuard: StepGuard<DispatchStep>;
   /** Pipelined: the read of the run behind the batch in flight, started as it was sent. */
   #ahead: Promise<readonly OutboxEvent[] | undefined> | null = null;
-  /** Pipelined: the mark of the last sent batch, not yet awaited. */
-  #marking: Promise<void> | null = null;
+  /** Pipelined: the marks of the last sent batches (oldest first), not yet awaited. */
+  #marking: Promise<void>[] = [];
 
   constructor(deps: DeliveryDeps, options: Partial<MsgDispatcherOptions> = {}) {
     this.#deps = deps;
@@ -139,10 +148,11 @@ export class MsgDispatcher {
     if (!pipelined) {
       await outbox.markSent(eventIds, clock.now(), outcome.placements);
     } else {
-      await this.#settleMarking();
-      this.#marking = outbox.markSent(eventIds, clock.now(), outcome.placements);
+      if (this.#marking.length >= MAX_OUTSTANDING_MARKS) await this.#marking.shift();
+      const marking = outbox.markSent(eventIds, clock.now(), outcome.placements);
       // Observed here so a failure is never unhandled; it is rethrown by the next settle.
-      this.#marking.catch(() => undefined);
+      marking.catch(() => undefined);
+      this.#marking.push(marking);
     }
     // A short batch sent whole was everything due when it was read: what comes next is written
     // by a later commit, whose writer wakes the loop. Calling again at once would only read
@@ -166,11 +176,13 @@ export class MsgDispatcher {
     this.#ahead = null;
   }
 
+  /** Waits for every outstanding mark (all of them, even after one failed); rethrows the first failure. */
   async #settleMarking(): Promise<void> {
+    if (this.#marking.length === 0) return;
     const marking = this.#marking;
-    if (marking === null) return;
-    this.#marking = null;
-    await marking;
+    this.#marking = [];
+    const failed = (await Promise.allSettled(marking)).find((r) => r.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
   }
 
   /** Records a fault of `head`; `refused`: the broker refused its record for good. */

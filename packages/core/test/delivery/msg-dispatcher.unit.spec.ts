@@ -279,16 +279,50 @@ describe("MsgDispatcher", () => {
       expect(firstDeliveries(w.msgRecords())).toEqual([1, 2]);
     });
 
-    it("a failed mark surfaces on the next step as an outage; the events are resent, none lost", async () => {
+    it("a failed mark surfaces as an outage once a step waits for it; the events are resent, none lost", async () => {
       const w = new DeliveryWorld({ batchSize: 2, pipelined: true });
       await w.outbox.append(drafts(3));
       w.store.faults.failNext("outbox.markSent", 1, "DEPENDENCY_UNAVAILABLE");
       expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [1, 2] });
+      // The second mark may be on its way beside the first, so event 3 still goes.
+      expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [3] });
+      // Reading from the head waits for both marks first.
       expect(await w.dispatcher.step()).toMatchObject({ did: "outage" });
       w.clock.advance(60_000);
       for (let s = await w.dispatcher.step(); s.did !== "idle"; s = await w.dispatcher.step());
       expect(w.outbox.events.every((e) => e.status === DeliveryStatus.SENT)).toBe(true);
       expect(firstDeliveries(w.msgRecords())).toEqual([1, 2, 3]);
+    });
+
+    it("keeps at most two marks on their way: a third batch's mark waits for the oldest to land", async () => {
+      const w = new DeliveryWorld({ batchSize: 2, pipelined: true });
+      await w.outbox.append(drafts(7));
+      const held: (() => void)[] = [];
+      const orig = w.outbox.markSent.bind(w.outbox);
+      w.outbox.markSent = async (ids, at) => {
+        await new Promise<void>((r) => held.push(r));
+        return orig(ids, at);
+      };
+      expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [1, 2] });
+      expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [3, 4] });
+      expect(held).toHaveLength(2);
+      let third = false;
+      const step = w.dispatcher.step().then((s) => ((third = true), s));
+      await new Promise((r) => setTimeout(r, 10));
+      // Batch 5–6 was sent, but its step waits for the mark of 1–2 before starting its own.
+      expect(w.msgRecords().map(eventIdOf)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(third).toBe(false);
+      expect(held).toHaveLength(2);
+      held[0]!();
+      expect(await step).toMatchObject({ did: "sent", eventIds: [5, 6] });
+      expect(statusOf(w, 1).status).toBe(DeliveryStatus.SENT);
+      expect(statusOf(w, 3).status).toBe(DeliveryStatus.PENDING);
+      expect(held).toHaveLength(3);
+      held[1]!();
+      held[2]!();
+      const settled = w.dispatcher.settle();
+      await settled;
+      expect(w.outbox.events.filter((e) => e.status === DeliveryStatus.SENT).map((e) => e.eventId)).toEqual([1, 2, 3, 4, 5, 6]);
     });
 
     it("settle() lands the last mark", async () => {
