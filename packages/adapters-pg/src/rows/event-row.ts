@@ -23,8 +23,21 @@ export interface EventRow {
   readonly kafka_offset: unknown;
 }
 
-export const EVENT_COLUMNS =
-  "event_id, target, partition_key, event_type, state_version, payload::text AS payload, source_msg_id, traceparent, headers, status, attempts, next_attempt_at, last_error, created_at, sent_at, kafka_partition, kafka_offset";
+/** A timestamp column as epoch milliseconds (a float8 the driver reads as a number, not a string it parses as a date). */
+const epochMs = (column: string): string => `floor(extract(epoch FROM ${column}) * 1000)::float8 AS ${column}`;
+
+/**
+ * The columns of an event row. The timestamps come as epoch milliseconds: a relay reads every
+ * row of every batch, and the drivers' date parsing was a measurable part of its CPU per event.
+ */
+export const EVENT_COLUMNS = [
+  "event_id, target, partition_key, event_type, state_version, payload::text AS payload, source_msg_id, traceparent, headers, status, attempts",
+  epochMs("next_attempt_at"),
+  "last_error",
+  epochMs("created_at"),
+  epochMs("sent_at"),
+  "kafka_partition, kafka_offset",
+].join(", ");
 
 /**
  * The event of a row. The payload is read as text and a relay sends that text as it is
