@@ -35,22 +35,21 @@ export function recordPlacements(
   partitionOf: WeakMap<Message, number>,
   acks: readonly RecordMetadata[],
 ): (DeliveryPlacement | null)[] {
-  const baseOffset = new Map<string, number>();
+  // Per topic, indexed by partition: the next offset to give (base offset + records placed so far).
+  const next = new Map<string, number[]>();
   for (const ack of acks) {
     const base = Number(ack.baseOffset ?? ack.offset);
-    if (ack.errorCode === 0 && Number.isSafeInteger(base) && base >= 0) baseOffset.set(slot(ack.topicName, ack.partition), base);
+    if (ack.errorCode !== 0 || !Number.isSafeInteger(base) || base < 0) continue;
+    let offsets = next.get(ack.topicName);
+    if (offsets === undefined) next.set(ack.topicName, (offsets = []));
+    offsets[ack.partition] = base;
   }
-  const taken = new Map<string, number>();
   return sent.map(({ topic, message }) => {
     const partition = partitionOf.get(message);
-    if (partition === undefined) return null;
-    const key = slot(topic, partition);
-    const base = baseOffset.get(key);
-    if (base === undefined) return null;
-    const index = taken.get(key) ?? 0;
-    taken.set(key, index + 1);
-    return { partition, offset: base + index };
+    const offsets = next.get(topic);
+    const offset = partition === undefined ? undefined : offsets?.[partition];
+    if (partition === undefined || offsets === undefined || offset === undefined) return null;
+    offsets[partition] = offset + 1;
+    return { partition, offset };
   });
 }
-
-const slot = (topic: string, partition: number): string => `${partition}\u0000${topic}`;
