@@ -1,7 +1,8 @@
 /**
  * The hostile-input battery at the HTTP layer (issue 19): malformed paths, queries, bodies,
  * encodings and headers, and slow or stalled clients, against the in-process exchange with a
- * token. Every case is a 4xx with a JSON `{ error, message }` (no stack trace) or a clean close by
+ * token — with the embedded mailbox (one server on the main thread) and with the MariaDB mailbox
+ * (the ingress thread, which hands every other route to the main thread). Every case is a 4xx with a JSON `{ error, message }` (no stack trace) or a clean close by
  * the server — never a 5xx, never a connection left open — and `/healthz`, timed every 10 ms
  * throughout, keeps answering under 100 ms (unless the prober itself was not scheduled for that
  * long: then the machine, not the runner, stalled the measurement).
@@ -12,40 +13,73 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import mysql from "mysql2/promise";
+import { createMailboxTables, dropMailboxTables } from "@msgx/adapters-mysql";
 import { silentLogger } from "@msgx/core";
-import { createExchange, loadConfig } from "@msgx/runner";
+import { gateService } from "@msgx/core/testing";
+import { createExchange, loadConfig, startServiceHttp, type Exchange } from "@msgx/runner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { namesOverrides, uniqueUpstreamNames } from "./mysql-names.js";
 
 const TOKEN = "hostile-battery-token-0123";
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 const HEADERS_TIMEOUT_MS = 600;
 const REQUEST_TIMEOUT_MS = 1_200;
 
-const dataDir = mkdtempSync(join(tmpdir(), "msgx-http-hostile-"));
-const exchange = await createExchange(
-  loadConfig({
-    env: {},
-    overrides: {
-      dataDir,
-      "http.port": "0",
-      "http.token": TOKEN,
-      "http.maxBodyBytes": "2048",
-      "http.headersTimeoutMs": String(HEADERS_TIMEOUT_MS),
-      "http.requestTimeoutMs": String(REQUEST_TIMEOUT_MS),
-    },
-  }),
-  { logger: silentLogger },
-);
+const MYSQL_URL = process.env["MSGX_TEST_MYSQL_URL"] ?? "mysql://root@127.0.0.1:3306/test";
+const mariadb = await gateService("MariaDB", "the hostile battery against the ingress thread", async () => {
+  const c = await mysql.createConnection({ uri: MYSQL_URL, connectTimeout: 3_000 });
+  await c.end();
+});
+
 let base = "";
 let port = 0;
-beforeAll(async () => {
-  base = await exchange.start();
-  port = Number(new URL(base).port);
-}, 60_000);
-afterAll(async () => {
-  await exchange.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-}, 60_000);
+
+/**
+ * The exchange the battery runs against: the embedded mailbox (everything on the main thread), or
+ * the MariaDB mailbox, where the ingress thread listens, serves the ingress and hands the rest over
+ * (it runs from the built dist: build first).
+ */
+function againstExchange(mailbox: "embedded" | "mariadb"): void {
+  const dataDir = mkdtempSync(join(tmpdir(), "msgx-http-hostile-"));
+  const names = uniqueUpstreamNames("hostile");
+  let exchange: Exchange | undefined;
+  beforeAll(async () => {
+    let mysqlOverrides: Record<string, string> = {};
+    if (mailbox === "mariadb") {
+      const pool = mysql.createPool({ uri: MYSQL_URL, connectionLimit: 1 });
+      await createMailboxTables(pool as never, names);
+      await pool.end();
+      mysqlOverrides = { "mysql.url": MYSQL_URL, ...namesOverrides(names) };
+    }
+    const config = loadConfig({
+      env: {},
+      overrides: {
+        dataDir,
+        "http.port": "0",
+        "http.token": TOKEN,
+        "http.maxBodyBytes": "2048",
+        "http.headersTimeoutMs": String(HEADERS_TIMEOUT_MS),
+        "http.requestTimeoutMs": String(REQUEST_TIMEOUT_MS),
+        ...mysqlOverrides,
+      },
+    });
+    const http = await startServiceHttp(config, silentLogger);
+    if (mailbox === "mariadb") expect(http.ingressThread, "the ingress thread runs from the built dist: build the runner first").toBeDefined();
+    exchange = await createExchange(config, { logger: silentLogger, http });
+    base = await exchange.start();
+    port = Number(new URL(base).port);
+  }, 60_000);
+  afterAll(async () => {
+    await exchange?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    if (mailbox === "mariadb") {
+      const pool = mysql.createPool({ uri: MYSQL_URL, connectionLimit: 1 });
+      await dropMailboxTables(pool as never, names);
+      await pool.end();
+    }
+  }, 60_000);
+}
 
 interface Answer {
   readonly status: number;
@@ -140,7 +174,12 @@ function healthProbe() {
 const xml = (body: string | Buffer, contentType = "application/xml") => ({ headers: { ...AUTH, "content-type": contentType }, body });
 const json = (body: string) => ({ headers: { ...AUTH, "content-type": "application/json" }, body });
 
-describe("the HTTP layer under hostile input (in-process exchange, token set)", () => {
+describe.each([
+  { mailbox: "embedded" as const, where: "everything on the main thread", skip: false },
+  { mailbox: "mariadb" as const, where: "the ingress thread, the rest handed to the main thread", skip: !mariadb.available },
+])("the HTTP layer under hostile input (in-process exchange, token set; $mailbox mailbox: $where)", ({ mailbox, skip }) => {
+  if (skip) return;
+  againstExchange(mailbox);
   it("answers every malformed path, query, body and encoding with a 4xx and a JSON error, keeps /healthz under 100 ms, closes stalled clients", async () => {
     // The first fetch of a process loads its HTTP client: not a measurement of the server.
     await (await fetch(`${base}/healthz`)).text();

@@ -11,7 +11,7 @@ import { registerReliableRoutes } from "./reliable-routes.js";
 import { registerRequestRoutes } from "./request-routes.js";
 import { decimal } from "./zod-validation.js";
 
-const ADMIN_BODY_BYTES = 64 * 1024;
+export const ADMIN_BODY_BYTES = 64 * 1024;
 
 const replayBody = z
   .object({

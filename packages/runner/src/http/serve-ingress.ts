@@ -3,6 +3,7 @@ import type { MessagePort } from "node:worker_threads";
 import { MysqlMailbox, mailboxPoolOptions } from "@msgx/adapters-mysql";
 import { errorMessage, type AppendedElsewhere } from "@msgx/core";
 import { createLogger } from "../logging.js";
+import { ADMIN_BODY_BYTES } from "./admin-routes.js";
 import { createBaseApp, nodeHttpOptions } from "./http-server.js";
 import { HttpError } from "./http-error.js";
 import type { FromIngress, IngressState, IngressWorkerData, ObservedRequest, ToIngress } from "./ingress-messages.js";
@@ -38,7 +39,8 @@ export async function serveIngress(port: MessagePort, data: IngressWorkerData): 
     },
     observeRequest: (method: string, route: string, status: number, seconds: number) => news.observed([method, route, status, seconds]),
   };
-  const forwarder = forwardTo(post, data.maxBodyBytes);
+  // The largest body any route of the main app takes: `http.maxBodyBytes`, or the admin routes' own cap.
+  const forwarder = forwardTo(post, Math.max(data.maxBodyBytes, ADMIN_BODY_BYTES));
   const app = createBaseApp(ctx, data.timeouts, (handler) => {
     const server = createServer(nodeHttpOptions(data.timeouts), (req, res) => (pathOf(req.url) === INGRESS_PATH ? handler(req, res) : forwarder.forward(req, res)));
     server.setTimeout(data.timeouts.idleTimeoutMs);
@@ -106,8 +108,8 @@ const HOP_HEADERS = ["connection", "keep-alive", "transfer-encoding", "content-l
 
 /**
  * Hands a request to the main thread and writes its answer back. The body is read up to one byte
- * past `maxBodyBytes` — enough for the main app to refuse it (413) as its limits say — and no
- * further: such a connection is closed once answered.
+ * past `maxBodyBytes` (the largest any route takes) — enough for the main app to refuse it (413)
+ * as its limits say — and no further: such a connection is closed once answered.
  */
 function forwardTo(post: (m: FromIngress) => void, maxBodyBytes: number) {
   let next = 0;

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { ingressPlan } from "../src/app/service-http.js";
+import { loadConfig } from "../src/config/load-config.js";
+
+const config = (overrides: Record<string, string> = {}) => loadConfig({ env: {}, overrides: { dataDir: "/tmp/msgx-ingress-plan", ...overrides } });
+
+describe("where the ingress is served (http.ingressThread)", () => {
+  it("keeps it on the main thread, and says why, with the embedded mailbox, in shadow mode, and when switched off", () => {
+    expect(ingressPlan(config())).toEqual({ file: undefined, why: "the embedded mailbox (no mysql.url)" });
+    expect(ingressPlan(config({ "mysql.url": "mysql://root@127.0.0.1:3306/test", "http.ingressThread": "off" }))).toEqual({ file: undefined, why: "http.ingressThread is off" });
+    expect(ingressPlan(config({ "mysql.url": "mysql://root@127.0.0.1:3306/test", shadow: "true" })).file).toBeUndefined();
+  });
+
+  it("gives it a thread of its own with the MySQL mailbox, from the built worker (from the sources: the package's dist, or the main thread with the reason)", () => {
+    const plan = ingressPlan(config({ "mysql.url": "mysql://root@127.0.0.1:3306/test" }));
+    if (plan.file) expect(plan.file.pathname).toMatch(/\/packages\/runner\/dist\/ingress-worker\.js$/);
+    else expect(plan.why).toMatch(/no built ingress-worker\.js/);
+  });
+
+  it("refuses an unknown setting", () => {
+    expect(() => config({ "http.ingressThread": "always" })).toThrow();
+  });
+});
