@@ -50,7 +50,8 @@ describe.skipIf(!gate.available)("the ingress thread", () => {
   /** The service and a pipeline on it, the pipeline's mailbox recording what the thread reported. */
   const startRunner = async (overrides: Record<string, string> = {}) => {
     const config = configFor(overrides);
-    const service = await startServiceHttp(config, silentLogger);
+    const warnings: string[] = [];
+    const service = await startServiceHttp(config, { ...silentLogger, warn: (msg) => void warnings.push(msg), error: (msg) => void warnings.push(msg) });
     const reported: AppendedElsewhere[] = [];
     const reads: number[][] = [];
     const built = await buildParts(config, silentLogger);
@@ -68,7 +69,7 @@ describe.skipIf(!gate.available)("the ingress thread", () => {
     const parts = { ...built, mailbox };
     const app: RunningApp = await startPipeline(parts, config, silentLogger, undefined, undefined, service);
     started.push(app);
-    return { service, app, parts, reported, reads };
+    return { service, app, parts, reported, reads, warnings };
   };
 
   beforeAll(async () => {
@@ -183,6 +184,7 @@ describe.skipIf(!gate.available)("the ingress thread", () => {
     expect(await rowText(Number(await res.text()))).toBe(ldm(5));
     expect(thread.threadId).not.toBe(first);
     expect(thread.restarts).toBe(1);
+    expect(r.warnings).toEqual(["ingress thread ended; starting another"]);
   });
 
   it("on stop, answers the appends in flight once committed, then ends the thread", async () => {
@@ -210,7 +212,9 @@ describe.skipIf(!gate.available)("the ingress thread", () => {
     }));
     for (const [i, id] of ids.entries()) expect(await rowText(id)).toBe(ldm(10 + i));
     await stopping;
+    // It ended by itself once its connections were answered, not terminated after the grace period.
     expect(thread.threadId).toBe(-1);
+    expect(r.warnings).toEqual([]);
     await expect(send(r.service.url, ldm(20))).rejects.toThrow();
   });
 });

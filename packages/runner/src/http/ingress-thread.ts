@@ -128,7 +128,10 @@ export async function startIngressThread(o: IngressThreadOptions): Promise<Ingre
       (closing ??= new Promise<void>((resolve) => {
         const w = worker;
         if (w.threadId < 0) return resolve();
-        const timer = setTimeout(() => void w.terminate(), CLOSE_GRACE_MS);
+        const timer = setTimeout(() => {
+          o.logger.warn("ingress thread did not end after closing: terminated", { waitedMs: CLOSE_GRACE_MS });
+          void w.terminate();
+        }, CLOSE_GRACE_MS);
         w.once("exit", () => {
           clearTimeout(timer);
           resolve();

@@ -51,7 +51,11 @@ export async function serveIngress(port: MessagePort, data: IngressWorkerData): 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      // A keep-alive connection whose request was in flight when closing began goes idle only once
+      // answered; node closes idle connections once, at `close`: close them as they go idle.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
       await app.close().catch((e: unknown) => logger.warn("ingress thread: closing the server failed", { error: errorMessage(e) }));
+      clearInterval(sweep);
       news.flush();
       await pool.end().catch(() => undefined);
       post({ t: "closed" });
