@@ -7,8 +7,11 @@
  * 2. A fresh pipeline receives FLOP updates through its own HTTP ingress (`POST /cminmsgs/send`,
  *    which appends to the mailbox and wakes the intake, which wakes the pump, which wakes the
  *    dispatcher) at half that rate for `--seconds`, from an open-loop load generator in a worker
- *    thread. The mailbox commit instant is taken inside the ingress (after the INSERT returned);
- *    the ack instant when the broker acknowledged the record.
+ *    thread. The mailbox commit instant is taken inside the ingress (after the INSERT returned; on
+ *    the runner's ingress thread, which reports it, since the MySQL mailbox gives the ingress a
+ *    thread of its own — docs/operations.md "The ingress thread"); the ack instant when the broker
+ *    acknowledged the record. The event-loop figures are the main thread's (the pipeline's), with
+ *    the ingress thread's utilization beside them.
  *
  *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500]
  */
