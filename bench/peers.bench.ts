@@ -31,6 +31,7 @@
  *                            [--queue-fast-poll-ms 100] [--boss-work-jobs 5]
  *                            [--flights 500] [--max-run 200] [--baseline-messages 2000]
  */
+import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createPgStores } from "@msgx/adapters-pg";
@@ -141,7 +142,9 @@ async function msgxSetup(schema: string, dnld: string, flops: readonly string[],
   const handle = await createPgStores({ connectionString: URLS.pg, schema, max: 4 });
   const store = decisions ? capturing(handle.store, decisions) : handle.store;
   const mailbox = new InMemoryMailbox(systemClock);
-  const deps = { store, mailbox, clock: systemClock, logger: silentLogger, decode: (raw: string) => decodeMessage(raw), processors: defaultProcessors(), horizon: () => Number.MAX_SAFE_INTEGER };
+  // Hashed with node:crypto, as the runner does (core's default is a pure, slower SHA-256).
+  const contentHash = (raw: string): string => createHash("sha256").update(raw, "utf8").digest("hex");
+  const deps = { store, mailbox, clock: systemClock, logger: silentLogger, decode: (raw: string) => decodeMessage(raw), processors: defaultProcessors(), contentHash, horizon: () => Number.MAX_SAFE_INTEGER };
   const dnldId = mailbox.insert(dnld);
   await handle.store.enqueue([{ msgId: dnldId, receivedAt: Date.now() }], { horizon: dnldId });
   const seeder = new Pump(deps, { maxRun: 1 });
