@@ -13,10 +13,10 @@ import { insertSnapLog } from "./queries/snap-log.js";
 import { loadRunState, type RunState } from "./queries/run-state.js";
 import { executeParts } from "./queries/write-part.js";
 
+/** The owners and flights asked for in one turn, and the answer to both (empty for one asked alone). */
 interface PendingRunState {
-  keys: readonly string[] | undefined;
-  flids: readonly string[] | undefined;
-  state: Promise<Partial<RunState>>;
+  readonly asked: { keys?: readonly string[]; flids?: readonly string[] };
+  readonly state: Promise<Partial<RunState>>;
 }
 
 /**
@@ -65,17 +65,18 @@ export class PgPipelineTx implements PipelineTx {
    */
   #runState(part: "keys" | "flids", values: readonly string[]): Promise<Partial<RunState>> {
     let batch = this.#batch;
-    if (batch === undefined || batch[part] !== undefined) {
-      const next: PendingRunState = { keys: undefined, flids: undefined, state: undefined! };
-      next.state = Promise.resolve().then(() => {
-        if (this.#batch === next) this.#batch = undefined;
-        if (next.keys === undefined || next.flids === undefined) return {};
-        const { keys, flids } = next;
+    if (batch === undefined || batch.asked[part] !== undefined) {
+      const asked: PendingRunState["asked"] = {};
+      // Runs once this turn's synchronous calls are done, so both requests are in by then.
+      const state = Promise.resolve().then((): Promise<Partial<RunState>> | Partial<RunState> => {
+        if (this.#batch?.asked === asked) this.#batch = undefined;
+        const { keys, flids } = asked;
+        if (keys === undefined || flids === undefined) return {};
         return pgCall("identityOwners + loadFlights", () => loadRunState(this.#db, keys, flids));
       });
-      this.#batch = batch = next;
+      this.#batch = batch = { asked, state };
     }
-    batch[part] = values;
+    batch.asked[part] = values;
     return batch.state;
   }
 
