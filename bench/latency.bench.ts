@@ -13,13 +13,13 @@
  *    acknowledged the record. The event-loop figures are the main thread's (the pipeline's), with
  *    the ingress thread's utilization beside them.
  *
- *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500]
+ *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500] [--ingress-thread auto|on|off]
  */
 import { setMaxListeners } from "node:events";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { drained, startInproc } from "./fault/inproc.js";
-import { fmt, insertMailboxRows, latencyStats, machineInfo, numArg, printTable, runTag, sleep, writeReport } from "./fault/infra.js";
+import { arg, fmt, insertMailboxRows, latencyStats, machineInfo, numArg, printTable, runTag, sleep, writeReport } from "./fault/infra.js";
 import { openLoop, type LoadResult, type OpenLoopOptions } from "./fault/load.js";
 import { dnldThenFlops } from "./fault/stream.js";
 
@@ -29,6 +29,8 @@ const FIXED_RATE = numArg("rate", 0);
 const FRACTION = numArg("fraction", 0.5);
 const FLIGHTS = numArg("flights", 500);
 const MAX_RUN = numArg("max-run", 200);
+/** `http.ingressThread` of the runner fed through its ingress: auto (the default), on or off — an A/B of the ingress thread in one run sequence. */
+const INGRESS_THREAD = arg("ingress-thread", "auto");
 
 async function saturation(stream: readonly string[]): Promise<number> {
   const p = await startInproc({ tag: runTag("lat_sat"), maxRun: MAX_RUN, pollIntervalMs: 100 });
@@ -52,7 +54,7 @@ function loadInWorker(options: OpenLoopOptions): Promise<LoadResult> {
 
 async function main(): Promise<void> {
   const machine = machineInfo();
-  console.log(`latency: half the maximum sustained rate through the HTTP ingress; maxRun ${MAX_RUN}`);
+  console.log(`latency: half the maximum sustained rate through the HTTP ingress; maxRun ${MAX_RUN}; http.ingressThread ${INGRESS_THREAD}`);
   console.log(`  machine: ${machine.nproc} CPUs, ${machine.memoryGiB} GiB, load ${machine.loadAverage1m}; PostgreSQL ${machine.postgres}, MariaDB ${machine.mariadb}, ${machine.kafka}`);
   let maxRate = Number.NaN;
   if (FIXED_RATE <= 0) {
@@ -63,7 +65,7 @@ async function main(): Promise<void> {
   const count = Math.round(rate * SECONDS);
   const stream = dnldThenFlops({ flights: FLIGHTS, messages: count + 1, seed: 77, firstSeqn: 500_000 });
 
-  const p = await startInproc({ tag: runTag("lat"), maxRun: MAX_RUN });
+  const p = await startInproc({ tag: runTag("lat"), maxRun: MAX_RUN, overrides: { "http.ingressThread": INGRESS_THREAD } });
   try {
     const dnld = await fetch(new URL("/cminmsgs/send", p.url), { method: "POST", headers: { "content-type": "application/xml" }, body: stream[0]! });
     if (!dnld.ok) throw new Error(`DNLD refused: ${dnld.status}`);
@@ -134,7 +136,7 @@ async function main(): Promise<void> {
     console.log(`  pump runs during the load: ${runs.count}, ${runs.meanSize.toFixed(1)} messages each on average; time between commits p50 ${runs.betweenCommitsMs.p50.toFixed(1)} ms, p90 ${runs.betweenCommitsMs.p90.toFixed(1)} ms`);
     console.log(`  p50 ${e2e.p50.toFixed(1)} ms (target ≤ 25: ${e2e.p50 <= 25 ? "met" : "NOT met"}), p99 ${e2e.p99.toFixed(1)} ms (target ≤ 250: ${e2e.p99 <= 250 ? "met" : "NOT met"})`);
     const { ids: _ids, ...ingress } = load;
-    const file = writeReport("latency", { maxRun: MAX_RUN, saturateMessages: SATURATE, maxSustainedRate: maxRate, fraction: FRACTION, offeredRate: rate, seconds: SECONDS, machine, commitToAckMs: e2e, stagesMs: stages, pumpPhasesMs: phases, eventLoop: loop, runs, ingress });
+    const file = writeReport("latency", { maxRun: MAX_RUN, ingressThread: INGRESS_THREAD, saturateMessages: SATURATE, maxSustainedRate: maxRate, fraction: FRACTION, offeredRate: rate, seconds: SECONDS, machine, commitToAckMs: e2e, stagesMs: stages, pumpPhasesMs: phases, eventLoop: loop, runs, ingress });
     console.log(`  written ${file}`);
   } finally {
     await p.dispose();

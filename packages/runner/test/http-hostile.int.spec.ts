@@ -50,7 +50,7 @@ function againstExchange(mailbox: "embedded" | "mariadb"): void {
       const pool = mysql.createPool({ uri: MYSQL_URL, connectionLimit: 1 });
       await createMailboxTables(pool as never, names);
       await pool.end();
-      mysqlOverrides = { "mysql.url": MYSQL_URL, ...namesOverrides(names) };
+      mysqlOverrides = { "mysql.url": MYSQL_URL, "http.ingressThread": "on", ...namesOverrides(names) };
     }
     const config = loadConfig({
       env: {},

@@ -1,5 +1,5 @@
 /**
- * The ingress thread (`http.ingressThread` auto, with the MySQL mailbox): `POST /cminmsgs/send` is
+ * The ingress thread (`http.ingressThread` on, with the MySQL mailbox): `POST /cminmsgs/send` is
  * served by a worker thread with its own connections, every other request by the main thread's
  * app, handed over by the thread. Runs the built thread (`dist/ingress-worker.js`): build first.
  */
@@ -38,7 +38,7 @@ describe.skipIf(!gate.available)("the ingress thread", () => {
   const configFor = (overrides: Record<string, string> = {}) =>
     loadConfig({
       env: {},
-      overrides: { dataDir, "http.port": "0", "http.token": TOKEN, "http.maxBodyBytes": "65536", "mysql.url": MYSQL_URL, ...namesOverrides(names), "pipeline.pollIntervalMs": "60000", "log.level": "warn", ...overrides },
+      overrides: { dataDir, "http.port": "0", "http.token": TOKEN, "http.maxBodyBytes": "65536", "http.ingressThread": "on", "mysql.url": MYSQL_URL, ...namesOverrides(names), "pipeline.pollIntervalMs": "60000", "log.level": "warn", ...overrides },
     });
   const send = (url: string, body: string, headers: Record<string, string> = {}) =>
     fetch(new URL("/cminmsgs/send", url), { method: "POST", headers: { "content-type": "application/xml", authorization: `Bearer ${TOKEN}`, ...headers }, body });

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import type { Logger } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
 import type { HttpContext } from "../http/http-context.js";
@@ -25,10 +26,20 @@ export interface ServiceHttp {
   readonly ingressThread: IngressThread | undefined;
 }
 
-/** Where the ingress is served: its own thread, or — and why — the main thread. */
-export function ingressPlan(config: MsgxConfig): { readonly file: URL } | { readonly file: undefined; readonly why: string } {
+/**
+ * `http.ingressThread: auto` gives the ingress a thread from this many CPUs on. On 2 CPUs, shared
+ * with PostgreSQL, MariaDB and Kafka, the thread took CPU from the pipeline: every PostgreSQL
+ * round trip of the pump got slower and commit → ack rose at 400 msg/s (docs/operations.md).
+ */
+export const INGRESS_THREAD_MIN_CPUS = 4;
+
+/** Where the ingress is served: its own thread, or — and why — the main thread. `cpus`: the machine's (`availableParallelism`). */
+export function ingressPlan(config: MsgxConfig, cpus = availableParallelism()): { readonly file: URL } | { readonly file: undefined; readonly why: string } {
   if (config.http.ingressThread === "off") return { file: undefined, why: "http.ingressThread is off" };
   if (config.mysql.url === undefined) return { file: undefined, why: "the embedded mailbox (no mysql.url)" };
+  if (config.http.ingressThread === "auto" && cpus < INGRESS_THREAD_MIN_CPUS) {
+    return { file: undefined, why: `http.ingressThread auto on ${cpus} CPUs (a thread of its own from ${INGRESS_THREAD_MIN_CPUS}; set on to force it)` };
+  }
   if (config.shadow) return { file: undefined, why: "shadow mode (the ingress refuses every message)" };
   const file = ingressWorkerFile();
   return file ? { file } : { file: undefined, why: "no built ingress-worker.js beside the runner nor in the package's dist (running from sources unbuilt)" };

@@ -60,11 +60,13 @@ export const ConfigSchema = z
         /** A client that has not sent its whole request (head and body) by then is disconnected. */
         requestTimeoutMs: positive(60_000),
         /**
-         * `auto`: with the MySQL mailbox (`mysql.url`), the ingress `POST /cminmsgs/send` is served
-         * on its own worker thread with its own connections, and every other request is handed to
-         * the main thread (docs/operations.md "The HTTP server"). `off`: one server on the main thread.
+         * `on`: with the MySQL mailbox (`mysql.url`), the ingress `POST /cminmsgs/send` is served on
+         * its own worker thread with its own connections, and every other request is handed to the
+         * main thread (docs/operations.md "The ingress thread"). `auto`: so when the machine has at
+         * least 4 CPUs (on 2 the thread competes with the pipeline for them). `off`: one server on
+         * the main thread.
          */
-        ingressThread: z.enum(["auto", "off"]).default("auto"),
+        ingressThread: z.enum(["auto", "on", "off"]).default("auto"),
       })
       .strict()
       .prefault({}),
