@@ -28,8 +28,8 @@ export interface ServiceHttp {
 
 /**
  * `http.ingressThread: auto` gives the ingress a thread from this many CPUs on. On 2 CPUs, shared
- * with PostgreSQL, MariaDB and Kafka, the thread took CPU from the pipeline: every PostgreSQL
- * round trip of the pump got slower and commit → ack rose at 400 msg/s (docs/operations.md).
+ * with PostgreSQL, MariaDB and Kafka, the thread answered sooner but took CPU the pipeline needed:
+ * commit → ack rose at 400 msg/s (docs/operations.md "The ingress thread").
  */
 export const INGRESS_THREAD_MIN_CPUS = 4;
 
