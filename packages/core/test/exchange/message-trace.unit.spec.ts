@@ -144,4 +144,23 @@ describe("parseTraceparent", () => {
     expect(parseTraceparent(`01-${CALLER_TRACE}-00f067aa0ba902b7-00-what-comes-later`)).toEqual({ traceId: CALLER_TRACE, spanId: "00f067aa0ba902b7", flags: "00" });
     expect(parseTraceparent(undefined)).toBeNull();
   });
+
+  it("continues the trace of a row appended elsewhere (the runner's ingress thread): its report starts the ingress span, hands the text over, wakes the intake", async () => {
+    const tracer = new InMemoryTracer();
+    const w = world(tracer);
+    // The ingress thread's own connection wrote the row; the router only hears of it.
+    const msgId = await w.mailbox.append(flop(2));
+    const handed: number[] = [];
+    const inner = w.mailbox as unknown as { appendedElsewhere?: (a: readonly { msgId: number }[]) => void };
+    inner.appendedElsewhere = (appends) => void handed.push(...appends.map((a) => a.msgId));
+    const wake = w.router.appendedElsewhere([{ msgId, text: flop(2), traceparent: CALLER, committedAt: 0 }]);
+    expect(wake).toEqual(w.router.wakes("ingress"));
+    expect(handed).toEqual([msgId]);
+    await w.drive();
+    expect(w.traceIds()).toEqual({ events: [CALLER_TRACE, CALLER_TRACE], records: [CALLER_TRACE, CALLER_TRACE] });
+    const [ingress, intake] = tracer.spans;
+    expect([ingress!.name, intake!.name]).toEqual([SpanName.INGRESS, SpanName.INTAKE]);
+    expect(ingress!.attributes).toMatchObject({ "msgx.msg_id": msgId });
+    expect(intake!.parentSpanId).toBe(ingress!.spanId);
+  });
 });
