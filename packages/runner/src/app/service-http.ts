@@ -100,7 +100,7 @@ export async function startServiceHttp(config: MsgxConfig, logger: Logger, depen
     const address = http.server.address();
     url = typeof address === "object" && address ? `http://${address.address}:${address.port}` : `http://${config.http.host}:${config.http.port}`;
     // Asked for (`on`) but not possible (no built worker, shadow mode): said louder than a choice of `auto`'s.
-    if (config.mysql.url !== undefined) (config.http.ingressThread === "on" ? logger.warn : logger.info)("http ingress on the main thread", { why: plan.file ? "" : plan.why });
+    if (config.mysql.url !== undefined) logger[config.http.ingressThread === "on" ? "warn" : "info"]("http ingress on the main thread", { why: plan.file ? "" : plan.why });
   }
   const tell = () => thread?.setState({ accepting: live !== undefined, role: state.role });
   let closing: Promise<void> | undefined;
