@@ -1,5 +1,7 @@
 /**
- * Latency at half the maximum sustained rate (SPEC §5 targets: p50 ≤ 25 ms, p99 ≤ 250 ms), from
+ * Latency at half the maximum sustained rate (targets: p50 ≤ 15 ms and p99 < 34 ms, under the best
+ * published commit → Kafka p99 of a tool that does no processing, 33.9 ms; SPEC §5 asks p50 ≤ 25 ms,
+ * p99 ≤ 250 ms), from
  * the mailbox commit of a message to the Kafka acknowledgement of its msg-topic record.
  *
  * 1. The maximum sustained rate: the runner's pipeline in this process (maxRun 200, the runner's
@@ -134,7 +136,7 @@ async function main(): Promise<void> {
     const ingressThread = loop.ingressThreadUtilization === null ? "no ingress thread (the ingress shares the main loop)" : `the ingress thread's loop ${(loop.ingressThreadUtilization * 100).toFixed(0)} % busy`;
     console.log(`  main thread's event loop (pipeline; the ingress too when it has no thread of its own) during the load: ${(loop.utilization * 100).toFixed(0)} % busy; delay p50 ${loop.delayMs.p50.toFixed(1)} ms, p90 ${loop.delayMs.p90.toFixed(1)} ms, p99 ${loop.delayMs.p99.toFixed(1)} ms, max ${loop.delayMs.max.toFixed(1)} ms; ${ingressThread}`);
     console.log(`  pump runs during the load: ${runs.count}, ${runs.meanSize.toFixed(1)} messages each on average; time between commits p50 ${runs.betweenCommitsMs.p50.toFixed(1)} ms, p90 ${runs.betweenCommitsMs.p90.toFixed(1)} ms`);
-    console.log(`  p50 ${e2e.p50.toFixed(1)} ms (target ≤ 25: ${e2e.p50 <= 25 ? "met" : "NOT met"}), p99 ${e2e.p99.toFixed(1)} ms (target ≤ 250: ${e2e.p99 <= 250 ? "met" : "NOT met"})`);
+    console.log(`  p50 ${e2e.p50.toFixed(1)} ms (target ≤ 15: ${e2e.p50 <= 15 ? "met" : "NOT met"}), p99 ${e2e.p99.toFixed(1)} ms (target < 34: ${e2e.p99 < 34 ? "met" : "NOT met"})`);
     const { ids: _ids, ...ingress } = load;
     const file = writeReport("latency", { maxRun: MAX_RUN, ingressThread: INGRESS_THREAD, saturateMessages: SATURATE, maxSustainedRate: maxRate, fraction: FRACTION, offeredRate: rate, seconds: SECONDS, machine, commitToAckMs: e2e, stagesMs: stages, pumpPhasesMs: phases, eventLoop: loop, runs, ingress });
     console.log(`  written ${file}`);
