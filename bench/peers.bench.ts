@@ -502,7 +502,7 @@ async function main(): Promise<void> {
     console.log(`  msgx ÷ graphile-worker c1: light job ${x(ratios.msgxOverGraphileC1)}; same writes ${x(ratios.msgxOverGraphileC1SameWrites)} (target ≥ 20× on the same writes: ${ratios.msgxOverGraphileC1SameWrites >= 20 ? "met" : "NOT met"})`);
     console.log(`  msgx ÷ graphile-worker named queue: light job ${x(ratios.msgxOverGraphileNamedQueue)}, same writes ${x(ratios.msgxOverGraphileNamedQueueSameWrites)} (target ≥ 100×: ${Math.min(ratios.msgxOverGraphileNamedQueue, ratios.msgxOverGraphileNamedQueueSameWrites) >= 100 ? "met" : "NOT met"}); with pollInterval ${QUEUE_FAST_POLL_MS} ms: light job ${x(ratios.msgxOverGraphileNamedQueueFastPoll)}, same writes ${x(ratios.msgxOverGraphileNamedQueueFastPollSameWrites)}`);
     console.log(`  msgx ÷ pg-boss one worker (loop): light job ${x(ratios.msgxOverPgBossLoop)}, same writes ${x(ratios.msgxOverPgBossLoopSameWrites)}; ÷ pg-boss work(): light job ${ratios.msgxOverPgBossWork.toFixed(0)}×, same writes ${ratios.msgxOverPgBossWorkSameWrites.toFixed(0)}×`);
-    console.log(`  msgx as a fraction of the ceiling: ${ratios.msgxFractionOfCeiling.toFixed(2)} (target ≥ 0.3: ${ratios.msgxFractionOfCeiling >= 0.3 ? "met" : "NOT met"})`);
+    console.log(`  msgx as a fraction of the ceiling: ${ratios.msgxFractionOfCeiling.toFixed(2)} (target ≥ 0.8: ${ratios.msgxFractionOfCeiling >= 0.8 ? "met" : "NOT met"})`);
     const file = writeReport("peers", {
       messages: MESSAGES,
       flights: FLIGHTS,
