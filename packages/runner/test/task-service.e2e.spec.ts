@@ -179,7 +179,8 @@ describe.skipIf(!available)(suite, () => {
       expect(fx.map((e) => e.event_type).sort()).toEqual(["TASK_EXECUTING", "TASK_FINISHED"]);
       expect(fx.find((e) => e.event_type === "TASK_EXECUTING")?.progress, "the progress reached the owner").toBe("vehicle V12 at A01");
       expect(fx.find((e) => e.event_type === "TASK_FINISHED")?.reason, "the feedback's message reached the owner").toBe("delivered at B07");
-      const finRow = (await consumeRows(id)).find((r) => r.event_type === "TASK_FINISHED");
+      // The consumer marks its callback SENT once the callback call returned, after the task became FINISHED.
+      const finRow = await eventually(async () => (await consumeRows(id)).find((r) => r.event_type === "TASK_FINISHED" && r.callback_status !== "PENDING"), 30_000, "the TASK_FINISHED callback marked");
       expect(finRow).toMatchObject({ status: "SUCCEEDED", callback_status: "SENT", event_id: final.lastEventId });
 
       const seen = owner!.of(id).filter((s) => s.step.did === "succeeded");
