@@ -114,7 +114,12 @@ function accessLog(ctx: BaseContext, request: FastifyRequest, reply: FastifyRepl
 }
 
 /** The path without the query: a query may carry what a log should not. */
+export function urlPath(url: string | undefined): string {
+  const u = url ?? "/";
+  const q = u.indexOf("?");
+  return q < 0 ? u : u.slice(0, q);
+}
+
 function pathOf(request: FastifyRequest): string {
-  const q = request.url.indexOf("?");
-  return q < 0 ? request.url : request.url.slice(0, q);
+  return urlPath(request.url);
 }

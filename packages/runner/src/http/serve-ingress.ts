@@ -4,7 +4,7 @@ import { MysqlMailbox, mailboxPoolOptions } from "@msgx/adapters-mysql";
 import { errorMessage, type AppendedElsewhere } from "@msgx/core";
 import { createLogger } from "../logging.js";
 import { ADMIN_BODY_BYTES } from "./admin-routes.js";
-import { createBaseApp, nodeHttpOptions } from "./http-server.js";
+import { createBaseApp, nodeHttpOptions, urlPath } from "./http-server.js";
 import { HttpError } from "./http-error.js";
 import type { FromIngress, IngressState, IngressWorkerData, ObservedRequest, ToIngress } from "./ingress-messages.js";
 import { INGRESS_PATH, registerIngressRoute } from "./ingress-route.js";
@@ -42,7 +42,7 @@ export async function serveIngress(port: MessagePort, data: IngressWorkerData): 
   // The largest body any route of the main app takes: `http.maxBodyBytes`, or the admin routes' own cap.
   const forwarder = forwardTo(post, Math.max(data.maxBodyBytes, ADMIN_BODY_BYTES));
   const app = createBaseApp(ctx, data.timeouts, (handler) => {
-    const server = createServer(nodeHttpOptions(data.timeouts), (req, res) => (pathOf(req.url) === INGRESS_PATH ? handler(req, res) : forwarder.forward(req, res)));
+    const server = createServer(nodeHttpOptions(data.timeouts), (req, res) => (urlPath(req.url) === INGRESS_PATH ? handler(req, res) : forwarder.forward(req, res)));
     server.setTimeout(data.timeouts.idleTimeoutMs);
     return server;
   });
@@ -162,10 +162,4 @@ function forwardTo(post: (m: FromIngress) => void, maxBodyBytes: number) {
       p.res.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
     },
   };
-}
-
-function pathOf(url: string | undefined): string {
-  const u = url ?? "/";
-  const q = u.indexOf("?");
-  return q < 0 ? u : u.slice(0, q);
 }
