@@ -89,6 +89,18 @@ export function waitMessage(w: RmWorld, id: string, ok: (m: Message) => boolean,
 const acknowledged = (m: Message) => m["status"] === "ACKNOWLEDGED";
 
 /**
+ * Waits until the service shows `id` ACKNOWLEDGED and `reader` has reported the acknowledgement
+ * that did it: the consumer prints its answer after the service answered, so the service's view
+ * can be read first.
+ */
+async function waitAcknowledgedBy(w: RmWorld, reader: Consumer, id: string, what: string, timeoutMs = 60_000): Promise<Message> {
+  const m = await waitMessage(w, id, acknowledged, what, timeoutMs);
+  const acked = () => reader.of(id).some((r) => r.answer?.op === "ack" && r.answer.status === 200);
+  await eventually(async () => (acked() ? true : undefined), 30_000, `${id}: the consumer's acknowledgement`);
+  return m;
+}
+
+/**
  * The queue's first message. The service creates a queue's topics on its first send (the broker
  * creates none by itself), so a Kafka consumer can subscribe only then; once this message is
  * acknowledged, the readers are reading, and what the flow sends next does not race their start
@@ -119,7 +131,7 @@ export async function preparedAndConfirmedDeliveredOnce(w: RmWorld): Promise<voi
   // Confirming twice is not an error.
   expect([confirmed!.status, again!.status]).toEqual([200, 200]);
 
-  const done = await waitMessage(w, id, acknowledged, "ACKNOWLEDGED by the consumer");
+  const done = await waitAcknowledgedBy(w, reader, id, "ACKNOWLEDGED by the consumer");
   expect(done).toMatchObject({ status: "ACKNOWLEDGED", dead: false, sendCount: 1 });
   const got = reader.of(id);
   expect(got).toHaveLength(1);
@@ -158,7 +170,7 @@ export async function silentProducerResolvedByCheckBack(w: RmWorld): Promise<voi
   expect(prepared.map((a) => a.status)).toEqual([201, 201]);
   // …and the producer says nothing more.
 
-  await waitMessage(w, paid, acknowledged, "confirmed by check-back and acknowledged");
+  await waitAcknowledgedBy(w, reader, paid, "confirmed by check-back and acknowledged");
   const cancelled = await waitMessage(w, abandoned, (m) => m["status"] === "CANCELLED", "cancelled by check-back");
   expect(cancelled).toMatchObject({ status: "CANCELLED", sendCount: 0 });
 
@@ -218,7 +230,7 @@ export async function failingCheckerNeverLosesTheMessage(w: RmWorld, failForMs: 
   expect(await metric(w.url, "msgx_reliable_alerts_total", { kind: "checkback" })).toBeGreaterThanOrEqual(alertsBefore + failing.length - 2);
   expect(await metric(w.url, "msgx_reliable_checkbacks_total", { outcome: "error" })).toBeGreaterThanOrEqual(errorsBefore + failing.length);
 
-  await waitMessage(w, id, acknowledged, "confirmed once the checker answers, and acknowledged", 60_000);
+  await waitAcknowledgedBy(w, reader, id, "confirmed once the checker answers, and acknowledged");
   const calls = (await w.checker.calls()).filter((c) => c.messageId === id);
   expect(calls.at(-1)).toMatchObject({ status: 200, verdict: "confirm" });
   expect(reader.of(id).filter((r) => r.effect)).toHaveLength(1);
@@ -260,7 +272,7 @@ export async function poisonMessageDeadLetteredAndReplayed(w: RmWorld): Promise<
   const [replayed] = await produce(w.url, [{ op: "replay-dead", queue }]);
   expect(replayed).toMatchObject({ status: 200, body: { resent: 2 } });
   for (const id of ids) {
-    expect(await waitMessage(w, id, acknowledged, "acknowledged after the replay")).toMatchObject({ dead: false });
+    expect(await waitAcknowledgedBy(w, reader, id, "acknowledged after the replay")).toMatchObject({ dead: false });
     // Exactly one delivery had an effect, and it was acknowledged; a loaded machine may resend once
     // more before the acknowledgement lands, which the consumer dedupes and acknowledges again.
     expect(reader.of(id).filter((r) => r.effect)).toMatchObject([{ answer: { op: "ack", status: 200 } }]);
@@ -292,7 +304,7 @@ export async function unacknowledgedResentByQueue(w: RmWorld): Promise<void> {
   expect(res.status).toBe(200);
   expect(await res.json()).toMatchObject({ resent: 2 });
   for (const id of ids) {
-    await waitMessage(w, id, acknowledged, "acknowledged after the resend");
+    await waitAcknowledgedBy(w, reader, id, "acknowledged after the resend");
     // Exactly one delivery had an effect, and it was acknowledged; a loaded machine may resend once
     // more before the acknowledgement lands, which the consumer dedupes and acknowledges again.
     expect(reader.of(id).filter((r) => r.effect)).toMatchObject([{ answer: { op: "ack", status: 200 } }]);
@@ -380,7 +392,7 @@ export async function brokerOutageMakesNothingDead(w: RmWorld, broker: BrokerCon
   const after = await consumer(w, `rmq.${queue}`);
   await after.ready();
   const readyMs = Date.now() - t2;
-  for (const id of ids) expect(await waitMessage(w, id, acknowledged, "acknowledged after the outage", 120_000)).toMatchObject({ dead: false });
+  for (const id of ids) expect(await waitAcknowledgedBy(w, after, id, "acknowledged after the outage", 120_000)).toMatchObject({ dead: false });
   const deliveredMs = Date.now() - t2;
   for (const id of ids) {
     expect(after.of(id).filter((r) => r.effect)).toHaveLength(1);
