@@ -136,6 +136,14 @@ async function consumeRows(taskId: string): Promise<ConsumeRow[]> {
   return rows;
 }
 
+/**
+ * The owner's TASK_FINISHED row once its callback is marked: the owner marks it after the callback
+ * call returned, so after the task service already shows the task FINISHED.
+ */
+function callbackMarked(taskId: string): Promise<ConsumeRow> {
+  return eventually(async () => (await consumeRows(taskId)).find((r) => r.event_type === "TASK_FINISHED" && r.callback_status !== "PENDING"), 30_000, `${taskId}: the TASK_FINISHED callback marked`);
+}
+
 /** The owner's business rows of a task: one per event its handler committed. */
 async function effects(taskId: string): Promise<{ event_id: string; event_type: string; reason: string | null; progress: string | null }[]> {
   const { rows } = await pgClient.query(`SELECT event_id, event_type, reason, progress FROM ${ownerSchema}.owner_effect WHERE task_id = $1 ORDER BY event_id`, [taskId]);
@@ -180,7 +188,7 @@ describe.skipIf(!available)(suite, () => {
       expect(fx.find((e) => e.event_type === "TASK_EXECUTING")?.progress, "the progress reached the owner").toBe("vehicle V12 at A01");
       expect(fx.find((e) => e.event_type === "TASK_FINISHED")?.reason, "the feedback's message reached the owner").toBe("delivered at B07");
       // The consumer marks its callback SENT once the callback call returned, after the task became FINISHED.
-      const finRow = await eventually(async () => (await consumeRows(id)).find((r) => r.event_type === "TASK_FINISHED" && r.callback_status !== "PENDING"), 30_000, "the TASK_FINISHED callback marked");
+      const finRow = await callbackMarked(id);
       expect(finRow).toMatchObject({ status: "SUCCEEDED", callback_status: "SENT", event_id: final.lastEventId });
 
       const seen = owner!.of(id).filter((s) => s.step.did === "succeeded");
@@ -293,7 +301,7 @@ describe.skipIf(!available)(suite, () => {
       expect(cli.code, cli.output).toBe(0);
       await waitTask(id, (t) => t.status === "FINISHED", "finished after the replay");
       expect((await effects(id)).map((e) => e.event_type)).toEqual(["TASK_FINISHED"]);
-      expect((await consumeRows(id))[0]).toMatchObject({ status: "SUCCEEDED", callback_status: "SENT" });
+      expect(await callbackMarked(id)).toMatchObject({ status: "SUCCEEDED", callback_status: "SENT" });
       const replayed = owner!.of(id).filter((s) => s.record.headers["msgx-replay"] !== undefined);
       expect(replayed.map((s) => s.step.did), "the replayed record ran the handler again").toContain("succeeded");
       const { rows: audit } = await pgClient.query(`SELECT replay_id, replayed_by, reason, task_ids FROM ${run}.task_replay WHERE task_ids ? $1`, [id]);
@@ -314,7 +322,7 @@ describe.skipIf(!available)(suite, () => {
       const again = owner!.of(id).filter((s) => s.record.headers["msgx-redeliver"] === "watchdog");
       expect(again.map((s) => s.step.did), "the redelivered record is a duplicate at the owner").toContain("duplicate");
       expect((await effects(id)).map((e) => e.event_type), "the handler ran once").toEqual(["TASK_FINISHED"]);
-      expect((await consumeRows(id))[0]).toMatchObject({ status: "SUCCEEDED", callback_status: "SENT" });
+      expect(await callbackMarked(id)).toMatchObject({ status: "SUCCEEDED", callback_status: "SENT" });
       expect(await metric(runner!.url, "msgx_task_callbacks_pending_alerts_total")).toBeGreaterThanOrEqual(1);
     }), 60_000);
 
