@@ -91,6 +91,12 @@ function healthProbe(url: string) {
   };
 }
 
+/** fetch failed because the server closed the connection while the body was still being sent. */
+function closedUnderUpload(e: unknown): boolean {
+  const code = (e as { cause?: { code?: unknown } }).cause?.code;
+  return code === "EPIPE" || code === "ECONNRESET" || code === "UND_ERR_SOCKET";
+}
+
 /** The time this process takes to parse the slowest of `items` in one piece (median of three), ms. */
 function parseMs(items: readonly { readonly xml: string }[]): number {
   const times = items.map((item) => {
@@ -116,7 +122,7 @@ describe.skipIf(!available)(suite, () => {
     const runner = await spawnRealRunner(run, { MSGX_SCHD_FLUSH_PERIOD_MS: "200", MSGX_PIPELINE_POLL_INTERVAL_MS: "100" });
     const hostileIds = new Set<number>();
     const neighbourIds = new Set<number>();
-    const refused: { name: string; status: number }[] = [];
+    const refused: { name: string; status: number | "closed mid-upload" }[] = [];
     let k = 0;
     try {
       const send = (xml: string) => fetch(new URL("/cminmsgs/send", runner.url), { method: "POST", headers: { "content-type": "application/xml" }, body: xml });
@@ -143,7 +149,16 @@ describe.skipIf(!available)(suite, () => {
         const before = await post(neighbour(k++));
         expect(before.status).toBe(200);
         neighbourIds.add(Number(await before.text()));
-        const res = await post(item.xml);
+        const res = await post(item.xml).catch((e: unknown) => {
+          // Over the cap the server answers 413 and closes the connection without reading the rest,
+          // so a client still sending may see the close before the answer (docs/operations.md).
+          if (item.category === "huge text over the cap" && closedUnderUpload(e)) return undefined;
+          throw e;
+        });
+        if (res === undefined) {
+          refused.push({ name: `${item.category}: ${item.name}`, status: "closed mid-upload" });
+          continue;
+        }
         const body = await res.text();
         if (res.status === 200) hostileIds.add(Number(body));
         else {
