@@ -79,7 +79,7 @@ export function createBaseApp(ctx: BaseContext, timeouts: HttpTimeouts = DEFAULT
   }).withTypeProvider<ZodTypeProvider>() as unknown as HttpApp;
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setErrorHandler((error: FastifyError, _request, reply) => sendError(ctx, reply, error));
-  app.setNotFoundHandler((request, reply) => sendError(ctx, reply, new HttpError(404, `no route ${request.method} ${pathOf(request)}`)));
+  app.setNotFoundHandler((request, reply) => sendError(ctx, reply, new HttpError(404, `no route ${request.method} ${urlPath(request.url)}`)));
   app.addHook("onRequest", async (request, reply) => void reply.header("x-request-id", request.id));
   app.addHook("onResponse", async (request, reply) => {
     accessLog(ctx, request, reply);
@@ -101,25 +101,21 @@ export function nodeHttpOptions(timeouts: HttpTimeouts): { headersTimeout: numbe
 function sendError(ctx: BaseContext, reply: FastifyReply, e: unknown): FastifyReply {
   const { status, body } = errorAnswer(e);
   // A 5xx HttpError is a refusal we chose (the pipeline is not running yet), not a fault.
-  if (status >= 500 && !(e instanceof HttpError)) ctx.logger.error("http request failed", { reqId: reply.request.id, method: reply.request.method, path: pathOf(reply.request), error: errorMessage(e) });
+  if (status >= 500 && !(e instanceof HttpError)) ctx.logger.error("http request failed", { reqId: reply.request.id, method: reply.request.method, path: urlPath(reply.request.url), error: errorMessage(e) });
   if (status === 503) void reply.header("retry-after", "5");
   return reply.code(status).type("application/json; charset=utf-8").send(body);
 }
 
 function accessLog(ctx: BaseContext, request: FastifyRequest, reply: FastifyReply): void {
-  const path = pathOf(request);
+  const path = urlPath(request.url);
   const fields = { reqId: request.id, method: request.method, path, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 };
   if (PROBES.has(path) && reply.statusCode < 400) ctx.logger.debug("http", fields);
   else ctx.logger.info("http", fields);
 }
 
-/** The path without the query: a query may carry what a log should not. */
+/** The path without the query: what routes match on, and what logs keep (a query may carry what a log should not). */
 export function urlPath(url: string | undefined): string {
   const u = url ?? "/";
   const q = u.indexOf("?");
   return q < 0 ? u : u.slice(0, q);
-}
-
-function pathOf(request: FastifyRequest): string {
-  return urlPath(request.url);
 }
