@@ -135,6 +135,15 @@ export { flopProcessor } from "./flight/flop-processor.js";
 export { fdelProcessor } from "./flight/fdel-processor.js";
 export { FLOP_MATRIX, flopGroup, type FlopGroup, type FlopGroupName } from "./model/flop-matrix.js";
 export { flightToPayload, flightFromPayload, FLIGHT_PAYLOAD_SCHEMA_VERSION, type FlightPayload, type FlightPayloadRow } from "./flight/flight-payload.js";
+export {
+  compareFlights,
+  COMPARISON_IGNORED_BY_DEFAULT,
+  ignoreEntryProblem,
+  type ComparableFlight,
+  type ComparableRow,
+  type FlightComparison,
+  type FlightDifference,
+} from "./flight/flight-comparison.js";
 export { flightEvents } from "./flight/flight-events.js";
 export { sameFlightContent, type FlightContent } from "./flight/flight-content.js";
 export { decideRetirement, retiredFlightState, retirementCutoffDay, type RetirementOptions, type RetirementDecision } from "./flight/history-retirement.js";
