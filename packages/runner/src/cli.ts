@@ -6,6 +6,7 @@ import { errorMessage, isMsgxError } from "@msgx/core";
 import { runCommand } from "./commands/run-command.js";
 import { EXIT, EXIT_CODES_HELP } from "./commands/exit-codes.js";
 import { registerAdminCommands } from "./commands/admin-commands.js";
+import { registerCompareCommand } from "./commands/compare-command.js";
 import { demoCommand } from "./commands/demo-command.js";
 import { registerReliableCommands } from "./commands/reliable-commands.js";
 import { registerRequestCommands } from "./commands/request-commands.js";
@@ -41,6 +42,7 @@ registerAdminCommands(program);
 registerReliableCommands(program);
 registerRequestCommands(program);
 registerTasksCommands(program);
+registerCompareCommand(program);
 
 withCommonOptions(program.command("demo"))
   .description("generate a realistic airport day, feed it through the HTTP ingress and print a summary")
