@@ -214,3 +214,12 @@ describe("configuration", () => {
     for (const { env } of settingPaths()) expect(table, env).toContain(`\`${env}\``);
   });
 });
+
+describe("compare settings", () => {
+  it("takes compare.against as a JSON array or comma-separated, and refuses anything but http(s) URLs", () => {
+    expect(loadConfig({ env: {} }).compare).toEqual({ against: [], timeoutMs: 30_000 });
+    expect(loadConfig({ env: { MSGX_COMPARE_AGAINST: "http://old-aodb:8080, https://old-aodb-2" } }).compare.against).toEqual(["http://old-aodb:8080", "https://old-aodb-2"]);
+    expect(loadConfig({ env: {}, overrides: { "compare.against": ["http://old-aodb:8080"] } }).compare.against).toEqual(["http://old-aodb:8080"]);
+    expect(() => loadConfig({ env: { MSGX_COMPARE_AGAINST: "file:///etc/passwd" } })).toThrow(/compare\.against: every entry must be an http\(s\) base URL/);
+  });
+});

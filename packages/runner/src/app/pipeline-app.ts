@@ -9,6 +9,7 @@ import type { AppParts } from "./app-parts.js";
 import { createExchangeRouter, type ExchangeRouter } from "./exchange-router.js";
 import { createReplayAdmin } from "./replay-admin.js";
 import { createOpsReads } from "./ops-reads.js";
+import { createCompareAdmin } from "../compare/compare-admin.js";
 import { createRequestAdmin } from "./request-steps.js";
 import { startServiceHttp, type ServiceHttp } from "./service-http.js";
 
@@ -43,6 +44,7 @@ export async function startPipeline(
   const loops = driveRouter(router, { logger, signal: controller.signal, ...(parts.leading ? { mayStart: parts.leading } : {}) });
 
   const replay = createReplayAdmin(parts, config, clock);
+  const liveFlights = (q: { operationDay?: string; afterFlid?: string; limit: number }) => parts.flights.list({ ...q, includeDeleted: false });
   const ctx: HttpContext = {
     logger,
     token: config.http.token,
@@ -58,7 +60,7 @@ export async function startPipeline(
     status: () => parts.status.status(),
     message: (id) => parts.store.get(id),
     flight: (flid) => parts.flights.get(flid),
-    flights: (q) => parts.flights.list({ ...q, includeDeleted: false }),
+    flights: liveFlights,
     deadLetters: (q) => replay.deadLetters(q),
     snapshotLog: (limit) => maintenance.store.snapshotLog(limit),
     lineage: parts.lineage,
@@ -76,6 +78,7 @@ export async function startPipeline(
     audits: (q) => replay.audits(q.limit, q.beforeAuditId),
     requests: createRequestAdmin(parts, config, clock, logger),
     ops: createOpsReads(parts, composed.samples, clock),
+    compare: createCompareAdmin(config.compare, liveFlights),
   };
   let http: ServiceHttp;
   try {

@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import { compareFlights, errorMessage, ignoreEntryProblem, MAX_FLIGHT_LIST_LIMIT, MsgxError, type ComparableFlight } from "@msgx/core";
 import { flightsOf, httpPageReader, readFlightDump, readFlightPages, type FlightPage } from "../compare/flight-pages.js";
-import { comparisonJson, comparisonText } from "./compare-report.js";
+import { comparisonJson, comparisonText } from "../compare/comparison-report.js";
 import { EXIT } from "./exit-codes.js";
 
 interface CompareFlags {

@@ -253,6 +253,23 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /** The console's comparison with the system msgx replaces (`POST /admin/compare`, docs/operations.md "Going live"). */
+    compare: z
+      .object({
+        /**
+         * The base URLs the runner may read `/all/flights` from when asked (a JSON array, or
+         * comma-separated); the first is the console's default. Empty: no comparison from the console.
+         */
+        against: z
+          .union([z.array(z.string()), z.string()])
+          .default([])
+          .transform((v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter((s) => s !== "") : v))
+          .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+/, "compare.against: every entry must be an http(s) base URL"))),
+        /** A page of the other system that has not come by then fails the comparison. */
+        timeoutMs: positive(30_000),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict()
   .superRefine((c, ctx) => {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { bearerGuard } from "./bearer-token.js";
 import type { HttpContext } from "./http-context.js";
 import { HttpError } from "./http-error.js";
+import { registerCompareRoutes } from "./compare-routes.js";
 import { registerConsoleDataRoutes } from "./console-data-routes.js";
 import { acceptJsonBodies } from "./json-body.js";
 import type { HttpApp } from "./http-app.js";
@@ -103,5 +104,6 @@ export function registerAdminRoutes(app: HttpApp, ctx: HttpContext): void {
   registerLineageRoutes(app, ctx.lineage);
   registerReliableRoutes(app, ctx.reliable);
   registerConsoleDataRoutes(app, ctx);
+  registerCompareRoutes(app, ctx);
   if (ctx.requests) registerRequestRoutes(app, ctx.requests);
 }

@@ -5,6 +5,7 @@ import type { ReliableMessageApi } from "../reliable/reliable-api.js";
 import type { TaskApi } from "../tasks/task-api.js";
 import type { LineageReader } from "@msgx/core";
 import type { RawMessage } from "../app/replay-admin.js";
+import type { ComparisonReport } from "../compare/comparison-report.js";
 import type {
   AppendedElsewhere,
   AuditRow,
@@ -79,6 +80,8 @@ export interface HttpContext {
   readonly tasksToken?: string | undefined;
   /** Upstream requests and reference data (`/admin/requests`, `/admin/reference`); absent = 404. */
   readonly requests?: RequestAdmin;
+  /** The comparison with another system's `/all/flights` (`/admin/compare`); absent = 404. */
+  readonly compare?: CompareAdmin;
   /** The operators' reads of the console (`/admin/runners`, `/admin/status/history`, `/admin/flights?q=`); absent = 404. */
   readonly ops?: OpsReads;
 }
@@ -104,4 +107,15 @@ export interface RequestAdmin {
   referenceTypes(): Promise<readonly { readonly rtype: string; readonly live: number }[]>;
   referenceList(query: RefListQuery): Promise<readonly RefEntry[]>;
   referenceGet(rtype: string, rkey: string): Promise<RefEntry | undefined>;
+}
+
+/** What the console's Compare view runs (docs/operations.md "Going live: shadow run and comparison"). */
+export interface CompareAdmin {
+  /** The base URLs of `compare.against`, the default first; empty when none is configured. */
+  targets(): readonly string[];
+  /**
+   * Reads this runner's flights and `against`'s `/all/flights` (one of {@link targets}, never
+   * following a redirect) and compares them. The other side failing is `DEPENDENCY_UNAVAILABLE`.
+   */
+  compare(against: string, request: { readonly operationDays: readonly string[]; readonly ignore: readonly string[] }): Promise<ComparisonReport>;
 }

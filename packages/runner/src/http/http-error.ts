@@ -46,6 +46,7 @@ const REASONS: Readonly<Record<number, string>> = {
   422: "unprocessable entity",
   431: "request header fields too large",
   500: "internal error",
+  502: "bad gateway",
   503: "unavailable",
 };
 

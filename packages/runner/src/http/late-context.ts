@@ -28,7 +28,7 @@ export function lateContext(early: EarlyContext): { readonly ctx: HttpContext; a
     throw new HttpError(503, `msgx is not running the pipeline (${early.readiness().role})`);
   };
   /** Forwards each method call to the live context's member `key`, resolved at call time. */
-  const forward = <K extends "reliable" | "requests" | "rm" | "tasks" | "ops">(key: K) =>
+  const forward = <K extends "reliable" | "requests" | "rm" | "tasks" | "ops" | "compare">(key: K) =>
     new Proxy({} as NonNullable<HttpContext[K]>, {
       get: (_target, name) => (...args: unknown[]) => {
         const member = current()[key] as Record<PropertyKey, (...a: unknown[]) => unknown> | undefined;
@@ -69,6 +69,7 @@ export function lateContext(early: EarlyContext): { readonly ctx: HttpContext; a
     reliable: forward("reliable"),
     requests: forward("requests"),
     ops: forward("ops"),
+    compare: forward("compare"),
     ...(early.rm ? { rm: forward("rm"), rmToken: early.rm.token } : {}),
     ...(early.tasks ? { tasks: forward("tasks"), tasksToken: early.tasks.token } : {}),
   };

@@ -1,6 +1,7 @@
-import { errorMessage, flightToPayload, MAX_FLIGHT_LIST_LIMIT } from "@msgx/core";
+import { errorMessage, MAX_FLIGHT_LIST_LIMIT } from "@msgx/core";
 import { z } from "zod";
 import { readinessAnswer } from "../app/readiness.js";
+import { allFlightsPage } from "../compare/flight-pages.js";
 import type { HttpContext } from "./http-context.js";
 import type { HttpApp } from "./http-app.js";
 import { decimal, decimalId } from "./zod-validation.js";
@@ -48,7 +49,7 @@ export function registerReadRoutes(app: HttpApp, ctx: HttpContext): void {
     async (request) => {
       const { limit, operationDay, afterFlid } = request.query;
       const flights = await ctx.flights({ limit, ...(operationDay ? { operationDay } : {}), ...(afterFlid ? { afterFlid } : {}) });
-      return { flights: flights.map(flightToPayload), next: flights.length === limit ? flights.at(-1)!.flid : null };
+      return allFlightsPage(flights, limit);
     },
   );
 }

@@ -8,8 +8,10 @@ export interface ComparisonSources {
   readonly operationDays: readonly string[];
 }
 
-/** The `--json` report: the sources, then the comparison as `compareFlights` returns it. */
-export function comparisonJson(result: FlightComparison, sources: ComparisonSources): unknown {
+/** The JSON report (`msgx compare --json`, `POST /admin/compare`): the sources, then the comparison as `compareFlights` returns it. */
+export type ComparisonReport = ComparisonSources & FlightComparison;
+
+export function comparisonJson(result: FlightComparison, sources: ComparisonSources): ComparisonReport {
   return { ours: sources.ours, theirs: sources.theirs, operationDays: sources.operationDays, ...result };
 }
 
