@@ -3,6 +3,7 @@ import { onUnauthorized } from "./admin-client.js";
 import { TokenPrompt } from "./token-prompt.js";
 import { href, useHashRoute } from "./use-hash-route.js";
 import { ViewBoundary } from "./view-boundary.js";
+import { CompareView } from "./views/compare-view.js";
 import { DeadLettersView } from "./views/dead-letters-view.js";
 import { FlightsView } from "./views/flights-view.js";
 import { OverviewView } from "./views/overview-view.js";
@@ -19,6 +20,7 @@ const VIEWS = [
   { route: "requests", label: "Requests" },
   { route: "reliable", label: "Reliable messages" },
   { route: "tasks", label: "Task events" },
+  { route: "compare", label: "Compare" },
 ] as const;
 
 /** The console: a nav of hash routes, the current view, and the token prompt when the runner asks for one. */
@@ -87,6 +89,8 @@ function viewOf(view: string, rest: readonly string[]) {
       return <ReliableView />;
     case "tasks":
       return <TasksView />;
+    case "compare":
+      return <CompareView />;
     default:
       return (
         <p class="notice">
