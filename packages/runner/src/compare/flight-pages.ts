@@ -110,12 +110,24 @@ function asPage(value: unknown, where: string): FlightPage {
   return { flights: page.flights.map((f, i) => asFlight(f, `${where}: flight ${i}`)), next };
 }
 
+/** A flight as `compareFlights` reads it: a `flid`; `fields` an object; `collections` an object of row arrays (or null), each row with a `key`. */
 function asFlight(value: unknown, where: string): ComparableFlight {
-  const f = value as { flid?: unknown } | null;
-  if (typeof f !== "object" || f === null || Array.isArray(f) || (typeof f.flid !== "string" && typeof f.flid !== "number")) {
-    throw new MsgxError("DEPENDENCY_UNAVAILABLE", `${where} is not a flight (an object with a flid)`, { retriable: false });
-  }
-  return { ...(f as object), flid: String(f.flid) } as ComparableFlight;
+  const f = value as { flid?: unknown; fields?: unknown; collections?: unknown } | null;
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  const isRow = (r: unknown) => isObject(r) && (typeof r["key"] === "string" || typeof r["key"] === "number") && (r["values"] === undefined || isObject(r["values"]));
+  const problem = !isObject(f)
+    ? "is not an object"
+    : typeof f.flid !== "string" && typeof f.flid !== "number"
+      ? "has no flid"
+      : f.fields !== undefined && !isObject(f.fields)
+        ? "has fields that are not an object"
+        : f.collections !== undefined && !(isObject(f.collections) && Object.values(f.collections).every((rows) => rows === null || (Array.isArray(rows) && rows.every(isRow))))
+          ? "has collections that are not arrays of rows ({ key, values })"
+          : undefined;
+  if (problem !== undefined) throw new MsgxError("DEPENDENCY_UNAVAILABLE", `${where} ${problem}: not the /all/flights shape`, { retriable: false });
+  const flight = f as Record<string, unknown> & { flid: string | number; collections?: Record<string, { key: unknown; values?: unknown }[] | null> };
+  const collections = flight.collections === undefined ? undefined : Object.fromEntries(Object.entries(flight.collections).map(([n, rows]) => [n, rows?.map((r) => ({ ...r, key: String(r.key) })) ?? null]));
+  return { ...flight, flid: String(flight.flid), ...(collections !== undefined ? { collections } : {}) } as ComparableFlight;
 }
 
 function causeText(e: unknown): string {
