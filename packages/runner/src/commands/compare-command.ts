@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { Command, Option } from "commander";
-import { compareFlights, errorMessage, ignoreEntryProblem, MAX_FLIGHT_LIST_LIMIT, MsgxError, type ComparableFlight } from "@msgx/core";
+import { compareFlights, COMPARISON_IGNORED_BY_DEFAULT, errorMessage, ignoreEntryProblem, MAX_FLIGHT_LIST_LIMIT, MsgxError, type ComparableFlight } from "@msgx/core";
 import { flightsOf, httpPageReader, readFlightDump, readFlightPages, type FlightPage } from "../compare/flight-pages.js";
 import { comparisonJson, comparisonText } from "../compare/comparison-report.js";
 import { EXIT } from "./exit-codes.js";
@@ -9,7 +9,7 @@ interface CompareFlags {
   readonly url: string;
   readonly against?: string;
   readonly days?: string;
-  readonly ignore: readonly string[];
+  readonly ignore?: readonly string[];
   readonly json?: boolean;
   readonly dump?: string;
   readonly token?: string;
@@ -32,7 +32,7 @@ export function registerCompareCommand(program: Command): void {
     .requiredOption("--url <url>", "this runner's base URL, e.g. http://127.0.0.1:8080")
     .option("--against <url|file>", "the other system's base URL (serving /all/flights), or a JSON dump of its pages")
     .option("--days <yyyyMMdd,...>", "only these operation days (comma-separated); default every flight")
-    .option("--ignore <paths>", "also leave out these (comma-separated; repeatable): lastMsgId, fields.ESTT, collections.DELY, collections.GTDT.GTYP", collect, [])
+    .option("--ignore <paths>", "also leave out these (comma-separated; repeatable): lastMsgId, fields.ESTT, collections.DELY, collections.GTDT.GTYP", collect)
     .option("--json", "print the report as JSON (docs/operations.md)")
     .option("--dump <file>", "write the pages read from --url to this file (a dump --against reads); without --against only that")
     .option("--token <token>", "bearer token for --url (env MSGX_HTTP_TOKEN)")
@@ -42,7 +42,8 @@ export function registerCompareCommand(program: Command): void {
       "after",
       [
         "",
-        "Left out by default (they belong to each system, not to the flight): schemaVersion, stateVersion, lastMsgId, lastSrcDttm.",
+        `Left out by default (they belong to each system, not to the flight): ${COMPARISON_IGNORED_BY_DEFAULT.join(", ")}.`,
+        'Steps, the dump format and how to read the report: docs/operations.md "Going live: shadow run and comparison".',
         "Exit codes:",
         `  ${EXIT.ok}  the two sides agree (or --dump without --against wrote its file)`,
         `  ${EXIT.failure}  they differ`,
@@ -64,7 +65,7 @@ async function compare(flags: CompareFlags): Promise<number> {
   const operationDays = (flags.days ?? "").split(",").map((d) => d.trim()).filter((d) => d !== "");
   const badDay = operationDays.find((d) => !/^\d{8}$/.test(d));
   if (badDay !== undefined) throw new MsgxError("CONFIG", `--days: ${badDay} is not yyyyMMdd`);
-  const ignore = flags.ignore.flatMap((i) => i.split(",")).map((i) => i.trim()).filter((i) => i !== "");
+  const ignore = (flags.ignore ?? []).flatMap((i) => i.split(",")).map((i) => i.trim()).filter((i) => i !== "");
   const problem = ignore.map(ignoreEntryProblem).find((p) => p !== undefined);
   if (problem) throw new MsgxError("CONFIG", problem);
   if (!HTTP_URL.test(flags.url)) throw new MsgxError("CONFIG", `--url must be an http(s) URL: ${flags.url}`);
@@ -118,7 +119,7 @@ function endProgress(): void {
   if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
 }
 
-function collect(value: string, previous: readonly string[]): string[] {
+function collect(value: string, previous: readonly string[] = []): string[] {
   return [...previous, value];
 }
 
