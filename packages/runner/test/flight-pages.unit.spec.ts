@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { flightsOf, readFlightDump, readFlightPages, type PageReader } from "../src/compare/flight-pages.js";
+import type { FlightState } from "@msgx/core";
+import { allFlightsPage, flightsOf, readFlightDump, readFlightPages, type PageReader } from "../src/compare/flight-pages.js";
 
 const dir = mkdtempSync(join(tmpdir(), "msgx-flight-pages-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,6 +53,17 @@ describe("readFlightPages", () => {
   it("reads numeric FLIDs and row keys as text", async () => {
     const pages = await readFlightPages(async () => ({ flights: [{ flid: 7, collections: { GTDT: [{ key: 1, values: {} }], DELY: null } }], next: null }), "test");
     expect(flightsOf(pages)).toEqual([{ flid: "7", collections: { GTDT: [{ key: "1", values: {} }], DELY: null } }]);
+  });
+});
+
+describe("allFlightsPage", () => {
+  it("is the page /all/flights answers: the published shape, and a full page names its last FLID as next", () => {
+    const state = (flid: string): FlightState => ({ flid, ffid: null, operationDay: "20260305", stateVersion: 1, lastMsgId: 1, lastSrcDttm: "20260305020000", deleted: false, scalars: { ALCD: "CZ" }, collections: {} });
+    const full = allFlightsPage([state("1"), state("2")], 2);
+    expect(full.next).toBe("2");
+    expect(full.flights[0]).toMatchObject({ schemaVersion: 2, flid: "1", fields: { ALCD: "CZ" }, collections: {} });
+    expect(allFlightsPage([state("1")], 2).next).toBeNull();
+    expect(allFlightsPage([], 2)).toEqual({ flights: [], next: null });
   });
 });
 
