@@ -6,13 +6,16 @@
  * where an installed runner is (/opt/msgx/node_modules/.bin/msgx), so the suite verifies a copy
  * whose ExecStart is an executable it writes — everything else as shipped. A copy with a mistake
  * must make verify complain, so the check is shown to check. NOT RUN without systemd-analyze (the
- * `systemd` package), a failure under MSGX_REQUIRE_SERVICES=1.
+ * `systemd` package), a failure under MSGX_REQUIRE_SERVICES=1. The environment file it ships with
+ * (msgx.env.example) is a production configuration the runner loads and would start with.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { gateBinary, runTool, SYSTEMD_ANALYZE, UNIT_FILE } from "./ops-files.js";
+import { loadConfig } from "../src/config/load-config.js";
+import { checkListener } from "../src/config/secure-listener.js";
+import { gateBinary, OPS_DIR, runTool, SYSTEMD_ANALYZE, UNIT_FILE } from "./ops-files.js";
 
 const SHIPPED_EXEC = "ExecStart=/opt/msgx/node_modules/.bin/msgx run";
 
@@ -59,6 +62,26 @@ describe("the systemd unit", () => {
     expect(one("CapabilityBoundingSet")).toBe("");
     // V8 compiles at run time: a W^X policy would kill it at start.
     expect(s.has("MemoryDenyWriteExecute")).toBe(false);
+  });
+});
+
+describe("the unit's environment file", () => {
+  it("msgx.env.example names only settings the runner knows and loads as a production configuration it would start with", () => {
+    const env = Object.fromEntries(
+      readFileSync(`${OPS_DIR}msgx.env.example`, "utf8")
+        .split("\n")
+        .filter((l) => /^[A-Z_]+=/.test(l))
+        .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+    );
+    const config = loadConfig({ env });
+    expect(config.profile).toBe("production");
+    expect(config.pg.url).toMatch(/target_session_attrs=read-write/);
+    expect(config.kafka.brokers?.split(",")).toHaveLength(3);
+    expect(config.http.token).toBeDefined();
+    // It listens beyond loopback with a token: started without a SECURITY warning.
+    const warnings: string[] = [];
+    checkListener(config, { debug() {}, info() {}, error() {}, warn: (msg: string) => void warnings.push(msg) });
+    expect(warnings).toEqual([]);
   });
 });
 
