@@ -25,6 +25,8 @@ const exclusive = [
   "packages/runner/test/fault-battery.e2e.spec.ts",
   "packages/runner/test/fault-battery-hostile.e2e.spec.ts",
   "packages/runner/test/reliable-service-broker-outage.e2e.spec.ts",
+  // Stops the broker to make the delivery-lag alert fire on a real Prometheus.
+  "packages/runner/test/ops-prometheus.e2e.spec.ts",
   "packages/adapters-kafka/test/relay-broker-restart.int.spec.ts",
   // Not a shared service, but three brokers' JVMs: alone, they do not slow the suites beside them.
   "packages/adapters-kafka/test/kafka-cluster.int.spec.ts",

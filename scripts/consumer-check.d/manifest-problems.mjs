@@ -4,8 +4,11 @@
  * `exports` map whose every file is in the tarball; no `workspace:` range survives packing; a
  * library package (every one but the runner, which is an application) takes `@msgx/core` as a
  * peer, never as a pinned dependency, so a consumer's core is the adapters' core; PGlite is an
- * optional peer.
+ * optional peer. The runner (the application) carries its operations files: alert rules, their
+ * tests, the Grafana dashboard, the systemd unit and its environment file (docs/operations.md).
  */
+export const RUNNER_OPS_FILES = ["ops/msgx.rules.yml", "ops/msgx.rules.test.yml", "ops/grafana-dashboard.json", "ops/msgx.service", "ops/msgx.env.example"];
+
 export function manifestProblems(manifest, files, { application = false } = {}) {
   const problems = [];
   const text = JSON.stringify(manifest);
@@ -19,6 +22,9 @@ export function manifestProblems(manifest, files, { application = false } = {}) 
   // A types or code file the exports map names but the tarball lacks (an unbuilt dist, a `files` gap).
   for (const path of exportTargets(manifest.exports)) {
     if (!files.includes(path.replace(/^\.\//, ""))) problems.push(`the exports map names ${path}, which is not in the tarball`);
+  }
+  if (application) {
+    for (const path of RUNNER_OPS_FILES) if (!files.includes(path)) problems.push(`no ${path} in the tarball (the operations files ship with the runner)`);
   }
   const deps = manifest.dependencies ?? {};
   if (!application) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ReconcileCounts, StatusReader } from "@msgx/core";
+import type { PipelineStatus, ReconcileCounts, StatusReader } from "@msgx/core";
 import { ManualClock } from "@msgx/core/testing";
 import { createMetrics } from "../src/app/metrics.js";
 
@@ -30,5 +30,23 @@ describe("metrics", () => {
     const later = (await metrics.render()).body;
     expect(line(later, "msgx_reconcile_processed_without_terminal")).toBe("msgx_reconcile_processed_without_terminal 0");
     expect(line(later, "msgx_reconcile_last_pass_timestamp_seconds")).toBe("msgx_reconcile_last_pass_timestamp_seconds 1764000300");
+  });
+
+  it("reads a delivery target 0 once its events are all sent, when the status no longer lists it", async () => {
+    const clock = new ManualClock(100_000);
+    let delivery: PipelineStatus["delivery"] = { msg: { pending: 2, dead: 1, oldestPendingAt: 55_000 } };
+    const status: StatusReader = {
+      status: async () => ({ head: null, byStatus: { PENDING: 0, FAILED: 0, SUCCEEDED: 3, SKIPPED: 0, DEAD: 0 }, deadLetters: 0, backfillDebt: 0, delivery, horizon: 3 }),
+    };
+    const metrics = createMetrics(status, clock);
+    const during = (await metrics.render()).body;
+    expect(line(during, 'msgx_delivery_lag_seconds{target="msg"}')).toBe('msgx_delivery_lag_seconds{target="msg"} 45');
+    expect(line(during, 'msgx_delivery_pending{target="msg"}')).toBe('msgx_delivery_pending{target="msg"} 2');
+
+    delivery = {};
+    const after = (await metrics.render()).body;
+    expect(line(after, 'msgx_delivery_lag_seconds{target="msg"}')).toBe('msgx_delivery_lag_seconds{target="msg"} 0');
+    expect(line(after, 'msgx_delivery_pending{target="msg"}')).toBe('msgx_delivery_pending{target="msg"} 0');
+    expect(line(after, 'msgx_delivery_dead{target="msg"}')).toBe('msgx_delivery_dead{target="msg"} 0');
   });
 });

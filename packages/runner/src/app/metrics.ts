@@ -53,6 +53,8 @@ export function createMetrics(
     lastPass: new Gauge({ name: "msgx_reconcile_last_pass_timestamp_seconds", help: "When the reconciler's last full pass finished", registers: [registry] }),
   });
   let reconcile: ReturnType<typeof reconcileGauges> | undefined;
+  /** Targets the delivery gauges have shown: the status lists a target only while it has PENDING or DEAD events. */
+  const targets = new Set<string>();
 
   return {
     recordProcessed(records: readonly { status: ProcStatus; errorClass: ErrorClass | null; latencyMs: number }[]): void {
@@ -82,9 +84,18 @@ export function createMetrics(
         dead.set(s.deadLetters);
         debt.set(s.backfillDebt);
         for (const [target, d] of Object.entries(s.delivery)) {
+          targets.add(target);
           pending.set({ target }, d.pending);
           deadEvents.set({ target }, d.dead);
           lag.set({ target }, d.oldestPendingAt === null ? 0 : Math.max(0, now - d.oldestPendingAt) / 1000);
+        }
+        // A target whose events are all sent again reads 0, not the lag it had when last listed:
+        // a delivery-lag alert must resolve once the broker has taken everything.
+        for (const target of targets) {
+          if (s.delivery[target] !== undefined) continue;
+          pending.set({ target }, 0);
+          deadEvents.set({ target }, 0);
+          lag.set({ target }, 0);
         }
         up.set(1);
       } catch {
