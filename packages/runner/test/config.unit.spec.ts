@@ -33,6 +33,12 @@ describe("configuration", () => {
     expect(() => loadConfig({ env: { MSGX_KAFKA_ACKS: "1", MSGX_KAFKA_IDEMPOTENT: "false" } })).toThrow(/MSGX_KAFKA_ACKS, MSGX_KAFKA_IDEMPOTENT/);
   });
 
+  it("passes over the variables of the repository's own tools (scripts/kafka, the tests, the simulation, the benchmarks)", () => {
+    const tools = { MSGX_KAFKA_HOME: "/tmp/kafka", MSGX_KAFKA_HEAP: "256m", MSGX_PG_HA_HOME: "/tmp/ha", MSGX_BENCH_PG_URL: "postgres://x", MSGX_SIM_SEED: "7", MSGX_TEST_PG_URL: "postgres://y" };
+    expect(loadConfig({ env: { ...tools, MSGX_HTTP_PORT: "9000" } }).http.port).toBe(9000);
+    expect(() => loadConfig({ env: { ...tools, MSGX_KAFKA_HOMES: "/tmp" } })).toThrow(/unknown environment settings: MSGX_KAFKA_HOMES \(/);
+  });
+
   it("explains invalid values by path", () => {
     expect(() => loadConfig({ env: { MSGX_PIPELINE_CLAIM_BATCH: "0", MSGX_HTTP_PORT: "http" } })).toThrow(/pipeline\.claimBatch[\s\S]*http\.port|http\.port[\s\S]*pipeline\.claimBatch/);
   });

@@ -121,8 +121,6 @@ describe.skipIf(!available)(suite, () => {
       MSGX_KAFKA_SCHD_TOPIC: `schd_${run}`,
       MSGX_KAFKA_REF_TOPIC: `ref_${run}`,
       MSGX_SCHD_FLUSH_PERIOD_MS: "300",
-      // scripts/kafka's setting (where the broker lives), not the runner's: it refuses unknown MSGX_*.
-      MSGX_KAFKA_HOME: undefined,
     });
     const prometheus = await startPrometheus(new URL(runner.url).host);
     stopPrometheus = prometheus.stop;

@@ -63,7 +63,7 @@ export function loadConfig(sources: ConfigSources = {}): MsgxConfig {
   const unknown: string[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith("MSGX_") || value === undefined || value === "") continue;
-    if (name === "MSGX_CONFIG" || name === "MSGX_REQUIRE_SERVICES" || name.startsWith("MSGX_TEST_") || name.startsWith("MSGX_MODEL_") || name === "MSGX_SEED" || name === "MSGX_FAILPOINT") continue;
+    if (isNotASetting(name)) continue;
     const path = known.get(name);
     if (path) setPath(tree, path, value);
     else unknown.push(name);
@@ -82,6 +82,19 @@ export function loadConfig(sources: ConfigSources = {}): MsgxConfig {
   // A type policy the processors cannot serve is a configuration error like a bad value.
   messageHandling(parsed.data);
   return checkProfile(parsed.data);
+}
+
+/**
+ * `MSGX_*` variables that are not settings: the config file's path, and what the repository's own
+ * tools read (the test suites, the simulation, the benchmarks, scripts/kafka and scripts/pg-ha), so a
+ * shell that exported one for a tool can still start a runner.
+ */
+const NOT_SETTINGS = new Set(["MSGX_CONFIG", "MSGX_REQUIRE_SERVICES", "MSGX_SEED", "MSGX_FAILPOINT", "MSGX_PG_BIN"]);
+const NOT_SETTING_PREFIXES = ["MSGX_TEST_", "MSGX_MODEL_", "MSGX_SIM_", "MSGX_BENCH_", "MSGX_PG_HA_"];
+const KAFKA_SCRIPT_VARIABLES = ["HOME", "VERSION", "HEAP", "CLUSTER_HEAP", "MAVEN_REPO", "START_TIMEOUT", "READY_CHECK"].map((v) => `MSGX_KAFKA_${v}`);
+
+function isNotASetting(name: string): boolean {
+  return NOT_SETTINGS.has(name) || KAFKA_SCRIPT_VARIABLES.includes(name) || NOT_SETTING_PREFIXES.some((prefix) => name.startsWith(prefix));
 }
 
 function readJson(file: string): Tree {
