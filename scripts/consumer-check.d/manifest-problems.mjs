@@ -20,6 +20,10 @@ export function manifestProblems(manifest, files, { application = false } = {}) 
   for (const path of exportTargets(manifest.exports)) {
     if (!files.includes(path.replace(/^\.\//, ""))) problems.push(`the exports map names ${path}, which is not in the tarball`);
   }
+  // A bin the tarball lacks installs a broken command.
+  for (const path of Object.values(typeof manifest.bin === "string" ? { [manifest.name]: manifest.bin } : (manifest.bin ?? {}))) {
+    if (!files.includes(path.replace(/^\.\//, ""))) problems.push(`the bin ${path} is not in the tarball`);
+  }
   const deps = manifest.dependencies ?? {};
   if (!application) {
     for (const [name, range] of Object.entries(deps)) {
