@@ -21,6 +21,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { duplicateClasses } from "./consumer-check.d/duplicate-classes.mjs";
+import { engineWarnings } from "./consumer-check.d/engine-warnings.mjs";
 import { manifestProblems } from "./consumer-check.d/manifest-problems.mjs";
 import { pointAtReadme, readmeSamples, sampleFile, SERVICES } from "./consumer-check.d/readme-samples.mjs";
 import { lastLines, runCommand, tryCommand } from "./consumer-check.d/run-command.mjs";
@@ -49,7 +50,7 @@ const steps = [
   ["build", "pnpm build in the workspace", build, { skip: !opts.build, blocks: true }],
   ["pack", "pnpm pack of every package", pack, { blocks: true }],
   ["manifests", "packed manifests and files: no workspace: range, README, LICENSE, metadata, core as a peer", manifests],
-  ["install", "npm install of the tarballs and peers into a new project", install, { blocks: true }],
+  ["install", "npm install of the tarballs and peers into a new project, no EBADENGINE warning", install, { blocks: true }],
   ["fakes-alone", "@msgx/core alone (no vitest, no fast-check): the fakes load and work from ESM and CJS", fakesAlone],
   ["pg-lean", "@msgx/adapters-pg without PGlite: loads from ESM and CJS, only createPgliteStores asks for it", pgWithoutPglite],
   ["one-copy", "one copy of each class per format, one @msgx/core installed", oneCopy],
@@ -307,15 +308,20 @@ function leanProject(prefix, installs) {
 /**
  * `npm install` of tarballs and registry specs, tried a second time if the first fails: a dropped
  * registry connection on a CI machine is not a packaging fault. The second failure is reported.
+ * An install on the engines the packages declare (node >=20.11) must be clean: npm's EBADENGINE
+ * warning (a dependency that wants a newer node) fails the step, naming the package.
  */
 function npmInstall(cwd, specs) {
-  const args = ["install", "--no-audit", "--no-fund", "--loglevel=error", ...specs];
+  const args = ["install", "--no-audit", "--no-fund", "--loglevel=warn", ...specs];
+  let output;
   try {
-    runCommand("npm", args, { cwd, timeoutMs: 600_000 });
+    output = runCommand("npm", args, { cwd, timeoutMs: 600_000 });
   } catch (e) {
     console.log(`     npm install failed once, trying again: ${e.message.split("\n").at(-1)}`);
-    runCommand("npm", args, { cwd, timeoutMs: 600_000 });
+    output = runCommand("npm", args, { cwd, timeoutMs: 600_000 });
   }
+  const engines = engineWarnings(output);
+  if (engines.length > 0) throw new Error(`npm install on node ${process.version} warned EBADENGINE:\n${engines.join("\n")}`);
 }
 
 /**

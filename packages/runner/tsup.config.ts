@@ -25,7 +25,7 @@ export default defineConfig([
     // library's, in both formats: the runner starts a worker on it (ingress-worker-file.ts).
     entry: { index: "src/index.ts", cli: "src/cli.ts", "ingress-worker": "src/http/ingress-worker.ts" },
     format: ["esm", "cjs"],
-    // The library is ESM and CommonJS; the `msgx` binary (bin → dist/cli.js) is ESM only, so the
+    // The library is ESM and CommonJS; the `msgx` binary (bin/msgx.js → dist/cli.js) is ESM only, so the
     // CommonJS build and the declarations cover the library entry (and its worker) alone.
     esbuildOptions(options, { format }) {
       if (format === "cjs") options.entryPoints = { index: "src/index.ts", "ingress-worker": "src/http/ingress-worker.ts" };

@@ -26,6 +26,10 @@ export function manifestProblems(manifest, files, { application = false } = {}) 
   if (application) {
     for (const path of RUNNER_OPS_FILES) if (!files.includes(path)) problems.push(`no ${path} in the tarball (the operations files ship with the runner)`);
   }
+  // A bin the tarball lacks installs a broken command.
+  for (const path of Object.values(typeof manifest.bin === "string" ? { [manifest.name]: manifest.bin } : (manifest.bin ?? {}))) {
+    if (!files.includes(path.replace(/^\.\//, ""))) problems.push(`the bin ${path} is not in the tarball`);
+  }
   const deps = manifest.dependencies ?? {};
   if (!application) {
     for (const [name, range] of Object.entries(deps)) {

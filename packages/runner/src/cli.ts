@@ -51,6 +51,7 @@ withCommonOptions(program.command("demo"))
   .option("--seed <n>", "random seed (same seed, same day)", "20260305")
   .option("--url <url>", "post to an already running runner instead of starting one")
   .option("--http-port <port>", "HTTP port of the runner the demo starts (0 = any)", "0")
+  .option("--verbose", "print the runner's JSON log lines on stderr (default: appended to <data-dir>/demo.log)")
   .action(demoCommand);
 
 program.parseAsync(process.argv).catch((e: unknown) => {

@@ -18,11 +18,12 @@ export function scrubCredentials(value: unknown, depth = 0): unknown {
 
 /**
  * The runner's structured JSON logger (pino) behind the core's minimal `Logger`: one JSON object
- * per line, nothing else on its stream. Secrets are hidden, not paths: token, password and
+ * per line, nothing else on its stream — a file descriptor (stdout by default), a stream, or
+ * `{ file }`, appended to synchronously (the directory made if missing) so no line is lost at exit. Secrets are hidden, not paths: token, password and
  * authorization values are redacted wherever they appear, and a URL keeps its host and path but
  * loses the password it carries (`postgres://msgx:[redacted]@db/msgx`).
  */
-export function createLogger(level: string, destination: number | NodeJS.WritableStream = 1): Logger & { pino: pino.Logger } {
+export function createLogger(level: string, destination: number | NodeJS.WritableStream | { readonly file: string } = 1): Logger & { pino: pino.Logger } {
   const p = pino(
     {
       level,
@@ -31,7 +32,11 @@ export function createLogger(level: string, destination: number | NodeJS.Writabl
       formatters: { log: (fields) => scrubCredentials(fields) as Record<string, unknown> },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    typeof destination === "number" ? pino.destination({ fd: destination, sync: false }) : destination,
+    typeof destination === "number"
+      ? pino.destination({ fd: destination, sync: false })
+      : "file" in destination
+        ? pino.destination({ dest: destination.file, sync: true, append: true, mkdir: true })
+        : destination,
   );
   const scrub = (msg: string) => msg.replace(URL_CREDENTIAL, "$1:[redacted]@");
   return {

@@ -4,7 +4,7 @@
  * how the packages depend on each other — the adapters take `@msgx/core` as a peer, never a
  * pinned dependency, so a consumer never ends up with two cores.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -15,6 +15,8 @@ const ADAPTERS = ["adapters-pg", "adapters-mysql", "adapters-kafka"] as const;
 
 interface PackageJson {
   readonly name: string;
+  readonly private?: boolean;
+  readonly bin?: Record<string, string>;
   readonly description?: string;
   readonly license?: string;
   readonly keywords?: readonly string[];
@@ -82,5 +84,41 @@ describe("published package metadata", () => {
     const deps = pkg("runner").dependencies ?? {};
     for (const name of PACKAGES.filter((n) => n !== "runner")) expect(deps[`@msgx/${name}`]).toBe("workspace:^");
     expect(deps["@electric-sql/pglite"]).toBeDefined();
+  });
+
+  it("@msgx/runner: the msgx bin is a committed file (not under dist), so a fresh install links it before any build", () => {
+    const bin = pkg("runner").bin?.["msgx"];
+    expect(bin).toBe("./bin/msgx.js");
+    const file = join(root, "packages", "runner", bin!);
+    expect(readFileSync(file, "utf8")).toMatch(/^#!\/usr\/bin\/env node\n[\s\S]*import "\.\.\/dist\/cli\.js";/);
+    expect(statSync(file).mode & 0o111).not.toBe(0);
+    expect(pkg("runner").files).toContain("bin");
+  });
+});
+
+/**
+ * `pnpm -r pack` packs every workspace project, private or not (pnpm's pack ignores `private`), so
+ * the published set is `--filter './packages/*'` (scripts/release, the consumer check): every
+ * project there is published and every other one (bench, the examples) private, which `pnpm -r
+ * publish` honours.
+ */
+describe("which workspace projects are published", () => {
+  const projects = [
+    ...readdirSync(join(root, "packages")).map((d) => `packages/${d}`),
+    ...readdirSync(join(root, "examples")).map((d) => `examples/${d}`),
+    "bench",
+  ].filter((d) => existsSync(join(root, d, "package.json")));
+  const manifest = (dir: string) => JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) as PackageJson;
+
+  it("packages/* holds exactly the five published packages, none private", () => {
+    const published = projects.filter((d) => d.startsWith("packages/"));
+    expect(published.sort()).toEqual(PACKAGES.map((n) => `packages/${n}`).sort());
+    for (const dir of published) expect(manifest(dir).private, dir).toBeUndefined();
+  });
+
+  it("every other workspace project (bench, the examples) is private", () => {
+    const others = projects.filter((d) => !d.startsWith("packages/"));
+    expect(others.length).toBeGreaterThanOrEqual(3);
+    for (const dir of others) expect(manifest(dir).private, dir).toBe(true);
   });
 });

@@ -96,15 +96,24 @@ export class SchdFlusher {
   }
 
   async step(signal?: AbortSignal): Promise<FlushStep> {
-    return guardedStep(this.#guard, this.#stepGuard, (now) => this.#work(now, signal), signal);
+    return guardedStep(this.#guard, this.#stepGuard, (now) => this.#work(now, signal, false), signal);
   }
 
-  async #work(now: number, signal?: AbortSignal): Promise<FlushStep> {
+  /**
+   * Flushes what is due now, whatever the interval and the threshold say: the last flush before a
+   * stop, so no coalesced state waits for a process that is going away. One window (`batchLimit`);
+   * `did: "flushed"` with a `next` of now means more is behind it. FLIDs backing off stay pending.
+   */
+  async flush(signal?: AbortSignal): Promise<FlushStep> {
+    return guardedStep(this.#guard, this.#stepGuard, (now) => this.#work(now, signal, true), signal);
+  }
+
+  async #work(now: number, signal: AbortSignal | undefined, force: boolean): Promise<FlushStep> {
     const { outbox, delivery, clock, failpoint } = this.#deps;
     const { intervalMs, batchLimit } = this.#options;
     const pending = await outbox.countPending(Target.SCHD);
     if (pending === 0) return { did: "idle", next: null };
-    if (!shouldFlush({ now, lastFlushAt: this.#lastFlushAt, pending, backlog: this.#backlog }, this.#options)) {
+    if (!force && !shouldFlush({ now, lastFlushAt: this.#lastFlushAt, pending, backlog: this.#backlog }, this.#options)) {
       return { did: "wait", next: (this.#lastFlushAt ?? now) + intervalMs };
     }
     const events = await outbox.pendingSchd(batchLimit);

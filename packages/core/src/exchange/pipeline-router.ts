@@ -89,12 +89,15 @@ export class PipelineRouter {
   readonly #poller: InboxPoller;
   readonly #pump: Pump;
   readonly #dispatchers: readonly MsgDispatcher[];
+  readonly #flusher: SchdFlusher;
+  /** Set once this runner must stop (fenced, leadership lost): it then sends nothing more. */
+  #halted = false;
   readonly #tracer: Tracer;
   readonly #ingressTraces = new IngressTraces();
   readonly #steps = new Map<string, (signal: AbortSignal) => Promise<StepOutcome>>();
   #stop!: (why: string) => void;
   /** Resolves with the reason once this runner must stop: `fenced`, or `leadership lost: <why>`. */
-  readonly stopped = new Promise<string>((resolve) => (this.#stop = resolve));
+  readonly stopped = new Promise<string>((resolve) => (this.#stop = (why) => ((this.#halted = true), resolve(why))));
 
   constructor(deps: PipelineRouterDeps, options: Partial<PipelineRouterOptions> = {}) {
     this.#deps = deps;
@@ -120,7 +123,7 @@ export class PipelineRouter {
     // Reference events have their own dispatcher: a reference head in backoff never holds the
     // flight change stream, nor the other way round.
     const ref = new MsgDispatcher(delivery, { ...o.delivery, target: Target.REF });
-    const flusher = new SchdFlusher(delivery, o.schd);
+    const flusher = (this.#flusher = new SchdFlusher(delivery, o.schd));
     this.#dispatchers = [msg, ref];
 
     this.#steps.set(PipelineStep.MSG_DELIVERY, async (s) => this.#dispatched(await msg.step(s)));
@@ -208,13 +211,27 @@ export class PipelineRouter {
   /**
    * Waits for the writes still on their way once the driver has stopped calling steps: the pump's
    * last write-back (cut off, the sweep would redo it) and each dispatcher's last mark (unmarked,
-   * its batch would be resent). A failure is logged, never thrown.
+   * its batch would be resent); then flushes the coalesced schd events now rather than at the next
+   * interval, so a stop leaves no schd state unsent that was due (a runner that must stop — fenced,
+   * leadership lost — sends nothing more). A failure is logged, never thrown: what is left stays
+   * pending for the next leader. `signal` bounds that last flush (a broker that stopped answering).
    */
-  async settle(): Promise<void> {
+  async settle(signal?: AbortSignal): Promise<void> {
     const { logger } = this.#deps;
     await this.#pump.settle().catch((e: unknown) => logger.warn("last backfill not finished; the sweep will redo it", { error: errorMessage(e) }));
     for (const d of this.#dispatchers) {
       await d.settle().catch((e: unknown) => logger.warn("last delivery mark not written; its events will be resent", { error: errorMessage(e) }));
+    }
+    if (!this.#halted) await this.#lastSchdFlush(signal).catch((e: unknown) => logger.warn("last schd flush failed; its events stay pending", { error: errorMessage(e) }));
+  }
+
+  /** Flushes window after window while each one makes progress and more is behind it. */
+  async #lastSchdFlush(signal: AbortSignal | undefined): Promise<void> {
+    for (;;) {
+      signal?.throwIfAborted();
+      const step = await this.#flusher.flush(signal);
+      if (step.did === "outage") throw new Error(step.error);
+      if (step.did !== "flushed" || step.markedSent.length === 0 || step.next > this.#deps.clock.now()) return;
     }
   }
 

@@ -29,7 +29,22 @@ const processors: ProcessorTable = {
   },
 };
 
-function world(options: Partial<PipelineRouterOptions> = {}, wrapMailbox: (m: Mailbox) => Mailbox = (m) => m) {
+/** Every FLOP writes one `KAFKA:msg` event, as `processors`, and its flight's state to `KAFKA:schd` (coalesced per FLID). */
+const withSchd: ProcessorTable = {
+  flop: {
+    flightsOf: (body) => body.blocks.map((b) => b.flid),
+    apply: (_body, ctx) => ({
+      type: "applied",
+      flights: [],
+      events: [
+        { target: "KAFKA:msg", partitionKey: String(ctx.meta.seqn), eventType: "UPSERT", stateVersion: 1, payload: { seqn: ctx.meta.seqn }, sourceMsgId: ctx.msgId },
+        { target: "KAFKA:schd", partitionKey: String(900000 + ctx.meta.seqn), eventType: "UPSERT", stateVersion: 1, payload: { seqn: ctx.meta.seqn }, sourceMsgId: ctx.msgId },
+      ],
+    }),
+  },
+};
+
+function world(options: Partial<PipelineRouterOptions> = {}, wrapMailbox: (m: Mailbox) => Mailbox = (m) => m, table: ProcessorTable = processors) {
   const clock = new ManualClock();
   const mailbox = new InMemoryMailbox(clock);
   const store = new InMemoryPipelineStore(clock);
@@ -45,7 +60,7 @@ function world(options: Partial<PipelineRouterOptions> = {}, wrapMailbox: (m: Ma
       clock,
       logger: silentLogger,
       decode: (raw) => decodeMessage(raw),
-      processors,
+      processors: table,
       onProcessed: (step) => processed.push(step),
     },
     { pollIntervalMs: 250, backfillSweepMs: 30_000, ...options },
@@ -120,6 +135,34 @@ describe("PipelineRouter", () => {
     release();
     await settling;
     expect(mailbox.rows.get(msgId)?.processedAt).not.toBeNull();
+  });
+
+  it("settle flushes the coalesced schd events now, not at the next interval", async () => {
+    const { router, broker } = world({ schd: { intervalMs: 60_000 } }, undefined, withSchd);
+    const processOne = async (seqn: number) => {
+      await router.receive(flop(seqn));
+      await router.run(PipelineStep.INTAKE, signal);
+      await router.run(PipelineStep.PUMP, signal);
+    };
+    await processOne(1);
+    await router.run(PipelineStep.SCHD_FLUSHER, signal); // a fresh process flushes at once
+    expect(broker.records("schd").map((r) => r.key)).toEqual(["900001"]);
+    await processOne(2);
+    await router.run(PipelineStep.SCHD_FLUSHER, signal); // the interval has not passed
+    expect(broker.records("schd").map((r) => r.key)).toEqual(["900001"]);
+
+    await router.settle();
+    expect(broker.records("schd").map((r) => r.key)).toEqual(["900001", "900002"]);
+  });
+
+  it("settle sends nothing more once the runner must stop (leadership lost)", async () => {
+    const { router, broker } = world({ schd: { intervalMs: 60_000 } }, undefined, withSchd);
+    await router.receive(flop(1));
+    await router.run(PipelineStep.INTAKE, signal);
+    await router.run(PipelineStep.PUMP, signal);
+    router.leadershipLost("lease expired");
+    await router.settle();
+    expect(broker.records("schd")).toEqual([]);
   });
 
   it("waits for a pump in outage until its breaker's probe, by the clock", async () => {

@@ -42,8 +42,9 @@ export interface Exchange {
    */
   receive(rawXml: string, options?: { readonly traceparent?: string }): Promise<number>;
   /**
-   * Stops intake, lets every step finish its current unit, settles the last writes, closes the
-   * server and every part. Safe before `start` and more than once.
+   * Stops intake, lets every step finish its current unit, settles the last writes, flushes the
+   * coalesced schd topic (what is due goes now, not at the next flush period), closes the server
+   * and every part. Safe before `start` and more than once.
    */
   stop(): Promise<void>;
   /** Resolves when the exchange must stop by itself: `fenced`, or `leadership lost: <why>`. */

@@ -13,6 +13,12 @@ import { createCompareAdmin } from "../compare/compare-admin.js";
 import { createRequestAdmin } from "./request-steps.js";
 import { startServiceHttp, type ServiceHttp } from "./service-http.js";
 
+/**
+ * How long a stop waits for its last schd flush: well inside `msgx run`'s stop deadline, so a broker
+ * that stopped answering leaves those events pending (for the next leader) rather than overrunning it.
+ */
+const LAST_FLUSH_MS = 10_000;
+
 export interface RunningApp {
   readonly url: string;
   /** Stops intake, lets every loop finish its current step, closes the server and the parts. */
@@ -102,7 +108,7 @@ export async function startPipeline(
       await http.close();
       controller.abort();
       await loops.done;
-      await router.settle();
+      await router.settle(AbortSignal.timeout(LAST_FLUSH_MS));
       await parts.close();
       logger.info("msgx stopped");
     })().catch((e: unknown) => {

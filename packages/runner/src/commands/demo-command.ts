@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { errorMessage, isMsgxError, MsgxError, type PipelineStatus } from "@msgx/core";
 import { createExchange } from "../app/create-exchange.js";
 import { airportDay } from "../demo/airport-day.js";
@@ -12,6 +13,7 @@ interface DemoFlags extends CommonFlags {
   readonly updates: string;
   readonly seed: string;
   readonly url?: string;
+  readonly verbose?: boolean;
 }
 
 /**
@@ -19,6 +21,8 @@ interface DemoFlags extends CommonFlags {
  * or of `--url`), waits until everything is processed and delivered, and prints a summary. The
  * runner's counts are totals of everything it holds, so on a data directory (or runner) that
  * already has messages the summary says so and gives this run's share beside each total.
+ * The terminal gets the progress bar and the summary only: the runner it starts logs to
+ * `<data-dir>/demo.log` (the summary says where), or to stderr with `--verbose`.
  */
 export async function demoCommand(flags: DemoFlags): Promise<void> {
   const config = configFrom(flags);
@@ -26,8 +30,10 @@ export async function demoCommand(flags: DemoFlags): Promise<void> {
   if (flags.url !== undefined && !URL.canParse(flags.url)) throw new MsgxError("CONFIG", `--url ${flags.url} is not a URL; give the one \`msgx run\` prints, e.g. http://127.0.0.1:8080`);
   let base = flags.url;
   let stop: (() => Promise<void>) | undefined;
+  const logFile = flags.url || flags.verbose ? undefined : join(config.dataDir, DEMO_LOG);
   if (!base) {
-    const app = await createExchange({ ...config, http: { ...config.http, port: Number(flags.httpPort ?? 0) } }, { logger: createLogger("warn", 2) });
+    const logger = createLogger(config.log.level, logFile ? { file: logFile } : 2);
+    const app = await createExchange({ ...config, http: { ...config.http, port: Number(flags.httpPort ?? 0) } }, { logger });
     base = await app.start();
     stop = app.stop;
   }
@@ -70,11 +76,15 @@ export async function demoCommand(flags: DemoFlags): Promise<void> {
       `  dead letters (${thisRun(status.deadLetters, before.deadLetters)}):`,
       ...[...reasons].map(([r, n]) => `    ${n} × ${r}`),
       `  throughput:  ingress ${rate(total, posted - started)} msg/s; end to end ${rate(total, done - started)} msg/s (${((done - started) / 1000).toFixed(1)} s, delivered and flushed)`,
+      ...(logFile ? [`  runner log:  ${logFile} (--verbose prints it here instead)`] : []),
     ]);
   } finally {
     await stop?.();
   }
 }
+
+/** The file in the data directory the demo's runner logs to, unless `--verbose`. */
+export const DEMO_LOG = "demo.log";
 
 /** The demo's way out of an unreachable `--url`: the demo can start its own runner. */
 const unreachable = (base: string, cause: unknown) => unreachableRunner(base, cause, "start one with `msgx run` and pass the URL it prints, or drop --url and the demo starts its own");

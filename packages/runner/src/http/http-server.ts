@@ -9,6 +9,7 @@ import { errorAnswer, HttpError } from "./http-error.js";
 import { registerIngressRoute } from "./ingress-route.js";
 import { registerReadRoutes } from "./read-routes.js";
 import { registerRmRoutes } from "./rm-routes.js";
+import { registerRootRoute } from "./root-route.js";
 import { registerTaskRoutes } from "./task-routes.js";
 import { zodValidatorCompiler, type ZodTypeProvider } from "./zod-validation.js";
 
@@ -40,6 +41,7 @@ const PROBES = new Set(["/healthz", "/readyz", "/metrics"]);
 export function createHttpServer(ctx: HttpContext, timeouts: HttpTimeouts = DEFAULT_HTTP_TIMEOUTS, files: { readonly consoleDir?: string } = {}): HttpApp {
   const app = createBaseApp(ctx, timeouts);
   registerReadRoutes(app, ctx);
+  registerRootRoute(app, files.consoleDir);
   void app.register(async (scope) => registerIngressRoute(scope.withTypeProvider<ZodTypeProvider>(), ctx));
   void app.register(async (scope) => registerAdminRoutes(scope.withTypeProvider<ZodTypeProvider>(), ctx));
   void app.register(async (scope) => registerConsoleRoutes(scope.withTypeProvider<ZodTypeProvider>(), files.consoleDir));
