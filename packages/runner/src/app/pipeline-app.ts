@@ -60,6 +60,7 @@ export async function startPipeline(
     flight: (flid) => parts.flights.get(flid),
     flights: (q) => parts.flights.list({ ...q, includeDeleted: false }),
     deadLetters: (q) => replay.deadLetters(q),
+    deadLetterGroups: (idsPerGroup) => replay.deadLetterGroups(idsPerGroup),
     snapshotLog: (limit) => maintenance.store.snapshotLog(limit),
     lineage: parts.lineage,
     reliable: reliable.admin,
