@@ -141,6 +141,7 @@ export { decideRetirement, retiredFlightState, retirementCutoffDay, type Retirem
 export {
   compareFlids,
   assertListQuery,
+  assertRecentLimit,
   assertSearchQuery,
   FLID_PATTERN,
   FLIGHT_SEARCH_TEXT,

@@ -94,6 +94,8 @@ export interface OpsReads {
   statusHistory(minutes: number): Promise<readonly StatusHistorySample[]>;
   /** Flights by FLID or flight-number prefix (`FlightReader.search`). */
   searchFlights(query: FlightSearchQuery): Promise<readonly FlightState[]>;
+  /** The flights changed last, newest first (`FlightReader.recent`). */
+  recentFlights(limit: number): Promise<readonly FlightState[]>;
 }
 
 /** What the admin routes and the CLI do with upstream requests and reference data (docs/requests.md). */
