@@ -49,6 +49,11 @@ export interface ConsoleWorld {
   readonly dataDir: string;
   /** The dead letter: its mailbox id and the flight it updates. */
   readonly poison: { readonly msgId: number; readonly flid: string };
+  /**
+   * A second dead letter of the held subtype, stamped the day before (older than every update of
+   * its flight): replayed, the pump skips it as stale (`SKIPPED stale:<flid>`).
+   */
+  readonly stale: { readonly msgId: number; readonly flid: string };
   /** An admin call with the world's token. */
   readonly admin: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, any> }>;
   /** Stops the runner and removes the data directory. */
@@ -91,19 +96,22 @@ export async function startConsoleWorld(options: ConsoleWorldOptions): Promise<C
     runner = await spawnRunner(["--data-dir", dataDir], { ...env, MSGX_TYPES_POLICY: `FLOP/${HELD_SUBTYPE}=unsupported` });
     const day = airportDay(size);
     const flid = lastingFlight(day.map((m) => m.xml), size.flights);
-    const poison = runwayUpdate(flid);
+    const poison = runwayUpdate(flid, RUNWAY_SEQN, END_OF_DAY);
     const half = Math.floor(day.length / 2);
     let msgId = 0;
     for (const [i, xml] of [...day.slice(0, half).map((m) => m.xml), poison, ...day.slice(half).map((m) => m.xml)].entries()) {
       const id = await ingress(runner.url, xml);
       if (i === half) msgId = id;
     }
+    const staleMsgId = await ingress(runner.url, runwayUpdate(flid, RUNWAY_SEQN + 1, DAY_BEFORE));
     const first = runner;
     const admin = (url: string) => (method: string, path: string, body?: unknown) => callRunner(url, method, path, body, CONSOLE_TOKEN);
-    await eventually(async () => {
-      const r = await admin(first.url)("GET", `/admin/messages/${msgId}`);
-      return r.body["status"] === "DEAD" ? r : undefined;
-    }, 60_000, `message ${msgId} (FLOP/${HELD_SUBTYPE}) DEAD`);
+    for (const id of [msgId, staleMsgId]) {
+      await eventually(async () => {
+        const r = await admin(first.url)("GET", `/admin/messages/${id}`);
+        return r.body["status"] === "DEAD" ? r : undefined;
+      }, 60_000, `message ${id} (FLOP/${HELD_SUBTYPE}) DEAD`);
+    }
     await quiet(admin(first.url));
     await stopRunner(runner, "console world (runway updates held)");
     runner = await spawnRunner(["--data-dir", dataDir], { ...env, ...more });
@@ -112,6 +120,7 @@ export async function startConsoleWorld(options: ConsoleWorldOptions): Promise<C
       url: last.url,
       dataDir,
       poison: { msgId, flid },
+      stale: { msgId: staleMsgId, flid },
       admin: admin(last.url),
       stop: async () => {
         await stopRunner(last, "console world");
@@ -155,10 +164,14 @@ function lastingFlight(day: readonly string[], flights: number): string {
   throw new Error("every flight of the day is deleted");
 }
 
-/**
- * The dead letter: a FLOP/RUNW for `flid`, stamped at the end of the day (after every other message
- * of it, so a replay is not stale), with a SEQN the generator never uses.
- */
-function runwayUpdate(flid: string): string {
-  return sisMessage({ seqn: 999_001, dttm: "20260305235500", type: "FLOP", styp: HELD_SUBTYPE }, [el("FLOP", {}, [leaf("FLID", flid), leaf(HELD_SUBTYPE, POISON_RUNWAY)])]);
+/** SEQNs the generator never uses: the dead letter's, and the stale one's after it. */
+const RUNWAY_SEQN = 999_001;
+/** After every other message of the day: a replay of the dead letter is not stale. */
+const END_OF_DAY = "20260305235500";
+/** Before every message of the day: a replay of the stale dead letter is. */
+const DAY_BEFORE = "20260304120000";
+
+/** A FLOP/RUNW for `flid` setting the runway to {@link POISON_RUNWAY}, stamped `dttm`. */
+function runwayUpdate(flid: string, seqn: number, dttm: string): string {
+  return sisMessage({ seqn, dttm, type: "FLOP", styp: HELD_SUBTYPE }, [el("FLOP", {}, [leaf("FLID", flid), leaf(HELD_SUBTYPE, POISON_RUNWAY)])]);
 }
