@@ -76,6 +76,8 @@ describe("console formats", () => {
     expect(reasonText("duplicate-of:42")).toBe("a duplicate of message 42 (same identity)");
     expect(reasonText("not well-formed: 13:23: unclosed tag: ESTT")).toBe("not well-formed: 13:23: unclosed tag: ESTT");
     expect(reasonText(null)).toBe("no reason recorded");
+    // Nothing coded in it: the text comes back as it was (the console then shows no "meaning").
+    expect(reasonText("attempts exhausted (3); last: UNSUPPORTED: unsupported:FLOP/RUNW")).toBe("attempts exhausted (3); last: UNSUPPORTED: unsupported:FLOP/RUNW");
     expect(endText({ status: "SKIPPED", errorClass: null, reason: "stale:1" })).toBe("SKIPPED: stale (its DTTM is older than flight 1's last update)");
     expect(endText({ status: "SUCCEEDED", errorClass: null, reason: null })).toBe("SUCCEEDED (applied)");
     expect(endText({ status: "DEAD", errorClass: "EXHAUSTED", reason: "attempts exhausted (3)" })).toBe("DEAD: EXHAUSTED — attempts exhausted (3)");

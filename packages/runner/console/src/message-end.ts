@@ -11,7 +11,7 @@ export const END_STATUSES: ReadonlySet<string> = new Set(["SUCCEEDED", "SKIPPED"
 export function reasonText(reason: string | null): string {
   if (reason === null || reason === "") return "no reason recorded";
   return reason
-    .split(";")
+    .split(/;\s*/)
     .map((part) => {
       const m = /^([a-z-]+):(.+?)(?:\(\+(\d+)\))?$/.exec(part);
       if (!m) return part;
