@@ -1,7 +1,7 @@
 /**
  * The screenshots of docs/console.md, taken by `scripts/console-screenshots` (which loads this file
  * through Vite's module runner, so it shares the browser test's world as TypeScript): each view of
- * the console at 1366×768 on a demo day with two dead letters, the overview again at 768×1024 (a
+ * the console at 1366×768 on a demo day with dead letters of two held-back FLOP subtypes, the overview again at 768×1024 (a
  * tablet) and the lists and lineage at 390×844 (a phone), written to docs/console/*.png; then the marked screenshots section of docs/console.md is
  * written again from the list of shots (the rest of that file is not touched).
  */
@@ -255,11 +255,11 @@ export function screenshotsSection(shots: readonly Shot[]): string {
     "## Screenshots",
     "",
     "Taken by `scripts/console-screenshots` (one command: it builds the runner, starts an embedded one on a generated airport day",
-    "with two dead letters, drives Debian's chromium through playwright-core, and writes `docs/console/*.png` and this section;",
+    "with dead letters of two held-back FLOP subtypes, drives Debian's chromium through playwright-core, and writes `docs/console/*.png` and this section;",
     "it needs `chromium` and a font with Chinese glyphs, `fonts-wqy-microhei`, for the day's names). The browser test",
     "`packages/runner/test/console.browser.e2e.spec.ts` walks the same world at 1366×768 and 390×844: the dead letters grouped,",
-    "one found, previewed, replayed, and the flight's lineage showing the version it made; the stale one previewed as SKIPPED",
-    "stale and ending so.",
+    "one found, previewed, replayed, and the flight's lineage showing the version it made; a stale one previewed as SKIPPED",
+    "stale and ending so; a group replayed as one action.",
     "",
     ...shots.flatMap((s) => [`### ${s.title} (${s.width}×${s.height})`, "", `![${s.title}](console/${s.file})`, "", s.caption, ""]),
     SECTION_END,

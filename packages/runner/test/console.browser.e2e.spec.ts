@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { CONSOLE_TOKEN, gateChromium, HELD_SUBTYPE, launchChromium, openConsole, POISON_RUNWAY, startConsoleWorld, type ConsoleWorld } from "./console-world.js";
+import { CONSOLE_TOKEN, gateChromium, GROUP_SUBTYPE, HELD_SUBTYPE, launchChromium, openConsole, POISON_RUNWAY, startConsoleWorld, type ConsoleWorld } from "./console-world.js";
 
 const SUITE = "the console in chromium (the built binary, embedded)";
 const gate = await gateChromium(SUITE);
@@ -19,8 +19,9 @@ const LAPTOP = { width: 1366, height: 768 };
 const PHONE = { width: 390, height: 844 };
 
 /**
- * The console's walk-throughs on one world (console-world.ts), in order: the two dead letters stay
- * DEAD until the single-message tests replay them (the group test only previews).
+ * The console's walk-throughs on one world (console-world.ts), in order: the runway dead letters
+ * stay DEAD until the single-message tests replay them (the first group test only previews); the
+ * other held subtype's two are replayed as one group.
  */
 describe.skipIf(!gate.available)(SUITE, () => {
   let world: ConsoleWorld;
@@ -92,7 +93,8 @@ describe.skipIf(!gate.available)(SUITE, () => {
     expect(await reason.innerText()).toBe(group.reason);
     // Readable in full: wrapped inside its cell, not cut with an ellipsis.
     expect(await reason.evaluate((el) => el.scrollWidth <= el.clientWidth && el.ownerDocument.defaultView.getComputedStyle(el).textOverflow !== "ellipsis")).toBe(true);
-    expect(await page.getByTestId("dead-groups").innerText()).toMatch(/EXHAUSTED\s+2 messages/);
+    const exhausted = groups.filter((g) => g.errorClass === "EXHAUSTED");
+    expect(await page.getByTestId("dead-groups").innerText()).toContain(`EXHAUSTED ${exhausted.reduce((n, g) => n + g.count, 0)} messages, ${exhausted.length} reasons`);
 
     // Anywhere on the row opens the group.
     await row.locator("td.num").click();
@@ -191,6 +193,38 @@ describe.skipIf(!gate.available)(SUITE, () => {
     expect(await end.innerText()).toBe(`Message ${msgId} ended SKIPPED: stale (its DTTM is older than flight ${flid}'s last update).`);
     expect(await page.getByTestId("replay-result").innerText()).not.toContain("PENDING");
     expect((await world.admin("GET", `/admin/messages/${msgId}`)).body).toMatchObject({ status: "SKIPPED", reason: `stale:${flid}` });
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it("replays a whole group as one guarded, audited action; the result follows each message to its real end", async ({ onTestFailed }) => {
+    const { fresh, stale, flid } = world.group;
+    const groups = ((await world.admin("GET", "/admin/dead-letters/groups")).body as { groups: { msgIds: number[] }[] }).groups;
+    const index = groups.findIndex((g) => g.msgIds.includes(fresh));
+    expect(groups[index]!.msgIds).toEqual([fresh, stale]);
+    const before = await stateVersion(flid);
+    const { page, pageErrors } = await newPage(LAPTOP, onTestFailed);
+    await openConsole(page, world.url, `#/dead/groups/${index}`);
+    await page.locator("#group-title", { hasText: "2 dead letters" }).waitFor();
+    expect(await page.locator("article").innerText()).toContain(`unsupported:FLOP/${GROUP_SUBTYPE}`);
+    await page.getByTestId("preview-replay").click();
+    await page.getByTestId("replay-prediction").waitFor();
+    const previewed = await page.getByTestId("replay-diff").innerText();
+    expect(previewed).toContain("2 of 2 messages eligible");
+    expect(previewed).toContain(`1 would be SKIPPED: stale (its DTTM is older than flight ${flid}'s last update)`);
+    expect(previewed).toContain(`flight:${flid}`);
+    await page.getByTestId("operator").fill("e2e group operator");
+    await page.getByTestId("apply-replay").click();
+    const end = page.locator('[data-testid="replay-end"][data-ended="true"]');
+    await end.waitFor({ timeout: 60_000 });
+    const ended = await end.innerText();
+    expect(ended).toContain("2 of 2 ended.");
+    expect(ended).toContain("1 SUCCEEDED (applied)");
+    expect(ended).toContain(`1 SKIPPED: stale (its DTTM is older than flight ${flid}'s last update)`);
+    expect(await stateVersion(flid)).toBe(before + 1);
+    // One action in the audit trail, for the whole group.
+    const audit = (await world.admin("GET", "/admin/audit?limit=5")).body as { entries: { operator: string; action: string; msgIds: number[] }[] };
+    expect(audit.entries.filter((e) => e.operator === "e2e group operator")).toEqual([expect.objectContaining({ action: "replay", msgIds: [fresh, stale] })]);
     expect(pageErrors).toEqual([]);
     await page.close();
   });

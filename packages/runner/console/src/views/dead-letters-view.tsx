@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { query } from "../admin-client.js";
 import { ERROR_CLASSES, type DeadLetterGroup, type ProcRecord, type RawMessage } from "../api-types.js";
 import { count, dttm, instant } from "../format.js";
@@ -24,7 +24,15 @@ export function DeadLettersView(props: { route: readonly string[] }) {
   const [auditTick, setAuditTick] = useState(0);
   const msgId = !grouped && props.route[0] !== undefined && /^\d+$/.test(props.route[0]) ? Number(props.route[0]) : undefined;
   const groupIndex = grouped && props.route[1] !== undefined && /^\d+$/.test(props.route[1]) ? Number(props.route[1]) : undefined;
-  const group = groupIndex !== undefined && groups.state === "ok" ? groups.data.groups[groupIndex] : undefined;
+  const listed = groupIndex !== undefined && groups.state === "ok" ? groups.data.groups[groupIndex] : undefined;
+  // The group as it was when opened: a replay reloads the list (the group leaves it), while the
+  // detail keeps showing what was replayed and how each message ended.
+  const [pinned, setPinned] = useState<{ index: number; group: DeadLetterGroup } | undefined>();
+  useEffect(() => {
+    if (groupIndex === undefined) setPinned(undefined);
+    else if (listed !== undefined && pinned?.index !== groupIndex) setPinned({ index: groupIndex, group: listed });
+  }, [groupIndex, listed, pinned]);
+  const group = pinned?.index === groupIndex ? pinned?.group : undefined;
   const replayed = () => {
     if (grouped) reloadGroups();
     else reloadList();
@@ -61,7 +69,7 @@ export function DeadLettersView(props: { route: readonly string[] }) {
         </button>
       </div>
       <div class="split">
-        {grouped ? <GroupList load={groups} selected={groupIndex} /> : <DeadList load={list} selected={msgId} />}
+        {grouped ? <GroupList load={groups} selected={listed !== undefined && group !== undefined && sameIds(listed, group) ? groupIndex : undefined} /> : <DeadList load={list} selected={msgId} />}
         <div class="detail">
           {grouped ? (
             group === undefined ? (
@@ -182,6 +190,8 @@ function GroupList(props: { load: Load<{ groups: readonly DeadLetterGroup[] }>; 
     </div>
   );
 }
+
+const sameIds = (a: DeadLetterGroup, b: DeadLetterGroup): boolean => a.msgIds.join(",") === b.msgIds.join(",");
 
 /** The groups by class, in the route's order, each with its index in the route's list. */
 function classesOf(groups: readonly DeadLetterGroup[]): [string, { group: DeadLetterGroup; index: number }[]][] {
