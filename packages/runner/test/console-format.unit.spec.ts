@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { count, dttm, duration, value } from "../console/src/format.js";
-import { collectionDiff, diffValue } from "../console/src/collection-diff.js";
+import { collectionDiff } from "../console/src/collection-diff.js";
 import { endText, predictionText, reasonText } from "../console/src/message-end.js";
 import { sparklineSegments } from "../console/src/sparkline-segments.js";
 
@@ -17,7 +17,7 @@ describe("console formats", () => {
     expect(dttm("20260305064210")).toBe("2026-03-05 06:42:10");
     expect(dttm("garbage")).toBe("garbage");
     expect(count(1200)).toBe("1,200");
-    expect([undefined, null, "A25", ["x"]].map(value)).toEqual(["(absent)", "(cleared)", "A25", '["x"]']);
+    expect([undefined, null, "A25", ["x"]].map((v) => value(v))).toEqual(["(absent)", "(cleared)", "A25", '["x"]']);
   });
 
   it("draw sparklines inside the box, one polyline per run of known values", () => {
@@ -40,14 +40,14 @@ describe("console formats", () => {
   });
 
   it("tell absent, cleared and null apart by where the value is", () => {
-    expect(["fields.ESTT", "ffid", "collections.GTDT", "row."].map((f) => [diffValue(f, undefined), diffValue(f, null)])).toEqual([
+    expect(["fields.ESTT", "ffid", "collections.GTDT", "row."].map((f) => [value(undefined, f), value(null, f)])).toEqual([
       ["(absent)", "(cleared)"],
       ["(absent)", "null"],
       ["(absent)", "null"],
       ["(absent)", "(cleared)"],
     ]);
-    expect(diffValue("collections.GTDT", [])).toBe("(cleared: no rows)");
-    expect(diffValue("fields.PAXC", "180")).toBe("180");
+    expect(value([], "collections.GTDT")).toBe("(cleared: no rows)");
+    expect(value("180", "fields.PAXC")).toBe("180");
   });
 
   it("show a collection change row by row: added, removed, and changed with each value before → after", () => {

@@ -43,16 +43,3 @@ export function collectionDiff(change: FieldChange): CollectionDiff | undefined 
   }
   return { added: after.filter((r) => !old.has(r.key)), removed: before.filter((r) => !now.has(r.key)), changed };
 }
-
-/**
- * A value of a diff or a record, by where it is: absent (no value in the state), cleared (a
- * field or row value stated empty, `null`; a collection stated empty, `[]`) and a plain `null`
- * (`ffid`, `operationDay`: none) told apart (docs/events.md); strings as they are, else JSON.
- */
-export function diffValue(field: string, v: unknown): string {
-  if (v === undefined) return "(absent)";
-  if (v === null) return field.startsWith("fields.") || field.startsWith("row.") ? "(cleared)" : "null";
-  if (Array.isArray(v) && v.length === 0 && field.startsWith("collections.")) return "(cleared: no rows)";
-  if (typeof v === "string") return v;
-  return JSON.stringify(v);
-}

@@ -1,5 +1,6 @@
 import type { FieldChange } from "./api-types.js";
-import { collectionDiff, diffValue, type CollectionDiff } from "./collection-diff.js";
+import { collectionDiff, type CollectionDiff } from "./collection-diff.js";
+import { value } from "./format.js";
 
 /**
  * A field diff: one row per field, before → after, absent, cleared and null told apart; a
@@ -30,9 +31,9 @@ export function FieldDiffTable(props: { changes: readonly FieldChange[]; testid?
               {scalars.map((c) => (
                 <tr key={c.field}>
                   <th scope="row" class="mono">{c.field}</th>
-                  <td class={`mono before${c.before === undefined ? " muted" : ""}`}>{diffValue(c.field, c.before)}</td>
+                  <td class={`mono before${c.before === undefined ? " muted" : ""}`}>{value(c.before, c.field)}</td>
                   <td aria-hidden="true">→</td>
-                  <td class={`mono after${c.after === undefined ? " muted" : ""}`}>{diffValue(c.field, c.after)}</td>
+                  <td class={`mono after${c.after === undefined ? " muted" : ""}`}>{value(c.after, c.field)}</td>
                 </tr>
               ))}
             </tbody>
@@ -48,7 +49,7 @@ export function FieldDiffTable(props: { changes: readonly FieldChange[]; testid?
 
 const rowValues = (values: Readonly<Record<string, unknown>>): string =>
   Object.entries(values)
-    .map(([name, v]) => `${name}=${diffValue("row.", v)}`)
+    .map(([name, v]) => `${name}=${value(v, "row.")}`)
     .join(", ");
 
 function CollectionDiffTable(props: { change: FieldChange; diff: CollectionDiff }) {
@@ -90,8 +91,8 @@ function CollectionDiffTable(props: { change: FieldChange; diff: CollectionDiff 
                 <td class="mono">
                   {r.changes.map((c) => (
                     <div key={c.name}>
-                      {c.name}: <span class={`before${c.before === undefined ? " muted" : ""}`}>{diffValue("row.", c.before)}</span> →{" "}
-                      <span class={`after${c.after === undefined ? " muted" : ""}`}>{diffValue("row.", c.after)}</span>
+                      {c.name}: <span class={`before${c.before === undefined ? " muted" : ""}`}>{value(c.before, "row.")}</span> →{" "}
+                      <span class={`after${c.after === undefined ? " muted" : ""}`}>{value(c.after, "row.")}</span>
                     </div>
                   ))}
                 </td>

@@ -1,8 +1,7 @@
 import { useState } from "preact/hooks";
 import { query } from "../admin-client.js";
 import type { FlightPayload } from "../api-types.js";
-import { diffValue } from "../collection-diff.js";
-import { count, dttm } from "../format.js";
+import { count, dttm, value } from "../format.js";
 import { Loaded, PlaceholderRows } from "../loaded.js";
 import { useAdmin, type Load } from "../use-admin.js";
 import { openRow } from "../open-row.js";
@@ -157,7 +156,7 @@ function Flight(props: { flid: string }) {
                     {Object.entries(f.fields).map(([name, v]) => (
                       <tr key={name}>
                         <th scope="row" class="mono">{name}</th>
-                        <td class="mono">{diffValue("fields.", v)}</td>
+                        <td class="mono">{value(v, "fields.")}</td>
                       </tr>
                     ))}
                   </tbody>
@@ -208,7 +207,7 @@ function RowsTable(props: { rows: readonly { readonly key: string; readonly valu
               <th scope="row" class="mono">{r.key}</th>
               {names.map((n) => (
                 <td key={n} class={`mono${r.values[n] === undefined ? " muted" : ""}`}>
-                  {diffValue("row.", r.values[n])}
+                  {value(r.values[n], "row.")}
                 </td>
               ))}
             </tr>
