@@ -243,7 +243,8 @@ async function settle(page: Page, inFlight: () => number): Promise<void> {
     await page.waitForTimeout(100);
     if (inFlight() > 0) quietSince = Date.now();
   }
-  await page.waitForFunction("!document.querySelector('.placeholder, .placeholder-row')");
+  // A locator wait, not waitForFunction: the console's CSP (no eval) stops in-page polling of a function.
+  await page.locator(".placeholder, .placeholder-row").first().waitFor({ state: "detached" });
   // A string: the root project's types have no DOM.
   await page.evaluate("document.fonts.ready.then(() => document.activeElement?.blur())");
 }

@@ -295,6 +295,13 @@ describe.skipIf(!gate.available)(SUITE, () => {
     expect(await row.locator("td.reason").evaluate((el) => el.ownerDocument.defaultView.getComputedStyle(el).display)).toBe("grid");
     expect(await row.locator("td.reason").evaluate((el) => el.getBoundingClientRect().width)).toBeGreaterThan(300);
     expect(await sideways()).toBe(0);
+    // A tap on a card shows what it opened: the stacked detail scrolls into view, not the same list.
+    const id = (await row.getAttribute("data-testid"))!.slice("dead-row-".length);
+    await row.locator("td.reason").click();
+    await page.locator("#record-title", { hasText: `Message ${id}` }).waitFor();
+    // Polled from here: the console's CSP (no eval) stops waitForFunction's in-page polling.
+    const revealed = () => page.locator("#record-title").evaluate((el) => el.ownerDocument.defaultView.scrollY > 0 && el.getBoundingClientRect().top >= 0 && el.getBoundingClientRect().top < 120);
+    await expect.poll(revealed, { timeout: 30_000, interval: 100 }).toBe(true);
 
     await page.goto(new URL(`/console#/flights/${world.poison.flid}`, world.url).href);
     await page.locator(".timeline .version").first().waitFor();

@@ -5,6 +5,7 @@ import { count, dttm, instant } from "../format.js";
 import { Loaded, PlaceholderRows } from "../loaded.js";
 import { reasonText } from "../message-end.js";
 import { openRow } from "../open-row.js";
+import { useReveal } from "../use-reveal.js";
 import { useAdmin, type Load } from "../use-admin.js";
 import { href } from "../use-hash-route.js";
 import { AuditTrail } from "./audit-trail.js";
@@ -33,6 +34,7 @@ export function DeadLettersView(props: { route: readonly string[] }) {
     else if (listed !== undefined && pinned?.index !== groupIndex) setPinned({ index: groupIndex, group: listed });
   }, [groupIndex, listed, pinned]);
   const group = pinned?.index === groupIndex ? pinned?.group : undefined;
+  const detail = useReveal<HTMLDivElement>(grouped ? groupIndex : msgId);
   const replayed = () => {
     if (grouped) reloadGroups();
     else reloadList();
@@ -70,7 +72,7 @@ export function DeadLettersView(props: { route: readonly string[] }) {
       </div>
       <div class="split">
         {grouped ? <GroupList load={groups} selected={listed !== undefined && group !== undefined && sameIds(listed, group) ? groupIndex : undefined} /> : <DeadList load={list} selected={msgId} />}
-        <div class="detail">
+        <div class="detail" ref={detail}>
           {grouped ? (
             group === undefined ? (
               <p class="muted">Select a group to preview and replay its messages as one action.</p>

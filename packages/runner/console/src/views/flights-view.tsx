@@ -5,6 +5,7 @@ import { count, dttm, value } from "../format.js";
 import { Loaded, PlaceholderRows } from "../loaded.js";
 import { useAdmin, type Load } from "../use-admin.js";
 import { openRow } from "../open-row.js";
+import { useReveal } from "../use-reveal.js";
 import { href } from "../use-hash-route.js";
 import { LineageTimeline } from "./lineage-timeline.js";
 
@@ -16,6 +17,7 @@ export function FlightsView(props: { flid: string | undefined }) {
   const [text, setText] = useState("");
   const [q, setQ] = useState<string | undefined>();
   const [results] = useAdmin<{ flights: readonly FlightPayload[] }>(q === undefined ? null : `/admin/flights${query({ q, limit: 50 })}`);
+  const flight = useReveal<HTMLDivElement>(props.flid);
   const [recent] = useAdmin<{ flights: readonly FlightPayload[] }>(q === undefined ? "/admin/flights/recent?limit=15" : null, RECENT_REFRESH_MS);
   return (
     <section aria-labelledby="flights-title">
@@ -54,7 +56,7 @@ export function FlightsView(props: { flid: string | undefined }) {
       ) : (
         <SearchResults load={results} selected={props.flid} what="Flight search" />
       )}
-      {props.flid !== undefined && <Flight key={props.flid} flid={props.flid} />}
+      <div ref={flight}>{props.flid !== undefined && <Flight key={props.flid} flid={props.flid} />}</div>
     </section>
   );
 }
