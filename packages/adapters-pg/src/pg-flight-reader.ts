@@ -1,8 +1,8 @@
-import { assertSearchQuery, MAX_FLIGHT_LIST_LIMIT, type FlightListQuery, type FlightReader, type FlightSearchQuery, type FlightState } from "@msgx/core";
+import { assertRecentLimit, assertSearchQuery, MAX_FLIGHT_LIST_LIMIT, type FlightListQuery, type FlightReader, type FlightSearchQuery, type FlightState } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { pgCall } from "./pg-error-map.js";
 import type { Db } from "./queries/db.js";
-import { listFlights, readFlight, searchFlights } from "./queries/flights.js";
+import { listFlights, readFlight, recentFlights, searchFlights } from "./queries/flights.js";
 import type { MsgxDatabase } from "./rows/tables.js";
 
 const DECIMAL_FLID = /^\d{1,18}$/;
@@ -37,6 +37,11 @@ export class PgFlightReader implements FlightReader {
   async list(query: FlightListQuery): Promise<readonly FlightState[]> {
     assertListQuery(query);
     return pgCall("flight list", () => listFlights(this.#db, query));
+  }
+
+  async recent(limit: number): Promise<readonly FlightState[]> {
+    assertRecentLimit(limit);
+    return pgCall("flight recent", () => recentFlights(this.#db, limit));
   }
 
   async search(query: FlightSearchQuery): Promise<readonly FlightState[]> {

@@ -1,4 +1,4 @@
-import { systemClock, type AuditRow, type BackfillTodo, type Clock, type InboxEntry, type IntakeState, type PipelineStore, type PipelineTx, type ProcRecord, type RecordFilter } from "@msgx/core";
+import { systemClock, type AuditRow, type BackfillTodo, type Clock, type InboxEntry, type IntakeState, type PipelineStore, type PipelineTx, type ProcRecord, type ProcStatus, type RecordFilter, type RecordGroup } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "./lock-keys.js";
 import { pgCall } from "./pg-error-map.js";
@@ -8,7 +8,7 @@ import { audits } from "./queries/audit.js";
 import { completeBackfill, deferBackfill, dueBackfill } from "./queries/backfill-todo.js";
 import type { Db } from "./queries/db.js";
 import { intakeState } from "./queries/pipeline-epoch.js";
-import { enqueue, getRecord, head, listRecords, unfinished } from "./queries/proc-state.js";
+import { enqueue, getRecord, groupRecords, head, listRecords, unfinished } from "./queries/proc-state.js";
 import type { MsgxDatabase } from "./rows/tables.js";
 
 /** The sweep leaves a fresh todo alone this long: the pump backfills right after its commit. */
@@ -79,6 +79,10 @@ export class PgPipelineStore implements PipelineStore {
 
   list(filter: RecordFilter): Promise<readonly ProcRecord[]> {
     return pgCall("list", () => listRecords(this.#db, filter));
+  }
+
+  groups(statuses: readonly ProcStatus[], idsPerGroup: number): Promise<readonly RecordGroup[]> {
+    return pgCall("groups", () => groupRecords(this.#db, statuses, idsPerGroup));
   }
 
   transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number } = {}): Promise<T> {

@@ -51,7 +51,7 @@ async function plan(db: Kysely<any>, statement: string): Promise<string> {
   });
 }
 
-/** The console's reads are index ranges (0019_console), not scans of the tables. */
+/** The console's reads are index ranges (0019_console, 0022_recent_flights), not scans of the tables. */
 function describeIndexUse(name: string, open: () => Promise<TestDb>): void {
   describe(`console reads use their indexes: ${name}`, () => {
     let t: TestDb;
@@ -70,6 +70,13 @@ function describeIndexUse(name: string, open: () => Promise<TestDb>): void {
       expect(p).not.toMatch(/Sort/);
       // And the reader gives what it promises on a real flight table: nothing yet.
       expect(await new PgFlightReader(t.db).search({ text: "ca12", limit: 5 })).toEqual([]);
+    });
+
+    it("the recently changed flights are read along flight_schd_recent_idx in order: the limit ends the scan", async () => {
+      const p = await plan(t.db, `SELECT flid FROM flight_schd f ORDER BY f.last_msg_id DESC, f.flid COLLATE "C" LIMIT 20`);
+      expect(p).toContain("flight_schd_recent_idx");
+      expect(p).not.toMatch(/Sort/);
+      expect(await new PgFlightReader(t.db).recent(5)).toEqual([]);
     });
 
     it("the history reads the archive and the outbox by time through their indexes", async () => {

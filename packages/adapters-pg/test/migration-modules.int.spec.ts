@@ -51,9 +51,10 @@ describe("migration modules (PGlite)", () => {
       "0019_console",
       "0020_leadership_lease",
       "0021_pipeline_enter",
+      "0022_recent_flights",
     ]);
     expect(Object.keys(msgxMigrations("public"))).toEqual(names);
-    expect(Object.keys(msgxMigrations("public", ["jobs"]))).toEqual(["0001_pipeline", "0002_flights", "0004_reader_indexes", "0007_maintenance", "0009_outbox_json", "0010_flight_collections", "0012_identity_content", "0013_outbox_headers", "0014_proc_trace", "0018_lineage", "0019_console", "0020_leadership_lease", "0021_pipeline_enter"]);
+    expect(Object.keys(msgxMigrations("public", ["jobs"]))).toEqual(["0001_pipeline", "0002_flights", "0004_reader_indexes", "0007_maintenance", "0009_outbox_json", "0010_flight_collections", "0012_identity_content", "0013_outbox_headers", "0014_proc_trace", "0018_lineage", "0019_console", "0020_leadership_lease", "0021_pipeline_enter", "0022_recent_flights"]);
   });
 
   it("pipeline only: its tables alone; requests added later apply; then the rest; the default is every module", async () => {

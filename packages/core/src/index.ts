@@ -150,6 +150,7 @@ export { decideRetirement, retiredFlightState, retirementCutoffDay, type Retirem
 export {
   compareFlids,
   assertListQuery,
+  assertRecentLimit,
   assertSearchQuery,
   FLID_PATTERN,
   FLIGHT_SEARCH_TEXT,
@@ -331,7 +332,7 @@ export { TaskCallbackSender, DEFAULT_TASK_CALLBACK_SENDER_OPTIONS, type TaskCall
 
 // Maintenance jobs (seed 000 §6)
 export type { MaintenanceStore, MaintenanceTx, MaintenanceWriteOptions, RetiredFlight, ReconcileEntry, ArchiveQuery } from "./jobs/maintenance-store.js";
-export type { SnapshotLogRow, ArchivedRecord, AuditRow } from "./processing/pipeline-store.js";
+export type { SnapshotLogRow, ArchivedRecord, AuditRow, RecordGroup } from "./processing/pipeline-store.js";
 export { nextRunAt, parseTimeOfDay } from "./jobs/daily-schedule.js";
 export { ScheduledJob, DEFAULT_SCHEDULED_JOB_OPTIONS, type JobSchedule, type JobBatch, type ScheduledJobOptions } from "./jobs/scheduled-job.js";
 export { HistorySweeper, DEFAULT_HISTORY_SWEEP_OPTIONS, type HistorySweepOptions, type HistorySweepBatch } from "./jobs/history-sweeper.js";

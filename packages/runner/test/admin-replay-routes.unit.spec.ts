@@ -64,6 +64,7 @@ async function world() {
     metrics: async () => ({ contentType: "text/plain", body: "" }),
     reliable: {} as ReliableAdminApi,
     deadLetters: (q) => replay.deadLetters(q),
+    deadLetterGroups: (idsPerGroup) => replay.deadLetterGroups(idsPerGroup),
     replayPreview: (sel) => replay.preflight(sel),
     replay: (sel, operator, options) => replay.replay(sel, operator, options),
     rawMessage: (msgId) => replay.raw(msgId),
@@ -118,6 +119,17 @@ describe("POST /admin/replay: preflight and version guard", () => {
     expect(JSON.parse(audit.body!["entries"][0].detail)).toMatchObject({ operator: "alice", expect: { "flight:1": 2 } });
   });
 
+  it("a dry run predicts SKIPPED stale for a message older than its flight's last DTTM, as the pump then decides", async () => {
+    const w = await world();
+    w.mailbox.insert(messageXml({ sndr: "AODB", seqn: seqn++, dttm: "20260305090000", type: "FLOP", styp: "ESTT" }, "<FLOP><FLID>1</FLID><ESTT>05MAR260945</ESTT></FLOP>"));
+    await w.drain();
+    const dry = await w.call("POST", "/admin/replay", { msgIds: [2], dryRun: true });
+    expect(dry.body!["preview"]).toMatchObject([{ msgId: 2, eligible: true, outcome: { status: "SKIPPED", reason: "stale:1" }, changes: [] }]);
+    await w.call("POST", "/admin/replay", { msgIds: [2], operator: "alice", expect: dry.body!["expect"] });
+    await w.drain();
+    expect(w.store.tables.records.get(2)).toMatchObject({ status: "SKIPPED", reason: "stale:1" });
+  });
+
   it("400 for a body the route cannot take; never 500", async () => {
     const w = await world();
     const bad: [unknown, RegExp][] = [
@@ -147,6 +159,21 @@ describe("dead letters by class, raw text, audit trail", () => {
     const exhausted = await w.call("GET", "/admin/dead-letters?errorClass=EXHAUSTED");
     expect((exhausted.body as unknown as { msgId: number; errorClass: string }[]).map((r) => [r.msgId, r.errorClass])).toEqual([[2, "EXHAUSTED"]]);
     expect((await w.call("GET", "/admin/dead-letters?errorClass=exhausted")).status).toBe(400);
+  });
+
+  it("GET /admin/dead-letters/groups groups by class and reason with counts and ids; a bad ids cap is 400", async () => {
+    const w = await world();
+    const res = await w.call("GET", "/admin/dead-letters/groups");
+    expect([res.status, res.body]).toStrictEqual([
+      200,
+      {
+        groups: [
+          { errorClass: "EXHAUSTED", reason: expect.stringContaining("head deadline"), count: 1, msgIds: [2] },
+          { errorClass: "MALFORMED", reason: expect.any(String), count: 1, msgIds: [3] },
+        ],
+      },
+    ]);
+    for (const q of ["ids=0", "ids=1001", "ids=x"]) expect((await w.call("GET", `/admin/dead-letters/groups?${q}`)).status, q).toBe(400);
   });
 
   it("GET /admin/messages/:msgId/raw gives the mailbox text and the decoded envelope; 404 when the row is gone; 400 for a bad id", async () => {

@@ -169,6 +169,20 @@ describe("GET /admin/flights?q=", () => {
   });
 });
 
+describe("GET /admin/flights/recent", () => {
+  it("lists the flights changed last, newest first, as published payloads; a bad limit is 400", async () => {
+    const w = use(world({ tasks: false, reliable: false }));
+    for (const [f, lastMsgId] of [[flight("101", "CA1234", "2026-03-05T08:00"), 5], [flight("102", "CA1299", "2026-03-05T09:00"), 40], [flight("103", "MU5101", "2026-03-05T10:00"), 12]] as const) {
+      w.db.tables.flights.set(f.flid, { ...f, lastMsgId });
+    }
+    const recent = await get(w, "/admin/flights/recent?limit=2");
+    expect(recent.status).toBe(200);
+    expect((recent.body!["flights"] as { flid: string; lastMsgId: number }[]).map((f) => [f.flid, f.lastMsgId])).toEqual([["102", 40], ["103", 12]]);
+    expect(((await get(w, "/admin/flights/recent")).body!["flights"] as unknown[]).length).toBe(3);
+    for (const q of ["limit=0", "limit=101", "limit=x"]) expect((await get(w, `/admin/flights/recent?${q}`)).status, q).toBe(400);
+  });
+});
+
 describe("task events under /admin", () => {
   it("answer 404 'not enabled' when the task service is off", async () => {
     const w = use(world({ tasks: false, reliable: false }));

@@ -1,8 +1,8 @@
 /**
  * The screenshots of docs/console.md, taken by `scripts/console-screenshots` (which loads this file
  * through Vite's module runner, so it shares the browser test's world as TypeScript): each view of
- * the console at 1366×768 on a demo day with one dead letter, the overview again at 768×1024 (a
- * tablet), written to docs/console/*.png; then the marked screenshots section of docs/console.md is
+ * the console at 1366×768 on a demo day with dead letters of two held-back FLOP subtypes, the overview again at 768×1024 (a
+ * tablet) and the lists and lineage at 390×844 (a phone), written to docs/console/*.png; then the marked screenshots section of docs/console.md is
  * written again from the list of shots (the rest of that file is not touched).
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -23,6 +23,7 @@ export interface Shot {
 
 const LAPTOP = { width: 1366, height: 768 };
 const TABLET = { width: 768, height: 1024 };
+const PHONE = { width: 390, height: 844 };
 export const SECTION_START = "<!-- console-screenshots:start — written by scripts/console-screenshots; edit that script, not this section -->";
 export const SECTION_END = "<!-- console-screenshots:end -->";
 
@@ -47,6 +48,19 @@ const VIEWS: readonly View[] = [
     show: (page) => nav(page, "overview"),
   },
   {
+    file: "dead-letter-groups.png",
+    title: "Dead letters — by class and reason",
+    caption: "The dead letters grouped by error class, then by reason, with counts; one group previewed as one replay: how many are eligible and how each would end — the pump's own decision, run without writing.",
+    viewport: LAPTOP,
+    show: async (page) => {
+      await nav(page, "dead");
+      await page.getByTestId("dead-by-group").click();
+      await page.getByTestId("dead-group-0").click();
+      await page.getByTestId("preview-replay").click();
+      await page.getByTestId("replay-prediction").waitFor();
+    },
+  },
+  {
     file: "dead-letters.png",
     title: "Dead letters — replay preview",
     caption: "The dead letters, and the dead FLOP/RUNW (runway updates were not enabled when it came) with its error history and the replay preview: the field diff and the version guard, shown before anything is applied.",
@@ -68,16 +82,40 @@ const VIEWS: readonly View[] = [
     viewport: LAPTOP,
     show: async (page, world) => {
       await page.getByTestId("apply-replay").click();
-      await page.getByTestId("replay-result").waitFor();
+      await page.locator('[data-testid="replay-end"][data-ended="true"]').waitFor({ timeout: 60_000 });
       await page.getByTestId("replay-result").scrollIntoViewIfNeeded();
-      const flight = async () => (await world.admin("GET", `/admin/flights/${world.poison.flid}`)).body as { lastMsgId: number };
-      await eventually(async () => ((await flight()).lastMsgId === world.poison.msgId ? true : undefined), 30_000, "the replayed message applied");
+    },
+  },
+  {
+    file: "replay-stale.png",
+    title: "Dead letters — a replay that will be skipped",
+    caption: "A runway update stamped the day before: the preview predicts SKIPPED stale (its DTTM is older than the flight's last update), and once replayed the result shows the message's real end, not PENDING.",
+    viewport: LAPTOP,
+    show: async (page, world) => {
+      const { msgId } = world.stale;
+      await page.getByTestId("dead-by-message").click();
+      await page.getByTestId(`dead-row-${msgId}`).locator("td.reason").click();
+      await page.getByTestId("preview-replay").click();
+      await page.getByTestId("replay-prediction").waitFor();
+      await page.getByTestId("apply-replay").click();
+      await page.locator('[data-testid="replay-end"][data-ended="true"]').waitFor({ timeout: 60_000 });
+      await page.getByTestId("replay-result").scrollIntoViewIfNeeded();
+    },
+  },
+  {
+    file: "flights-recent.png",
+    title: "Flights — recently changed",
+    caption: "Before any search, the flights changed last, newest first; a click anywhere on a row opens the flight.",
+    viewport: LAPTOP,
+    show: async (page) => {
+      await nav(page, "flights");
+      await page.getByTestId("recent-flights").waitFor();
     },
   },
   {
     file: "flights.png",
     title: "Flights — lineage",
-    caption: "A flight found by its FLID: its current state and lineage, newest first — the replayed runway update on top, each version with its source message, field changes and events.",
+    caption: "A flight found by its FLID: its current state and lineage, newest first — the replayed runway update on top, each version with its source message, field changes (a collection's as rows added, removed, changed) and events with the JSONL file and line they were published at.",
     viewport: LAPTOP,
     show: async (page, world) => {
       const { flid } = world.poison;
@@ -101,9 +139,32 @@ const VIEWS: readonly View[] = [
     },
   },
   { file: "requests.png", title: "Requests", caption: "Outbound schedule and reference requests, open, done or expired, and the form that asks for a schedule range.", viewport: LAPTOP, show: (page) => nav(page, "requests") },
-  { file: "reliable.png", title: "Reliable messages", caption: "The hosted reliable-message queues, waiting and dead per queue, and the dead messages with their resend.", viewport: LAPTOP, show: (page) => nav(page, "reliable") },
+  { file: "reliable.png", title: "Reliable messages", caption: "The hosted reliable-message queues — waiting for confirmation, sending and dead, apart — and the dead messages with their resend.", viewport: LAPTOP, show: (page) => nav(page, "reliable") },
   { file: "tasks.png", title: "Task events", caption: "Dead task events and their replay (the task service is off by default: the view says so).", viewport: LAPTOP, show: (page) => nav(page, "tasks") },
   { file: "overview-tablet.png", title: "Overview on a tablet", caption: "The overview at 768×1024: the cards reflow, the page never scrolls sideways.", viewport: TABLET, show: (page) => nav(page, "overview") },
+  { file: "overview-phone.png", title: "Overview on a phone", caption: "The overview at 390×844: two cards a row, each sparkline with its scale.", viewport: PHONE, show: (page) => nav(page, "overview") },
+  {
+    file: "dead-letters-phone.png",
+    title: "Dead letters on a phone",
+    caption: "The dead letters at 390×844: one card per message, the reason wrapped in full.",
+    viewport: PHONE,
+    show: async (page) => {
+      await nav(page, "dead");
+      await page.getByTestId("dead-by-message").click();
+      await page.locator('[data-testid^="dead-row-"]').first().waitFor();
+    },
+  },
+  {
+    file: "lineage-phone.png",
+    title: "Lineage on a phone",
+    caption: "A flight's lineage at 390×844: field changes in readable columns, collection rows, and each version's events as compact cards.",
+    viewport: PHONE,
+    show: async (page, world) => {
+      await page.goto(new URL(`/console#/flights/${world.poison.flid}`, world.url).href);
+      await page.locator(".timeline .version").first().scrollIntoViewIfNeeded();
+      await page.locator(".timeline .version").nth(1).scrollIntoViewIfNeeded();
+    },
+  },
 ];
 
 /**
@@ -182,7 +243,8 @@ async function settle(page: Page, inFlight: () => number): Promise<void> {
     await page.waitForTimeout(100);
     if (inFlight() > 0) quietSince = Date.now();
   }
-  await page.waitForFunction("!document.querySelector('.placeholder, .placeholder-row')");
+  // A locator wait, not waitForFunction: the console's CSP (no eval) stops in-page polling of a function.
+  await page.locator(".placeholder, .placeholder-row").first().waitFor({ state: "detached" });
   // A string: the root project's types have no DOM.
   await page.evaluate("document.fonts.ready.then(() => document.activeElement?.blur())");
 }
@@ -194,10 +256,11 @@ export function screenshotsSection(shots: readonly Shot[]): string {
     "## Screenshots",
     "",
     "Taken by `scripts/console-screenshots` (one command: it builds the runner, starts an embedded one on a generated airport day",
-    "with one dead letter, drives Debian's chromium through playwright-core, and writes `docs/console/*.png` and this section;",
+    "with dead letters of two held-back FLOP subtypes, drives Debian's chromium through playwright-core, and writes `docs/console/*.png` and this section;",
     "it needs `chromium` and a font with Chinese glyphs, `fonts-wqy-microhei`, for the day's names). The browser test",
-    "`packages/runner/test/console.browser.e2e.spec.ts` walks the same world: the dead letter found, previewed, replayed, and the",
-    "flight's lineage showing the version it made.",
+    "`packages/runner/test/console.browser.e2e.spec.ts` walks the same world at 1366×768 and 390×844: the dead letters grouped,",
+    "one found, previewed, replayed, and the flight's lineage showing the version it made; a stale one previewed as SKIPPED",
+    "stale and ending so; a group replayed as one action.",
     "",
     ...shots.flatMap((s) => [`### ${s.title} (${s.width}×${s.height})`, "", `![${s.title}](console/${s.file})`, "", s.caption, ""]),
     SECTION_END,

@@ -23,6 +23,7 @@ export function pipelineLessContext(logger: Logger, adminToken: string) {
     flights: unused,
     lineage: { flightLineage: unused, referenceLineage: unused },
     deadLetters: unused,
+    deadLetterGroups: unused,
     snapshotLog: unused,
     replayPreview: unused,
     replay: unused,

@@ -19,6 +19,7 @@ import { lineageMigration } from "./0018-lineage.js";
 import { consoleMigration } from "./0019-console.js";
 import { leadershipLeaseMigration } from "./0020-leadership-lease.js";
 import { pipelineEnterMigration } from "./0021-pipeline-enter.js";
+import { recentFlightsMigration } from "./0022-recent-flights.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -53,6 +54,8 @@ export const MIGRATION_MODULES = {
     "0020_leadership_lease": leadershipLeaseMigration,
     // msgx_pipeline_enter: lock, epoch and fence check in one call, sent with the BEGIN.
     "0021_pipeline_enter": pipelineEnterMigration,
+    // The index of the console's recently changed flights.
+    "0022_recent_flights": recentFlightsMigration,
   },
   /** Upstream requests (`req_track`, the SEQN counter) and reference data (`ref_master`). */
   requests: {

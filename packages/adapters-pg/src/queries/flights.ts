@@ -45,6 +45,12 @@ export async function searchFlights(db: Db, query: FlightSearchQuery): Promise<F
   return [...(exact ? [exact] : []), ...rows.map(flightFromRow)];
 }
 
+/** `FlightReader.recent`: read along `flight_schd_recent_idx` (0022), so the limit ends the scan. */
+export async function recentFlights(db: Db, limit: number): Promise<FlightState[]> {
+  const { rows } = await selectFlights(sql`TRUE`, sql`ORDER BY f.last_msg_id DESC, f.flid COLLATE "C" LIMIT ${limit}::integer`).execute(db);
+  return rows.map(flightFromRow);
+}
+
 /** What `loadFlights` read: the stored flights (locked), and retired FLIDs not stored again. */
 export interface LoadedFlights {
   readonly stored: ReadonlyMap<string, FlightState>;

@@ -1,4 +1,4 @@
-import type { ArchivedRecord, ArchiveQuery, InboxEntry, IntakeState, ProcRecord, ProcStatus, ReconcileEntry, RecordFilter } from "@msgx/core";
+import type { ArchivedRecord, ArchiveQuery, ErrorClass, RecordGroup, InboxEntry, IntakeState, ProcRecord, ProcStatus, ReconcileEntry, RecordFilter } from "@msgx/core";
 import { sql, type RawBuilder } from "kysely";
 import { PROC_COLUMNS, procFromRow, procToJson, type ProcStateRow } from "../rows/proc-row.js";
 import { jsonParam, toMs, toNumber } from "../rows/values.js";
@@ -82,6 +82,21 @@ export async function listRecords(db: Db, filter: RecordFilter): Promise<ProcRec
     WHERE ${sql.join(where, sql` AND `)}
     ORDER BY msg_id ${limit}`.execute(db);
   return rows.map(procFromRow);
+}
+
+/**
+ * `PipelineStore.groups`: one row per (class, reason) of the given statuses, text compared in the
+ * C collation (code-point order, as the in-memory store) so every store orders groups alike.
+ */
+export async function groupRecords(db: Db, statuses: readonly ProcStatus[], idsPerGroup: number): Promise<RecordGroup[]> {
+  const { rows } = await sql<{ error_class: string | null; reason: string | null; count: unknown; msg_ids: unknown[] }>`
+    SELECT error_class, reason, count(*) AS count,
+           (array_agg(msg_id ORDER BY msg_id))[1:${Math.max(0, idsPerGroup)}::int] AS msg_ids
+    FROM proc_state
+    WHERE status = ANY(${[...statuses]}::text[])
+    GROUP BY error_class, reason
+    ORDER BY error_class COLLATE "C" NULLS LAST, count(*) DESC, reason COLLATE "C" NULLS LAST`.execute(db);
+  return rows.map((r) => ({ errorClass: r.error_class as ErrorClass | null, reason: r.reason, count: toNumber(r.count), msgIds: (r.msg_ids ?? []).map(toNumber) }));
 }
 
 /** The records among `msgIds`, locked for the transaction, in the order asked. */

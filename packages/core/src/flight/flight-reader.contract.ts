@@ -156,6 +156,19 @@ export function describeFlightReaderContract(name: string, factory: () => Promis
       expect((await fx.reader.search({ text: "cz", limit: 1 }))[0]).toStrictEqual(numbered("15", "CZ1234", "2026-03-05T08:00"));
     });
 
+    it("recent: newest lastMsgId first, one message's flights by FLID as text, deleted ones too, at most limit", async () => {
+      await fx.seed([
+        contractFlight("7", "20260305", { lastMsgId: 10 }),
+        contractFlight("30", "20260305", { lastMsgId: 50 }),
+        contractFlight("100", "20260305", { lastMsgId: 50 }),
+        contractFlight("9", "20260305", { lastMsgId: 70, deleted: true }),
+      ]);
+      expect((await fx.reader.recent(10)).map((f) => f.flid)).toStrictEqual(["9", "100", "30", "7"]);
+      expect((await fx.reader.recent(2)).map((f) => f.flid)).toStrictEqual(["9", "100"]);
+      expect((await fx.reader.recent(1))[0]).toStrictEqual(contractFlight("9", "20260305", { lastMsgId: 70, deleted: true }));
+      for (const limit of [0, 1.5, MAX_FLIGHT_SEARCH_LIMIT + 1]) await expect(fx.reader.recent(limit)).rejects.toThrow(RangeError);
+    });
+
     it("search: refuses a bad text or limit with RangeError", async () => {
       for (const text of ["", "CA 12", "CA%", "CA_1", "x".repeat(17)]) await expect(fx.reader.search({ text, limit: 5 })).rejects.toThrow(RangeError);
       for (const limit of [0, 1.5, MAX_FLIGHT_SEARCH_LIMIT + 1]) await expect(fx.reader.search({ text: "CA", limit })).rejects.toThrow(RangeError);

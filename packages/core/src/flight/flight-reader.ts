@@ -64,6 +64,15 @@ export interface FlightReader {
    *   from 1 to {@link MAX_FLIGHT_SEARCH_LIMIT}.
    */
   search(query: FlightSearchQuery): Promise<readonly FlightState[]>;
+  /**
+   * The flights changed last, at most `limit`: descending by the message that made their current
+   * version (`lastMsgId`), flights made by the same message by FLID as text (code-point order).
+   * Deleted flights are included (as `get` finds them). Reads an index in that order: the limit
+   * ends the scan.
+   *
+   * @throws RangeError when `limit` is not an integer from 1 to {@link MAX_FLIGHT_SEARCH_LIMIT}.
+   */
+  recent(limit: number): Promise<readonly FlightState[]>;
 }
 
 /** Orders FLIDs (decimal ids) by value, ties (leading zeros) by text. */
@@ -84,6 +93,13 @@ export function assertListQuery(query: FlightListQuery): void {
   }
   if (afterFlid !== undefined && !FLID_PATTERN.test(afterFlid)) {
     throw new RangeError(`afterFlid must be a decimal id, got ${JSON.stringify(afterFlid)}`);
+  }
+}
+
+/** Throws the RangeError `recent` promises for a bad limit. */
+export function assertRecentLimit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_FLIGHT_SEARCH_LIMIT) {
+    throw new RangeError(`limit must be an integer from 1 to ${MAX_FLIGHT_SEARCH_LIMIT}, got ${limit}`);
   }
 }
 

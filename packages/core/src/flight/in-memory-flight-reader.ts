@@ -1,4 +1,4 @@
-import { assertListQuery, assertSearchQuery, compareFlids, type FlightListQuery, type FlightReader, type FlightSearchQuery } from "./flight-reader.js";
+import { assertListQuery, assertRecentLimit, assertSearchQuery, compareFlids, type FlightListQuery, type FlightReader, type FlightSearchQuery } from "./flight-reader.js";
 import type { FlightState } from "../model/flight-state.js";
 
 /** What the reader needs of the in-memory store: its flights table (`InMemoryPipelineStore`). */
@@ -29,6 +29,11 @@ export class InMemoryFlightReader implements FlightReader {
       )
       .sort((a, b) => compareFlids(a.flid, b.flid))
       .slice(0, query.limit);
+  }
+
+  async recent(limit: number): Promise<readonly FlightState[]> {
+    assertRecentLimit(limit);
+    return [...this.source.tables.flights.values()].sort((a, b) => b.lastMsgId - a.lastMsgId || codePoints(a.flid, b.flid)).slice(0, limit);
   }
 
   async search(query: FlightSearchQuery): Promise<readonly FlightState[]> {

@@ -1,3 +1,4 @@
+import type { ErrorClass } from "../errors/error-class.js";
 import { MsgxError } from "../errors/msgx-error.js";
 import type { FlightState } from "../model/flight-state.js";
 import { isTerminal, ProcStatus, type ProcRecord } from "../model/proc-record.js";
@@ -12,6 +13,7 @@ import type {
   PipelineStore,
   PipelineTx,
   RecordFilter,
+  RecordGroup,
   SnapshotLogRow,
 } from "./pipeline-store.js";
 import { newProcRecord } from "./proc-machine.js";
@@ -152,6 +154,23 @@ export class InMemoryPipelineStore implements PipelineStore {
           (filter.afterMsgId === undefined || r.msgId > filter.afterMsgId),
       )
       .slice(0, filter.limit ?? Number.POSITIVE_INFINITY);
+  }
+
+  async groups(statuses: readonly ProcStatus[], idsPerGroup: number): Promise<readonly RecordGroup[]> {
+    this.faults.check("groups");
+    const byKey = new Map<string, { errorClass: ErrorClass | null; reason: string | null; ids: number[] }>();
+    for (const r of this.#sorted()) {
+      if (!statuses.includes(r.status)) continue;
+      const key = JSON.stringify([r.errorClass, r.reason]);
+      const group = byKey.get(key) ?? { errorClass: r.errorClass, reason: r.reason, ids: [] };
+      group.ids.push(r.msgId);
+      byKey.set(key, group);
+    }
+    // Nulls last, text in code-point order (the SQL adapters sort with the C collation).
+    const text = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
+    return [...byKey.values()]
+      .sort((a, b) => text(a.errorClass, b.errorClass) || b.ids.length - a.ids.length || text(a.reason, b.reason))
+      .map((g) => ({ errorClass: g.errorClass, reason: g.reason, count: g.ids.length, msgIds: g.ids.slice(0, idsPerGroup) }));
   }
 
   transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number } = {}): Promise<T> {

@@ -90,6 +90,28 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
       expect(await s.list({ msgIds: [11, 12] })).toEqual([r]);
     });
 
+    it("groups records of the given statuses by class and reason: counts, smallest ids, classes then the biggest groups first", async () => {
+      await enqueue([1, 2, 3, 4, 5, 6, 7]);
+      const fail = async (msgId: number, errorClass: "INFRA" | "CODEC_ERROR", reason: string) => {
+        const r = evolveProc((await s.get(msgId))!, { type: "failed", errorClass, reason }, { now: T0 }, DEFAULT_RETRY_POLICY);
+        await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [r] }));
+      };
+      await fail(1, "INFRA", "db down");
+      await fail(2, "INFRA", "Z lock");
+      await fail(3, "INFRA", "Z lock");
+      await fail(4, "CODEC_ERROR", "bad <FLID>");
+      await fail(5, "INFRA", "Z lock");
+      await fail(6, "INFRA", "db down");
+      await fail(7, "INFRA", "a timeout");
+      expect(await s.groups([ProcStatus.FAILED], 2)).toEqual([
+        { errorClass: "CODEC_ERROR", reason: "bad <FLID>", count: 1, msgIds: [4] },
+        { errorClass: "INFRA", reason: "Z lock", count: 3, msgIds: [2, 3] },
+        { errorClass: "INFRA", reason: "db down", count: 2, msgIds: [1, 6] },
+        { errorClass: "INFRA", reason: "a timeout", count: 1, msgIds: [7] },
+      ]);
+      expect(await s.groups([ProcStatus.DEAD], 10)).toEqual([]);
+    });
+
     it("binds identities uniquely: a taken key fails the whole transaction", async () => {
       await enqueue([1, 2]);
       const one = succeeded((await s.get(1))!, T0);

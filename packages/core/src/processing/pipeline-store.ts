@@ -58,6 +58,18 @@ export interface RecordFilter {
 }
 
 /**
+ * The records of one error class and reason (`PipelineStore.groups`): how many there are, and the
+ * smallest of their ids, ascending.
+ */
+export interface RecordGroup {
+  readonly errorClass: ErrorClass | null;
+  readonly reason: string | null;
+  readonly count: number;
+  /** At most the `idsPerGroup` asked, the smallest first. */
+  readonly msgIds: readonly number[];
+}
+
+/**
  * One transaction of the pipeline. Everything written through it commits together or not at all.
  */
 export interface PipelineTx {
@@ -120,6 +132,12 @@ export interface PipelineStore {
   unfinished(fromMsgId: number, limit: number): Promise<readonly ProcRecord[]>;
   get(msgId: number): Promise<ProcRecord | undefined>;
   list(filter: RecordFilter): Promise<readonly ProcRecord[]>;
+  /**
+   * The records of `statuses` grouped by error class and reason (exact text): one group per pair,
+   * ordered by class (no class last), then the most records first, then reason. Each group's
+   * `count` is all its records; its `msgIds` the smallest `idsPerGroup` of them.
+   */
+  groups(statuses: readonly ProcStatus[], idsPerGroup: number): Promise<readonly RecordGroup[]>;
   transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options?: { readonly fence?: number }): Promise<T>;
   /**
    * The newest operator audit rows, newest first (by `auditId`), at most `limit`; given

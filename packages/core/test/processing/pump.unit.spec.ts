@@ -25,6 +25,7 @@ function poisonWrites(store: PipelineStore, poisonId: number): PipelineStore {
     unfinished: (f, l) => store.unfinished(f, l),
     get: (id) => store.get(id),
     list: (f) => store.list(f),
+    groups: (s, n) => store.groups(s, n),
     audits: (l) => store.audits(l),
     transaction: (fn, o) => store.transaction((tx) => fn(applyRunFailing(tx)), o),
     dueBackfill: (n, l) => store.dueBackfill(n, l),

@@ -54,6 +54,13 @@ export interface ReplayChange {
   readonly changes: readonly FieldChange[];
 }
 
+/** How a message ends (or would end): its status, and the class and reason of a failure or a skip. */
+export interface MessageEnd {
+  readonly status: ProcStatus;
+  readonly errorClass: ErrorClass | null;
+  readonly reason: string | null;
+}
+
 export interface ReplayPreviewItem {
   readonly msgId: number;
   readonly status: ProcStatus;
@@ -61,7 +68,18 @@ export interface ReplayPreviewItem {
   readonly reason: string | null;
   readonly eligible: boolean;
   readonly refusal?: string;
+  /** Eligible: how the message would end if processed now (the pump's own decision, run without writing). */
+  readonly outcome?: MessageEnd;
   readonly changes?: readonly ReplayChange[];
+}
+
+/** DEAD messages of one error class and reason (`GET /admin/dead-letters/groups`). */
+export interface DeadLetterGroup {
+  readonly errorClass: ErrorClass | null;
+  readonly reason: string | null;
+  readonly count: number;
+  /** The group's smallest ids (all of them unless the group is very large). */
+  readonly msgIds: readonly number[];
 }
 
 /** The version guard: per key, the version the preview saw (null: none yet). */
@@ -112,6 +130,9 @@ export interface ReliableMessage {
 
 export interface ReliableQueue {
   readonly queue: string;
+  /** WAITING_CONFIRM + SENDING (older runners give only this). */
   readonly waiting: number;
   readonly dead: number;
+  /** Messages per phase (`WAITING_CONFIRM`, `SENDING`, `REVIEW`, `DEAD`). */
+  readonly phases?: Readonly<Record<string, number>>;
 }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { onUnauthorized } from "./admin-client.js";
+import { adminGet, onUnauthorized, storedToken } from "./admin-client.js";
 import { TokenPrompt } from "./token-prompt.js";
 import { href, useHashRoute } from "./use-hash-route.js";
 import { ViewBoundary } from "./view-boundary.js";
@@ -23,12 +23,30 @@ const VIEWS = [
   { route: "compare", label: "Compare" },
 ] as const;
 
-/** The console: a nav of hash routes, the current view, and the token prompt when the runner asks for one. */
+/** The cheap route that tells whether the runner takes this tab's token (or none): a 401 comes before any work. */
+const ACCESS_PROBE = "/admin/runners";
+
+/**
+ * The console: a nav of hash routes, the current view, and the token prompt when the runner asks
+ * for one. Before any view loads, one probe asks whether the runner takes this tab's token (or
+ * none): when it does not, the prompt comes first, not after the views' requests have failed.
+ */
 export function App() {
   const [view = "overview", ...rest] = useHashRoute();
   const [prompt, setPrompt] = useState<"closed" | "asked" | "refused">("closed");
+  const [access, setAccess] = useState<"checking" | "locked" | "open">("checking");
   // A new token remounts the view, which fetches again with it; so does another view (a fresh boundary).
   const [generation, setGeneration] = useState(0);
+  const probe = () => {
+    setAccess("checking");
+    void adminGet(ACCESS_PROBE).then((a) => {
+      if (!a.ok && a.status === 401) {
+        setAccess("locked");
+        setPrompt(storedToken() === null ? "asked" : "refused");
+      } else setAccess("open");
+    });
+  };
+  useEffect(probe, []);
   useEffect(() => onUnauthorized(() => setPrompt("refused")), []);
   useEffect(() => {
     const label = VIEWS.find((v) => v.route === view)?.label ?? "Not found";
@@ -57,7 +75,20 @@ export function App() {
         </button>
       </header>
       <main key={`${generation}:${view}`}>
-        <ViewBoundary>{viewOf(view, rest)}</ViewBoundary>
+        {access === "open" ? (
+          <ViewBoundary>{viewOf(view, rest)}</ViewBoundary>
+        ) : access === "checking" ? (
+          <p class="placeholder" data-testid="access-checking">
+            Connecting to the runner…
+          </p>
+        ) : (
+          <p class="notice" data-testid="access-locked">
+            This runner requires its admin token (<code>http.token</code>).{" "}
+            <button type="button" onClick={() => setPrompt("asked")}>
+              Enter the token
+            </button>
+          </p>
+        )}
       </main>
       {prompt !== "closed" && (
         <TokenPrompt
@@ -65,6 +96,7 @@ export function App() {
           onDone={() => {
             setPrompt("closed");
             setGeneration((g) => g + 1);
+            probe();
           }}
           onCancel={() => setPrompt("closed")}
         />
@@ -78,7 +110,7 @@ function viewOf(view: string, rest: readonly string[]) {
     case "overview":
       return <OverviewView />;
     case "dead":
-      return <DeadLettersView selected={rest[0]} />;
+      return <DeadLettersView route={rest} />;
     case "flights":
       return <FlightsView flid={rest[0]} />;
     case "reference":

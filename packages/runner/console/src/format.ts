@@ -37,12 +37,15 @@ export function dttm(text: string | null | undefined): string {
 }
 
 /**
- * A value of a field diff or a record: absent and null (cleared) are told apart (docs/events.md),
- * strings as they are, anything else as JSON.
+ * A value of a diff or a record, by where it is (`field`: a diff's dotted path, `fields.<NAME>` by
+ * default; `row.` for a collection row's value): absent (no value in the state), cleared (a field
+ * or row value stated empty, `null`; a collection stated empty, `[]`) and a plain `null` (`ffid`,
+ * `operationDay`: none) told apart (docs/events.md); strings as they are, anything else as JSON.
  */
-export function value(v: unknown): string {
+export function value(v: unknown, field = "fields."): string {
   if (v === undefined) return "(absent)";
-  if (v === null) return "(cleared)";
+  if (v === null) return field.startsWith("fields.") || field.startsWith("row.") ? "(cleared)" : "null";
+  if (Array.isArray(v) && v.length === 0 && field.startsWith("collections.")) return "(cleared: no rows)";
   if (typeof v === "string") return v;
   return JSON.stringify(v);
 }

@@ -60,7 +60,7 @@ export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger
       return { contentType: own.contentType, body: [own.body, ...hosted].join("\n") };
     },
   };
-  const topics = { [Target.MSG]: config.kafka.msgTopic, [Target.SCHD]: config.kafka.schdTopic, [Target.REF]: config.kafka.refTopic };
+  const topics = targetTopics(config);
   const router = new PipelineRouter(
     {
       store: parts.store,
@@ -105,4 +105,9 @@ export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger
   for (const step of [...maintenance.steps, ...requestSteps(context), ...hostedSteps, statusSamplerStep(parts.status, samples, clock)]) router.add(step);
   void parts.leadershipLost?.then((why) => router.leadershipLost(why));
   return { router, metrics, maintenance, reliable, samples, ...(tasks ? { tasks } : {}) };
+}
+
+/** The topic of each delivery target, from the configuration. */
+export function targetTopics(config: MsgxConfig): Readonly<Record<string, string>> {
+  return { [Target.MSG]: config.kafka.msgTopic, [Target.SCHD]: config.kafka.schdTopic, [Target.REF]: config.kafka.refTopic };
 }

@@ -15,5 +15,6 @@ export function createOpsReads(parts: Pick<AppParts, "presence" | "throughput" |
       return statusHistory(await parts.throughput.throughput(current - (minutes - 1) * MINUTE_MS, minutes), samples);
     },
     searchFlights: (query) => parts.flights.search(query),
+    recentFlights: (limit) => parts.flights.recent(limit),
   };
 }

@@ -6,7 +6,8 @@ import { driveRouter } from "../loops/router-loops.js";
 import { RELIABLE_RELAY_STEP } from "../reliable/reliable-steps.js";
 import { TASK_RELAY_STEP } from "../tasks/task-steps.js";
 import type { AppParts } from "./app-parts.js";
-import { createExchangeRouter, type ExchangeRouter } from "./exchange-router.js";
+import { jsonlLineage } from "../embedded/jsonl-lineage.js";
+import { createExchangeRouter, targetTopics, type ExchangeRouter } from "./exchange-router.js";
 import { createReplayAdmin } from "./replay-admin.js";
 import { createOpsReads } from "./ops-reads.js";
 import { createCompareAdmin } from "../compare/compare-admin.js";
@@ -68,8 +69,10 @@ export async function startPipeline(
     flight: (flid) => parts.flights.get(flid),
     flights: liveFlights,
     deadLetters: (q) => replay.deadLetters(q),
+    deadLetterGroups: (idsPerGroup) => replay.deadLetterGroups(idsPerGroup),
     snapshotLog: (limit) => maintenance.store.snapshotLog(limit),
-    lineage: parts.lineage,
+    // Embedded (no brokers: JSONL files, as build-parts decides), lineage names each record's file and line.
+    lineage: config.kafka.brokers === undefined ? jsonlLineage(parts.lineage, targetTopics(config)) : parts.lineage,
     reliable: reliable.admin,
     ...(config.reliable.enabled ? { rm: reliable.api(() => loops.wake([RELIABLE_RELAY_STEP])) } : {}),
     ...(tasks ? { tasks: tasks.api(() => loops.wake([TASK_RELAY_STEP])) } : {}),

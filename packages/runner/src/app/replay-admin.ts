@@ -1,4 +1,4 @@
-import { ReplayService, type AuditRow, type Clock, type ErrorClass, type ReplayPreflight, type ReplayResult, type ReplaySelection, type ReplayOptions } from "@msgx/core";
+import { ReplayService, type AuditRow, type Clock, type ErrorClass, type RecordGroup, type ReplayPreflight, type ReplayResult, type ReplaySelection, type ReplayOptions } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
 import type { AppParts } from "./app-parts.js";
 import { messageHandling } from "./message-handling.js";
@@ -13,6 +13,7 @@ export interface RawMessage {
 /** What `/admin` and the CLI do with dead letters, replay and the audit trail, over one runner's parts. */
 export interface ReplayAdmin {
   deadLetters(query: { afterMsgId?: number; limit: number; errorClass?: ErrorClass }): ReturnType<AppParts["store"]["list"]>;
+  deadLetterGroups(idsPerGroup: number): Promise<readonly RecordGroup[]>;
   /** The dry run: eligibility, outcome and changes per record, and the `expect` guard (core `ReplayService.preflight`). */
   preflight(selection: ReplaySelection): Promise<ReplayPreflight>;
   /** Throws `ReplayConflictError` when `options.expect` no longer holds; nothing is written then. */
@@ -52,6 +53,7 @@ export function createReplayAdmin(parts: AppParts, config: MsgxConfig, clock: Cl
         ...(q.afterMsgId !== undefined ? { afterMsgId: q.afterMsgId } : {}),
         ...(q.errorClass !== undefined ? { errorClasses: [q.errorClass] } : {}),
       }),
+    deadLetterGroups: (idsPerGroup) => parts.store.groups(["DEAD"], idsPerGroup),
     preflight: (selection) => service.preflight(selection),
     replay: (selection, operator, options) => service.replay(selection, operator, options),
     raw: async (msgId) => {

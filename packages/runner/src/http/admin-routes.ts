@@ -30,6 +30,8 @@ const replayBody = z
   .optional();
 
 const MAX_AUDIT_LIMIT = 1000;
+/** The most ids a dead-letter group lists (`/admin/dead-letters/groups?ids=`): a group replay of more goes by class. */
+const MAX_GROUP_IDS = 1000;
 
 /**
  * `/admin/*` behind the bearer token: status, messages (their raw text too), flights, dead letters, the snapshot log, the audit trail,
@@ -65,6 +67,11 @@ export function registerAdminRoutes(app: HttpApp, ctx: HttpContext): void {
       return ctx.deadLetters({ limit, ...(after !== undefined ? { afterMsgId: after } : {}), ...(errorClass !== undefined ? { errorClass } : {}) });
     },
   );
+
+  // By class, then the biggest groups first; each group's first ids are what a group replay sends.
+  app.get("/admin/dead-letters/groups", { schema: { querystring: z.object({ ids: decimal(1, MAX_GROUP_IDS).default(MAX_GROUP_IDS) }) } }, async (request) => ({
+    groups: await ctx.deadLetterGroups(request.query.ids),
+  }));
 
   app.get("/admin/messages/:msgId/raw", { schema: { params: z.object({ msgId: decimal(0) }) } }, async (request, reply) => {
     const raw = await ctx.rawMessage(request.params.msgId);

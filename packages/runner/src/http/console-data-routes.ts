@@ -49,6 +49,11 @@ export function registerConsoleDataRoutes(app: HttpApp, ctx: HttpContext): void 
     flights: (await ops().searchFlights({ text: request.query.q, limit: request.query.limit })).map(flightToPayload),
   }));
 
+  // Before any search: the flights changed last (by the message that made their current version).
+  app.get("/admin/flights/recent", { schema: { querystring: z.object({ limit: decimal(1, MAX_FLIGHT_SEARCH_LIMIT).default(20) }) } }, async (request) => ({
+    flights: (await ops().recentFlights(request.query.limit)).map(flightToPayload),
+  }));
+
   app.get("/admin/task-events", { schema: { querystring: taskEventsQuery } }, async (request) => {
     if (!ctx.tasks) throw notEnabled("task service", "tasks.enabled");
     const { status, after, limit } = request.query;

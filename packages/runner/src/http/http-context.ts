@@ -15,6 +15,7 @@ import type {
   Logger,
   PipelineStatus,
   ProcRecord,
+  RecordGroup,
   RefEntry,
   RefListQuery,
   ReplayOptions,
@@ -56,6 +57,8 @@ export interface HttpContext {
   flights(query: { operationDay?: string; afterFlid?: string; limit: number }): Promise<readonly FlightState[]>;
   /** DEAD records ascending by id; `errorClass` keeps those of one class. */
   deadLetters(query: { afterMsgId?: number; limit: number; errorClass?: ErrorClass }): Promise<readonly ProcRecord[]>;
+  /** DEAD records grouped by error class and reason, with counts and each group's first ids (`PipelineStore.groups`). */
+  deadLetterGroups(idsPerGroup: number): Promise<readonly RecordGroup[]>;
   /** The newest `SCHD_SNAP_LOG` rows, newest first (docs/jobs.md). */
   snapshotLog(limit: number): Promise<readonly SnapshotLogRow[]>;
   /** The replay's dry run: per record eligibility, outcome and changes, and the `expect` guard (docs/operations.md). */
@@ -94,6 +97,8 @@ export interface OpsReads {
   statusHistory(minutes: number): Promise<readonly StatusHistorySample[]>;
   /** Flights by FLID or flight-number prefix (`FlightReader.search`). */
   searchFlights(query: FlightSearchQuery): Promise<readonly FlightState[]>;
+  /** The flights changed last, newest first (`FlightReader.recent`). */
+  recentFlights(limit: number): Promise<readonly FlightState[]>;
 }
 
 /** What the admin routes and the CLI do with upstream requests and reference data (docs/requests.md). */

@@ -57,6 +57,7 @@ export function lateContext(early: EarlyContext): { readonly ctx: HttpContext; a
     flight: (flid) => current().flight(flid),
     flights: (q) => current().flights(q),
     deadLetters: (q) => current().deadLetters(q),
+    deadLetterGroups: (idsPerGroup) => current().deadLetterGroups(idsPerGroup),
     snapshotLog: (limit) => current().snapshotLog(limit),
     replayPreview: (sel) => current().replayPreview(sel),
     replay: (sel, operator, options) => current().replay(sel, operator, options),

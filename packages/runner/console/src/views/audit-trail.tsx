@@ -40,7 +40,7 @@ export function AuditTrail() {
         {({ entries, next }) => (
           <>
             <div class="table-wrap">
-              <table data-testid="audit-trail">
+              <table data-testid="audit-trail" class="cards-narrow">
                 {head}
                 <tbody>
                   {entries.length === 0 ? (
@@ -52,11 +52,13 @@ export function AuditTrail() {
                   ) : (
                     entries.map((e) => (
                       <tr key={e.auditId}>
-                        <td>{instant(e.at)}</td>
-                        <td>{e.operator}</td>
-                        <td>{e.action}</td>
-                        <td class="mono">{e.msgIds.join(", ")}</td>
-                        <td class="mono reason">{e.detail === undefined || e.detail === null ? "—" : value(e.detail)}</td>
+                        <td data-label="at">{instant(e.at)}</td>
+                        <td data-label="operator">{e.operator}</td>
+                        <td data-label="action">{e.action}</td>
+                        <td class="mono" data-label="messages">
+                          {e.msgIds.join(", ")}
+                        </td>
+                        <td class="mono reason" data-label="detail">{e.detail === undefined || e.detail === null ? "—" : value(e.detail)}</td>
                       </tr>
                     ))
                   )}

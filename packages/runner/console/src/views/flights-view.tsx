@@ -4,14 +4,21 @@ import type { FlightPayload } from "../api-types.js";
 import { count, dttm, value } from "../format.js";
 import { Loaded, PlaceholderRows } from "../loaded.js";
 import { useAdmin, type Load } from "../use-admin.js";
+import { openRow } from "../open-row.js";
+import { useReveal } from "../use-reveal.js";
 import { href } from "../use-hash-route.js";
 import { LineageTimeline } from "./lineage-timeline.js";
 
-/** Flights: search by FLID or flight number; one flight's current state and its lineage timeline. */
+/**
+ * Flights: the flights changed last until a search (by FLID or flight number) is made; one
+ * flight's current state and its lineage timeline.
+ */
 export function FlightsView(props: { flid: string | undefined }) {
   const [text, setText] = useState("");
   const [q, setQ] = useState<string | undefined>();
   const [results] = useAdmin<{ flights: readonly FlightPayload[] }>(q === undefined ? null : `/admin/flights${query({ q, limit: 50 })}`);
+  const flight = useReveal<HTMLDivElement>(props.flid);
+  const [recent] = useAdmin<{ flights: readonly FlightPayload[] }>(q === undefined ? "/admin/flights/recent?limit=15" : null, RECENT_REFRESH_MS);
   return (
     <section aria-labelledby="flights-title">
       <h1 id="flights-title">Flights</h1>
@@ -26,14 +33,37 @@ export function FlightsView(props: { flid: string | undefined }) {
         <label for="flight-search">FLID or flight number</label>
         <input id="flight-search" data-testid="flight-search" type="search" placeholder="900101 or CA1234" value={text} onInput={(e) => setText(e.currentTarget.value)} />
         <button type="submit">Search</button>
+        {q !== undefined && (
+          <button
+            type="button"
+            onClick={() => {
+              setQ(undefined);
+              setText("");
+            }}
+          >
+            Recently changed
+          </button>
+        )}
       </form>
-      {q !== undefined && <SearchResults load={results} selected={props.flid} />}
-      {props.flid !== undefined && <Flight key={props.flid} flid={props.flid} />}
+      {q === undefined ? (
+        // With a flight open, the list folds away so the flight comes first (a phone shows each row as a card).
+        <details open={props.flid === undefined} class="recent">
+          <summary>
+            <h2>Recently changed</h2>
+          </summary>
+          <SearchResults load={recent} selected={props.flid} what="Recently changed flights" testid="recent-flights" />
+        </details>
+      ) : (
+        <SearchResults load={results} selected={props.flid} what="Flight search" />
+      )}
+      <div ref={flight}>{props.flid !== undefined && <Flight key={props.flid} flid={props.flid} />}</div>
     </section>
   );
 }
 
-function SearchResults(props: { load: Load<{ flights: readonly FlightPayload[] }>; selected: string | undefined }) {
+const RECENT_REFRESH_MS = 10_000;
+
+function SearchResults(props: { load: Load<{ flights: readonly FlightPayload[] }>; selected: string | undefined; what: string; testid?: string }) {
   const head = (
     <thead>
       <tr>
@@ -43,6 +73,7 @@ function SearchResults(props: { load: Load<{ flights: readonly FlightPayload[] }
         <th scope="col">scheduled</th>
         <th scope="col">stand</th>
         <th scope="col" class="num">version</th>
+        <th scope="col">last message</th>
       </tr>
     </thead>
   );
@@ -50,12 +81,12 @@ function SearchResults(props: { load: Load<{ flights: readonly FlightPayload[] }
     <div class="table-wrap results">
       <Loaded
         load={props.load}
-        what="Flight search"
+        what={props.what}
         placeholder={
           <table>
             {head}
             <tbody>
-              <PlaceholderRows rows={3} columns={6} />
+              <PlaceholderRows rows={3} columns={7} />
             </tbody>
           </table>
         }
@@ -64,22 +95,27 @@ function SearchResults(props: { load: Load<{ flights: readonly FlightPayload[] }
           flights.length === 0 ? (
             <p class="muted">No flight matches.</p>
           ) : (
-            <table>
+            <table class="rows cards-narrow" data-testid={props.testid}>
               {head}
               <tbody>
                 {flights.map((f) => (
-                  <tr key={f.flid} data-testid={`flight-row-${f.flid}`} class={f.flid === props.selected ? "selected" : undefined}>
-                    <td class="mono">
+                  <tr key={f.flid} data-testid={`flight-row-${f.flid}`} class={f.flid === props.selected ? "selected" : undefined} onClick={openRow(href("flights", f.flid))}>
+                    <td class="mono" data-label="FLID">
                       <a href={href("flights", f.flid)}>{f.flid}</a>
                     </td>
-                    <td>
+                    <td data-label="flight">
                       {f.fields.FLNO ?? "—"}
                       {f.deleted ? <span class="badge warn">deleted</span> : null}
                     </td>
-                    <td>{f.fields.MVIN ?? "—"}</td>
-                    <td>{f.fields.SODT ?? "—"}</td>
-                    <td>{f.fields.STND ?? "—"}</td>
-                    <td class="num">{f.stateVersion}</td>
+                    <td data-label="A/D">{f.fields.MVIN ?? "—"}</td>
+                    <td data-label="scheduled">{f.fields.SODT ?? "—"}</td>
+                    <td data-label="stand">{f.fields.STND ?? "—"}</td>
+                    <td class="num" data-label="version">
+                      {f.stateVersion}
+                    </td>
+                    <td data-label="last message">
+                      <span class="mono">{f.lastMsgId}</span> · {dttm(f.lastSrcDttm)}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -122,7 +158,7 @@ function Flight(props: { flid: string }) {
                     {Object.entries(f.fields).map(([name, v]) => (
                       <tr key={name}>
                         <th scope="row" class="mono">{name}</th>
-                        <td class="mono">{value(v)}</td>
+                        <td class="mono">{value(v, "fields.")}</td>
                       </tr>
                     ))}
                   </tbody>
@@ -135,9 +171,9 @@ function Flight(props: { flid: string }) {
                 Object.entries(f.collections).map(([name, rows]) => (
                   <details key={name}>
                     <summary>
-                      <span class="mono">{name}</span> ({Array.isArray(rows) ? `${rows.length} row${rows.length === 1 ? "" : "s"}` : "value"})
+                      <span class="mono">{name}</span> ({rows.length === 0 ? "cleared: no rows" : `${rows.length} row${rows.length === 1 ? "" : "s"}`})
                     </summary>
-                    <pre class="json">{JSON.stringify(rows, null, 2)}</pre>
+                    <RowsTable rows={rows} />
                   </details>
                 ))
               )}
@@ -146,6 +182,40 @@ function Flight(props: { flid: string }) {
         </Loaded>
       </section>
       <LineageTimeline basePath={path} what={`flight ${props.flid}`} />
+    </div>
+  );
+}
+
+/** A collection's rows as a table: one column per value name any row has; absent and cleared told apart. */
+function RowsTable(props: { rows: readonly { readonly key: string; readonly values: Readonly<Record<string, unknown>> }[] }) {
+  const names = [...new Set(props.rows.flatMap((r) => Object.keys(r.values)))];
+  if (props.rows.length === 0) return <p class="muted">Stated empty (cleared).</p>;
+  return (
+    <div class="table-wrap">
+      <table class="collection">
+        <thead>
+          <tr>
+            <th scope="col">key</th>
+            {names.map((n) => (
+              <th scope="col" key={n} class="mono">
+                {n}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((r) => (
+            <tr key={r.key}>
+              <th scope="row" class="mono">{r.key}</th>
+              {names.map((n) => (
+                <td key={n} class={`mono${r.values[n] === undefined ? " muted" : ""}`}>
+                  {value(r.values[n], "row.")}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { query } from "../admin-client.js";
-import type { Lineage, LineageVersion } from "../api-types.js";
+import type { Lineage, LineageEvent, LineageVersion } from "../api-types.js";
 import { dttm, instant, DASH } from "../format.js";
 import { FieldDiffTable } from "../field-diff-table.js";
 import { Loaded } from "../loaded.js";
@@ -21,8 +21,8 @@ export function LineageTimeline(props: { basePath: string; what: string }) {
         {(lineage) => (
           <>
             <ol class="timeline">
-              {lineage.versions.map((v) => (
-                <VersionItem key={v.version} v={v} />
+              {lineage.versions.map((v, i) => (
+                <VersionItem key={v.version} v={v} newer={lineage.versions.slice(0, i)} />
               ))}
             </ol>
             <div class="pager">
@@ -44,7 +44,48 @@ export function LineageTimeline(props: { basePath: string; what: string }) {
   );
 }
 
-function VersionItem(props: { v: LineageVersion }) {
+/**
+ * Where a SENT event without a placement went: the compacted topic's flusher sent one record per
+ * flight with the newest pending version, so the record of the nearest newer version with a
+ * placement on the same target carried it (docs/lineage.md). Undefined when that version is not
+ * on this page.
+ */
+function carrierOf(e: LineageEvent, newer: readonly LineageVersion[]): { version: number; event: LineageEvent } | undefined {
+  for (const v of [...newer].reverse()) {
+    const same = v.events.find((x) => x.target === e.target && x.offset !== null);
+    if (same) return { version: v.version, event: same };
+  }
+  return undefined;
+}
+
+/** `events/<topic>.jsonl line N` (embedded), `partition P @ offset O` (Kafka), or why there is none. */
+function Placement(props: { e: LineageEvent & { readonly file?: string; readonly line?: number }; carrier: { version: number; event: LineageEvent } | undefined }) {
+  const { e, carrier } = props;
+  if (e.file !== undefined && e.line !== undefined)
+    return (
+      <span class="mono">
+        {e.file} line {e.line}
+      </span>
+    );
+  if (e.offset !== null)
+    return (
+      <span class="mono">
+        partition {e.partition ?? DASH} @ offset {e.offset}
+      </span>
+    );
+  if (e.status !== "SENT") return <span class="muted">not published yet</span>;
+  if (carrier !== undefined) {
+    const at = carrier.event as LineageEvent & { readonly file?: string; readonly line?: number };
+    return (
+      <span data-testid="coalesced">
+        merged into version {carrier.version}'s record ({at.file !== undefined ? `${at.file} line ${at.line}` : `partition ${at.partition} @ offset ${at.offset}`})
+      </span>
+    );
+  }
+  return <span class="muted">merged into a newer version's record (compacted topic), or sent before lineage recorded placements</span>;
+}
+
+function VersionItem(props: { v: LineageVersion; newer: readonly LineageVersion[] }) {
   const { v } = props;
   const s = v.source;
   return (
@@ -76,7 +117,7 @@ function VersionItem(props: { v: LineageVersion }) {
       <FieldDiffTable changes={v.changes} />
       {v.events.length > 0 && (
         <div class="table-wrap">
-          <table class="events">
+          <table class="events cards-narrow compact">
             <thead>
               <tr>
                 <th scope="col">event</th>
@@ -84,20 +125,24 @@ function VersionItem(props: { v: LineageVersion }) {
                 <th scope="col">type</th>
                 <th scope="col">status</th>
                 <th scope="col">sent</th>
-                <th scope="col" class="num">partition</th>
-                <th scope="col" class="num">offset</th>
+                <th scope="col">published at</th>
               </tr>
             </thead>
             <tbody>
               {v.events.map((e) => (
-                <tr key={String(e.eventId)}>
-                  <td class="mono">{e.eventId}</td>
-                  <td class="mono nowrap">{e.target}</td>
-                  <td>{e.eventType}</td>
-                  <td>{e.status}</td>
-                  <td>{instant(e.sentAt)}</td>
-                  <td class="num">{e.partition ?? DASH}</td>
-                  <td class="num">{e.offset ?? DASH}</td>
+                <tr key={String(e.eventId)} data-testid={`lineage-event-${e.eventId}`}>
+                  <td class="mono" data-label="event">
+                    {e.eventId}
+                  </td>
+                  <td class="mono nowrap" data-label="target">
+                    {e.target}
+                  </td>
+                  <td data-label="type">{e.eventType}</td>
+                  <td data-label="status">{e.status}</td>
+                  <td data-label="sent">{instant(e.sentAt)}</td>
+                  <td data-label="published at">
+                    <Placement e={e} carrier={e.offset === null && e.status === "SENT" ? carrierOf(e, props.newer) : undefined} />
+                  </td>
                 </tr>
               ))}
             </tbody>

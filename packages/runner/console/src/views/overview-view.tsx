@@ -6,6 +6,8 @@ import { Sparkline } from "../sparkline.js";
 import { useAdmin, type Load } from "../use-admin.js";
 
 const REFRESH_MS = 5_000;
+/** The sparklines' window: one point a minute. */
+const HISTORY_MINUTES = 60;
 const STATUSES: readonly ProcStatus[] = ["PENDING", "FAILED", "SUCCEEDED", "SKIPPED", "DEAD"];
 
 /**
@@ -15,7 +17,7 @@ const STATUSES: readonly ProcStatus[] = ["PENDING", "FAILED", "SUCCEEDED", "SKIP
  */
 export function OverviewView() {
   const [status] = useAdmin<PipelineStatus>("/admin/status", REFRESH_MS);
-  const [history] = useAdmin<{ samples: readonly StatusSample[] }>("/admin/status/history?minutes=60", REFRESH_MS * 6);
+  const [history] = useAdmin<{ samples: readonly StatusSample[] }>(`/admin/status/history?minutes=${HISTORY_MINUTES}`, REFRESH_MS * 6);
   const [runners] = useAdmin<{ runners: readonly RunnerPresence[] }>("/admin/runners", REFRESH_MS);
   const now = status.state === "ok" ? status.at : serverNow();
   const s = status.state === "ok" ? status.data : undefined;
@@ -31,12 +33,12 @@ export function OverviewView() {
       <h1 id="overview-title">Overview</h1>
       {status.state === "error" || status.state === "absent" ? <Loaded load={status} what="Pipeline status" children={() => null} /> : null}
       <div class="cards">
-        <Card label="Head age" value={s ? (s.head ? duration(now - s.head.receivedAt) : "idle") : DASH} hint={s?.head ? `msg ${s.head.msgId} · ${s.head.status}` : "no unfinished message"} spark={series((x) => x.headAgeMs)} />
-        <Card label="Backlog" value={count(backlog)} hint="pending + failed" spark={series((x) => x.backlog)} />
-        <Card label="Throughput" value={last ? `${count(last.processed)}/min` : DASH} hint={last ? `${count(last.sent)} events sent/min` : "last minute"} spark={series((x) => x.processed)} />
-        <Card label="Delivery lag" value={lag === undefined ? DASH : lag === null ? "none" : duration(lag)} hint="oldest pending event" spark={series((x) => x.deliveryLagMs)} />
-        <Card label="Dead letters" value={count(s?.deadLetters)} hint="kept for review" spark={series((x) => x.dead)} tone={s && s.deadLetters > 0 ? "warn" : undefined} />
-        <Card label="Backfill debt" value={count(s?.backfillDebt)} hint="mailbox backfills to do" spark={series((x) => x.backfillDebt)} />
+        <Card label="Head age" value={s ? (s.head ? duration(now - s.head.receivedAt) : "idle") : DASH} hint={s?.head ? `msg ${s.head.msgId} · ${s.head.status}` : "no unfinished message"} spark={series((x) => x.headAgeMs)} format={duration} />
+        <Card label="Backlog" value={count(backlog)} hint="pending + failed messages" spark={series((x) => x.backlog)} format={(n) => `${count(n)} msgs`} />
+        <Card label="Throughput" value={last ? `${count(last.processed)}/min` : DASH} hint={last ? `${count(last.sent)} events sent/min` : "last minute"} spark={series((x) => x.processed)} format={(n) => `${count(n)}/min`} />
+        <Card label="Delivery lag" value={lag === undefined ? DASH : lag === null ? "none" : duration(lag)} hint="oldest pending event" spark={series((x) => x.deliveryLagMs)} format={duration} />
+        <Card label="Dead letters" value={count(s?.deadLetters)} hint="kept for review" spark={series((x) => x.dead)} tone={s && s.deadLetters > 0 ? "warn" : undefined} format={(n) => `${count(n)} msgs`} />
+        <Card label="Backfill debt" value={count(s?.backfillDebt)} hint="mailbox backfills to do" spark={series((x) => x.backfillDebt)} format={(n) => `${count(n)} rows`} />
       </div>
       {history.state === "absent" && <p class="muted small">Sparklines: the status history is not available on this runner.</p>}
 
@@ -70,13 +72,13 @@ export function OverviewView() {
   );
 }
 
-function Card(props: { label: string; value: string; hint: string; spark: readonly (number | null)[]; tone?: "warn" | undefined }) {
+function Card(props: { label: string; value: string; hint: string; spark: readonly (number | null)[]; format: (n: number) => string; tone?: "warn" | undefined }) {
   return (
     <div class={`card${props.tone ? ` ${props.tone}` : ""}`}>
       <div class="card-label">{props.label}</div>
       <div class="card-value">{props.value}</div>
       <div class="card-hint">{props.hint}</div>
-      <Sparkline values={props.spark} label={`${props.label}, last hour`} />
+      <Sparkline values={props.spark} label={`${props.label}, last ${HISTORY_MINUTES} minutes`} format={props.format} minutes={HISTORY_MINUTES} />
     </div>
   );
 }

@@ -38,22 +38,34 @@ export function ReliableView() {
       <Loaded load={queues} what="Reliable-message queues">
         {(q) => (
           <div class="table-wrap">
-            <table>
+            <table class="cards-narrow">
               <thead>
                 <tr>
                   <th scope="col">queue</th>
-                  <th scope="col" class="num">waiting</th>
+                  <th scope="col" class="num">
+                    waiting for confirmation
+                  </th>
+                  <th scope="col" class="num">sending</th>
                   <th scope="col" class="num">dead</th>
                   <th scope="col">action</th>
                 </tr>
               </thead>
               <tbody>
                 {q.queues.map((r) => (
-                  <tr key={r.queue}>
-                    <td class="mono">{r.queue}</td>
-                    <td class="num">{count(r.waiting)}</td>
-                    <td class="num">{count(r.dead)}</td>
-                    <td>
+                  <tr key={r.queue} data-testid={`reliable-queue-${r.queue}`}>
+                    <td class="mono" data-label="queue">
+                      {r.queue}
+                    </td>
+                    <td class="num" data-label="waiting for confirmation">
+                      {r.phases ? count(r.phases["WAITING_CONFIRM"] ?? 0) : `${count(r.waiting)} (with sending)`}
+                    </td>
+                    <td class="num" data-label="sending">
+                      {r.phases ? count(r.phases["SENDING"] ?? 0) : "—"}
+                    </td>
+                    <td class="num" data-label="dead">
+                      {count(r.dead)}
+                    </td>
+                    <td data-label="action">
                       <button type="button" disabled={r.dead === 0} onClick={() => void act(`/admin/reliable-messages/queues/${encodeURIComponent(r.queue)}/replay-dead`, `Dead messages of ${r.queue} sent again.`)}>
                         Resend dead
                       </button>
@@ -89,7 +101,7 @@ export function ReliableView() {
             <p class="muted">No message here.</p>
           ) : (
             <div class="table-wrap">
-              <table>
+              <table class="cards-narrow">
                 <thead>
                   <tr>
                     <th scope="col">message</th>
@@ -103,15 +115,21 @@ export function ReliableView() {
                 <tbody>
                   {page.items.map((m) => (
                     <tr key={m.messageId}>
-                      <td class="mono">{m.messageId}</td>
-                      <td class="mono">{m.consumerQueue}</td>
-                      <td>
+                      <td class="mono" data-label="message">
+                        {m.messageId}
+                      </td>
+                      <td class="mono" data-label="queue">
+                        {m.consumerQueue}
+                      </td>
+                      <td data-label="status">
                         <span class="badge">{m.status}</span>
                         {m.dead ? <span class="badge warn">dead</span> : null}
                       </td>
-                      <td class="num">{m.sendCount}</td>
-                      <td>{instant(m.lastSentAt)}</td>
-                      <td>
+                      <td class="num" data-label="sends">
+                        {m.sendCount}
+                      </td>
+                      <td data-label="last sent">{instant(m.lastSentAt)}</td>
+                      <td data-label="action">
                         <button type="button" onClick={() => void act(`/admin/reliable-messages/${encodeURIComponent(m.messageId)}/resend`, `Message ${m.messageId} sent again.`)}>
                           Resend
                         </button>
