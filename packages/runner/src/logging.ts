@@ -1,5 +1,8 @@
+import { writeSync } from "node:fs";
+import { isMainThread } from "node:worker_threads";
 import pino from "pino";
 import type { Logger } from "@msgx/core";
+import { LogDestination } from "./log-destination.js";
 
 /** Keys whose whole value is a secret, wherever they appear. */
 const SECRET_KEYS = ["token", "password", "authorization", "*.token", "*.password", "*.authorization", "headers.authorization", "*.headers.authorization"];
@@ -20,7 +23,9 @@ export function scrubCredentials(value: unknown, depth = 0): unknown {
  * The runner's structured JSON logger (pino) behind the core's minimal `Logger`: one JSON object
  * per line, nothing else on its stream. Secrets are hidden, not paths: token, password and
  * authorization values are redacted wherever they appear, and a URL keeps its host and path but
- * loses the password it carries (`postgres://msgx:[redacted]@db/msgx`).
+ * loses the password it carries (`postgres://msgx:[redacted]@db/msgx`). A file descriptor
+ * destination is a `LogDestination`: a dead stdout drops the lines, never holds the process, and
+ * is said once on stderr.
  */
 export function createLogger(level: string, destination: number | NodeJS.WritableStream = 1): Logger & { pino: pino.Logger } {
   const p = pino(
@@ -31,7 +36,7 @@ export function createLogger(level: string, destination: number | NodeJS.Writabl
       formatters: { log: (fields) => scrubCredentials(fields) as Record<string, unknown> },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    typeof destination === "number" ? pino.destination({ fd: destination, sync: false }) : destination,
+    typeof destination === "number" ? new LogDestination(destination, destination === 1 && isMainThread ? sayStdoutClosed : undefined) : destination,
   );
   const scrub = (msg: string) => msg.replace(URL_CREDENTIAL, "$1:[redacted]@");
   return {
@@ -41,4 +46,24 @@ export function createLogger(level: string, destination: number | NodeJS.Writabl
     warn: (msg, fields) => p.warn(fields ?? {}, scrub(msg)),
     error: (msg, fields) => p.error(fields ?? {}, scrub(msg)),
   };
+}
+
+/** Resolves once the lines logged so far are written (or their destination broke), or after `budgetMs` whatever the destination does. */
+export function flushLogs(logger: { pino: pino.Logger }, budgetMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, budgetMs);
+    logger.pino.flush(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Told on stderr when stdout's reader is gone; if stderr is gone too, nothing is said. */
+function sayStdoutClosed(error: NodeJS.ErrnoException): void {
+  try {
+    writeSync(2, `msgx: stdout is closed (${error.code ?? error.message}): the JSON log lines are dropped from now on; the runner goes on running\n`);
+  } catch {
+    // stderr is gone as well.
+  }
 }
