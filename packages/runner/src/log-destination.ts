@@ -6,6 +6,10 @@ const BUSY_RETRY_MS = 10;
 /** Lines held for a destination that does not read; past this they are dropped, not kept in memory. */
 const MAX_PENDING_BYTES = 8 * 1024 * 1024;
 
+/** The destinations to write out at exit: one `exit` listener for all, none kept alive by it. */
+const atExit = new Set<WeakRef<LogDestination>>();
+let exitListening = false;
+
 /**
  * Where the runner's JSON log lines go (fd 1 by default): written asynchronously, in order, and
  * never allowed to hold the process. pino's own destination (sonic-boom) flushes synchronously at
@@ -28,7 +32,12 @@ export class LogDestination {
     private readonly fd: number,
     private readonly onBroken: (error: NodeJS.ErrnoException) => void = () => undefined,
   ) {
-    if (isMainThread) process.once("exit", () => this.flushAtExit());
+    if (!isMainThread) return;
+    atExit.add(new WeakRef(this));
+    if (!exitListening) {
+      exitListening = true;
+      process.once("exit", () => atExit.forEach((ref) => ref.deref()?.flushAtExit()));
+    }
   }
 
   /** pino's stream interface: one or more whole lines. */
@@ -47,11 +56,6 @@ export class LogDestination {
     if (!done) return;
     if (this.broken || (!this.writing && this.pending.length === 0)) return done();
     this.waiters.push(done);
-  }
-
-  /** Whether the destination broke (its reader is gone): nothing more is written. */
-  get closed(): boolean {
-    return this.broken;
   }
 
   private writeNext(): void {
@@ -81,7 +85,8 @@ export class LogDestination {
     this.onBroken(error);
   }
 
-  private flushAtExit(): void {
+  /** Writes what is left once, synchronously; called at exit only. */
+  flushAtExit(): void {
     if (this.broken || this.writing || this.pending.length === 0) return;
     try {
       writeSync(this.fd, Buffer.concat(this.pending));
