@@ -117,10 +117,10 @@ describe("msgx's first-hour errors", () => {
       const dir = tempDir();
       const tokenFile = join(dir, "token");
       writeFileSync(tokenFile, "a-token-from-a-file-0123\n");
-      runner = await spawnRunner(["--data-dir", join(dir, "data"), "--token-file", tokenFile]);
+      runner = await spawnRunner(["--data-dir", join(dir, "data"), "--token-file", tokenFile], {}, 150_000);
       expect(runner.child.spawnargs.join(" ")).not.toContain("a-token-from-a-file");
       expect((await fetch(new URL("/admin/status", runner.url))).status).toBe(401);
       expect((await fetch(new URL("/admin/status", runner.url), { headers: { authorization: "Bearer a-token-from-a-file-0123" } })).status).toBe(200);
-    });
+    }, 180_000);
   });
 });

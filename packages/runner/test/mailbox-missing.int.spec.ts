@@ -105,5 +105,5 @@ describe.skipIf(!gate.available)("a MySQL mailbox without its tables", () => {
     }, 30_000, "the ingress to accept");
     expect(Number(await res.text())).toBeGreaterThan(0);
     await eventually(async () => lines.find((l) => l.msg === "intake step recovered"), 60_000, "the intake to recover");
-  }, 120_000);
+  }, 240_000);
 });

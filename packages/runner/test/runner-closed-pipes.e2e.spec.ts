@@ -67,12 +67,12 @@ describe("a runner whose log destination died", () => {
     runner.child.stdout!.destroy();
     runner.child.stderr!.destroy();
     expect(await terminate(runner)).toBe(0);
-  });
+  }, 180_000);
 
   it("stdout closed, stderr open (`| head -2`): SIGTERM exits 0 and stderr says stdout died", async () => {
     const runner = await startRunner();
     runner.child.stdout!.destroy();
     expect(await terminate(runner)).toBe(0);
     expect(runner.stderr()).toMatch(/msgx: stdout is closed \(EPIPE\): the JSON log lines are dropped/);
-  });
+  }, 180_000);
 });
