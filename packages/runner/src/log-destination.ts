@@ -19,7 +19,8 @@ let exitListening = false;
  *   lines are dropped, the runner keeps running — and `onBroken` is told once;
  * - a destination that does not read (EAGAIN, a full pipe) is retried, holding at most 8 MiB;
  * - at exit the main thread writes what is left once, synchronously, and gives up on the first
- *   error or a write still in flight: exit is never delayed by a log line.
+ *   error or a write still in flight. (A blocking pipe whose reader is alive but never reads still
+ *   holds a write, and so the exit, in the kernel: docs/operations.md says so.)
  */
 export class LogDestination {
   private pending: Buffer[] = [];
