@@ -62,6 +62,28 @@ export function createMailboxTables(pool: MysqlPoolLike, names: MailboxNamesInpu
   });
 }
 
+/**
+ * The mailbox tables of `names` that do not exist, as `schema.table` (the connection's database
+ * when the name has none); empty when both are there. Asked of information_schema, so nothing is
+ * read from the tables themselves.
+ */
+export function missingMailboxTables(pool: MysqlPoolLike, names: MailboxNamesInput = {}): Promise<string[]> {
+  const resolved = resolveMailboxNames(names);
+  return withConnection(pool, DEFAULT_MYSQL_TIMEOUTS, "look up mailbox tables", async (sql) => {
+    const missing: string[] = [];
+    for (const table of [resolved.inbound.table, resolved.outbound.table]) {
+      const [schema, name] = table.includes(".") ? (table.split(".", 2) as [string, string]) : [null, table];
+      const rows = (await sql.query("SELECT COALESCE(?, DATABASE()) AS db, COUNT(*) AS n FROM information_schema.tables WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?", [
+        schema,
+        schema,
+        name,
+      ])) as { db: string | null; n: number | string }[];
+      if (Number(rows[0]?.n ?? 0) === 0) missing.push(`${rows[0]?.db ?? "?"}.${name}`);
+    }
+    return missing;
+  });
+}
+
 /** Drops both tables. For tests and demos only. */
 export function dropMailboxTables(pool: MysqlPoolLike, names: MailboxNamesInput = {}): Promise<void> {
   const q = quoteMailboxNames(resolveMailboxNames(names));

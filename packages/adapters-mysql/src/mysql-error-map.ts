@@ -9,6 +9,13 @@ export interface MysqlErrorRule {
   readonly why: string;
 }
 
+/**
+ * What to do when a mailbox table is missing (the only tables this adapter reads and writes): said
+ * by the ER_NO_SUCH_TABLE error and by the runner's start.
+ */
+export const MAILBOX_TABLES_HINT =
+  "the mailbox tables belong to the upstream (its DDL); for development create them with `./msgx migrate --mailbox-dev` (the configured names) or packages/adapters-mysql/sql/mailbox.ddl.sql (the default names)";
+
 const down = (why: string) => ({ kind: "DEPENDENCY_UNAVAILABLE", why }) as const;
 const config = (why: string) => ({ kind: "CONFIG", retriable: true, why }) as const;
 
@@ -76,7 +83,7 @@ export const MYSQL_ERROR_RULES: readonly MysqlErrorRule[] = [
   { match: { errno: 1054 }, ...config("ER_BAD_FIELD_ERROR: unknown column") },
   { match: { errno: 1142 }, ...config("ER_TABLEACCESS_DENIED_ERROR: missing grant") },
   { match: { errno: 1143 }, ...config("ER_COLUMNACCESS_DENIED_ERROR: missing grant") },
-  { match: { errno: 1146 }, ...config("ER_NO_SUCH_TABLE") },
+  { match: { errno: 1146 }, ...config(`ER_NO_SUCH_TABLE: ${MAILBOX_TABLES_HINT}`) },
   // SQLSTATE classes, for errnos not listed above.
   { match: { sqlStateClass: "08" }, ...down("SQLSTATE 08: connection exception") },
   { match: { sqlStateClass: "40" }, kind: "CONFLICT", why: "SQLSTATE 40: transaction rollback" },

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import { setFlagsFromString } from "node:v8";
-import { Command, CommanderError } from "commander";
+import { CommanderError } from "commander";
 import { withCommonOptions } from "./commands/common-options.js";
 import { errorMessage, isMsgxError } from "@msgx/core";
 import { runCommand } from "./commands/run-command.js";
 import { EXIT, EXIT_CODES_HELP } from "./commands/exit-codes.js";
+import { MsgxCommand } from "./commands/msgx-command.js";
 import { registerAdminCommands } from "./commands/admin-commands.js";
 import { registerCompareCommand } from "./commands/compare-command.js";
 import { demoCommand } from "./commands/demo-command.js";
@@ -19,7 +20,7 @@ import { BASELINE_WASM_FLAG } from "./embedded/pglite-data-dir.js";
 // (docs/benchmarks.md). Nothing has compiled WebAssembly yet; with real PostgreSQL nothing does.
 setFlagsFromString(BASELINE_WASM_FLAG);
 
-const program = new Command()
+const program = new MsgxCommand()
   .name("msgx")
   .description(
     "Reliable message exchange: reads the AODB mailbox, applies flight messages to PostgreSQL in mailbox order, publishes every change to Kafka.\n" +
@@ -36,6 +37,13 @@ withCommonOptions(program.command("run"))
   .option("--http-host <host>", "HTTP listen address (env MSGX_HTTP_HOST)")
   .option("--http-port <port>", "HTTP port, 0 = any free port (env MSGX_HTTP_PORT)")
   .option("--shadow", "read and process, never write the shared mailbox (env MSGX_SHADOW)")
+  .option("--token-file <path>", "read the bearer token (16+ characters) from this file; else env MSGX_HTTP_TOKEN. Never give a token in argv: ps shows it")
+  .addHelpText(
+    "after",
+    "\nThe token (http.token) guards POST /cminmsgs/send and /admin (and /rm/v1, /task/v1 without their own):\n" +
+      "  MSGX_HTTP_TOKEN=$(cat /run/secrets/msgx-token) msgx run …   or   msgx run --token-file /run/secrets/msgx-token …\n" +
+      "Without a token the runner listens on loopback only; a non-loopback --http-host needs one (or http.allowAnonymous=true).",
+  )
   .action(runCommand);
 
 registerAdminCommands(program);

@@ -1,5 +1,8 @@
+import { writeSync } from "node:fs";
+import { isMainThread } from "node:worker_threads";
 import pino from "pino";
 import type { Logger } from "@msgx/core";
+import { LogDestination } from "./log-destination.js";
 
 /** Keys whose whole value is a secret, wherever they appear. */
 const SECRET_KEYS = ["token", "password", "authorization", "*.token", "*.password", "*.authorization", "headers.authorization", "*.headers.authorization"];
@@ -21,7 +24,9 @@ export function scrubCredentials(value: unknown, depth = 0): unknown {
  * per line, nothing else on its stream — a file descriptor (stdout by default), a stream, or
  * `{ file }`, appended to synchronously (the directory made if missing) so no line is lost at exit. Secrets are hidden, not paths: token, password and
  * authorization values are redacted wherever they appear, and a URL keeps its host and path but
- * loses the password it carries (`postgres://msgx:[redacted]@db/msgx`).
+ * loses the password it carries (`postgres://msgx:[redacted]@db/msgx`). A file descriptor
+ * destination is a `LogDestination`: a dead stdout drops the lines, never holds the process, and
+ * is said once on stderr.
  */
 export function createLogger(level: string, destination: number | NodeJS.WritableStream | { readonly file: string } = 1): Logger & { pino: pino.Logger } {
   const p = pino(
@@ -33,7 +38,7 @@ export function createLogger(level: string, destination: number | NodeJS.Writabl
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     typeof destination === "number"
-      ? pino.destination({ fd: destination, sync: false })
+      ? new LogDestination(destination, destination === 1 && isMainThread ? sayStdoutClosed : undefined)
       : "file" in destination
         ? pino.destination({ dest: destination.file, sync: true, append: true, mkdir: true })
         : destination,
@@ -46,4 +51,24 @@ export function createLogger(level: string, destination: number | NodeJS.Writabl
     warn: (msg, fields) => p.warn(fields ?? {}, scrub(msg)),
     error: (msg, fields) => p.error(fields ?? {}, scrub(msg)),
   };
+}
+
+/** Resolves once the lines logged so far are written (or their destination broke), or after `budgetMs` whatever the destination does. */
+export function flushLogs(logger: { pino: pino.Logger }, budgetMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, budgetMs);
+    logger.pino.flush(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Told on stderr when stdout's reader is gone; if stderr is gone too, nothing is said. */
+function sayStdoutClosed(error: NodeJS.ErrnoException): void {
+  try {
+    writeSync(2, `msgx: stdout is closed (${error.code ?? error.message}): the JSON log lines are dropped from now on; the runner goes on running\n`);
+  } catch {
+    // stderr is gone as well.
+  }
 }

@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import type { Logger } from "@msgx/core";
+import { errorMessage, MsgxError, type Logger } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
 import type { HttpContext } from "../http/http-context.js";
 import { createHttpServer, DEFAULT_HTTP_TIMEOUTS } from "../http/http-server.js";
@@ -91,12 +91,14 @@ export async function startServiceHttp(config: MsgxConfig, logger: Logger, depen
       },
     }).catch(async (e: unknown) => {
       await http.close();
-      throw e;
+      throw listenRefused(e, config);
     });
     url = thread.url;
     logger.info("http ingress on its own thread", { listen: url });
   } else {
-    await http.listen({ port: config.http.port, host: config.http.host });
+    await http.listen({ port: config.http.port, host: config.http.host }).catch((e: unknown) => {
+      throw listenRefused(e, config);
+    });
     const address = http.server.address();
     url = typeof address === "object" && address ? `http://${address.address}:${address.port}` : `http://${config.http.host}:${config.http.port}`;
     // Asked for (`on`) but not possible (no built worker, shadow mode): said louder than a choice of `auto`'s.
@@ -129,4 +131,23 @@ export async function startServiceHttp(config: MsgxConfig, logger: Logger, depen
     })()),
     ingressThread: thread,
   };
+}
+
+/**
+ * A listener the address refuses is a configuration error (exit 2) that says which setting to
+ * change: a port in use or not allowed names `--http-port`, an address this host lacks `--http-host`.
+ */
+function listenRefused(e: unknown, config: MsgxConfig): unknown {
+  const text = `${(e as NodeJS.ErrnoException | undefined)?.code ?? ""} ${errorMessage(e)}`;
+  const at = `${config.http.host}:${config.http.port}`;
+  if (text.includes("EADDRINUSE")) {
+    return new MsgxError("CONFIG", `port ${config.http.port} is in use (${at}; another msgx runner?): choose another with --http-port <port> or MSGX_HTTP_PORT (0 = any free port), or stop what listens there`, { cause: e });
+  }
+  if (text.includes("EACCES")) {
+    return new MsgxError("CONFIG", `port ${config.http.port} needs privileges this process lacks (${at}): choose one above 1023 with --http-port <port> or MSGX_HTTP_PORT`, { cause: e });
+  }
+  if (text.includes("EADDRNOTAVAIL") || text.includes("ENOTFOUND")) {
+    return new MsgxError("CONFIG", `${config.http.host} is not an address of this host (${at}): choose another with --http-host <host> or MSGX_HTTP_HOST (127.0.0.1 for loopback only)`, { cause: e });
+  }
+  return e;
 }

@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import { ErrorClass, MsgxError, type ReplaySelection } from "@msgx/core";
+import { createMailboxTables, missingMailboxTables } from "@msgx/adapters-mysql";
 import { buildParts } from "../app/build-parts.js";
+import type { MsgxConfig } from "../config/config-schema.js";
 import { createLogger } from "../logging.js";
 import { directAdmin, httpAdmin, type AdminApi } from "./admin-api.js";
 import { adminParts } from "./admin-parts.js";
@@ -27,6 +29,22 @@ async function withAdmin(flags: AdminFlags, fn: (api: AdminApi) => Promise<void>
   }
 }
 
+/** `migrate --mailbox-dev`: the upstream's two mailbox tables on `mysql.url`, as its DDL has them (`createMailboxTables`). */
+async function createDevelopmentMailbox(config: MsgxConfig): Promise<void> {
+  if (config.mysql.url === undefined) throw new MsgxError("CONFIG", "--mailbox-dev creates the MySQL mailbox tables: give --mysql <url> (the embedded mailbox needs none)");
+  if (config.profile === "production") throw new MsgxError("CONFIG", "--mailbox-dev is for development: in production the mailbox tables are the upstream's");
+  const mysql = await import("mysql2/promise");
+  const pool = mysql.createPool({ uri: config.mysql.url, connectionLimit: 1 });
+  try {
+    const names = { inbound: config.mysql.inbound, outbound: config.mysql.outbound };
+    const missing = await missingMailboxTables(pool as never, names);
+    await createMailboxTables(pool as never, names);
+    process.stdout.write(missing.length > 0 ? `mailbox tables created (development): ${missing.join(", ")}\n` : "mailbox tables already exist\n");
+  } finally {
+    await pool.end();
+  }
+}
+
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
 /** An admin command: common flags plus `--url`/`--token` to go through a running runner. */
@@ -40,8 +58,11 @@ function admin(program: Command, name: string, description: string): Command {
 export function registerAdminCommands(program: Command): void {
   withCommonOptions(program.command("migrate"))
     .description("create or upgrade msgx's own tables (PostgreSQL or the embedded data directory); safe to re-run")
-    .action(async (flags: CommonFlags) => {
-      const parts = await buildParts(configFrom(flags), createLogger("info", 2), { admin: true });
+    .option("--mailbox-dev", "also create the MySQL mailbox tables (cminmsgs, coutmsgs; the configured names) if absent: for development, never production, where they are the upstream's")
+    .action(async (flags: CommonFlags & { readonly mailboxDev?: boolean }) => {
+      const config = configFrom(flags);
+      if (flags.mailboxDev) await createDevelopmentMailbox(config);
+      const parts = await buildParts(config, createLogger("info", 2), { admin: true });
       await parts.close();
       process.stdout.write("migrations are up to date\n");
     });

@@ -9,6 +9,7 @@ export type AdminCall = <T>(method: string, path: string, body?: unknown) => Pro
  * runner is `DEPENDENCY_UNAVAILABLE`.
  */
 export function adminHttp(baseUrl: string, token: string | undefined): AdminCall {
+  checkRunnerUrl(baseUrl);
   return async <T>(method: string, path: string, body?: unknown): Promise<T | undefined> => {
     const res = await fetch(new URL(path, baseUrl), {
       method,
@@ -27,6 +28,14 @@ export function adminHttp(baseUrl: string, token: string | undefined): AdminCall
     }
     return (await res.json()) as T;
   };
+}
+
+/** A `--url` is the address `msgx run` prints, scheme included; anything else is a usage error (CONFIG, exit 2) showing that form. */
+export function checkRunnerUrl(url: string): void {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (parsed?.protocol === "http:" || parsed?.protocol === "https:") return;
+  const guess = /^[\w.-]+:\d+(\/.*)?$/.test(url) || /^\[[\da-f:]+\]:\d+/i.test(url) ? `http://${url}` : "http://127.0.0.1:8080";
+  throw new MsgxError("CONFIG", `--url ${url} is not a URL of a runner: give it as \`msgx run\` prints it, scheme included: --url ${guess}`);
 }
 
 function errorText(text: string): string {

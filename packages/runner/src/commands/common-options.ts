@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
+import { MsgxError } from "@msgx/core";
 import { loadConfig } from "../config/load-config.js";
 import type { MsgxConfig } from "../config/config-schema.js";
 
@@ -23,6 +25,7 @@ export interface CommonFlags {
   readonly httpHost?: string;
   readonly httpPort?: string;
   readonly shadow?: boolean;
+  readonly tokenFile?: string;
 }
 
 /** The configuration of a command: file, then `MSGX_*`, then these flags. */
@@ -38,6 +41,20 @@ export function configFrom(flags: CommonFlags): MsgxConfig {
       "http.host": flags.httpHost,
       "http.port": flags.httpPort,
       shadow: flags.shadow,
+      "http.token": flags.tokenFile === undefined ? undefined : tokenFromFile(flags.tokenFile),
     },
   });
+}
+
+/** `--token-file <path>`: the token is the file's text without its surrounding whitespace, so it never shows in argv or `ps`. */
+function tokenFromFile(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new MsgxError("CONFIG", `--token-file ${path} cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)}): give a file holding the token`);
+  }
+  const token = text.trim();
+  if (token === "") throw new MsgxError("CONFIG", `--token-file ${path} is empty: it must hold the token (16+ characters)`);
+  return token;
 }

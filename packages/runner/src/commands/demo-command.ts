@@ -5,7 +5,7 @@ import { airportDay } from "../demo/airport-day.js";
 import { readJsonlTopic } from "../embedded/jsonl-delivery-port.js";
 import { createLogger } from "../logging.js";
 import { httpAdmin } from "./admin-api.js";
-import { unreachableRunner } from "./admin-http.js";
+import { checkRunnerUrl, unreachableRunner } from "./admin-http.js";
 import { configFrom, type CommonFlags } from "./common-options.js";
 
 interface DemoFlags extends CommonFlags {
@@ -27,7 +27,7 @@ interface DemoFlags extends CommonFlags {
 export async function demoCommand(flags: DemoFlags): Promise<void> {
   const config = configFrom(flags);
   const token = config.http.token;
-  if (flags.url !== undefined && !URL.canParse(flags.url)) throw new MsgxError("CONFIG", `--url ${flags.url} is not a URL; give the one \`msgx run\` prints, e.g. http://127.0.0.1:8080`);
+  if (flags.url !== undefined) checkRunnerUrl(flags.url);
   let base = flags.url;
   let stop: (() => Promise<void>) | undefined;
   const logFile = flags.url || flags.verbose ? undefined : join(config.dataDir, DEMO_LOG);

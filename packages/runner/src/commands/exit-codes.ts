@@ -15,6 +15,6 @@ export const EXIT_CODES_HELP = [
   "Exit codes:",
   `  ${EXIT.ok}  clean stop (SIGTERM/SIGINT in any phase: starting, standby, running)`,
   `  ${EXIT.failure}  failure (an error at run time, a failed or overdue stop, a second signal)`,
-  `  ${EXIT.config}  configuration or usage error (bad option, URL or config file; nothing started)`,
+  `  ${EXIT.config}  configuration or usage error (bad option, URL or config file, a port in use; nothing started)`,
   `  ${EXIT.leadershipLost}  pipeline leadership lost (another runner took over, or the lease was not renewed in time): restart to stand by`,
 ].join("\n");

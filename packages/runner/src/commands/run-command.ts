@@ -4,7 +4,7 @@ import { createExchange, type Exchange } from "../app/create-exchange.js";
 import { startServiceHttp, type ServiceHttp } from "../app/service-http.js";
 import type { MsgxConfig } from "../config/config-schema.js";
 import { checkListener } from "../config/secure-listener.js";
-import { createLogger } from "../logging.js";
+import { createLogger, flushLogs } from "../logging.js";
 import { configFrom, type CommonFlags } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 
@@ -12,6 +12,8 @@ import { EXIT } from "./exit-codes.js";
 const STOP_DEADLINE_MS = 30_000;
 /** How long a stop before the pipeline runs waits for an open in progress (a Kafka connect) to give up. */
 const OPEN_SETTLE_MS = 5_000;
+/** How long the exit waits for the last log lines to be written: a stdout that does not read loses them. */
+const LOG_FLUSH_MS = 1_000;
 /** The backoff between attempts to open a dependency that is down at start. */
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
@@ -24,6 +26,8 @@ const RETRY_MAX_MS = 30_000;
  * signal, or a stop that outlives the deadline, exits 1; leadership lost exits 3.
  */
 export async function runCommand(flags: CommonFlags): Promise<void> {
+  // A closed stderr (its reader gone) loses the lines for the person at the terminal, never the runner.
+  process.stderr.on("error", () => undefined);
   const config = configFrom(flags);
   const logger = createLogger(config.log.level);
   checkListener(config, logger);
@@ -49,6 +53,7 @@ export async function runCommand(flags: CommonFlags): Promise<void> {
     }, STOP_DEADLINE_MS);
     deadline.unref();
     stopAll()
+      .then(() => flushLogs(logger, LOG_FLUSH_MS))
       .then(() => process.exit(code))
       .catch((e: unknown) => {
         logger.error("stop failed", { error: errorMessage(e) });

@@ -50,9 +50,9 @@ export const ConfigSchema = z
       .object({
         host: z.string().default("127.0.0.1"),
         port: z.coerce.number().int().min(0).max(65_535).default(8080),
-        /** Bearer token for `POST /cminmsgs/send` and `/admin/*`; unset = open (embedded only). */
+        /** Bearer token for `POST /cminmsgs/send` and `/admin/*`; unset = open (loopback listeners only, unless `allowAnonymous`). */
         token: z.string().min(16, "http.token must be at least 16 characters").optional(),
-        /** No token on a non-loopback listener with real infrastructure: refused unless this is true. */
+        /** No token on a non-loopback listener: refused unless this is true. */
         allowAnonymous: bool(false),
         maxBodyBytes: positive(4 * 1024 * 1024),
         /** A client that has not sent its whole request head by then is disconnected. */

@@ -23,7 +23,11 @@ export class DataDirLock {
         if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
         const holder = Number(readFileSync(file, "utf8").trim());
         if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-          throw new MsgxError("CONFIG", `data directory ${dataDir} is in use by process ${holder} (${file})`);
+          throw new MsgxError(
+            "CONFIG",
+            `data directory ${dataDir} is in use by process ${holder} (${file}), a running runner: ask it over HTTP with --url <the URL it printed, e.g. http://127.0.0.1:8080> ` +
+              "(status, messages, replay and the other commands take --url), give another --data-dir, or stop that runner first",
+          );
         }
         rmSync(file, { force: true });
       }

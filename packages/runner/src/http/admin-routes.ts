@@ -1,4 +1,4 @@
-import { ErrorClass, flightToPayload, isReplayConflict, MAX_FLIGHT_LIST_LIMIT, parseVersionKey } from "@msgx/core";
+import { ErrorClass, FLID_PATTERN, flightToPayload, isReplayConflict, MAX_FLIGHT_LIST_LIMIT, parseVersionKey } from "@msgx/core";
 import { z } from "zod";
 import { bearerGuard } from "./bearer-token.js";
 import type { HttpContext } from "./http-context.js";
@@ -49,7 +49,7 @@ export function registerAdminRoutes(app: HttpApp, ctx: HttpContext): void {
     return r ?? reply.code(404).send({ error: "not found", message: "no such message" });
   });
 
-  app.get("/admin/flights/:flid", { schema: { params: z.object({ flid: z.string().min(1) }) } }, async (request, reply) => {
+  app.get("/admin/flights/:flid", { schema: { params: z.object({ flid: z.string().regex(FLID_PATTERN, "a FLID is a decimal id") }) } }, async (request, reply) => {
     // The published shape (the flight event's value, docs/events.md), as `/all/flights` and `msgx flights show`.
     const f = await ctx.flight(request.params.flid);
     return f ? flightToPayload(f) : reply.code(404).send({ error: "not found", message: "no such flight" });

@@ -4,14 +4,14 @@ import type { HttpApp } from "./http-app.js";
 import type { HttpContext } from "./http-context.js";
 import { HttpError } from "./http-error.js";
 import { replayTasks, taskReplayBody } from "./task-routes.js";
-import { decimal } from "./zod-validation.js";
+import { decimal, routeName, routeQueue } from "./zod-validation.js";
 
 /** `status=DEAD` lists the tasks whose owner event is dead (what a replay takes); any other is a task status. */
 const DEAD = "DEAD";
 const taskEventsQuery = z.object({
   status: z.enum([DEAD, ...Object.values(TaskStatus)], { error: `status must be ${DEAD} or a task status (${Object.values(TaskStatus).join(", ")})` }).optional(),
   /** The last taskId of the previous page (`next` of its answer). */
-  after: z.string().min(1).optional(),
+  after: routeName(128).optional(),
   limit: decimal(1, 500).default(50),
 });
 const flightSearchQuery = z.object({
@@ -73,7 +73,7 @@ export function registerConsoleDataRoutes(app: HttpApp, ctx: HttpContext): void 
     };
   });
 
-  app.post("/admin/reliable-messages/queues/:queue/replay-dead", { schema: { params: z.object({ queue: z.string().min(1) }) } }, async (request) => {
+  app.post("/admin/reliable-messages/queues/:queue/replay-dead", { schema: { params: z.object({ queue: routeQueue }) } }, async (request) => {
     if (!ctx.rm) throw notEnabled("reliable-message service", "reliable.enabled");
     return ctx.rm.replayDead(request.params.queue);
   });

@@ -40,7 +40,7 @@ const PROBES = new Set(["/healthz", "/readyz", "/metrics"]);
  */
 export function createHttpServer(ctx: HttpContext, timeouts: HttpTimeouts = DEFAULT_HTTP_TIMEOUTS, files: { readonly consoleDir?: string } = {}): HttpApp {
   const app = createBaseApp(ctx, timeouts);
-  registerReadRoutes(app, ctx);
+  void app.register(async (scope) => registerReadRoutes(scope.withTypeProvider<ZodTypeProvider>(), ctx));
   registerRootRoute(app, files.consoleDir);
   void app.register(async (scope) => registerIngressRoute(scope.withTypeProvider<ZodTypeProvider>(), ctx));
   void app.register(async (scope) => registerAdminRoutes(scope.withTypeProvider<ZodTypeProvider>(), ctx));
@@ -72,6 +72,11 @@ export function createBaseApp(ctx: BaseContext, timeouts: HttpTimeouts = DEFAULT
     // node:http refuses a headers timeout longer than the request timeout.
     http: { headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs), connectionsCheckingInterval: Math.min(2_000, timeouts.headersTimeoutMs) },
     ...(serverFactory ? { serverFactory } : {}),
+    // find-my-way's default (100) answers a longer path parameter 404, as if no route matched: the
+    // route's schema refuses it instead (400 naming it); node's header limit bounds the URL.
+    // A query is decoded as WHATWG URLs do: bytes that are not UTF-8 become U+FFFD, which the
+    // route schemas refuse (fastify's parser kept `%FF` as the literal text "%FF").
+    routerOptions: { maxParamLength: 16 * 1024, querystringParser: parseQuery },
     requestIdHeader: false,
     genReqId: (req) => {
       const sent = req.headers["x-request-id"];
@@ -113,6 +118,16 @@ function accessLog(ctx: BaseContext, request: FastifyRequest, reply: FastifyRepl
   const fields = { reqId: request.id, method: request.method, path, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 };
   if (PROBES.has(path) && reply.statusCode < 400) ctx.logger.debug("http", fields);
   else ctx.logger.info("http", fields);
+}
+
+/** A query string as `{ name: value }`, a repeated name as the list of its values. */
+export function parseQuery(query: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
+  for (const [name, value] of new URLSearchParams(query)) {
+    const before = out[name];
+    out[name] = before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value];
+  }
+  return out;
 }
 
 /** The path without the query: what routes match on, and what logs keep (a query may carry what a log should not). */

@@ -1,3 +1,4 @@
+import { isMsgxError } from "@msgx/core";
 import { bodyText } from "./body-text.js";
 import { bearerGuard } from "./bearer-token.js";
 import type { HttpContext } from "./http-context.js";
@@ -29,9 +30,22 @@ export function registerIngressRoute(app: HttpApp, ctx: IngressContext): void {
     if (raw.trim() === "") throw new HttpError(400, "empty body");
     // A repeated header arrives joined with commas: invalid, so ignored (W3C Trace Context).
     const traceparent = request.headers.traceparent;
-    const id = await ctx.receive(raw, typeof traceparent === "string" ? traceparent : undefined);
+    const id = await ctx.receive(raw, typeof traceparent === "string" ? traceparent : undefined).catch((e: unknown) => {
+      throw misconfiguredMailbox(e);
+    });
     return reply.type("text/plain; charset=utf-8").send(String(id));
   });
+}
+
+/**
+ * A mailbox the configuration gets wrong (a missing table, a missing grant: CONFIG at the adapter
+ * boundary) is not the sender's fault and not a crash: 503 with what the operator must fix, which
+ * the sender may retry once fixed. It is a refusal we chose, so not logged per request; the
+ * runner says it at start and the intake's log says it again.
+ */
+function misconfiguredMailbox(e: unknown): unknown {
+  if (!isMsgxError(e) || e.kind !== "CONFIG") return e;
+  return new HttpError(503, `the mailbox cannot take messages until an operator fixes it: ${e.message}`, "MAILBOX_MISCONFIGURED");
 }
 
 function unsupported(contentType: string | undefined): HttpError {

@@ -2,7 +2,7 @@ import { DEFAULT_LINEAGE_LIMIT, FLID_PATTERN, MAX_LINEAGE_LIMIT, type LineagePag
 import { z } from "zod";
 import { HttpError } from "./http-error.js";
 import type { HttpApp } from "./http-app.js";
-import { decimal } from "./zod-validation.js";
+import { decimal, routeName } from "./zod-validation.js";
 
 const pageQuery = z.object({ limit: decimal(1, MAX_LINEAGE_LIMIT).default(DEFAULT_LINEAGE_LIMIT), before: decimal(1).optional() });
 
@@ -27,7 +27,7 @@ export function registerLineageRoutes(app: HttpApp, lineage: LineageReader): voi
 
   app.get(
     "/admin/reference/:rtype/:rkey/lineage",
-    { schema: { params: z.object({ rtype: z.string().min(1).regex(/^[^:]+$/, "a reference type has no colon"), rkey: z.string().min(1) }), querystring: pageQuery } },
+    { schema: { params: z.object({ rtype: routeName(64).regex(/^[^:]+$/, "a reference type has no colon"), rkey: routeName() }), querystring: pageQuery } },
     async (request, reply) => {
       const { rtype, rkey } = request.params;
       const page = await read(() => lineage.referenceLineage(rtype, rkey, lineageQuery(request.query)));

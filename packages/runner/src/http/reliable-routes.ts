@@ -2,17 +2,19 @@ import { ReliableMessageStatus } from "@msgx/core";
 import { z } from "zod";
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
 import type { HttpApp } from "./http-app.js";
-import { decimal } from "./zod-validation.js";
+import { decimal, routeQueue, routeText } from "./zod-validation.js";
+
+/** Pages are by number here: past a million pages of 500 is a mistake, not a page. */
+const MAX_PAGE = 1_000_000;
 
 const listQuery = z.object({
-  queue: z.string().min(1).optional(),
+  queue: routeQueue.optional(),
   status: z.enum(ReliableMessageStatus).optional(),
   dead: z.enum(["true", "false"]).optional(),
-  page: decimal(1).default(1),
-  // More than 500 is read as 500: a page is bounded, asking for more is not a mistake.
-  size: decimal(1).default(20).transform((n) => Math.min(500, n)),
+  page: decimal(1, MAX_PAGE).default(1),
+  size: decimal(1, 500).default(20),
 });
-const idParams = z.object({ id: z.string().min(1) });
+const idParams = z.object({ id: routeText(128) });
 
 /**
  * `/admin/reliable-messages…` (behind the admin token): list, show, resend, mark dead, resend the
@@ -26,7 +28,7 @@ export function registerReliableRoutes(app: HttpApp, api: ReliableAdminApi): voi
   });
   app.post(
     "/admin/reliable-messages/resend-dead",
-    { schema: { querystring: z.object({ queue: z.string({ error: "queue is required" }).min(1, "queue is required"), size: decimal(1).default(100) }) } },
+    { schema: { querystring: z.object({ queue: z.string({ error: "queue is required" }).min(1, "queue is required").pipe(routeQueue), size: decimal(1, 5_000).default(100) }) } },
     async (request) => api.resendDead(request.query.queue, request.query.size),
   );
   app.get("/admin/reliable-messages/:id", { schema: { params: idParams } }, async (request, reply) => {

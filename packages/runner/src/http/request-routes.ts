@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { RequestAdmin } from "./http-context.js";
 import { HttpError } from "./http-error.js";
 import type { HttpApp } from "./http-app.js";
-import { decimal, decimalId } from "./zod-validation.js";
+import { decimal, decimalId, routeName } from "./zod-validation.js";
 
 const given = (name: string) => z.string({ error: `give ${name}` }).min(1, `give ${name}`);
 const operator = z.string().optional();
@@ -29,7 +29,7 @@ export function registerRequestRoutes(app: HttpApp, api: RequestAdmin): void {
       schema: {
         querystring: z.object({
           status: z.enum(RequestStatus).optional(),
-          type: z.string().min(1).optional(),
+          type: routeName(64).optional(),
           before: decimalId.optional(),
           limit: decimal(1, 1000).default(50),
         }),
@@ -40,7 +40,7 @@ export function registerRequestRoutes(app: HttpApp, api: RequestAdmin): void {
       return call(() => api.list({ limit, ...(status ? { statuses: [status] } : {}), ...(type ? { requestType: type } : {}), ...(before ? { beforeId: before } : {}) }));
     },
   );
-  app.get("/admin/requests/:requestId", { schema: { params: z.object({ requestId: z.string().min(1) }) } }, async (request, reply) => {
+  app.get("/admin/requests/:requestId", { schema: { params: z.object({ requestId: routeName(64) }) } }, async (request, reply) => {
     const r = await call(() => api.get(request.params.requestId));
     return r ?? reply.code(404).send({ error: "not found", message: "no such request" });
   });
@@ -49,8 +49,8 @@ export function registerRequestRoutes(app: HttpApp, api: RequestAdmin): void {
     "/admin/reference/:rtype",
     {
       schema: {
-        params: z.object({ rtype: z.string().min(1) }),
-        querystring: z.object({ after: z.string().optional(), limit: decimal(1, 1000).default(100), deleted: z.enum(["0", "1"]).optional() }),
+        params: z.object({ rtype: routeName(64) }),
+        querystring: z.object({ after: routeName().optional(), limit: decimal(1, 1000).default(100), deleted: z.enum(["0", "1"]).optional() }),
       },
     },
     async (request) => {
@@ -59,7 +59,7 @@ export function registerRequestRoutes(app: HttpApp, api: RequestAdmin): void {
       return { entries, next: entries.length === limit ? entries.at(-1)!.rkey : null };
     },
   );
-  app.get("/admin/reference/:rtype/:rkey", { schema: { params: z.object({ rtype: z.string().min(1), rkey: z.string() }) } }, async (request, reply) => {
+  app.get("/admin/reference/:rtype/:rkey", { schema: { params: z.object({ rtype: routeName(64), rkey: routeName() }) } }, async (request, reply) => {
     const e = await call(() => api.referenceGet(request.params.rtype, request.params.rkey));
     return e ?? reply.code(404).send({ error: "not found", message: "no such reference row" });
   });

@@ -3,6 +3,7 @@ import type { ReliableMessageApi } from "../reliable/reliable-api.js";
 import { bearerGuard } from "./bearer-token.js";
 import type { HttpApp } from "./http-app.js";
 import { acceptJsonBodies } from "./json-body.js";
+import { routeQueue, routeText } from "./zod-validation.js";
 
 const text = z.string().nullish();
 
@@ -26,7 +27,8 @@ const prepareBody = z
   })
   .strict();
 const prepareQuery = z.object({ confirm: z.enum(["true", "false"]).default("false") });
-const idParams = z.object({ id: z.string().min(1) });
+/** A message id as `checkReliableMessageDraft` allows it: at most 128 characters. */
+const idParams = z.object({ id: routeText(128) });
 const rejectBody = z.object({ reason: z.string({ error: "reason is required (a string)" }).min(1, "reason is empty").max(2_000) }).strict();
 
 const orUndefined = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
@@ -69,5 +71,5 @@ export function registerRmRoutes(app: HttpApp, api: ReliableMessageApi, token: s
   app.post("/rm/v1/messages/:id/cancel", { schema: { params: idParams } }, async (request) => api.cancel(request.params.id));
   app.post("/rm/v1/messages/:id/ack", { schema: { params: idParams } }, async (request) => api.ack(request.params.id));
   app.post("/rm/v1/messages/:id/reject", { schema: { params: idParams, body: rejectBody } }, async (request) => api.reject(request.params.id, request.body.reason));
-  app.post("/rm/v1/queues/:queue/replay-dead", { schema: { params: z.object({ queue: z.string().min(1) }) } }, async (request) => api.replayDead(request.params.queue));
+  app.post("/rm/v1/queues/:queue/replay-dead", { schema: { params: z.object({ queue: routeQueue }) } }, async (request) => api.replayDead(request.params.queue));
 }

@@ -4,7 +4,7 @@ import { callbackRefused, type TaskApi } from "../tasks/task-api.js";
 import { bearerGuard } from "./bearer-token.js";
 import type { HttpApp } from "./http-app.js";
 import { acceptJsonBodies } from "./json-body.js";
-import { decimal } from "./zod-validation.js";
+import { decimal, routeName } from "./zod-validation.js";
 
 const text = z.string().nullish();
 const required = (name: string) => z.string({ error: `${name} is required (a string)` });
@@ -69,15 +69,15 @@ const callbackBody = z
   .strict();
 const listQuery = z.object({
   status: z.enum(TaskStatus).optional(),
-  owner: z.string().min(1).optional(),
+  owner: routeName(64).optional(),
   /** The last taskId of the previous page (`next` of its answer). */
-  after: z.string().min(1).optional(),
-  // More than 500 is read as 500: a page is bounded, asking for more is not a mistake.
-  size: decimal(1).default(20).transform((n) => Math.min(500, n)),
+  after: routeName(128).optional(),
+  size: decimal(1, 500).default(20),
   // Pages are by key (`after`), not by number: a `page` is refused rather than silently ignored.
   page: z.undefined({ error: "pages are by key: after=<the last taskId of the previous page> (the answer's next)" }).optional(),
 });
-const idParams = z.object({ id: z.string().min(1) });
+/** A task id (core's `assertTaskId`: at most 128 characters). */
+const idParams = z.object({ id: routeName(128) });
 
 const orUndefined = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
 

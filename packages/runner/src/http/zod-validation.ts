@@ -1,4 +1,5 @@
 import type { FastifySchemaCompiler, FastifyTypeProvider } from "fastify";
+import { QUEUE_NAME } from "@msgx/core";
 import { z } from "zod";
 import { HttpError } from "./http-error.js";
 
@@ -34,3 +35,27 @@ export const decimal = (min: number, max: number = Number.MAX_SAFE_INTEGER) =>
 
 /** A decimal id as text (ids wider than a double stay exact). */
 export const decimalId = z.string().regex(/^\d{1,18}$/, "must be a decimal id");
+
+/**
+ * What no stored text holds: C0 controls and DEL (PostgreSQL refuses NUL outright), U+FFFD (what a
+ * byte that is not UTF-8, `%FF`, decodes to) and a UTF-16 surrogate without its pair.
+ */
+const UNSAFE_TEXT = /[\u0000-\u001f\u007f\ufffd]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Every path or query text a route hands to a store (an id, a key, a filter): 1 to `max`
+ * characters, none of them a control character or the leftover of bytes that are not UTF-8. A
+ * refusal is a 400 naming the parameter (`path id: …`), never the store's error.
+ */
+export const routeText = (max = 256) =>
+  z
+    .string()
+    .min(1, "is empty")
+    .max(max, `is longer than ${max} characters`)
+    .refine((s) => !UNSAFE_TEXT.test(s), "holds a control character (NUL …) or bytes that are not UTF-8");
+
+/** A text that names something (a reference type or key, an asset): also no `/`, `\\`, and not `.` or `..`. */
+export const routeName = (max = 256) => routeText(max).refine((s) => !/[/\\]/.test(s) && s !== "." && s !== "..", "must not hold / or \\ nor be . or ..");
+
+/** A reliable-message queue: core's `QUEUE_NAME` (Kafka's topic characters), and never `.` or `..`. */
+export const routeQueue = routeName(100).refine((s) => QUEUE_NAME.test(s), `is not a queue name (${QUEUE_NAME.source})`);
