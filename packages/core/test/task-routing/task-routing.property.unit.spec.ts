@@ -93,7 +93,7 @@ const scenarioArb = fc
   .record({ routing: fc.constantFrom(DEFAULT_TASK_ROUTING, PER_OWNER), tasks: fc.array(taskArb, { minLength: 1, maxLength: 6 }) })
   .chain(({ routing, tasks }) => fc.record({ routing: fc.constant(routing), tasks: fc.constant(tasks), cmds: fc.array(cmdArb(tasks.length), { minLength: 10, maxLength: 100, size: "max" }) }));
 
-const covered = { consumedInRun: 0, callbacksInRun: 0, crashInHandlerTx: 0, crashAfterHandlerCommit: 0, crashAfterCallback: 0, crashAfterBrokerAck: 0, runs: 0, perOwnerRuns: 0, tasks: 0, duplicateFeedback: 0, redeliveries: 0, handlerFailures: 0, dead: 0, unknownHandler: 0, ownerCrashes: 0, relayCrashes: 0, resent: 0, callbackFaults: 0, taskDbFaults: 0, cancelled: 0, executingEvents: 0, jobDispatched: 0, apiCancels: 0, externalCancels: 0 };
+const covered = { consumedInRun: 0, callbacksInRun: 0, crashInHandlerTx: 0, crashAfterHandlerCommit: 0, crashAfterCallback: 0, crashAfterBrokerAck: 0, runs: 0, perOwnerRuns: 0, tasks: 0, duplicateFeedback: 0, redeliveries: 0, handlerFailures: 0, dead: 0, unknownHandler: 0, ownerCrashes: 0, relayCrashes: 0, resent: 0, callbackFaults: 0, taskDbFaults: 0, cancelled: 0, executingEvents: 0, deadProgress: 0, jobDispatched: 0, apiCancels: 0, externalCancels: 0 };
 
 const taskId = (i: number) => `T${i}`;
 const ownerOf = (spec: TaskSpec): string => OWNERS[spec.owner]!;
@@ -247,9 +247,14 @@ describe("task-event routing over fakes (property)", () => {
       expect(executingRows.map((r) => r.eventId).sort()).toEqual(executing.map((e) => (e.payload as { eventId: string }).eventId).sort());
       // The owner's handlers have no onTaskExecuting: acknowledged; never reported back (whatever
       // the owner does with a progress event for a code it does not know).
+      // No handler runs for progress, so only failed COMMITs of the owner's database can spend its
+      // attempts: it ends dead only when at least a whole budget of them was armed.
       for (const r of executingRows) {
         expect(r.callbackStatus).toBeNull();
-        if (spec.handler >= 0) expect(r.status).toBe(TaskConsumeStatus.SUCCEEDED);
+        if (spec.handler < 0 || r.status === TaskConsumeStatus.SUCCEEDED) continue;
+        expect(r.status).toBe(TaskConsumeStatus.DEAD);
+        expect(owner.commitFaultsArmed).toBeGreaterThanOrEqual(HANDLER_POLICY.maxAttempts);
+        covered.deadProgress += 1;
       }
       const finished = applied[0]!.status === "FINISHED";
       if (!finished) covered.cancelled += 1;
