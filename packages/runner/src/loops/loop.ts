@@ -1,4 +1,4 @@
-import { errorMessage, type Logger } from "@msgx/core";
+import { errorMessage, type Logger, type Timers } from "@msgx/core";
 import { WakeableSleep } from "./wakeable-sleep.js";
 
 /** One unit of work; returns how long to wait before the next (0 = at once). */
@@ -19,8 +19,8 @@ const ERROR_BACKOFF = { initialMs: 1_000, maxMs: 30_000 };
  * waits for it. An unexpected error is logged and retried with a growing pause; it never kills
  * the process (the step itself is transactional).
  */
-export function startLoop(name: string, step: LoopStep, deps: { logger: Logger; signal: AbortSignal }): Loop {
-  const sleeper = new WakeableSleep();
+export function startLoop(name: string, step: LoopStep, deps: { logger: Logger; signal: AbortSignal; timers?: Timers }): Loop {
+  const sleeper = new WakeableSleep(deps.timers);
   const done = (async () => {
     let failures = 0;
     while (!deps.signal.aborted) {
