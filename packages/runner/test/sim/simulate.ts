@@ -1,0 +1,178 @@
+import { DeliveryStatus, EventHeader, isTerminal, ProcStatus } from "@msgx/core";
+import { dnldThenFlops } from "../../../../bench/fault/stream.js";
+import { Prng, SimScheduler, type FaultKind, type FaultOdds } from "./sim-scheduler.js";
+import { SimInvariants } from "./sim-invariants.js";
+import { SimWorld, startSimRunner, type SimRunner } from "./sim-world.js";
+
+/** The virtual time one seed runs with faults, then heals and drains. */
+export const FAULTY_MS = 30_000;
+export const DRAIN_MS = 180_000;
+
+export const DEFAULT_ODDS: FaultOdds = { freeze: 0.01, refused: 0.08, lost: 0.01, unknown: 0.01, partial: 0.05 };
+
+export interface SimOptions {
+  readonly trace?: boolean;
+  /** Fault points the shrinker turned off. */
+  readonly masked?: ReadonlySet<number>;
+  /** Kinds of fault the shrinker turned off. */
+  readonly without?: ReadonlySet<FaultKind>;
+  /** At most this many upstream messages (the shrinker's shorter stream). */
+  readonly messages?: number;
+  /** A mutation planted into the exchange (a removed guard), for the mutation check. */
+  readonly mutate?: (world: SimWorld) => void;
+}
+
+export interface SimResult {
+  readonly seed: number;
+  readonly failure: string | undefined;
+  readonly fingerprint: string;
+  readonly lines: readonly string[] | undefined;
+  readonly virtualMs: number;
+  readonly faults: number;
+  readonly faultPoints: number;
+  readonly messages: number;
+  readonly ops: number;
+}
+
+const MALFORMED = `<MSG><META><SNDR>AODB</SNDR><SEQN>1</SEQN><DTTM>20260305020000</DTTM><TYPE>FLOP</TYPE><STYP>ESTT</STYP></META><FLOP><FLID>1</FLO`;
+
+/**
+ * Runs one seed: two runners (one leads, one stands by) over the world's stores, messages arriving
+ * from the upstream, and faults drawn by the seed for `FAULTY_MS` of virtual time; then every fault
+ * ends and the exchange must drain. The invariants are checked after every scheduler step; the
+ * first broken one ends the run as its failure.
+ */
+export async function simulate(seed: number, options: SimOptions = {}): Promise<SimResult> {
+  const sched = new SimScheduler(seed, DEFAULT_ODDS, { trace: options.trace ?? false, ...(options.masked ? { masked: options.masked } : {}), ...(options.without ? { without: options.without } : {}) });
+  const world = new SimWorld(sched);
+  options.mutate?.(world);
+  // Three streams from the one seed, so the shrinker's shorter stream or fewer faults leave the others as they were.
+  const upstream = new Prng(seed ^ 0x5bd1e995);
+  const plan = new Prng(seed ^ 0x27d4eb2f);
+  const invariants = new SimInvariants(world);
+  const timers = sched.timersFor("world");
+  const runners = new Map<string, SimRunner>();
+  let generation = 0;
+  const launch = (slot: string, delay: number) => {
+    timers.setTimeout(() => {
+      const id = `${slot}.${++generation}`;
+      const runner = startSimRunner(world, id);
+      runners.set(slot, runner);
+      invariants.runners.set(id, runner);
+      // A runner that stopped by itself (fenced, lease lost) is restarted as a standby by its supervisor.
+      void runner.stopped.then(() => {
+        if (runners.get(slot) === runner) {
+          sched.kill(id);
+          launch(slot, 1_000);
+        }
+      });
+    }, delay);
+  };
+  launch("a", 0);
+  launch("b", plan.int(2_000));
+
+  // The upstream: a snapshot then updates, a few resent (identity dedupe), a few malformed, a few
+  // inserts that commit late (below the horizon, within the gap grace).
+  const stream = dnldThenFlops({ flights: 3, messages: Math.min(5 + upstream.int(25), options.messages ?? Number.POSITIVE_INFINITY), seed });
+  const sent: string[] = [];
+  let at = 0;
+  for (const raw of stream) {
+    at += 20 + upstream.int(1_200);
+    const roll = upstream.next();
+    const text = roll < 0.08 && sent.length > 0 ? upstream.pick(sent) : roll < 0.12 ? MALFORMED : raw;
+    const late = upstream.chance(0.1) ? 100 + upstream.int(1_500) : 0;
+    sent.push(raw);
+    timers.setTimeout(() => {
+      if (late === 0) {
+        const id = world.mailbox.insert(text);
+        sched.log(`upstream inserts ${id}`);
+        return;
+      }
+      const id = world.mailbox.reserve(text);
+      sched.log(`upstream reserves ${id}, commits in ${late} ms`);
+      timers.setTimeout(() => {
+        world.mailbox.commit(id);
+        sched.log(`upstream commits ${id}`);
+      }, late);
+    }, at);
+  }
+
+  // The faults of the run, at instants drawn by the seed.
+  const deps = ["pg", "mysql", "kafka"];
+  for (let i = 0; i < 6; i++) {
+    const when = plan.int(FAULTY_MS);
+    const kind = plan.int(4);
+    const length = plan.chance(0.5) ? 100 + plan.int(2_000) : 2_000 + plan.int(20_000);
+    const dep = plan.pick(deps);
+    const slot = plan.pick(["a", "b"]);
+    timers.setTimeout(() => {
+      switch (kind) {
+        case 0:
+          if (sched.fault("outage", 1, `${dep} down for ${length} ms`)) sched.outages.set(dep, sched.clock.now() + length);
+          break;
+        case 1: {
+          const runner = runners.get(slot);
+          if (runner && sched.fault("crash", 1, `crash of ${runner.id}`)) {
+            runners.delete(slot);
+            sched.kill(runner.id);
+            launch(slot, plan.int(3_000));
+          }
+          break;
+        }
+        case 2: {
+          const runner = runners.get(slot);
+          if (runner && sched.fault("freeze", 1, `${runner.id} frozen for ${length} ms`)) sched.freeze(runner.id, length);
+          break;
+        }
+        case 3: {
+          // A jump forward of every clock at once (the host's wall and monotonic clocks are the one virtual clock).
+          const jump = 500 + (length % 8_000);
+          if (sched.fault("clock-jump", 1, `clock jumps ${jump} ms`)) sched.clock.advance(jump);
+          break;
+        }
+      }
+    }, when);
+  }
+
+  let failure: string | undefined;
+  const end = sched.start + FAULTY_MS;
+  try {
+    while (await sched.step(end)) invariants.check();
+    // Healthy from here: no outage, no frozen process, no more faults; everything must drain.
+    sched.odds = { freeze: 0, refused: 0, lost: 0, unknown: 0, partial: 0 };
+    sched.outages.clear();
+    sched.frozen.clear();
+    sched.log("faults end");
+    const deadline = end + DRAIN_MS;
+    while (!drained(world) && (await sched.step(deadline))) invariants.check();
+    invariants.check();
+    invariants.final();
+  } catch (e) {
+    failure = e instanceof Error ? e.message : String(e);
+    sched.log(`FAILED: ${failure}`);
+  }
+  return {
+    seed,
+    failure,
+    fingerprint: sched.fingerprint,
+    lines: sched.lines,
+    virtualMs: sched.clock.now() - sched.start,
+    faults: sched.faultsInjected,
+    faultPoints: sched.faultPoints,
+    messages: world.mailbox.rows.size,
+    ops: sched.ops,
+  };
+}
+
+/** Every committed mailbox row processed and written back, every event sent. */
+function drained(world: SimWorld): boolean {
+  const t = world.store.tables;
+  for (const [id, row] of world.mailbox.rows) {
+    if (!row.visible) continue;
+    const r = t.records.get(id);
+    if (!r || !isTerminal(r.status) || row.processedAt === null) return false;
+  }
+  return t.events.every((e) => e.status === DeliveryStatus.SENT) && [...t.records.values()].every((r) => r.status !== ProcStatus.PENDING);
+}
+
+export { EventHeader };
