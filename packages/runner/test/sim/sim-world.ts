@@ -24,7 +24,11 @@ import { createExchangeRouter } from "../../src/app/exchange-router.js";
 import type { MsgxConfig } from "../../src/config/config-schema.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { driveRouter } from "../../src/loops/router-loops.js";
+import type { ReliableHost } from "../../src/reliable/reliable-host.js";
 import type { SimScheduler } from "./sim-scheduler.js";
+
+/** How long an open mailbox insert holds the horizon in the simulation (the contract the order invariant checks against). */
+export const SIM_GAP_GRACE_MS = 2_000;
 
 /** The lease of the simulated runners: 3 s, renewed every second. */
 export const SIM_LEASE_TTL_MS = 3_000;
@@ -34,7 +38,7 @@ export function simConfig(overrides: Readonly<Record<string, string>> = {}): Msg
   return loadConfig({
     env: {},
     overrides: {
-      "pipeline.gapGraceMs": "2000",
+      "pipeline.gapGraceMs": String(SIM_GAP_GRACE_MS),
       "pg.leaseTtlMs": String(SIM_LEASE_TTL_MS),
       "jobs.backfillSweepMs": "5000",
       "reliable.createTopics": "false",
@@ -145,6 +149,8 @@ export interface SimRunner {
   readonly id: string;
   /** Set once it leads. */
   fence: number | undefined;
+  /** The reliable-message service it hosts, once it leads (what `/rm/v1` calls). */
+  reliable: ReliableHost | undefined;
   /** Resolves when the runner stopped by itself (fenced, leadership lost). */
   readonly stopped: Promise<string>;
 }
@@ -158,7 +164,7 @@ export function startSimRunner(world: SimWorld, id: string, logger: Logger = sil
   const s = world.sched;
   const timers = s.timersFor(id);
   let stop!: (why: string) => void;
-  const runner: SimRunner = { id, fence: undefined, stopped: new Promise<string>((r) => (stop = r)) };
+  const runner: SimRunner = { id, fence: undefined, reliable: undefined, stopped: new Promise<string>((r) => (stop = r)) };
   void (async () => {
     const leadership = new PgLeadership({ store: s.port(world.lease, "pg", id, ["tryAcquire", "renew", "release"]), holder: id, ttlMs: world.config.pg.leaseTtlMs, monotonic: s.clock, timers });
     const fence = await leadership.acquireWhenFree({ pollMs: 1_000 });
@@ -168,6 +174,7 @@ export function startSimRunner(world: SimWorld, id: string, logger: Logger = sil
     const lost = new Promise<string>((resolve) => void (trustForever || leadership.watch(resolve)));
     const parts = world.parts(id, { fence, lost, leading: trustForever ? () => true : () => leadership.mayLead() });
     const composed = createExchangeRouter(parts, world.config, logger, s.clock);
+    runner.reliable = composed.reliable;
     const controller = new AbortController();
     // Every loop waits on this one signal, as in `startPipeline`.
     setMaxListeners(64, controller.signal);

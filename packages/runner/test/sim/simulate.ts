@@ -2,7 +2,7 @@ import { DeliveryStatus, EventHeader, isTerminal, ProcStatus } from "@msgx/core"
 import { dnldThenFlops } from "../../../../bench/fault/stream.js";
 import { Prng, SimScheduler, type FaultKind, type FaultOdds } from "./sim-scheduler.js";
 import { SimInvariants } from "./sim-invariants.js";
-import { SimWorld, startSimRunner, type SimRunner } from "./sim-world.js";
+import { SIM_GAP_GRACE_MS as GAP_GRACE_MS, SimWorld, startSimRunner, type SimRunner } from "./sim-world.js";
 
 /** The virtual time one seed runs with faults, then heals and drains. */
 export const FAULTY_MS = 30_000;
@@ -89,13 +89,71 @@ export async function simulate(seed: number, options: SimOptions = {}): Promise<
         return;
       }
       const id = world.mailbox.reserve(text);
+      const reservedAt = sched.clock.now();
       sched.log(`upstream reserves ${id}, commits in ${late} ms`);
       timers.setTimeout(() => {
         world.mailbox.commit(id);
-        sched.log(`upstream commits ${id}`);
+        // A clock jump meanwhile may make the commit later than the gap grace (the contract's limit).
+        const beyond = sched.clock.now() - reservedAt >= GAP_GRACE_MS;
+        if (beyond) invariants.beyondGrace.add(id);
+        sched.log(`upstream commits ${id}${beyond ? " (beyond the gap grace)" : ""}`);
       }, late);
     }, at);
   }
+
+  // Producers of reliable messages (SPEC §4) call the leading runner's service as `/rm/v1` would:
+  // prepare, then confirm (or cancel). A call that does not answer within 2 s is retried (it may have
+  // taken effect). A consumer acknowledges what it received.
+  const producer = new Prng(seed ^ 0x68e31da4);
+  const leader = () => [...runners.values()].filter((r) => r.reliable && !sched.dead.has(r.id)).sort((x, y) => (y.fence ?? 0) - (x.fence ?? 0))[0];
+  const client = (what: string, call: (host: NonNullable<SimRunner["reliable"]>) => Promise<unknown>, then: () => void, tries = 20): void => {
+    const host = leader()?.reliable;
+    let settled = false;
+    const retry = () => {
+      if (settled) return;
+      settled = true;
+      if (tries > 1) timers.setTimeout(() => client(what, call, then, tries - 1), 1_000);
+      else sched.log(`client gives up: ${what}`);
+    };
+    if (!host) return retry();
+    timers.setTimeout(retry, 2_000);
+    void call(host).then(
+      () => {
+        if (settled) return;
+        settled = true;
+        sched.log(`client: ${what} done`);
+        then();
+      },
+      retry,
+    );
+  };
+  const reliableMessages = producer.int(5);
+  for (let k = 1; k <= reliableMessages; k++) {
+    const messageId = `m-${k}`;
+    const confirm = producer.chance(0.8);
+    const decideAfter = 100 + producer.int(3_000);
+    timers.setTimeout(
+      () =>
+        client(`prepare ${messageId}`, (h) => h.service.saveWaitingConfirm({ messageId, consumerQueue: "orders", body: `order ${k}` }), () =>
+          timers.setTimeout(
+            () =>
+              confirm
+                ? client(`confirm ${messageId}`, (h) => h.service.confirmAndSend(messageId), () => invariants.confirmed.add(messageId))
+                : client(`cancel ${messageId}`, (h) => h.service.cancel(messageId), () => undefined),
+            decideAfter,
+          ),
+        ),
+      producer.int(FAULTY_MS),
+    );
+  }
+  const acked = new Set<string>();
+  timers.setInterval(() => {
+    for (const r of world.broker.records("rmq.orders")) {
+      if (acked.has(r.key)) continue;
+      acked.add(r.key);
+      client(`acknowledge ${r.key}`, (h) => h.service.acknowledge(r.key), () => undefined);
+    }
+  }, 2_000);
 
   // The faults of the run, at instants drawn by the seed.
   const deps = ["pg", "mysql", "kafka"];
