@@ -12,8 +12,6 @@ export interface Mutation {
   /** What the mutation does instead, in a few words. */
   readonly how: string;
   readonly plant: (world: SimWorld) => void;
-  /** False for a guard whose removal no invariant of the simulation observes (docs/simulation.md says why). */
-  readonly observable?: false;
 }
 
 /** Wraps the named `AppParts` member of every runner. */
@@ -44,9 +42,6 @@ export const MUTATIONS: readonly Mutation[] = [
   {
     guard: "the lease expiry check (a leader starts no step past its window, and stops when its lease is lost)",
     how: "the runner's steps may always start and the lease keeper's loss is not watched",
-    // The fence alone keeps a woken stale leader from committing; what it still does (resend events
-    // the new leader sends too) is a duplicate, which at-least-once delivery allows.
-    observable: false,
     plant: (world) => {
       world.mutations.ignoreLeaseWindow = true;
     },
@@ -115,6 +110,16 @@ export const MUTATIONS: readonly Mutation[] = [
     plant: wrapping("store", (port) =>
       new Proxy(port as PipelineStore, { get: (t, key) => (key === "dueBackfill" ? async () => [] : (Reflect.get(t, key) as unknown)) }),
     ),
+  },
+  {
+    guard: "an inconclusive check-back confirms nothing (no verdict, no send)",
+    how: "a check-back without a verdict (an error, a timeout, unknown) is taken as confirm",
+    plant: (world) => {
+      world.mutations.wrapChecker = (checker) => async (message, signal) => {
+        const answer = await checker(message, signal).catch(() => "unknown" as const);
+        return answer === "unknown" ? "confirm" : answer;
+      };
+    },
   },
 ];
 

@@ -13,7 +13,7 @@ export interface Shrunk {
 }
 
 /** Trace lines a reader needs: the faults, leadership, the upstream, the failure. */
-const readable = (line: string): boolean => /FAULT#|leads with|stopped:|exited:|wakes|faults end|FAILED|upstream/.test(line);
+const readable = (line: string): boolean => /FAULT#|leads with|stopped:|exited:|wakes|faults end|FAILED|upstream|client|producer of/.test(line);
 
 /**
  * Shrinks a failing seed, keeping the seed: turns off whole kinds of fault while it still fails,

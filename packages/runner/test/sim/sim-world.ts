@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import { PgLeadership } from "@msgx/adapters-pg";
-import { silentLogger, type LeaseStore, type Logger } from "@msgx/core";
+import { silentLogger, type LeaseStore, type Logger, type ReliableMessage, type ReliableMessageChecker } from "@msgx/core";
 import {
   InMemoryBroker,
   InMemoryFlightReader,
@@ -42,6 +42,10 @@ export function simConfig(overrides: Readonly<Record<string, string>> = {}): Msg
       "pg.leaseTtlMs": String(SIM_LEASE_TTL_MS),
       "jobs.backfillSweepMs": "5000",
       "reliable.createTopics": "false",
+      // Check-back within the faulty window: a message unconfirmed for 2 s is asked about each second.
+      "reliable.checkAfterMs": "2000",
+      "reliable.checkIntervalMs": "1000",
+      "reliable.jobIntervalMs": "1000",
       ...overrides,
     },
   });
@@ -83,12 +87,15 @@ export class SimWorld {
   readonly leaseRow: InMemoryLeaseStore;
   lease: LeaseStore;
   config = SIM_CONFIG;
+  /** The producers' check-back endpoint, one for every queue (its answers are the world's to script). */
+  checker: { check(message: ReliableMessage): ReturnType<ReliableMessageChecker> } = { check: async () => "unknown" };
   /**
    * Hooks of the mutation check (mutations.ts), each removing one guard from outside the real code:
    * `wrapPort` wraps a runner's port as its code sees it (`name`: the `AppParts` member), and
-   * `ignoreLeaseWindow` makes the runner's steps start whatever its lease keeper says.
+   * `ignoreLeaseWindow` makes the runner's steps start whatever its lease keeper says, and
+   * `wrapChecker` wraps the check-back endpoint as the runner sees it.
    */
-  readonly mutations: { wrapPort?: <T extends object>(name: string, port: T) => T; ignoreLeaseWindow?: boolean } = {};
+  readonly mutations: { wrapPort?: <T extends object>(name: string, port: T) => T; ignoreLeaseWindow?: boolean; wrapChecker?: (checker: ReliableMessageChecker) => ReliableMessageChecker } = {};
 
   constructor(readonly sched: SimScheduler) {
     const clock = sched.clock;
@@ -136,6 +143,11 @@ export class SimWorld {
       outbound: w("outbound", s.port(this.outbound, "mysql", owner, calls(this.outbound))),
       delivery: w("delivery", s.port(this.broker, "kafka", owner, calls(this.broker))),
       checks: [],
+      reliableCheckers: () => {
+        const checker = s.port(this.checker, "checker", owner, ["check"]);
+        const ask: ReliableMessageChecker = (message) => checker.check(message);
+        return this.mutations.wrapChecker ? this.mutations.wrapChecker(ask) : ask;
+      },
       fence: leadership.fence,
       leadershipLost: leadership.lost,
       leading: leadership.leading,

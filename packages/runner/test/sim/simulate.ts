@@ -127,21 +127,38 @@ export async function simulate(seed: number, options: SimOptions = {}): Promise<
       retry,
     );
   };
+  // What each producer's business transaction did, as its check-back endpoint answers it.
+  const business = new Map<string, "committed" | "rolled back">();
+  world.checker = {
+    // Right, late, unparsable or never (the runner's checker timeout), as the PRNG says.
+    check: async (message) => {
+      const truth = business.get(message.messageId) === "committed" ? "confirm" : "cancel";
+      const roll = producer.next();
+      if (roll < 0.6) return truth;
+      if (roll < 0.75) return "unknown";
+      const wait = roll < 0.9 ? 100 + producer.int(4_000) : world.config.reliable.checkerTimeoutMs;
+      await new Promise((resolve) => timers.setTimeout(() => resolve(undefined), wait));
+      if (roll < 0.9) return truth;
+      throw new Error(`checker did not answer in ${wait} ms (simulated)`);
+    },
+  };
   const reliableMessages = producer.int(5);
   for (let k = 1; k <= reliableMessages; k++) {
     const messageId = `m-${k}`;
-    const confirm = producer.chance(0.8);
+    // The producer confirms, cancels, or never says (it crashed): then only the check-back decides.
+    const roll = producer.next();
+    const committed = roll < 0.7 || (roll >= 0.8 && producer.chance(0.5));
+    business.set(messageId, committed ? "committed" : "rolled back");
+    if (!committed) invariants.rolledBack.add(messageId);
     const decideAfter = 100 + producer.int(3_000);
     timers.setTimeout(
       () =>
         client(`prepare ${messageId}`, (h) => h.service.saveWaitingConfirm({ messageId, consumerQueue: "orders", body: `order ${k}` }), () =>
-          timers.setTimeout(
-            () =>
-              confirm
-                ? client(`confirm ${messageId}`, (h) => h.service.confirmAndSend(messageId), () => invariants.confirmed.add(messageId))
-                : client(`cancel ${messageId}`, (h) => h.service.cancel(messageId), () => undefined),
-            decideAfter,
-          ),
+          timers.setTimeout(() => {
+            if (roll < 0.7) client(`confirm ${messageId}`, (h) => h.service.confirmAndSend(messageId), () => invariants.confirmed.add(messageId));
+            else if (roll < 0.8) client(`cancel ${messageId}`, (h) => h.service.cancel(messageId), () => undefined);
+            else sched.log(`producer of ${messageId} never confirms (business ${committed ? "committed" : "rolled back"})`);
+          }, decideAfter),
         ),
       producer.int(FAULTY_MS),
     );
