@@ -12,6 +12,8 @@ import {
   type LeaseState,
   type LeaseStore,
   type LeaseTiming,
+  type TimerHandle,
+  type Timers,
 } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { hostname } from "node:os";
@@ -33,12 +35,20 @@ export interface PgLeadershipOptions {
   readonly ttlMs?: number;
   /** This process's monotonic clock, the one its leading window is counted on. Default `performance.now()`. */
   readonly monotonic?: Clock;
+  /** The timers of the renewals, the window watchdog and the standby's polls. Default: the host's (the simulation gives virtual ones). */
+  readonly timers?: Timers;
 }
 
 /** Why leadership ended. */
 export type LossListener = (reason: string) => void;
 
 const monotonicClock: Clock = { now: () => performance.now() };
+const hostTimers: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout> | undefined),
+  setInterval: (fn, ms) => setInterval(fn, ms),
+  clearInterval: (h) => clearInterval(h as ReturnType<typeof setInterval> | undefined),
+};
 
 /**
  * Pipeline leadership as a lease (SPEC §2.8, issue 24): drives the core's lease machine
@@ -57,16 +67,18 @@ export class PgLeadership {
   readonly #holder: string;
   readonly #timing: LeaseTiming;
   readonly #clock: Clock;
+  readonly #timers: Timers;
   readonly #listeners = new Set<LossListener>();
   #state: LeaseState = initialLease;
-  #renewal: ReturnType<typeof setTimeout> | undefined;
-  #watchdog: ReturnType<typeof setInterval> | undefined;
+  #renewal: TimerHandle | undefined;
+  #watchdog: TimerHandle | undefined;
 
   constructor(options: PgLeadershipOptions) {
     this.#store = options.store;
     this.#holder = options.holder ?? `${hostname()}:${process.pid}`;
     this.#timing = leaseTiming(options.ttlMs ?? DEFAULT_LEASE_TTL_MS);
     this.#clock = options.monotonic ?? monotonicClock;
+    this.#timers = options.timers ?? hostTimers;
   }
 
   /** The epoch of the current leadership, or undefined when not leading. */
@@ -99,7 +111,7 @@ export class PgLeadership {
     const epoch = this.epoch;
     if (epoch === undefined) return undefined;
     this.#scheduleRenewal(sentAt);
-    this.#watchdog = setInterval(() => this.#apply({ type: "tick" }), Math.min(250, this.#timing.renewEveryMs));
+    this.#watchdog = this.#timers.setInterval(() => this.#apply({ type: "tick" }), Math.min(250, this.#timing.renewEveryMs));
     this.#watchdog.unref?.();
     return epoch;
   }
@@ -115,7 +127,7 @@ export class PgLeadership {
       } catch (e) {
         if (!(e instanceof MsgxError && e.kind === "DEPENDENCY_UNAVAILABLE")) throw e;
       }
-      await sleep(pollMs, options.signal);
+      await sleep(this.#timers, pollMs, options.signal);
     }
   }
 
@@ -142,7 +154,7 @@ export class PgLeadership {
   /** The next renewal `renewEveryMs` after the last one was sent; one at a time. */
   #scheduleRenewal(lastSentAt: number): void {
     const wait = Math.max(0, lastSentAt + this.#timing.renewEveryMs - this.#clock.now());
-    this.#renewal = setTimeout(() => void this.#renew(), wait);
+    this.#renewal = this.#timers.setTimeout(() => void this.#renew(), wait);
     this.#renewal.unref?.();
   }
 
@@ -173,22 +185,22 @@ export class PgLeadership {
   }
 
   #stopTimers(): void {
-    if (this.#renewal !== undefined) clearTimeout(this.#renewal);
-    if (this.#watchdog !== undefined) clearInterval(this.#watchdog);
+    if (this.#renewal !== undefined) this.#timers.clearTimeout(this.#renewal);
+    if (this.#watchdog !== undefined) this.#timers.clearInterval(this.#watchdog);
     this.#renewal = undefined;
     this.#watchdog = undefined;
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+function sleep(timers: Timers, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(done, ms);
+    const timer = timers.setTimeout(done, ms);
     function done() {
       signal?.removeEventListener("abort", abort);
       resolve();
     }
     function abort() {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       reject(signal?.reason);
     }
     signal?.addEventListener("abort", abort, { once: true });

@@ -81,6 +81,7 @@ export { REFERENCE_SUBTYPES } from "./codec/reference-body.js";
 
 // Ports
 export { systemClock, type Clock } from "./runtime/clock.js";
+export type { Timers, TimerHandle } from "./runtime/timers.js";
 export { silentLogger, type Logger, type LogFields } from "./runtime/logger.js";
 export { noopTracer, SpanName, type Tracer, type TraceSpan, type SpanOptions, type SpanAttributes } from "./runtime/tracer.js";
 export { parseTraceparent, formatTraceparent, normalTraceparent, type TraceContext } from "./runtime/traceparent.js";

@@ -7,6 +7,7 @@ import type {
   OutboundMailbox,
   OutboxStore,
   PipelineStore,
+  ReliableMessageChecker,
   ReferenceReader,
   ReliableMessageStore,
   RequestStore,
@@ -47,6 +48,12 @@ export interface AppParts {
   /** Where upstream requests go: the upstream's `coutmsgs` (`mysql.outbound`), or an embedded `coutmsgs` beside the embedded mailbox. */
   readonly outbound: OutboundMailbox;
   readonly delivery: DeliveryPort;
+  /**
+   * The producers' check-back endpoints where they are not HTTP (the deterministic simulation's):
+   * the checker of a queue, or undefined for the configured one (`reliable.queues.<q>.checkerUrl`,
+   * else `reliable.defaultCheckerUrl`, over HTTP). Absent in `buildParts`.
+   */
+  readonly reliableCheckers?: (queue: string) => ReliableMessageChecker | undefined;
   /** The Kafka topics of reliable-message queues and task events; absent when events go to JSONL files (no topics there). */
   readonly queueTopics?: QueueTopicsPort;
   readonly checks: readonly HealthCheck[];

@@ -1,4 +1,4 @@
-import { errorMessage, type Logger } from "@msgx/core";
+import { errorMessage, type Logger, type Timers } from "@msgx/core";
 import { WakeableSleep } from "./wakeable-sleep.js";
 
 /** One unit of work; returns how long to wait before the next (0 = at once). */
@@ -23,8 +23,8 @@ const REPEAT_LOG_MS = 10 * 60_000;
  * message changes, then at most every 10 minutes while it repeats (with how many times it did),
  * and the recovery once: a log is not a retry counter.
  */
-export function startLoop(name: string, step: LoopStep, deps: { logger: Logger; signal: AbortSignal; backoff?: { initialMs: number; maxMs: number } }): Loop {
-  const sleeper = new WakeableSleep();
+export function startLoop(name: string, step: LoopStep, deps: { logger: Logger; signal: AbortSignal; backoff?: { initialMs: number; maxMs: number }; timers?: Timers }): Loop {
+  const sleeper = new WakeableSleep(deps.timers);
   const backoff = deps.backoff ?? ERROR_BACKOFF;
   const done = (async () => {
     let failures = 0;

@@ -1,4 +1,4 @@
-import type { Logger, PipelineRouter } from "@msgx/core";
+import type { Logger, PipelineRouter, Timers } from "@msgx/core";
 import { startLoop, type Loop } from "./loop.js";
 
 /** How soon a step held back by `mayStart` asks again. */
@@ -23,6 +23,8 @@ export function driveRouter(
     signal: AbortSignal;
     /** Whether a step may start now (the leadership lease's window); a step that may not waits and asks again. */
     mayStart?: () => boolean;
+    /** The timers the loops wait on. Default: the host's (the simulation gives virtual ones). */
+    timers?: Timers;
   },
 ): RouterLoops {
   const loops = new Map<string, Loop>();

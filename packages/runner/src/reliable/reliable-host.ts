@@ -14,7 +14,7 @@ export interface ReliableHost {
   readonly admin: ReliableAdminApi;
   /** The producer/consumer surface (`/rm/v1`); `onSend` is told whenever a call wrote a send (wake the relay). */
   api(onSend: () => void): ReliableMessageApi;
-  /** The checker of `queue`: its `checkerUrl`, else `defaultCheckerUrl`, else one that always fails ("no checker"). */
+  /** The checker of `queue`: the parts' own (`AppParts.reliableCheckers`), else its `checkerUrl`, else `defaultCheckerUrl`, else one that always fails ("no checker"). */
   checkerFor(queue: string): ReliableMessageChecker;
 }
 
@@ -41,6 +41,8 @@ export function createReliableHost(ctx: StepContext): ReliableHost {
     },
     api: (onSend) => directReliableApi({ service, metrics, topics: parts.queueTopics, createTopics: r.createTopics, onSend }),
     checkerFor(queue) {
+      const given = parts.reliableCheckers?.(queue);
+      if (given) return given;
       const own = r.queues[queue];
       const url = own?.checkerUrl ?? r.defaultCheckerUrl;
       if (url === undefined) {

@@ -1,0 +1,167 @@
+import { DeliveryStatus, EventHeader, isTerminal, ProcStatus, Target } from "@msgx/core";
+import type { SimRunner, SimWorld } from "./sim-world.js";
+
+/** A broken invariant: the run's failure. */
+export class InvariantBroken extends Error {}
+
+/**
+ * The start of the failure of the one finding the simulation made that msgx has not fixed yet
+ * (docs/simulation.md, Findings): a leader frozen with a send under way wakes after a takeover and
+ * publishes a flight's older schd snapshot after the new leader's newer one.
+ */
+export const STALE_LEADER_SEND = "stale leader's send:";
+
+const fail = (what: string): never => {
+  throw new InvariantBroken(what);
+};
+
+/**
+ * The invariants of issue 35, checked after every scheduler step (incrementally: each check reads
+ * only what changed since the last) and once more when the run has drained (`final`).
+ */
+export class SimInvariants {
+  readonly runners = new Map<string, SimRunner>();
+  /**
+   * Mailbox ids whose insert committed later than the gap grace after the id was handed out: the
+   * intake may take such an id as rolled back, and process it out of order when it shows up
+   * (docs/mailbox.md). Only a clock jump makes the seeds' late commits that late.
+   */
+  readonly beyondGrace = new Set<number>();
+  readonly #ended = new Set<number>();
+  /** Reliable messages whose business transaction rolled back: never to be delivered. */
+  readonly rolledBack = new Set<string>();
+  /** Reliable messages whose confirm a producer saw succeed. */
+  readonly confirmed = new Set<string>();
+  /** Epoch → the runner whose pipeline transactions committed under it. */
+  readonly #writers = new Map<number, string>();
+  #terminalSeen = 0;
+  #lastTerminal = 0;
+  #eventsSeen = 0;
+  #lastSource = 0;
+  readonly #msgVersions = new Map<string, number>();
+  readonly #flightVersions = new Map<string, number>();
+  readonly #brokerSeen = new Map<string, number>();
+  /** Per topic and key: the highest event id delivered so far (first deliveries only). */
+  readonly #keyHigh = new Map<string, number>();
+  readonly #delivered = new Set<string>();
+  /** `topic|eventId` of records sent by a runner whose epoch was no longer current when the send completed. */
+  readonly #staleSent = new Map<string, string>();
+  /** A violation seen while an operation completed: thrown by the next `check`. */
+  #seen: string | undefined;
+
+  constructor(readonly world: SimWorld) {
+    world.sched.onCompleted = (op) => {
+      if (op.dep === "kafka" && op.method === "send") {
+        const runner = this.runners.get(op.owner);
+        if (runner?.fence === undefined || runner.fence === world.store.tables.epoch) return;
+        for (const r of op.args[0] as readonly { topic: string; headers: Record<string, string> }[]) {
+          this.#staleSent.set(`${r.topic}|${r.headers[EventHeader.EVENT_ID]}`, `${op.owner} (epoch ${runner.fence}, current ${world.store.tables.epoch})`);
+        }
+        return;
+      }
+      if (!op.ok || op.dep !== "pg" || op.method !== "transaction") return;
+      const fence = (op.args[1] as { fence?: number } | undefined)?.fence;
+      if (fence === undefined) return;
+      const epoch = world.store.tables.epoch;
+      if (fence !== epoch) this.#seen ??= `${op.owner} committed a pipeline transaction with fence ${fence} while the epoch is ${epoch}`;
+      const writer = this.#writers.get(epoch);
+      if (writer !== undefined && writer !== op.owner) this.#seen ??= `two writers in epoch ${epoch}: ${writer} and ${op.owner}`;
+      this.#writers.set(epoch, op.owner);
+    };
+  }
+
+  check(): void {
+    if (this.#seen !== undefined) fail(this.#seen);
+    const t = this.world.store.tables;
+    // Mailbox order of effects: messages end in ascending id, each once.
+    for (; this.#terminalSeen < t.terminalLog.length; this.#terminalSeen++) {
+      const { msgId } = t.terminalLog[this.#terminalSeen]!;
+      if (this.#ended.has(msgId)) fail(`message ${msgId} ended twice`);
+      this.#ended.add(msgId);
+      if (this.beyondGrace.has(msgId)) continue;
+      if (msgId <= this.#lastTerminal) fail(`message ${msgId} ended after message ${this.#lastTerminal} (out of mailbox order)`);
+      this.#lastTerminal = msgId;
+    }
+    for (; this.#eventsSeen < t.events.length; this.#eventsSeen++) {
+      const e = t.events[this.#eventsSeen]!;
+      if (e.sourceMsgId === null || e.sourceMsgId <= 0 || this.beyondGrace.has(e.sourceMsgId)) continue;
+      // Effects are written in mailbox order.
+      if (e.sourceMsgId < this.#lastSource) fail(`event ${e.eventId} of message ${e.sourceMsgId} written after an effect of message ${this.#lastSource}`);
+      this.#lastSource = e.sourceMsgId;
+      // A flight's version rises on every change event, never stays, never goes back.
+      if (e.target === Target.MSG && e.stateVersion !== null) {
+        const before = this.#msgVersions.get(e.partitionKey) ?? 0;
+        if (e.stateVersion <= before) fail(`event ${e.eventId} of ${e.partitionKey} has version ${e.stateVersion} after version ${before}`);
+        this.#msgVersions.set(e.partitionKey, e.stateVersion);
+      }
+    }
+    for (const [flid, f] of t.flights) {
+      const before = this.#flightVersions.get(flid) ?? 0;
+      if (f.stateVersion < before) fail(`flight ${flid} went back from version ${before} to ${f.stateVersion}`);
+      this.#flightVersions.set(flid, f.stateVersion);
+    }
+    this.#checkBroker();
+  }
+
+  /** No publish without commit; per key, first deliveries in event-id order (resends may repeat). */
+  #checkBroker(): void {
+    const { broker, store } = this.world;
+    for (const topic of broker.topicNames()) {
+      const records = broker.records(topic);
+      for (let i = this.#brokerSeen.get(topic) ?? 0; i < records.length; i++) {
+        const r = records[i]!;
+        const id = Number(r.headers[EventHeader.EVENT_ID]);
+        if (!(id > 0 && id < store.tables.nextEventId)) fail(`${topic}/${r.key}: published event ${id} that was never committed`);
+        const seen = `${topic}|${id}`;
+        if (this.#delivered.has(seen)) continue;
+        this.#delivered.add(seen);
+        const key = `${topic}|${r.key}`;
+        const high = this.#keyHigh.get(key) ?? 0;
+        const stale = this.#staleSent.get(seen);
+        if (id < high) fail(`${stale ? `${STALE_LEADER_SEND} ${stale} ` : ""}${topic}/${r.key}: event ${id} published after event ${high} (per-key order)`);
+        this.#keyHigh.set(key, id);
+      }
+      this.#brokerSeen.set(topic, records.length);
+    }
+  }
+
+  /** Once every fault has ended and the exchange drained: nothing lost, nothing dead by an outage, everything published. */
+  final(): void {
+    const { mailbox, store, broker } = this.world;
+    const t = store.tables;
+    const owners = new Map<string, number>();
+    for (const [id, row] of mailbox.rows) {
+      if (!row.visible) continue;
+      const r = t.records.get(id);
+      if (!r || !isTerminal(r.status)) fail(`message ${id} never ended (${r?.status ?? "not taken in"})`);
+      if (row.processedAt === null) fail(`message ${id} ended but was never written back to the mailbox`);
+      const malformed = row.raw.endsWith("</FLO");
+      if (r!.status === ProcStatus.DEAD && !malformed) fail(`message ${id} is DEAD (${r!.errorClass}: ${r!.reason}) though valid: an outage spent its attempts`);
+      if (malformed && r!.status !== ProcStatus.DEAD) fail(`malformed message ${id} ended ${r!.status}`);
+      if (!malformed) {
+        const first = owners.get(row.raw);
+        if (first === undefined) {
+          owners.set(row.raw, id);
+          if (r!.status === ProcStatus.SKIPPED && r!.reason?.startsWith("duplicate-of:")) fail(`message ${id} skipped as a duplicate though it is the first of its identity`);
+        } else if (!(r!.status === ProcStatus.SKIPPED && r!.reason === `duplicate-of:${first}`)) {
+          fail(`message ${id} resends message ${first} but ended ${r!.status} (${r!.reason ?? ""})`);
+        }
+      }
+    }
+    // A confirmed reliable message is delivered, or DEAD with a reason.
+    const delivered = new Set(broker.records("rmq.orders").map((r) => r.key));
+    const stored = this.world.reliable.messages;
+    const confirmed = [...this.confirmed, ...[...stored.values()].filter((m) => m.status === "SENDING" || m.status === "ACKNOWLEDGED").map((m) => m.messageId)];
+    for (const id of confirmed) {
+      const m = stored.get(id);
+      if (delivered.has(id)) continue;
+      if (!m?.dead || !m.lastError) fail(`reliable message ${id} was confirmed but is neither delivered nor DEAD with a reason (${m ? `${m.status}${m.dead ? ", dead" : ""}` : "gone"})`);
+    }
+    for (const id of this.rolledBack) if (delivered.has(id)) fail(`reliable message ${id} was delivered though its producer's transaction rolled back`);
+    const published = new Set(broker.topicNames().flatMap((topic) => broker.records(topic).map((r) => r.headers[EventHeader.EVENT_ID])));
+    for (const e of t.events) {
+      if (e.status !== DeliveryStatus.SENT) fail(`event ${e.eventId} is ${e.status} after the faults ended`);
+      if (e.target !== Target.SCHD && !published.has(String(e.eventId))) fail(`event ${e.eventId} is marked SENT but was never published`);
+    }
+  }
+}

@@ -1,0 +1,296 @@
+import { ManualClock } from "@msgx/core/fakes";
+import { MsgxError, type TimerHandle, type Timers } from "@msgx/core";
+
+/** mulberry32: the one source of randomness of a simulated run, seeded by `MSGX_SIM_SEED`. */
+export class Prng {
+  #state: number;
+  constructor(seed: number) {
+    this.#state = seed >>> 0;
+  }
+  next(): number {
+    let t = (this.#state = (this.#state + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  }
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+  pick<T>(xs: readonly T[]): T {
+    return xs[this.int(xs.length)]!;
+  }
+}
+
+interface PendingOp {
+  readonly id: number;
+  readonly owner: string;
+  readonly label: string;
+  readonly dep: string;
+  readonly method: string;
+  readonly args: readonly unknown[];
+  readonly run: (args: readonly unknown[]) => Promise<unknown>;
+  readonly resolve: (v: unknown) => void;
+  readonly reject: (e: unknown) => void;
+}
+
+interface VirtualTimer extends TimerHandle {
+  readonly id: number;
+  at: number;
+  readonly owner: string;
+  readonly fn: () => void;
+  readonly every: number | undefined;
+  cancelled: boolean;
+}
+
+/** The kinds of fault a run injects (issue 35, item 2); the shrinker turns whole kinds off. */
+export const FAULT_KINDS = ["outage", "crash", "freeze", "clock-jump", "refused", "lost", "unknown", "partial"] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** The odds of each fault at one completed operation; the budget caps faults per run. */
+export interface FaultOdds {
+  /** The caller of a transaction freezes just before it commits, for longer than its lease (a GC pause, a stopped VM). */
+  readonly freeze: number;
+  /** The broker refuses a send's records (a fault of the records, not an outage: the relay spends an attempt). */
+  readonly refused: number;
+  readonly lost: number;
+  readonly unknown: number;
+  readonly partial: number;
+}
+
+const READ = /^(get|list|head|pending|due|scan|read|count|status|intake|unfinished|find|open|audits|snapshot|lineage|retired|archived|exists)/;
+
+/**
+ * The seeded scheduler of the simulation: one virtual clock, one PRNG. Every port call of a
+ * simulated runner becomes a pending operation; at each step the scheduler either completes one
+ * of them (chosen by the PRNG, possibly with a fault: lost before its effect, effect done but the
+ * answer lost, a Kafka batch partly sent) or moves the virtual clock to the next timer. A crashed
+ * runner's operations and timers are dropped; a frozen runner's wait until it thaws.
+ */
+export class SimScheduler {
+  readonly clock = new ManualClock();
+  readonly rng: Prng;
+  readonly start = this.clock.now();
+  /** One line per event; kept only when tracing. */
+  readonly lines: string[] | undefined;
+  #hash = 0x811c9dc5;
+  #pending: PendingOp[] = [];
+  #timers: VirtualTimer[] = [];
+  #nextId = 1;
+  readonly frozen = new Set<string>();
+  readonly dead = new Set<string>();
+  /** Dependencies down until the instant (virtual ms). */
+  readonly outages = new Map<string, number>();
+  /** Fault decision points masked by the shrinker (by their index among the would-be faults). */
+  readonly masked: ReadonlySet<number>;
+  /** Kinds of fault the shrinker turned off. */
+  readonly without: ReadonlySet<FaultKind>;
+  /** Faults drawn so far (masked or not): the index of the next. */
+  faultPoints = 0;
+  faultsInjected = 0;
+  ops = 0;
+  /** Sees every completed operation (the checks that watch writers). */
+  onCompleted: ((op: { owner: string; dep: string; method: string; args: readonly unknown[]; ok: boolean }) => void) | undefined;
+
+  constructor(
+    seed: number,
+    public odds: FaultOdds,
+    options: { trace?: boolean; masked?: ReadonlySet<number>; without?: ReadonlySet<FaultKind> } = {},
+  ) {
+    this.rng = new Prng(seed);
+    this.lines = options.trace ? [] : undefined;
+    this.masked = options.masked ?? new Set();
+    this.without = options.without ?? new Set();
+  }
+
+  /** The run's fingerprint: a hash of every trace line (the determinism check compares it). */
+  get fingerprint(): string {
+    return (this.#hash >>> 0).toString(16).padStart(8, "0");
+  }
+
+  log(line: string): void {
+    const text = `+${String(this.clock.now() - this.start).padStart(7)} ${line}`;
+    for (let i = 0; i < text.length; i++) this.#hash = Math.imul(this.#hash ^ text.charCodeAt(i), 16_777_619);
+    this.lines?.push(text);
+  }
+
+  /** Draws a fault decision: true when the PRNG says so and the shrinker did not mask this point. */
+  fault(kind: FaultKind, p: number, what: string): boolean {
+    if (!this.rng.chance(p)) return false;
+    const point = this.faultPoints++;
+    if (this.masked.has(point) || this.without.has(kind)) return false;
+    this.faultsInjected += 1;
+    this.log(`FAULT#${point} ${what}`);
+    return true;
+  }
+
+  /** The virtual timers of `owner` (a runner, or the world). */
+  timersFor(owner: string): Timers {
+    const set = (fn: () => void, ms: number, every: number | undefined): TimerHandle => {
+      const timer: VirtualTimer = { id: this.#nextId++, at: this.clock.now() + Math.max(0, ms), owner, fn, every, cancelled: false, unref: () => timer };
+      this.#insert(timer);
+      return timer;
+    };
+    const clear = (h: TimerHandle | undefined) => {
+      if (h) (h as VirtualTimer).cancelled = true;
+    };
+    return { setTimeout: (fn, ms) => set(fn, ms, undefined), clearTimeout: clear, setInterval: (fn, ms) => set(fn, ms, Math.max(1, ms)), clearInterval: clear };
+  }
+
+  #insert(timer: VirtualTimer): void {
+    let i = this.#timers.length;
+    while (i > 0 && (this.#timers[i - 1]!.at > timer.at || (this.#timers[i - 1]!.at === timer.at && this.#timers[i - 1]!.id > timer.id))) i--;
+    this.#timers.splice(i, 0, timer);
+  }
+
+  /** Wraps `target` so each call of its async `methods` is a pending operation of `owner` on `dep`. */
+  port<T extends object>(target: T, dep: string, owner: string, methods: readonly string[]): T {
+    const wrapped = new Set(methods);
+    return new Proxy(target, {
+      get: (t, key, receiver) => {
+        const value = Reflect.get(t, key, receiver) as unknown;
+        if (typeof key !== "string" || typeof value !== "function") return value;
+        if (!wrapped.has(key)) return (value as (...a: unknown[]) => unknown).bind(t);
+        return (...args: unknown[]) => this.#call(owner, dep, key, args, (a) => (value as (...x: unknown[]) => Promise<unknown>).apply(t, a as unknown[]));
+      },
+    });
+  }
+
+  #call(owner: string, dep: string, method: string, args: readonly unknown[], run: (args: readonly unknown[]) => Promise<unknown>): Promise<unknown> {
+    if (this.dead.has(owner)) return new Promise(() => undefined);
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ id: this.#nextId++, owner, label: `${owner} ${dep}.${method}`, dep, method, args, run, resolve, reject });
+    });
+  }
+
+  /** Lets every runnable continuation run until each waits on an operation or a timer. */
+  async settle(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
+  /**
+   * One step: completes one pending operation of a runner that is neither frozen nor dead, or (when
+   * none is, or the PRNG lets time pass) moves the clock to the next timer, at most to `end`.
+   * False once nothing is left to do before `end`.
+   */
+  async step(end: number): Promise<boolean> {
+    await this.settle();
+    const ready = this.#pending.filter((op) => !this.frozen.has(op.owner) && !this.dead.has(op.owner));
+    if (ready.length > 0 && !this.rng.chance(0.1)) {
+      const op = ready[this.rng.int(ready.length)]!;
+      if (op.method === "transaction" && this.fault("freeze", this.odds.freeze, `${op.owner} freezes before its ${op.dep}.transaction commits`)) {
+        this.freeze(op.owner, 3_000 + this.rng.int(6_000));
+        return true;
+      }
+      this.#pending.splice(this.#pending.indexOf(op), 1);
+      this.#complete(op);
+      return true;
+    }
+    const next = this.#timers.find((t) => !t.cancelled && !this.frozen.has(t.owner) && !this.dead.has(t.owner));
+    const latency = ready.length > 0 ? 1 + this.rng.int(40) : Number.POSITIVE_INFINITY;
+    const to = Math.min(end, next ? Math.max(next.at, this.clock.now()) : Number.POSITIVE_INFINITY, this.clock.now() + latency);
+    if (to === Number.POSITIVE_INFINITY) return false;
+    if (to > this.clock.now()) this.clock.set(to);
+    if (next && next.at <= this.clock.now()) {
+      this.#timers.splice(this.#timers.indexOf(next), 1);
+      if (next.every !== undefined) {
+        next.at = this.clock.now() + next.every;
+        this.#insert(next);
+      }
+      next.fn();
+      return true;
+    }
+    return this.clock.now() < end || ready.length > 0;
+  }
+
+  /** Completes `op` (its effect runs now; the answer reaches the caller at the next settle). */
+  #complete(op: PendingOp): void {
+    this.ops += 1;
+    const down = (this.outages.get(op.dep) ?? Number.NEGATIVE_INFINITY) > this.clock.now();
+    const answered = (ok: boolean, outcome: string) => {
+      this.log(`${op.label} ${outcome}`);
+      this.onCompleted?.({ owner: op.owner, dep: op.dep, method: op.method, args: op.args, ok });
+    };
+    // A runner that died meanwhile gets no answer.
+    const resolve = (v: unknown) => void (this.dead.has(op.owner) || op.resolve(v));
+    const reject = (e: unknown) => void (this.dead.has(op.owner) || op.reject(e));
+    if (down) {
+      answered(false, "DOWN");
+      reject(new MsgxError("DEPENDENCY_UNAVAILABLE", `${op.dep} is down (simulated outage)`));
+      return;
+    }
+    if (this.fault("lost", this.odds.lost, `${op.label}: timed out before its effect`)) {
+      answered(false, "LOST");
+      reject(new MsgxError("DEPENDENCY_UNAVAILABLE", `${op.dep}.${op.method} timed out (simulated, no effect)`));
+      return;
+    }
+    const records = op.method === "send" && Array.isArray(op.args[0]) ? (op.args[0] as readonly unknown[]) : undefined;
+    if (records && this.fault("refused", this.odds.refused, `${op.label}: broker refuses the records`)) {
+      answered(false, "REFUSED");
+      reject(new MsgxError("INFRA", "broker refused the records (simulated NOT_ENOUGH_REPLICAS)", { retriable: true }));
+      return;
+    }
+    if (records && records.length > 1 && this.fault("partial", this.odds.partial, `${op.label}: batch of ${records.length} partly sent`)) {
+      const k = 1 + this.rng.int(records.length - 1);
+      void op.run([records.slice(0, k), ...op.args.slice(1)]).then(
+        () => {
+          answered(false, `PARTIAL ${k}/${records.length}`);
+          reject(new MsgxError("DEPENDENCY_UNAVAILABLE", `broker timed out after ${k} of ${records.length} records (simulated)`));
+        },
+        (e: unknown) => {
+          answered(false, `ERR ${e instanceof MsgxError ? e.kind : "?"}`);
+          reject(e);
+        },
+      );
+      return;
+    }
+    const unknown = this.fault("unknown", this.odds.unknown, `${op.label}: done, answer lost`);
+    void op.run(op.args).then(
+      (result) => {
+        if (!unknown) {
+          answered(true, "ok");
+          resolve(result);
+          return;
+        }
+        answered(true, "UNKNOWN");
+        const kind = READ.test(op.method) || op.dep === "kafka" ? "DEPENDENCY_UNAVAILABLE" : "COMMIT_UNKNOWN";
+        reject(new MsgxError(kind, `${op.dep}.${op.method}: answer lost (simulated; it did take effect)`));
+      },
+      (e: unknown) => {
+        answered(false, `ERR ${e instanceof MsgxError ? e.kind : "?"}`);
+        reject(e);
+      },
+    );
+  }
+
+  /** Freezes `owner` for `ms`: none of its operations completes, none of its timers fires, until it wakes. */
+  freeze(owner: string, ms: number): void {
+    this.frozen.add(owner);
+    this.timersFor("scheduler").setTimeout(() => {
+      this.frozen.delete(owner);
+      this.log(`${owner} wakes`);
+    }, ms);
+  }
+
+  /** A crash of `owner`: its pending operations never answer (each may or may not have taken effect), its timers never fire. */
+  kill(owner: string): void {
+    this.dead.add(owner);
+    const mine = this.#pending.filter((op) => op.owner === owner);
+    this.#pending = this.#pending.filter((op) => op.owner !== owner);
+    for (const op of mine) {
+      if (!this.rng.chance(0.5)) continue;
+      this.log(`${op.label} applied as the process died`);
+      void op.run(op.args).then(
+        () => this.onCompleted?.({ owner: op.owner, dep: op.dep, method: op.method, args: op.args, ok: true }),
+        () => undefined,
+      );
+    }
+    this.#timers = this.#timers.filter((t) => t.owner !== owner);
+  }
+
+  get pendingCount(): number {
+    return this.#pending.length;
+  }
+}

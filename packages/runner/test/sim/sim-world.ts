@@ -1,0 +1,206 @@
+import { setMaxListeners } from "node:events";
+import { PgLeadership } from "@msgx/adapters-pg";
+import { silentLogger, type LeaseStore, type Logger, type ReliableMessage, type ReliableMessageChecker } from "@msgx/core";
+import {
+  InMemoryBroker,
+  InMemoryFlightReader,
+  InMemoryLeaseStore,
+  InMemoryLineageReader,
+  InMemoryMailbox,
+  InMemoryMaintenanceStore,
+  InMemoryOutboundMailbox,
+  InMemoryOutboxStore,
+  InMemoryPipelineStore,
+  InMemoryReferenceReader,
+  InMemoryReliableMessageStore,
+  InMemoryRequestStore,
+  InMemoryRunnerPresence,
+  InMemoryStatusReader,
+  InMemoryTaskStore,
+  InMemoryThroughputReader,
+} from "@msgx/core/fakes";
+import type { AppParts } from "../../src/app/app-parts.js";
+import { createExchangeRouter } from "../../src/app/exchange-router.js";
+import type { MsgxConfig } from "../../src/config/config-schema.js";
+import { loadConfig } from "../../src/config/load-config.js";
+import { driveRouter } from "../../src/loops/router-loops.js";
+import type { ReliableHost } from "../../src/reliable/reliable-host.js";
+import type { SimScheduler } from "./sim-scheduler.js";
+
+/** How long an open mailbox insert holds the horizon in the simulation (the contract the order invariant checks against). */
+export const SIM_GAP_GRACE_MS = 2_000;
+
+/** The lease of the simulated runners: 3 s, renewed every second. */
+export const SIM_LEASE_TTL_MS = 3_000;
+
+/** The configuration every simulated runner runs with (the runner's own defaults, shorter waits); `overrides` over it. */
+export function simConfig(overrides: Readonly<Record<string, string>> = {}): MsgxConfig {
+  return loadConfig({
+    env: {},
+    overrides: {
+      "pipeline.gapGraceMs": String(SIM_GAP_GRACE_MS),
+      "pg.leaseTtlMs": String(SIM_LEASE_TTL_MS),
+      "jobs.backfillSweepMs": "5000",
+      "reliable.createTopics": "false",
+      // Check-back within the faulty window: a message unconfirmed for 2 s is asked about each second.
+      "reliable.checkAfterMs": "2000",
+      "reliable.checkIntervalMs": "1000",
+      "reliable.jobIntervalMs": "1000",
+      ...overrides,
+    },
+  });
+}
+
+/** Read once: every seed runs with the same configuration (unless a mutation changes it). */
+const SIM_CONFIG = simConfig();
+
+/** Methods of the fakes that return a promise without being `async` functions: calls to a dependency too. */
+const PROMISING = ["transaction", "archiveTerminal", "registerMissingBackfill", "update"];
+/** Every async method of a fake, and the promising ones, is a call to its dependency (one pending operation each). */
+const calls = (fake: object): readonly string[] => {
+  const names = new Set<string>();
+  for (let proto = Object.getPrototypeOf(fake) as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const value = Object.getOwnPropertyDescriptor(proto, name)?.value as unknown;
+      if (typeof value === "function" && (value.constructor.name === "AsyncFunction" || PROMISING.includes(name))) names.add(name);
+    }
+  }
+  return [...names].sort();
+};
+
+/**
+ * The databases and the broker of the simulated exchange: what survives a crash. PostgreSQL state
+ * (pipeline, outbox, reliable, tasks, maintenance, requests, the lease) shares one in-memory
+ * database; the MySQL mailbox and Kafka are fakes of their own. A lease grant bumps the pipeline's
+ * fencing epoch in the same step, as the PostgreSQL lease does under the pipeline lock.
+ */
+export class SimWorld {
+  readonly store: InMemoryPipelineStore;
+  readonly mailbox: InMemoryMailbox;
+  readonly broker = new InMemoryBroker();
+  readonly outbox: InMemoryOutboxStore;
+  readonly reliable: InMemoryReliableMessageStore;
+  readonly tasks: InMemoryTaskStore;
+  readonly maintenance: InMemoryMaintenanceStore;
+  readonly requests: InMemoryRequestStore;
+  readonly outbound: InMemoryOutboundMailbox;
+  readonly leaseRow: InMemoryLeaseStore;
+  lease: LeaseStore;
+  config = SIM_CONFIG;
+  /** The producers' check-back endpoint, one for every queue (its answers are the world's to script). */
+  checker: { check(message: ReliableMessage): ReturnType<ReliableMessageChecker> } = { check: async () => "unknown" };
+  /**
+   * Hooks of the mutation check (mutations.ts), each removing one guard from outside the real code:
+   * `wrapPort` wraps a runner's port as its code sees it (`name`: the `AppParts` member), and
+   * `ignoreLeaseWindow` makes the runner's steps start whatever its lease keeper says, and
+   * `wrapChecker` wraps the check-back endpoint as the runner sees it.
+   */
+  readonly mutations: { wrapPort?: <T extends object>(name: string, port: T) => T; ignoreLeaseWindow?: boolean; wrapChecker?: (checker: ReliableMessageChecker) => ReliableMessageChecker } = {};
+
+  constructor(readonly sched: SimScheduler) {
+    const clock = sched.clock;
+    this.store = new InMemoryPipelineStore(clock);
+    this.mailbox = new InMemoryMailbox(clock);
+    this.outbox = new InMemoryOutboxStore(this.store);
+    this.reliable = new InMemoryReliableMessageStore(clock, this.store);
+    this.tasks = new InMemoryTaskStore(clock, this.store);
+    this.maintenance = new InMemoryMaintenanceStore(this.store, clock);
+    this.requests = new InMemoryRequestStore(this.store);
+    this.outbound = new InMemoryOutboundMailbox(clock);
+    this.leaseRow = new InMemoryLeaseStore(clock);
+    const row = this.leaseRow;
+    const tables = this.store.tables;
+    this.lease = {
+      tryAcquire: async (holder, ttlMs) => {
+        const grant = await row.tryAcquire(holder, ttlMs);
+        if (grant) tables.epoch = grant.epoch;
+        return grant;
+      },
+      renew: (holder, epoch, ttlMs) => row.renew(holder, epoch, ttlMs),
+      release: (holder, epoch) => row.release(holder, epoch),
+    };
+  }
+
+  /** The parts one runner sees: every port call goes through the scheduler as `owner`. */
+  parts(owner: string, leadership: { fence: number; lost: Promise<string>; leading: () => boolean }): AppParts {
+    const s = this.sched;
+    const w = <T extends object>(name: string, port: T): T => (this.mutations.wrapPort ? this.mutations.wrapPort(name, port) : port);
+    return {
+      kind: "real",
+      store: w("store", s.port(this.store, "pg", owner, calls(this.store))),
+      outbox: w("outbox", s.port(this.outbox, "pg", owner, calls(this.outbox))),
+      flights: new InMemoryFlightReader(this.store),
+      lineage: new InMemoryLineageReader(this.store),
+      status: new InMemoryStatusReader(this.store),
+      throughput: new InMemoryThroughputReader(this.store),
+      presence: new InMemoryRunnerPresence(s.clock),
+      requests: w("requests", s.port(this.requests, "pg", owner, calls(this.requests))),
+      references: new InMemoryReferenceReader(this.store.tables.requestTables),
+      maintenance: w("maintenance", s.port(this.maintenance, "pg", owner, calls(this.maintenance))),
+      reliable: w("reliable", s.port(this.reliable, "pg", owner, calls(this.reliable))),
+      tasks: w("tasks", s.port(this.tasks, "pg", owner, calls(this.tasks))),
+      mailbox: w("mailbox", s.port(this.mailbox, "mysql", owner, calls(this.mailbox))),
+      outbound: w("outbound", s.port(this.outbound, "mysql", owner, calls(this.outbound))),
+      delivery: w("delivery", s.port(this.broker, "kafka", owner, calls(this.broker))),
+      checks: [],
+      reliableCheckers: () => {
+        const checker = s.port(this.checker, "checker", owner, ["check"]);
+        const ask: ReliableMessageChecker = (message) => checker.check(message);
+        return this.mutations.wrapChecker ? this.mutations.wrapChecker(ask) : ask;
+      },
+      fence: leadership.fence,
+      leadershipLost: leadership.lost,
+      leading: leadership.leading,
+      close: async () => undefined,
+    };
+  }
+}
+
+/** A runner of the simulation: what `msgx run` composes, over the world's ports and the virtual timers. */
+export interface SimRunner {
+  readonly id: string;
+  /** Set once it leads. */
+  fence: number | undefined;
+  /** The reliable-message service it hosts, once it leads (what `/rm/v1` calls). */
+  reliable: ReliableHost | undefined;
+  /** Resolves when the runner stopped by itself (fenced, leadership lost). */
+  readonly stopped: Promise<string>;
+}
+
+/**
+ * Starts runner `id` as the runner does (`buildParts` → `createExchangeRouter` → `driveRouter`):
+ * waits for the lease with the lease keeper (`PgLeadership`), then drives the router's steps with
+ * its loops. Only the adapters (the fakes) and the timers (virtual) differ.
+ */
+export function startSimRunner(world: SimWorld, id: string, logger: Logger = silentLogger): SimRunner {
+  const s = world.sched;
+  const timers = s.timersFor(id);
+  let stop!: (why: string) => void;
+  const runner: SimRunner = { id, fence: undefined, reliable: undefined, stopped: new Promise<string>((r) => (stop = r)) };
+  void (async () => {
+    const leadership = new PgLeadership({ store: s.port(world.lease, "pg", id, ["tryAcquire", "renew", "release"]), holder: id, ttlMs: world.config.pg.leaseTtlMs, monotonic: s.clock, timers });
+    const fence = await leadership.acquireWhenFree({ pollMs: 1_000 });
+    runner.fence = fence;
+    s.log(`${id} leads with epoch ${fence}`);
+    const trustForever = world.mutations.ignoreLeaseWindow === true;
+    const lost = new Promise<string>((resolve) => void (trustForever || leadership.watch(resolve)));
+    const parts = world.parts(id, { fence, lost, leading: trustForever ? () => true : () => leadership.mayLead() });
+    const composed = createExchangeRouter(parts, world.config, logger, s.clock);
+    runner.reliable = composed.reliable;
+    const controller = new AbortController();
+    // Every loop waits on this one signal, as in `startPipeline`.
+    setMaxListeners(64, controller.signal);
+    driveRouter(composed.router, { logger, signal: controller.signal, mayStart: parts.leading!, timers });
+    const why = await composed.router.stopped;
+    // The runner exits (a supervisor restarts it as a standby); it starts nothing more.
+    controller.abort();
+    s.log(`${id} stopped: ${why}`);
+    stop(why);
+  })().catch((e: unknown) => {
+    // `msgx run` exits when it cannot start (here: the lease keeper's acquire failed other than by an outage).
+    const why = `exited: ${e instanceof Error ? e.message : String(e)}`;
+    s.log(`${id} ${why}`);
+    stop(why);
+  });
+  return runner;
+}
