@@ -23,12 +23,6 @@ export { InMemoryOutboxStore } from "./delivery/in-memory-outbox-store.js";
 export { InMemoryBroker, type BrokerRecord } from "./ports/in-memory-broker.js";
 export { InMemoryFlightReader, type FlightTableSource } from "./flight/in-memory-flight-reader.js";
 export { InMemoryLineageReader } from "./lineage/in-memory-lineage-reader.js";
-export { InMemoryReliableMessageStore } from "./reliable-message/in-memory-reliable-message-store.js";
-export { InMemoryConsumeLog, type InMemoryConsumerTx } from "./reliable-message/in-memory-consume-log.js";
-// Task-event routing
-export { InMemoryTaskStore, type InMemoryTaskTables } from "./task-routing/in-memory-task-store.js";
-export { InMemoryTaskConsumeLogStore, type InMemoryTaskTxHandle } from "./task-routing/in-memory-task-consume-log-store.js";
-export { InMemoryTaskDispatcher, type FakeExternalTask, type ScriptedDispatchFault } from "./task-routing/in-memory-task-dispatcher.js";
 export { InMemoryMaintenanceStore, type InMemoryMaintenanceTables } from "./jobs/in-memory-maintenance-store.js";
 // Requests
 export { InMemoryRequestStore, type InMemoryRequestBackend } from "./requests/in-memory-request-store.js";

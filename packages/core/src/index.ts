@@ -283,52 +283,6 @@ export { ReplayConflictError, isReplayConflict, type VersionMismatch } from "./r
 export { flightVersionKey, referenceVersionKey, parseVersionKey, type VersionedKey } from "./replay/version-key.js";
 export { decodeRaws, type DecodedRaws } from "./processing/decode-raws.js";
 
-// Reliable messages (seed 002)
-export { ReliableMessageStatus, ReliableMessagePhase, reliableMessagePhase, isFinishedStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message/reliable-message.js";
-export { ReliableMessageError, ReliableMessageErrorCode, isReliableMessageError } from "./reliable-message/reliable-message-error.js";
-export { checkReliableMessageDraft, QUEUE_NAME, MAX_CHECK_DELAY_MS } from "./reliable-message/message-draft.js";
-export { DEFAULT_RELIABLE_MESSAGE_OPTIONS, reliableMessageOptions, ackWaitAfter, rejectWaitAfter, checkWaitAfter, checkDelayOf, type ReliableMessageOptions, type ReliableMessageOptionsInput, type AfterMaxChecks } from "./reliable-message/reliable-message-options.js";
-export { decideReliableMessage, evolveReliableMessage, impliesSend, impliesDeadLetter, sendsSpent, type LastSendState, type ReliableMessageCommand, type ReliableMessageEvent, type ReliableMessageDecision, type ReliableMessageContext, type ReliableMessageActor } from "./reliable-message/message-machine.js";
-export { RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX, RELIABLE_MESSAGE_ENVELOPE_SCHEMA, reliableMessageTarget, reliableMessageTopics, reliableMessageDlqTarget, reliableMessageDlqTopics, deadLetterDraft, parseReliableMessageEnvelope, type ReliableMessageEnvelope, type ReliableMessageDeadLetter, type ReliableMessageEnvelopeParse } from "./reliable-message/message-envelope.js";
-export type { ReliableMessageStore, ReliableMessageWrite, ReliableMessageWriteResult, ReliableMessageWriteConflict, ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableQueueCounts } from "./reliable-message/reliable-message-store.js";
-export type { ReliableMessageOutcome } from "./reliable-message/run-command.js";
-export { ReliableMessageService, MAX_REJECT_REASON, type ReliableMessageServiceDeps, type BulkResendResult } from "./reliable-message/reliable-message-service.js";
-export { CheckBackJob, CheckVerdict, CHECK_VERDICT_ALIASES, normalizeCheckVerdict, decideCheckBack, type ReliableMessageChecker, type CheckAnswer, type CheckBackDecision, type CheckBackStep, type CheckBackJobDeps } from "./reliable-message/check-back-job.js";
-export { RecoveryJob, decideRecovery, lastSendState, type RecoveryStep, type RecoveryJobDeps } from "./reliable-message/recovery-job.js";
-export type { ConsumeLog, ConsumeLogEntry } from "./reliable-message/consume-log.js";
-export {
-  ReliableMessageConsumer,
-  DEFAULT_CONSUMER_MAX_ATTEMPTS,
-  DEFAULT_CONSUMER_RETRY_WAITS_MS,
-  MAX_REJECT_REASON_LENGTH,
-  type ReliableMessageHandler,
-  type ReliableMessageConsumerDeps,
-  type ConsumeOutcome,
-} from "./reliable-message/reliable-message-consumer.js";
-
-// Task-event routing (SPEC §3, seed 001)
-export { TaskStatus, TASK_STATUSES, PENDING_CALLBACK_STATUSES, FINAL_TASK_STATUSES, awaitsCallback, newTaskRecord, assertTaskId, assertRoutingCode, isRoutingCode, type NewTask, type TaskRecord, type TaskPayload } from "./task-routing/task-record.js";
-export { TaskRequestError, isTaskRequestError, TASK_REQUEST_ERROR_HTTP_STATUS, type TaskRequestErrorCode } from "./task-routing/task-request-error.js";
-export { evolveTask, isLegalTaskTransition, LEGAL_TASK_FROM, type TaskTransition } from "./task-routing/task-machine.js";
-export { TaskEventType, TASK_EVENT_SCHEMA_VERSION, taskEventId, taskEventVersion, taskEventMessage, parseTaskEvent, expectsTaskCallback, type TaskEventMessage, type TaskEventExtras, type ParsedTaskEvent } from "./task-routing/task-event.js";
-export { DEFAULT_TASK_ROUTING, TASK_TARGET, assertTaskRouting, assertKnownOwner, taskTarget, taskTopic, taskTargets, taskTopics, taskDeliveryTopics, taskEventDraft, type TaskRouting } from "./task-routing/task-routing-config.js";
-export { TaskEventHeader, taskEventHeaders } from "./task-routing/task-headers.js";
-export { TaskFeedbackStatus, TaskFeedbackOutcome, decideTaskFeedback, type TaskFeedback, type TaskFeedbackKey, type TaskFeedbackEntry, type TaskFeedbackDecision } from "./task-routing/task-feedback.js";
-export { TaskCallbackResult, TaskCallbackOutcome, decideTaskCallback, type TaskCallback, type TaskCallbackEntry, type TaskCallbackDecision } from "./task-routing/task-callback.js";
-export type { TaskStore, TaskTx, TaskFilter } from "./task-routing/task-store.js";
-export { TaskService, MAX_TASK_REPLAY, type TaskServiceDeps, type TaskFeedbackAnswer, type TaskCallbackAnswer, type TaskCancelRequest, type TaskCancelAnswer } from "./task-routing/task-service.js";
-export type { TaskDispatcher, DispatchAnswer, CancelAnswer } from "./task-routing/task-dispatcher.js";
-export { DispatchJob, DEFAULT_DISPATCH_RETRY, dispatchBackoffMs, decideDispatchAnswer, type DispatchRetryOptions, type TaskDispatchStep, type DispatchJobDeps, type DispatchJobOptions } from "./task-routing/dispatch-job.js";
-export { TaskWatchdogJob, DEFAULT_TASK_WATCHDOG_OPTIONS, type TaskWatchdogOptions, type TaskWatchdogStep, type TaskWatchdogDeps } from "./task-routing/task-watchdog-job.js";
-export { taskReplayEligibility, taskReplayCandidate, pendingEventDraft, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayCandidate, type TaskReplayResult, type TaskReplayEntry } from "./task-routing/task-replay.js";
-export { TaskConsumeStatus, TaskCallbackStatus, taskCallbackResultOf, isTaskEventSettled, type TaskConsumeLogEntry, type TaskConsumeLogWrite } from "./task-routing/task-consume-log.js";
-export type { TaskConsumeLogStore, TaskConsumeTx, TaskConsumeLogFilter } from "./task-routing/task-consume-log-store.js";
-export { routeTaskRecord, unreadableEventId, decideConsumePrior, decideTaskHandlerFailure, shouldReopenForReplay, shouldReopenCallback, type ConsumedTaskRecord, type TaskRouteVerdict, type TaskPriorDecision, type TaskHandlerFailureDecision } from "./task-routing/task-consume-decision.js";
-export { TaskHandlerRegistry, type TaskEventHandler, type TaskHandlerContext } from "./task-routing/task-handler-registry.js";
-export { TaskEventConsumer, type TaskEventConsumerDeps, type TaskConsumeStep, type TaskConsumeFailpoint } from "./task-routing/task-event-consumer.js";
-export { resultTopicCallbackPort, parseTaskCallbackMessage, TASK_CALLBACK_EVENT_ID_HEADER, type TaskCallbackPort, type TaskCallbackMessage } from "./task-routing/task-callback-port.js";
-export { TaskCallbackSender, DEFAULT_TASK_CALLBACK_SENDER_OPTIONS, type TaskCallbackSenderDeps, type TaskCallbackSenderOptions, type TaskCallbackStep } from "./task-routing/task-callback-sender.js";
-
 // Maintenance jobs (seed 000 §6)
 export type { MaintenanceStore, MaintenanceTx, MaintenanceWriteOptions, RetiredFlight, ReconcileEntry, ArchiveQuery } from "./jobs/maintenance-store.js";
 export type { SnapshotLogRow, ArchivedRecord, AuditRow } from "./processing/pipeline-store.js";

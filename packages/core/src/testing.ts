@@ -35,12 +35,6 @@ export { describeLineageReaderContract, type LineageReaderFixture } from "./line
 export { describeLeaseStoreContract, type LeaseStoreFixture } from "./leadership/lease-store.contract.js";
 export { describeRunnerPresenceContract, type RunnerPresenceFixture } from "./operations/runner-presence.contract.js";
 export { describeThroughputReaderContract, type ThroughputReaderFixture, type ThroughputRecordSeed } from "./operations/throughput-reader.contract.js";
-export { describeReliableMessageStoreContract, sampleReliableMessage, type ReliableMessageStoreContractSubject } from "./reliable-message/reliable-message-store.contract.js";
-export { describeConsumeLogContract, type ConsumeLogContractSubject } from "./reliable-message/consume-log.contract.js";
-// Task-event routing
-export { describeTaskStoreContract, sampleNewTask, type TaskStoreContractSubject } from "./task-routing/task-store.contract.js";
-export { describeTaskDispatcherContract, type TaskDispatcherContractSubject } from "./task-routing/task-dispatcher.contract.js";
-export { describeTaskConsumeLogStoreContract, sampleTaskConsumeWrite, type TaskConsumeLogStoreContractSubject } from "./task-routing/task-consume-log-store.contract.js";
 export { describeMaintenanceStoreContract, type MaintenanceStoreHarness } from "./jobs/maintenance-store.contract.js";
 // Requests
 export { describeRequestStoreContract, sampleRequestDraft, type RequestStoreHarness } from "./processing/request-store.contract.js";

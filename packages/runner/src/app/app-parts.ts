@@ -1,20 +1,6 @@
-import type {
-  DeliveryPort,
-  FlightReader,
-  LineageReader,
-  Mailbox,
-  MaintenanceStore,
-  OutboundMailbox,
-  OutboxStore,
-  PipelineStore,
-  ReferenceReader,
-  ReliableMessageStore,
-  RequestStore,
-  RunnerPresenceStore,
-  StatusReader,
-  TaskStore,
-  ThroughputReader,
-} from "@msgx/core";
+import type { DeliveryPort, FlightReader, LineageReader, Mailbox, MaintenanceStore, OutboundMailbox, OutboxStore, PipelineStore, ReferenceReader, RequestStore, RunnerPresenceStore, StatusReader, ThroughputReader } from "@msgx/core";
+import type { ReliableMessageStore } from "@msgx/reliable";
+import type { TaskStore } from "@msgx/tasks";
 import type { HealthCheck } from "./health-check.js";
 
 /**

@@ -1,4 +1,5 @@
-import { DispatchJob, TASK_TARGET, TaskWatchdogJob, taskTopic, type RouterStep } from "@msgx/core";
+import { DispatchJob, TASK_TARGET, TaskWatchdogJob, taskTopic } from "@msgx/tasks";
+import { type RouterStep } from "@msgx/core";
 import type { StepContext } from "../app/step-context.js";
 import { TargetRelay } from "../app/target-relay.js";
 import type { TaskHost } from "./task-host.js";
