@@ -183,6 +183,7 @@ export { SchdFlusher, DEFAULT_SCHD_FLUSHER_OPTIONS, type SchdFlusherOptions, typ
 
 // Processing
 export { typeOutcomeOf, type TypeOutcome } from "./processing/type-outcome.js";
+export { exponentialBackoff, type Backoff } from "./runtime/exponential-backoff.js";
 export {
   DEFAULT_RETRY_POLICY,
   DEFAULT_UNSUPPORTED_POLICY,

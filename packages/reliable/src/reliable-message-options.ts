@@ -1,3 +1,4 @@
+import { exponentialBackoff } from "@msgx/core";
 /**
  * Timing of the check-back and recovery jobs and the consumer reject budget. All durations in
  * milliseconds.
@@ -114,8 +115,7 @@ export const rejectWaitAfter = (options: ReliableMessageOptions, rejectCount: nu
  * after the first, doubling after each, capped at `maxCheckIntervalMs`.
  */
 export function checkWaitAfter(options: ReliableMessageOptions, checkCount: number): number {
-  const doublings = Math.min(Math.max(checkCount - 1, 0), 52);
-  return Math.min(options.maxCheckIntervalMs, options.checkIntervalMs * 2 ** doublings);
+  return exponentialBackoff({ initialMs: options.checkIntervalMs, maxMs: options.maxCheckIntervalMs }, checkCount);
 }
 
 /** The first check delay of a message: its own, else its queue's default, else `checkAfterMs`. */

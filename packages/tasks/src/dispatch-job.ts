@@ -5,6 +5,7 @@ import type { DispatchAnswer, TaskDispatcher } from "./task-dispatcher.js";
 import { evolveTask, type TaskTransition } from "./task-machine.js";
 import { TaskStatus, type TaskRecord } from "./task-record.js";
 import type { TaskStore } from "./task-store.js";
+import { exponentialBackoff } from "@msgx/core";
 
 /** The backoff of failed dispatches: `initialBackoffMs` doubling per failure up to `maxBackoffMs`, never giving up. */
 export interface DispatchRetryOptions {
@@ -18,8 +19,7 @@ export const DEFAULT_DISPATCH_RETRY: DispatchRetryOptions = { initialBackoffMs: 
 
 /** The wait after failed dispatch number `failures` (1-based). */
 export function dispatchBackoffMs(failures: number, retry: DispatchRetryOptions = DEFAULT_DISPATCH_RETRY): number {
-  const exponent = Math.min(Math.max(failures - 1, 0), 30);
-  return Math.min(retry.maxBackoffMs, retry.initialBackoffMs * 2 ** exponent);
+  return exponentialBackoff({ initialMs: retry.initialBackoffMs, maxMs: retry.maxBackoffMs }, failures);
 }
 
 /**

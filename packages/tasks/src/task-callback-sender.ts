@@ -5,6 +5,7 @@ import { SimulatedCrashMarker } from "@msgx/core";
 import type { TaskCallbackPort } from "./task-callback-port.js";
 import { taskCallbackResultOf, type TaskConsumeLogEntry } from "./task-consume-log.js";
 import type { TaskConsumeLogStore } from "./task-consume-log-store.js";
+import { exponentialBackoff } from "@msgx/core";
 
 export interface TaskCallbackSenderOptions {
   /** Rows reported per step. */
@@ -90,7 +91,7 @@ export class TaskCallbackSender<Tx> {
         return { kind: "rejected" };
       }
       const attempts = row.callbackAttempts + 1;
-      const at = now + Math.min(this.#options.maxBackoffMs, this.#options.initialBackoffMs * 2 ** (attempts - 1));
+      const at = now + exponentialBackoff({ initialMs: this.#options.initialBackoffMs, maxMs: this.#options.maxBackoffMs }, attempts);
       await log.deferCallback(row.eventId, attempts, at, error);
       this.#logger.warn("task callback failed; backing off", { eventId: row.eventId, taskId: row.taskId, attempts, error, retryAt: at });
       return { kind: "deferred", at, outage: isOutage(e) };

@@ -2,6 +2,10 @@ import { errorMessage, isMsgxError, silentLogger, type Logger } from "@msgx/core
 import type { Consumer, ConsumerConfig, Kafka } from "kafkajs";
 import { mapKafkaError } from "../kafka-error-map.js";
 import { waitWithHeartbeat } from "../wait-with-heartbeat.js";
+import { exponentialBackoff } from "@msgx/core";
+
+/** The waits before a failed callback record is handed to `onRecord` again. */
+const RECORD_RETRY = { initialMs: 1_000, maxMs: 30_000 };
 
 export interface TaskCallbackKafkaConsumerOptions {
   readonly kafka: Kafka;
@@ -48,7 +52,7 @@ export async function runTaskCallbackConsumer(options: TaskCallbackKafkaConsumer
             logger.error("task callback record skipped", { groupId, offset: message.offset, key, error: errorMessage(e) });
             return;
           }
-          const wait = Math.min(30_000, 1_000 * 2 ** failures);
+          const wait = exponentialBackoff(RECORD_RETRY, failures + 1);
           logger.warn("task callback record failed; retrying", { groupId, offset: message.offset, key, error: errorMessage(e), retryInMs: wait });
           await waitWithHeartbeat(wait, heartbeat, 3_000, abort.signal);
         }

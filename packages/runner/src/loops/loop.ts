@@ -1,5 +1,6 @@
 import { errorMessage, type Logger } from "@msgx/core";
 import { WakeableSleep } from "./wakeable-sleep.js";
+import { exponentialBackoff } from "@msgx/core";
 
 /** One unit of work; returns how long to wait before the next (0 = at once). */
 export type LoopStep = (signal: AbortSignal) => Promise<number>;
@@ -32,7 +33,7 @@ export function startLoop(name: string, step: LoopStep, deps: { logger: Logger; 
         // A step cut short by shutdown is not a failure.
         if (deps.signal.aborted) break;
         failures += 1;
-        delay = Math.min(ERROR_BACKOFF.maxMs, ERROR_BACKOFF.initialMs * 2 ** (failures - 1));
+        delay = exponentialBackoff(ERROR_BACKOFF, failures);
         deps.logger.error(`${name} step failed`, { error: errorMessage(e), retryInMs: delay });
       }
       await sleeper.sleep(delay, deps.signal);
