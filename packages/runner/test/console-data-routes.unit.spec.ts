@@ -6,7 +6,8 @@
  * 400 — never a 500, no request failure logged.
  */
 import { DispatchJob, TaskService } from "@msgx/tasks";
-import { newProcRecord, RunnerRole, StatusSamples, type FlightState, type Logger } from "@msgx/core";
+import { newProcRecord } from "@msgx/core/testing";
+import { RunnerRole, StatusSamples, type FlightState, type Logger } from "@msgx/core";
 import { ReliableMessageService } from "@msgx/reliable";
 import { InMemoryFlightReader, InMemoryPipelineStore, InMemoryRunnerPresence, InMemoryThroughputReader, ManualClock, RecordingLogger } from "@msgx/core/testing";
 import { InMemoryReliableMessageStore } from "@msgx/reliable/testing";

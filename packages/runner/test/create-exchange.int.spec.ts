@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PipelineStep, silentLogger } from "@msgx/core";
+import { PipelineStep } from "@msgx/core/testing";
+import { silentLogger } from "@msgx/core";
 import { createExchange, loadConfig } from "@msgx/runner";
 import { afterEach, describe, expect, it } from "vitest";
 

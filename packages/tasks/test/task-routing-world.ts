@@ -6,7 +6,7 @@
  * task service through a fault-injecting callback port.
  */
 import { MsgDispatcher } from "@msgx/core";
-import type { DeliveryFailpoint } from "@msgx/core";
+import type { DeliveryFailpoint } from "@msgx/core/testing";
 import { MsgxError } from "@msgx/core";
 import { DeliveryStatus } from "@msgx/core";
 import { silentLogger } from "@msgx/core";
