@@ -8,7 +8,7 @@ export { ManualClock } from "./runtime/manual-clock.js";
 export { RecordingLogger } from "./runtime/recording-logger.js";
 export { InMemoryTracer, type RecordedSpan } from "./runtime/in-memory-tracer.js";
 export { FaultPlan } from "./testing/fault-plan.js";
-export { InMemoryMailbox, SUBSYSTEM_LIMITS, subsystemDefect, type FakeMailboxRow } from "./ports/in-memory-mailbox.js";
+export { InMemoryMailbox, type FakeMailboxRow } from "./ports/in-memory-mailbox.js";
 export {
   InMemoryPipelineStore,
   BACKFILL_FIRST_DELAY_MS,

@@ -36,6 +36,13 @@ export { silentLogger, type Logger, type LogFields } from "./runtime/logger.js";
 export { noopTracer, type Tracer, type TraceSpan, type SpanOptions } from "./runtime/tracer.js";
 export { parseTraceparent, formatTraceparent, type TraceContext } from "./runtime/traceparent.js";
 export type { Mailbox, MailboxRow, RawRead, BackfillEntry, BackfillResult, AppendedElsewhere } from "./ports/mailbox.js";
+export {
+  CMINMSGS_SUBSYSTEM_COLUMNS,
+  subsystemValues,
+  dttmToDatetime,
+  type SubsystemColumns,
+  type SubsystemValues,
+} from "./ports/subsystem-columns.js";
 export type { PipelineStore, PipelineTx, InboxEntry, IntakeState, BackfillTodo, RecordFilter } from "./processing/pipeline-store.js";
 export type { AuditEntry } from "./processing/run-decision.js";
 export type { DeliveryPort, DeliveryRecord, DeliveryPlacement } from "./ports/delivery-port.js";

@@ -1,5 +1,11 @@
-import type { Meta } from "@msgx/core";
-import { dttmToDatetime } from "./mysql-datetime.js";
+import type { Meta } from "../model/meta.js";
+
+/**
+ * The upstream mailbox's `SUBSYSTEM_*` columns, the one rule every `Mailbox` follows when it
+ * backfills them (the MySQL mailbox, the embedded PostgreSQL/PGlite table, the in-memory fake):
+ * widths counted in characters, the sequence within its signed range, the `DTTM` a real date-time
+ * written as MySQL's `DATETIME` text. `describeMailboxContract` holds every mailbox to it.
+ */
 
 /** The widths of the upstream's `SUBSYSTEM_*` columns (WIRE.md "Mailbox tables"). */
 export interface SubsystemColumns {
@@ -35,6 +41,23 @@ export interface SubsystemValues {
   readonly dateSent: string;
   readonly type: string;
   readonly subtype: string;
+}
+
+const DTTM = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/;
+
+/**
+ * `yyyyMMddHHmmss` (the META `DTTM`, airport-local wall time) as `YYYY-MM-DD HH:MM:SS`, unchanged
+ * in zone; null when it is not a real date-time within the `DATETIME` range (years 1000–9999).
+ */
+export function dttmToDatetime(dttm: string): string | null {
+  const m = DTTM.exec(dttm);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (year < 1000 || year > 9999) return null;
+  // Date.UTC rolls 31 Feb over into March: a real reading survives the round trip unchanged.
+  const d = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  const real = d.getUTCMonth() === month - 1 && d.getUTCDate() === day && d.getUTCHours() === hour && d.getUTCMinutes() === minute && d.getUTCSeconds() === second;
+  return real ? `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${m[6]}` : null;
 }
 
 /** VARCHAR widths count characters; JS `length` counts UTF-16 units. */
