@@ -7,13 +7,23 @@ const src = (p: string) => fileURLToPath(new URL(`./packages/${p}`, import.meta.
 
 // Tests run against the TypeScript sources, so `pnpm test` needs no build first.
 const alias = {
+  "@msgx/adapters-kafka/reliable": src("adapters-kafka/src/reliable/index.ts"),
+  "@msgx/adapters-kafka/tasks": src("adapters-kafka/src/tasks/index.ts"),
+  "@msgx/adapters-kafka": src("adapters-kafka/src/index.ts"),
+  "@msgx/adapters-mysql": src("adapters-mysql/src/index.ts"),
+  "@msgx/adapters-pg/reliable": src("adapters-pg/src/reliable/index.ts"),
+  "@msgx/adapters-pg/tasks": src("adapters-pg/src/tasks/index.ts"),
+  "@msgx/adapters-pg": src("adapters-pg/src/index.ts"),
   "@msgx/core/testing": src("core/src/testing.ts"),
   "@msgx/core/fakes": src("core/src/fakes.ts"),
   "@msgx/core": src("core/src/index.ts"),
-  "@msgx/adapters-pg": src("adapters-pg/src/index.ts"),
-  "@msgx/adapters-mysql": src("adapters-mysql/src/index.ts"),
-  "@msgx/adapters-kafka": src("adapters-kafka/src/index.ts"),
+  "@msgx/reliable/testing": src("reliable/src/testing.ts"),
+  "@msgx/reliable/fakes": src("reliable/src/fakes.ts"),
+  "@msgx/reliable": src("reliable/src/index.ts"),
   "@msgx/runner": src("runner/src/index.ts"),
+  "@msgx/tasks/testing": src("tasks/src/testing.ts"),
+  "@msgx/tasks/fakes": src("tasks/src/fakes.ts"),
+  "@msgx/tasks": src("tasks/src/index.ts"),
 };
 
 /**

@@ -17,7 +17,7 @@
 import { createConnection } from "node:net";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { duplicateClasses } from "./consumer-check.d/duplicate-classes.mjs";
@@ -53,6 +53,7 @@ const steps = [
   ["install", "npm install of the tarballs and peers into a new project, no EBADENGINE warning", install, { blocks: true }],
   ["fakes-alone", "@msgx/core alone (no vitest, no fast-check): the fakes load and work from ESM and CJS", fakesAlone],
   ["pg-lean", "@msgx/adapters-pg without PGlite: loads from ESM and CJS, only createPgliteStores asks for it", pgWithoutPglite],
+  ["flight-only", "core and the three adapters without @msgx/tasks or @msgx/reliable: installed and loaded from ESM and CJS", flightOnly],
   ["one-copy", "one copy of each class per format, one @msgx/core installed", oneCopy],
   ["tsc-node16", "typecheck and compile the consumer, moduleResolution node16", () => tsc("tsconfig.node16.json")],
   ["tsc-bundler", "typecheck the consumer, moduleResolution bundler", () => tsc("tsconfig.bundler.json")],
@@ -190,6 +191,39 @@ async function pgWithoutPglite() {
   problems.push(...probeBothFormats(dir, probe));
   if (problems.length > 0) throw new Error(problems.join("\n"));
   return `node_modules ${megabytes(join(dir, "node_modules"))} MB`;
+}
+
+/**
+ * An airport team's project: the flight exchange only (core and the three adapters with their
+ * drivers). npm installs neither product package nor any file named after one outside the
+ * adapters' own `tasks`/`reliable` subpath bundles, and every main entry loads without them.
+ */
+async function flightOnly() {
+  const registry = ["kysely", "pg", "mysql2", "kafkajs"].map((n) => `${n}@${workspaceVersion(n)}`);
+  const adapters = ["@msgx/adapters-pg", "@msgx/adapters-mysql", "@msgx/adapters-kafka"];
+  const dir = leanProject("msgx-flight-only-", [tarballOf("@msgx/core"), ...adapters.map(tarballOf), ...registry]);
+  const nm = join(dir, "node_modules");
+  const problems = ["@msgx/tasks", "@msgx/reliable"].filter((n) => findPackageDirs(nm, n).length > 0).map((n) => `installing the flight exchange installed ${n}`);
+  const subpathBundle = /^(tasks|reliable)\.(c?js|d\.c?ts)(\.map)?$/;
+  for (const name of ["@msgx/core", ...adapters]) {
+    const files = listFiles(join(nm, name)).filter((f) => /task|reliable/i.test(f) && !subpathBundle.test(f.replace(/^dist\//, "")));
+    if (files.length > 0) problems.push(`${name} installs task or reliable-message files: ${files.join(", ")}`);
+  }
+  const probe = (load) => `
+    for (const [id, name] of ${JSON.stringify([["@msgx/core", "decodeMessage"], ["@msgx/adapters-pg", "createPgStores"], ["@msgx/adapters-mysql", "MysqlMailbox"], ["@msgx/adapters-kafka", "KafkaDeliveryPort"]])}) {
+      const m = await ${load}(id);
+      if (typeof m[name] !== "function") console.log(id + ": no " + name);
+    }`;
+  problems.push(...probeBothFormats(dir, probe));
+  if (problems.length > 0) throw new Error(problems.join("\n"));
+  return `node_modules ${megabytes(nm)} MB, no @msgx/tasks, no @msgx/reliable`;
+}
+
+/** The files under `dir`, relative to it. */
+function listFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath ?? e.path, e.name)));
 }
 
 async function oneCopy() {

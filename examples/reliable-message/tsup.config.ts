@@ -17,6 +17,9 @@ export default defineConfig({
       "@msgx/core": src("core/src/index.ts"),
       "@msgx/adapters-pg": src("adapters-pg/src/index.ts"),
       "@msgx/adapters-kafka": src("adapters-kafka/src/index.ts"),
+      "@msgx/reliable": src("reliable/src/index.ts"),
+      "@msgx/adapters-pg/reliable": src("adapters-pg/src/reliable/index.ts"),
+      "@msgx/adapters-kafka/reliable": src("adapters-kafka/src/reliable/index.ts"),
     };
   },
 });

@@ -17,6 +17,9 @@ export default defineConfig({
       "@msgx/core": src("core/src/index.ts"),
       "@msgx/adapters-pg": src("adapters-pg/src/index.ts"),
       "@msgx/adapters-kafka": src("adapters-kafka/src/index.ts"),
+      "@msgx/tasks": src("tasks/src/index.ts"),
+      "@msgx/adapters-pg/tasks": src("adapters-pg/src/tasks/index.ts"),
+      "@msgx/adapters-kafka/tasks": src("adapters-kafka/src/tasks/index.ts"),
     };
   },
 });

@@ -36,6 +36,12 @@ export function manifestProblems(manifest, files, { application = false } = {}) 
       if (name.startsWith("@msgx/")) problems.push(`${name} is a dependency ("${range}"), not a peer: version skew nests a second copy`);
     }
   }
+  // The product packages are reached by the adapters' subpaths only: a flight-only project must not need them.
+  for (const product of ["@msgx/tasks", "@msgx/reliable"]) {
+    if (!application && manifest.peerDependencies?.[product] && manifest.peerDependenciesMeta?.[product]?.optional !== true) {
+      problems.push(`${product} is a required peer (it should be optional: only the ./tasks or ./reliable subpath needs it)`);
+    }
+  }
   // PGlite (27 MB) serves only createPgliteStore: a consumer of the pg stores must not need it.
   if (manifest.peerDependencies?.["@electric-sql/pglite"] && manifest.peerDependenciesMeta?.["@electric-sql/pglite"]?.optional !== true) {
     problems.push("@electric-sql/pglite is a required peer (it should be optional)");

@@ -5,7 +5,7 @@
  * trip, and broker faults mapped.
  */
 import { describe, expect, it } from "vitest";
-import { QueueTopics, type QueueTopicAdmin } from "../src/reliable-message/queue-topics.js";
+import { QueueTopics, type QueueTopicAdmin } from "../src/reliable/queue-topics.js";
 
 class FakeAdmin {
   readonly topics = new Set<string>(["rmq.present"]);

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { encodedRecordBytes, eventHeaders, recordBytes, type OutboxEvent } from "@msgx/core";
+import { encodedRecordBytes } from "@msgx/core/testing";
+import { eventHeaders, recordBytes, type OutboxEvent } from "@msgx/core";
 
 type Encoded = { readonly buffer: Buffer };
 const require = createRequire(import.meta.url);

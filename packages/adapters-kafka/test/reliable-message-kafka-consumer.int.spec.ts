@@ -6,10 +6,11 @@
  */
 import { Kafka, logLevel, type Producer } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ReliableMessageConsumer, systemClock } from "@msgx/core";
-import { InMemoryConsumeLog, sampleReliableMessage, type InMemoryConsumerTx } from "@msgx/core/testing";
-import { ReliableMessageKafkaConsumer } from "@msgx/adapters-kafka";
-import { envelopeOf } from "../../core/src/reliable-message/message-envelope.js";
+import { ReliableMessageConsumer } from "@msgx/reliable";
+import { systemClock } from "@msgx/core";
+import { InMemoryConsumeLog, sampleReliableMessage, type InMemoryConsumerTx } from "@msgx/reliable/testing";
+import { ReliableMessageKafkaConsumer } from "@msgx/adapters-kafka/reliable";
+import { envelopeOf } from "../../reliable/src/message-envelope.js";
 import { kafkaAvailability } from "./kafka-available.js";
 import { createTopics, uniqueTopic } from "./kafka-test-kit.js";
 

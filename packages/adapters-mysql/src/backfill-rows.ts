@@ -4,7 +4,7 @@ import type { QuotedMailboxNames } from "./mailbox-names.js";
 import { instantToDatetime } from "./mysql-datetime.js";
 import type { SqlRunner } from "./mysql-session.js";
 import { toSafeId } from "./safe-id.js";
-import { subsystemValues, type SubsystemColumns, type SubsystemValues } from "./subsystem-columns.js";
+import { subsystemValues, type SubsystemColumns, type SubsystemValues } from "@msgx/core";
 
 /** What one backfill transaction did. */
 export interface BackfillChunkResult {

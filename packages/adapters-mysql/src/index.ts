@@ -16,10 +16,9 @@ export {
   type OutboundColumns,
   type TableNames,
 } from "./mailbox-names.js";
-export { CMINMSGS_SUBSYSTEM_COLUMNS, subsystemValues, type SubsystemColumns, type SubsystemValues } from "./subsystem-columns.js";
 export { DEFAULT_MYSQL_TIMEOUTS, sessionStatements, type MysqlTimeouts } from "./mysql-session.js";
 export { MYSQL_ERROR_RULES, MAILBOX_TABLES_HINT, findMysqlErrorRule, toMsgxError, type MysqlErrorRule } from "./mysql-error-map.js";
-export { instantToDatetime, datetimeToInstant, dttmToDatetime, zoneOffsetMinutes } from "./mysql-datetime.js";
+export { instantToDatetime, datetimeToInstant, zoneOffsetMinutes } from "./mysql-datetime.js";
 export { mailboxDdl, createMailboxTables, dropMailboxTables, missingMailboxTables } from "./mailbox-ddl.js";
 export { mailboxPoolOptions } from "./mailbox-pool-options.js";
 export type { MysqlPoolLike, MysqlConnectionLike, MysqlQueryOptions, MysqlWriteResult } from "./mysql-driver.js";

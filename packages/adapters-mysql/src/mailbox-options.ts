@@ -1,4 +1,4 @@
-import { CMINMSGS_SUBSYSTEM_COLUMNS, type SubsystemColumns } from "./subsystem-columns.js";
+import { CMINMSGS_SUBSYSTEM_COLUMNS, type SubsystemColumns } from "@msgx/core";
 import { DEFAULT_MYSQL_TIMEOUTS, type MysqlTimeouts } from "./mysql-session.js";
 import { zoneOffsetMinutes } from "./mysql-datetime.js";
 import { DEFAULT_APPEND_GROUPING, type AppendGrouping } from "./grouped-appends.js";

@@ -8,7 +8,6 @@
 
 const OFFSET = /^([+-])(\d{2}):(\d{2})$/;
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/;
-const DTTM = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/;
 /** The `DATETIME` range. */
 const MIN_YEAR = 1000;
 const MAX_YEAR = 9999;
@@ -53,20 +52,6 @@ export function datetimeToInstant(text: string, offset = "+00:00"): number {
   const utc = Date.UTC(year, month - 1, day, hour, minute, second, ms);
   if (!sameFields(utc, year, month, day, hour, minute, second)) throw new RangeError(`not a valid DATETIME: ${text}`);
   return utc - zoneOffsetMinutes(offset) * 60_000;
-}
-
-/**
- * `yyyyMMddHHmmss` (the META `DTTM`, airport-local wall time) as `YYYY-MM-DD HH:MM:SS`, unchanged
- * in zone; null when it is not a real date-time within the `DATETIME` range.
- */
-export function dttmToDatetime(dttm: string): string | null {
-  const m = DTTM.exec(dttm);
-  if (!m) return null;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  if (year < MIN_YEAR || year > MAX_YEAR) return null;
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second);
-  if (!sameFields(utc, year, month, day, hour, minute, second)) return null;
-  return `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${m[6]}`;
 }
 
 /** Date.UTC rolls 31 Feb over into March; a valid reading survives the round trip unchanged. */

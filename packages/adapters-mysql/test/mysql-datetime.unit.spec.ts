@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fc, test } from "@fast-check/vitest";
-import { datetimeToInstant, dttmToDatetime, instantToDatetime, zoneOffsetMinutes } from "@msgx/adapters-mysql";
+import { dttmToDatetime } from "@msgx/core";
+import { datetimeToInstant, instantToDatetime, zoneOffsetMinutes } from "@msgx/adapters-mysql";
 
 describe("mysql-datetime", () => {
   it("formats an instant in UTC or an offset, truncating milliseconds", () => {

@@ -1,14 +1,5 @@
-import {
-  BackfillSweeper,
-  decodeMessage,
-  InboxPoller,
-  Pump,
-  type LogFields,
-  type Logger,
-  type Mailbox,
-  type PumpFailpoint,
-  type PumpStep,
-} from "@msgx/core";
+import { BackfillSweeper, decodeMessage, InboxPoller, Pump, type LogFields, type Logger, type Mailbox } from "@msgx/core";
+import { type PumpFailpoint, type PumpStep } from "@msgx/core/testing";
 import { InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
 
 /** A logger that keeps every line, so a test can show what the pipeline said. */

@@ -17,16 +17,6 @@ export { pgHostClient, type HostableClient, type HostableClientClass } from "./p
 export { PgMailbox, type PgMailboxOptions } from "./mailbox/pg-mailbox.js";
 export { createPgMailboxTable } from "./mailbox/pg-mailbox-schema.js";
 
-// Schemas of the task service (seed 001) and the reliable-message service (seed 002): the
-// consumer-side logs live in the consumers' own databases, so they are migrations of their own.
-export { taskRoutingMigration, taskConsumeLogMigration } from "./migrations/0006-task-routing.js";
-// Applied after 0006 (the runner's migrateToLatest does both): FAILED, dispatch, watchdog, purge, replay audit.
-export { taskRoutingServiceMigration } from "./migrations/0016-task-routing-service.js";
-export { taskConsumeLogPurgeMigration } from "./migrations/0017-task-consume-log-purge.js";
-export { reliableMessageMigration, reliableMessageConsumeLogMigration } from "./migrations/0005-reliable-message.js";
-// Applied after 0005 (the runner's migrateToLatest does both): terminal statuses, rejects, headers, the purge index.
-export { reliableMessageServiceMigration } from "./migrations/0015-reliable-message-service.js";
-
 // Schema
 export {
   migrateToLatest,
@@ -63,21 +53,6 @@ export type { Int8, Timestamp, Jsonb } from "./rows/column-types.js";
 export type { ReqTrackTable, ReqCounterTable, RefMasterTable, RequestsDatabase } from "./requests/request-tables.js";
 export type { CminmsgsTable, EmbeddedMailboxDatabase } from "./mailbox/pg-mailbox-schema.js";
 export type { CoutmsgsTable, EmbeddedOutboundDatabase } from "./requests/pg-outbound-schema.js";
-export type {
-  ReliableMessageTable,
-  ReliableMessageConsumeLogTable,
-  ReliableMessageDatabase,
-  ReliableMessageConsumeLogDatabase,
-} from "./reliable-message/reliable-message-tables.js";
-export type {
-  TaskTaskTable,
-  TaskFeedbackTable,
-  TaskCallbackTable,
-  TaskReplayTable,
-  TaskEventConsumeLogTable,
-  TaskRoutingDatabase,
-  TaskConsumeLogDatabase,
-} from "./task-routing/task-tables.js";
 
 // Errors
 export {
@@ -108,14 +83,6 @@ export { PGliteDialect, PGliteAdapter, type PGliteDialectConfig } from "./pglite
 export { PGliteDriver } from "./pglite/pglite-driver.js";
 export type { PGliteLike, PGliteResults } from "./pglite/pglite-types.js";
 export { createPgliteStores } from "./pglite/create-pglite-stores.js";
-
-// Reliable messages (seed 002)
-export { PgReliableMessageStore, type PgReliableMessageStoreOptions } from "./reliable-message/pg-reliable-message-store.js";
-export { PgConsumeLog } from "./reliable-message/pg-consume-log.js";
-
-// Task routing
-export { PgTaskStore, type PgTaskStoreOptions } from "./task-routing/pg-task-store.js";
-export { PgTaskConsumeLogStore, TASK_CONSUME_LOCK_CLASS, type PgTaskConsumeLogStoreOptions } from "./task-routing/pg-task-consume-log-store.js";
 
 // Maintenance jobs
 export { PgMaintenanceStore, type PgMaintenanceStoreOptions } from "./jobs/pg-maintenance-store.js";

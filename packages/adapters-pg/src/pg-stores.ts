@@ -10,7 +10,6 @@ import { bumpLeadershipEpoch, type PgLeadership } from "./pg-leadership.js";
 import { PgLeaseStore } from "./pg-lease-store.js";
 import { PgOutboxStore } from "./pg-outbox-store.js";
 import { PgPipelineStore } from "./pg-pipeline-store.js";
-import { PgReliableMessageStore } from "./reliable-message/pg-reliable-message-store.js";
 import { PgOutboundMailbox } from "./requests/pg-outbound-mailbox.js";
 import { createPgOutboundTable } from "./requests/pg-outbound-schema.js";
 import { PgReferenceReader } from "./requests/pg-reference-reader.js";
@@ -18,7 +17,6 @@ import { PgRequestStore } from "./requests/pg-request-store.js";
 import { PgRunnerPresence } from "./status/pg-runner-presence.js";
 import { PgStatusReader } from "./status/pg-status-reader.js";
 import { PgThroughputReader } from "./status/pg-throughput-reader.js";
-import { PgTaskStore } from "./task-routing/pg-task-store.js";
 
 /** Options of a leadership elector made by `PgStores.leadership`. */
 export interface PgLeadershipRequest {
@@ -54,10 +52,6 @@ export interface PgStores {
   readonly references: PgReferenceReader;
   /** The maintenance jobs' store; it takes exactly the pipeline store's lock keys, so a job batch and a pipeline run exclude each other. */
   readonly maintenance: PgMaintenanceStore;
-  /** The reliable-message store; its outbox rows join the same `MSG_EVENT` the relay reads. */
-  readonly reliable: PgReliableMessageStore;
-  /** The task service's store (seed 001); its task events join the same `MSG_EVENT` the relay reads. */
-  readonly tasks: PgTaskStore;
   /** Creates the embedded `cminmsgs` table if it does not exist and returns a mailbox on it (no shared MySQL mailbox). */
   embeddedMailbox(options?: PgMailboxOptions): Promise<PgMailbox>;
   /** Creates the embedded `coutmsgs` table if it does not exist and returns the outbound mailbox on it. */
@@ -102,8 +96,6 @@ export function pgStoresOn(db: Kysely<MsgxDatabase>, base: PgStoresBase): Omit<P
     requests: new PgRequestStore(db),
     references: new PgReferenceReader(db),
     maintenance: new PgMaintenanceStore(db, { clock, lockKeys: store.lockKeys }),
-    reliable: new PgReliableMessageStore(db, { clock }),
-    tasks: new PgTaskStore(db, { clock }),
     embeddedMailbox: async (options = {}) => {
       await createPgMailboxTable(db, options.table);
       return new PgMailbox(db, options);

@@ -4,7 +4,8 @@
  * re-insert, a binding from before hashes (NULL), and the audit row of an UNSUPPORTED message in
  * `skip` mode — on PostgreSQL and PGlite, each against the in-memory store as the oracle.
  */
-import { decodeMessage, Pump, sha256Hex, silentLogger, type PipelineStore, type PumpOptions, type ProcessorTable } from "@msgx/core";
+import { decodeMessage, Pump, sha256Hex, silentLogger, type PipelineStore, type ProcessorTable } from "@msgx/core";
+import { type PumpOptions } from "@msgx/core";
 import { gateService, InMemoryMailbox, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
 import { sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

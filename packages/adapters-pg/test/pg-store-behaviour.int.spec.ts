@@ -4,7 +4,8 @@ import { msgxMigrations } from "../src/migrations/migrate.js";
  * whatever its size (and no bind-parameter limit), outages mapped at the boundary (refused,
  * terminated, lost during COMMIT, lock held too long), and migrations that are idempotent.
  */
-import { emptyRunDecision, evolveProc, DEFAULT_RETRY_POLICY, ProcStatus, type FlightState, type OutboxEventDraft, type RunDecision } from "@msgx/core";
+import { emptyRunDecision, DEFAULT_RETRY_POLICY, ProcStatus, type FlightState, type OutboxEventDraft, type RunDecision } from "@msgx/core";
+import { evolveProc } from "@msgx/core/testing";
 import { gateService, ManualClock, sampleFlight } from "@msgx/core/testing";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";

@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import { gateService, ManualClock } from "@msgx/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPgliteStores, createPgStores, lockKeys, type PgStores } from "../src/index.js";
+import { PgReliableMessageStore } from "../src/reliable/index.js";
 import { PG_URL, probePostgres, randomSchema } from "./pg-harness.js";
 
 const gate = await gateService("PostgreSQL", "adapters-pg: createPgStores", probePostgres);
@@ -20,7 +21,7 @@ async function stampsTheClock(stores: PgStores, clock: ManualClock): Promise<voi
   expect(Number(proc.rows[0]?.at)).toBe(T0);
 
   clock.advance(1_000);
-  const sent = await stores.reliable.commit({ op: "send", send: draft });
+  const sent = await new PgReliableMessageStore(stores.db, { clock }).commit({ op: "send", send: draft });
   expect(sent.ok).toBe(true);
   const eventId = sent.ok ? sent.eventId! : -1;
   expect((await stores.outbox.get([eventId]))[0]?.createdAt).toBe(T0 + 1_000);

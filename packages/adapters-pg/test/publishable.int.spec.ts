@@ -3,7 +3,8 @@
  * the broker limit leaves no row of its own, and the size the decision computed bounds the record
  * delivery builds from what the outbox gives back (the payload text as stored).
  */
-import { decodeMessage, defaultProcessors, encodedRecordBytes, msgRecord, Pump, recordBytes, silentLogger, Target } from "@msgx/core";
+import { decodeMessage, defaultProcessors, msgRecord, Pump, recordBytes, silentLogger, Target } from "@msgx/core";
+import { encodedRecordBytes } from "@msgx/core/testing";
 import { gateService, InMemoryMailbox, ManualClock, messageXml } from "@msgx/core/testing";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,11 +1,11 @@
-import { decideRecovery, lastSendState, reliableMessageOptions } from "@msgx/core";
+import { decideRecovery, lastSendState, reliableMessageOptions } from "@msgx/reliable";
 import { gateService, ManualClock } from "@msgx/core/testing";
 import { sql, type Kysely, type Transaction } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeConsumeLogContract } from "../../core/src/reliable-message/consume-log.contract.js";
-import { describeReliableMessageStoreContract } from "../../core/src/reliable-message/reliable-message-store.contract.js";
-import { PgConsumeLog } from "../src/reliable-message/pg-consume-log.js";
-import { PgReliableMessageStore } from "../src/reliable-message/pg-reliable-message-store.js";
+import { describeConsumeLogContract } from "../../reliable/src/consume-log.contract.js";
+import { describeReliableMessageStoreContract } from "../../reliable/src/reliable-message-store.contract.js";
+import { PgConsumeLog } from "../src/reliable/pg-consume-log.js";
+import { PgReliableMessageStore } from "../src/reliable/pg-reliable-message-store.js";
 import { reliableMessageConsumeLogMigration, reliableMessageMigration } from "../src/migrations/0005-reliable-message.js";
 import { PgOutboxStore } from "../src/index.js";
 import { freshPgSchema, probePostgres, SharedPglite } from "./pg-harness.js";

@@ -5,19 +5,8 @@
  * of the port — against the in-memory store (the oracle) and PostgreSQL gives the same results,
  * command by command, and the same final tables.
  */
-import {
-  evolveProc,
-  isMsgxError,
-  newProcRecord,
-  DEFAULT_RETRY_POLICY,
-  emptyRunDecision,
-  type FlightState,
-  type OutboxEventDraft,
-  type PipelineStore,
-  type ProcEvent,
-  type ProcRecord,
-  type RunDecision,
-} from "@msgx/core";
+import { evolveProc, newProcRecord, type ProcEvent } from "@msgx/core/testing";
+import { isMsgxError, DEFAULT_RETRY_POLICY, emptyRunDecision, type FlightState, type OutboxEventDraft, type PipelineStore, type ProcRecord, type RunDecision } from "@msgx/core";
 import { arbFlightRecord, gateService, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,11 +1,12 @@
 import { gateService, ManualClock } from "@msgx/core/testing";
-import { EventHeader, TaskEventConsumer, TaskEventHeader, TaskHandlerRegistry, taskEventMessage, newTaskRecord, type ConsumedTaskRecord, type TaskEventMessage } from "@msgx/core";
+import { EventHeader } from "@msgx/core";
+import { TaskEventConsumer, TaskEventHeader, TaskHandlerRegistry, taskEventMessage, newTaskRecord, type ConsumedTaskRecord, type TaskEventMessage } from "@msgx/tasks";
 import { sql, type Kysely, type Transaction } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { taskConsumeLogMigration } from "../src/migrations/0006-task-routing.js";
 import { taskConsumeLogPurgeMigration } from "../src/migrations/0017-task-consume-log-purge.js";
-import { purgeCandidates } from "../src/queries/task-consume-log.js";
-import { PgTaskConsumeLogStore } from "../src/task-routing/pg-task-consume-log-store.js";
+import { purgeCandidates } from "../src/tasks/task-consume-log-queries.js";
+import { PgTaskConsumeLogStore } from "../src/tasks/pg-task-consume-log-store.js";
 import { freshPgSchema, probePostgres, type PgTestDb } from "./pg-harness.js";
 
 const gate = await gateService("PostgreSQL", "adapters-pg: the task owner's consume log (replay, report again, purge index)", probePostgres);

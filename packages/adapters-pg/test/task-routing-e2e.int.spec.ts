@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { gateService } from "@msgx/core/testing";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { taskTopic, taskTopics, type TaskRouting } from "../../core/src/task-routing/task-routing-config.js";
+import { taskTopic, taskTopics, type TaskRouting } from "../../tasks/src/task-routing-config.js";
 import {
   kafkaClient,
   probeKafka,

@@ -2,11 +2,11 @@ import { gateService, ManualClock } from "@msgx/core/testing";
 import { sql, type Kysely, type Transaction } from "kysely";
 import { afterAll, beforeAll, describe } from "vitest";
 // Not in the @msgx/core/testing barrel yet: imported by path until the export lines are added.
-import { describeTaskConsumeLogStoreContract } from "../../core/src/task-routing/task-consume-log-store.contract.js";
-import { describeTaskStoreContract } from "../../core/src/task-routing/task-store.contract.js";
+import { describeTaskConsumeLogStoreContract } from "../../tasks/src/task-consume-log-store.contract.js";
+import { describeTaskStoreContract } from "../../tasks/src/task-store.contract.js";
 import { PgOutboxStore } from "../src/index.js";
-import { PgTaskConsumeLogStore } from "../src/task-routing/pg-task-consume-log-store.js";
-import { PgTaskStore } from "../src/task-routing/pg-task-store.js";
+import { PgTaskConsumeLogStore } from "../src/tasks/pg-task-consume-log-store.js";
+import { PgTaskStore } from "../src/tasks/pg-task-store.js";
 import { taskConsumeLogMigration, taskRoutingMigration } from "../src/migrations/0006-task-routing.js";
 import { taskConsumeLogPurgeMigration } from "../src/migrations/0017-task-consume-log-purge.js";
 import { freshPgSchema, probePostgres, SharedPglite } from "./pg-harness.js";

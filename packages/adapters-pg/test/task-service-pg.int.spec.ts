@@ -3,14 +3,15 @@
  * its status CHECK, the job probes read from their partial indexes (EXPLAIN), and the dispatch /
  * cancel / replay / watchdog / purge path end to end through PgTaskStore.
  */
-import { DispatchJob, TaskService, TaskWatchdogJob, type TaskEventMessage } from "@msgx/core";
-import { InMemoryTaskDispatcher, ManualClock, sampleNewTask } from "@msgx/core/testing";
+import { DispatchJob, TaskService, TaskWatchdogJob, type TaskEventMessage } from "@msgx/tasks";
+import { InMemoryTaskDispatcher, sampleNewTask } from "@msgx/tasks/testing";
+import { ManualClock } from "@msgx/core/testing";
 import { Kysely, sql, type KyselyPlugin, type RootOperationNode, type UnknownRow, type QueryResult } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateToLatest, PGliteDialect, type PGliteLike } from "../src/index.js";
 import { taskRoutingMigration } from "../src/migrations/0006-task-routing.js";
 import { taskRoutingServiceMigration } from "../src/migrations/0016-task-routing-service.js";
-import { PgTaskStore } from "../src/task-routing/pg-task-store.js";
+import { PgTaskStore } from "../src/tasks/pg-task-store.js";
 import { randomSchema, SharedPglite } from "./pg-harness.js";
 
 const T0 = Date.UTC(2026, 6, 13, 8);

@@ -8,7 +8,7 @@ export { ManualClock } from "./runtime/manual-clock.js";
 export { RecordingLogger } from "./runtime/recording-logger.js";
 export { InMemoryTracer, type RecordedSpan } from "./runtime/in-memory-tracer.js";
 export { FaultPlan } from "./testing/fault-plan.js";
-export { InMemoryMailbox, SUBSYSTEM_LIMITS, subsystemDefect, type FakeMailboxRow } from "./ports/in-memory-mailbox.js";
+export { InMemoryMailbox, type FakeMailboxRow } from "./ports/in-memory-mailbox.js";
 export {
   InMemoryPipelineStore,
   BACKFILL_FIRST_DELAY_MS,
@@ -23,12 +23,6 @@ export { InMemoryOutboxStore } from "./delivery/in-memory-outbox-store.js";
 export { InMemoryBroker, type BrokerRecord } from "./ports/in-memory-broker.js";
 export { InMemoryFlightReader, type FlightTableSource } from "./flight/in-memory-flight-reader.js";
 export { InMemoryLineageReader } from "./lineage/in-memory-lineage-reader.js";
-export { InMemoryReliableMessageStore } from "./reliable-message/in-memory-reliable-message-store.js";
-export { InMemoryConsumeLog, type InMemoryConsumerTx } from "./reliable-message/in-memory-consume-log.js";
-// Task-event routing
-export { InMemoryTaskStore, type InMemoryTaskTables } from "./task-routing/in-memory-task-store.js";
-export { InMemoryTaskConsumeLogStore, type InMemoryTaskTxHandle } from "./task-routing/in-memory-task-consume-log-store.js";
-export { InMemoryTaskDispatcher, type FakeExternalTask, type ScriptedDispatchFault } from "./task-routing/in-memory-task-dispatcher.js";
 export { InMemoryMaintenanceStore, type InMemoryMaintenanceTables } from "./jobs/in-memory-maintenance-store.js";
 // Requests
 export { InMemoryRequestStore, type InMemoryRequestBackend } from "./requests/in-memory-request-store.js";

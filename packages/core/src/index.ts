@@ -1,5 +1,5 @@
 // Errors
-export { ErrorClass, REPLAYABLE_CLASSES } from "./errors/error-class.js";
+export { ErrorClass } from "./errors/error-class.js";
 export {
   MsgxError,
   isMsgxError,
@@ -12,89 +12,39 @@ export {
 
 // Model
 export type { Meta } from "./model/meta.js";
-export { Identity, DEFAULT_IDENTITY_OPTIONS, type IdentityOptions, type ContentDiffersPolicy } from "./model/identity.js";
+export { Identity, DEFAULT_IDENTITY_OPTIONS, type IdentityOptions } from "./model/identity.js";
 export { sha256Hex, type ContentHash } from "./model/content-hash.js";
-export { SEASONAL_FIELDS, type SeasonalField, type SeasonalFlight, type SeasonalSchedule } from "./model/seasonal-schedule.js";
+export { type SeasonalSchedule } from "./model/seasonal-schedule.js";
 export type { MsgKind, MsgKindName, SchdBody, SchdDelBody, RefRecord } from "./model/msg-kind.js";
 export type { DecodedMessage } from "./model/decoded-message.js";
 export type { FlightRecord, CollectionRow, WireValue } from "./model/flight-record.js";
-export { STAND_ROW_ELEMENTS, type FlopBlock, type StandRowElement, type StandRowSpec, type StandRowStatement } from "./model/flop-block.js";
-export {
-  SCALAR_FIELDS,
-  SCALAR_NAMES,
-  SCALAR_ATTRIBUTES,
-  REQUIRED_SCHD_FIELDS,
-  COLLECTIONS,
-  COLLECTION_NAMES,
-  TOP_COLLECTION_NAMES,
-  INDEXED_SCALARS,
-  collectionSpec,
-  childCollectionsOf,
-  type ScalarName,
-  type CollectionName,
-  type CollectionSpec,
-  type FlopCollectionRule,
-  type IndexedScalarSpec,
-  type ValueKind,
-} from "./model/flight-schema.js";
-export {
-  ProcStatus,
-  TERMINAL_STATUSES,
-  isTerminal,
-  type ProcRecord,
-  type ErrorEntry,
-} from "./model/proc-record.js";
+export { SCALAR_FIELDS, REQUIRED_SCHD_FIELDS, COLLECTIONS, INDEXED_SCALARS, type CollectionName } from "./model/flight-schema.js";
+export { ProcStatus, type ProcRecord, type ErrorEntry } from "./model/proc-record.js";
 export type { FlightState } from "./model/flight-state.js";
 export { fieldDiff, type FieldChange } from "./model/field-diff.js";
 
 // Codec
-export {
-  DEFAULT_CODEC_OPTIONS,
-  type DecodeResult,
-  type CodecOptions,
-  type CodecLimits,
-} from "./codec/decode-result.js";
-export {
-  KINDS,
-  REFERENCE_TYPES_ROW,
-  TypeDisposition,
-  knownTypes,
-  typePolicyProblems,
-  typeRule,
-  type BodyFormat,
-  type KindRow,
-  type TypePolicy,
-  type TypeRule,
-} from "./codec/type-policy.js";
+export { DEFAULT_CODEC_OPTIONS, type DecodeResult, type CodecOptions, type CodecLimits } from "./codec/decode-result.js";
+export { KINDS, TypeDisposition, knownTypes, typePolicyProblems, type TypePolicy } from "./codec/type-policy.js";
 
 export { decodeMessage, decodeMessageInSlices } from "./codec/xml-codec.js";
-export { DEFAULT_PARSE_SLICE } from "./codec/xml-tree.js";
-export {
-  parseBodyTime,
-  parseBodyDate,
-  parseDuration,
-  formatBodyTime,
-  operationDayOf,
-  isCalendarDate,
-} from "./codec/body-time.js";
-export { REFERENCE_SUBTYPES } from "./codec/reference-body.js";
+export { formatBodyTime, operationDayOf } from "./codec/body-time.js";
 
 // Ports
 export { systemClock, type Clock } from "./runtime/clock.js";
 export type { Timers, TimerHandle } from "./runtime/timers.js";
 export { silentLogger, type Logger, type LogFields } from "./runtime/logger.js";
-export { noopTracer, SpanName, type Tracer, type TraceSpan, type SpanOptions, type SpanAttributes } from "./runtime/tracer.js";
-export { parseTraceparent, formatTraceparent, normalTraceparent, type TraceContext } from "./runtime/traceparent.js";
-export { tracedDeliveryPort } from "./ports/traced-delivery-port.js";
+export { noopTracer, type Tracer, type TraceSpan, type SpanOptions } from "./runtime/tracer.js";
+export { parseTraceparent, formatTraceparent, type TraceContext } from "./runtime/traceparent.js";
 export type { Mailbox, MailboxRow, RawRead, BackfillEntry, BackfillResult, AppendedElsewhere } from "./ports/mailbox.js";
-export type {
-  PipelineStore,
-  PipelineTx,
-  InboxEntry,
-  IntakeState,
-  BackfillTodo,
-  RecordFilter,
-} from "./processing/pipeline-store.js";
+export {
+  CMINMSGS_SUBSYSTEM_COLUMNS,
+  subsystemValues,
+  dttmToDatetime,
+  type SubsystemColumns,
+  type SubsystemValues,
+} from "./ports/subsystem-columns.js";
+export type { PipelineStore, PipelineTx, InboxEntry, IntakeState, BackfillTodo, RecordFilter } from "./processing/pipeline-store.js";
 export type { AuditEntry } from "./processing/run-decision.js";
 export type { DeliveryPort, DeliveryRecord, DeliveryPlacement } from "./ports/delivery-port.js";
 export type { StatusReader, PipelineStatus } from "./processing/status-reader.js";
@@ -106,50 +56,60 @@ export {
   leaseTiming,
   mayLead,
   type LeaseCommand,
-  type LeaseEvent,
   type LeaseState,
   type LeaseTiming,
 } from "./leadership/lease-machine.js";
 export type { LeaseGrant, LeaseRefusal, LeaseStore } from "./leadership/lease-store.js";
-export { RunnerRole, compareRunners, type RunnerBeat, type RunnerPresence, type RunnerPresenceStore } from "./operations/runner-presence.js";
-export { MINUTE_MS, MAX_THROUGHPUT_MINUTES, assertThroughputWindow, emptyMinutes, type MinuteThroughput, type ThroughputReader } from "./operations/throughput-reader.js";
-export { StatusSamples, statusGauges, statusHistory, type StatusGauges, type StatusHistorySample } from "./operations/status-history.js";
+export {
+  RunnerRole,
+  compareRunners,
+  type RunnerBeat,
+  type RunnerPresence,
+  type RunnerPresenceStore,
+} from "./operations/runner-presence.js";
+export {
+  MINUTE_MS,
+  MAX_THROUGHPUT_MINUTES,
+  assertThroughputWindow,
+  emptyMinutes,
+  type MinuteThroughput,
+  type ThroughputReader,
+} from "./operations/throughput-reader.js";
+export { StatusSamples, statusGauges, statusHistory, type StatusHistorySample } from "./operations/status-history.js";
 
 // Outbox
-export {
-  Target,
-  EventType,
-  DeliveryStatus,
-  type OutboxEvent,
-  type OutboxEventDraft,
-} from "./outbox/outbox-event.js";
-export { duePrefix, isDue, type Retryable } from "./outbox/due-prefix.js";
-export { DEFAULT_MAX_RECORD_BYTES, encodedRecordBytes, recordBytes } from "./outbox/record-size.js";
+export { Target, EventType, DeliveryStatus, type OutboxEvent, type OutboxEventDraft } from "./outbox/outbox-event.js";
+export { duePrefix } from "./outbox/due-prefix.js";
+export { DEFAULT_MAX_RECORD_BYTES, recordBytes } from "./outbox/record-size.js";
 
 // Flight state and processors
 export { defaultProcessors } from "./flight/default-processors.js";
-export { DEFAULT_FLIGHT_PROCESSING_OPTIONS, flightProcessingOptions, type FlightProcessingOptions } from "./flight/flight-processing-options.js";
+export { DEFAULT_FLIGHT_PROCESSING_OPTIONS, type FlightProcessingOptions } from "./flight/flight-processing-options.js";
 export { snapshotProcessor } from "./flight/snapshot-processor.js";
 export { adftProcessor } from "./flight/adft-processor.js";
 export { schdDelProcessor } from "./flight/schd-del-processor.js";
 export { flopProcessor } from "./flight/flop-processor.js";
 export { fdelProcessor } from "./flight/fdel-processor.js";
-export { FLOP_MATRIX, flopGroup, type FlopGroup, type FlopGroupName } from "./model/flop-matrix.js";
-export { flightToPayload, flightFromPayload, FLIGHT_PAYLOAD_SCHEMA_VERSION, type FlightPayload, type FlightPayloadRow } from "./flight/flight-payload.js";
+export { FLOP_MATRIX, flopGroup } from "./model/flop-matrix.js";
+export {
+  flightToPayload,
+  flightFromPayload,
+  FLIGHT_PAYLOAD_SCHEMA_VERSION,
+  type FlightPayload,
+  type FlightPayloadRow,
+} from "./flight/flight-payload.js";
 export {
   compareFlights,
   COMPARISON_IGNORED_BY_DEFAULT,
   ignoreEntryProblem,
   type ComparableFlight,
-  type ComparableRow,
   type FlightComparison,
   type FlightDifference,
 } from "./flight/flight-comparison.js";
 export { flightEvents } from "./flight/flight-events.js";
 export { sameFlightContent, type FlightContent } from "./flight/flight-content.js";
-export { decideRetirement, retiredFlightState, retirementCutoffDay, type RetirementOptions, type RetirementDecision } from "./flight/history-retirement.js";
+export { decideRetirement, retiredFlightState, retirementCutoffDay, type RetirementOptions } from "./flight/history-retirement.js";
 export {
-  compareFlids,
   assertListQuery,
   assertRecentLimit,
   assertSearchQuery,
@@ -161,7 +121,6 @@ export {
   type FlightListQuery,
   type FlightSearchQuery,
 } from "./flight/flight-reader.js";
-export { dttmToEpochMs, matchScheduleRequest } from "./flight/request-match.js";
 
 // Delivery
 export {
@@ -173,97 +132,53 @@ export {
   type ConsumerDedupeOptions,
 } from "./delivery/consumer-dedupe.js";
 export type { OutboxStore } from "./delivery/outbox-store.js";
-export { EventHeader, eventHeaders, readEventId, type RecordHeaderFields } from "./outbox/event-headers.js";
-export { decideDeliveryFailure, type FailureDecision } from "./delivery/delivery-decision.js";
-export { DEFAULT_DELIVERY_TOPICS, topicFor, msgRecord, schdRecord, type DeliveryTopics } from "./delivery/delivery-records.js";
-export { sendLargestPrefix, pausesDelivery, type PrefixOutcome } from "./delivery/send-prefix.js";
-export type { DeliveryDeps, DeliveryFailpoint } from "./delivery/delivery-deps.js";
-export { MsgDispatcher, DEFAULT_MSG_DISPATCHER_OPTIONS, type MsgDispatcherOptions, type DispatchStep } from "./delivery/msg-dispatcher.js";
-export { mergeSchd, type SchdGroup } from "./delivery/schd-merge.js";
-export { shouldFlush, DEFAULT_SCHD_FLUSH_POLICY, type SchdFlushPolicy, type SchdFlushInput } from "./delivery/schd-flush-decision.js";
-export { SchdFlusher, DEFAULT_SCHD_FLUSHER_OPTIONS, type SchdFlusherOptions, type FlushStep, type FlidFault } from "./delivery/schd-flusher.js";
+export { EventHeader, eventHeaders, readEventId } from "./outbox/event-headers.js";
+export { DEFAULT_DELIVERY_TOPICS, msgRecord, schdRecord, type DeliveryTopics } from "./delivery/delivery-records.js";
+export { pausesDelivery } from "./delivery/send-prefix.js";
+export type { DeliveryDeps } from "./delivery/delivery-deps.js";
+export { MsgDispatcher, DEFAULT_MSG_DISPATCHER_OPTIONS, type MsgDispatcherOptions } from "./delivery/msg-dispatcher.js";
+export { mergeSchd } from "./delivery/schd-merge.js";
+export { shouldFlush, DEFAULT_SCHD_FLUSH_POLICY, type SchdFlushPolicy } from "./delivery/schd-flush-decision.js";
+export { SchdFlusher, DEFAULT_SCHD_FLUSHER_OPTIONS, type SchdFlusherOptions } from "./delivery/schd-flusher.js";
 
 // Processing
-export { typeOutcomeOf, type TypeOutcome } from "./processing/type-outcome.js";
+export { typeOutcomeOf } from "./processing/type-outcome.js";
+export { exponentialBackoff, type Backoff } from "./runtime/exponential-backoff.js";
 export {
   DEFAULT_RETRY_POLICY,
   DEFAULT_UNSUPPORTED_POLICY,
   backoffAfter,
-  headDeadlineFor,
   type RetryPolicy,
   type UnsupportedPolicy,
 } from "./runtime/retry-policy.js";
+export { IllegalTransitionError } from "./processing/proc-machine.js";
+export { decideTick } from "./processing/decide-tick.js";
+export { Breaker, closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerState, type BreakerPolicy } from "./runtime/outage-breaker.js";
+export type { Processor, ProcessorTable, ProcessorResult, ProcessorContext, FlightView, MessageWarning } from "./processing/processor.js";
 export {
-  evolveProc,
-  newProcRecord,
-  IllegalTransitionError,
-  type ProcEvent,
-  type AttemptFacts,
-} from "./processing/proc-machine.js";
-export { decideTick, type TickDecision, type TickInput } from "./processing/decide-tick.js";
-export {
-  Breaker,
-  closedBreaker,
-  DEFAULT_BREAKER_POLICY,
-  type BreakerState,
-  type BreakerPolicy,
-} from "./runtime/outage-breaker.js";
-export type {
-  Processor,
-  ProcessorTable,
-  ProcessorResult,
-  ProcessorContext,
-  FlightView,
-  MessageWarning,
-} from "./processing/processor.js";
-export type { OpenRequest } from "./requests/open-request.js";
-export { emptyRunDecision, type RunDecision, type RunWarning, type IdentityBinding, type IdentityOwner, type SnapshotLogEntry } from "./processing/run-decision.js";
-export {
-  prepareDecodedRun,
-  prepareRun,
-  decideRun,
-  decideFailure,
-  decideExhaust,
-  PIPELINE_OPERATOR,
-  type PreparedRun,
-  type PreparedMessage,
-  type LoadedState,
-  type RunContext,
-} from "./processing/decide-run.js";
-export {
-  Pump,
-  DEFAULT_PUMP_OPTIONS,
-  type PumpOptions,
-  type PumpDeps,
-  type PumpStep,
-  type PumpFailpoint,
-} from "./processing/pump.js";
+  emptyRunDecision,
+  type RunDecision,
+  type IdentityBinding,
+  type IdentityOwner,
+  type SnapshotLogEntry,
+} from "./processing/run-decision.js";
+export { prepareRun, decideRun } from "./processing/decide-run.js";
+export { Pump, DEFAULT_PUMP_OPTIONS, type PumpDeps, type PumpOptions } from "./processing/pump.js";
 export { SimulatedCrashMarker } from "./runtime/simulated-crash.js";
-export {
-  BackfillSweeper,
-  DEFAULT_BACKFILL_SWEEP_OPTIONS,
-  backfillBackoff,
-  type BackfillSweepOptions,
-} from "./processing/backfill-sweeper.js";
+export { BackfillSweeper, DEFAULT_BACKFILL_SWEEP_OPTIONS, type BackfillSweepOptions } from "./processing/backfill-sweeper.js";
 
 // Intake
-export { GapTracker, type GapState, type Gap } from "./intake/gap-tracker.js";
-export {
-  InboxPoller,
-  DEFAULT_INBOX_POLLER_OPTIONS,
-  type InboxPollerOptions,
-  type PollResult,
-} from "./intake/inbox-poller.js";
+export { GapTracker } from "./intake/gap-tracker.js";
+export { InboxPoller, DEFAULT_INBOX_POLLER_OPTIONS, type InboxPollerOptions } from "./intake/inbox-poller.js";
 
 // The pipeline router: the named steps, their wake edges, the breaker-guarded step (docs/exchange.md)
-export { guardedStep, type BreakerCell, type StepGuard } from "./runtime/guarded-step.js";
-export { PipelineStep, WAKE_EDGES, type WakeSource, type StepOutcome, type RouterStep } from "./exchange/wake-edges.js";
+export { guardedStep } from "./runtime/guarded-step.js";
+export { WAKE_EDGES, type StepOutcome, type RouterStep } from "./exchange/wake-edges.js";
 export {
   PipelineRouter,
   DEFAULT_PIPELINE_ROUTER_OPTIONS,
   type PipelineRouterDeps,
   type PipelineRouterOptions,
-  type ProcessedStep,
   type ReceiveOptions,
 } from "./exchange/pipeline-router.js";
 export { createPump, type PumpParts, type CreatePumpOptions, type ComposedPump } from "./exchange/create-pump.js";
@@ -271,7 +186,6 @@ export { createPump, type PumpParts, type CreatePumpOptions, type ComposedPump }
 // Replay
 export {
   ReplayService,
-  replayEligibility,
   type ReplaySelection,
   type ReplayPreview,
   type ReplayResult,
@@ -280,86 +194,47 @@ export {
   type ReplayOptions,
   type ReplayServiceDeps,
 } from "./replay/replay-service.js";
-export { simulateReplay, type KeyChange, type ReplayOutcome, type ReplaySimulation, type SimulatedMessage } from "./replay/replay-simulation.js";
+export { type ReplayOutcome } from "./replay/replay-simulation.js";
 export { ReplayConflictError, isReplayConflict, type VersionMismatch } from "./replay/replay-conflict.js";
-export { flightVersionKey, referenceVersionKey, parseVersionKey, type VersionedKey } from "./replay/version-key.js";
-export { decodeRaws, type DecodedRaws } from "./processing/decode-raws.js";
-
-// Reliable messages (seed 002)
-export { ReliableMessageStatus, ReliableMessagePhase, reliableMessagePhase, isFinishedStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message/reliable-message.js";
-export { ReliableMessageError, ReliableMessageErrorCode, isReliableMessageError } from "./reliable-message/reliable-message-error.js";
-export { checkReliableMessageDraft, QUEUE_NAME, MAX_CHECK_DELAY_MS } from "./reliable-message/message-draft.js";
-export { DEFAULT_RELIABLE_MESSAGE_OPTIONS, reliableMessageOptions, ackWaitAfter, rejectWaitAfter, checkWaitAfter, checkDelayOf, type ReliableMessageOptions, type ReliableMessageOptionsInput, type AfterMaxChecks } from "./reliable-message/reliable-message-options.js";
-export { decideReliableMessage, evolveReliableMessage, impliesSend, impliesDeadLetter, sendsSpent, type LastSendState, type ReliableMessageCommand, type ReliableMessageEvent, type ReliableMessageDecision, type ReliableMessageContext, type ReliableMessageActor } from "./reliable-message/message-machine.js";
-export { RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX, RELIABLE_MESSAGE_ENVELOPE_SCHEMA, reliableMessageTarget, reliableMessageTopics, reliableMessageDlqTarget, reliableMessageDlqTopics, deadLetterDraft, parseReliableMessageEnvelope, type ReliableMessageEnvelope, type ReliableMessageDeadLetter, type ReliableMessageEnvelopeParse } from "./reliable-message/message-envelope.js";
-export type { ReliableMessageStore, ReliableMessageWrite, ReliableMessageWriteResult, ReliableMessageWriteConflict, ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableQueueCounts } from "./reliable-message/reliable-message-store.js";
-export type { ReliableMessageOutcome } from "./reliable-message/run-command.js";
-export { ReliableMessageService, MAX_REJECT_REASON, type ReliableMessageServiceDeps, type BulkResendResult } from "./reliable-message/reliable-message-service.js";
-export { CheckBackJob, CheckVerdict, CHECK_VERDICT_ALIASES, normalizeCheckVerdict, decideCheckBack, type ReliableMessageChecker, type CheckAnswer, type CheckBackDecision, type CheckBackStep, type CheckBackJobDeps } from "./reliable-message/check-back-job.js";
-export { RecoveryJob, decideRecovery, lastSendState, type RecoveryStep, type RecoveryJobDeps } from "./reliable-message/recovery-job.js";
-export type { ConsumeLog, ConsumeLogEntry } from "./reliable-message/consume-log.js";
-export {
-  ReliableMessageConsumer,
-  DEFAULT_CONSUMER_MAX_ATTEMPTS,
-  DEFAULT_CONSUMER_RETRY_WAITS_MS,
-  MAX_REJECT_REASON_LENGTH,
-  type ReliableMessageHandler,
-  type ReliableMessageConsumerDeps,
-  type ConsumeOutcome,
-} from "./reliable-message/reliable-message-consumer.js";
-
-// Task-event routing (SPEC §3, seed 001)
-export { TaskStatus, TASK_STATUSES, PENDING_CALLBACK_STATUSES, FINAL_TASK_STATUSES, awaitsCallback, newTaskRecord, assertTaskId, assertRoutingCode, isRoutingCode, type NewTask, type TaskRecord, type TaskPayload } from "./task-routing/task-record.js";
-export { TaskRequestError, isTaskRequestError, TASK_REQUEST_ERROR_HTTP_STATUS, type TaskRequestErrorCode } from "./task-routing/task-request-error.js";
-export { evolveTask, isLegalTaskTransition, LEGAL_TASK_FROM, type TaskTransition } from "./task-routing/task-machine.js";
-export { TaskEventType, TASK_EVENT_SCHEMA_VERSION, taskEventId, taskEventVersion, taskEventMessage, parseTaskEvent, expectsTaskCallback, type TaskEventMessage, type TaskEventExtras, type ParsedTaskEvent } from "./task-routing/task-event.js";
-export { DEFAULT_TASK_ROUTING, TASK_TARGET, assertTaskRouting, assertKnownOwner, taskTarget, taskTopic, taskTargets, taskTopics, taskDeliveryTopics, taskEventDraft, type TaskRouting } from "./task-routing/task-routing-config.js";
-export { TaskEventHeader, taskEventHeaders } from "./task-routing/task-headers.js";
-export { TaskFeedbackStatus, TaskFeedbackOutcome, decideTaskFeedback, type TaskFeedback, type TaskFeedbackKey, type TaskFeedbackEntry, type TaskFeedbackDecision } from "./task-routing/task-feedback.js";
-export { TaskCallbackResult, TaskCallbackOutcome, decideTaskCallback, type TaskCallback, type TaskCallbackEntry, type TaskCallbackDecision } from "./task-routing/task-callback.js";
-export type { TaskStore, TaskTx, TaskFilter } from "./task-routing/task-store.js";
-export { TaskService, MAX_TASK_REPLAY, type TaskServiceDeps, type TaskFeedbackAnswer, type TaskCallbackAnswer, type TaskCancelRequest, type TaskCancelAnswer } from "./task-routing/task-service.js";
-export type { TaskDispatcher, DispatchAnswer, CancelAnswer } from "./task-routing/task-dispatcher.js";
-export { DispatchJob, DEFAULT_DISPATCH_RETRY, dispatchBackoffMs, decideDispatchAnswer, type DispatchRetryOptions, type TaskDispatchStep, type DispatchJobDeps, type DispatchJobOptions } from "./task-routing/dispatch-job.js";
-export { TaskWatchdogJob, DEFAULT_TASK_WATCHDOG_OPTIONS, type TaskWatchdogOptions, type TaskWatchdogStep, type TaskWatchdogDeps } from "./task-routing/task-watchdog-job.js";
-export { taskReplayEligibility, taskReplayCandidate, pendingEventDraft, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayCandidate, type TaskReplayResult, type TaskReplayEntry } from "./task-routing/task-replay.js";
-export { TaskConsumeStatus, TaskCallbackStatus, taskCallbackResultOf, isTaskEventSettled, type TaskConsumeLogEntry, type TaskConsumeLogWrite } from "./task-routing/task-consume-log.js";
-export type { TaskConsumeLogStore, TaskConsumeTx, TaskConsumeLogFilter } from "./task-routing/task-consume-log-store.js";
-export { routeTaskRecord, unreadableEventId, decideConsumePrior, decideTaskHandlerFailure, shouldReopenForReplay, shouldReopenCallback, type ConsumedTaskRecord, type TaskRouteVerdict, type TaskPriorDecision, type TaskHandlerFailureDecision } from "./task-routing/task-consume-decision.js";
-export { TaskHandlerRegistry, type TaskEventHandler, type TaskHandlerContext } from "./task-routing/task-handler-registry.js";
-export { TaskEventConsumer, type TaskEventConsumerDeps, type TaskConsumeStep, type TaskConsumeFailpoint } from "./task-routing/task-event-consumer.js";
-export { resultTopicCallbackPort, parseTaskCallbackMessage, TASK_CALLBACK_EVENT_ID_HEADER, type TaskCallbackPort, type TaskCallbackMessage } from "./task-routing/task-callback-port.js";
-export { TaskCallbackSender, DEFAULT_TASK_CALLBACK_SENDER_OPTIONS, type TaskCallbackSenderDeps, type TaskCallbackSenderOptions, type TaskCallbackStep } from "./task-routing/task-callback-sender.js";
+export { parseVersionKey } from "./replay/version-key.js";
 
 // Maintenance jobs (seed 000 §6)
-export type { MaintenanceStore, MaintenanceTx, MaintenanceWriteOptions, RetiredFlight, ReconcileEntry, ArchiveQuery } from "./jobs/maintenance-store.js";
+export type {
+  MaintenanceStore,
+  MaintenanceTx,
+  MaintenanceWriteOptions,
+  RetiredFlight,
+  ReconcileEntry,
+  ArchiveQuery,
+} from "./jobs/maintenance-store.js";
 export type { SnapshotLogRow, ArchivedRecord, AuditRow, RecordGroup } from "./processing/pipeline-store.js";
-export { nextRunAt, parseTimeOfDay } from "./jobs/daily-schedule.js";
-export { ScheduledJob, DEFAULT_SCHEDULED_JOB_OPTIONS, type JobSchedule, type JobBatch, type ScheduledJobOptions } from "./jobs/scheduled-job.js";
-export { HistorySweeper, DEFAULT_HISTORY_SWEEP_OPTIONS, type HistorySweepOptions, type HistorySweepBatch } from "./jobs/history-sweeper.js";
-export { SnapLogCleaner, DEFAULT_SNAP_LOG_CLEANUP_OPTIONS, type SnapLogCleanupOptions, type SnapLogCleanupBatch } from "./jobs/snap-log-cleaner.js";
-export { ProcStateArchiver, DEFAULT_PROC_STATE_ARCHIVE_OPTIONS, type ProcStateArchiveOptions, type ProcStateArchiveBatch } from "./jobs/proc-state-archiver.js";
-export { Reconciler, DEFAULT_RECONCILER_OPTIONS, type ReconcilerOptions, type ReconcilePage, type ReconcileCounts, type ProcessedWithoutTerminal } from "./jobs/reconciler.js";
+export { nextRunAt } from "./jobs/daily-schedule.js";
+export { ScheduledJob, DEFAULT_SCHEDULED_JOB_OPTIONS, type JobSchedule, type ScheduledJobOptions } from "./jobs/scheduled-job.js";
+export { HistorySweeper, DEFAULT_HISTORY_SWEEP_OPTIONS, type HistorySweepOptions } from "./jobs/history-sweeper.js";
+export { SnapLogCleaner, DEFAULT_SNAP_LOG_CLEANUP_OPTIONS, type SnapLogCleanupOptions } from "./jobs/snap-log-cleaner.js";
+export { ProcStateArchiver, DEFAULT_PROC_STATE_ARCHIVE_OPTIONS, type ProcStateArchiveOptions } from "./jobs/proc-state-archiver.js";
+export { Reconciler, DEFAULT_RECONCILER_OPTIONS, type ReconcilerOptions, type ReconcileCounts } from "./jobs/reconciler.js";
 
 // Upstream requests and reference data (SPEC §2.6)
 export type { OutboundMailbox, OutboundRow, OutboundQuery } from "./ports/outbound-mailbox.js";
-export { RequestStatus, OPEN_REQUEST_STATUSES, ANSWERABLE_REQUEST_STATUSES, isOpenRequest, isAnswerableRequest } from "./requests/request-status.js";
-export { requestTypeOf, requestEcho, formatSeqn, toOpenRequest, type RequestRecord, type RequestDraft, type RequestParams, type RequestMatch, type RequestCloseReason } from "./requests/request-record.js";
-export { evolveRequest, decideRequest, registerRequest, IllegalRequestTransitionError, type RequestEvent, type RequestAction, type RegistrationInput } from "./requests/request-machine.js";
-export { DEFAULT_REQUEST_OPTIONS, requestOptions, nextSeqn, type RequestOptions } from "./requests/request-options.js";
-export { encodeRqfd, encodeRqrd, encodeRequest, checkRequestParams, DEFAULT_REQUEST_LAYOUT, type RequestMeta, type RequestLayout, type RangeTimeFormat } from "./requests/request-encoder.js";
-export { epochMsToDttm } from "./requests/dttm-instant.js";
-export { MatchRule, matchReply, openRequestType, type ReplyFacts, type ReplyMatch, type ReplyMatchOptions } from "./requests/reply-match.js";
+export { RequestStatus } from "./requests/request-status.js";
+export { type RequestRecord, type RequestDraft, type RequestParams, type RequestCloseReason } from "./requests/request-record.js";
+export { evolveRequest, IllegalRequestTransitionError } from "./requests/request-machine.js";
+export { DEFAULT_REQUEST_OPTIONS, type RequestOptions } from "./requests/request-options.js";
+export { MatchRule, matchReply } from "./requests/reply-match.js";
 export { RequestInputError, isRequestInputError } from "./requests/request-input-error.js";
 export { assertRequestFilter, type RequestStore, type RequestTx, type RequestFilter } from "./requests/request-store.js";
-export { RequestCoordinator, type RequestCoordinatorDeps, type RequestFailpoint, type RequestStep, type Registration } from "./requests/request-coordinator.js";
-export { referenceProcessor, DEFAULT_REFERENCE_PROCESSOR_OPTIONS, type ReferenceProcessorOptions } from "./processing/reference-processor.js";
-export { refKey, type RefChange, type RefEntry, type RefState } from "./requests/reference-entry.js";
-export { referenceEvent, referenceRecordKey, REFERENCE_PAYLOAD_SCHEMA_VERSION, type ReferencePayload } from "./requests/reference-events.js";
-export { RunReferences, type ReferenceView } from "./requests/reference-view.js";
-export { REFERENCE_SCHEMAS, REFERENCE_TYPES, type RefFieldKind, type RefFields, type RefRow, type RefTypeSchema, type RefValue } from "./model/reference-schema.js";
+export { RequestCoordinator, type RequestCoordinatorDeps } from "./requests/request-coordinator.js";
+export {
+  referenceProcessor,
+  DEFAULT_REFERENCE_PROCESSOR_OPTIONS,
+  type ReferenceProcessorOptions,
+} from "./processing/reference-processor.js";
+export { type RefChange, type RefEntry } from "./requests/reference-entry.js";
+export { referenceEvent, REFERENCE_PAYLOAD_SCHEMA_VERSION, type ReferencePayload } from "./requests/reference-events.js";
+export { type ReferenceView } from "./requests/reference-view.js";
+export { type RefFields, type RefRow } from "./model/reference-schema.js";
 export { assertRefListQuery, type ReferenceReader, type RefListQuery } from "./requests/reference-reader.js";
-export type { RequestClose } from "./processing/run-decision.js";
 
 // Lineage (issue 23): which messages made a flight or reference entry look like this
 export {
@@ -372,7 +247,6 @@ export {
   type LineageQuery,
   type LineagePage,
   type LineageVersion,
-  type LineageSource,
   type LineageEvent,
 } from "./lineage/lineage-reader.js";
-export { lineagePage, lineageSource, inLineage, type LineageEventRow, type LineageSourceRecord } from "./lineage/lineage-page.js";
+export { lineagePage, inLineage, type LineageEventRow, type LineageSourceRecord } from "./lineage/lineage-page.js";

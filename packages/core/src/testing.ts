@@ -35,13 +35,22 @@ export { describeLineageReaderContract, type LineageReaderFixture } from "./line
 export { describeLeaseStoreContract, type LeaseStoreFixture } from "./leadership/lease-store.contract.js";
 export { describeRunnerPresenceContract, type RunnerPresenceFixture } from "./operations/runner-presence.contract.js";
 export { describeThroughputReaderContract, type ThroughputReaderFixture, type ThroughputRecordSeed } from "./operations/throughput-reader.contract.js";
-export { describeReliableMessageStoreContract, sampleReliableMessage, type ReliableMessageStoreContractSubject } from "./reliable-message/reliable-message-store.contract.js";
-export { describeConsumeLogContract, type ConsumeLogContractSubject } from "./reliable-message/consume-log.contract.js";
-// Task-event routing
-export { describeTaskStoreContract, sampleNewTask, type TaskStoreContractSubject } from "./task-routing/task-store.contract.js";
-export { describeTaskDispatcherContract, type TaskDispatcherContractSubject } from "./task-routing/task-dispatcher.contract.js";
-export { describeTaskConsumeLogStoreContract, sampleTaskConsumeWrite, type TaskConsumeLogStoreContractSubject } from "./task-routing/task-consume-log-store.contract.js";
 export { describeMaintenanceStoreContract, type MaintenanceStoreHarness } from "./jobs/maintenance-store.contract.js";
 // Requests
 export { describeRequestStoreContract, sampleRequestDraft, type RequestStoreHarness } from "./processing/request-store.contract.js";
 export { describeOutboundMailboxContract, type OutboundMailboxHarness } from "./ports/outbound-mailbox.contract.js";
+
+// Core's internals the suites of the other packages drive directly: the processing machine, the pump's
+// and the router's steps and failpoints, the schema tables of the fixtures.
+export { SCALAR_NAMES, COLLECTION_NAMES } from "./model/flight-schema.js";
+export { isTerminal } from "./model/proc-record.js";
+export { SpanName } from "./runtime/tracer.js";
+export { encodedRecordBytes } from "./outbox/record-size.js";
+export { type DeliveryFailpoint } from "./delivery/delivery-deps.js";
+export { evolveProc, newProcRecord, type ProcEvent } from "./processing/proc-machine.js";
+export { decideExhaust } from "./processing/decide-run.js";
+export { type PumpStep, type PumpFailpoint } from "./processing/pump.js";
+export { type BreakerCell, type StepGuard } from "./runtime/guarded-step.js";
+export { PipelineStep } from "./exchange/wake-edges.js";
+export { type ProcessedStep } from "./exchange/pipeline-router.js";
+export { REFERENCE_SCHEMAS } from "./model/reference-schema.js";

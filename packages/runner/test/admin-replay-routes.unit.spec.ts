@@ -5,7 +5,8 @@
  * nothing written, the 400s of bad bodies and queries, dead letters by class, a message's raw
  * text (404 once the row is gone) and the audit trail newest first, paged.
  */
-import { decideExhaust, DEFAULT_RETRY_POLICY, InboxPoller, Pump, type Logger, type ProcessorTable } from "@msgx/core";
+import { decideExhaust } from "@msgx/core/testing";
+import { DEFAULT_RETRY_POLICY, InboxPoller, Pump, type Logger, type ProcessorTable } from "@msgx/core";
 import { InMemoryMailbox, InMemoryPipelineStore, ManualClock, messageXml, RecordingLogger } from "@msgx/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AppParts } from "../src/app/app-parts.js";

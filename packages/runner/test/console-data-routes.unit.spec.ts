@@ -5,18 +5,13 @@
  * delegating to their services, 404 "not enabled" when a service is off, every bad parameter a
  * 400 — never a 500, no request failure logged.
  */
-import { DispatchJob, newProcRecord, ReliableMessageService, RunnerRole, StatusSamples, TaskService, type FlightState, type Logger } from "@msgx/core";
-import {
-  InMemoryFlightReader,
-  InMemoryPipelineStore,
-  InMemoryReliableMessageStore,
-  InMemoryRunnerPresence,
-  InMemoryTaskDispatcher,
-  InMemoryTaskStore,
-  InMemoryThroughputReader,
-  ManualClock,
-  RecordingLogger,
-} from "@msgx/core/testing";
+import { DispatchJob, TaskService } from "@msgx/tasks";
+import { newProcRecord } from "@msgx/core/testing";
+import { RunnerRole, StatusSamples, type FlightState, type Logger } from "@msgx/core";
+import { ReliableMessageService } from "@msgx/reliable";
+import { InMemoryFlightReader, InMemoryPipelineStore, InMemoryRunnerPresence, InMemoryThroughputReader, ManualClock, RecordingLogger } from "@msgx/core/testing";
+import { InMemoryReliableMessageStore } from "@msgx/reliable/testing";
+import { InMemoryTaskDispatcher, InMemoryTaskStore } from "@msgx/tasks/testing";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createOpsReads } from "../src/app/ops-reads.js";
 import { PRESENCE_STALE_MS } from "../src/app/presence-heartbeat.js";

@@ -5,8 +5,9 @@
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CheckVerdict, ReliableMessageService, type ReliableMessage } from "@msgx/core";
-import { InMemoryPipelineStore, InMemoryReliableMessageStore, ManualClock } from "@msgx/core/testing";
+import { CheckVerdict, ReliableMessageService, type ReliableMessage } from "@msgx/reliable";
+import { InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
+import { InMemoryReliableMessageStore } from "@msgx/reliable/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpChecker, type CheckerOutcome } from "../src/reliable/http-checker.js";
 

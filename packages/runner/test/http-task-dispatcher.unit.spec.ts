@@ -7,8 +7,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { isMsgxError, newTaskRecord, type TaskRecord } from "@msgx/core";
-import { describeTaskDispatcherContract, sampleNewTask } from "@msgx/core/testing";
+import { isMsgxError } from "@msgx/core";
+import { newTaskRecord, type TaskRecord } from "@msgx/tasks";
+import { describeTaskDispatcherContract, sampleNewTask } from "@msgx/tasks/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { httpTaskDispatcher, type DispatchCallOutcome } from "../src/tasks/http-task-dispatcher.js";
 

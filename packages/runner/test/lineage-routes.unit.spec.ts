@@ -3,7 +3,8 @@
  * inject on the runner's own server over the in-memory lineage reader: the page shape, paging,
  * 404 for a key with no version, 400 for bad params (never a 500), 401 without the token.
  */
-import { emptyRunDecision, EventType, ProcStatus, Target, newProcRecord, type Logger, type OutboxEventDraft } from "@msgx/core";
+import { emptyRunDecision, EventType, ProcStatus, Target, type Logger, type OutboxEventDraft } from "@msgx/core";
+import { newProcRecord } from "@msgx/core/testing";
 import { InMemoryLineageReader, InMemoryPipelineStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HttpContext } from "../src/http/http-context.js";

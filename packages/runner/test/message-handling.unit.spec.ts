@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodeMessage, DEFAULT_CODEC_OPTIONS, evolveProc, DEFAULT_RETRY_POLICY, knownTypes, newProcRecord, sha256Hex, silentLogger, type StatusReader } from "@msgx/core";
+import { decodeMessage, DEFAULT_CODEC_OPTIONS, DEFAULT_RETRY_POLICY, knownTypes, sha256Hex, silentLogger, type StatusReader } from "@msgx/core";
+import { evolveProc, newProcRecord } from "@msgx/core/testing";
 import { ManualClock } from "@msgx/core/testing";
 import type { AppParts } from "../src/app/app-parts.js";
 import { messageHandling } from "../src/app/message-handling.js";

@@ -10,8 +10,9 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-const PACKAGES = ["core", "adapters-pg", "adapters-mysql", "adapters-kafka", "runner"] as const;
-const ADAPTERS = ["adapters-pg", "adapters-mysql", "adapters-kafka"] as const;
+const PACKAGES = ["core", "tasks", "reliable", "adapters-pg", "adapters-mysql", "adapters-kafka", "runner"] as const;
+/** The packages that build on core: they take it as a peer. */
+const ADAPTERS = ["tasks", "reliable", "adapters-pg", "adapters-mysql", "adapters-kafka"] as const;
 
 interface PackageJson {
   readonly name: string;
@@ -79,6 +80,19 @@ describe("published package metadata", () => {
     expect(p.peerDependencies?.["@electric-sql/pglite"]).toBeDefined();
     expect(p.peerDependenciesMeta?.["@electric-sql/pglite"]).toEqual({ optional: true });
   });
+
+  for (const name of ["adapters-pg", "adapters-kafka"] as const) {
+    it(`@msgx/${name}: @msgx/tasks and @msgx/reliable are optional peers, reached only by the ./tasks and ./reliable subpaths`, () => {
+      const p = pkg(name) as PackageJson & { exports?: Record<string, unknown> };
+      for (const product of ["tasks", "reliable"]) {
+        expect(p.dependencies?.[`@msgx/${product}`]).toBeUndefined();
+        expect(p.peerDependencies?.[`@msgx/${product}`]).toBe("workspace:^");
+        expect(p.peerDependenciesMeta?.[`@msgx/${product}`]).toEqual({ optional: true });
+        expect(p.devDependencies?.[`@msgx/${product}`]).toBe("workspace:*");
+        expect(Object.keys(p.exports ?? {})).toContain(`./${product}`);
+      }
+    });
+  }
 
   it("@msgx/runner: keeps its runtime dependencies (it is an application), the workspace ones by range", () => {
     const deps = pkg("runner").dependencies ?? {};

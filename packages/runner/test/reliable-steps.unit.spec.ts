@@ -8,7 +8,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RouterStep } from "@msgx/core";
-import { InMemoryBroker, InMemoryOutboxStore, InMemoryPipelineStore, InMemoryReliableMessageStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
+import { InMemoryBroker, InMemoryOutboxStore, InMemoryPipelineStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
+import { InMemoryReliableMessageStore } from "@msgx/reliable/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppParts } from "../src/app/app-parts.js";
 import { loadConfig } from "../src/config/load-config.js";

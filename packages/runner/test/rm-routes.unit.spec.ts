@@ -5,8 +5,10 @@
  * cancel and reuse after ack, 422 unknown queue without topic creation — and the admin routes'
  * client mistakes as 4xx, none logged at error.
  */
-import { RecoveryJob, ReliableMessageService, type Logger } from "@msgx/core";
-import { InMemoryOutboxStore, InMemoryPipelineStore, InMemoryReliableMessageStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
+import { RecoveryJob, ReliableMessageService } from "@msgx/reliable";
+import { type Logger } from "@msgx/core";
+import { InMemoryOutboxStore, InMemoryPipelineStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
+import { InMemoryReliableMessageStore } from "@msgx/reliable/testing";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { QueueTopicsPort } from "../src/app/app-parts.js";
 import type { HttpContext } from "../src/http/http-context.js";

@@ -6,8 +6,10 @@
  * callback mismatch / cancel too late / illegal state, 422 unknown owner — never a 500, none
  * logged at error; an unreachable executing system during a cancel is a 503.
  */
-import { DispatchJob, TaskService, type Logger } from "@msgx/core";
-import { InMemoryPipelineStore, InMemoryTaskDispatcher, InMemoryTaskStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
+import { DispatchJob, TaskService } from "@msgx/tasks";
+import { type Logger } from "@msgx/core";
+import { InMemoryPipelineStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
+import { InMemoryTaskDispatcher, InMemoryTaskStore } from "@msgx/tasks/testing";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { HttpContext } from "../src/http/http-context.js";
 import { createHttpServer } from "../src/http/http-server.js";

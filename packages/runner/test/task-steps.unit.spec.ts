@@ -5,8 +5,10 @@
  * due tasks and counts refusals; the watchdog alerts on a task pending its callback too long, sends
  * its event again and wakes the relay; the retention job purges final tasks only.
  */
-import { TaskService, type RouterStep } from "@msgx/core";
-import { InMemoryBroker, InMemoryOutboxStore, InMemoryPipelineStore, InMemoryTaskDispatcher, InMemoryTaskStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
+import { TaskService } from "@msgx/tasks";
+import { type RouterStep } from "@msgx/core";
+import { InMemoryBroker, InMemoryOutboxStore, InMemoryPipelineStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
+import { InMemoryTaskDispatcher, InMemoryTaskStore } from "@msgx/tasks/testing";
 import { describe, expect, it } from "vitest";
 import type { AppParts } from "../src/app/app-parts.js";
 import { loadConfig } from "../src/config/load-config.js";

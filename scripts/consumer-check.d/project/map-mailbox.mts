@@ -3,7 +3,7 @@
  * plain `Map`. The consumer check runs core's published contract suite against it
  * (map-mailbox.contract.spec.mts), the way a third-party adapter proves conformance.
  */
-import type { BackfillEntry, BackfillResult, Mailbox, MailboxRow, Meta, RawRead } from "@msgx/core";
+import { CMINMSGS_SUBSYSTEM_COLUMNS, subsystemValues, type BackfillEntry, type BackfillResult, type Mailbox, type MailboxRow, type RawRead } from "@msgx/core";
 
 interface Row {
   readonly raw: string;
@@ -12,9 +12,6 @@ interface Row {
   processedAt: number | null;
   subsystem: { name: string | null; sequence: number | null; type: string | null; subtype: string | null };
 }
-
-/** The upstream table's column widths: a longer value is a defect, never truncated. */
-const tooLong = (meta: Meta): boolean => meta.sndr.length > 4 || meta.type.length > 4 || meta.styp.length > 4 || meta.seqn > 8_388_607;
 
 export class MapMailbox implements Mailbox {
   readonly rows = new Map<number, Row>();
@@ -55,8 +52,10 @@ export class MapMailbox implements Mailbox {
         continue;
       }
       row.processedAt = processedAt;
-      if (meta && tooLong(meta)) defects.push({ msgId, reason: "a SUBSYSTEM value does not fit its column" });
-      else if (meta) row.subsystem = { name: meta.sndr, sequence: meta.seqn, type: meta.type, subtype: meta.styp };
+      // The upstream columns' rule is core's: a value that does not fit is a defect, never truncated.
+      const fit = meta ? subsystemValues(meta, CMINMSGS_SUBSYSTEM_COLUMNS) : null;
+      if (fit && !fit.ok) defects.push({ msgId, reason: fit.reason });
+      else if (fit) row.subsystem = { name: fit.values.name, sequence: fit.values.sequence, type: fit.values.type, subtype: fit.values.subtype };
       written.push(msgId);
     }
     return { written, alreadyDone, defects };

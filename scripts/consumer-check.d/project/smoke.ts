@@ -133,8 +133,15 @@ async function checkTesting(): Promise<void> {
   }
 }
 
-/** The event payload schemas core publishes (docs/events.md), loaded through its exports map. */
-const SCHEMAS = ["flight", "reference", "task-event", "reliable-message", "reliable-message-dead-letter"];
+/** The event payload schemas each package publishes (docs/events.md), loaded through its exports map. */
+const SCHEMAS = [
+  "core/schemas/flight",
+  "core/schemas/reference",
+  "tasks/schemas/task-event",
+  "tasks/schemas/task-callback",
+  "reliable/schemas/reliable-message",
+  "reliable/schemas/reliable-message-dead-letter",
+];
 
 function checkSchemas(): void {
   // JSON loads with require in both formats (ESM's JSON import needs an attribute node16 cannot type).
@@ -142,20 +149,28 @@ function checkSchemas(): void {
   const problems: string[] = [];
   for (const name of SCHEMAS) {
     try {
-      const schema = load(`@msgx/core/schemas/${name}.schema.json`) as { $schema?: unknown };
+      const schema = load(`@msgx/${name}.schema.json`) as { $schema?: unknown };
       if (typeof schema.$schema !== "string") problems.push(`${name}: no $schema`);
     } catch (e) {
       problems.push(`${name}: ${message(e)}`);
     }
   }
-  report("@msgx/core/schemas/<name>.schema.json loads for every event", problems.length === 0 ? null : `${problems.length} of ${SCHEMAS.length} fail, first ${problems[0]}`);
+  report("@msgx/<package>/schemas/<name>.schema.json loads for every event", problems.length === 0 ? null : `${problems.length} of ${SCHEMAS.length} fail, first ${problems[0]}`);
 }
 
 /** Each package's main entry and what it must export. */
 const EXPORTS: Record<string, readonly string[]> = {
+  "@msgx/tasks": ["TaskService", "DispatchJob", "TaskEventConsumer"],
+  "@msgx/tasks/fakes": ["InMemoryTaskStore", "InMemoryTaskConsumeLogStore"],
+  "@msgx/reliable": ["ReliableMessageService", "CheckBackJob", "ReliableMessageConsumer"],
+  "@msgx/reliable/fakes": ["InMemoryReliableMessageStore", "InMemoryConsumeLog"],
   "@msgx/adapters-pg": ["createPgStores", "createPgliteStores", "PgPipelineStore", "PgMailbox"],
+  "@msgx/adapters-pg/tasks": ["PgTaskStore", "PgTaskConsumeLogStore"],
+  "@msgx/adapters-pg/reliable": ["PgReliableMessageStore", "PgConsumeLog"],
   "@msgx/adapters-mysql": ["MysqlMailbox", "ShadowMailbox"],
   "@msgx/adapters-kafka": ["KafkaDeliveryPort", "assertSafeProducerConfig", "ensureTopics"],
+  "@msgx/adapters-kafka/tasks": ["runTaskEventConsumer", "runTaskCallbackConsumer", "ensureTaskTopics"],
+  "@msgx/adapters-kafka/reliable": ["ReliableMessageKafkaConsumer", "ensureQueueTopics"],
   "@msgx/runner": ["createExchange", "loadConfig"],
 };
 

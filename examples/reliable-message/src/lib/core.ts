@@ -3,15 +3,15 @@
  * package sources until the package barrels export them; then this file becomes plain
  * re-exports of `@msgx/core`, `@msgx/adapters-pg` and `@msgx/adapters-kafka`.
  */
-export { ReliableMessageService } from "../../../../packages/core/src/reliable-message/reliable-message-service.js";
-export { CheckBackJob, type ReliableMessageChecker } from "../../../../packages/core/src/reliable-message/check-back-job.js";
-export { RecoveryJob } from "../../../../packages/core/src/reliable-message/recovery-job.js";
-export { ReliableMessageConsumer, type ConsumeOutcome } from "../../../../packages/core/src/reliable-message/reliable-message-consumer.js";
-export { reliableMessageTarget, reliableMessageTopics, type ReliableMessageEnvelope } from "../../../../packages/core/src/reliable-message/message-envelope.js";
-export type { ReliableMessageOptions } from "../../../../packages/core/src/reliable-message/reliable-message-options.js";
-export type { ReliableMessage } from "../../../../packages/core/src/reliable-message/reliable-message.js";
-export { PgReliableMessageStore } from "../../../../packages/adapters-pg/src/reliable-message/pg-reliable-message-store.js";
-export { PgConsumeLog } from "../../../../packages/adapters-pg/src/reliable-message/pg-consume-log.js";
-export { reliableMessageConsumeLogMigration } from "../../../../packages/adapters-pg/src/migrations/0005-reliable-message.js";
-export { ReliableMessageKafkaConsumer } from "../../../../packages/adapters-kafka/src/reliable-message/reliable-message-kafka-consumer.js";
-export { ensureQueueTopics } from "../../../../packages/adapters-kafka/src/reliable-message/queue-topics.js";
+export { ReliableMessageService } from "@msgx/reliable";
+export { CheckBackJob, type ReliableMessageChecker } from "@msgx/reliable";
+export { RecoveryJob } from "@msgx/reliable";
+export { ReliableMessageConsumer, type ConsumeOutcome } from "@msgx/reliable";
+export { reliableMessageTarget, reliableMessageTopics, type ReliableMessageEnvelope } from "@msgx/reliable";
+export type { ReliableMessageOptions } from "@msgx/reliable";
+export type { ReliableMessage } from "@msgx/reliable";
+export { PgReliableMessageStore } from "@msgx/adapters-pg/reliable";
+export { PgConsumeLog } from "@msgx/adapters-pg/reliable";
+export { reliableMessageConsumeLogMigration } from "@msgx/adapters-pg/reliable";
+export { ReliableMessageKafkaConsumer } from "@msgx/adapters-kafka/reliable";
+export { ensureQueueTopics } from "@msgx/adapters-kafka/reliable";

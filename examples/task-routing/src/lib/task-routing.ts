@@ -1,30 +1,22 @@
 /**
- * Task routing as the example uses it. Until the package barrels export it (`@msgx/core`,
- * `@msgx/adapters-pg`, `@msgx/adapters-kafka`), it is reached by path; the build bundles these
- * sources with the packages' own, so there is one copy of every module either way.
+ * Task routing as the example uses it: `@msgx/tasks` and the task subpaths of the adapters
+ * (`@msgx/adapters-pg/tasks`, `@msgx/adapters-kafka/tasks`).
  */
-export { TaskService, type TaskFeedbackAnswer, type TaskCallbackAnswer } from "../../../../packages/core/src/task-routing/task-service.js";
-export { isTaskRequestError, TaskRequestError } from "../../../../packages/core/src/task-routing/task-request-error.js";
-export { TaskStatus, type NewTask, type TaskRecord } from "../../../../packages/core/src/task-routing/task-record.js";
-export type { TaskFeedback } from "../../../../packages/core/src/task-routing/task-feedback.js";
-export type { TaskCallback } from "../../../../packages/core/src/task-routing/task-callback.js";
-export type { TaskEventMessage } from "../../../../packages/core/src/task-routing/task-event.js";
-export {
-  DEFAULT_TASK_ROUTING,
-  taskDeliveryTopics,
-  taskTargets,
-  taskTopic,
-  taskTopics,
-  type TaskRouting,
-} from "../../../../packages/core/src/task-routing/task-routing-config.js";
-export { TaskEventHeader } from "../../../../packages/core/src/task-routing/task-headers.js";
-export { TaskHandlerRegistry, type TaskEventHandler, type TaskHandlerContext } from "../../../../packages/core/src/task-routing/task-handler-registry.js";
-export { TaskEventConsumer, type TaskConsumeStep } from "../../../../packages/core/src/task-routing/task-event-consumer.js";
-export { TaskCallbackSender } from "../../../../packages/core/src/task-routing/task-callback-sender.js";
-export { parseTaskCallbackMessage, resultTopicCallbackPort, type TaskCallbackPort } from "../../../../packages/core/src/task-routing/task-callback-port.js";
-export { PgTaskStore } from "../../../../packages/adapters-pg/src/task-routing/pg-task-store.js";
-export { PgTaskConsumeLogStore } from "../../../../packages/adapters-pg/src/task-routing/pg-task-consume-log-store.js";
-export { taskConsumeLogMigration, taskRoutingMigration } from "../../../../packages/adapters-pg/src/migrations/0006-task-routing.js";
-export { runTaskEventConsumer, type RunningTaskEventConsumer } from "../../../../packages/adapters-kafka/src/task-routing/task-event-kafka-consumer.js";
-export { ensureTaskTopics } from "../../../../packages/adapters-kafka/src/task-routing/ensure-task-topics.js";
-export { runTaskCallbackConsumer } from "../../../../packages/adapters-kafka/src/task-routing/task-callback-kafka-consumer.js";
+export { TaskService, type TaskFeedbackAnswer, type TaskCallbackAnswer } from "@msgx/tasks";
+export { isTaskRequestError, TaskRequestError } from "@msgx/tasks";
+export { TaskStatus, type NewTask, type TaskRecord } from "@msgx/tasks";
+export type { TaskFeedback } from "@msgx/tasks";
+export type { TaskCallback } from "@msgx/tasks";
+export type { TaskEventMessage } from "@msgx/tasks";
+export { DEFAULT_TASK_ROUTING, taskDeliveryTopics, taskTargets, taskTopic, taskTopics, type TaskRouting } from "@msgx/tasks";
+export { TaskEventHeader } from "@msgx/tasks";
+export { TaskHandlerRegistry, type TaskEventHandler, type TaskHandlerContext } from "@msgx/tasks";
+export { TaskEventConsumer, type TaskConsumeStep } from "@msgx/tasks";
+export { TaskCallbackSender } from "@msgx/tasks";
+export { parseTaskCallbackMessage, resultTopicCallbackPort, type TaskCallbackPort } from "@msgx/tasks";
+export { PgTaskStore } from "@msgx/adapters-pg/tasks";
+export { PgTaskConsumeLogStore } from "@msgx/adapters-pg/tasks";
+export { taskConsumeLogMigration, taskRoutingMigration } from "@msgx/adapters-pg/tasks";
+export { runTaskEventConsumer, type RunningTaskEventConsumer } from "@msgx/adapters-kafka/tasks";
+export { ensureTaskTopics } from "@msgx/adapters-kafka/tasks";
+export { runTaskCallbackConsumer } from "@msgx/adapters-kafka/tasks";

@@ -34,9 +34,15 @@ export async function createPgMailboxTable<DB>(db: Kysely<DB>, table = "cminmsgs
       date_processed      timestamptz NULL,
       subsystem_name      varchar(4) NULL,
       subsystem_sequence  integer NULL,
-      subsystem_date_sent varchar(14) NULL,
+      subsystem_date_sent varchar(19) NULL,
       subsystem_type      varchar(4) NULL,
       subsystem_subtype   varchar(4) NULL,
       status              varchar(16) NOT NULL DEFAULT 'VALID'
     )`.execute(db);
+  // The DTTM is written as the upstream's DATETIME text (YYYY-MM-DD HH:MM:SS): a table made when it
+  // was kept as its 14 digits is widened once (no lock taken on a table that is wide already).
+  const width = await sql<{ width: number | null }>`
+    SELECT character_maximum_length AS width FROM information_schema.columns
+    WHERE table_schema = current_schema() AND table_name = ${table} AND column_name = 'subsystem_date_sent'`.execute(db);
+  if ((width.rows[0]?.width ?? 19) < 19) await sql`ALTER TABLE ${sql.table(table)} ALTER COLUMN subsystem_date_sent TYPE varchar(19)`.execute(db);
 }

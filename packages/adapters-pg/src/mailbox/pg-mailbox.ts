@@ -1,18 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import type { MsgxDatabase } from "../rows/tables.js";
-import type { BackfillEntry, BackfillResult, Mailbox, MailboxRow, Meta, RawRead } from "@msgx/core";
+import { CMINMSGS_SUBSYSTEM_COLUMNS, subsystemValues, type BackfillEntry, type BackfillResult, type Mailbox, type MailboxRow, type RawRead } from "@msgx/core";
 import { pgCall } from "../pg-error-map.js";
-
-/** Column widths of the upstream table; a longer META value is a defect, never truncated. */
-const LIMITS = { name: 4, type: 4, subtype: 4, maxSequence: 8_388_607 } as const;
-
-function defect(meta: Meta): string | null {
-  if (meta.sndr.length > LIMITS.name) return `SUBSYSTEM_NAME too long: ${meta.sndr}`;
-  if (meta.type.length > LIMITS.type) return `SUBSYSTEM_TYPE too long: ${meta.type}`;
-  if (meta.styp.length > LIMITS.subtype) return `SUBSYSTEM_SUBTYPE too long: ${meta.styp}`;
-  if (meta.seqn > LIMITS.maxSequence) return `SUBSYSTEM_SEQUENCE out of range: ${meta.seqn}`;
-  return null;
-}
 
 export interface PgMailboxOptions {
   readonly table?: string;
@@ -60,14 +49,13 @@ export class PgMailbox implements Mailbox {
 
   async backfill(entries: readonly BackfillEntry[]): Promise<BackfillResult> {
     if (entries.length === 0) return { written: [], alreadyDone: [], defects: [] };
-    const defects = entries.flatMap((e) => {
-      const d = e.meta ? defect(e.meta) : null;
-      return d ? [{ msgId: e.msgId, reason: d }] : [];
-    });
-    const bad = new Set(defects.map((d) => d.msgId));
-    const rows = entries.map((e) => {
-      const m = e.meta && !bad.has(e.msgId) ? e.meta : null;
-      return { id: String(e.msgId), at: new Date(e.processedAt).toISOString(), name: m?.sndr ?? null, seq: m?.seqn ?? null, sent: m?.dttm ?? null, type: m?.type ?? null, sub: m?.styp ?? null };
+    // The upstream columns' rule (core's subsystemValues): a value that does not fit is a defect,
+    // and the row gets none of the SUBSYSTEM_* values.
+    const fits = entries.map((e) => ({ entry: e, fit: e.meta ? subsystemValues(e.meta, CMINMSGS_SUBSYSTEM_COLUMNS) : null }));
+    const defects = fits.flatMap(({ entry, fit }) => (fit && !fit.ok ? [{ msgId: entry.msgId, reason: fit.reason }] : []));
+    const rows = fits.map(({ entry, fit }) => {
+      const v = fit?.ok ? fit.values : null;
+      return { id: String(entry.msgId), at: new Date(entry.processedAt).toISOString(), name: v?.name ?? null, seq: v?.sequence ?? null, sent: v?.dateSent ?? null, type: v?.type ?? null, sub: v?.subtype ?? null };
     });
     // One statement for the whole batch; `WHERE date_processed IS NULL` makes it idempotent.
     const updated = await pgCall("mailbox", () =>

@@ -1,9 +1,9 @@
 import type { Generated, GeneratedAlways } from "kysely";
 import type { EmbeddedMailboxDatabase } from "../mailbox/pg-mailbox-schema.js";
-import type { ReliableMessageDatabase } from "../reliable-message/reliable-message-tables.js";
+import type { ReliableMessageDatabase } from "../reliable/reliable-message-tables.js";
 import type { EmbeddedOutboundDatabase } from "../requests/pg-outbound-schema.js";
 import type { RequestsDatabase } from "../requests/request-tables.js";
-import type { TaskRoutingDatabase } from "../task-routing/task-tables.js";
+import type { TaskRoutingDatabase } from "../tasks/task-tables.js";
 import type { Int8, Timestamp } from "./column-types.js";
 
 /** `proc_state`. */

@@ -1,7 +1,7 @@
-import type { Meta } from "../model/meta.js";
 import type { BackfillEntry, BackfillResult, Mailbox, MailboxRow, RawRead } from "./mailbox.js";
 import type { Clock } from "../runtime/clock.js";
 import { FaultPlan } from "../testing/fault-plan.js";
+import { CMINMSGS_SUBSYSTEM_COLUMNS, subsystemValues } from "./subsystem-columns.js";
 
 /** A `CMINMSGS` row of the fake. `visible` is false between an id's reservation and its commit. */
 export interface FakeMailboxRow {
@@ -13,9 +13,6 @@ export interface FakeMailboxRow {
   subsystem: { name: string | null; sequence: number | null; dateSent: string | null; type: string | null; subtype: string | null };
   visible: boolean;
 }
-
-/** Column widths of the upstream table (WIRE.md): longer values are defects, never truncated. */
-export const SUBSYSTEM_LIMITS = { name: 4, type: 4, subtype: 4, maxSequence: 8_388_607 } as const;
 
 /**
  * The in-memory mailbox: an ordered map of rows with an auto-increment id. `reserve` hands out an
@@ -97,11 +94,9 @@ export class InMemoryMailbox implements Mailbox {
         continue;
       }
       row.processedAt = e.processedAt;
-      const defect = e.meta ? subsystemDefect(e.meta) : null;
-      if (defect) defects.push({ msgId: e.msgId, reason: defect });
-      else if (e.meta) {
-        row.subsystem = { name: e.meta.sndr, sequence: e.meta.seqn, dateSent: e.meta.dttm, type: e.meta.type, subtype: e.meta.styp };
-      }
+      const fit = e.meta ? subsystemValues(e.meta, CMINMSGS_SUBSYSTEM_COLUMNS) : null;
+      if (fit && !fit.ok) defects.push({ msgId: e.msgId, reason: fit.reason });
+      else if (fit) row.subsystem = { ...fit.values };
       written.push(e.msgId);
     }
     return { written, alreadyDone, defects };
@@ -111,13 +106,4 @@ export class InMemoryMailbox implements Mailbox {
     this.faults.check("append");
     return this.insert(rawXml);
   }
-}
-
-/** Why META does not fit the `SUBSYSTEM_*` columns, or null when it fits. */
-export function subsystemDefect(meta: Meta): string | null {
-  if (meta.sndr.length > SUBSYSTEM_LIMITS.name) return `SUBSYSTEM_NAME too long: ${meta.sndr}`;
-  if (meta.type.length > SUBSYSTEM_LIMITS.type) return `SUBSYSTEM_TYPE too long: ${meta.type}`;
-  if (meta.styp.length > SUBSYSTEM_LIMITS.subtype) return `SUBSYSTEM_SUBTYPE too long: ${meta.styp}`;
-  if (meta.seqn > SUBSYSTEM_LIMITS.maxSequence) return `SUBSYSTEM_SEQUENCE out of range: ${meta.seqn}`;
-  return null;
 }

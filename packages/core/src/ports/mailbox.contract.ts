@@ -92,6 +92,20 @@ export function describeMailboxContract(
       expect((await h.subsystem(id)).name).toBeNull();
     });
 
+    it("follows the one SUBSYSTEM_* column rule (subsystemValues): characters not UTF-16 units, the sequence range, a real DTTM", async () => {
+      const at = Date.UTC(2026, 0, 1);
+      const [wide, low, badDate] = [await h.insert("<a/>"), await h.insert("<b/>"), await h.insert("<c/>")];
+      const result = await h.mailbox.backfill([
+        { msgId: wide, processedAt: at, meta: { ...meta, sndr: "ÄÖÜß", styp: "😀😀😀😀" } }, // four characters each, eight UTF-16 units in styp
+        { msgId: low, processedAt: at, meta: { ...meta, seqn: -8_388_609 } },
+        { msgId: badDate, processedAt: at, meta: { ...meta, dttm: "20260229000000" } },
+      ]);
+      expect(result.defects.map((d) => d.msgId).sort((a, b) => a - b)).toEqual([low, badDate]);
+      expect(await h.subsystem(wide)).toEqual({ name: "ÄÖÜß", sequence: meta.seqn, type: meta.type, subtype: "😀😀😀😀" });
+      expect((await h.subsystem(low)).sequence).toBeNull();
+      expect((await h.subsystem(badDate)).name).toBeNull();
+    });
+
     it("appends a row and returns its committed id", async () => {
       const before = await h.insert("<first/>");
       const id = await h.mailbox.append("<MSG>appended</MSG>");

@@ -3,6 +3,7 @@ import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import type { Mailbox } from "../ports/mailbox.js";
 import type { BackfillTodo, PipelineStore } from "./pipeline-store.js";
+import { exponentialBackoff } from "../runtime/exponential-backoff.js";
 
 export interface BackfillSweepOptions {
   readonly batchSize: number;
@@ -19,7 +20,7 @@ export const DEFAULT_BACKFILL_SWEEP_OPTIONS: BackfillSweepOptions = {
 
 /** The wait after the `attempts`-th failed sweep of a todo. */
 export const backfillBackoff = (o: BackfillSweepOptions, attempts: number): number =>
-  Math.min(o.maxBackoffMs, o.initialBackoffMs * 2 ** Math.max(0, attempts - 1));
+  exponentialBackoff({ initialMs: o.initialBackoffMs, maxMs: o.maxBackoffMs }, attempts);
 
 /**
  * Drains `BACKFILL_TODO`: the mailbox write-backs that did not happen right after commit (the

@@ -1,3 +1,5 @@
+import { exponentialBackoff } from "./exponential-backoff.js";
+
 /**
  * A circuit breaker for dependency outages. While open, its owner (the pump, a delivery target)
  * does no work and spends no attempts; it probes again after a backoff that doubles up to a cap.
@@ -28,7 +30,7 @@ export const Breaker = {
   mayTry: (s: BreakerState, now: number): boolean => s.openedAt === null || now >= s.probeAt,
   onOutage(s: BreakerState, now: number, policy: BreakerPolicy = DEFAULT_BREAKER_POLICY): BreakerState {
     const failures = s.failures + 1;
-    const wait = Math.min(policy.maxMs, policy.initialMs * 2 ** (failures - 1));
+    const wait = exponentialBackoff(policy, failures);
     return { openedAt: s.openedAt ?? now, failures, probeAt: now + wait };
   },
   onSuccess: (_s: BreakerState): BreakerState => closedBreaker,

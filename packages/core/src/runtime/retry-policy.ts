@@ -1,3 +1,5 @@
+import { exponentialBackoff } from "./exponential-backoff.js";
+
 /**
  * How failures of one message (or one event) are retried. All durations in milliseconds.
  * Defaults (SPEC §2.1): 5 attempts, backoff 1, 2, 4, 8, 16 s capped at 60 s, head deadline 10 min.
@@ -22,7 +24,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 
 /** The wait after the `attempt`-th failure (1-based): initial × multiplier^(attempt-1), capped. */
 export const backoffAfter = (policy: RetryPolicy, attempt: number): number =>
-  Math.min(policy.maxBackoffMs, policy.initialBackoffMs * policy.backoffMultiplier ** Math.max(0, attempt - 1));
+  exponentialBackoff({ initialMs: policy.initialBackoffMs, maxMs: policy.maxBackoffMs, multiplier: policy.backoffMultiplier }, attempt);
 
 /**
  * The own short budget of a message no processor takes (WIRE.md "Unknown and unwanted types"): an

@@ -1,18 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  decodeMessage,
-  EventHeader,
-  mergeSchd,
-  parseTraceparent,
-  PipelineRouter,
-  PipelineStep,
-  schdRecord,
-  silentLogger,
-  SpanName,
-  type OutboxEvent,
-  type ProcessorTable,
-  type Tracer,
-} from "@msgx/core";
+import { decodeMessage, EventHeader, mergeSchd, parseTraceparent, PipelineRouter, schdRecord, silentLogger, type OutboxEvent, type ProcessorTable, type Tracer } from "@msgx/core";
+import { PipelineStep, SpanName } from "@msgx/core/testing";
 import { InMemoryBroker, InMemoryMailbox, InMemoryOutboxStore, InMemoryPipelineStore, InMemoryTracer, ManualClock } from "@msgx/core/testing";
 
 const flop = (seqn: number) =>

@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  decodeMessage,
-  PipelineRouter,
-  PipelineStep,
-  silentLogger,
-  WAKE_EDGES,
-  type BackfillResult,
-  type Mailbox,
-  type PipelineRouterOptions,
-  type ProcessedStep,
-  type ProcessorTable,
-} from "@msgx/core";
+import { decodeMessage, PipelineRouter, silentLogger, WAKE_EDGES, type BackfillResult, type Mailbox, type ProcessorTable } from "@msgx/core";
+import { PipelineStep, type ProcessedStep } from "@msgx/core/testing";
+import { type PipelineRouterOptions } from "@msgx/core";
 import { InMemoryBroker, InMemoryMailbox, InMemoryOutboxStore, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
 
 const flop = (seqn: number) =>

@@ -1,4 +1,5 @@
-import { DEFAULT_RETRY_POLICY, emptyRunDecision, evolveProc, isMsgxError, silentLogger } from "@msgx/core";
+import { DEFAULT_RETRY_POLICY, emptyRunDecision, isMsgxError, silentLogger } from "@msgx/core";
+import { evolveProc } from "@msgx/core/testing";
 import { ManualClock } from "@msgx/core/testing";
 import { describe, expect, it } from "vitest";
 import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";

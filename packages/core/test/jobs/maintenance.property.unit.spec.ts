@@ -4,7 +4,8 @@
  * pump), never lose dedupe and never retire a flight twice or tombstone it twice.
  * `MSGX_SEED` / `MSGX_MODEL_RUNS` reproduce a run.
  */
-import { isTerminal, retirementCutoffDay, type ProcRecord } from "@msgx/core";
+import { isTerminal } from "@msgx/core/testing";
+import { retirementCutoffDay, type ProcRecord } from "@msgx/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MaintenanceWorld, sis, sodtMarch } from "./maintenance-world.js";

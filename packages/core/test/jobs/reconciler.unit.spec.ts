@@ -1,4 +1,5 @@
-import { DEFAULT_RETRY_POLICY, emptyRunDecision, evolveProc, type Logger, type Mailbox } from "@msgx/core";
+import { DEFAULT_RETRY_POLICY, emptyRunDecision, type Logger, type Mailbox } from "@msgx/core";
+import { evolveProc } from "@msgx/core/testing";
 import { describe, expect, it } from "vitest";
 import { Reconciler } from "../../src/jobs/reconciler.js";
 import { MaintenanceWorld, sis } from "./maintenance-world.js";

@@ -13,8 +13,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { evolveTask, LEGAL_TASK_FROM, type TaskTransition } from "../../src/task-routing/task-machine.js";
-import { newTaskRecord, TASK_STATUSES, type TaskStatus } from "../../src/task-routing/task-record.js";
+import { evolveTask, LEGAL_TASK_FROM, type TaskTransition } from "../../../tasks/src/task-machine.js";
+import { newTaskRecord, TASK_STATUSES, type TaskStatus } from "../../../tasks/src/task-record.js";
 import { codeSpans, inSource, tableRows } from "./doc-table.js";
 
 const repo = fileURLToPath(new URL("../../../../", import.meta.url));

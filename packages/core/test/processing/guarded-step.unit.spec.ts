@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { closedBreaker, guardedStep, MsgxError, SimulatedCrashMarker, type BreakerCell, type LogFields, type Logger, type StepGuard } from "@msgx/core";
+import { closedBreaker, guardedStep, MsgxError, SimulatedCrashMarker, type LogFields, type Logger } from "@msgx/core";
+import { type BreakerCell, type StepGuard } from "@msgx/core/testing";
 import { ManualClock } from "@msgx/core/testing";
 
 type Result = { readonly did: "done" } | { readonly did: "outage"; readonly error: string; readonly until: number } | { readonly did: "caught" };

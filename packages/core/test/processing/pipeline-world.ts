@@ -1,17 +1,7 @@
 import { decodeMessage, decodeMessageInSlices } from "../../src/codec/xml-codec.js";
-import {
-  BackfillSweeper,
-  InboxPoller,
-  Pump,
-  ReplayService,
-  SimulatedCrashMarker,
-  type PipelineStore,
-  type CodecOptions,
-  type ProcessorTable,
-  type PumpFailpoint,
-  type PumpOptions,
-  type PumpStep,
-} from "@msgx/core";
+import { BackfillSweeper, InboxPoller, Pump, ReplayService, SimulatedCrashMarker, type PipelineStore, type CodecOptions, type ProcessorTable } from "@msgx/core";
+import { type PumpFailpoint, type PumpStep } from "@msgx/core/testing";
+import { type PumpOptions } from "@msgx/core";
 import { InMemoryMailbox, InMemoryPipelineStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
 
 /** What a test message is meant to be, so the model knows how it must end. */

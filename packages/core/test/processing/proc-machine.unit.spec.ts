@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  backoffAfter,
-  Breaker,
-  closedBreaker,
-  decideTick,
-  DEFAULT_RETRY_POLICY,
-  evolveProc,
-  IllegalTransitionError,
-  newProcRecord,
-  ProcStatus,
-  type ProcRecord,
-} from "@msgx/core";
+import { backoffAfter, Breaker, closedBreaker, decideTick, DEFAULT_RETRY_POLICY, IllegalTransitionError, ProcStatus, type ProcRecord } from "@msgx/core";
+import { evolveProc, newProcRecord } from "@msgx/core/testing";
 
 const T0 = 1_000_000;
 const policy = DEFAULT_RETRY_POLICY;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeMessage } from "../../src/codec/xml-codec.js";
-import { defaultProcessors, InboxPoller, Pump, silentLogger, type PumpOptions } from "@msgx/core";
+import { defaultProcessors, InboxPoller, Pump, silentLogger } from "@msgx/core";
+import { type PumpOptions } from "@msgx/core";
 import { InMemoryMailbox, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
 import { flop, fltr, schd } from "../flight/sis-messages.js";
 

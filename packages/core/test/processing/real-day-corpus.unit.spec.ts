@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { COLLECTION_NAMES, FLOP_MATRIX, INDEXED_SCALARS, Pump, REFERENCE_SCHEMAS, SCALAR_NAMES, silentLogger } from "@msgx/core";
+import { COLLECTION_NAMES, REFERENCE_SCHEMAS, SCALAR_NAMES } from "@msgx/core/testing";
+import { FLOP_MATRIX, INDEXED_SCALARS, Pump, silentLogger } from "@msgx/core";
 import type { XmlElement } from "../../src/codec/xml-tree.js";
 import { InMemoryMailbox, InMemoryPipelineStore, InMemoryReferenceReader, ManualClock } from "@msgx/core/testing";
 import {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ReplayService, type PumpStep } from "@msgx/core";
+import { ReplayService } from "@msgx/core";
+import { type PumpStep } from "@msgx/core/testing";
 import { PipelineWorld, sisXml } from "./pipeline-world.js";
 
 /** Polls, then steps the pump until it waits, sleeping (on the fake clock) until each wake-up; stops at `limitMs`. */

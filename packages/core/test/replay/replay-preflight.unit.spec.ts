@@ -1,17 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeMessage } from "../../src/codec/xml-codec.js";
-import {
-  decideExhaust,
-  DEFAULT_RETRY_POLICY,
-  defaultProcessors,
-  InboxPoller,
-  isReplayConflict,
-  Pump,
-  ReplayService,
-  silentLogger,
-  type ProcessorTable,
-  type ReplayConflictError,
-} from "@msgx/core";
+import { decideExhaust } from "@msgx/core/testing";
+import { DEFAULT_RETRY_POLICY, defaultProcessors, InboxPoller, isReplayConflict, Pump, ReplayService, silentLogger, type ProcessorTable, type ReplayConflictError } from "@msgx/core";
 import { InMemoryMailbox, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
 import { flop, fltr, schd, sis } from "../flight/sis-messages.js";
 

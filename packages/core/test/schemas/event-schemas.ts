@@ -8,18 +8,32 @@ import addFormatsModule from "ajv-formats";
 const Ajv2020 = Ajv2020Module.default;
 const addFormats = addFormatsModule.default;
 
-/** The published schemas (`@msgx/core/schemas/<name>.schema.json`), one per Kafka record value msgx writes. */
+/**
+ * The published schemas, one per Kafka record value msgx writes: each in the `schemas` folder of the
+ * package that owns the event (`@msgx/core/schemas/flight.schema.json`, `@msgx/tasks/schemas/…`,
+ * `@msgx/reliable/schemas/…`).
+ */
 export const EVENT_SCHEMAS = ["flight", "reference", "task-event", "task-callback", "reliable-message", "reliable-message-dead-letter"] as const;
 export type EventSchemaName = (typeof EVENT_SCHEMAS)[number];
 
-const SCHEMA_DIR = new URL("../../schemas/", import.meta.url);
+/** The package of each schema: the flight exchange's are core's, the products' their own. */
+const SCHEMA_PACKAGE: Readonly<Record<EventSchemaName, string>> = {
+  flight: "core",
+  reference: "core",
+  "task-event": "tasks",
+  "task-callback": "tasks",
+  "reliable-message": "reliable",
+  "reliable-message-dead-letter": "reliable",
+};
+const schemaDir = (pkg: string): URL => new URL(`../../../${pkg}/schemas/`, import.meta.url);
 
-/** The parsed schema file `packages/core/schemas/<name>.schema.json`. */
+/** The parsed schema file `packages/<package>/schemas/<name>.schema.json`. */
 export const eventSchema = (name: EventSchemaName): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL(`${name}.schema.json`, SCHEMA_DIR), "utf8")) as Record<string, unknown>;
+  JSON.parse(readFileSync(new URL(`${name}.schema.json`, schemaDir(SCHEMA_PACKAGE[name])), "utf8")) as Record<string, unknown>;
 
-/** Every `*.schema.json` file in the schemas folder (to check none is left out of {@link EVENT_SCHEMAS}). */
-export const schemaFiles = (): string[] => readdirSync(SCHEMA_DIR).filter((f) => f.endsWith(".schema.json")).sort();
+/** Every `*.schema.json` file in the packages' schemas folders (to check none is left out of {@link EVENT_SCHEMAS}). */
+export const schemaFiles = (): string[] =>
+  [...new Set(Object.values(SCHEMA_PACKAGE))].flatMap((pkg) => readdirSync(schemaDir(pkg)).filter((f) => f.endsWith(".schema.json"))).sort();
 
 let validators: ReadonlyMap<EventSchemaName, ValidateFunction> | undefined;
 

@@ -7,15 +7,14 @@ import type {
   OutboundMailbox,
   OutboxStore,
   PipelineStore,
-  ReliableMessageChecker,
   ReferenceReader,
-  ReliableMessageStore,
   RequestStore,
   RunnerPresenceStore,
   StatusReader,
-  TaskStore,
   ThroughputReader,
 } from "@msgx/core";
+import type { ReliableMessageChecker, ReliableMessageStore } from "@msgx/reliable";
+import type { TaskStore } from "@msgx/tasks";
 import type { HealthCheck } from "./health-check.js";
 
 /**

@@ -1,7 +1,10 @@
 import { join } from "node:path";
 import { hostname } from "node:os";
 import { createPgliteStores, createPgStores } from "@msgx/adapters-pg";
-import { KafkaDeliveryPort, QueueTopics, clusterReplication, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
+import { KafkaDeliveryPort, clusterReplication, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
+import { QueueTopics } from "@msgx/adapters-kafka/reliable";
+import { PgReliableMessageStore } from "@msgx/adapters-pg/reliable";
+import { PgTaskStore } from "@msgx/adapters-pg/tasks";
 import { mysqlMailboxOptions } from "./mysql-mailbox-options.js";
 import { MAILBOX_TABLES_HINT, MysqlMailbox, MysqlOutboundMailbox, ShadowMailbox, ShadowOutboundMailbox, mailboxPoolOptions, missingMailboxTables } from "@msgx/adapters-mysql";
 import { errorMessage, MsgxError, RunnerRole, systemClock, type Clock, type DeliveryPort, type Logger, type Mailbox, type OutboundMailbox } from "@msgx/core";
@@ -187,8 +190,9 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       requests: pg.requests,
       references: pg.references,
       maintenance: pg.maintenance,
-      reliable: pg.reliable,
-      tasks: pg.tasks,
+      // The products' stores on the same database, so their outbox rows join the MSG_EVENT the relay reads.
+      reliable: new PgReliableMessageStore(pg.db, { clock }),
+      tasks: new PgTaskStore(pg.db, { clock }),
       mailbox,
       outbound,
       delivery,

@@ -7,6 +7,10 @@ import { createLogger } from "../logging.js";
 import { httpAdmin } from "./admin-api.js";
 import { checkRunnerUrl, unreachableRunner } from "./admin-http.js";
 import { configFrom, type CommonFlags } from "./common-options.js";
+import { exponentialBackoff } from "@msgx/core";
+
+/** The waits between tries of the ingress: 0.2 s doubling, as many as the five retries take. */
+const INGRESS_RETRY = { initialMs: 200, maxMs: 200 * 2 ** 5 };
 
 interface DemoFlags extends CommonFlags {
   readonly flights: string;
@@ -102,7 +106,7 @@ async function post(base: string, token: string | undefined, xml: string): Promi
     });
     if (res?.ok) return;
     if (res && (res.status < 500 || attempt >= 5)) throw new MsgxError("INFRA", `ingress answered ${res.status}: ${await res.text()}`, { retriable: false });
-    await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
+    await new Promise((r) => setTimeout(r, exponentialBackoff(INGRESS_RETRY, attempt + 1)));
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { isReliableMessageError, MsgxError, ReliableMessageStatus, systemClock, type ReliableMessageFilter } from "@msgx/core";
+import { isReliableMessageError, ReliableMessageStatus, type ReliableMessageFilter } from "@msgx/reliable";
+import { MsgxError, systemClock } from "@msgx/core";
 import { serviceOptions } from "../config/reliable-schema.js";
 import { createLogger } from "../logging.js";
 import { directReliableAdmin, httpReliableAdmin, reliableService, type ReliableAdminApi } from "../reliable/reliable-admin.js";

@@ -7,6 +7,7 @@ import { checkListener } from "../config/secure-listener.js";
 import { createLogger, flushLogs } from "../logging.js";
 import { configFrom, type CommonFlags } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
+import { exponentialBackoff } from "@msgx/core";
 
 /** How long a graceful stop may take before the process exits with 1. */
 const STOP_DEADLINE_MS = 30_000;
@@ -105,7 +106,7 @@ async function openWithRetry(config: MsgxConfig, logger: Logger, http: ServiceHt
       if (signal.aborted) return undefined;
       if (!(isMsgxError(e) && e.kind === "DEPENDENCY_UNAVAILABLE")) throw e;
       failed = { dependency, error: errorMessage(e) };
-      const retryInMs = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.min(attempts - 1, 10));
+      const retryInMs = exponentialBackoff({ initialMs: RETRY_FIRST_MS, maxMs: RETRY_MAX_MS }, attempts);
       http.setReadiness({ role: "starting", ...failed, attempts });
       logger.error("dependency unavailable at start: retrying", { ...failed, attempts, retryInMs });
       const waited = await sleep(retryInMs, true, { signal }).catch(() => false);

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { isTaskRequestError, MsgxError, systemClock, TaskService, type TaskReplayFilter, type TaskReplayResult } from "@msgx/core";
+import { isTaskRequestError, TaskService, type TaskReplayFilter, type TaskReplayResult } from "@msgx/tasks";
+import { MsgxError, systemClock } from "@msgx/core";
 import { taskRouting } from "../config/tasks-schema.js";
 import { createLogger } from "../logging.js";
 import type { TaskView } from "../tasks/task-api.js";

@@ -1,4 +1,4 @@
-import { checkReliableMessageDraft, isReliableMessageError, reliableMessageOptions, type ReliableMessageOptionsInput } from "@msgx/core";
+import { checkReliableMessageDraft, isReliableMessageError, reliableMessageOptions, type ReliableMessageOptionsInput } from "@msgx/reliable";
 import { z } from "zod";
 
 const positive = (d: number) => z.coerce.number().int().min(1).default(d);

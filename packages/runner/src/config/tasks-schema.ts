@@ -1,4 +1,5 @@
-import { assertTaskRouting, isMsgxError, isRoutingCode, type TaskRouting } from "@msgx/core";
+import { assertTaskRouting, isRoutingCode, type TaskRouting } from "@msgx/tasks";
+import { isMsgxError } from "@msgx/core";
 import { z } from "zod";
 import { httpUrl } from "./reliable-schema.js";
 

@@ -1,4 +1,5 @@
-import { FLIGHT_SEARCH_TEXT, flightToPayload, MAX_FLIGHT_SEARCH_LIMIT, MAX_THROUGHPUT_MINUTES, TaskStatus, type RunnerPresence } from "@msgx/core";
+import { FLIGHT_SEARCH_TEXT, flightToPayload, MAX_FLIGHT_SEARCH_LIMIT, MAX_THROUGHPUT_MINUTES, type RunnerPresence } from "@msgx/core";
+import { TaskStatus } from "@msgx/tasks";
 import { z } from "zod";
 import type { HttpApp } from "./http-app.js";
 import type { HttpContext } from "./http-context.js";

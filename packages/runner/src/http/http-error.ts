@@ -1,4 +1,6 @@
-import { errorMessage, isMsgxError, isReliableMessageError, isTaskRequestError, TASK_REQUEST_ERROR_HTTP_STATUS } from "@msgx/core";
+import { errorMessage, isMsgxError } from "@msgx/core";
+import { isReliableMessageError } from "@msgx/reliable";
+import { isTaskRequestError, TASK_REQUEST_ERROR_HTTP_STATUS } from "@msgx/tasks";
 import type { FastifyError } from "fastify";
 import { BodyEncodingError } from "./body-text.js";
 

@@ -1,4 +1,4 @@
-import { ReliableMessageStatus } from "@msgx/core";
+import { ReliableMessageStatus } from "@msgx/reliable";
 import { z } from "zod";
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
 import type { HttpApp } from "./http-app.js";

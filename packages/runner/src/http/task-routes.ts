@@ -1,4 +1,4 @@
-import { TaskCallbackResult, TaskFeedbackStatus, TaskStatus, type TaskReplayResult } from "@msgx/core";
+import { TaskCallbackResult, TaskFeedbackStatus, TaskStatus, type TaskReplayResult } from "@msgx/tasks";
 import { z } from "zod";
 import { callbackRefused, type TaskApi } from "../tasks/task-api.js";
 import { bearerGuard } from "./bearer-token.js";

@@ -1,17 +1,6 @@
-import {
-  HistorySweeper,
-  ProcStateArchiver,
-  Reconciler,
-  ScheduledJob,
-  SnapLogCleaner,
-  type JobSchedule,
-  type MaintenanceStore,
-  type ReconcileCounts,
-  type ReliableMessageService,
-  type RouterStep,
-  type TaskStore,
-  WAKE_EDGES,
-} from "@msgx/core";
+import { HistorySweeper, ProcStateArchiver, Reconciler, ScheduledJob, SnapLogCleaner, type JobSchedule, type MaintenanceStore, type ReconcileCounts, type RouterStep, WAKE_EDGES } from "@msgx/core";
+import { type ReliableMessageService } from "@msgx/reliable";
+import { type TaskStore } from "@msgx/tasks";
 import type { StepContext } from "../app/step-context.js";
 
 /** The fixed parts of the schedule (the daily time, retentions and offsets are settings). */

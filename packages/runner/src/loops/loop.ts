@@ -1,4 +1,4 @@
-import { errorMessage, type Logger, type Timers } from "@msgx/core";
+import { errorMessage, exponentialBackoff, type Logger, type Timers } from "@msgx/core";
 import { WakeableSleep } from "./wakeable-sleep.js";
 
 /** One unit of work; returns how long to wait before the next (0 = at once). */
@@ -40,7 +40,7 @@ export function startLoop(name: string, step: LoopStep, deps: { logger: Logger; 
         // A step cut short by shutdown is not a failure.
         if (deps.signal.aborted) break;
         failures += 1;
-        delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(failures - 1, 30));
+        delay = exponentialBackoff(backoff, failures);
         const error = errorMessage(e);
         const now = Date.now();
         if (logged?.error === error && now - logged.at < REPEAT_LOG_MS) {

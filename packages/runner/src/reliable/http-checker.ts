@@ -1,4 +1,4 @@
-import { CheckVerdict, normalizeCheckVerdict, type ReliableMessage, type ReliableMessageChecker } from "@msgx/core";
+import { CheckVerdict, normalizeCheckVerdict, type ReliableMessage, type ReliableMessageChecker } from "@msgx/reliable";
 import { postJson, PostTimeoutError, type OutgoingCallOptions } from "../http/post-json.js";
 
 /** How one call to a checker ended, for the `msgx_reliable_checkbacks_total{outcome}` counter. */

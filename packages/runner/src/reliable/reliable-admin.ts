@@ -1,17 +1,6 @@
 import { adminHttp } from "../commands/admin-http.js";
-import {
-  ReliableMessageService,
-  type BulkResendResult,
-  type Clock,
-  type Logger,
-  type ReliableMessage,
-  type ReliableMessageFilter,
-  type ReliableMessageOutcome,
-  type ReliableMessagePage,
-  type ReliableMessageOptionsInput,
-  type ReliableMessageStore,
-  type ReliableQueueCounts,
-} from "@msgx/core";
+import { ReliableMessageService, type BulkResendResult, type ReliableMessage, type ReliableMessageFilter, type ReliableMessageOutcome, type ReliableMessagePage, type ReliableMessageOptionsInput, type ReliableMessageStore, type ReliableQueueCounts } from "@msgx/reliable";
+import { type Clock, type Logger } from "@msgx/core";
 
 /** The operator surface of the reliable-message service (SPEC §4), direct or over HTTP. */
 export interface ReliableAdminApi {

@@ -1,14 +1,4 @@
-import {
-  checkReliableMessageDraft,
-  RELIABLE_MESSAGE_TOPIC_PREFIX,
-  ReliableMessagePhase,
-  reliableMessagePhase,
-  type BulkResendResult,
-  type ReliableMessage,
-  type ReliableMessageDraft,
-  type ReliableMessageOutcome,
-  type ReliableMessageService,
-} from "@msgx/core";
+import { checkReliableMessageDraft, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
 import type { QueueTopicsPort } from "../app/app-parts.js";
 import { HttpError } from "../http/http-error.js";
 import type { ReliableMetrics } from "./reliable-metrics.js";

@@ -1,4 +1,4 @@
-import { ReliableMessageService, type ReliableMessageChecker } from "@msgx/core";
+import { ReliableMessageService, type ReliableMessageChecker } from "@msgx/reliable";
 import type { StepContext } from "../app/step-context.js";
 import { serviceOptions } from "../config/reliable-schema.js";
 import { httpChecker } from "./http-checker.js";

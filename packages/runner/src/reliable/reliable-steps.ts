@@ -1,13 +1,5 @@
-import {
-  CheckBackJob,
-  RecoveryJob,
-  RELIABLE_MESSAGE_DLQ_TARGET_PREFIX,
-  RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX,
-  RELIABLE_MESSAGE_TARGET_PREFIX,
-  RELIABLE_MESSAGE_TOPIC_PREFIX,
-  ReliableMessageStatus,
-  type RouterStep,
-} from "@msgx/core";
+import { CheckBackJob, RecoveryJob, RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX, RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessageStatus } from "@msgx/reliable";
+import { type RouterStep } from "@msgx/core";
 import type { StepContext } from "../app/step-context.js";
 import { TargetRelay } from "../app/target-relay.js";
 import type { ReliableHost } from "./reliable-host.js";

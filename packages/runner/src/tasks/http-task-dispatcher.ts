@@ -1,4 +1,5 @@
-import { errorMessage, MsgxError, type CancelAnswer, type DispatchAnswer, type TaskDispatcher, type TaskRecord } from "@msgx/core";
+import { errorMessage, MsgxError } from "@msgx/core";
+import { type CancelAnswer, type DispatchAnswer, type TaskDispatcher, type TaskRecord } from "@msgx/tasks";
 import { postJson, PostTimeoutError, type OutgoingCallOptions } from "../http/post-json.js";
 
 /** How one call to the executing system ended, for `msgx_task_dispatch_total{outcome}`. */

@@ -1,22 +1,4 @@
-import {
-  PENDING_CALLBACK_STATUSES,
-  TaskCallbackOutcome,
-  type NewTask,
-  type TaskCallback,
-  type TaskCallbackEntry,
-  type TaskCancelAnswer,
-  type TaskCancelRequest,
-  type TaskFeedback,
-  type TaskFeedbackEntry,
-  type TaskFeedbackOutcome,
-  type TaskRecord,
-  type TaskReplayFilter,
-  type TaskReplayRequest,
-  type TaskReplayResult,
-  type TaskService,
-  type TaskStatus,
-  type TaskStore,
-} from "@msgx/core";
+import { PENDING_CALLBACK_STATUSES, TaskCallbackOutcome, type NewTask, type TaskCallback, type TaskCallbackEntry, type TaskCancelAnswer, type TaskCancelRequest, type TaskFeedback, type TaskFeedbackEntry, type TaskFeedbackOutcome, type TaskRecord, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayResult, type TaskService, type TaskStatus, type TaskStore } from "@msgx/tasks";
 import type { TaskMetrics } from "./task-metrics.js";
 
 /** A task with its feedback and callback logs, oldest first (`GET /task/v1/tasks/:id`). */

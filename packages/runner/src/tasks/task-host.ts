@@ -1,4 +1,4 @@
-import { TaskService, type TaskDispatcher } from "@msgx/core";
+import { TaskService, type TaskDispatcher } from "@msgx/tasks";
 import type { StepContext } from "../app/step-context.js";
 import { taskRouting } from "../config/tasks-schema.js";
 import { httpTaskDispatcher } from "./http-task-dispatcher.js";

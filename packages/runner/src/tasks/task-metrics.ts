@@ -1,4 +1,5 @@
-import { TASK_STATUSES, type Clock } from "@msgx/core";
+import { TASK_STATUSES } from "@msgx/tasks";
+import { type Clock } from "@msgx/core";
 import { Counter, Gauge, Registry } from "prom-client";
 import { cachedCounts, STORE_COUNT_CACHE_MS, type CountReader } from "../app/cached-counts.js";
 import type { DispatchCallOutcome } from "./http-task-dispatcher.js";

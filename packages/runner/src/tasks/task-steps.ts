@@ -1,7 +1,9 @@
-import { DispatchJob, TASK_TARGET, TaskWatchdogJob, taskTopic, type RouterStep } from "@msgx/core";
+import { DispatchJob, TASK_TARGET, TaskWatchdogJob, taskTopic } from "@msgx/tasks";
+import { type RouterStep } from "@msgx/core";
 import type { StepContext } from "../app/step-context.js";
 import { TargetRelay } from "../app/target-relay.js";
 import type { TaskHost } from "./task-host.js";
+import { exponentialBackoff } from "@msgx/core";
 
 /** How often the relay looks for task targets with pending rows (a call that wrote an event wakes it at once). */
 const DISCOVER_EVERY_MS = 1_000;
@@ -76,7 +78,7 @@ export function taskSteps(ctx: StepContext, host: TaskHost): RouterStep[] {
           if (!step.more) break;
         }
         // An unreachable executing system is asked less often (and logged less) the longer it stays down.
-        const after = outages === 0 ? t.jobIntervalMs : Math.max(t.jobIntervalMs, Math.min(OUTAGE_MAX_WAIT_MS, t.jobIntervalMs * 2 ** Math.min(outages - 1, 20)));
+        const after = outages === 0 ? t.jobIntervalMs : Math.max(t.jobIntervalMs, exponentialBackoff({ initialMs: t.jobIntervalMs, maxMs: OUTAGE_MAX_WAIT_MS }, outages));
         return { after, wake: [] };
       },
     });

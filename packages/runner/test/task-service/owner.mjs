@@ -21,9 +21,11 @@
 // one per callback step that sent or gave up: {"callbacks": {sent, deferred, rejected}}, and
 // {"lost": <callback>} for a report lost on purpose.
 import { createPgStores } from "@msgx/adapters-pg";
-import { ensureTaskTopics, runTaskEventConsumer, kafkajsLogCreator } from "@msgx/adapters-kafka";
-import { PgTaskConsumeLogStore, taskConsumeLogMigration } from "@msgx/adapters-pg";
-import { MsgxError, TaskCallbackSender, TaskEventConsumer, TaskHandlerRegistry, errorMessage, systemClock, taskTopic } from "@msgx/core";
+import { ensureTaskTopics, runTaskEventConsumer } from "@msgx/adapters-kafka/tasks";
+import { kafkajsLogCreator } from "@msgx/adapters-kafka";
+import { PgTaskConsumeLogStore, taskConsumeLogMigration } from "@msgx/adapters-pg/tasks";
+import { MsgxError, errorMessage, systemClock } from "@msgx/core";
+import { TaskCallbackSender, TaskEventConsumer, TaskHandlerRegistry, taskTopic } from "@msgx/tasks";
 import kafkajs from "kafkajs";
 import { sql } from "kysely";
 

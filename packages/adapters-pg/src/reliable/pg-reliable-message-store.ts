@@ -1,0 +1,148 @@
+import { reliableMessagePhase, type ReliableMessage, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
+import { systemClock, type Clock, type OutboxEventDraft } from "@msgx/core";
+import type { Kysely } from "kysely";
+import { mapPgError, pgCall } from "../pg-error-map.js";
+import { pgTransaction, retryOnConflict } from "../pg-transaction.js";
+import type { Db } from "../queries/db.js";
+import { insertEvents } from "../queries/msg-event.js";
+import {
+  countMessagesByQueue,
+  countMessagesByState,
+  deleteMessage,
+  dueMessages,
+  getMessage,
+  insertMessage,
+  listMessagesPage,
+  purgeFinishedMessages,
+  scanMessages,
+  setLastEventId,
+  updateMessage,
+} from "./reliable-message-queries.js";
+import type { MsgxDatabase } from "../rows/tables.js";
+
+export interface PgReliableMessageStoreOptions {
+  /** Time for the outbox rows' `created_at`. Default: the system clock. */
+  readonly clock?: Clock;
+  /** Serialization failures and deadlocks (CONFLICT) are retried this many times in all. Default 3. */
+  readonly conflictAttempts?: number;
+}
+
+/**
+ * `ReliableMessageStore` on PostgreSQL through kysely, over `reliable_message` (migration
+ * `reliableMessageMigration`) and the pipeline's `msg_event` outbox, in the same database and
+ * schema: a send's outbox row commits in the same transaction as the message change, and the
+ * relay (`PgOutboxStore` + `MsgDispatcher`) delivers it. Tables are unqualified: put the schema on
+ * the connections' search path (`pgPoolConfig` does).
+ *
+ * A `commit` is BEGIN, one compare-and-set statement on the message (`WHERE version = …`), the
+ * send's outbox INSERT and the UPDATE of `last_event_id` to its EVENT_ID (or the dead-letter
+ * INSERT), COMMIT; a lost compare-and-set rolls back and reports the conflict.
+ */
+export class PgReliableMessageStore implements ReliableMessageStore {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #conflictAttempts: number;
+
+  constructor(db: Kysely<MsgxDatabase>, options: PgReliableMessageStoreOptions = {}) {
+    this.#db = db;
+    this.#clock = options.clock ?? systemClock;
+    this.#conflictAttempts = Math.max(1, options.conflictAttempts ?? 3);
+  }
+
+  commit(write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {
+    return retryOnConflict(this.#conflictAttempts, () =>
+      pgTransaction(
+        this.#db,
+        "reliable message",
+        async (trx) => {
+          try {
+            return await this.#apply(trx, write);
+          } catch (e) {
+            throw mapPgError(e, `reliable message ${write.op}`);
+          }
+        },
+        { commitIf: (result) => result.ok },
+      ),
+    );
+  }
+
+  async #apply(trx: Db, write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {
+    const now = this.#clock.now();
+    switch (write.op) {
+      case "send":
+        return { ok: true, eventId: await insertEvent(trx, write.send, now) };
+      case "insert":
+        if (!(await insertMessage(trx, write.message))) return { ok: false, conflict: "exists" };
+        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, null, now) };
+      case "update":
+        if (!(await updateMessage(trx, write.message, write.expectedVersion))) return this.#conflict(trx, write.message.messageId);
+        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, write.deadLetter ?? null, now) };
+      case "delete":
+        if (!(await deleteMessage(trx, write.messageId, write.expectedVersion))) return this.#conflict(trx, write.messageId);
+        return { ok: true, eventId: null };
+    }
+  }
+
+  /** The outbox rows of a message write (after its compare-and-set, so EVENT_IDs follow commit order); the send's id, else the dead letter's. */
+  async #rows(trx: Db, messageId: string, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, now: number): Promise<number | null> {
+    const sendId = send ? await insertEvent(trx, send, now) : null;
+    if (sendId !== null) await setLastEventId(trx, messageId, sendId);
+    const deadId = deadLetter ? await insertEvent(trx, deadLetter, now) : null;
+    return sendId ?? deadId;
+  }
+
+  async #conflict(trx: Db, messageId: string): Promise<ReliableMessageWriteResult> {
+    return { ok: false, conflict: (await getMessage(trx, messageId)) === undefined ? "missing" : "changed" };
+  }
+
+  get(messageId: string): Promise<ReliableMessage | undefined> {
+    return pgCall("reliable message get", () => getMessage(this.#db, messageId));
+  }
+
+  due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
+    return pgCall("reliable message due", () => dueMessages(this.#db, status, now, limit));
+  }
+
+  scan(filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]> {
+    return pgCall("reliable message scan", () => scanMessages(this.#db, filter, afterMessageId, limit));
+  }
+
+  async listPage(filter: ReliableMessageFilter, pageNum: number, pageSize: number): Promise<ReliableMessagePage> {
+    if (!Number.isSafeInteger(pageNum) || pageNum < 1) throw new RangeError(`pageNum must be a positive integer: ${pageNum}`);
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer: ${pageSize}`);
+    return pgCall("reliable message listPage", () => listMessagesPage(this.#db, filter, pageNum, pageSize));
+  }
+
+  async purgeFinished(before: number, limit: number): Promise<number> {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer: ${limit}`);
+    return pgCall("reliable message purge", () => purgeFinishedMessages(this.#db, before, limit));
+  }
+
+  async countByPhase(): Promise<ReliableMessagePhaseCounts> {
+    const rows = await pgCall("reliable message count", () => countMessagesByState(this.#db));
+    const counts = { WAITING_CONFIRM: 0, REVIEW: 0, SENDING: 0, DEAD: 0, ACKNOWLEDGED: 0, CANCELLED: 0 };
+    for (const r of rows) {
+      const phase = reliableMessagePhase({ status: r.status as ReliableMessageStatus, dead: r.dead } as ReliableMessage);
+      if (phase !== "ABSENT") counts[phase] += r.n;
+    }
+    return counts;
+  }
+
+  async countByQueue(): Promise<readonly ReliableQueueCounts[]> {
+    const rows = await pgCall("reliable message count by queue", () => countMessagesByQueue(this.#db));
+    const byQueue = new Map<string, Record<keyof ReliableMessagePhaseCounts, number>>();
+    for (const r of rows) {
+      const counts = byQueue.get(r.queue) ?? { WAITING_CONFIRM: 0, REVIEW: 0, SENDING: 0, DEAD: 0, ACKNOWLEDGED: 0, CANCELLED: 0 };
+      const phase = reliableMessagePhase({ status: r.status as ReliableMessageStatus, dead: r.dead } as ReliableMessage);
+      if (phase !== "ABSENT") counts[phase] += r.n;
+      byQueue.set(r.queue, counts);
+    }
+    return [...byQueue].map(([queue, phases]) => ({ queue, phases }));
+  }
+}
+
+/** One outbox row through the pipeline's own insert (same columns, payload kept as written); its EVENT_ID. */
+async function insertEvent(db: Db, event: OutboxEventDraft, now: number): Promise<number> {
+  const [eventId] = await insertEvents(db, [event], now);
+  return eventId!;
+}

@@ -1,0 +1,139 @@
+import type { ConsumeLogEntry, ReliableMessage, ReliableMessageFilter, ReliableMessagePage, ReliableMessageStatus } from "@msgx/reliable";
+import { sql, type QueryExecutorProvider, type RawBuilder } from "kysely";
+import { MESSAGE_COLUMNS, messageFromRow, messageValues, ts, type ReliableMessageRow } from "./reliable-message-row.js";
+import { toNumber } from "../rows/values.js";
+import type { Db } from "../queries/db.js";
+
+/** The WHERE conditions of a `ReliableMessageFilter` (always at least `TRUE`), joined by AND. */
+export function filterSql(f: ReliableMessageFilter): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = [sql`TRUE`];
+  if (f.consumerQueue !== undefined) parts.push(sql`consumer_queue = ${f.consumerQueue}`);
+  if (f.status !== undefined) parts.push(sql`status = ${f.status}`);
+  if (f.dead !== undefined) parts.push(sql`dead = ${f.dead}::boolean`);
+  if (f.createdBefore !== undefined) parts.push(sql`created_at < ${ts(f.createdBefore)}`);
+  if (f.createdFrom !== undefined) parts.push(sql`created_at >= ${ts(f.createdFrom)}`);
+  if (f.messageIds !== undefined) parts.push(sql`message_id = ANY(${[...f.messageIds]}::text[])`);
+  return sql.join(parts, sql` AND `);
+}
+
+/** Inserts `message` unless its id is taken; true when it was inserted. */
+export async function insertMessage(db: Db, message: ReliableMessage): Promise<boolean> {
+  const { rows } = await sql`
+    INSERT INTO reliable_message (${sql.raw(MESSAGE_COLUMNS)}) VALUES ${messageValues(message)}
+    ON CONFLICT (message_id) DO NOTHING RETURNING message_id`.execute(db);
+  return rows.length === 1;
+}
+
+/** One message by id (a primary-key probe). */
+export async function getMessage(db: Db, messageId: string): Promise<ReliableMessage | undefined> {
+  const { rows } = await sql<ReliableMessageRow>`
+    SELECT ${sql.raw(MESSAGE_COLUMNS)} FROM reliable_message WHERE message_id = ${messageId}`.execute(db);
+  return rows[0] === undefined ? undefined : messageFromRow(rows[0]);
+}
+
+/**
+ * Replaces the row of `message.messageId` if it still has `expectedVersion`; true when it did.
+ * Under READ COMMITTED a concurrent writer's update is waited for and the version re-checked on
+ * the row it committed, so at most one of two writers expecting the same version succeeds.
+ */
+export async function updateMessage(db: Db, message: ReliableMessage, expectedVersion: number): Promise<boolean> {
+  const { rows } = await sql`
+    UPDATE reliable_message SET (${sql.raw(MESSAGE_COLUMNS)}) = ROW ${messageValues(message)}
+    WHERE message_id = ${message.messageId} AND version = ${expectedVersion}::integer
+    RETURNING message_id`.execute(db);
+  return rows.length === 1;
+}
+
+/** Deletes the row of `messageId` if it still has `expectedVersion`; true when it did. */
+export async function deleteMessage(db: Db, messageId: string, expectedVersion: number): Promise<boolean> {
+  const { rows } = await sql`
+    DELETE FROM reliable_message WHERE message_id = ${messageId} AND version = ${expectedVersion}::integer
+    RETURNING message_id`.execute(db);
+  return rows.length === 1;
+}
+
+/** Due messages of one status, served by `reliable_message_due_idx` (the predicate repeats its `NOT dead`). */
+export async function dueMessages(db: Db, status: ReliableMessageStatus, now: number, limit: number): Promise<ReliableMessage[]> {
+  const { rows } = await sql<ReliableMessageRow>`
+    SELECT ${sql.raw(MESSAGE_COLUMNS)} FROM reliable_message
+    WHERE status = ${status} AND NOT dead AND next_check_at <= ${ts(now)}
+    ORDER BY status, next_check_at, message_id
+    LIMIT ${limit}::integer`.execute(db);
+  return rows.map(messageFromRow);
+}
+
+/** Records the EVENT_ID of the send just written for `messageId` (same transaction, row already locked by its write). */
+export async function setLastEventId(db: Db, messageId: string, eventId: number): Promise<void> {
+  await sql`UPDATE reliable_message SET last_event_id = ${eventId}::bigint WHERE message_id = ${messageId}`.execute(db);
+}
+
+/**
+ * Deletes up to `limit` finished messages changed before `before`, oldest first, in one statement
+ * served by `reliable_message_finished_idx` (the predicate repeats its status list); how many.
+ */
+export async function purgeFinishedMessages(db: Db, before: number, limit: number): Promise<number> {
+  const { rows } = await sql`
+    DELETE FROM reliable_message WHERE message_id IN (
+      SELECT message_id FROM reliable_message
+      WHERE status IN ('ACKNOWLEDGED','CANCELLED') AND updated_at < ${ts(before)}
+      ORDER BY updated_at, message_id LIMIT ${limit}::integer
+      FOR UPDATE SKIP LOCKED)
+    RETURNING message_id`.execute(db);
+  return rows.length;
+}
+
+/** Messages per (status, dead): one grouped count over the table. */
+export async function countMessagesByState(db: Db): Promise<{ status: string; dead: boolean; n: number }[]> {
+  const { rows } = await sql<{ status: string; dead: boolean; n: unknown }>`
+    SELECT status, dead, count(*) AS n FROM reliable_message GROUP BY status, dead`.execute(db);
+  return rows.map((r) => ({ status: r.status, dead: r.dead, n: toNumber(r.n) }));
+}
+
+/** Rows per queue, status and dead flag (one grouped count), ascending by queue (the column is `COLLATE "C"`). */
+export async function countMessagesByQueue(db: Db): Promise<{ queue: string; status: string; dead: boolean; n: number }[]> {
+  const { rows } = await sql<{ queue: string; status: string; dead: boolean; n: unknown }>`
+    SELECT consumer_queue AS queue, status, dead, count(*) AS n FROM reliable_message
+    GROUP BY consumer_queue, status, dead ORDER BY consumer_queue`.execute(db);
+  return rows.map((r) => ({ queue: r.queue, status: r.status, dead: r.dead, n: toNumber(r.n) }));
+}
+
+/** Keyset page by message id (code-point order: the column is `COLLATE "C"`). */
+export async function scanMessages(db: Db, filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<ReliableMessage[]> {
+  const after = afterMessageId === null ? sql`TRUE` : sql`message_id > ${afterMessageId}`;
+  const { rows } = await sql<ReliableMessageRow>`
+    SELECT ${sql.raw(MESSAGE_COLUMNS)} FROM reliable_message
+    WHERE ${filterSql(filter)} AND ${after}
+    ORDER BY message_id LIMIT ${limit}::integer`.execute(db);
+  return rows.map(messageFromRow);
+}
+
+/**
+ * One page of the listing with the total count (a window count over the matching rows). Only a
+ * page past the end, which has no row to carry the count, costs a second statement.
+ */
+export async function listMessagesPage(db: Db, filter: ReliableMessageFilter, pageNum: number, pageSize: number): Promise<ReliableMessagePage> {
+  const where = filterSql(filter);
+  const { rows } = await sql<ReliableMessageRow & { readonly total: unknown }>`
+    SELECT ${sql.raw(MESSAGE_COLUMNS)}, count(*) OVER () AS total
+    FROM reliable_message WHERE ${where}
+    ORDER BY created_at, message_id
+    LIMIT ${pageSize}::integer OFFSET ${(pageNum - 1) * pageSize}::bigint`.execute(db);
+  let total = rows[0] === undefined ? 0 : toNumber(rows[0].total);
+  if (rows.length === 0 && pageNum > 1) {
+    const counted = await sql<{ n: unknown }>`SELECT count(*) AS n FROM reliable_message WHERE ${where}`.execute(db);
+    total = toNumber(counted.rows[0]?.n ?? 0);
+  }
+  return { items: rows.map(messageFromRow), pageNum, pageSize, total, totalPages: Math.ceil(total / pageSize) };
+}
+
+/**
+ * Records a consumed message id; false when it is already recorded. An uncommitted claim of the
+ * same id by another transaction makes this one wait on the unique index until that one ends.
+ */
+export async function claimConsume(db: QueryExecutorProvider, entry: ConsumeLogEntry): Promise<boolean> {
+  const { rows } = await sql`
+    INSERT INTO reliable_message_consume_log (message_id, consumer_queue, send_count, consumed_at)
+    VALUES (${entry.messageId}, ${entry.consumerQueue}, ${entry.sendCount}::integer, ${ts(entry.consumedAt)})
+    ON CONFLICT (message_id) DO NOTHING RETURNING message_id`.execute(db);
+  return rows.length === 1;
+}

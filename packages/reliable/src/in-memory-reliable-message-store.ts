@@ -1,0 +1,193 @@
+import { MsgxError } from "@msgx/core";
+import { EventType, type OutboxEventDraft } from "@msgx/core";
+import type { Clock } from "@msgx/core";
+import type { InMemoryPipelineStore } from "@msgx/core/fakes";
+import type {
+  ReliableMessageFilter,
+  ReliableMessagePage,
+  ReliableMessagePhaseCounts,
+  ReliableQueueCounts,
+  ReliableMessageWrite,
+  ReliableMessageStore,
+  ReliableMessageWriteResult,
+} from "./reliable-message-store.js";
+import { isFinishedStatus, reliableMessagePhase, type ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
+
+/** Orders strings by Unicode code point (what PostgreSQL's `COLLATE "C"` does on UTF-8). */
+export function compareCodePoints(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
+
+/**
+ * The in-memory `ReliableMessageStore`: a map of messages, and the outbox rows (sends and dead
+ * letters) appended to the pipeline fake's `tables.events` (the rows `InMemoryOutboxStore` and the
+ * relay read), with EVENT_IDs from its sequence; a send's id is stored as the message's `lastEventId`. Each call is synchronous once it starts, hence atomic. Faults: the
+ * pipeline store's `faults` (operation names `rm.<member>`, so one `setDown(true)` takes the whole
+ * database away) and `commitUnknownNext` (the next commit applies, then reports COMMIT_UNKNOWN).
+ */
+export class InMemoryReliableMessageStore implements ReliableMessageStore {
+  readonly messages = new Map<string, ReliableMessage>();
+  /** When set, the next `commit` applies its write and then throws `COMMIT_UNKNOWN` (a lost answer). */
+  commitUnknownNext = false;
+  readonly #clock: Clock;
+  readonly #db: InMemoryPipelineStore;
+
+  constructor(clock: Clock, database: InMemoryPipelineStore) {
+    this.#clock = clock;
+    this.#db = database;
+  }
+
+  async commit(write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {
+    this.#db.faults.check("rm.commit");
+    const result = this.#apply(write);
+    if (result.ok && this.commitUnknownNext) {
+      this.commitUnknownNext = false;
+      throw new MsgxError("COMMIT_UNKNOWN", "connection lost during COMMIT (simulated; it did commit)");
+    }
+    return result;
+  }
+
+  #apply(write: ReliableMessageWrite): ReliableMessageWriteResult {
+    if (write.op === "send") return { ok: true, eventId: this.#append(write.send) };
+    if (write.op === "insert") {
+      if (this.messages.has(write.message.messageId)) return { ok: false, conflict: "exists" };
+      return this.#store(write.message, write.send, null);
+    }
+    const id = write.op === "delete" ? write.messageId : write.message.messageId;
+    const stored = this.messages.get(id);
+    if (stored === undefined) return { ok: false, conflict: "missing" };
+    if (stored.version !== write.expectedVersion) return { ok: false, conflict: "changed" };
+    if (write.op === "delete") {
+      this.messages.delete(id);
+      return { ok: true, eventId: null };
+    }
+    return this.#store(write.message, write.send, write.deadLetter ?? null);
+  }
+
+  /** Stores `message` with its rows; every row is checked first, so a refused one writes nothing. */
+  #store(message: ReliableMessage, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null): ReliableMessageWriteResult {
+    if (send) checkOutboxDraft(send);
+    if (deadLetter) checkOutboxDraft(deadLetter);
+    const sendId = send ? this.#append(send) : null;
+    const deadId = deadLetter ? this.#append(deadLetter) : null;
+    this.messages.set(message.messageId, sendId === null ? message : { ...message, lastEventId: sendId });
+    return { ok: true, eventId: sendId ?? deadId };
+  }
+
+  #append(draft: OutboxEventDraft): number {
+    checkOutboxDraft(draft);
+    return this.#db.insertEvent(draft, this.#clock.now());
+  }
+
+  async get(messageId: string): Promise<ReliableMessage | undefined> {
+    this.#db.faults.check("rm.get");
+    return this.messages.get(messageId);
+  }
+
+  async due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
+    this.#db.faults.check("rm.due");
+    return [...this.messages.values()]
+      .filter((m) => m.status === status && !m.dead && m.nextCheckAt !== null && m.nextCheckAt <= now)
+      .sort((a, b) => a.nextCheckAt! - b.nextCheckAt! || compareCodePoints(a.messageId, b.messageId))
+      .slice(0, limit);
+  }
+
+  async scan(filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]> {
+    this.#db.faults.check("rm.scan");
+    return this.#matching(filter)
+      .filter((m) => afterMessageId === null || compareCodePoints(m.messageId, afterMessageId) > 0)
+      .sort((a, b) => compareCodePoints(a.messageId, b.messageId))
+      .slice(0, limit);
+  }
+
+  async listPage(filter: ReliableMessageFilter, pageNum: number, pageSize: number): Promise<ReliableMessagePage> {
+    this.#db.faults.check("rm.listPage");
+    checkPage(pageNum, pageSize);
+    const all = this.#matching(filter).sort((a, b) => a.createdAt - b.createdAt || compareCodePoints(a.messageId, b.messageId));
+    return {
+      items: all.slice((pageNum - 1) * pageSize, pageNum * pageSize),
+      pageNum,
+      pageSize,
+      total: all.length,
+      totalPages: Math.ceil(all.length / pageSize),
+    };
+  }
+
+  async purgeFinished(before: number, limit: number): Promise<number> {
+    this.#db.faults.check("rm.purgeFinished");
+    checkPurgeLimit(limit);
+    const victims = [...this.messages.values()]
+      .filter((m) => isFinishedStatus(m.status) && m.updatedAt < before)
+      .sort((a, b) => a.updatedAt - b.updatedAt || compareCodePoints(a.messageId, b.messageId))
+      .slice(0, limit);
+    for (const m of victims) this.messages.delete(m.messageId);
+    return victims.length;
+  }
+
+  async countByPhase(): Promise<ReliableMessagePhaseCounts> {
+    this.#db.faults.check("rm.countByPhase");
+    const counts = emptyPhaseCounts();
+    for (const m of this.messages.values()) counts[reliableMessagePhase(m) as keyof ReliableMessagePhaseCounts] += 1;
+    return counts;
+  }
+
+  async countByQueue(): Promise<readonly ReliableQueueCounts[]> {
+    this.#db.faults.check("rm.countByQueue");
+    const byQueue = new Map<string, ReturnType<typeof emptyPhaseCounts>>();
+    for (const m of this.messages.values()) {
+      const counts = byQueue.get(m.consumerQueue) ?? emptyPhaseCounts();
+      counts[reliableMessagePhase(m) as keyof ReliableMessagePhaseCounts] += 1;
+      byQueue.set(m.consumerQueue, counts);
+    }
+    return [...byQueue].sort(([a], [b]) => compareCodePoints(a, b)).map(([queue, phases]) => ({ queue, phases }));
+  }
+
+  #matching(f: ReliableMessageFilter): ReliableMessage[] {
+    return [...this.messages.values()].filter(
+      (m) =>
+        (f.consumerQueue === undefined || m.consumerQueue === f.consumerQueue) &&
+        (f.status === undefined || m.status === f.status) &&
+        (f.dead === undefined || m.dead === f.dead) &&
+        (f.createdBefore === undefined || m.createdAt < f.createdBefore) &&
+        (f.createdFrom === undefined || m.createdAt >= f.createdFrom) &&
+        (f.messageIds === undefined || f.messageIds.includes(m.messageId)),
+    );
+  }
+}
+
+/** The page arguments every store refuses alike: a 1-based page and a positive size. */
+export function checkPage(pageNum: number, pageSize: number): void {
+  if (!Number.isSafeInteger(pageNum) || pageNum < 1) throw new RangeError(`pageNum must be a positive integer: ${pageNum}`);
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer: ${pageSize}`);
+}
+
+/** The purge limit every store refuses alike: a positive integer. */
+export function checkPurgeLimit(limit: number): void {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer: ${limit}`);
+}
+
+/** Every phase but ABSENT at zero (what `countByPhase` answers for an empty store). */
+export const emptyPhaseCounts = (): { -readonly [K in keyof ReliableMessagePhaseCounts]: number } => ({
+  WAITING_CONFIRM: 0,
+  REVIEW: 0,
+  SENDING: 0,
+  DEAD: 0,
+  ACKNOWLEDGED: 0,
+  CANCELLED: 0,
+});
+
+/** The checks `msg_event`'s constraints make, so the fake refuses what PostgreSQL refuses. */
+function checkOutboxDraft(d: OutboxEventDraft): void {
+  if (d.eventType !== EventType.UPSERT && d.eventType !== EventType.TOMBSTONE) {
+    throw new MsgxError("INFRA", `check violation: msg_event.event_type ${JSON.stringify(d.eventType)}`);
+  }
+  if (!Number.isSafeInteger(d.stateVersion) || !Number.isSafeInteger(d.sourceMsgId)) {
+    throw new MsgxError("INFRA", "invalid input: msg_event.state_version and source_msg_id must be integers");
+  }
+}

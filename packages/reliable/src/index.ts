@@ -1,0 +1,26 @@
+/**
+ * `@msgx/reliable`: the reliable-message service (SPEC §4) — the message and its state machine,
+ * envelopes and dead letters, the service, its check-back and recovery jobs, the consumer, and their
+ * ports. It builds on `@msgx/core` (errors, clock, retry, the outbox and delivery) and does no I/O.
+ */
+export { ReliableMessageStatus, ReliableMessagePhase, reliableMessagePhase, isFinishedStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
+export { ReliableMessageError, ReliableMessageErrorCode, isReliableMessageError } from "./reliable-message-error.js";
+export { checkReliableMessageDraft, QUEUE_NAME, MAX_CHECK_DELAY_MS } from "./message-draft.js";
+export { DEFAULT_RELIABLE_MESSAGE_OPTIONS, reliableMessageOptions, ackWaitAfter, rejectWaitAfter, checkWaitAfter, checkDelayOf, type ReliableMessageOptions, type ReliableMessageOptionsInput, type AfterMaxChecks } from "./reliable-message-options.js";
+export { decideReliableMessage, evolveReliableMessage, impliesSend, impliesDeadLetter, sendsSpent, type LastSendState, type ReliableMessageCommand, type ReliableMessageEvent, type ReliableMessageDecision, type ReliableMessageContext, type ReliableMessageActor } from "./message-machine.js";
+export { RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX, RELIABLE_MESSAGE_ENVELOPE_SCHEMA, reliableMessageTarget, reliableMessageTopics, reliableMessageDlqTarget, reliableMessageDlqTopics, deadLetterDraft, parseReliableMessageEnvelope, type ReliableMessageEnvelope, type ReliableMessageDeadLetter, type ReliableMessageEnvelopeParse } from "./message-envelope.js";
+export type { ReliableMessageStore, ReliableMessageWrite, ReliableMessageWriteResult, ReliableMessageWriteConflict, ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableQueueCounts } from "./reliable-message-store.js";
+export type { ReliableMessageOutcome } from "./run-command.js";
+export { ReliableMessageService, MAX_REJECT_REASON, type ReliableMessageServiceDeps, type BulkResendResult } from "./reliable-message-service.js";
+export { CheckBackJob, CheckVerdict, CHECK_VERDICT_ALIASES, normalizeCheckVerdict, decideCheckBack, type ReliableMessageChecker, type CheckAnswer, type CheckBackDecision, type CheckBackStep, type CheckBackJobDeps } from "./check-back-job.js";
+export { RecoveryJob, decideRecovery, lastSendState, type RecoveryStep, type RecoveryJobDeps } from "./recovery-job.js";
+export type { ConsumeLog, ConsumeLogEntry } from "./consume-log.js";
+export {
+  ReliableMessageConsumer,
+  DEFAULT_CONSUMER_MAX_ATTEMPTS,
+  DEFAULT_CONSUMER_RETRY_WAITS_MS,
+  MAX_REJECT_REASON_LENGTH,
+  type ReliableMessageHandler,
+  type ReliableMessageConsumerDeps,
+  type ConsumeOutcome,
+} from "./reliable-message-consumer.js";

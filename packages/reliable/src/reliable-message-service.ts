@@ -1,0 +1,231 @@
+import type { Clock } from "@msgx/core";
+import { silentLogger, type Logger } from "@msgx/core";
+import { checkReliableMessageDraft, checkMessageId } from "./message-draft.js";
+import { sendDraft } from "./message-envelope.js";
+import { evolveReliableMessage, type ReliableMessageCommand } from "./message-machine.js";
+import { isReliableMessageError } from "./reliable-message-error.js";
+import { ReliableMessageError } from "./reliable-message-error.js";
+import { reliableMessageOptions, type ReliableMessageOptions, type ReliableMessageOptionsInput } from "./reliable-message-options.js";
+import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore, ReliableQueueCounts } from "./reliable-message-store.js";
+import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
+import { runReliableMessageCommand, type ReliableMessageOutcome } from "./run-command.js";
+
+export interface ReliableMessageServiceDeps {
+  readonly store: ReliableMessageStore;
+  readonly clock: Clock;
+  readonly logger?: Logger;
+  readonly options?: ReliableMessageOptionsInput;
+}
+
+/** What a bulk resend did. */
+export interface BulkResendResult {
+  readonly resent: number;
+  /** Messages that changed under the scan (acknowledged, resent by someone else) and were left alone. */
+  readonly skipped: number;
+  readonly pages: number;
+}
+
+/** The longest reject reason kept; a longer one is cut (a reason is for operators, losing the reject would be worse). */
+export const MAX_REJECT_REASON = 1_000;
+
+/** The seed's page size rule, without its gaps: 1 to 5,000, default 1,000. */
+export const clampPageSize = (n: number | undefined): number =>
+  n === undefined || !Number.isFinite(n) || n <= 0 ? 1_000 : Math.min(5_000, Math.max(1, Math.floor(n)));
+
+/**
+ * The reliable-message service (SPEC §4; seed `RpTransactionMessageService`). Every method that
+ * sends writes the message change and its outbox row in one store transaction; the outbox relay
+ * (`MsgDispatcher`, one per queue target) then delivers it. Nothing here talks to the broker, so
+ * a status change and its send can never split as they did in the seed (update, then send).
+ *
+ * Every command is idempotent and safe to retry after an unknown outcome (`COMMIT_UNKNOWN`, a
+ * timeout): a retried save of the same content, a second confirm, a cancel or acknowledgement of
+ * a message that is gone are no-ops. Refusals throw `ReliableMessageError`; store faults throw
+ * `MsgxError`.
+ */
+export class ReliableMessageService {
+  readonly options: ReliableMessageOptions;
+  readonly #store: ReliableMessageStore;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+
+  constructor(deps: ReliableMessageServiceDeps) {
+    this.#store = deps.store;
+    this.#clock = deps.clock;
+    this.#logger = deps.logger ?? silentLogger;
+    this.options = reliableMessageOptions(deps.options);
+  }
+
+  /**
+   * Prepare (seed `saveMessageWaitingConfirm`): stores the message WAITING_CONFIRM, unsent. Call
+   * before the business transaction. Saving the same content again is a no-op; another message
+   * with the same id is refused (`ALREADY_EXISTS`).
+   */
+  async saveWaitingConfirm(draft: ReliableMessageDraft): Promise<ReliableMessage> {
+    const d = checkReliableMessageDraft(draft);
+    const outcome = await this.execute(d.messageId, { type: "save-waiting", draft: d });
+    return outcome.message!;
+  }
+
+  /**
+   * Confirm (seed `confirmAndSendMessage`): after the business transaction committed, moves the
+   * message (WAITING_CONFIRM or REVIEW) to SENDING and writes its first send. A confirmed message
+   * (sending, dead or acknowledged) is a no-op; a cancelled one is refused (`CONFLICT`), an unknown
+   * one (`NOT_FOUND`).
+   */
+  confirmAndSend(messageId: string): Promise<ReliableMessageOutcome> {
+    return this.execute(checkMessageId(messageId), { type: "confirm", by: "producer" });
+  }
+
+  /**
+   * Cancel: the business transaction rolled back, so the WAITING_CONFIRM (or REVIEW) message ends
+   * CANCELLED, unsent, kept until the retention purge. A cancelled message is a no-op; a confirmed
+   * one is refused (`ILLEGAL_STATE`), an unknown one `NOT_FOUND`.
+   */
+  cancel(messageId: string): Promise<ReliableMessageOutcome> {
+    return this.execute(checkMessageId(messageId), { type: "cancel", by: "producer" });
+  }
+
+  /** Seed `saveAndSendMessage`: stores the message SENDING and writes its first send at once. */
+  saveAndSend(draft: ReliableMessageDraft): Promise<ReliableMessageOutcome> {
+    const d = checkReliableMessageDraft(draft);
+    return this.execute(d.messageId, { type: "save-and-send", draft: d });
+  }
+
+  /**
+   * Seed `directSendMessage`: writes a send of the message without storing it: no recovery, no
+   * dead letter. A retry sends it again (the consumer dedupes on the message id).
+   */
+  async directSend(draft: ReliableMessageDraft): Promise<{ readonly eventId: number }> {
+    const d = checkReliableMessageDraft(draft);
+    const transient = evolveReliableMessage(undefined, { type: "saved-and-sent", draft: d }, { now: this.#clock.now(), options: this.options })!;
+    const result = await this.#store.commit({ op: "send", send: sendDraft(transient) });
+    if (!result.ok || result.eventId === null) throw new Error(`store answered a send-only write with ${JSON.stringify(result)}`);
+    return { eventId: result.eventId };
+  }
+
+  /** Seed `reSendMessage`: the same as {@link resendByMessageId} for `message.messageId`. */
+  resend(message: Pick<ReliableMessage, "messageId">): Promise<ReliableMessageOutcome> {
+    return this.resendByMessageId(message.messageId);
+  }
+
+  /**
+   * Seed `reSendMessageByMessageId`: sends a confirmed message once more (`sendCount` + 1). A dead
+   * message comes back to SENDING (the replay of a dead letter: its reject count starts again),
+   * with `maxSends` used for one acknowledgement wait. An unconfirmed or finished message is
+   * refused (`ILLEGAL_STATE`): the seed would have delivered a business action that may never commit.
+   */
+  resendByMessageId(messageId: string): Promise<ReliableMessageOutcome> {
+    return this.execute(checkMessageId(messageId), { type: "resend" });
+  }
+
+  /**
+   * Seed `setMessageToAreadlyDead`: no job resends it any more; its dead-letter row is written.
+   * Refused for an unconfirmed or finished message.
+   */
+  markDead(messageId: string, reason?: string): Promise<ReliableMessageOutcome> {
+    return this.execute(checkMessageId(messageId), { type: "mark-dead", ...(reason !== undefined ? { reason } : {}) });
+  }
+
+  /** Seed `getMessageByMessageId`. */
+  get(messageId: string): Promise<ReliableMessage | undefined> {
+    return this.#store.get(checkMessageId(messageId));
+  }
+
+  /** Seed `deleteMessageByMessageId`, for operators: deletes the message whatever its phase. */
+  deleteByMessageId(messageId: string): Promise<ReliableMessageOutcome> {
+    return this.execute(checkMessageId(messageId), { type: "delete" });
+  }
+
+  /**
+   * The consumer's acknowledgement: a sent message (dead or not) ends ACKNOWLEDGED, never resent,
+   * kept until the retention purge. An acknowledged message is a no-op (a redelivery acknowledged
+   * twice); one that was never sent (waiting, review, cancelled) is refused (`ILLEGAL_STATE`), an
+   * unknown one `NOT_FOUND`.
+   */
+  acknowledge(messageId: string): Promise<ReliableMessageOutcome> {
+    return this.execute(checkMessageId(messageId), { type: "acknowledge" });
+  }
+
+  /**
+   * The consumer's reject: its handler failed past its own retries. A SENDING message is
+   * redelivered after `rejectWaitsMs[rejectCount - 1]` without spending a send of `maxSends`; the
+   * `maxRejects`-th reject makes it DEAD and writes the dead-letter row. A second reject before the
+   * redelivery, or of a dead or acknowledged message, is a no-op; an unsent one is refused
+   * (`ILLEGAL_STATE`), an unknown one `NOT_FOUND`. `reason` is kept as `lastError` (cut to 1,000 characters).
+   */
+  async reject(messageId: string, reason: string): Promise<ReliableMessageOutcome> {
+    const id = checkMessageId(messageId);
+    if (typeof reason !== "string") throw new ReliableMessageError("INVALID_MESSAGE", "invalid reject: reason is not a string", id);
+    const cut = reason.length > MAX_REJECT_REASON ? reason.slice(0, MAX_REJECT_REASON) : reason;
+    return this.execute(id, { type: "reject", reason: cut.length === 0 ? "rejected by the consumer" : cut });
+  }
+
+  /**
+   * The retention purge: deletes up to `limit` acknowledged or cancelled messages last changed
+   * before `before` (oldest first) and returns how many. Call in batches until it returns less
+   * than `limit`. A purged id may be prepared again.
+   */
+  async purgeFinished(before: number, limit: number): Promise<number> {
+    const purged = await this.#store.purgeFinished(before, limit);
+    if (purged > 0) this.#logger.info("reliable messages: finished messages purged", { purged, before });
+    return purged;
+  }
+
+  /** How many messages are in each phase (the metrics gauge). */
+  countByPhase(): Promise<ReliableMessagePhaseCounts> {
+    return this.#store.countByPhase();
+  }
+
+  /** The phase counts of every queue holding a message (the operators' queue list). */
+  countByQueue(): Promise<readonly ReliableQueueCounts[]> {
+    return this.#store.countByQueue();
+  }
+
+  /**
+   * Seed `reSendAllDeadMessageByQueueName`: resends every dead message of `queueName`, scanning
+   * in pages of `pageSize` (1–5,000, default 1,000) by message id, each resend its own
+   * transaction. Unlike the seed it clears the dead flag (the seed resent and left them dead).
+   */
+  async resendAllDeadByQueue(queueName: string, pageSize?: number): Promise<BulkResendResult> {
+    const size = clampPageSize(pageSize);
+    const filter: ReliableMessageFilter = { consumerQueue: queueName, status: ReliableMessageStatus.SENDING, dead: true };
+    let after: string | null = null;
+    let resent = 0;
+    let skipped = 0;
+    let pages = 0;
+    for (;;) {
+      const page = await this.#store.scan(filter, after, size);
+      if (page.length === 0) break;
+      pages += 1;
+      for (const m of page) {
+        try {
+          const outcome = await this.execute(m.messageId, { type: "resend", onlyDead: true }, m);
+          if (outcome.applied) resent += 1;
+          else skipped += 1;
+        } catch (e) {
+          if (!isReliableMessageError(e)) throw e;
+          skipped += 1;
+        }
+      }
+      after = page[page.length - 1]!.messageId;
+      if (page.length < size) break;
+    }
+    this.#logger.info("reliable messages: dead letters resent", { queue: queueName, resent, skipped, pages });
+    return { resent, skipped, pages };
+  }
+
+  /** Seed `listPage`: page `pageNum` (1-based) of the messages matching `filter`, oldest first. */
+  listPage(filter: ReliableMessageFilter = {}, pageNum = 1, pageSize = 20): Promise<ReliableMessagePage> {
+    return this.#store.listPage(filter, pageNum, pageSize);
+  }
+
+  /**
+   * Runs any command of the machine against one message (the jobs use it). `current` is the state
+   * the caller read, if any. See `runReliableMessageCommand`.
+   */
+  execute(messageId: string, command: ReliableMessageCommand, current?: ReliableMessage): Promise<ReliableMessageOutcome> {
+    return runReliableMessageCommand({ store: this.#store, clock: this.#clock, options: this.options }, messageId, command, current);
+  }
+}
+

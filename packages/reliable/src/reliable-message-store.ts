@@ -1,0 +1,130 @@
+import type { OutboxEventDraft } from "@msgx/core";
+import type { ReliableMessagePhase, ReliableMessageStatus, ReliableMessage } from "./reliable-message.js";
+
+/**
+ * One atomic change of the store. A `send` is an outbox row (`MSG_EVENT`) to the queue's topic
+ * written in the same transaction as the message change: both commit or neither does; the store
+ * stores the message with `lastEventId` = that row's EVENT_ID (whatever `message.lastEventId`
+ * says). A `deadLetter` is an outbox row to the dead-letter target, written the same way but not
+ * a send (`lastEventId` unchanged).
+ *
+ * - `insert`: the message must not exist (else conflict `exists`).
+ * - `update`: the stored message must have `expectedVersion` (else `changed`, or `missing` when
+ *   it is gone); it is replaced by `message` (same `messageId`).
+ * - `delete`: the stored message must have `expectedVersion` (else `changed` / `missing`).
+ * - `send`: only an outbox row, no message (seed `directSendMessage`).
+ */
+export type ReliableMessageWrite =
+  | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null }
+  | {
+      readonly op: "update";
+      readonly expectedVersion: number;
+      readonly message: ReliableMessage;
+      readonly send: OutboxEventDraft | null;
+      readonly deadLetter?: OutboxEventDraft | null;
+    }
+  | { readonly op: "delete"; readonly messageId: string; readonly expectedVersion: number }
+  | { readonly op: "send"; readonly send: OutboxEventDraft };
+
+/** Why a compare-and-set write was not applied (nothing of it was written). */
+export type ReliableMessageWriteConflict = "exists" | "changed" | "missing";
+
+export type ReliableMessageWriteResult =
+  | {
+      readonly ok: true;
+      /** The EVENT_ID of the send's outbox row (of the dead-letter row when only that was written), null when the write wrote no row. */
+      readonly eventId: number | null;
+    }
+  | { readonly ok: false; readonly conflict: ReliableMessageWriteConflict };
+
+/** How many stored messages are in each phase (every phase but ABSENT, zeros included). */
+export type ReliableMessagePhaseCounts = Readonly<Record<Exclude<ReliableMessagePhase, "ABSENT">, number>>;
+
+/** The phase counts of one consumer queue. */
+export interface ReliableQueueCounts {
+  readonly queue: string;
+  readonly phases: ReliableMessagePhaseCounts;
+}
+
+/** Which messages to list or scan; every field optional, all given ones must hold. */
+export interface ReliableMessageFilter {
+  readonly consumerQueue?: string;
+  readonly status?: ReliableMessageStatus;
+  readonly dead?: boolean;
+  /** Only messages created before this instant (exclusive). */
+  readonly createdBefore?: number;
+  /** Only messages created at or after this instant. */
+  readonly createdFrom?: number;
+  readonly messageIds?: readonly string[];
+}
+
+/** A page of the listing (seed `PageBean`): 1-based page number. */
+export interface ReliableMessagePage {
+  readonly items: readonly ReliableMessage[];
+  readonly pageNum: number;
+  readonly pageSize: number;
+  readonly total: number;
+  readonly totalPages: number;
+}
+
+/**
+ * The message store of the reliable-message service (seed `rp_transaction_message`, in
+ * PostgreSQL), beside the outbox the relay reads.
+ *
+ * Every implementation guarantees:
+ * - `commit` is one transaction: the compare-and-set on the message, the message change and the
+ *   outbox row all commit together or not at all. A lost compare-and-set writes nothing and
+ *   returns the conflict; it never throws for it. Outbox rows are PENDING with EVENT_IDs from the
+ *   same sequence the pipeline uses, so the relay delivers them in commit order per target.
+ * - A write with a `send` stores the message with `lastEventId` = the send row's EVENT_ID, in the
+ *   same transaction; a `deadLetter` row commits the same way and leaves `lastEventId` alone.
+ * - Two concurrent writes expecting the same version: at most one succeeds.
+ * - Reads return committed data. Times are epoch milliseconds, stored to the millisecond.
+ * - Driver errors leave as `MsgxError`: connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`,
+ *   a connection lost during COMMIT as `COMMIT_UNKNOWN` (the caller re-reads), a constraint the
+ *   database refuses as `INFRA`.
+ */
+export interface ReliableMessageStore {
+  /** Applies one write atomically (see {@link ReliableMessageWrite}). */
+  commit(write: ReliableMessageWrite): Promise<ReliableMessageWriteResult>;
+
+  /** The message with that id, or undefined. */
+  get(messageId: string): Promise<ReliableMessage | undefined>;
+
+  /**
+   * Messages of `status` that are not dead and whose `nextCheckAt` is at or before `now`, oldest
+   * `nextCheckAt` first (ties by `messageId`), at most `limit`. Served by an index, whatever the
+   * table size: the jobs call it every pass.
+   */
+  due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]>;
+
+  /**
+   * Keyset scan for bulk operations: messages matching `filter` with `messageId` greater than
+   * `afterMessageId` (all when null), ascending by `messageId` (code-point order), at most
+   * `limit`. A bulk operation that changes what it scans does not skip or repeat a message.
+   */
+  scan(filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]>;
+
+  /**
+   * The seed's paged listing: messages matching `filter`, ordered by `createdAt` then
+   * `messageId`, page `pageNum` (1-based) of `pageSize`, with the total count.
+   */
+  listPage(filter: ReliableMessageFilter, pageNum: number, pageSize: number): Promise<ReliableMessagePage>;
+
+  /**
+   * The retention purge: deletes ACKNOWLEDGED and CANCELLED messages with `updatedAt` before
+   * `before`, oldest `updatedAt` first, at most `limit` (a positive integer, else `RangeError`);
+   * returns how many it deleted. Served by an index on the finished rows, whatever the number of
+   * live ones. Never touches a live message (waiting, review, sending, dead).
+   */
+  purgeFinished(before: number, limit: number): Promise<number>;
+
+  /** How many messages are in each phase, for the metrics gauge (one grouped count). */
+  countByPhase(): Promise<ReliableMessagePhaseCounts>;
+
+  /**
+   * The phase counts of every queue that holds a message (zeros included), ascending by queue in
+   * code-point order: one grouped count, for the operators' queue list.
+   */
+  countByQueue(): Promise<readonly ReliableQueueCounts[]>;
+}

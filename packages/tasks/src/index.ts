@@ -1,0 +1,26 @@
+/**
+ * `@msgx/tasks`: task-event routing (SPEC §3) — the task record and its state machine, task events
+ * and callbacks, the task service and its jobs, the consumer side, and their ports. It builds on
+ * `@msgx/core` (errors, clock, retry, the outbox and delivery) and does no I/O of its own.
+ */
+export { TaskStatus, TASK_STATUSES, PENDING_CALLBACK_STATUSES, FINAL_TASK_STATUSES, awaitsCallback, newTaskRecord, assertTaskId, assertRoutingCode, isRoutingCode, type NewTask, type TaskRecord, type TaskPayload } from "./task-record.js";
+export { TaskRequestError, isTaskRequestError, TASK_REQUEST_ERROR_HTTP_STATUS, type TaskRequestErrorCode } from "./task-request-error.js";
+export { evolveTask, isLegalTaskTransition, LEGAL_TASK_FROM, type TaskTransition } from "./task-machine.js";
+export { TaskEventType, TASK_EVENT_SCHEMA_VERSION, taskEventId, taskEventVersion, taskEventMessage, parseTaskEvent, expectsTaskCallback, type TaskEventMessage, type TaskEventExtras, type ParsedTaskEvent } from "./task-event.js";
+export { DEFAULT_TASK_ROUTING, TASK_TARGET, assertTaskRouting, assertKnownOwner, taskTarget, taskTopic, taskTargets, taskTopics, taskDeliveryTopics, taskEventDraft, type TaskRouting } from "./task-routing-config.js";
+export { TaskEventHeader, taskEventHeaders } from "./task-headers.js";
+export { TaskFeedbackStatus, TaskFeedbackOutcome, decideTaskFeedback, type TaskFeedback, type TaskFeedbackKey, type TaskFeedbackEntry, type TaskFeedbackDecision } from "./task-feedback.js";
+export { TaskCallbackResult, TaskCallbackOutcome, decideTaskCallback, type TaskCallback, type TaskCallbackEntry, type TaskCallbackDecision } from "./task-callback.js";
+export type { TaskStore, TaskTx, TaskFilter } from "./task-store.js";
+export { TaskService, MAX_TASK_REPLAY, type TaskServiceDeps, type TaskFeedbackAnswer, type TaskCallbackAnswer, type TaskCancelRequest, type TaskCancelAnswer } from "./task-service.js";
+export type { TaskDispatcher, DispatchAnswer, CancelAnswer } from "./task-dispatcher.js";
+export { DispatchJob, DEFAULT_DISPATCH_RETRY, dispatchBackoffMs, decideDispatchAnswer, type DispatchRetryOptions, type TaskDispatchStep, type DispatchJobDeps, type DispatchJobOptions } from "./dispatch-job.js";
+export { TaskWatchdogJob, DEFAULT_TASK_WATCHDOG_OPTIONS, type TaskWatchdogOptions, type TaskWatchdogStep, type TaskWatchdogDeps } from "./task-watchdog-job.js";
+export { taskReplayEligibility, taskReplayCandidate, pendingEventDraft, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayCandidate, type TaskReplayResult, type TaskReplayEntry } from "./task-replay.js";
+export { TaskConsumeStatus, TaskCallbackStatus, taskCallbackResultOf, isTaskEventSettled, type TaskConsumeLogEntry, type TaskConsumeLogWrite } from "./task-consume-log.js";
+export type { TaskConsumeLogStore, TaskConsumeTx, TaskConsumeLogFilter } from "./task-consume-log-store.js";
+export { routeTaskRecord, unreadableEventId, decideConsumePrior, decideTaskHandlerFailure, shouldReopenForReplay, shouldReopenCallback, type ConsumedTaskRecord, type TaskRouteVerdict, type TaskPriorDecision, type TaskHandlerFailureDecision } from "./task-consume-decision.js";
+export { TaskHandlerRegistry, type TaskEventHandler, type TaskHandlerContext } from "./task-handler-registry.js";
+export { TaskEventConsumer, type TaskEventConsumerDeps, type TaskConsumeStep, type TaskConsumeFailpoint } from "./task-event-consumer.js";
+export { resultTopicCallbackPort, parseTaskCallbackMessage, TASK_CALLBACK_EVENT_ID_HEADER, type TaskCallbackPort, type TaskCallbackMessage } from "./task-callback-port.js";
+export { TaskCallbackSender, DEFAULT_TASK_CALLBACK_SENDER_OPTIONS, type TaskCallbackSenderDeps, type TaskCallbackSenderOptions, type TaskCallbackStep } from "./task-callback-sender.js";

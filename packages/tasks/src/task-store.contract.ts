@@ -1,0 +1,425 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isMsgxError } from "@msgx/core";
+import { DeliveryStatus, type OutboxEvent } from "@msgx/core";
+import type { Clock } from "@msgx/core";
+import type { TaskCallbackEntry } from "./task-callback.js";
+import type { TaskFeedbackEntry } from "./task-feedback.js";
+import { evolveTask } from "./task-machine.js";
+import { newTaskRecord, TASK_STATUSES, TaskStatus, type NewTask, type TaskRecord } from "./task-record.js";
+import { DEFAULT_TASK_ROUTING, taskEventDraft } from "./task-routing-config.js";
+import { TaskService } from "./task-service.js";
+import type { TaskStore } from "./task-store.js";
+
+/** One fresh, empty store per test, and a view of the outbox rows it wrote. */
+export interface TaskStoreContractSubject {
+  readonly store: TaskStore;
+  /** Every outbox row (any status, any target), ascending by EVENT_ID. */
+  outboxEvents(): Promise<readonly OutboxEvent[]>;
+  close(): Promise<void>;
+}
+
+const T0 = Date.UTC(2026, 6, 13, 8, 0, 0);
+const clock: Clock = { now: () => T0 };
+
+export const sampleNewTask = (taskId: string, extra: Partial<NewTask> = {}): NewTask => ({
+  taskId,
+  ownerService: "LMS",
+  handlerCode: "LMS_STOCK_AREA_CALL_TUBE",
+  bizType: "STOCK_AREA_CALL_TUBE",
+  bizId: `LMS-BIZ-${taskId}`,
+  externalSystem: "ACS",
+  externalTaskType: "3",
+  payload: { to_material: "A,B,C", product_area: "BLK", startPointCode: "备货区起点", nested: { n: 1, list: [1, "二", null] } },
+  ...extra,
+});
+
+const feedbackEntry = (taskId: string, externalEventId: string, extra: Partial<TaskFeedbackEntry> = {}): TaskFeedbackEntry => ({
+  taskId,
+  externalEventId,
+  status: "FINISHED",
+  outcome: "APPLIED",
+  reason: null,
+  eventId: `${taskId}#2`,
+  receivedAt: T0,
+  ...extra,
+});
+
+const expectMsgxError = async (p: Promise<unknown>, kinds: readonly string[]): Promise<void> => {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(isMsgxError(e), `expected a MsgxError, got ${String(e)}`).toBe(true);
+  if (isMsgxError(e)) expect(kinds).toContain(e.kind);
+};
+
+/**
+ * The behaviour every `TaskStore` must show (see the port's JSDoc). The in-memory fake runs it in
+ * a unit spec; the PostgreSQL store runs it against a fresh schema per test.
+ */
+export function describeTaskStoreContract(name: string, factory: () => Promise<TaskStoreContractSubject>): void {
+  describe(`TaskStore contract: ${name}`, () => {
+    let subject: TaskStoreContractSubject;
+    let store: TaskStore;
+    beforeEach(async () => {
+      subject = await factory();
+      store = subject.store;
+    });
+    afterEach(async () => {
+      await subject.close();
+    });
+
+    const insert = async (task: TaskRecord): Promise<boolean> => store.transaction((tx) => tx.insertTask(task));
+
+    it("insertTask stores every field intact; a taken id returns false and changes nothing", async () => {
+      const task = newTaskRecord(sampleNewTask("T-1"), T0);
+      expect(await insert(task)).toBe(true);
+      expect(await store.get("T-1")).toEqual(task);
+      expect(await insert({ ...task, bizId: "other" })).toBe(false);
+      expect(await store.get("T-1")).toEqual(task);
+      expect(await store.get("T-unknown")).toBeUndefined();
+      await store.transaction(async (tx) => expect(await tx.lockTask("T-unknown")).toBeUndefined());
+    });
+
+    it("round-trips nulls, empty payloads and every status", async () => {
+      const base = newTaskRecord(sampleNewTask("T-2", { externalTaskType: null, payload: {} }), T0);
+      await insert(base);
+      expect(await store.get("T-2")).toEqual(base);
+      let task = base;
+      for (const t of [
+        { type: "dispatched", externalTaskNo: "ACS-2" },
+        { type: "executing" },
+        { type: "finished", eventId: "T-2#4", reason: "done 完成" },
+        { type: "callbackFailed", error: "handler dead" },
+        { type: "callbackSucceeded" },
+      ] as const) {
+        const next = evolveTask(task, t, T0 + task.version * 1_000);
+        await store.transaction((tx) => tx.updateTask(next));
+        expect(await store.get("T-2")).toEqual(next);
+        task = next;
+      }
+      expect(task.status).toBe(TaskStatus.FINISHED);
+    });
+
+    it("updateTask accepts only the stored version's successor; a refused update commits nothing", async () => {
+      const task = newTaskRecord(sampleNewTask("T-3"), T0);
+      await insert(task);
+      const next = evolveTask(task, { type: "dispatched", externalTaskNo: "ACS-3" }, T0 + 1);
+      await expectMsgxError(
+        store.transaction(async (tx) => {
+          await tx.insertFeedback(feedbackEntry("T-3", "E-0"));
+          await tx.updateTask({ ...next, version: task.version + 2 });
+        }),
+        ["CONFLICT"],
+      );
+      expect(await store.get("T-3")).toEqual(task);
+      expect(await store.feedback("T-3")).toEqual([]);
+      await store.transaction((tx) => tx.updateTask(next));
+      await expectMsgxError(
+        store.transaction((tx) => tx.updateTask(next)),
+        ["CONFLICT"],
+      );
+      expect(await store.get("T-3")).toEqual(next);
+    });
+
+    it("the feedback log is unique on taskId + externalEventId + status", async () => {
+      await insert(newTaskRecord(sampleNewTask("T-4"), T0));
+      const a = feedbackEntry("T-4", "E-1");
+      const b = feedbackEntry("T-4", "E-1", { status: "EXECUTING", eventId: null, outcome: "IGNORED", reason: "late" });
+      await store.transaction(async (tx) => {
+        expect(await tx.findFeedback(a)).toBeUndefined();
+        await tx.insertFeedback(a);
+        await tx.insertFeedback(b);
+      });
+      await store.transaction(async (tx) => {
+        expect(await tx.findFeedback(a)).toEqual(a);
+        expect(await tx.findFeedback(b)).toEqual(b);
+        expect(await tx.findFeedback({ taskId: "T-4", externalEventId: "E-1", status: "CANCELLED" })).toBeUndefined();
+        expect(await tx.findFeedback({ taskId: "T-4", externalEventId: "E-2", status: "FINISHED" })).toBeUndefined();
+      });
+      await expectMsgxError(
+        store.transaction((tx) => tx.insertFeedback({ ...a, outcome: "IGNORED" })),
+        ["INFRA", "CONFLICT"],
+      );
+      expect(await store.feedback("T-4")).toEqual([a, b]);
+    });
+
+    it("a transaction that throws leaves nothing: no task change, no log rows, no outbox rows", async () => {
+      const task = newTaskRecord(sampleNewTask("T-5"), T0);
+      await insert(task);
+      const next = evolveTask(task, { type: "finished", eventId: "T-5#2", reason: null }, T0 + 1);
+      const draft = taskEventDraft(next, "TASK_FINISHED", "E-5", DEFAULT_TASK_ROUTING, T0 + 1);
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.updateTask(next);
+          await tx.insertFeedback(feedbackEntry("T-5", "E-5"));
+          await tx.insertCallback({ taskId: "T-5", eventId: "T-5#2", result: "SUCCESS", message: null, outcome: "REJECTED", reason: "x", receivedAt: T0 });
+          await tx.appendEvents([draft]);
+          throw new Error("business rule failed after the writes");
+        }),
+      ).rejects.toThrow("business rule failed");
+      expect(await store.get("T-5")).toEqual(task);
+      expect(await store.feedback("T-5")).toEqual([]);
+      expect(await store.callbacks("T-5")).toEqual([]);
+      expect(await subject.outboxEvents()).toEqual([]);
+    });
+
+    it("a committed transaction shows the task, its log row and its PENDING outbox rows together", async () => {
+      const task = newTaskRecord(sampleNewTask("T-6"), T0);
+      await insert(task);
+      const next = evolveTask(task, { type: "finished", eventId: "T-6#2", reason: "ok" }, T0 + 5);
+      const first = taskEventDraft(next, "TASK_FINISHED", "E-6", DEFAULT_TASK_ROUTING, T0 + 5);
+      const second = { ...first, partitionKey: "T-6b", stateVersion: 9 };
+      await store.transaction(async (tx) => {
+        await tx.updateTask(next);
+        await tx.insertFeedback(feedbackEntry("T-6", "E-6"));
+        await tx.appendEvents([first, second]);
+      });
+      expect(await store.get("T-6")).toEqual(next);
+      expect(await store.feedback("T-6")).toHaveLength(1);
+      const events = await subject.outboxEvents();
+      expect(events.map((e) => [e.target, e.partitionKey, e.eventType, e.stateVersion, e.sourceMsgId, e.status, e.attempts])).toEqual([
+        [first.target, "T-6", "UPSERT", 2, 0, DeliveryStatus.PENDING, 0],
+        [first.target, "T-6b", "UPSERT", 9, 0, DeliveryStatus.PENDING, 0],
+      ]);
+      expect(events[0]!.eventId).toBeLessThan(events[1]!.eventId);
+      expect(events.map((e) => e.headers)).toEqual([first.headers, first.headers]);
+      expect(first.headers).toEqual({ "msgx-owner": next.ownerService, "msgx-task-event": "TASK_FINISHED", "msgx-handler-code": next.handlerCode });
+      expect(events[0]!.payload).toEqual(first.payload);
+      expect(events[0]!.sentAt).toBeNull();
+    });
+
+    it("the callback log keeps every callback, repeats included, oldest first", async () => {
+      await insert(newTaskRecord(sampleNewTask("T-7"), T0));
+      const entry = (outcome: TaskCallbackEntry["outcome"], at: number): TaskCallbackEntry => ({
+        taskId: "T-7",
+        eventId: "T-7#2",
+        result: "SUCCESS",
+        message: outcome === "APPLIED" ? "业务处理成功" : null,
+        outcome,
+        reason: outcome === "DUPLICATE" ? "task already FINISHED" : null,
+        receivedAt: at,
+      });
+      await store.transaction((tx) => tx.insertCallback(entry("APPLIED", T0 + 1)));
+      await store.transaction((tx) => tx.insertCallback(entry("DUPLICATE", T0 + 2)));
+      expect(await store.callbacks("T-7")).toEqual([entry("APPLIED", T0 + 1), entry("DUPLICATE", T0 + 2)]);
+      expect(await store.callbacks("T-other")).toEqual([]);
+    });
+
+    it("lockTask serializes transactions on one task: the second sees the first's commit", async () => {
+      await insert(newTaskRecord(sampleNewTask("T-8"), T0));
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let firstLocked!: () => void;
+      const locked = new Promise<void>((r) => (firstLocked = r));
+      const seen: number[] = [];
+      const bump = (wait: boolean) =>
+        store.transaction(async (tx) => {
+          const t = (await tx.lockTask("T-8"))!;
+          seen.push(t.version);
+          if (wait) {
+            firstLocked();
+            await gate;
+          }
+          await tx.updateTask({ ...t, version: t.version + 1, updatedAt: t.updatedAt + 1 });
+        });
+      const a = bump(true);
+      await locked;
+      const b = bump(false);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(seen).toEqual([1]);
+      release();
+      await Promise.all([a, b]);
+      expect(seen).toEqual([1, 2]);
+      expect((await store.get("T-8"))!.version).toBe(3);
+    });
+
+    it("list filters by status, owner, updatedBefore and afterTaskId, ascending by taskId, at most limit", async () => {
+      for (const [id, owner, at] of [
+        ["T-b", "LMS", T0 + 2],
+        ["T-a", "LMS", T0 + 1],
+        ["T-c", "WMS", T0 + 3],
+        ["T-d", "LMS", T0 + 4],
+      ] as const) {
+        await insert(newTaskRecord(sampleNewTask(id, { ownerService: owner }), at));
+      }
+      const d = (await store.get("T-d"))!;
+      await store.transaction((tx) => tx.updateTask(evolveTask(d, { type: "dispatched", externalTaskNo: "X" }, T0 + 10)));
+      const ids = (tasks: readonly TaskRecord[]) => tasks.map((t) => t.taskId);
+      expect(ids(await store.list({}))).toEqual(["T-a", "T-b", "T-c", "T-d"]);
+      expect(ids(await store.list({ ownerService: "LMS" }))).toEqual(["T-a", "T-b", "T-d"]);
+      expect(ids(await store.list({ statuses: [TaskStatus.CREATED] }))).toEqual(["T-a", "T-b", "T-c"]);
+      expect(ids(await store.list({ updatedBefore: T0 + 2 }))).toEqual(["T-a", "T-b"]);
+      expect(ids(await store.list({ afterTaskId: "T-b", limit: 1 }))).toEqual(["T-c"]);
+    });
+
+    it("round-trips the dispatch and watchdog fields and FAILED", async () => {
+      const base = newTaskRecord(sampleNewTask("T-11"), T0, T0 + 500);
+      await insert(base);
+      expect(await store.get("T-11")).toEqual(base);
+      const failed = evolveTask(base, { type: "dispatchFailed", error: "ACS 503 忙", nextDispatchAt: T0 + 2_500 }, T0 + 1_000);
+      await store.transaction((tx) => tx.updateTask(failed));
+      expect(await store.get("T-11")).toEqual(failed);
+      expect([failed.dispatchAttempts, failed.nextDispatchAt, failed.dispatchError]).toEqual([1, T0 + 2_500, "ACS 503 忙"]);
+      const refused = evolveTask(failed, { type: "dispatchRefused", reason: "unknown task type" }, T0 + 3_000);
+      await store.transaction((tx) => tx.updateTask(refused));
+      expect(await store.get("T-11")).toEqual(refused);
+      expect([refused.status, refused.nextDispatchAt, refused.statusReason]).toEqual([TaskStatus.FAILED, null, "unknown task type"]);
+      await insert(newTaskRecord(sampleNewTask("T-12"), T0));
+      const t12 = (await store.get("T-12"))!;
+      const pending = evolveTask(t12, { type: "finished", eventId: "T-12#2", reason: null }, T0 + 1);
+      const alerted = evolveTask(pending, { type: "callbackRedelivered" }, T0 + 9_000);
+      await store.transaction((tx) => tx.updateTask(pending));
+      await store.transaction((tx) => tx.updateTask(alerted));
+      expect(await store.get("T-12")).toEqual(alerted);
+      expect([alerted.callbackAlerts, alerted.callbackAlertAt]).toEqual([1, T0 + 9_000]);
+    });
+
+    it("dueForDispatch: only CREATED tasks waiting for a dispatch and due, earliest first, at most limit", async () => {
+      await insert(newTaskRecord(sampleNewTask("D-late"), T0, T0 + 50));
+      await insert(newTaskRecord(sampleNewTask("D-b"), T0, T0 + 10));
+      await insert(newTaskRecord(sampleNewTask("D-a"), T0, T0 + 10));
+      await insert(newTaskRecord(sampleNewTask("D-manual"), T0, null));
+      await insert(newTaskRecord(sampleNewTask("D-future"), T0, T0 + 10_000));
+      const gone = newTaskRecord(sampleNewTask("D-done"), T0, T0);
+      await insert(gone);
+      await store.transaction((tx) => tx.updateTask(evolveTask(gone, { type: "executing" }, T0 + 1)));
+      const ids = (tasks: readonly TaskRecord[]) => tasks.map((t) => t.taskId);
+      expect(ids(await store.dueForDispatch(T0 + 100, 10))).toEqual(["D-a", "D-b", "D-late"]);
+      expect(ids(await store.dueForDispatch(T0 + 100, 2))).toEqual(["D-a", "D-b"]);
+      expect(ids(await store.dueForDispatch(T0 + 10, 10))).toEqual(["D-a", "D-b"]);
+      expect(await store.dueForDispatch(T0 + 9, 10)).toEqual([]);
+    });
+
+    it("stalePendingCallbacks: pending tasks unchanged since updatedBefore and not alerted since alertedBefore, oldest first", async () => {
+      const pendingAt = async (id: string, at: number, alertAt: number | null) => {
+        const t = newTaskRecord(sampleNewTask(id), T0);
+        await insert(t);
+        let next = evolveTask(t, { type: "finished", eventId: `${id}#2`, reason: null }, at);
+        await store.transaction((tx) => tx.updateTask(next));
+        if (alertAt !== null) {
+          next = evolveTask(next, { type: "callbackRedelivered" }, alertAt);
+          await store.transaction((tx) => tx.updateTask(next));
+        }
+      };
+      await pendingAt("P-new", T0 + 5_000, null);
+      await pendingAt("P-old", T0 + 1_000, null);
+      await pendingAt("P-alerted", T0 + 500, T0 + 2_000);
+      await insert(newTaskRecord(sampleNewTask("P-created"), T0));
+      const ids = (tasks: readonly TaskRecord[]) => tasks.map((t) => t.taskId);
+      expect(ids(await store.stalePendingCallbacks(T0 + 10_000, T0 + 10_000, 10))).toEqual(["P-old", "P-alerted", "P-new"]);
+      expect(ids(await store.stalePendingCallbacks(T0 + 3_000, T0 + 1_000, 10))).toEqual(["P-old"]);
+      expect(ids(await store.stalePendingCallbacks(T0 + 3_000, T0 + 2_000, 1))).toEqual(["P-old"]);
+    });
+
+    it("purgeFinished deletes only old FINISHED / CANCELLED / FAILED tasks with their log rows, oldest first, at most limit", async () => {
+      const service = new TaskService({ store, clock });
+      const finish = async (id: string, at: number, status: "FINISHED" | "CANCELLED" | "PENDING" | "FAILED") => {
+        const t = newTaskRecord(sampleNewTask(id), T0);
+        await insert(t);
+        if (status === "FAILED") {
+          await store.transaction((tx) => tx.updateTask(evolveTask(t, { type: "dispatchRefused", reason: "no" }, at)));
+          return;
+        }
+        const pending = evolveTask(t, { type: status === "CANCELLED" ? "cancelled" : "finished", eventId: `${id}#2`, reason: null }, at);
+        await store.transaction(async (tx) => {
+          await tx.updateTask(pending);
+          await tx.insertFeedback(feedbackEntry(id, "E", { eventId: `${id}#2`, status: status === "CANCELLED" ? "CANCELLED" : "FINISHED" }));
+        });
+        if (status === "PENDING") return;
+        await store.transaction(async (tx) => {
+          await tx.updateTask(evolveTask(pending, { type: "callbackSucceeded" }, at));
+          await tx.insertCallback({ taskId: id, eventId: `${id}#2`, result: "SUCCESS", message: null, outcome: "APPLIED", reason: null, receivedAt: at });
+        });
+      };
+      await finish("X-fin-old", T0 + 1, "FINISHED");
+      await finish("X-can-old", T0 + 2, "CANCELLED");
+      await finish("X-fail-old", T0 + 3, "FAILED");
+      await finish("X-pending-old", T0 + 1, "PENDING");
+      await finish("X-fin-new", T0 + 100, "FINISHED");
+      await insert(newTaskRecord(sampleNewTask("X-created"), T0));
+      expect(await store.purgeFinished(T0 + 50, 0)).toBe(0);
+      expect(await store.purgeFinished(T0 + 50, Number.NaN)).toBe(0);
+      expect(await store.purgeFinished(T0 + 50, 1.9)).toBe(1);
+      expect(await store.get("X-fin-old")).toBeUndefined();
+      expect(await store.feedback("X-fin-old")).toEqual([]);
+      expect(await store.callbacks("X-fin-old")).toEqual([]);
+      expect(await store.purgeFinished(T0 + 50, 10)).toBe(2);
+      expect(await store.purgeFinished(T0 + 50, 10)).toBe(0);
+      const left = (await store.list({})).map((t) => t.taskId);
+      expect(left).toEqual(["X-created", "X-fin-new", "X-pending-old"]);
+      expect(await store.feedback("X-pending-old")).toHaveLength(1);
+      expect(await store.purgeFinished(T0 + 100, 10)).toBe(0);
+      expect(await service.get("X-fin-new")).toBeDefined();
+    });
+
+    it("countByStatus counts the stored tasks per status, every status present", async () => {
+      expect(Object.values(await store.countByStatus()).every((n) => n === 0)).toBe(true);
+      const a = newTaskRecord(sampleNewTask("C-a"), T0);
+      await insert(a);
+      await insert(newTaskRecord(sampleNewTask("C-b"), T0));
+      await store.transaction((tx) => tx.updateTask(evolveTask(a, { type: "dispatchRefused", reason: "no" }, T0 + 1)));
+      const counts = await store.countByStatus();
+      expect(counts).toMatchObject({ CREATED: 1, FAILED: 1, DISPATCHED: 0, FINISHED: 0 });
+      expect(Object.keys(counts).sort()).toEqual([...TASK_STATUSES].sort());
+    });
+
+    it("the replay audit keeps every row by id; a taken id fails the transaction", async () => {
+      const entry = { replayId: "R-1", by: "ops@example", reason: "handler fixed 修复", filter: { owner: "LMS", taskIds: ["T-a", "T-b"] }, taskIds: ["T-a", "T-b"], at: T0 + 7 };
+      await store.transaction((tx) => tx.insertReplay(entry));
+      expect(await store.replay("R-1")).toEqual(entry);
+      expect(await store.replay("R-2")).toBeUndefined();
+      await expectMsgxError(
+        store.transaction((tx) => tx.insertReplay({ ...entry, reason: "again" })),
+        ["INFRA", "CONFLICT"],
+      );
+      expect(await store.replay("R-1")).toEqual(entry);
+    });
+
+    it("list filters by handlerCode, taskIds and callbackFailed", async () => {
+      await insert(newTaskRecord(sampleNewTask("L-1"), T0));
+      await insert(newTaskRecord(sampleNewTask("L-2", { handlerCode: "LMS_OTHER" }), T0));
+      const t3 = newTaskRecord(sampleNewTask("L-3"), T0);
+      await insert(t3);
+      const p3 = evolveTask(t3, { type: "finished", eventId: "L-3#2", reason: null }, T0 + 1);
+      await store.transaction((tx) => tx.updateTask(p3));
+      await store.transaction((tx) => tx.updateTask(evolveTask(p3, { type: "callbackFailed", error: "dead" }, T0 + 2)));
+      const ids = (tasks: readonly TaskRecord[]) => tasks.map((t) => t.taskId);
+      expect(ids(await store.list({ handlerCode: "LMS_OTHER" }))).toEqual(["L-2"]);
+      expect(ids(await store.list({ taskIds: ["L-3", "L-1", "nope"] }))).toEqual(["L-1", "L-3"]);
+      expect(ids(await store.list({ callbackFailed: true }))).toEqual(["L-3"]);
+      expect(ids(await store.list({ callbackFailed: false, handlerCode: "LMS_STOCK_AREA_CALL_TUBE" }))).toEqual(["L-1"]);
+    });
+
+    it("through TaskService: FINISHED once, one outbox event, duplicates and callbacks harmless", async () => {
+      const service = new TaskService({ store, clock });
+      await service.create(sampleNewTask("T-9"));
+      expect((await service.create(sampleNewTask("T-9"))).created).toBe(false);
+      await service.markDispatched("T-9", "ACS-9");
+      const first = await service.feedback({ taskId: "T-9", externalEventId: "ACS-E1", status: "FINISHED" });
+      const repeat = await service.feedback({ taskId: "T-9", externalEventId: "ACS-E1", status: "FINISHED" });
+      const other = await service.feedback({ taskId: "T-9", externalEventId: "ACS-E2", status: "FINISHED" });
+      expect([first.entry.outcome, repeat.duplicate, other.entry.outcome]).toEqual(["APPLIED", true, "IGNORED"]);
+      expect(first.task.status).toBe(TaskStatus.FINISHED_PENDING_CALLBACK);
+      const events = await subject.outboxEvents();
+      expect(events).toHaveLength(1);
+      expect((events[0]!.payload as { eventId: string }).eventId).toBe("T-9#3");
+      const ok = await service.callback({ taskId: "T-9", eventId: "T-9#3", result: "SUCCESS" });
+      const again = await service.callback({ taskId: "T-9", eventId: "T-9#3", result: "SUCCESS" });
+      expect([ok.entry.outcome, again.entry.outcome, again.task.status]).toEqual(["APPLIED", "DUPLICATE", TaskStatus.FINISHED]);
+      expect(await store.feedback("T-9")).toHaveLength(2);
+      expect(await store.callbacks("T-9")).toHaveLength(2);
+    });
+
+    it("through TaskService: concurrent FINISHED reports publish exactly one event", async () => {
+      const service = new TaskService({ store, clock });
+      await service.create(sampleNewTask("T-10"));
+      const answers = await Promise.all(
+        ["E-a", "E-b", "E-c", "E-a"].map((id) => service.feedback({ taskId: "T-10", externalEventId: id, status: "FINISHED" })),
+      );
+      expect(answers.filter((a) => a.entry.outcome === "APPLIED" && !a.duplicate)).toHaveLength(1);
+      expect(await subject.outboxEvents()).toHaveLength(1);
+      expect(await store.feedback("T-10")).toHaveLength(3);
+    });
+  });
+}

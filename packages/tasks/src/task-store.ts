@@ -1,0 +1,100 @@
+import type { OutboxEventDraft } from "@msgx/core";
+import type { TaskCallbackEntry } from "./task-callback.js";
+import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
+import type { TaskRecord, TaskStatus } from "./task-record.js";
+import type { TaskReplayEntry } from "./task-replay.js";
+
+/**
+ * One transaction of the task service. Everything written through it commits together or not at
+ * all: a task's status change, its feedback log row and its outbox event are never split.
+ */
+export interface TaskTx {
+  /**
+   * The task, locked until this transaction ends: another transaction's `lockTask` of the same id
+   * waits for it (so two feedbacks for one task are decided one after the other, each seeing the
+   * other's commit). Undefined when there is no such task.
+   */
+  lockTask(taskId: string): Promise<TaskRecord | undefined>;
+  /** Inserts a new task; returns false and writes nothing when the id is taken. */
+  insertTask(task: TaskRecord): Promise<boolean>;
+  /**
+   * Replaces the stored task with `task`, which must be the stored one's successor
+   * (`task.version === stored.version + 1`); otherwise throws `MsgxError("CONFLICT")` and the
+   * transaction must not commit.
+   */
+  updateTask(task: TaskRecord): Promise<void>;
+  /** The feedback log entry stored under `key`, if any. */
+  findFeedback(key: TaskFeedbackKey): Promise<TaskFeedbackEntry | undefined>;
+  /** Appends a feedback log entry; a second entry with the same key fails the transaction (`MsgxError`). */
+  insertFeedback(entry: TaskFeedbackEntry): Promise<void>;
+  /** Appends a callback log entry (repeats are logged too). */
+  insertCallback(entry: TaskCallbackEntry): Promise<void>;
+  /**
+   * Appends outbox rows to the relay's outbox (the `MSG_EVENT` table the dispatchers drain),
+   * PENDING, with EVENT_IDs ascending in the given order.
+   */
+  appendEvents(events: readonly OutboxEventDraft[]): Promise<void>;
+  /** Appends a replay audit row (`task_replay`); a taken replay id fails the transaction (`MsgxError`). */
+  insertReplay(entry: TaskReplayEntry): Promise<void>;
+}
+
+/** Which tasks to list (all fields optional), ascending by taskId. */
+export interface TaskFilter {
+  readonly statuses?: readonly TaskStatus[];
+  readonly ownerService?: string;
+  readonly handlerCode?: string;
+  /** Only these tasks. */
+  readonly taskIds?: readonly string[];
+  /** true: only tasks whose owner reported FAILURE (`callbackError` set); false: only those without. */
+  readonly callbackFailed?: boolean;
+  /** Only tasks last changed at or before this instant (e.g. "pending a callback for 10 min"). */
+  readonly updatedBefore?: number;
+  readonly afterTaskId?: string;
+  readonly limit?: number;
+}
+
+/**
+ * The task service's state (`task_task`, `task_feedback`, `task_callback`, and its rows in
+ * `msg_event`), in PostgreSQL.
+ *
+ * Every implementation guarantees:
+ * - `transaction` runs `fn` and commits all its writes atomically, or none when `fn` throws or
+ *   the commit fails; a serialization failure or deadlock may be retried by running `fn` again
+ *   (so `fn` must only write through `tx`). A lost connection during COMMIT throws
+ *   `MsgxError("COMMIT_UNKNOWN")`: the caller repeats the request, which is idempotent.
+ * - reads outside a transaction see committed data only;
+ * - the feedback log is unique on `taskId + externalEventId + status`;
+ * - driver errors leave as `MsgxError` (connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`);
+ * - the job probes (`dueForDispatch`, `stalePendingCallbacks`, `purgeFinished`) read an index of
+ *   their own tasks only, never the whole table.
+ */
+export interface TaskStore {
+  transaction<T>(fn: (tx: TaskTx) => Promise<T>): Promise<T>;
+  get(taskId: string): Promise<TaskRecord | undefined>;
+  list(filter: TaskFilter): Promise<readonly TaskRecord[]>;
+  /** The feedback log of a task, oldest first. */
+  feedback(taskId: string): Promise<readonly TaskFeedbackEntry[]>;
+  /** The callback log of a task, oldest first. */
+  callbacks(taskId: string): Promise<readonly TaskCallbackEntry[]>;
+  /**
+   * CREATED tasks waiting for the dispatch job whose `nextDispatchAt` is at or before `now`,
+   * earliest due first (then by taskId), at most `limit`.
+   */
+  dueForDispatch(now: number, limit: number): Promise<readonly TaskRecord[]>;
+  /**
+   * Tasks in *_PENDING_CALLBACK last changed at or before `updatedBefore` whose last watchdog
+   * alert is at or before `alertedBefore` (or never was), longest unchanged first, at most `limit`.
+   */
+  stalePendingCallbacks(updatedBefore: number, alertedBefore: number, limit: number): Promise<readonly TaskRecord[]>;
+  /**
+   * Deletes up to `limit` FINISHED / CANCELLED / FAILED tasks last changed before `before`
+   * (strictly), oldest first, with their feedback and callback log rows, in one transaction;
+   * returns how many tasks went. A limit below 1 (or NaN) purges nothing; a fractional one is floored.
+   * Replay audit rows stay.
+   */
+  purgeFinished(before: number, limit: number): Promise<number>;
+  /** A replay audit row by its id. */
+  replay(replayId: string): Promise<TaskReplayEntry | undefined>;
+  /** The number of stored tasks in each status, every status present (0 when none): the `msgx_tasks` gauge. */
+  countByStatus(): Promise<Readonly<Record<TaskStatus, number>>>;
+}

@@ -1,0 +1,8 @@
+/**
+ * `@msgx/tasks/testing`: the contract suite of every task port, for an adapter to prove it conforms.
+ * They need vitest, so this entry is ESM-only; it re-exports `@msgx/tasks/fakes`.
+ */
+export * from "./fakes.js";
+export { describeTaskStoreContract, sampleNewTask, type TaskStoreContractSubject } from "./task-store.contract.js";
+export { describeTaskDispatcherContract, type TaskDispatcherContractSubject } from "./task-dispatcher.contract.js";
+export { describeTaskConsumeLogStoreContract, sampleTaskConsumeWrite, type TaskConsumeLogStoreContractSubject } from "./task-consume-log-store.contract.js";
