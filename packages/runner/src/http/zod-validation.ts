@@ -1,5 +1,5 @@
 import type { FastifySchemaCompiler, FastifyTypeProvider } from "fastify";
-import { QUEUE_NAME } from "@msgx/core";
+import { QUEUE_NAME } from "@msgx/reliable";
 import { z } from "zod";
 import { HttpError } from "./http-error.js";
 

@@ -1,4 +1,5 @@
-import { DeliveryStatus, EventHeader, isTerminal, ProcStatus, Target } from "@msgx/core";
+import { DeliveryStatus, EventHeader, ProcStatus, Target } from "@msgx/core";
+import { isTerminal } from "@msgx/core/testing";
 import type { SimRunner, SimWorld } from "./sim-world.js";
 
 /** A broken invariant: the run's failure. */

@@ -1,6 +1,9 @@
 import { setMaxListeners } from "node:events";
 import { PgLeadership } from "@msgx/adapters-pg";
-import { silentLogger, type LeaseStore, type Logger, type ReliableMessage, type ReliableMessageChecker } from "@msgx/core";
+import { silentLogger, type LeaseStore, type Logger } from "@msgx/core";
+import type { ReliableMessage, ReliableMessageChecker } from "@msgx/reliable";
+import { InMemoryReliableMessageStore } from "@msgx/reliable/fakes";
+import { InMemoryTaskStore } from "@msgx/tasks/fakes";
 import {
   InMemoryBroker,
   InMemoryFlightReader,
@@ -12,11 +15,9 @@ import {
   InMemoryOutboxStore,
   InMemoryPipelineStore,
   InMemoryReferenceReader,
-  InMemoryReliableMessageStore,
   InMemoryRequestStore,
   InMemoryRunnerPresence,
   InMemoryStatusReader,
-  InMemoryTaskStore,
   InMemoryThroughputReader,
 } from "@msgx/core/fakes";
 import type { AppParts } from "../../src/app/app-parts.js";

@@ -1,4 +1,5 @@
-import { DeliveryStatus, EventHeader, isTerminal, ProcStatus } from "@msgx/core";
+import { DeliveryStatus, EventHeader, ProcStatus } from "@msgx/core";
+import { isTerminal } from "@msgx/core/testing";
 import { dnldThenFlops } from "../../../../bench/fault/stream.js";
 import { Prng, SimScheduler, type FaultKind, type FaultOdds } from "./sim-scheduler.js";
 import { SimInvariants } from "./sim-invariants.js";
