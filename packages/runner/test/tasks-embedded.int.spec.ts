@@ -8,7 +8,7 @@
  * shows the task series; `msgx tasks show|replay --url` read and preflight through the runner.
  * (The multi-process flows on PostgreSQL and Kafka are task-service.e2e.)
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -119,12 +119,26 @@ async function msgx(args: readonly string[]): Promise<string> {
 
 describe("msgx tasks --url", () => {
   it("shows a task with its logs, and preflights a replay (nothing dead: nothing eligible)", async () => {
-    const shown = JSON.parse(await msgx(["show", "E-1", "--url", base, "--token", TASK_TOKEN])) as { task: { status: string }; feedback: unknown[] };
+    const tokenFile = join(dataDir, "task-token");
+    writeFileSync(tokenFile, `${TASK_TOKEN}\n`);
+    const shown = JSON.parse(await msgx(["show", "E-1", "--url", base, "--token-file", tokenFile])) as { task: { status: string }; feedback: unknown[] };
     expect(shown.task.status).toBe("FINISHED");
     expect(shown.feedback).toHaveLength(2);
-    expect(JSON.parse(await msgx(["show", "nobody", "--url", base, "--token", TASK_TOKEN]))).toEqual({ error: "no task nobody" });
-    const dry = JSON.parse(await msgx(["replay", "--task", "E-1", "--reason", "check", "--dry-run", "--url", base, "--token", TASK_TOKEN])) as Record<string, unknown>;
+    expect(JSON.parse(await msgx(["show", "nobody", "--url", base, "--token-file", tokenFile]))).toEqual({ error: "no task nobody" });
+    const dry = JSON.parse(await msgx(["replay", "--task", "E-1", "--reason", "check", "--dry-run", "--url", base, "--token-file", tokenFile])) as Record<string, unknown>;
     expect(dry).toMatchObject({ replayId: null, dryRun: true, replayed: [], candidates: [{ taskId: "E-1", eligible: false }] });
-    await expect(msgx(["replay", "--reason", "no filter", "--url", base, "--token", TASK_TOKEN])).rejects.toMatchObject({ kind: "CONFIG" });
+    await expect(msgx(["replay", "--reason", "no filter", "--url", base, "--token-file", tokenFile])).rejects.toMatchObject({ kind: "CONFIG" });
+  }, 30_000);
+
+  it("still takes --token in argv, and warns that ps shows it", async () => {
+    let err = "";
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((err += String(chunk)), true));
+    try {
+      const shown = JSON.parse(await msgx(["show", "E-1", "--url", base, "--token", TASK_TOKEN])) as { task: { status: string } };
+      expect(shown.task.status).toBe("FINISHED");
+    } finally {
+      stderr.mockRestore();
+    }
+    expect(err).toContain("--token puts the token in argv");
   }, 30_000);
 });

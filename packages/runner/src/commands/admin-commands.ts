@@ -7,7 +7,7 @@ import { createLogger } from "../logging.js";
 import { directAdmin, httpAdmin, type AdminApi } from "./admin-api.js";
 import { adminParts } from "./admin-parts.js";
 import { registerLineageCommands } from "./lineage-commands.js";
-import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
+import { configFrom, remoteToken, withCommonOptions, withRemoteOptions, type CommonFlags } from "./common-options.js";
 
 interface AdminFlags extends CommonFlags {
   readonly url?: string;
@@ -21,7 +21,7 @@ async function withAdmin(flags: AdminFlags, fn: (api: AdminApi) => Promise<void>
     const clock = { now: () => Date.now() };
     return directAdmin(parts, parts.maintenance, config, clock);
   };
-  const api = flags.url ? httpAdmin(flags.url, flags.token ?? config.http.token) : await direct();
+  const api = flags.url ? httpAdmin(flags.url, remoteToken(flags, config.http.token)) : await direct();
   try {
     await fn(api);
   } finally {
@@ -47,12 +47,9 @@ async function createDevelopmentMailbox(config: MsgxConfig): Promise<void> {
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
-/** An admin command: common flags plus `--url`/`--token` to go through a running runner. */
+/** An admin command: common flags plus `--url`/`--token-file` to go through a running runner. */
 function admin(program: Command, name: string, description: string): Command {
-  return withCommonOptions(program.command(name))
-    .description(description)
-    .option("--url <url>", "use a running runner's admin API (e.g. http://127.0.0.1:8080) instead of opening the data")
-    .option("--token <token>", "bearer token for --url (env MSGX_HTTP_TOKEN)");
+  return withRemoteOptions(withCommonOptions(program.command(name)).description(description), "use a running runner's admin API (e.g. http://127.0.0.1:8080) instead of opening the data");
 }
 
 export function registerAdminCommands(program: Command): void {

@@ -46,8 +46,36 @@ export function configFrom(flags: CommonFlags): MsgxConfig {
   });
 }
 
+/**
+ * `--url` and its credentials, for a command that can go through a running runner's API instead of
+ * opening the data. The token comes from `--token-file` or the environment; `--token <token>` is
+ * still accepted for scripts written against 0.1 but hidden from `--help`, because `ps` shows argv.
+ */
+export function withRemoteOptions(cmd: Command, urlHelp: string, tokenEnv = "MSGX_HTTP_TOKEN"): Command {
+  return cmd
+    .option("--url <url>", urlHelp)
+    .option("--token-file <path>", `bearer token for --url, read from this file (else env ${tokenEnv})`)
+    .addOption(new Option("--token <token>", "bearer token in argv (ps shows it; use --token-file)").hideHelp());
+}
+
+export interface RemoteFlags {
+  readonly url?: string;
+  readonly token?: string;
+  readonly tokenFile?: string;
+}
+
+/** The bearer token for `--url`: `--token-file`, then `--token` (with a warning), then `fallback` (config or env). */
+export function remoteToken(flags: RemoteFlags, fallback: string | undefined, warn: (line: string) => void = (l) => process.stderr.write(l)): string | undefined {
+  if (flags.tokenFile !== undefined) return tokenFromFile(flags.tokenFile);
+  if (flags.token !== undefined) {
+    warn("msgx: --token puts the token in argv, where ps shows it to every user; use --token-file <path> or the environment\n");
+    return flags.token;
+  }
+  return fallback;
+}
+
 /** `--token-file <path>`: the token is the file's text without its surrounding whitespace, so it never shows in argv or `ps`. */
-function tokenFromFile(path: string): string {
+export function tokenFromFile(path: string): string {
   let text: string;
   try {
     text = readFileSync(path, "utf8");

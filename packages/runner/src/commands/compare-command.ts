@@ -3,6 +3,7 @@ import { Command, Option } from "commander";
 import { compareFlights, COMPARISON_IGNORED_BY_DEFAULT, errorMessage, ignoreEntryProblem, MAX_FLIGHT_LIST_LIMIT, MsgxError, type ComparableFlight } from "@msgx/core";
 import { flightsOf, httpPageReader, readFlightDump, readFlightPages, type FlightPage } from "../compare/flight-pages.js";
 import { comparisonJson, comparisonText } from "../compare/comparison-report.js";
+import { remoteToken, tokenFromFile } from "./common-options.js";
 import { EXIT } from "./exit-codes.js";
 
 interface CompareFlags {
@@ -13,6 +14,8 @@ interface CompareFlags {
   readonly json?: boolean;
   readonly dump?: string;
   readonly token?: string;
+  readonly tokenFile?: string;
+  readonly againstTokenFile?: string;
   readonly timeoutMs: string;
   readonly pageSize: string;
 }
@@ -35,7 +38,9 @@ export function registerCompareCommand(program: Command): void {
     .option("--ignore <paths>", "also leave out these (comma-separated; repeatable): lastMsgId, fields.ESTT, collections.DELY, collections.GTDT.GTYP", collect)
     .option("--json", "print the report as JSON (docs/operations.md)")
     .option("--dump <file>", "write the pages read from --url to this file (a dump --against reads); without --against only that")
-    .option("--token <token>", "bearer token for --url (env MSGX_HTTP_TOKEN)")
+    .option("--token-file <path>", "bearer token for --url, read from this file (else env MSGX_HTTP_TOKEN)")
+    .addOption(new Option("--token <token>", "bearer token in argv (ps shows it; use --token-file)").hideHelp())
+    .option("--against-token-file <path>", "bearer token for an --against URL, read from this file (else env MSGX_COMPARE_AGAINST_TOKEN)")
     .option("--timeout-ms <ms>", "give up on a page after this long", "30000")
     .addOption(new Option("--page-size <n>", `flights per page (1–${MAX_FLIGHT_LIST_LIMIT})`).default(String(MAX_FLIGHT_LIST_LIMIT)))
     .addHelpText(
@@ -72,7 +77,8 @@ async function compare(flags: CompareFlags): Promise<number> {
   if (flags.against === undefined && flags.dump === undefined) throw new MsgxError("CONFIG", "give --against <url|file> (or --dump <file> to write this side only)");
   const timeoutMs = whole(flags.timeoutMs, "--timeout-ms", 1, 3_600_000);
   const pageSize = whole(flags.pageSize, "--page-size", 1, MAX_FLIGHT_LIST_LIMIT);
-  const token = flags.token ?? process.env["MSGX_HTTP_TOKEN"];
+  const token = remoteToken(flags, process.env["MSGX_HTTP_TOKEN"]);
+  const againstToken = flags.againstTokenFile !== undefined ? tokenFromFile(flags.againstTokenFile) : process.env["MSGX_COMPARE_AGAINST_TOKEN"];
 
   const progress = progressLine();
   const oursRead = readFlightPages(httpPageReader(flags.url, { token, timeoutMs }), flags.url, { operationDays, pageSize, onPage: (n) => progress("ours", n) });
@@ -80,7 +86,7 @@ async function compare(flags: CompareFlags): Promise<number> {
     flags.against === undefined
       ? Promise.resolve(undefined)
       : HTTP_URL.test(flags.against)
-        ? readFlightPages(httpPageReader(flags.against, { timeoutMs }), flags.against, { operationDays, pageSize, onPage: (n) => progress("theirs", n) }).then(flightsOf)
+        ? readFlightPages(httpPageReader(flags.against, { token: againstToken, timeoutMs }), flags.against, { operationDays, pageSize, onPage: (n) => progress("theirs", n) }).then(flightsOf)
         : readFlightDump(flags.against, operationDays);
   const [oursPages, theirs] = await Promise.all([oursRead, theirsRead]);
   if (flags.dump !== undefined) await writeDump(flags.dump, oursPages);

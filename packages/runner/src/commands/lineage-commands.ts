@@ -3,7 +3,7 @@ import { DEFAULT_LINEAGE_LIMIT, MAX_LINEAGE_LIMIT, MsgxError, type LineagePage, 
 import { createLogger } from "../logging.js";
 import { adminHttp } from "./admin-http.js";
 import { adminParts } from "./admin-parts.js";
-import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
+import { configFrom, remoteToken, withCommonOptions, withRemoteOptions, type CommonFlags } from "./common-options.js";
 import { lineageTable } from "./lineage-table.js";
 
 interface LineageFlags extends CommonFlags {
@@ -38,13 +38,10 @@ export function registerLineageCommands(program: Command, flights: Command): voi
 }
 
 function lineageCommand(parent: Command, description: string): Command {
-  return withCommonOptions(parent.command("lineage"))
-    .description(description)
+  return withRemoteOptions(withCommonOptions(parent.command("lineage")).description(description), "use a running runner's admin API (e.g. http://127.0.0.1:8080) instead of opening the data")
     .option("--limit <n>", `how many versions (1–${MAX_LINEAGE_LIMIT})`, String(DEFAULT_LINEAGE_LIMIT))
     .option("--before <version>", "only versions below this one (paging: the table's last line says which)")
-    .option("--json", "print the page as JSON, every change in full (the shape of the admin route)")
-    .option("--url <url>", "use a running runner's admin API (e.g. http://127.0.0.1:8080) instead of opening the data")
-    .option("--token <token>", "bearer token for --url (env MSGX_HTTP_TOKEN)");
+    .option("--json", "print the page as JSON, every change in full (the shape of the admin route)");
 }
 
 /** Prints the page of `read` as a table, or with `--json` as the admin route answers it (`key` first). */
@@ -53,7 +50,7 @@ async function show(flags: LineageFlags, what: string, key: Readonly<Record<stri
   const config = configFrom(flags);
   const parts = flags.url ? undefined : await adminParts(config, createLogger("warn", 2));
   try {
-    const api = parts?.lineage ?? httpLineage(flags.url!, flags.token ?? config.http.token);
+    const api = parts?.lineage ?? httpLineage(flags.url!, remoteToken(flags, config.http.token));
     const page = await read(api, query).catch((e: unknown) => {
       throw e instanceof RangeError ? new MsgxError("CONFIG", e.message) : e;
     });

@@ -5,7 +5,7 @@ import { serviceOptions } from "../config/reliable-schema.js";
 import { createLogger } from "../logging.js";
 import { directReliableAdmin, httpReliableAdmin, reliableService, type ReliableAdminApi } from "../reliable/reliable-admin.js";
 import { adminParts } from "./admin-parts.js";
-import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
+import { configFrom, remoteToken, withCommonOptions, withRemoteOptions, type CommonFlags } from "./common-options.js";
 
 interface Flags extends CommonFlags {
   readonly url?: string;
@@ -15,7 +15,7 @@ interface Flags extends CommonFlags {
 async function withApi(flags: Flags, fn: (api: ReliableAdminApi) => Promise<unknown>): Promise<void> {
   const config = configFrom(flags);
   if (flags.url) {
-    print(await fn(httpReliableAdmin(flags.url, flags.token ?? config.http.token)));
+    print(await fn(httpReliableAdmin(flags.url, remoteToken(flags, config.http.token))));
     return;
   }
   const parts = await adminParts(config, createLogger("warn", 2));
@@ -39,10 +39,7 @@ function positiveFlag(name: string, value: string): number {
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
 function sub(parent: Command, name: string, description: string): Command {
-  return withCommonOptions(parent.command(name))
-    .description(description)
-    .option("--url <url>", "use a running runner's admin API instead of opening the data")
-    .option("--token <token>", "bearer token for --url (env MSGX_HTTP_TOKEN)");
+  return withRemoteOptions(withCommonOptions(parent.command(name)).description(description), "use a running runner's admin API instead of opening the data");
 }
 
 /** `msgx reliable …`: the operator surface of the reliable-message service (SPEC §4). */

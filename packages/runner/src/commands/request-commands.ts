@@ -5,7 +5,7 @@ import { createRequestAdmin } from "../app/request-steps.js";
 import type { RequestAdmin } from "../http/http-context.js";
 import { createLogger } from "../logging.js";
 import { adminParts } from "./admin-parts.js";
-import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
+import { configFrom, remoteToken, withCommonOptions, withRemoteOptions, type CommonFlags } from "./common-options.js";
 
 interface RequestFlags extends CommonFlags {
   readonly url?: string;
@@ -37,7 +37,7 @@ export function httpRequestAdmin(baseUrl: string, token: string | undefined): Re
 
 async function withRequests(flags: RequestFlags, fn: (api: RequestAdmin) => Promise<void>): Promise<void> {
   const config = configFrom(flags);
-  if (flags.url) return fn(httpRequestAdmin(flags.url, flags.token ?? config.http.token));
+  if (flags.url) return fn(httpRequestAdmin(flags.url, remoteToken(flags, config.http.token)));
   const logger = createLogger("warn", 2);
   const parts = await adminParts(config, logger);
   try {
@@ -74,10 +74,7 @@ function report(r: RequestRecord): void {
 }
 
 function requestCommand(parent: Command, name: string, description: string): Command {
-  return withCommonOptions(parent.command(name))
-    .description(description)
-    .option("--url <url>", "use a running runner's admin API (e.g. http://127.0.0.1:8080) instead of opening the data")
-    .option("--token <token>", "bearer token for --url (env MSGX_HTTP_TOKEN)");
+  return withRemoteOptions(withCommonOptions(parent.command(name)).description(description), "use a running runner's admin API (e.g. http://127.0.0.1:8080) instead of opening the data");
 }
 
 const operator = (flags: RequestFlags) => flags.operator ?? process.env["USER"] ?? "cli";

@@ -6,7 +6,7 @@ import { createLogger } from "../logging.js";
 import type { TaskView } from "../tasks/task-api.js";
 import { adminHttp } from "./admin-http.js";
 import { adminParts } from "./admin-parts.js";
-import { configFrom, withCommonOptions, type CommonFlags } from "./common-options.js";
+import { configFrom, remoteToken, withCommonOptions, withRemoteOptions, type CommonFlags } from "./common-options.js";
 
 interface Flags extends CommonFlags {
   readonly url?: string;
@@ -22,7 +22,7 @@ interface TaskCommandsApi {
 async function withApi(flags: Flags, fn: (api: TaskCommandsApi) => Promise<unknown>): Promise<void> {
   const config = configFrom(flags);
   if (flags.url) {
-    const call = adminHttp(flags.url, flags.token ?? config.tasks.token ?? config.http.token);
+    const call = adminHttp(flags.url, remoteToken(flags, config.tasks.token ?? config.http.token));
     print(
       await fn({
         show: (id) => call<TaskView>("GET", `/task/v1/tasks/${encodeURIComponent(id)}`),
@@ -57,10 +57,7 @@ const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 function sub(parent: Command, name: string, description: string): Command {
-  return withCommonOptions(parent.command(name))
-    .description(description)
-    .option("--url <url>", "use a running runner's /task/v1 instead of opening the data")
-    .option("--token <token>", "bearer token for --url (env MSGX_TASKS_TOKEN, else MSGX_HTTP_TOKEN)");
+  return withRemoteOptions(withCommonOptions(parent.command(name)).description(description), "use a running runner's /task/v1 instead of opening the data", "MSGX_TASKS_TOKEN, else MSGX_HTTP_TOKEN");
 }
 
 /** `msgx tasks …`: the operator surface of the hosted task service (docs/task-routing.md). */
