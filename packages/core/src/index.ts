@@ -162,7 +162,8 @@ export {
   type IdentityOwner,
   type SnapshotLogEntry,
 } from "./processing/run-decision.js";
-export { prepareRun, decideRun } from "./processing/decide-run.js";
+export { prepareRun } from "./processing/prepare-run.js";
+export { decideRun } from "./processing/decide-run.js";
 export { Pump, DEFAULT_PUMP_OPTIONS, type PumpDeps, type PumpOptions } from "./processing/pump.js";
 export { SimulatedCrashMarker } from "./runtime/simulated-crash.js";
 export { BackfillSweeper, DEFAULT_BACKFILL_SWEEP_OPTIONS, type BackfillSweepOptions } from "./processing/backfill-sweeper.js";

@@ -6,6 +6,9 @@ import type { RefChange } from "../requests/reference-entry.js";
 import type { RequestRecord } from "../requests/request-record.js";
 import type { MessageWarning } from "./processor.js";
 
+/** The operator named on the audit rows the pipeline appends by itself. */
+export const PIPELINE_OPERATOR = "msgx";
+
 /** An operator action on messages (`REPLAY_AUDIT`). */
 export interface AuditEntry {
   readonly at: number;
