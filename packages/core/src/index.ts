@@ -12,7 +12,7 @@ export {
 
 // Model
 export type { Meta } from "./model/meta.js";
-export { Identity, DEFAULT_IDENTITY_OPTIONS, type IdentityOptions } from "./model/identity.js";
+export { Identity, DEFAULT_IDENTITY_OPTIONS, DEFAULT_IDENTITY_WINDOW_MS, type IdentityOptions } from "./model/identity.js";
 export { sha256Hex, type ContentHash } from "./model/content-hash.js";
 export { type SeasonalSchedule } from "./model/seasonal-schedule.js";
 export type { MsgKind, MsgKindName, SchdBody, SchdDelBody, RefRecord } from "./model/msg-kind.js";

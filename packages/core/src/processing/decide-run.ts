@@ -12,7 +12,7 @@ import { RunReferences } from "../requests/reference-view.js";
 import { evolveRequest } from "../requests/request-machine.js";
 import { toOpenRequest } from "../requests/request-record.js";
 import { decideOne } from "./decide-one.js";
-import { duplicateOf } from "./duplicate-of.js";
+import { identityReusedAudit, identityVerdict } from "./identity-verdict.js";
 import type { PreparedRun } from "./prepare-run.js";
 import type { LoadedState, RunContext } from "./run-context.js";
 import { snapshotLogEntry } from "./snapshot-log-entry.js";
@@ -42,15 +42,18 @@ export function decideRun(run: PreparedRun, loaded: LoadedState, ctx: RunContext
   let open: readonly OpenRequest[] = loaded.requests?.flatMap((r) => toOpenRequest(r) ?? []) ?? loaded.openRequests ?? [];
 
   for (const m of run.messages) {
-    const one = duplicateOf(m, owners, ctx) ?? decideOne(m, owners, flights, open, referenceView, ctx);
+    const verdict = identityVerdict(m, owners, ctx);
+    const one = verdict.kind === "duplicate" ? verdict.decision : decideOne(m, owners, flights, open, referenceView, ctx);
     const { event, meta, bind, applied, answered, warned } = unsupported.mode === "skip" ? unsupportedSkipped(one) : one;
-    for (const w of warned ?? []) warnings.push({ msgId: m.record.msgId, ...w });
+    const reused = verdict.kind === "reused" && bind ? verdict : undefined;
+    for (const w of [...(reused ? [reused.warning] : []), ...(warned ?? [])]) warnings.push({ msgId: m.record.msgId, ...w });
     const record = evolveProc(m.record, event, { now: ctx.now, identityKey: bind ? m.identityKey : m.record.identityKey, meta }, ctx.policy, unsupported);
     records.push(record);
     if (bind && m.identityKey !== null && m.record.identityKey === null) {
-      owners.set(m.identityKey, { msgId: m.record.msgId, contentHash: m.contentHash });
-      bindings.push({ identityKey: m.identityKey, msgId: m.record.msgId, contentHash: m.contentHash });
+      owners.set(m.identityKey, { msgId: m.record.msgId, contentHash: m.contentHash, boundAt: ctx.now });
+      bindings.push({ identityKey: m.identityKey, msgId: m.record.msgId, contentHash: m.contentHash, ...(reused ? { replaces: reused.previous.msgId } : {}) });
     }
+    if (reused) audits.push(identityReusedAudit(m.record.msgId, reused.previous.msgId, reused.warning.detail, ctx.now));
     const audit = unsupportedAudit(event, record, ctx.now);
     if (audit !== undefined) audits.push(audit);
     if (applied) {

@@ -86,7 +86,7 @@ export function simulateReplay(run: PreparedRun, loaded: LoadedState, ctx: RunCo
       changes.push({ kind: "reference", key, currentVersion: before?.version ?? null, nextVersion: next.version, changes: diff });
       references.set(refKey(next.rtype, next.rkey), next);
     }
-    for (const b of decision.bindings) owners.set(b.identityKey, { msgId: b.msgId, contentHash: b.contentHash ?? null });
+    for (const b of decision.bindings) owners.set(b.identityKey, { msgId: b.msgId, contentHash: b.contentHash ?? null, boundAt: ctx.now });
     const closed = new Map((decision.requests ?? []).map((c) => [c.request.requestId, c.request]));
     if (requests && closed.size > 0) requests = requests.map((r) => closed.get(r.requestId) ?? r);
     const record = decision.records[0]!;
