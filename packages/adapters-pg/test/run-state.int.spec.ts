@@ -55,8 +55,8 @@ function suite(open: () => Promise<Omit<PgTestDb, "leadership">>, lockedElsewher
       expect(together).toEqual(apart);
       expect(together[0]).toEqual(
         new Map([
-          ["k1", { msgId: 7, contentHash: "h7" }],
-          ["k2", { msgId: 8, contentHash: null }],
+          ["k1", { msgId: 7, contentHash: "h7", boundAt: expect.any(Number) }],
+          ["k2", { msgId: 8, contentHash: null, boundAt: expect.any(Number) }],
         ]),
       );
       expect([...together[1].keys()]).toEqual(["900301"]);
@@ -67,7 +67,7 @@ function suite(open: () => Promise<Omit<PgTestDb, "leadership">>, lockedElsewher
 
       // Asked for owners only, or with no flight stored, it still answers.
       const onlyMissing = await t.store.transaction((tx) => Promise.all([tx.identityOwners(["k2"]), tx.loadFlights(["900398"])]));
-      expect(onlyMissing).toEqual([new Map([["k2", { msgId: 8, contentHash: null }]]), new Map()]);
+      expect(onlyMissing).toEqual([new Map([["k2", { msgId: 8, contentHash: null, boundAt: expect.any(Number) }]]), new Map()]);
       const none = await t.store.transaction((tx) => Promise.all([tx.identityOwners(["k9"]), tx.loadFlights(["900301"])]));
       expect(none[0]).toEqual(new Map());
       expect(none[1].get("900301")).toEqual(stored);

@@ -12,7 +12,7 @@ export {
 
 // Model
 export type { Meta } from "./model/meta.js";
-export { Identity, DEFAULT_IDENTITY_OPTIONS, type IdentityOptions } from "./model/identity.js";
+export { Identity, DEFAULT_IDENTITY_OPTIONS, DEFAULT_IDENTITY_WINDOW_MS, type IdentityOptions } from "./model/identity.js";
 export { sha256Hex, type ContentHash } from "./model/content-hash.js";
 export { type SeasonalSchedule } from "./model/seasonal-schedule.js";
 export type { MsgKind, MsgKindName, SchdBody, SchdDelBody, RefRecord } from "./model/msg-kind.js";
@@ -162,7 +162,8 @@ export {
   type IdentityOwner,
   type SnapshotLogEntry,
 } from "./processing/run-decision.js";
-export { prepareRun, decideRun } from "./processing/decide-run.js";
+export { prepareRun } from "./processing/prepare-run.js";
+export { decideRun } from "./processing/decide-run.js";
 export { Pump, DEFAULT_PUMP_OPTIONS, type PumpDeps, type PumpOptions } from "./processing/pump.js";
 export { SimulatedCrashMarker } from "./runtime/simulated-crash.js";
 export { BackfillSweeper, DEFAULT_BACKFILL_SWEEP_OPTIONS, type BackfillSweepOptions } from "./processing/backfill-sweeper.js";

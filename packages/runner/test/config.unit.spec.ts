@@ -125,7 +125,7 @@ describe("configuration", () => {
     expect(d.codec).toMatchObject({ limits: { maxBytes: 4 * 1024 * 1024, maxDepth: 32, maxAttributes: 32, maxElements: 200_000 }, numericTimeTolerance: false });
     expect(d.codec.referenceTypes).toHaveLength(23);
     expect(d.types).toEqual({ policy: {}, unsupported: { mode: "fail", attempts: 3, headMs: 10_000 } });
-    expect(d.identity).toEqual({ includeDayBoundary: false, includeContent: false, onContentDiffers: "skip" });
+    expect(d.identity).toEqual({ includeDayBoundary: false, includeContent: false, onContentDiffers: "skip", window: 3 * 24 * 3_600_000 });
     expect(d.flight).toEqual({
       schdRecsCheck: "reject",
       schdAddUpdAsAdft: true,
@@ -146,6 +146,7 @@ describe("configuration", () => {
         MSGX_CODEC_NUMERIC_TIME_TOLERANCE: "1",
         MSGX_IDENTITY_ON_CONTENT_DIFFERS: "dead",
         MSGX_IDENTITY_INCLUDE_CONTENT: "true",
+        MSGX_IDENTITY_WINDOW: "36h",
         MSGX_FLIGHT_SCHD_RECS_CHECK: "warn",
         MSGX_FLIGHT_SCHD_ADD_UPD_AS_ADFT: "false",
         MSGX_FLIGHT_FLOP_FAULT_SCOPE: "block",
@@ -156,7 +157,7 @@ describe("configuration", () => {
     });
     expect(c.types).toEqual({ policy: { SCHS: "ignore", XYZ: "ignore", "FLOP/ESTT": "unsupported" }, unsupported: { mode: "skip", attempts: 2, headMs: 5000 } });
     expect(c.codec).toMatchObject({ referenceTypes: ["AIRL", "ARPT"], limits: { maxBytes: 65536, maxDepth: 32 }, numericTimeTolerance: true });
-    expect(c.identity).toEqual({ includeDayBoundary: false, includeContent: true, onContentDiffers: "dead" });
+    expect(c.identity).toEqual({ includeDayBoundary: false, includeContent: true, onContentDiffers: "dead", window: 36 * 3_600_000 });
     expect(c.flight).toEqual({
       schdRecsCheck: "warn",
       schdAddUpdAsAdft: false,
@@ -172,6 +173,22 @@ describe("configuration", () => {
     const f = loadConfig({ file, env: {} });
     expect(f.types.policy).toEqual({ LDM: "unsupported" });
     expect(f.codec.referenceTypes).toEqual(["REGN"]);
+  });
+
+  it("takes identity.window as days or a number with a unit, in milliseconds once read, and refuses anything else", () => {
+    const window = (v: unknown) => loadConfig({ env: {}, overrides: { "identity.window": v } }).identity.window;
+    expect(window(2)).toBe(2 * 86_400_000);
+    expect(window(0.5)).toBe(43_200_000);
+    expect(window("4")).toBe(4 * 86_400_000);
+    expect(window("3d")).toBe(3 * 86_400_000);
+    expect(window("72h")).toBe(72 * 3_600_000);
+    expect(window("90m")).toBe(90 * 60_000);
+    expect(window("45s")).toBe(45_000);
+    expect(window("1500ms")).toBe(1500);
+    expect(loadConfig({ env: { MSGX_IDENTITY_WINDOW: " 5 " } }).identity.window).toBe(5 * 86_400_000);
+    for (const bad of [0, -1, "0", "0d", "3w", "h", "3 days", "-2h", ""]) {
+      expect(() => window(bad), String(bad)).toThrow(/identity\.window/);
+    }
   });
 
   it("refuses bad codec, type policy, budget and identity values with their path (no stack trace)", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeMessage, DEFAULT_CODEC_OPTIONS, DEFAULT_RETRY_POLICY, knownTypes, sha256Hex, silentLogger, type StatusReader } from "@msgx/core";
+import { decodeMessage, DEFAULT_CODEC_OPTIONS, DEFAULT_IDENTITY_WINDOW_MS, DEFAULT_RETRY_POLICY, knownTypes, sha256Hex, silentLogger, type StatusReader } from "@msgx/core";
 import { evolveProc, newProcRecord } from "@msgx/core/testing";
 import { ManualClock } from "@msgx/core/testing";
 import type { AppParts } from "../src/app/app-parts.js";
@@ -21,7 +21,7 @@ describe("codec options, type policy and identity from the configuration", () =>
     const h = messageHandling(loadConfig({ env: {} }));
     expect(h.codec).toEqual(DEFAULT_CODEC_OPTIONS);
     expect(h.unsupported).toEqual({ mode: "fail", maxAttempts: 3, headDeadlineMs: 10_000 });
-    expect(h.identity).toEqual({ includeDayBoundary: false, includeContent: false, onContentDiffers: "skip" });
+    expect(h.identity).toEqual({ includeDayBoundary: false, includeContent: false, onContentDiffers: "skip", window: DEFAULT_IDENTITY_WINDOW_MS });
     expect(h.contentHash("msgx ü")).toBe(sha256Hex("msgx ü"));
     expect(Object.keys(h.processors).sort()).toEqual(expect.arrayContaining(["adft", "fdel", "flop", "reference", "snapshot"]));
   });

@@ -270,7 +270,7 @@ export function describeMaintenanceStoreContract(name: string, factory: () => Pr
       it("keeps dedupe: the identity stays bound, and enqueue ignores an archived id", async () => {
         await finish(1, { type: "succeeded" }, old, { identity: "AODB|FLOP|ESTT|77" });
         expect(await s.archiveTerminal(query())).toEqual([1]);
-        await p.transaction(async (tx) => expect(await tx.identityOwners(["AODB|FLOP|ESTT|77"])).toEqual(new Map([["AODB|FLOP|ESTT|77", { msgId: 1, contentHash: null }]])));
+        await p.transaction(async (tx) => expect(await tx.identityOwners(["AODB|FLOP|ESTT|77"])).toEqual(new Map([["AODB|FLOP|ESTT|77", { msgId: 1, contentHash: null, boundAt: expect.any(Number) }]])));
         expect(await p.enqueue([{ msgId: 1, receivedAt: old }, { msgId: 9, receivedAt: T0 }], { horizon: 9 })).toEqual([9]);
         expect(await p.get(1)).toBeUndefined();
         expect((await p.head())?.msgId).toBe(9);

@@ -23,9 +23,22 @@ export interface IdentityOptions {
   readonly includeContent?: boolean;
   /** A taken identity whose earlier body differs. Default `skip`. */
   readonly onContentDiffers?: ContentDiffersPolicy;
+  /**
+   * The dedupe window in milliseconds (WIRE.md "SEQN and identity"): a message with a differing
+   * body whose identity was bound longer ago than this is a new message that takes the identity
+   * over; inside it, `onContentDiffers` applies. An identical re-insert dedupes at any age.
+   * Default {@link DEFAULT_IDENTITY_WINDOW_MS}.
+   */
+  readonly window?: number;
 }
 
-export const DEFAULT_IDENTITY_OPTIONS: IdentityOptions = { includeDayBoundary: false, includeContent: false, onContentDiffers: "skip" };
+/**
+ * Three days: far above a redelivery (minutes), far below a wrap of a six-digit SEQN counter
+ * (1,000,000 messages); the reasoning is in docs/configuration.md (`identity.window`).
+ */
+export const DEFAULT_IDENTITY_WINDOW_MS = 3 * 24 * 60 * 60 * 1000;
+
+export const DEFAULT_IDENTITY_OPTIONS: IdentityOptions = { includeDayBoundary: false, includeContent: false, onContentDiffers: "skip", window: DEFAULT_IDENTITY_WINDOW_MS };
 
 /**
  * The business identity of a message: `SNDR|TYPE|STYP|SEQN`, then `|yyyyMMdd` with the day

@@ -17,7 +17,7 @@ import type {
   SnapshotLogRow,
 } from "./pipeline-store.js";
 import { newProcRecord } from "./proc-machine.js";
-import type { AuditEntry, RunDecision } from "./run-decision.js";
+import type { AuditEntry, IdentityOwner, RunDecision } from "./run-decision.js";
 import { newRequestTables, type InMemoryRequestTables } from "../requests/in-memory-request-tables.js";
 import { refKey } from "../requests/reference-entry.js";
 import { isAnswerableRequest } from "../requests/request-status.js";
@@ -35,6 +35,8 @@ export interface InMemoryTables {
   readonly identities: Map<string, number>;
   /** The content hash stored with each binding that has one (`MSG_IDENTITY.CONTENT_HASH`). */
   readonly identityHashes: Map<string, string>;
+  /** When each binding was made, from the clock at commit (`MSG_IDENTITY.BOUND_AT`, epoch ms). */
+  readonly identityBoundAt: Map<string, number>;
   readonly flights: Map<string, FlightState>;
   /** What `loadFlights` gives for a retired FLID not stored again (kept by the maintenance fake). */
   readonly retired: Map<string, FlightState>;
@@ -64,6 +66,7 @@ export class InMemoryPipelineStore implements PipelineStore {
     records: new Map(),
     identities: new Map(),
     identityHashes: new Map(),
+    identityBoundAt: new Map(),
     flights: new Map(),
     retired: new Map(),
     events: [],
@@ -193,8 +196,7 @@ export class InMemoryPipelineStore implements PipelineStore {
     const t = this.tables;
     const tx: PipelineTx = {
       loadRecords: async (ids) => ids.flatMap((id) => (t.records.has(id) ? [t.records.get(id)!] : [])),
-      identityOwners: async (keys) =>
-        new Map(keys.flatMap((k) => (t.identities.has(k) ? [[k, { msgId: t.identities.get(k)!, contentHash: t.identityHashes.get(k) ?? null }]] : []))),
+      identityOwners: async (keys) => new Map(keys.flatMap((k) => (t.identities.has(k) ? [[k, this.#owner(k)]] : []))),
       loadFlights: async (flids) => new Map(flids.flatMap((f) => { const found = t.flights.get(f) ?? t.retired.get(f); return found === undefined ? [] : [[f, found]]; })),
       openRequests: async () =>
         [...t.requestTables.requests.values()].filter((r) => isAnswerableRequest(r.status)).sort((a, b) => Number(a.requestId) - Number(b.requestId)),
@@ -220,13 +222,22 @@ export class InMemoryPipelineStore implements PipelineStore {
     return result;
   }
 
+  /** A bound key's owner as `identityOwners` gives it. */
+  #owner(key: string): IdentityOwner {
+    const boundAt = this.tables.identityBoundAt.get(key);
+    return { msgId: this.tables.identities.get(key)!, contentHash: this.tables.identityHashes.get(key) ?? null, ...(boundAt === undefined ? {} : { boundAt }) };
+  }
+
   /** The checks a database's constraints would make, so the fake fails where a real store fails. */
   #validate(decision: RunDecision): void {
     const fresh = new Set<string>();
     for (const b of decision.bindings) {
       const owner = this.tables.identities.get(b.identityKey);
-      if ((owner !== undefined && owner !== b.msgId) || fresh.has(b.identityKey)) {
+      if (fresh.has(b.identityKey) || (b.replaces === undefined && owner !== undefined && owner !== b.msgId)) {
         throw new MsgxError("INFRA", `unique violation: identity ${b.identityKey} is bound to ${owner}`);
+      }
+      if (b.replaces !== undefined && owner !== b.replaces) {
+        throw new MsgxError("INFRA", `identity ${b.identityKey} moved: held by ${owner}, expected ${b.replaces}`);
       }
       fresh.add(b.identityKey);
     }
@@ -252,8 +263,12 @@ export class InMemoryPipelineStore implements PipelineStore {
       }
     }
     for (const b of decision.bindings) {
+      // A binding already held by the same message is left as it is, as the database's INSERT does.
+      if (t.identities.get(b.identityKey) === b.msgId) continue;
       t.identities.set(b.identityKey, b.msgId);
       if (typeof b.contentHash === "string") t.identityHashes.set(b.identityKey, b.contentHash);
+      else t.identityHashes.delete(b.identityKey);
+      t.identityBoundAt.set(b.identityKey, now);
     }
     for (const f of decision.flights) t.flights.set(f.flid, f);
     for (const e of decision.events) this.insertEvent(e, now);

@@ -116,7 +116,7 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
       await enqueue([1, 2]);
       const one = succeeded((await s.get(1))!, T0);
       await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [one], bindings: [{ identityKey: "K", msgId: 1 }] }));
-      await s.transaction(async (tx) => expect(await tx.identityOwners(["K", "L"])).toEqual(new Map([["K", { msgId: 1, contentHash: null }]])));
+      await s.transaction(async (tx) => expect(await tx.identityOwners(["K", "L"])).toEqual(new Map([["K", { msgId: 1, contentHash: null, boundAt: expect.any(Number) }]])));
       const two = succeeded((await s.get(2))!, T0);
       await expect(
         s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [two], bindings: [{ identityKey: "K", msgId: 2 }] })),
@@ -135,11 +135,44 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
       await s.transaction(async (tx) =>
         expect(await tx.identityOwners(["H", "N", "X"])).toEqual(
           new Map([
-            ["H", { msgId: 1, contentHash: hash }],
-            ["N", { msgId: 2, contentHash: null }],
+            ["H", { msgId: 1, contentHash: hash, boundAt: expect.any(Number) }],
+            ["N", { msgId: 2, contentHash: null, boundAt: expect.any(Number) }],
           ]),
         ),
       );
+    });
+
+    it("moves a binding (replaces) only from the owner it names, with the hash and a new boundAt, atomically with the transaction", async () => {
+      await enqueue([1, 2, 3]);
+      const [one, two, three] = await Promise.all([1, 2, 3].map(async (id) => succeeded((await s.get(id))!, T0)));
+      await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [one!], bindings: [{ identityKey: "K", msgId: 1, contentHash: "h1" }] }));
+      const owner = async () => s.transaction(async (tx) => (await tx.identityOwners(["K"])).get("K"));
+      const first = await owner();
+      expect(first).toEqual({ msgId: 1, contentHash: "h1", boundAt: expect.any(Number) });
+
+      // Naming an owner that does not hold the key fails the whole transaction.
+      await expect(
+        s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [two!], bindings: [{ identityKey: "K", msgId: 2, contentHash: "h2", replaces: 9 }] })),
+      ).rejects.toSatisfy(isMsgxError);
+      expect((await s.get(2))?.status).toBe(ProcStatus.PENDING);
+      // A transaction that fails after the move keeps nothing of it.
+      await expect(
+        s.transaction(async (tx) => {
+          await tx.applyRun({ ...emptyRunDecision, records: [two!], bindings: [{ identityKey: "K", msgId: 2, contentHash: "h2", replaces: 1 }] });
+          throw new Error("after the move");
+        }),
+      ).rejects.toThrow("after the move");
+      expect(await owner()).toEqual(first);
+
+      await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [two!], bindings: [{ identityKey: "K", msgId: 2, contentHash: "h2", replaces: 1 }] }));
+      const moved = await owner();
+      expect(moved).toEqual({ msgId: 2, contentHash: "h2", boundAt: expect.any(Number) });
+      expect(moved!.boundAt!).toBeGreaterThanOrEqual(first!.boundAt!);
+      // The previous owner cannot take it back by naming itself again.
+      await expect(
+        s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, records: [three!], bindings: [{ identityKey: "K", msgId: 3, contentHash: "h3", replaces: 1 }] })),
+      ).rejects.toSatisfy(isMsgxError);
+      expect(await owner()).toEqual(moved);
     });
 
     it("keeps the traceparent a record was enqueued with through its runs; a record enqueued without one has none", async () => {

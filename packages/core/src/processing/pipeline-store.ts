@@ -76,9 +76,11 @@ export interface PipelineTx {
   /** The records among `msgIds`, as committed, locked for this transaction. */
   loadRecords(msgIds: readonly number[]): Promise<readonly ProcRecord[]>;
   /**
-   * The owner of each key that is bound: its message and the content hash stored with the binding
-   * (`null` for a binding stored without one, e.g. before hashes were kept). Keys with no owner are
-   * absent from the map. Bindings are never removed, archiving included (SPEC §2.2).
+   * The owner of each key that is bound: its message, the content hash stored with the binding
+   * (`null` for a binding stored without one, e.g. before hashes were kept) and `boundAt`, when the
+   * binding was made or last moved (the store's clock at that commit), which the dedupe window is
+   * measured from. Keys with no owner are absent from the map. Bindings are never removed,
+   * archiving included (SPEC §2.2); a binding moves only through `applyRun` (`replaces`).
    */
   identityOwners(keys: readonly string[]): Promise<ReadonlyMap<string, IdentityOwner>>;
   /**
@@ -100,8 +102,10 @@ export interface PipelineTx {
    */
   loadReferences(rtypes: readonly string[]): Promise<readonly RefEntry[]>;
   /**
-   * Writes a decision: records (by msgId), identity bindings with their content hash (a key bound
-   * twice is a constraint violation: the transaction fails), flights (full replacement of each FLID's row and
+   * Writes a decision: records (by msgId), identity bindings with their content hash and the
+   * store's clock as `boundAt` (a key bound twice is a constraint violation: the transaction fails;
+   * a binding with `replaces` moves the key to its message only if `replaces` still holds it,
+   * otherwise the transaction fails; a key already bound to the same message is left as it is), flights (full replacement of each FLID's row and
    * collections), outbox events (EVENT_IDs ascending in the given order), backfill todos for
    * `decision.backfill`, closed requests (each only over the version it was loaded with; a
    * request that changed meanwhile fails the transaction) and reference rows (upserted by

@@ -80,3 +80,8 @@ export interface Processor<B extends MsgKind = MsgKind> {
 export type ProcessorTable = {
   readonly [K in MsgKindName]?: Processor<Extract<MsgKind, { kind: K }>>;
 };
+
+/** The processor of a message body's kind, if the table has one. */
+export function processorFor(table: ProcessorTable, body: MsgKind): Processor | undefined {
+  return table[body.kind] as Processor | undefined;
+}

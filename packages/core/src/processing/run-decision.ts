@@ -6,6 +6,9 @@ import type { RefChange } from "../requests/reference-entry.js";
 import type { RequestRecord } from "../requests/request-record.js";
 import type { MessageWarning } from "./processor.js";
 
+/** The operator named on the audit rows the pipeline appends by itself. */
+export const PIPELINE_OPERATOR = "msgx";
+
 /** An operator action on messages (`REPLAY_AUDIT`). */
 export interface AuditEntry {
   readonly at: number;
@@ -20,12 +23,18 @@ export interface RunWarning extends MessageWarning {
   readonly msgId: number;
 }
 
-/** An identity bound to the message that first carried it. */
+/** An identity bound to the message that first carried it, or taken over by a new one after the dedupe window. */
 export interface IdentityBinding {
   readonly identityKey: string;
   readonly msgId: number;
   /** SHA-256 (hex) of that message's raw text; absent or null when not known. */
   readonly contentHash?: string | null;
+  /**
+   * The message that held the identity until now (its owner was older than the dedupe window and
+   * this message's body differs): the binding moves to `msgId`, but only if that message still holds
+   * it. Absent for a key not bound yet.
+   */
+  readonly replaces?: number;
 }
 
 /** Who holds a bound identity, as the store gives it back (`PipelineTx.identityOwners`). */
@@ -33,6 +42,11 @@ export interface IdentityOwner {
   readonly msgId: number;
   /** The hash stored with the binding; null when it was bound without one (the plain duplicate rule applies). */
   readonly contentHash: string | null;
+  /**
+   * When the binding was made (epoch ms, from the store's clock), which the dedupe window is
+   * measured from. Absent when unknown: the binding counts as inside the window.
+   */
+  readonly boundAt?: number;
 }
 
 /** An upstream request a reply of the run answered: its new (DONE) record and the version it had. */

@@ -6,7 +6,7 @@ import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
 import type { Mailbox } from "../ports/mailbox.js";
 import type { Clock } from "../runtime/clock.js";
 import type { PipelineStore, PipelineTx } from "../processing/pipeline-store.js";
-import { prepareDecodedRun } from "../processing/decide-run.js";
+import { prepareDecodedRun } from "../processing/prepare-run.js";
 import { decodeRaws } from "../processing/decode-raws.js";
 import { evolveProc } from "../processing/proc-machine.js";
 import type { ProcessorTable } from "../processing/processor.js";

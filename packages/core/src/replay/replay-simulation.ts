@@ -3,7 +3,9 @@ import { flightToPayload } from "../flight/flight-payload.js";
 import { fieldDiff, type FieldChange } from "../model/field-diff.js";
 import type { FlightState } from "../model/flight-state.js";
 import type { ProcStatus } from "../model/proc-record.js";
-import { decideRun, type LoadedState, type PreparedRun, type RunContext } from "../processing/decide-run.js";
+import { decideRun } from "../processing/decide-run.js";
+import type { PreparedRun } from "../processing/prepare-run.js";
+import type { LoadedState, RunContext } from "../processing/run-context.js";
 import type { IdentityOwner } from "../processing/run-decision.js";
 import { refKey, type RefState } from "../requests/reference-entry.js";
 import type { RequestRecord } from "../requests/request-record.js";
@@ -84,7 +86,7 @@ export function simulateReplay(run: PreparedRun, loaded: LoadedState, ctx: RunCo
       changes.push({ kind: "reference", key, currentVersion: before?.version ?? null, nextVersion: next.version, changes: diff });
       references.set(refKey(next.rtype, next.rkey), next);
     }
-    for (const b of decision.bindings) owners.set(b.identityKey, { msgId: b.msgId, contentHash: b.contentHash ?? null });
+    for (const b of decision.bindings) owners.set(b.identityKey, { msgId: b.msgId, contentHash: b.contentHash ?? null, boundAt: ctx.now });
     const closed = new Map((decision.requests ?? []).map((c) => [c.request.requestId, c.request]));
     if (requests && closed.size > 0) requests = requests.map((r) => closed.get(r.requestId) ?? r);
     const record = decision.records[0]!;

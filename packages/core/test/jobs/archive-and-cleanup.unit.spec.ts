@@ -59,8 +59,9 @@ describe("ProcStateArchiver", () => {
     expect(r.pipeline.archive.size).toBe(0);
   });
 
-  it("end to end: a re-sent identity after archiving still ends SKIPPED duplicate-of its archived original, its content hash kept", async () => {
-    const w = new MaintenanceWorld({ start: Date.UTC(2026, 2, 5, 2, 0), archive: { keepLastIds: 0 } });
+  it("end to end: a re-sent identity after archiving still ends SKIPPED duplicate-of its archived original, its content hash and bind time kept", async () => {
+    // Archived after 8 days, inside a 30-day dedupe window.
+    const w = new MaintenanceWorld({ start: Date.UTC(2026, 2, 5, 2, 0), archive: { keepLastIds: 0 }, identity: { includeDayBoundary: false, window: 30 * DAY } });
     const raw = sis.ldm(7, w.clock.now());
     const first = w.send(raw);
     await w.settle();
@@ -76,6 +77,12 @@ describe("ProcStateArchiver", () => {
     w.mailbox.rows.get(first)!.processedAt = null;
     expect(await w.pipeline.enqueue([{ msgId: first, receivedAt: 0 }], { horizon: again })).toEqual([]);
     expect(await w.pipeline.get(first)).toBeUndefined();
+    // Beyond the window, measured from the archived original's binding, a differing body is a new message.
+    w.clock.advance(23 * DAY);
+    const wrapped = w.send(sis.ldm(7, w.clock.now()));
+    await w.settle();
+    expect(await w.pipeline.get(wrapped)).toMatchObject({ status: "SKIPPED", reason: "ignored:LDM", identityKey: "AODB|LDM|NONE|7" });
+    expect(w.pipeline.tables.identities.get("AODB|LDM|NONE|7")).toBe(wrapped);
   });
 });
 

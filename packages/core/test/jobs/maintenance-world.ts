@@ -1,4 +1,4 @@
-import { BackfillSweeper, decodeMessage, defaultProcessors, InboxPoller, Pump, silentLogger, type Logger, type PipelineStore } from "@msgx/core";
+import { BackfillSweeper, decodeMessage, defaultProcessors, InboxPoller, Pump, silentLogger, type IdentityOptions, type Logger, type PipelineStore } from "@msgx/core";
 import { InMemoryMailbox, InMemoryOutboxStore, ManualClock, messageXml } from "@msgx/core/testing";
 import { HistorySweeper, type HistorySweepOptions } from "../../src/jobs/history-sweeper.js";
 import { InMemoryPipelineStore } from "../../src/processing/in-memory-pipeline-store.js";
@@ -40,6 +40,8 @@ export interface WorldOptions {
   readonly archive?: Partial<ProcStateArchiveOptions>;
   readonly reconciler?: Partial<ReconcilerOptions>;
   readonly logger?: Logger;
+  /** The pump's identity options (the dedupe window among them); the core's defaults when absent. */
+  readonly identity?: IdentityOptions;
   /**
    * Awaited by the pump's transactions right after loading flights, and by the history sweep's
    * right after loading retirable ones: yields that let the other side run if nothing serialized
@@ -78,7 +80,7 @@ export class MaintenanceWorld {
     this.poller = new InboxPoller(deps, { batchSize: 50, gapGraceMs: 1_000 });
     this.pump = new Pump(
       { ...deps, decode: (raw) => decodeMessage(raw), processors: defaultProcessors(), horizon: () => this.poller.horizon },
-      { maxRun: 20 },
+      { maxRun: 20, ...(options.identity === undefined ? {} : { identity: options.identity }) },
     );
     this.backfill = new BackfillSweeper(deps);
     const jobDeps = { store: this.store, pipeline: this.pipeline, clock: this.clock, logger };

@@ -61,7 +61,7 @@ export function messageHandling(config: MsgxConfig): MessageHandling {
     processors,
     policy: { maxAttempts: p.maxAttempts, initialBackoffMs: p.backoffInitialMs, backoffMultiplier: p.backoffMultiplier, maxBackoffMs: p.backoffMaxMs, headDeadlineMs: p.headDeadlineMs },
     unsupported: { mode: config.types.unsupported.mode, maxAttempts: config.types.unsupported.attempts, headDeadlineMs: config.types.unsupported.headMs },
-    identity: { includeDayBoundary: config.identity.includeDayBoundary, includeContent: config.identity.includeContent, onContentDiffers: config.identity.onContentDiffers },
+    identity: { includeDayBoundary: config.identity.includeDayBoundary, includeContent: config.identity.includeContent, onContentDiffers: config.identity.onContentDiffers, window: config.identity.window },
     contentHash: nodeSha256,
     decode: (raw) => decodeMessageInSlices(raw, codec, yieldToEventLoop),
   };

@@ -1,4 +1,5 @@
 import { zoneOffsetMinutes } from "@msgx/adapters-mysql";
+import { DEFAULT_IDENTITY_WINDOW_MS } from "@msgx/core";
 import { z } from "zod";
 import { checkMailboxNames, mailboxNamesShape } from "./mailbox-names-schema.js";
 import { codecSection, flightSection, typesSection } from "./codec-schema.js";
@@ -28,6 +29,22 @@ const connectionUrl = (rule: UrlRule) =>
 
 const ms = (d: number) => z.coerce.number().int().min(0).default(d);
 const positive = (d: number) => z.coerce.number().int().min(1).default(d);
+const DAY_MS = 24 * 60 * 60 * 1000;
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: DAY_MS };
+/**
+ * A duration of days, as the other `…Days` settings count, parsed to milliseconds: a number of
+ * days (`3`, `0.5`), or a string with a unit `ms`, `s`, `m`, `h` or `d` (`"72h"`, `"3d"`); a
+ * string without one is days, as an environment variable gives a number.
+ */
+const days = (defaultMs: number) =>
+  z
+    .union([z.number().positive(), z.string().trim().regex(/^(?=.*[1-9])\d+(\.\d+)?(ms|s|m|h|d)?$/, "a positive number of days, or a number with a unit ms, s, m, h or d (\"72h\")")])
+    .default(defaultMs / DAY_MS)
+    .transform((v) => {
+      if (typeof v === "number") return Math.max(1, Math.round(v * DAY_MS));
+      const [, amount = "", unit = ""] = /^([\d.]+)([a-z]*)$/.exec(v) ?? [];
+      return Math.max(1, Math.round(Number(amount) * UNIT_MS[unit === "" ? "d" : unit]!));
+    });
 const bool = (d: boolean) =>
   z
     .union([z.boolean(), z.enum(["true", "false", "1", "0"])])
@@ -171,6 +188,8 @@ export const ConfigSchema = z
         includeContent: bool(false),
         /** A taken identity whose earlier body differs: `skip` (SKIPPED, warned) or `dead` (DEAD for review, warned). */
         onContentDiffers: z.enum(["skip", "dead"]).default("skip"),
+        /** The dedupe window, in ms once parsed: a differing body whose identity was bound longer ago is a new message. */
+        window: days(DEFAULT_IDENTITY_WINDOW_MS),
       })
       .strict()
       .prefault({}),
