@@ -82,8 +82,13 @@ function parameters(schema: z.ZodType | undefined, where: "path" | "query"): Rec
   if (!schema) return [];
   const json = jsonSchema(schema);
   const required = new Set((json["required"] as string[] | undefined) ?? []);
-  return Object.entries((json["properties"] as Record<string, JsonSchema> | undefined) ?? {}).map(([name, s]) => ({ name, in: where, required: where === "path" || required.has(name), schema: s }));
+  return Object.entries((json["properties"] as Record<string, JsonSchema> | undefined) ?? {})
+    .filter(([, s]) => !isNever(s))
+    .map(([name, s]) => ({ name, in: where, required: where === "path" || required.has(name), schema: s }));
 }
+
+/** A schema nothing matches: a parameter a client may not send is not one to document. */
+const isNever = (s: JsonSchema): boolean => typeof s["not"] === "object" && s["not"] !== null && Object.keys(s["not"]).length === 0;
 
 function zodPart(schema: DocumentedRoute["schema"], part: "params" | "querystring" | "body"): z.ZodType | undefined {
   const s = (schema as Record<string, unknown> | undefined)?.[part];
@@ -92,7 +97,13 @@ function zodPart(schema: DocumentedRoute["schema"], part: "params" | "querystrin
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of what a client sends; a refinement (`routeText`'s characters) is said in words only. */
 function jsonSchema(schema: z.ZodType): JsonSchema {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as JsonSchema;
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    io: "input",
+    unrepresentable: "any",
+    // A field that must be absent (`z.undefined()`, a refused `page`) accepts nothing.
+    override: (ctx) => void (ctx.zodSchema._zod.def.type === "undefined" && Object.assign(ctx.jsonSchema, { not: {} })),
+  }) as JsonSchema;
   return json;
 }
 
