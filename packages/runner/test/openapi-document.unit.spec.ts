@@ -106,6 +106,13 @@ describe("the OpenAPI document", () => {
     expect(documented.sort()).toEqual(registered);
     const ids = operations().map(({ op }) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
+    // The query as a client writes it (texts); a parameter the route refuses whenever sent (`page`) is left out.
+    expect(doc.paths["/task/v1/tasks"]!["get"]!.parameters!.map((p) => `${p.name}:${JSON.stringify(p.schema)}`)).toEqual([
+      expect.stringMatching(/^status:\{"type":"string","enum":\["CREATED",/),
+      'owner:{"type":"string","minLength":1,"maxLength":64}',
+      'after:{"type":"string","minLength":1,"maxLength":128}',
+      'size:{"type":"string","pattern":"^\\\\d{1,16}$"}',
+    ]);
     for (const path of ["/rm/v1/messages/{id}/confirm", "/task/v1/callbacks", "/rpc-api/task/callback-result", "/cminmsgs/send", "/admin/replay", OPENAPI_PATH]) expect(Object.keys(doc.paths)).toContain(path);
   });
 
