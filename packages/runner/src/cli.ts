@@ -13,6 +13,7 @@ import { registerReliableCommands } from "./commands/reliable-commands.js";
 import { registerRequestCommands } from "./commands/request-commands.js";
 import { registerTasksCommands } from "./commands/tasks-commands.js";
 import { BASELINE_WASM_FLAG } from "./embedded/pglite-data-dir.js";
+import { RUNNER_VERSION } from "./version.js";
 
 // The embedded state, PGlite, is PostgreSQL compiled to WebAssembly: V8's baseline compiler only.
 // The optimising tier recompiles hot functions on background threads and kept ~70 MB resident (an
@@ -26,7 +27,7 @@ const program = new MsgxCommand()
     "Reliable message exchange: reads the AODB mailbox, applies flight messages to PostgreSQL in mailbox order, publishes every change to Kafka.\n" +
       "Without --pg/--mysql/--kafka it runs embedded: PGlite state and mailbox in --data-dir, events in <data-dir>/events/<topic>.jsonl.",
   )
-  .version("0.1.0")
+  .version(RUNNER_VERSION)
   .addHelpText("after", `\n${EXIT_CODES_HELP}`)
   .showHelpAfterError()
   // A usage error exits 2 like a configuration error; subcommands inherit this.

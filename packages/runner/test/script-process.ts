@@ -32,7 +32,12 @@ export function killAlive(): void {
 
 /** Runs `node <path> ...args`; lines of stdout that are JSON are collected, everything is kept in `output()`. */
 export function spawnScript(path: string, args: readonly string[]): ScriptProcess {
-  const child = spawn(process.execPath, [path, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  return spawnCommand(process.execPath, [path, ...args]);
+}
+
+/** Runs any `command` the same way; with `stdin`, the test writes to `child.stdin` (a Java service's commands). */
+export function spawnCommand(command: string, args: readonly string[], opts: { readonly stdin?: boolean } = {}): ScriptProcess {
+  const child = spawn(command, args, { stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"] });
   killOnExit(child);
   const lines: unknown[] = [];
   let out = "";

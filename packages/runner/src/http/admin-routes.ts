@@ -1,8 +1,8 @@
 import { ErrorClass, FLID_PATTERN, flightToPayload, isReplayConflict, MAX_FLIGHT_LIST_LIMIT, parseVersionKey } from "@msgx/core";
 import { z } from "zod";
-import { bearerGuard } from "./bearer-token.js";
+import { requireBearer } from "./bearer-token.js";
 import type { HttpContext } from "./http-context.js";
-import { HttpError } from "./http-error.js";
+import { HttpError, RELIABLE_ERROR_STATUSES, TASK_ERROR_STATUSES } from "./http-error.js";
 import { registerCompareRoutes } from "./compare-routes.js";
 import { registerConsoleDataRoutes } from "./console-data-routes.js";
 import { acceptJsonBodies } from "./json-body.js";
@@ -10,6 +10,7 @@ import type { HttpApp } from "./http-app.js";
 import { registerLineageRoutes } from "./lineage-routes.js";
 import { registerReliableRoutes } from "./reliable-routes.js";
 import { registerRequestRoutes } from "./request-routes.js";
+import { documentScope } from "./route-docs.js";
 import { decimal } from "./zod-validation.js";
 
 export const ADMIN_BODY_BYTES = 64 * 1024;
@@ -39,7 +40,8 @@ const MAX_GROUP_IDS = 1000;
  * is JSON of any declared type (UTF-8, at most 64 KiB); an empty body is `{}`.
  */
 export function registerAdminRoutes(app: HttpApp, ctx: HttpContext): void {
-  app.addHook("onRequest", bearerGuard(ctx.token));
+  requireBearer(app, ctx.token);
+  documentScope(app, { errors: [...RELIABLE_ERROR_STATUSES, ...TASK_ERROR_STATUSES] });
   acceptJsonBodies(app, ADMIN_BODY_BYTES);
 
   app.get("/admin/status", async () => ctx.status());

@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyRequest } from "fastify";
+import type { HttpApp } from "./http-app.js";
 import { HttpError } from "./http-error.js";
+import { documentScope } from "./route-docs.js";
 
 const digest = (text: string) => createHash("sha256").update(text, "utf8").digest();
 
@@ -17,4 +19,13 @@ export function bearerGuard(token: string | undefined): (request: FastifyRequest
     const given = request.headers.authorization;
     if (typeof given !== "string" || !timingSafeEqual(digest(given), expected)) throw new HttpError(401, "missing or wrong bearer token");
   };
+}
+
+/**
+ * Guards every route of `scope` registered after this call with {@link bearerGuard}, and says so in
+ * the OpenAPI document.
+ */
+export function requireBearer(scope: HttpApp, token: string | undefined): void {
+  scope.addHook("onRequest", bearerGuard(token));
+  documentScope(scope, { bearer: true });
 }

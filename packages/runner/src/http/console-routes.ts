@@ -43,10 +43,11 @@ export function registerConsoleRoutes(app: HttpApp, dir: string = defaultConsole
     if (html === undefined) return reply.code(404).send({ error: "not found", message: "the console is not built (pnpm build:run builds it)" });
     return reply.type("text/html; charset=utf-8").header("cache-control", "no-cache").send(html);
   };
-  app.get("/console", page);
-  app.get("/console/", page);
+  const html = { config: { openapi: { produces: ["text/html"] } } };
+  app.get("/console", html, page);
+  app.get("/console/", html, page);
 
-  app.get("/console/assets/:file", { schema: { params: z.object({ file: z.string() }) } }, async (request, reply) => {
+  app.get("/console/assets/:file", { schema: { params: z.object({ file: z.string() }) }, config: { openapi: { produces: ["text/javascript", "text/css"] } } }, async (request, reply) => {
     const { file } = request.params;
     const match = ASSET.exec(file);
     const body = match ? await readOrUndefined(join(dir, "assets", file)) : undefined;

@@ -56,9 +56,19 @@ const REASONS: Readonly<Record<number, string>> = {
 export function errorAnswer(e: unknown): { status: number; body: ErrorBody } {
   const status = statusOf(e);
   const code = e instanceof HttpError ? e.code : isReliableMessageError(e) || isTaskRequestError(e) ? e.code : undefined;
-  const error = REASONS[status] ?? (status < 500 ? "bad request" : "internal error");
+  const error = errorReason(status);
   return { status, body: { error, message: errorMessage(e), ...(code !== undefined ? { code } : {}) } };
 }
+
+/** The `error` of an answer with `status`: its reason phrase, in lower case. */
+export function errorReason(status: number): string {
+  return REASONS[status] ?? (status < 500 ? "bad request" : "internal error");
+}
+
+/** Every status the reliable-message service's refusals are answered with. */
+export const RELIABLE_ERROR_STATUSES: readonly number[] = [...new Set([...Object.values(RELIABLE_STATUS), 409])];
+/** Every status the task service's refusals are answered with. */
+export const TASK_ERROR_STATUSES: readonly number[] = [...new Set(Object.values(TASK_REQUEST_ERROR_HTTP_STATUS))];
 
 function statusOf(e: unknown): number {
   if (e instanceof HttpError || e instanceof BodyEncodingError) return e.status;

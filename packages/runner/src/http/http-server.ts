@@ -7,10 +7,13 @@ import type { HttpApp } from "./http-app.js";
 import type { HttpContext } from "./http-context.js";
 import { errorAnswer, HttpError } from "./http-error.js";
 import { registerIngressRoute } from "./ingress-route.js";
+import { registerOpenApiRoute } from "./openapi-route.js";
 import { registerReadRoutes } from "./read-routes.js";
 import { registerRmRoutes } from "./rm-routes.js";
 import { registerRootRoute } from "./root-route.js";
+import { catalogRoutes } from "./route-docs.js";
 import { registerTaskRoutes } from "./task-routes.js";
+import { RUNNER_VERSION } from "../version.js";
 import { zodValidatorCompiler, type ZodTypeProvider } from "./zod-validation.js";
 
 /** How long a client may take; a stalled client is disconnected, never waited for. */
@@ -32,7 +35,8 @@ const PROBES = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /**
  * The runner's HTTP surface on fastify: ingress, health, metrics, admin, the operations console
- * `/console`, the reliable-message API `/rm/v1`, the task service `/task/v1` and the legacy read endpoint (routes in docs/operations.md). Every route validates its path, query and body with a
+ * `/console`, the reliable-message API `/rm/v1`, the task service `/task/v1` and the legacy read endpoint (routes in docs/operations.md), and
+ * their OpenAPI document `/openapi.json`. Every route validates its path, query and body with a
  * zod schema; a client's mistake is a 4xx and ours a 5xx, both `{ error, message }` in JSON.
  * Each request has an id (`x-request-id` as sent when it is a plain token, else a new UUID),
  * echoed in the answer and in its one access-log line. Listen with `app.listen` or on `app.server`
@@ -40,6 +44,7 @@ const PROBES = new Set(["/healthz", "/readyz", "/metrics"]);
  */
 export function createHttpServer(ctx: HttpContext, timeouts: HttpTimeouts = DEFAULT_HTTP_TIMEOUTS, files: { readonly consoleDir?: string } = {}): HttpApp {
   const app = createBaseApp(ctx, timeouts);
+  registerOpenApiRoute(app, catalogRoutes(app), RUNNER_VERSION);
   void app.register(async (scope) => registerReadRoutes(scope.withTypeProvider<ZodTypeProvider>(), ctx));
   registerRootRoute(app, files.consoleDir);
   void app.register(async (scope) => registerIngressRoute(scope.withTypeProvider<ZodTypeProvider>(), ctx));

@@ -1,9 +1,10 @@
 import { isMsgxError } from "@msgx/core";
 import { bodyText } from "./body-text.js";
-import { bearerGuard } from "./bearer-token.js";
+import { requireBearer } from "./bearer-token.js";
 import type { HttpContext } from "./http-context.js";
 import { HttpError } from "./http-error.js";
 import type { HttpApp } from "./http-app.js";
+import { documentScope } from "./route-docs.js";
 
 /** What the ingress route needs: the token, the body cap and where a message goes. */
 export type IngressContext = Pick<HttpContext, "token" | "maxBodyBytes" | "receive">;
@@ -20,7 +21,8 @@ const XML_TYPES = ["application/xml", "text/xml", "text/plain"];
  * UTF-8 exactly as sent (415/400 otherwise).
  */
 export function registerIngressRoute(app: HttpApp, ctx: IngressContext): void {
-  app.addHook("onRequest", bearerGuard(ctx.token));
+  requireBearer(app, ctx.token);
+  documentScope(app, { consumes: XML_TYPES, produces: ["text/plain"] });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(XML_TYPES, { parseAs: "buffer", bodyLimit: ctx.maxBodyBytes }, (_request, body, done) => done(null, body));
   app.addContentTypeParser("*", (request, _payload, done) => done(unsupported(request.headers["content-type"])));

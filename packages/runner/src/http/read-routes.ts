@@ -8,7 +8,7 @@ import { decimal, decimalId } from "./zod-validation.js";
 
 /** The open routes: `/healthz`, `/readyz`, `/metrics` and the legacy `GET /all/flights`. */
 export function registerReadRoutes(app: HttpApp, ctx: HttpContext): void {
-  app.get("/healthz", async (_request, reply) => reply.type("text/plain; charset=utf-8").send("ok\n"));
+  app.get("/healthz", { config: { openapi: { produces: ["text/plain"] } } }, async (_request, reply) => reply.type("text/plain; charset=utf-8").send("ok\n"));
 
   app.get("/readyz", async (_request, reply) => {
     const state = ctx.readiness?.() ?? { role: "running" };
@@ -30,7 +30,7 @@ export function registerReadRoutes(app: HttpApp, ctx: HttpContext): void {
     return reply.code(status).send(body);
   });
 
-  app.get("/metrics", async (_request, reply) => {
+  app.get("/metrics", { config: { openapi: { produces: ["text/plain"] } } }, async (_request, reply) => {
     const m = await ctx.metrics();
     return reply.type(m.contentType).send(m.body);
   });

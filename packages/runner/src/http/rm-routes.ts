@@ -1,7 +1,9 @@
 import { z } from "zod";
 import type { ReliableMessageApi } from "../reliable/reliable-api.js";
-import { bearerGuard } from "./bearer-token.js";
+import { requireBearer } from "./bearer-token.js";
 import type { HttpApp } from "./http-app.js";
+import { RELIABLE_ERROR_STATUSES } from "./http-error.js";
+import { documentScope } from "./route-docs.js";
 import { acceptJsonBodies } from "./json-body.js";
 import { routeQueue, routeText } from "./zod-validation.js";
 
@@ -41,7 +43,8 @@ const orUndefined = <T>(v: T | null | undefined): T | undefined => (v === null ?
  * 409 ALREADY_EXISTS / ILLEGAL_STATE / CONFLICT, 422 UNKNOWN_QUEUE.
  */
 export function registerRmRoutes(app: HttpApp, api: ReliableMessageApi, token: string | undefined, maxBodyBytes: number): void {
-  app.addHook("onRequest", bearerGuard(token));
+  requireBearer(app, token);
+  documentScope(app, { errors: RELIABLE_ERROR_STATUSES });
   acceptJsonBodies(app, maxBodyBytes);
 
   app.post("/rm/v1/messages", { schema: { body: prepareBody, querystring: prepareQuery } }, async (request, reply) => {

@@ -24,7 +24,7 @@ export function rootLinks(consoleBuilt: boolean): Record<string, string> {
  * links as JSON (`{ name, links }`). Open like the probes: it names routes, no data.
  */
 export function registerRootRoute(app: HttpApp, consoleDir: string = defaultConsoleDir()): void {
-  app.get("/", async (request, reply) => {
+  app.get("/", { config: { openapi: { produces: ["application/json", "text/html"] } } }, async (request, reply) => {
     const consoleBuilt = existsSync(join(consoleDir, "index.html"));
     const links = rootLinks(consoleBuilt);
     if (!wantsHtml(request)) return reply.type("application/json; charset=utf-8").send({ name: "msgx", links });

@@ -1,8 +1,10 @@
 import { TaskCallbackResult, TaskFeedbackStatus, TaskStatus, type TaskReplayResult } from "@msgx/tasks";
 import { z } from "zod";
 import { callbackRefused, type TaskApi } from "../tasks/task-api.js";
-import { bearerGuard } from "./bearer-token.js";
+import { requireBearer } from "./bearer-token.js";
 import type { HttpApp } from "./http-app.js";
+import { TASK_ERROR_STATUSES } from "./http-error.js";
+import { documentScope } from "./route-docs.js";
 import { acceptJsonBodies } from "./json-body.js";
 import { decimal, routeName } from "./zod-validation.js";
 
@@ -99,7 +101,8 @@ export const SEED_CALLBACK_ROUTE = "/rpc-api/task/callback-result";
  * An executing system that cannot be reached during a cancel is a 503 (retry-after).
  */
 export function registerTaskRoutes(app: HttpApp, api: TaskApi, token: string | undefined, maxBodyBytes: number): void {
-  app.addHook("onRequest", bearerGuard(token));
+  requireBearer(app, token);
+  documentScope(app, { errors: TASK_ERROR_STATUSES });
   acceptJsonBodies(app, maxBodyBytes);
 
   app.post("/task/v1/tasks", { schema: { body: createBody } }, async (request, reply) => {
