@@ -1,12 +1,13 @@
 import type { ComponentChildren } from "preact";
 
 /**
- * A column's heading: its text; or its text with the class its cells share (`num`: right-aligned
- * figures, `mono`); or, for a heading with no text, its accessible name (`label`).
+ * A column's heading: its text; or its text and the heading's class (`num` for a column of
+ * figures, right-aligned like its cells; `mono`); or, for a heading with no text, its accessible
+ * name (`label`).
  */
 export type Column = string | { readonly text?: string; readonly class?: string; readonly label?: string };
 
-/** A column of figures: its heading and cells right-aligned. */
+/** A column of figures: its heading right-aligned like its cells. */
 export const num = (text: string): Column => ({ text, class: "num" });
 
 /** A table's head: one `<th scope="col">` per column. */
@@ -14,17 +15,14 @@ export function TableHead(props: { columns: readonly Column[] }) {
   return (
     <thead>
       <tr>
-        {props.columns.map((c, i) =>
-          typeof c === "string" ? (
-            <th key={i} scope="col">
-              {c}
-            </th>
-          ) : (
+        {props.columns.map((column, i) => {
+          const c = typeof column === "string" ? { text: column } : column;
+          return (
             <th key={i} scope="col" class={c.class} aria-label={c.label}>
               {c.text}
             </th>
-          ),
-        )}
+          );
+        })}
       </tr>
     </thead>
   );
