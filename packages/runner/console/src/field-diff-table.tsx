@@ -1,6 +1,10 @@
 import type { FieldChange } from "./api-types.js";
 import { collectionDiff, type CollectionDiff } from "./collection-diff.js";
 import { value } from "./format.js";
+import { Table, type Column } from "./table.js";
+
+const SCALAR_COLUMNS: readonly Column[] = ["field", "before", { label: "becomes" }, "after"];
+const ROW_COLUMNS: readonly Column[] = ["row", "change", "values"];
 
 /**
  * A field diff: one row per field, before → after, absent, cleared and null told apart; a
@@ -17,28 +21,16 @@ export function FieldDiffTable(props: { changes: readonly FieldChange[]; testid?
   return (
     <div data-testid={props.testid}>
       {scalars.length > 0 && (
-        <div class="table-wrap">
-          <table class="diff">
-            <thead>
-              <tr>
-                <th scope="col">field</th>
-                <th scope="col">before</th>
-                <th scope="col" aria-label="becomes" />
-                <th scope="col">after</th>
-              </tr>
-            </thead>
-            <tbody>
-              {scalars.map((c) => (
-                <tr key={c.field}>
-                  <th scope="row" class="mono">{c.field}</th>
-                  <td class={`mono before${c.before === undefined ? " muted" : ""}`}>{value(c.before, c.field)}</td>
-                  <td aria-hidden="true">→</td>
-                  <td class={`mono after${c.after === undefined ? " muted" : ""}`}>{value(c.after, c.field)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={SCALAR_COLUMNS} class="diff" wrap>
+          {scalars.map((c) => (
+            <tr key={c.field}>
+              <th scope="row" class="mono">{c.field}</th>
+              <td class={`mono before${c.before === undefined ? " muted" : ""}`}>{value(c.before, c.field)}</td>
+              <td aria-hidden="true">→</td>
+              <td class={`mono after${c.after === undefined ? " muted" : ""}`}>{value(c.after, c.field)}</td>
+            </tr>
+          ))}
+        </Table>
       )}
       {collections.map(({ change, diff }) => (
         <CollectionDiffTable key={change.field} change={change} diff={diff} />
@@ -67,54 +59,43 @@ function CollectionDiffTable(props: { change: FieldChange; diff: CollectionDiff 
           {gone ? " → (absent)" : cleared ? " → (cleared: no rows)" : ""}
         </span>
       </h4>
-      <div class="table-wrap">
-        <table class="diff rows-diff">
-          <thead>
-            <tr>
-              <th scope="col">row</th>
-              <th scope="col">change</th>
-              <th scope="col">values</th>
-            </tr>
-          </thead>
-          <tbody>
-            {diff.added.map((r) => (
-              <tr key={`+${r.key}`} class="added">
-                <th scope="row" class="mono">{r.key}</th>
-                <td>added</td>
-                <td class="mono after">{rowValues(r.values)}</td>
-              </tr>
-            ))}
-            {diff.changed.map((r) => (
-              <tr key={`~${r.key}`} class="changed">
-                <th scope="row" class="mono">{r.key}</th>
-                <td>changed</td>
-                <td class="mono">
-                  {r.changes.map((c) => (
-                    <div key={c.name}>
-                      {c.name}: <span class={`before${c.before === undefined ? " muted" : ""}`}>{value(c.before, "row.")}</span> →{" "}
-                      <span class={`after${c.after === undefined ? " muted" : ""}`}>{value(c.after, "row.")}</span>
-                    </div>
-                  ))}
-                </td>
-              </tr>
-            ))}
-            {diff.removed.map((r) => (
-              <tr key={`-${r.key}`} class="removed">
-                <th scope="row" class="mono">{r.key}</th>
-                <td>removed</td>
-                <td class="mono before">{rowValues(r.values)}</td>
-              </tr>
-            ))}
-            {diff.added.length + diff.changed.length + diff.removed.length === 0 && (
-              <tr>
-                <td colSpan={3} class="muted">
-                  No row changed ({gone ? "the collection is no longer in the state" : "the collection was stated with the same rows"}).
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
+      <Table columns={ROW_COLUMNS} class="diff rows-diff" wrap>
+        {diff.added.map((r) => (
+          <tr key={`+${r.key}`} class="added">
+            <th scope="row" class="mono">{r.key}</th>
+            <td>added</td>
+            <td class="mono after">{rowValues(r.values)}</td>
+          </tr>
+        ))}
+        {diff.changed.map((r) => (
+          <tr key={`~${r.key}`} class="changed">
+            <th scope="row" class="mono">{r.key}</th>
+            <td>changed</td>
+            <td class="mono">
+              {r.changes.map((c) => (
+                <div key={c.name}>
+                  {c.name}: <span class={`before${c.before === undefined ? " muted" : ""}`}>{value(c.before, "row.")}</span> →{" "}
+                  <span class={`after${c.after === undefined ? " muted" : ""}`}>{value(c.after, "row.")}</span>
+                </div>
+              ))}
+            </td>
+          </tr>
+        ))}
+        {diff.removed.map((r) => (
+          <tr key={`-${r.key}`} class="removed">
+            <th scope="row" class="mono">{r.key}</th>
+            <td>removed</td>
+            <td class="mono before">{rowValues(r.values)}</td>
+          </tr>
+        ))}
+        {diff.added.length + diff.changed.length + diff.removed.length === 0 && (
+          <tr>
+            <td colSpan={3} class="muted">
+              No row changed ({gone ? "the collection is no longer in the state" : "the collection was stated with the same rows"}).
+            </td>
+          </tr>
+        )}
+      </Table>
     </div>
   );
 }

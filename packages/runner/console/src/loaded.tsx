@@ -27,18 +27,3 @@ export function Loaded<T>(props: { load: Load<T>; what: string; placeholder?: Co
       return <>{props.children(load.data)}</>;
   }
 }
-
-/** A table's placeholder: `rows` rows of `columns` dashes, the height of the loaded table. */
-export function PlaceholderRows(props: { rows: number; columns: number }) {
-  return (
-    <>
-      {Array.from({ length: props.rows }, (_, r) => (
-        <tr key={r} class="placeholder-row">
-          {Array.from({ length: props.columns }, (_, c) => (
-            <td key={c}>—</td>
-          ))}
-        </tr>
-      ))}
-    </>
-  );
-}

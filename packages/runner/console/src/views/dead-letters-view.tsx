@@ -2,9 +2,11 @@ import { useEffect, useState } from "preact/hooks";
 import { query } from "../admin-client.js";
 import { ERROR_CLASSES, type DeadLetterGroup, type ProcRecord, type RawMessage } from "../api-types.js";
 import { count, dttm, instant } from "../format.js";
-import { Loaded, PlaceholderRows } from "../loaded.js";
+import { Loaded } from "../loaded.js";
 import { reasonText } from "../message-end.js";
 import { openRow } from "../open-row.js";
+import { PlaceholderTable } from "../placeholder-table.js";
+import { num, Table, TableHead } from "../table.js";
 import { useReveal } from "../use-reveal.js";
 import { useAdmin, type Load } from "../use-admin.js";
 import { href } from "../use-hash-route.js";
@@ -91,55 +93,36 @@ export function DeadLettersView(props: { route: readonly string[] }) {
   );
 }
 
+const DEAD_COLUMNS = ["msg", "type", "class", "reason"];
+
 function DeadList(props: { load: Load<readonly ProcRecord[]>; selected: number | undefined }) {
-  const head = (
-    <thead>
-      <tr>
-        <th scope="col">msg</th>
-        <th scope="col">type</th>
-        <th scope="col">class</th>
-        <th scope="col">reason</th>
-      </tr>
-    </thead>
-  );
-  const placeholder = (
-    <table>
-      {head}
-      <tbody>
-        <PlaceholderRows rows={5} columns={4} />
-      </tbody>
-    </table>
-  );
   return (
     <div class="list table-wrap">
-      <Loaded load={props.load} what="Dead letters" placeholder={placeholder}>
+      <Loaded load={props.load} what="Dead letters" placeholder={<PlaceholderTable columns={DEAD_COLUMNS} rows={5} />}>
         {(records) =>
           records.length === 0 ? (
             <p class="muted">No dead letters.</p>
           ) : (
-            <table class="rows cards-narrow">
-              {head}
-              <tbody>
-                {records.map((r) => (
-                  <tr key={r.msgId} data-testid={`dead-row-${r.msgId}`} class={r.msgId === props.selected ? "selected" : undefined} onClick={openRow(href("dead", r.msgId))}>
-                    <td class="num" data-label="msg">
-                      <a href={href("dead", r.msgId)} aria-current={r.msgId === props.selected ? "true" : undefined}>
-                        {r.msgId}
-                      </a>
-                    </td>
-                    <td class="mono nowrap" data-label="type">
-                      {r.meta ? `${r.meta.type}/${r.meta.styp}` : "—"}
-                    </td>
-                    <td data-label="class">
-                      <span class="badge">{r.errorClass ?? "—"}</span>
-                    </td>
-                    <td class="reason" data-label="reason">
-                      {r.reason ?? "—"}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <Table columns={DEAD_COLUMNS} class="rows cards-narrow">
+              {records.map((r) => (
+                <tr key={r.msgId} data-testid={`dead-row-${r.msgId}`} class={r.msgId === props.selected ? "selected" : undefined} onClick={openRow(href("dead", r.msgId))}>
+                  <td class="num" data-label="msg">
+                    <a href={href("dead", r.msgId)} aria-current={r.msgId === props.selected ? "true" : undefined}>
+                      {r.msgId}
+                    </a>
+                  </td>
+                  <td class="mono nowrap" data-label="type">
+                    {r.meta ? `${r.meta.type}/${r.meta.styp}` : "—"}
+                  </td>
+                  <td data-label="class">
+                    <span class="badge">{r.errorClass ?? "—"}</span>
+                  </td>
+                  <td class="reason" data-label="reason">
+                    {r.reason ?? "—"}
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )
         }
       </Loaded>
@@ -157,12 +140,7 @@ function GroupList(props: { load: Load<{ groups: readonly DeadLetterGroup[] }>; 
             <p class="muted">No dead letters.</p>
           ) : (
             <table class="rows cards-narrow" data-testid="dead-groups">
-              <thead>
-                <tr>
-                  <th scope="col">reason</th>
-                  <th scope="col" class="num">messages</th>
-                </tr>
-              </thead>
+              <TableHead columns={["reason", num("messages")]} />
               {classesOf(groups).map(([errorClass, members]) => (
                 <tbody key={errorClass}>
                   <tr class="group-head">
@@ -276,28 +254,16 @@ function DeadLetter(props: { msgId: number; onReplayed: () => void }) {
             {r.history.length === 0 ? (
               <p class="muted">No errors recorded.</p>
             ) : (
-              <div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">at</th>
-                      <th scope="col" class="num">attempt</th>
-                      <th scope="col">class</th>
-                      <th scope="col">reason</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {r.history.map((h, i) => (
-                      <tr key={i}>
-                        <td>{instant(h.at)}</td>
-                        <td class="num">{h.attempt}</td>
-                        <td>{h.errorClass}</td>
-                        <td class="reason-full">{h.reason}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table columns={["at", num("attempt"), "class", "reason"]} wrap>
+                {r.history.map((h, i) => (
+                  <tr key={i}>
+                    <td>{instant(h.at)}</td>
+                    <td class="num">{h.attempt}</td>
+                    <td>{h.errorClass}</td>
+                    <td class="reason-full">{h.reason}</td>
+                  </tr>
+                ))}
+              </Table>
             )}
           </>
         )}

@@ -2,7 +2,9 @@ import { useState } from "preact/hooks";
 import { query } from "../admin-client.js";
 import type { FlightPayload } from "../api-types.js";
 import { count, dttm, value } from "../format.js";
-import { Loaded, PlaceholderRows } from "../loaded.js";
+import { Loaded } from "../loaded.js";
+import { PlaceholderTable } from "../placeholder-table.js";
+import { num, Table, type Column } from "../table.js";
 import { useAdmin, type Load } from "../use-admin.js";
 import { openRow } from "../open-row.js";
 import { useReveal } from "../use-reveal.js";
@@ -63,63 +65,38 @@ export function FlightsView(props: { flid: string | undefined }) {
 
 const RECENT_REFRESH_MS = 10_000;
 
+const RESULT_COLUMNS: readonly Column[] = ["FLID", "flight", "A/D", "scheduled", "stand", num("version"), "last message"];
+
 function SearchResults(props: { load: Load<{ flights: readonly FlightPayload[] }>; selected: string | undefined; what: string; testid?: string }) {
-  const head = (
-    <thead>
-      <tr>
-        <th scope="col">FLID</th>
-        <th scope="col">flight</th>
-        <th scope="col">A/D</th>
-        <th scope="col">scheduled</th>
-        <th scope="col">stand</th>
-        <th scope="col" class="num">version</th>
-        <th scope="col">last message</th>
-      </tr>
-    </thead>
-  );
   return (
     <div class="table-wrap results">
-      <Loaded
-        load={props.load}
-        what={props.what}
-        placeholder={
-          <table>
-            {head}
-            <tbody>
-              <PlaceholderRows rows={3} columns={7} />
-            </tbody>
-          </table>
-        }
-      >
+      <Loaded load={props.load} what={props.what} placeholder={<PlaceholderTable columns={RESULT_COLUMNS} rows={3} />}>
         {({ flights }) =>
           flights.length === 0 ? (
             <p class="muted">No flight matches.</p>
           ) : (
-            <table class="rows cards-narrow" data-testid={props.testid}>
-              {head}
-              <tbody>
-                {flights.map((f) => (
-                  <tr key={f.flid} data-testid={`flight-row-${f.flid}`} class={f.flid === props.selected ? "selected" : undefined} onClick={openRow(href("flights", f.flid))}>
-                    <td class="mono" data-label="FLID">
-                      <a href={href("flights", f.flid)}>{f.flid}</a>
-                    </td>
-                    <td data-label="flight">
-                      {f.fields.FLNO ?? "—"}
-                      {f.deleted ? <span class="badge warn">deleted</span> : null}
-                    </td>
-                    <td data-label="A/D">{f.fields.MVIN ?? "—"}</td>
-                    <td data-label="scheduled">{f.fields.SODT ?? "—"}</td>
-                    <td data-label="stand">{f.fields.STND ?? "—"}</td>
-                    <td class="num" data-label="version">
-                      {f.stateVersion}
-                    </td>
-                    <td data-label="last message">
-                      <span class="mono">{f.lastMsgId}</span> · {dttm(f.lastSrcDttm)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <Table columns={RESULT_COLUMNS} class="rows cards-narrow" testid={props.testid}>
+              {flights.map((f) => (
+                <tr key={f.flid} data-testid={`flight-row-${f.flid}`} class={f.flid === props.selected ? "selected" : undefined} onClick={openRow(href("flights", f.flid))}>
+                  <td class="mono" data-label="FLID">
+                    <a href={href("flights", f.flid)}>{f.flid}</a>
+                  </td>
+                  <td data-label="flight">
+                    {f.fields.FLNO ?? "—"}
+                    {f.deleted ? <span class="badge warn">deleted</span> : null}
+                  </td>
+                  <td data-label="A/D">{f.fields.MVIN ?? "—"}</td>
+                  <td data-label="scheduled">{f.fields.SODT ?? "—"}</td>
+                  <td data-label="stand">{f.fields.STND ?? "—"}</td>
+                  <td class="num" data-label="version">
+                    {f.stateVersion}
+                  </td>
+                  <td data-label="last message">
+                    <span class="mono">{f.lastMsgId}</span> · {dttm(f.lastSrcDttm)}
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )
         }
       </Loaded>
@@ -152,18 +129,14 @@ function Flight(props: { flid: string }) {
                 </dd>
               </dl>
               <h3>Fields</h3>
-              <div class="table-wrap">
-                <table class="fields">
-                  <tbody>
-                    {Object.entries(f.fields).map(([name, v]) => (
-                      <tr key={name}>
-                        <th scope="row" class="mono">{name}</th>
-                        <td class="mono">{value(v, "fields.")}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table class="fields" wrap>
+                {Object.entries(f.fields).map(([name, v]) => (
+                  <tr key={name}>
+                    <th scope="row" class="mono">{name}</th>
+                    <td class="mono">{value(v, "fields.")}</td>
+                  </tr>
+                ))}
+              </Table>
               <h3>Collections</h3>
               {Object.keys(f.collections).length === 0 ? (
                 <p class="muted">None.</p>
@@ -191,31 +164,17 @@ function RowsTable(props: { rows: readonly { readonly key: string; readonly valu
   const names = [...new Set(props.rows.flatMap((r) => Object.keys(r.values)))];
   if (props.rows.length === 0) return <p class="muted">Stated empty (cleared).</p>;
   return (
-    <div class="table-wrap">
-      <table class="collection">
-        <thead>
-          <tr>
-            <th scope="col">key</th>
-            {names.map((n) => (
-              <th scope="col" key={n} class="mono">
-                {n}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {props.rows.map((r) => (
-            <tr key={r.key}>
-              <th scope="row" class="mono">{r.key}</th>
-              {names.map((n) => (
-                <td key={n} class={`mono${r.values[n] === undefined ? " muted" : ""}`}>
-                  {value(r.values[n], "row.")}
-                </td>
-              ))}
-            </tr>
+    <Table columns={["key", ...names.map((n) => ({ text: n, class: "mono" }))]} class="collection" wrap>
+      {props.rows.map((r) => (
+        <tr key={r.key}>
+          <th scope="row" class="mono">{r.key}</th>
+          {names.map((n) => (
+            <td key={n} class={`mono${r.values[n] === undefined ? " muted" : ""}`}>
+              {value(r.values[n], "row.")}
+            </td>
           ))}
-        </tbody>
-      </table>
-    </div>
+        </tr>
+      ))}
+    </Table>
   );
 }

@@ -4,6 +4,8 @@ import type { Lineage, LineageEvent, LineageVersion } from "../api-types.js";
 import { dttm, instant, DASH } from "../format.js";
 import { FieldDiffTable } from "../field-diff-table.js";
 import { Loaded } from "../loaded.js";
+import { Pager } from "../pager.js";
+import { Table } from "../table.js";
 import { useAdmin } from "../use-admin.js";
 import { href } from "../use-hash-route.js";
 
@@ -25,18 +27,7 @@ export function LineageTimeline(props: { basePath: string; what: string }) {
                 <VersionItem key={v.version} v={v} newer={lineage.versions.slice(0, i)} />
               ))}
             </ol>
-            <div class="pager">
-              {before !== undefined && (
-                <button type="button" onClick={() => setBefore(undefined)}>
-                  Newest
-                </button>
-              )}
-              {lineage.next !== null && (
-                <button type="button" onClick={() => setBefore(lineage.next ?? undefined)}>
-                  Older versions
-                </button>
-              )}
-            </div>
+            <Pager first="Newest" next="Older versions" onFirst={before !== undefined ? () => setBefore(undefined) : undefined} onNext={lineage.next !== null ? () => setBefore(lineage.next ?? undefined) : undefined} />
           </>
         )}
       </Loaded>
@@ -85,6 +76,8 @@ function Placement(props: { e: LineageEvent & { readonly file?: string; readonly
   return <span class="muted">merged into a newer version's record (compacted topic), or sent before lineage recorded placements</span>;
 }
 
+const EVENT_COLUMNS = ["event", "target", "type", "status", "sent", "published at"];
+
 function VersionItem(props: { v: LineageVersion; newer: readonly LineageVersion[] }) {
   const { v } = props;
   const s = v.source;
@@ -116,38 +109,24 @@ function VersionItem(props: { v: LineageVersion; newer: readonly LineageVersion[
       </p>
       <FieldDiffTable changes={v.changes} />
       {v.events.length > 0 && (
-        <div class="table-wrap">
-          <table class="events cards-narrow compact">
-            <thead>
-              <tr>
-                <th scope="col">event</th>
-                <th scope="col">target</th>
-                <th scope="col">type</th>
-                <th scope="col">status</th>
-                <th scope="col">sent</th>
-                <th scope="col">published at</th>
-              </tr>
-            </thead>
-            <tbody>
-              {v.events.map((e) => (
-                <tr key={String(e.eventId)} data-testid={`lineage-event-${e.eventId}`}>
-                  <td class="mono" data-label="event">
-                    {e.eventId}
-                  </td>
-                  <td class="mono nowrap" data-label="target">
-                    {e.target}
-                  </td>
-                  <td data-label="type">{e.eventType}</td>
-                  <td data-label="status">{e.status}</td>
-                  <td data-label="sent">{instant(e.sentAt)}</td>
-                  <td data-label="published at">
-                    <Placement e={e} carrier={e.offset === null && e.status === "SENT" ? carrierOf(e, props.newer) : undefined} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={EVENT_COLUMNS} class="events cards-narrow compact" wrap>
+          {v.events.map((e) => (
+            <tr key={String(e.eventId)} data-testid={`lineage-event-${e.eventId}`}>
+              <td class="mono" data-label="event">
+                {e.eventId}
+              </td>
+              <td class="mono nowrap" data-label="target">
+                {e.target}
+              </td>
+              <td data-label="type">{e.eventType}</td>
+              <td data-label="status">{e.status}</td>
+              <td data-label="sent">{instant(e.sentAt)}</td>
+              <td data-label="published at">
+                <Placement e={e} carrier={e.offset === null && e.status === "SENT" ? carrierOf(e, props.newer) : undefined} />
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
     </li>
   );

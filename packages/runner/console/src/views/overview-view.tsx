@@ -1,8 +1,10 @@
 import { serverNow } from "../admin-client.js";
 import type { PipelineStatus, ProcStatus, RunnerPresence, StatusSample } from "../api-types.js";
 import { count, DASH, duration, instant } from "../format.js";
-import { Loaded, PlaceholderRows } from "../loaded.js";
+import { Loaded } from "../loaded.js";
+import { PlaceholderRows, PlaceholderTable } from "../placeholder-table.js";
 import { Sparkline } from "../sparkline.js";
+import { num, Table, type Column } from "../table.js";
 import { useAdmin, type Load } from "../use-admin.js";
 
 const REFRESH_MS = 5_000;
@@ -45,18 +47,14 @@ export function OverviewView() {
       <div class="grid-2">
         <section aria-labelledby="backlog-title">
           <h2 id="backlog-title">Messages by status</h2>
-          <div class="table-wrap">
-            <table class="fixed">
-              <tbody>
-                {STATUSES.map((st) => (
-                  <tr key={st}>
-                    <th scope="row">{st}</th>
-                    <td class="num">{count(s?.byStatus[st])}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table class="fixed" wrap>
+            {STATUSES.map((st) => (
+              <tr key={st}>
+                <th scope="row">{st}</th>
+                <td class="num">{count(s?.byStatus[st])}</td>
+              </tr>
+            ))}
+          </Table>
         </section>
         <section aria-labelledby="delivery-title">
           <h2 id="delivery-title">Delivery per target</h2>
@@ -91,93 +89,55 @@ function deliveryLag(s: PipelineStatus, now: number): number | null {
   return oldest.length === 0 ? null : now - Math.min(...oldest);
 }
 
+const DELIVERY_COLUMNS: readonly Column[] = ["target", num("pending"), num("lag"), num("dead")];
+
 function DeliveryTable(props: { status: PipelineStatus | undefined; now: number }) {
   const targets = props.status ? Object.entries(props.status.delivery) : undefined;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">target</th>
-            <th scope="col" class="num">pending</th>
-            <th scope="col" class="num">lag</th>
-            <th scope="col" class="num">dead</th>
+    <Table columns={DELIVERY_COLUMNS} wrap>
+      {targets === undefined ? (
+        <PlaceholderRows rows={2} columns={DELIVERY_COLUMNS.length} />
+      ) : targets.length === 0 ? (
+        <tr>
+          <td colSpan={4} class="muted">
+            Nothing pending or dead: every event is delivered.
+          </td>
+        </tr>
+      ) : (
+        targets.map(([target, d]) => (
+          <tr key={target}>
+            <th scope="row" class="mono">{target}</th>
+            <td class="num">{count(d.pending)}</td>
+            <td class="num">{d.oldestPendingAt === null ? DASH : duration(props.now - d.oldestPendingAt)}</td>
+            <td class={`num${d.dead > 0 ? " warn-text" : ""}`}>{count(d.dead)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {targets === undefined ? (
-            <PlaceholderRows rows={2} columns={4} />
-          ) : targets.length === 0 ? (
-            <tr>
-              <td colSpan={4} class="muted">
-                Nothing pending or dead: every event is delivered.
-              </td>
-            </tr>
-          ) : (
-            targets.map(([target, d]) => (
-              <tr key={target}>
-                <th scope="row" class="mono">{target}</th>
-                <td class="num">{count(d.pending)}</td>
-                <td class="num">{d.oldestPendingAt === null ? DASH : duration(props.now - d.oldestPendingAt)}</td>
-                <td class={`num${d.dead > 0 ? " warn-text" : ""}`}>{count(d.dead)}</td>
-              </tr>
-            ))
-          )}
-        </tbody>
-      </table>
-    </div>
+        ))
+      )}
+    </Table>
   );
 }
 
+const RUNNER_COLUMNS: readonly Column[] = ["role", "runner", "host", num("pid"), "started", "last seen"];
+
 function RunnersTable(props: { load: Load<{ runners: readonly RunnerPresence[] }> }) {
-  const head = (
-    <thead>
-      <tr>
-        <th scope="col">role</th>
-        <th scope="col">runner</th>
-        <th scope="col">host</th>
-        <th scope="col" class="num">pid</th>
-        <th scope="col">started</th>
-        <th scope="col">last seen</th>
-      </tr>
-    </thead>
-  );
   return (
-    <Loaded
-      load={props.load}
-      what="Runners"
-      placeholder={
-        <div class="table-wrap">
-          <table>
-            {head}
-            <tbody>
-              <PlaceholderRows rows={2} columns={6} />
-            </tbody>
-          </table>
-        </div>
-      }
-    >
+    <Loaded load={props.load} what="Runners" placeholder={<PlaceholderTable columns={RUNNER_COLUMNS} rows={2} wrap />}>
       {({ runners }) => (
-        <div class="table-wrap">
-          <table>
-            {head}
-            <tbody>
-              {runners.map((r) => (
-                <tr key={r.runnerId} class={r.stale ? "muted" : undefined}>
-                  <td>
-                    <span class={`badge ${r.role}`}>{r.role}</span>
-                    {r.stale ? " (stale)" : ""}
-                  </td>
-                  <td class="mono">{r.runnerId}</td>
-                  <td>{r.host}</td>
-                  <td class="num">{r.pid}</td>
-                  <td>{instant(r.startedAt)}</td>
-                  <td>{instant(r.seenAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={RUNNER_COLUMNS} wrap>
+          {runners.map((r) => (
+            <tr key={r.runnerId} class={r.stale ? "muted" : undefined}>
+              <td>
+                <span class={`badge ${r.role}`}>{r.role}</span>
+                {r.stale ? " (stale)" : ""}
+              </td>
+              <td class="mono">{r.runnerId}</td>
+              <td>{r.host}</td>
+              <td class="num">{r.pid}</td>
+              <td>{instant(r.startedAt)}</td>
+              <td>{instant(r.seenAt)}</td>
+            </tr>
+          ))}
+        </Table>
       )}
     </Loaded>
   );

@@ -3,6 +3,8 @@ import { query } from "../admin-client.js";
 import type { RefEntry } from "../api-types.js";
 import { count, instant, value } from "../format.js";
 import { Loaded } from "../loaded.js";
+import { Pager } from "../pager.js";
+import { num, Table } from "../table.js";
 import { useAdmin } from "../use-admin.js";
 import { href } from "../use-hash-route.js";
 import { LineageTimeline } from "./lineage-timeline.js";
@@ -45,39 +47,19 @@ function Entries(props: { rtype: string; selected: string | undefined }) {
       <Loaded load={page} what={`Entries of ${props.rtype}`}>
         {({ entries, next }) => (
           <>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">key</th>
-                  <th scope="col" class="num">version</th>
-                  <th scope="col">updated</th>
+            <Table columns={["key", num("version"), "updated"]}>
+              {entries.map((e) => (
+                <tr key={e.rkey} class={e.rkey === props.selected ? "selected" : e.deleted ? "muted" : undefined}>
+                  <td class="mono">
+                    <a href={href("reference", e.rtype, e.rkey)}>{e.rkey === "" ? "(empty key)" : e.rkey}</a>
+                    {e.deleted ? " (deleted)" : ""}
+                  </td>
+                  <td class="num">{e.version}</td>
+                  <td>{instant(e.updatedAt)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {entries.map((e) => (
-                  <tr key={e.rkey} class={e.rkey === props.selected ? "selected" : e.deleted ? "muted" : undefined}>
-                    <td class="mono">
-                      <a href={href("reference", e.rtype, e.rkey)}>{e.rkey === "" ? "(empty key)" : e.rkey}</a>
-                      {e.deleted ? " (deleted)" : ""}
-                    </td>
-                    <td class="num">{e.version}</td>
-                    <td>{instant(e.updatedAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <div class="pager">
-              {after !== undefined && (
-                <button type="button" onClick={() => setAfter(undefined)}>
-                  First page
-                </button>
-              )}
-              {next !== null && (
-                <button type="button" onClick={() => setAfter(next)}>
-                  Next page
-                </button>
-              )}
-            </div>
+              ))}
+            </Table>
+            <Pager first="First page" next="Next page" onFirst={after !== undefined ? () => setAfter(undefined) : undefined} onNext={next !== null ? () => setAfter(next) : undefined} />
           </>
         )}
       </Loaded>
@@ -95,25 +77,21 @@ function Entry(props: { rtype: string; rkey: string }) {
       </h2>
       <Loaded load={entry} what="The entry">
         {(e) => (
-          <div class="table-wrap">
-            <table class="fields">
-              <tbody>
-                <tr>
-                  <th scope="row">version</th>
-                  <td>
-                    {e.version}
-                    {e.deleted ? " (deleted)" : ""} · message <span class="mono">{e.msgId}</span>
-                  </td>
-                </tr>
-                {Object.entries(e.fields).map(([name, v]) => (
-                  <tr key={name}>
-                    <th scope="row" class="mono">{name}</th>
-                    <td class="mono">{value(v)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table class="fields" wrap>
+            <tr>
+              <th scope="row">version</th>
+              <td>
+                {e.version}
+                {e.deleted ? " (deleted)" : ""} · message <span class="mono">{e.msgId}</span>
+              </td>
+            </tr>
+            {Object.entries(e.fields).map(([name, v]) => (
+              <tr key={name}>
+                <th scope="row" class="mono">{name}</th>
+                <td class="mono">{value(v)}</td>
+              </tr>
+            ))}
+          </Table>
         )}
       </Loaded>
       <LineageTimeline basePath={path} what={`${props.rtype} ${props.rkey}`} />

@@ -2,7 +2,10 @@ import { useState } from "preact/hooks";
 import { adminPost, query } from "../admin-client.js";
 import type { ReliableMessage, ReliableQueue } from "../api-types.js";
 import { count, instant } from "../format.js";
-import { Loaded, PlaceholderRows } from "../loaded.js";
+import { Loaded } from "../loaded.js";
+import { PlaceholderTable } from "../placeholder-table.js";
+import { num, Table, type Column } from "../table.js";
+import { ToggleTabs } from "../toggle-tabs.js";
 import { useAdmin } from "../use-admin.js";
 
 const FILTERS = [
@@ -10,6 +13,8 @@ const FILTERS = [
   { id: "waiting", label: "Waiting for confirmation", params: { status: "WAITING_CONFIRM" } },
   { id: "sending", label: "Sending", params: { status: "SENDING", dead: "false" } },
 ] as const;
+const QUEUE_COLUMNS: readonly Column[] = ["queue", num("waiting for confirmation"), num("sending"), num("dead"), "action"];
+const MESSAGE_COLUMNS: readonly Column[] = ["message", "queue", "status", num("sends"), "last sent", "action"];
 
 /** The reliable-message service (docs/reliable-message.md): queues with waiting and dead counts, messages, resend. */
 export function ReliableView() {
@@ -37,107 +42,64 @@ export function ReliableView() {
       <h2>Queues</h2>
       <Loaded load={queues} what="Reliable-message queues">
         {(q) => (
-          <div class="table-wrap">
-            <table class="cards-narrow">
-              <thead>
-                <tr>
-                  <th scope="col">queue</th>
-                  <th scope="col" class="num">
-                    waiting for confirmation
-                  </th>
-                  <th scope="col" class="num">sending</th>
-                  <th scope="col" class="num">dead</th>
-                  <th scope="col">action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {q.queues.map((r) => (
-                  <tr key={r.queue} data-testid={`reliable-queue-${r.queue}`}>
-                    <td class="mono" data-label="queue">
-                      {r.queue}
-                    </td>
-                    <td class="num" data-label="waiting for confirmation">
-                      {r.phases ? count(r.phases["WAITING_CONFIRM"] ?? 0) : `${count(r.waiting)} (with sending)`}
-                    </td>
-                    <td class="num" data-label="sending">
-                      {r.phases ? count(r.phases["SENDING"] ?? 0) : "—"}
-                    </td>
-                    <td class="num" data-label="dead">
-                      {count(r.dead)}
-                    </td>
-                    <td data-label="action">
-                      <button type="button" disabled={r.dead === 0} onClick={() => void act(`/admin/reliable-messages/queues/${encodeURIComponent(r.queue)}/replay-dead`, `Dead messages of ${r.queue} sent again.`)}>
-                        Resend dead
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={QUEUE_COLUMNS} class="cards-narrow" wrap>
+            {q.queues.map((r) => (
+              <tr key={r.queue} data-testid={`reliable-queue-${r.queue}`}>
+                <td class="mono" data-label="queue">
+                  {r.queue}
+                </td>
+                <td class="num" data-label="waiting for confirmation">
+                  {r.phases ? count(r.phases["WAITING_CONFIRM"] ?? 0) : `${count(r.waiting)} (with sending)`}
+                </td>
+                <td class="num" data-label="sending">
+                  {r.phases ? count(r.phases["SENDING"] ?? 0) : "—"}
+                </td>
+                <td class="num" data-label="dead">
+                  {count(r.dead)}
+                </td>
+                <td data-label="action">
+                  <button type="button" disabled={r.dead === 0} onClick={() => void act(`/admin/reliable-messages/queues/${encodeURIComponent(r.queue)}/replay-dead`, `Dead messages of ${r.queue} sent again.`)}>
+                    Resend dead
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </Loaded>
       <h2>Messages</h2>
-      <div class="tabs" role="group" aria-label="Which messages">
-        {FILTERS.map((f) => (
-          <button key={f.id} type="button" aria-pressed={filter === f.id} onClick={() => setFilter(f.id)}>
-            {f.label}
-          </button>
-        ))}
-      </div>
-      <Loaded
-        load={messages}
-        what="Reliable messages"
-        placeholder={
-          <table>
-            <tbody>
-              <PlaceholderRows rows={3} columns={6} />
-            </tbody>
-          </table>
-        }
-      >
+      <ToggleTabs label="Which messages" tabs={FILTERS} selected={filter} onSelect={setFilter} />
+      <Loaded load={messages} what="Reliable messages" placeholder={<PlaceholderTable columns={MESSAGE_COLUMNS.length} rows={3} />}>
         {(page) =>
           page.items.length === 0 ? (
             <p class="muted">No message here.</p>
           ) : (
             <div class="table-wrap">
-              <table class="cards-narrow">
-                <thead>
-                  <tr>
-                    <th scope="col">message</th>
-                    <th scope="col">queue</th>
-                    <th scope="col">status</th>
-                    <th scope="col" class="num">sends</th>
-                    <th scope="col">last sent</th>
-                    <th scope="col">action</th>
+              <Table columns={MESSAGE_COLUMNS} class="cards-narrow">
+                {page.items.map((m) => (
+                  <tr key={m.messageId}>
+                    <td class="mono" data-label="message">
+                      {m.messageId}
+                    </td>
+                    <td class="mono" data-label="queue">
+                      {m.consumerQueue}
+                    </td>
+                    <td data-label="status">
+                      <span class="badge">{m.status}</span>
+                      {m.dead ? <span class="badge warn">dead</span> : null}
+                    </td>
+                    <td class="num" data-label="sends">
+                      {m.sendCount}
+                    </td>
+                    <td data-label="last sent">{instant(m.lastSentAt)}</td>
+                    <td data-label="action">
+                      <button type="button" onClick={() => void act(`/admin/reliable-messages/${encodeURIComponent(m.messageId)}/resend`, `Message ${m.messageId} sent again.`)}>
+                        Resend
+                      </button>
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {page.items.map((m) => (
-                    <tr key={m.messageId}>
-                      <td class="mono" data-label="message">
-                        {m.messageId}
-                      </td>
-                      <td class="mono" data-label="queue">
-                        {m.consumerQueue}
-                      </td>
-                      <td data-label="status">
-                        <span class="badge">{m.status}</span>
-                        {m.dead ? <span class="badge warn">dead</span> : null}
-                      </td>
-                      <td class="num" data-label="sends">
-                        {m.sendCount}
-                      </td>
-                      <td data-label="last sent">{instant(m.lastSentAt)}</td>
-                      <td data-label="action">
-                        <button type="button" onClick={() => void act(`/admin/reliable-messages/${encodeURIComponent(m.messageId)}/resend`, `Message ${m.messageId} sent again.`)}>
-                          Resend
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </Table>
               <p class="muted small">{count(page.total)} in all; the first 50 shown.</p>
             </div>
           )

@@ -3,6 +3,7 @@ import { adminGet, adminPost } from "../admin-client.js";
 import type { MessageEnd, ReplayConflict, ReplayPreviewAnswer, ReplayPreviewItem, ReplayResult, VersionGuard } from "../api-types.js";
 import { FieldDiffTable } from "../field-diff-table.js";
 import { END_STATUSES, endText, predictionText, reasonText } from "../message-end.js";
+import { num, Table } from "../table.js";
 
 const OPERATOR_KEY = "msgx.console.operator";
 
@@ -162,15 +163,7 @@ function GroupPreview(props: { items: readonly ReplayPreviewItem[]; asked: numbe
         <strong>{eligible.length}</strong> of {props.asked} message{props.asked === 1 ? "" : "s"} eligible
         {refused.length > 0 ? `, ${refused.length} not eligible` : ""}.
       </p>
-      {tally.length > 0 && (
-        <ul class="tally">
-          {tally.map(([text, n]) => (
-            <li key={text}>
-              <strong>{n}</strong> {text}
-            </li>
-          ))}
-        </ul>
-      )}
+      {tally.length > 0 && <Tally texts={tally} />}
       {refused.length > 0 && (
         <>
           <h4>Not eligible (not replayed)</h4>
@@ -207,6 +200,19 @@ function tallyOf(texts: readonly string[]): [string, number][] {
   return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
 }
 
+/** A tally as a list: each text after its count. */
+function Tally(props: { texts: readonly [string, number][] }) {
+  return (
+    <ul class="tally">
+      {props.texts.map(([text, n]) => (
+        <li key={text}>
+          <strong>{n}</strong> {text}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function GuardTable(props: { guard: VersionGuard | undefined }) {
   const entries = Object.entries(props.guard ?? {});
   return (
@@ -219,24 +225,14 @@ function GuardTable(props: { guard: VersionGuard | undefined }) {
       ) : (
         <>
           <p class="muted small">The replay is refused, writing nothing, if any of these keys has moved on since this preview.</p>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">key</th>
-                  <th scope="col" class="num">expected version</th>
-                </tr>
-              </thead>
-              <tbody>
-                {entries.map(([key, version]) => (
-                  <tr key={key}>
-                    <td class="mono">{key}</td>
-                    <td class="num">{version ?? "none"}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={["key", num("expected version")]} wrap>
+            {entries.map(([key, version]) => (
+              <tr key={key}>
+                <td class="mono">{key}</td>
+                <td class="num">{version ?? "none"}</td>
+              </tr>
+            ))}
+          </Table>
         </>
       )}
     </div>
@@ -261,26 +257,15 @@ function OutcomeView(props: { outcome: Outcome; onPreviewAgain: () => void }) {
             <strong>Conflict — nothing was replayed.</strong> {sentence(o.conflict.message)} The state changed since the preview; preview again to see the current diff.
           </p>
           {o.conflict.mismatches && o.conflict.mismatches.length > 0 && (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">key</th>
-                    <th scope="col" class="num">expected</th>
-                    <th scope="col" class="num">current</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {o.conflict.mismatches.map((m) => (
-                    <tr key={m.key}>
-                      <td class="mono">{m.key}</td>
-                      <td class="num">{m.expected ?? "none"}</td>
-                      <td class="num">{m.current ?? "none"}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table columns={["key", num("expected"), num("current")]} wrap>
+              {o.conflict.mismatches.map((m) => (
+                <tr key={m.key}>
+                  <td class="mono">{m.key}</td>
+                  <td class="num">{m.expected ?? "none"}</td>
+                  <td class="num">{m.current ?? "none"}</td>
+                </tr>
+              ))}
+            </Table>
           )}
           <button type="button" onClick={props.onPreviewAgain}>
             Preview again
@@ -341,13 +326,7 @@ function FollowedEnds(props: { msgIds: readonly number[] }) {
         {done.length} of {followed.length} {followed.length < props.msgIds.length ? `followed (of ${props.msgIds.length}) ` : ""}ended
         {done.length < followed.length ? "; waiting for the pipeline to process the rest…" : "."}
       </p>
-      <ul class="tally">
-        {tally.map(([text, n]) => (
-          <li key={text}>
-            <strong>{n}</strong> {text}
-          </li>
-        ))}
-      </ul>
+      <Tally texts={tally} />
     </div>
   );
 }

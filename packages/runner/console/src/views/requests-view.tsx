@@ -2,7 +2,10 @@ import { useState } from "preact/hooks";
 import { adminPost, query } from "../admin-client.js";
 import type { RequestRecord } from "../api-types.js";
 import { instant, value } from "../format.js";
-import { Loaded, PlaceholderRows } from "../loaded.js";
+import { Loaded } from "../loaded.js";
+import { PlaceholderTable } from "../placeholder-table.js";
+import { Table } from "../table.js";
+import { ToggleTabs } from "../toggle-tabs.js";
 import { useAdmin } from "../use-admin.js";
 
 /** The request states an operator still waits on (docs/requests.md); DONE and EXPIRED are final. */
@@ -13,70 +16,38 @@ const TABS = [
   { id: "EXPIRED", label: "Expired" },
 ] as const;
 type Tab = (typeof TABS)[number]["id"];
+const COLUMNS = ["request", "type", "asks", "status", "by", "registered", "deadline"];
 
 /** Upstream requests (open, done, expired) and a form to ask upstream for a schedule range. */
 export function RequestsView() {
   const [tab, setTab] = useState<Tab>("open");
   const [list, reload] = useAdmin<readonly RequestRecord[]>(`/admin/requests${query({ limit: 100, status: tab === "open" ? undefined : tab })}`);
-  const head = (
-    <thead>
-      <tr>
-        <th scope="col">request</th>
-        <th scope="col">type</th>
-        <th scope="col">asks</th>
-        <th scope="col">status</th>
-        <th scope="col">by</th>
-        <th scope="col">registered</th>
-        <th scope="col">deadline</th>
-      </tr>
-    </thead>
-  );
   return (
     <section aria-labelledby="requests-title">
       <h1 id="requests-title">Requests</h1>
-      <div class="tabs" role="group" aria-label="Which requests">
-        {TABS.map((t) => (
-          <button key={t.id} type="button" aria-pressed={tab === t.id} onClick={() => setTab(t.id)}>
-            {t.label}
-          </button>
-        ))}
-      </div>
+      <ToggleTabs label="Which requests" tabs={TABS} selected={tab} onSelect={setTab} />
       <div class="table-wrap">
-        <Loaded
-          load={list}
-          what="Requests"
-          placeholder={
-            <table>
-              {head}
-              <tbody>
-                <PlaceholderRows rows={3} columns={7} />
-              </tbody>
-            </table>
-          }
-        >
+        <Loaded load={list} what="Requests" placeholder={<PlaceholderTable columns={COLUMNS} rows={3} />}>
           {(records) => {
             const shown = tab === "open" ? records.filter((r) => OPEN.has(r.status)) : records;
             return shown.length === 0 ? (
               <p class="muted">No request here.</p>
             ) : (
-              <table>
-                {head}
-                <tbody>
-                  {shown.map((r) => (
-                    <tr key={r.requestId}>
-                      <td class="mono">{r.requestId}</td>
-                      <td class="mono">{r.requestType}</td>
-                      <td class="mono">{value(r.params)}</td>
-                      <td>
-                        <span class="badge">{r.status}</span>
-                      </td>
-                      <td>{r.requestedBy}</td>
-                      <td>{instant(r.registeredAt)}</td>
-                      <td>{instant(r.deadlineAt)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <Table columns={COLUMNS}>
+                {shown.map((r) => (
+                  <tr key={r.requestId}>
+                    <td class="mono">{r.requestId}</td>
+                    <td class="mono">{r.requestType}</td>
+                    <td class="mono">{value(r.params)}</td>
+                    <td>
+                      <span class="badge">{r.status}</span>
+                    </td>
+                    <td>{r.requestedBy}</td>
+                    <td>{instant(r.registeredAt)}</td>
+                    <td>{instant(r.deadlineAt)}</td>
+                  </tr>
+                ))}
+              </Table>
             );
           }}
         </Loaded>

@@ -1,7 +1,9 @@
 import { useState } from "preact/hooks";
 import { adminPost, query } from "../admin-client.js";
 import { value } from "../format.js";
-import { Loaded, PlaceholderRows } from "../loaded.js";
+import { Loaded } from "../loaded.js";
+import { PlaceholderTable } from "../placeholder-table.js";
+import { Table } from "../table.js";
 import { useAdmin } from "../use-admin.js";
 
 type TaskEvent = Readonly<Record<string, unknown>>;
@@ -26,17 +28,7 @@ export function TasksView() {
   return (
     <section aria-labelledby="tasks-title">
       <h1 id="tasks-title">Task events</h1>
-      <Loaded
-        load={events}
-        what="Task events"
-        placeholder={
-          <table>
-            <tbody>
-              <PlaceholderRows rows={3} columns={5} />
-            </tbody>
-          </table>
-        }
-      >
+      <Loaded load={events} what="Task events" placeholder={<PlaceholderTable columns={5} rows={3} />}>
         {(answer) => {
           const list = answer.tasks ?? [];
           const columns = COLUMNS.filter((c) => list.some((e) => e[c] !== undefined));
@@ -56,36 +48,22 @@ export function TasksView() {
               {list.length === 0 ? (
                 <p class="muted">No dead task event.</p>
               ) : (
-                <div class="table-wrap">
-                  <table>
-                    <thead>
-                      <tr>
-                        {columns.map((c) => (
-                          <th key={c} scope="col">
-                            {c}
-                          </th>
-                        ))}
-                        <th scope="col">action</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {list.map((e, i) => (
-                        <tr key={String(e.taskId ?? i)}>
-                          {columns.map((c) => (
-                            <td key={c} class="mono">
-                              {e[c] === undefined ? "—" : value(e[c])}
-                            </td>
-                          ))}
-                          <td>
-                            <button type="button" disabled={!ready || typeof e.taskId !== "string"} onClick={() => void replay(String(e.taskId))}>
-                              Replay
-                            </button>
-                          </td>
-                        </tr>
+                <Table columns={[...columns, "action"]} wrap>
+                  {list.map((e, i) => (
+                    <tr key={String(e.taskId ?? i)}>
+                      {columns.map((c) => (
+                        <td key={c} class="mono">
+                          {e[c] === undefined ? "—" : value(e[c])}
+                        </td>
                       ))}
-                    </tbody>
-                  </table>
-                </div>
+                      <td>
+                        <button type="button" disabled={!ready || typeof e.taskId !== "string"} onClick={() => void replay(String(e.taskId))}>
+                          Replay
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </Table>
               )}
             </>
           );
