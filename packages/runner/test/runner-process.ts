@@ -24,7 +24,7 @@ export interface RunnerProcess {
  * Spawns the built binary and waits until it prints where it listens: by default once the
  * pipeline runs (`msgx listening on`); `PROBES` waits only for the HTTP server (any role).
  */
-export async function spawnRunner(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000, ready: RegExp = RUNNING): Promise<RunnerProcess> {
+export async function spawnRunner(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 100_000, ready: RegExp = RUNNING): Promise<RunnerProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (pnpm test builds)`);
   const child = spawn(process.execPath, [CLI, "run", "--http-port", "0", ...args], {
     env: { ...process.env, MSGX_LOG_LEVEL: "warn", ...env },
