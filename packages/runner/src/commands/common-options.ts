@@ -15,6 +15,32 @@ export function withCommonOptions(cmd: Command): Command {
     .addOption(new Option("--profile <profile>", "embedded (default) or production (refuses stand-ins)").choices(["embedded", "production"]));
 }
 
+/** Which running runner `--url` reaches: its API (as the help names it) and where `--token` defaults from. */
+export interface RemoteApi {
+  readonly api: string;
+  readonly tokenEnv: string;
+}
+
+/** The admin API of a running runner, behind `http.token`. */
+export const ADMIN_API: RemoteApi = { api: "admin API (e.g. http://127.0.0.1:8080)", tokenEnv: "MSGX_HTTP_TOKEN" };
+
+/** `--url`/`--token`: the command asks a running runner instead of opening the data itself. */
+export function withRemoteOptions(cmd: Command, remote: RemoteApi = ADMIN_API): Command {
+  return cmd
+    .option("--url <url>", `use a running runner's ${remote.api} instead of opening the data`)
+    .option("--token <token>", `bearer token for --url (env ${remote.tokenEnv})`);
+}
+
+/** A subcommand that opens the data or, with `--url`, asks a running runner. */
+export function remoteCommand(parent: Command, name: string, description: string, remote: RemoteApi = ADMIN_API): Command {
+  return withRemoteOptions(withCommonOptions(parent.command(name)).description(description), remote);
+}
+
+/** A command's answer on stdout, as indented JSON. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
 export interface CommonFlags {
   readonly config?: string;
   readonly dataDir?: string;
