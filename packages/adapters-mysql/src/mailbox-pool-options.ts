@@ -11,7 +11,8 @@
  * - no `resetOnRelease`: it would drop the session settings (`mysql-session.ts`).
  * - no `trace`: mysql2's promise client otherwise captures a stack trace on every query, to put
  *   the call site into a possible error. The adapters name the operation in every error they
- *   raise, and the capture was 3.6 % of the runner's CPU samples at 700 ingress requests/s.
+ *   raise, and the capture is a visible share of the ingress's CPU (docs/benchmarks.md, "Latency
+ *   at half the maximum sustained rate").
  */
 export const mailboxPoolOptions = {
   connectTimeout: 5_000,

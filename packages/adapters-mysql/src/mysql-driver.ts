@@ -19,7 +19,7 @@ export interface MysqlConnectionLike {
    * The same through the binary protocol (a server-side prepared statement, cached per
    * connection): parameters travel as length-prefixed bytes, with no client-side escaping. The
    * ingress writes the raw XML with it, since escaping a text of megabytes blocks the event loop
-   * (~220 ms for 4 MiB of quotes). Optional: a pool without it gets `query`.
+   * (docs/benchmarks.md "Figures behind choices in the code"). Optional: a pool without it gets `query`.
    */
   execute?(options: MysqlQueryOptions): Promise<readonly [unknown, unknown]>;
   /** Gives the connection back to the pool. */

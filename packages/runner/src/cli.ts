@@ -16,9 +16,9 @@ import { BASELINE_WASM_FLAG } from "./embedded/pglite-data-dir.js";
 import { RUNNER_VERSION } from "./version.js";
 
 // The embedded state, PGlite, is PostgreSQL compiled to WebAssembly: V8's baseline compiler only.
-// The optimising tier recompiles hot functions on background threads and kept ~70 MB resident (an
-// idle embedded runner at 220–250 MB RSS instead of ~160 MB) for no CPU saved on msgx's statements
-// (docs/benchmarks.md). Nothing has compiled WebAssembly yet; with real PostgreSQL nothing does.
+// The optimising tier recompiles hot functions on background threads and keeps their compiler
+// memory resident for no CPU saved on msgx's statements (docs/benchmarks.md "The embedded
+// runner's memory"). Nothing has compiled WebAssembly yet; with real PostgreSQL nothing does.
 setFlagsFromString(BASELINE_WASM_FLAG);
 
 const program = new MsgxCommand()

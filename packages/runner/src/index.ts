@@ -4,6 +4,7 @@
  * (docs/exchange.md); `loadConfig` builds the configuration from defaults, environment and overrides.
  */
 export { createExchange, type Exchange, type ExchangeOptions } from "./app/create-exchange.js";
+export type { Receive } from "./app/router-ingress.js";
 export { loadConfig, settingPaths, type ConfigSources } from "./config/load-config.js";
 export { ConfigSchema, type MsgxConfig, type MsgxConfigInput } from "./config/config-schema.js";
 export type { AppParts } from "./app/app-parts.js";

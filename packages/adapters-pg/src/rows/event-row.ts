@@ -28,7 +28,8 @@ const epochMs = (column: string): string => `floor(extract(epoch FROM ${column})
 
 /**
  * The columns of an event row. The timestamps come as epoch milliseconds: a relay reads every
- * row of every batch, and the drivers' date parsing was a measurable part of its CPU per event.
+ * row of every batch, and the drivers' date parsing is a measurable part of its CPU per event
+ * (docs/benchmarks.md "2026-12-02: toward the limit").
  */
 export const EVENT_COLUMNS = [
   "event_id, target, partition_key, event_type, state_version, payload::text AS payload, source_msg_id, traceparent, headers, status, attempts",

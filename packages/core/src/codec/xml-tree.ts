@@ -33,8 +33,9 @@ class Rejection extends Error {}
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /**
- * The most UTF-16 code units fed to the parser between two pauses of `parseXmlTreeSteps`: ~5–15 ms
- * of parsing on a 2-core server, whatever the markup density.
+ * The most UTF-16 code units fed to the parser between two pauses of `parseXmlTreeSteps`: a few
+ * milliseconds of parsing whatever the markup density, so other work on the event loop never
+ * waits long behind one large message (docs/benchmarks.md "Figures behind choices in the code").
  */
 export const DEFAULT_PARSE_SLICE = 64 * 1024;
 

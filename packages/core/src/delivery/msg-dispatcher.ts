@@ -33,8 +33,8 @@ export interface MsgDispatcherOptions {
 /**
  * Pipelined: how many marks may be on their way at once. A mark rewrites every row of its batch
  * (a new row version and its index entries) and, beside the send and the read-ahead on the same
- * cores, often takes longer than a send: with one allowed, each step waited for the previous
- * batch's mark and the relay went no faster than one mark after another.
+ * cores, often takes longer than a send: with one allowed, each step would wait for the previous
+ * batch's mark and the relay would go no faster than one mark after another.
  */
 const MAX_OUTSTANDING_MARKS = 2;
 
@@ -156,7 +156,7 @@ export class MsgDispatcher {
     }
     // A short batch sent whole was everything due when it was read: what comes next is written
     // by a later commit, whose writer wakes the loop. Calling again at once would only read
-    // nothing twice (the run behind, then the head), two statements per commit at 1,000 msg/s.
+    // nothing twice (the run behind, then the head): two empty statements per commit.
     const drained = batch.length < batchSize && eventIds.length === batch.length;
     return { did: "sent", eventIds, next: drained ? null : now };
   }

@@ -1,4 +1,5 @@
 import type { Clock } from "@msgx/core";
+import { Gauge, type Registry } from "prom-client";
 
 /** A store count a gauge reads at scrape time: rows per status or phase. */
 export type CountReader = () => Promise<Readonly<Record<string, number>>>;
@@ -16,4 +17,39 @@ export function cachedCounts(read: CountReader, clock: Clock, maxAgeMs = STORE_C
     if (cached === undefined || clock.now() - cached.at >= maxAgeMs) cached = { at: clock.now(), counts: await read() };
     return cached.counts;
   };
+}
+
+/** A gauge of stored rows per status or phase, labelled `label`. */
+export interface StoreCountGauge {
+  readonly name: string;
+  readonly help: string;
+  readonly label: string;
+  /** The counts, read at most every {@link STORE_COUNT_CACHE_MS}; absent = the gauge stays empty. */
+  readonly read: CountReader | undefined;
+  /** Every label value, each set (0 when the store has none); absent = the values the store answers. */
+  readonly values?: readonly string[];
+}
+
+/**
+ * Registers a gauge over a store count, read through {@link cachedCounts} at scrape time. A store
+ * outage leaves the last values; msgx_status_up says the store gauges are stale.
+ */
+export function storeCountGauge(registry: Registry, clock: Clock, gauge: StoreCountGauge): void {
+  const counts = gauge.read === undefined ? undefined : cachedCounts(gauge.read, clock);
+  const { label, values } = gauge;
+  new Gauge({
+    name: gauge.name,
+    help: gauge.help,
+    labelNames: [label],
+    registers: [registry],
+    async collect() {
+      if (counts === undefined) return;
+      try {
+        const byValue = await counts();
+        for (const value of values ?? Object.keys(byValue)) this.set({ [label]: value }, byValue[value] ?? 0);
+      } catch {
+        // The last values stay.
+      }
+    },
+  });
 }

@@ -6,6 +6,7 @@ import type { AppParts } from "./app-parts.js";
 import { buildParts, type StartProgress } from "./build-parts.js";
 import { createExchangeRouter } from "./exchange-router.js";
 import { startPipeline, type RunningApp } from "./pipeline-app.js";
+import { routerIngress, type Receive } from "./router-ingress.js";
 import type { ServiceHttp } from "./service-http.js";
 import { startTracing } from "../tracing/start-tracing.js";
 
@@ -36,11 +37,8 @@ export interface Exchange {
   readonly router: PipelineRouter;
   /** Starts one loop per router step and the HTTP server; resolves with the listening URL. Once only. */
   start(): Promise<string>;
-  /**
-   * The ingress without HTTP: appends one raw message and wakes the intake; resolves with its
-   * mailbox id. A valid `traceparent` makes the message's spans and events part of that trace.
-   */
-  receive(rawXml: string, options?: { readonly traceparent?: string }): Promise<number>;
+  /** The ingress without HTTP, as `POST /cminmsgs/send` does (before `start`, nothing is woken). */
+  readonly receive: Receive;
   /**
    * Stops intake, lets every step finish its current unit, settles the last writes, flushes the
    * coalesced schd topic (what is due goes now, not at the next flush period), closes the server
@@ -96,11 +94,7 @@ export async function createExchange(config: MsgxConfig, options: ExchangeOption
     router,
     stopped: router.stopped,
     start: async () => (await start()).url,
-    receive: async (rawXml, receiveOptions = {}) => {
-      const { msgId, wake } = await router.receive(rawXml, receiveOptions);
-      await running?.then((app) => app.wake(wake), () => undefined);
-      return msgId;
-    },
+    receive: routerIngress(router, (names) => running?.then((app) => app.wake(names), () => undefined)).receive,
     stop: () => (stopping ??= (running ? running.then((app) => app.stop(), () => undefined) : parts.close()).finally(stopTracing)),
   };
 }

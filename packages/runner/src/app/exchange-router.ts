@@ -6,6 +6,7 @@ import {
   type Clock,
   type Logger,
   type ProcStatus,
+  type RouterStep,
 } from "@msgx/core";
 import type { MsgxConfig } from "../config/config-schema.js";
 import { createMaintenanceJobs, type MaintenanceJobs } from "../jobs/maintenance-schedule.js";
@@ -15,16 +16,20 @@ import { createTaskHost, type TaskHost } from "../tasks/task-host.js";
 import { taskSteps } from "../tasks/task-steps.js";
 import type { AppParts } from "./app-parts.js";
 import { failpointFromEnv } from "./failpoints.js";
-import { messageHandling } from "./message-handling.js";
+import { messageHandling, type MessageHandling } from "./message-handling.js";
 import { createMetrics } from "./metrics.js";
 import { requestSteps } from "./request-steps.js";
 import { statusSamplerStep } from "./status-sampler.js";
+import type { StepContext } from "./step-context.js";
 import { otelTracer } from "../tracing/otel-tracer.js";
+
+/** The pipeline's metrics and the hosted services', rendered as one exposition. */
+export type ExchangeMetrics = ReturnType<typeof createMetrics>;
 
 /** The router over the runner's parts, and what the HTTP layer reads beside it. */
 export interface ExchangeRouter {
   readonly router: PipelineRouter;
-  readonly metrics: ReturnType<typeof createMetrics>;
+  readonly metrics: ExchangeMetrics;
   /** The maintenance jobs (the admin API reads `SCHD_SNAP_LOG` through their store). */
   readonly maintenance: MaintenanceJobs;
   /** The hosted reliable-message service (its steps are the router's when `reliable.enabled`). */
@@ -38,30 +43,45 @@ export interface ExchangeRouter {
 /**
  * Builds the pipeline router from the configuration: the pipeline's own steps over the parts, then
  * the runner's (maintenance jobs, the request coordinator, the reliable relay and recovery, the
- * task relay and dispatch when `tasks.enabled`). A
- * type policy the processors cannot serve refuses (CONFIG) before any part is used.
+ * task relay and dispatch when `tasks.enabled`, the status sampler). A type policy the processors
+ * cannot serve refuses (CONFIG) before any part is used.
  */
 export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger: Logger, clock: Clock): ExchangeRouter {
   const handling = messageHandling(config);
-  const { policy } = handling;
-  const p = config.pipeline;
-  const failpoint = failpointFromEnv();
-  // The metrics read the reconciler's counts; the jobs are added to the router below.
-  let maintenance: MaintenanceJobs | undefined;
-  const context = { parts, config, logger, clock };
+  const context: StepContext = { parts, config, logger, clock };
   const reliable = createReliableHost(context);
   const tasks = config.tasks.enabled ? createTaskHost(context) : undefined;
-  const pipelineMetrics = createMetrics(parts.status, clock, () => maintenance?.reconcilerCounts(), knownTypes(handling.codec.typePolicy, handling.codec.referenceTypes));
-  const metrics: ReturnType<typeof createMetrics> = {
-    ...pipelineMetrics,
+  const maintenance = createMaintenanceJobs(context, { ...(config.reliable.enabled ? { reliable: reliable.service } : {}), ...(tasks ? { tasks: parts.tasks } : {}) });
+  const metrics = exchangeMetrics(context, handling, maintenance, reliable, tasks);
+  const router = pipelineRouter(context, handling, metrics);
+  const samples = new StatusSamples();
+  for (const step of runnerSteps(context, { maintenance, reliable, tasks, samples })) router.add(step);
+  void parts.leadershipLost?.then((why) => router.leadershipLost(why));
+  return { router, metrics, maintenance, reliable, samples, ...(tasks ? { tasks } : {}) };
+}
+
+/** The pipeline's metrics, with the hosted services' (when they run) in the same exposition. */
+function exchangeMetrics(context: StepContext, handling: MessageHandling, maintenance: MaintenanceJobs, reliable: ReliableHost, tasks: TaskHost | undefined): ExchangeMetrics {
+  const { parts, config, clock } = context;
+  const pipeline = createMetrics(parts.status, clock, () => maintenance.reconcilerCounts(), knownTypes(handling.codec.typePolicy, handling.codec.referenceTypes));
+  return {
+    ...pipeline,
     render: async () => {
-      const own = await pipelineMetrics.render();
+      const own = await pipeline.render();
       const hosted = [...(config.reliable.enabled ? [await reliable.metrics.render()] : []), ...(tasks ? [await tasks.metrics.render()] : [])];
       return { contentType: own.contentType, body: [own.body, ...hosted].join("\n") };
     },
   };
+}
+
+/** The router over the pipeline's own steps (intake, pump, delivery, schd flush, backfill), from `pipeline.*` and the message handling. */
+function pipelineRouter(context: StepContext, handling: MessageHandling, metrics: ExchangeMetrics): PipelineRouter {
+  const { parts, config, logger, clock } = context;
+  const { policy } = handling;
+  const p = config.pipeline;
+  const failpoint = failpointFromEnv();
   const topics = targetTopics(config);
-  const router = new PipelineRouter(
+  return new PipelineRouter(
     {
       store: parts.store,
       mailbox: parts.mailbox,
@@ -99,12 +119,16 @@ export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger
       schd: { topics, intervalMs: config.schd.flushPeriodMs, flushAt: config.schd.flushLimit, batchLimit: config.schd.flushLimit },
     },
   );
-  maintenance = createMaintenanceJobs(context, { ...(config.reliable.enabled ? { reliable: reliable.service } : {}), ...(tasks ? { tasks: parts.tasks } : {}) });
-  const hostedSteps = [...(config.reliable.enabled ? reliableSteps(context, reliable) : []), ...(tasks ? taskSteps(context, tasks) : [])];
-  const samples = new StatusSamples();
-  for (const step of [...maintenance.steps, ...requestSteps(context), ...hostedSteps, statusSamplerStep(parts.status, samples, clock)]) router.add(step);
-  void parts.leadershipLost?.then((why) => router.leadershipLost(why));
-  return { router, metrics, maintenance, reliable, samples, ...(tasks ? { tasks } : {}) };
+}
+
+/** The steps the runner adds to the pipeline's: maintenance jobs, upstream requests, the hosted services' steps, the status sampler. */
+function runnerSteps(
+  context: StepContext,
+  hosted: { readonly maintenance: MaintenanceJobs; readonly reliable: ReliableHost; readonly tasks: TaskHost | undefined; readonly samples: StatusSamples },
+): RouterStep[] {
+  const { parts, config, clock } = context;
+  const services = [...(config.reliable.enabled ? reliableSteps(context, hosted.reliable) : []), ...(hosted.tasks ? taskSteps(context, hosted.tasks) : [])];
+  return [...hosted.maintenance.steps, ...requestSteps(context), ...services, statusSamplerStep(parts.status, hosted.samples, clock)];
 }
 
 /** The topic of each delivery target, from the configuration. */

@@ -9,6 +9,7 @@ import type { AppParts } from "./app-parts.js";
 import { jsonlLineage } from "../embedded/jsonl-lineage.js";
 import { createExchangeRouter, targetTopics, type ExchangeRouter } from "./exchange-router.js";
 import { createReplayAdmin } from "./replay-admin.js";
+import { routerIngress } from "./router-ingress.js";
 import { createOpsReads } from "./ops-reads.js";
 import { createCompareAdmin } from "../compare/compare-admin.js";
 import { createRequestAdmin } from "./request-steps.js";
@@ -57,12 +58,7 @@ export async function startPipeline(
     token: config.http.token,
     maxBodyBytes: config.http.maxBodyBytes,
     checks: parts.checks,
-    receive: async (raw, traceparent) => {
-      const { msgId, wake } = await router.receive(raw, traceparent === undefined ? {} : { traceparent });
-      loops.wake(wake);
-      return msgId;
-    },
-    appendedElsewhere: (appends) => loops.wake(router.appendedElsewhere(appends)),
+    ...routerIngress(router, loops.wake),
     metrics: () => metrics.render(),
     status: () => parts.status.status(),
     message: (id) => parts.store.get(id),

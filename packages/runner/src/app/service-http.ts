@@ -27,9 +27,10 @@ export interface ServiceHttp {
 }
 
 /**
- * `http.ingressThread: auto` gives the ingress a thread from this many CPUs on. On 2 CPUs, shared
- * with PostgreSQL, MariaDB and Kafka, the thread answered sooner but took CPU the pipeline needed:
- * commit → ack rose at 400 msg/s (docs/operations.md "The ingress thread").
+ * `http.ingressThread: auto` gives the ingress a thread from this many CPUs on. On fewer, shared
+ * with PostgreSQL, MariaDB and Kafka, the thread answers sooner but takes CPU the pipeline needs,
+ * and commit → ack gets slower (docs/operations.md "The ingress thread"; figures in
+ * docs/benchmarks.md "2026-12-02: toward the limit").
  */
 export const INGRESS_THREAD_MIN_CPUS = 4;
 

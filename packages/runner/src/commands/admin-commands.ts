@@ -7,7 +7,7 @@ import { createLogger } from "../logging.js";
 import { directAdmin, httpAdmin, type AdminApi } from "./admin-api.js";
 import { adminParts } from "./admin-parts.js";
 import { registerLineageCommands } from "./lineage-commands.js";
-import { configFrom, remoteToken, withCommonOptions, withRemoteOptions, type CommonFlags } from "./common-options.js";
+import { configFrom, remoteToken, printJson, remoteCommand, withCommonOptions, type CommonFlags } from "./common-options.js";
 
 interface AdminFlags extends CommonFlags {
   readonly url?: string;
@@ -45,12 +45,6 @@ async function createDevelopmentMailbox(config: MsgxConfig): Promise<void> {
   }
 }
 
-const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-
-/** An admin command: common flags plus `--url`/`--token-file` to go through a running runner. */
-function admin(program: Command, name: string, description: string): Command {
-  return withRemoteOptions(withCommonOptions(program.command(name)).description(description), "use a running runner's admin API (e.g. http://127.0.0.1:8080) instead of opening the data");
-}
 
 export function registerAdminCommands(program: Command): void {
   withCommonOptions(program.command("migrate"))
@@ -64,11 +58,11 @@ export function registerAdminCommands(program: Command): void {
       process.stdout.write("migrations are up to date\n");
     });
 
-  admin(program, "status", "head, backlog by status, dead letters, backfill debt, delivery lag, horizon").action(async (flags: AdminFlags) =>
+  remoteCommand(program, "status", "head, backlog by status, dead letters, backfill debt, delivery lag, horizon").action(async (flags: AdminFlags) =>
     withAdmin(flags, async (api) => {
       const s = await api.status();
       const now = Date.now();
-      print({
+      printJson({
         ...s,
         headAgeSeconds: s.head ? Math.round((now - s.head.receivedAt) / 1000) : null,
         deliveryLagSeconds: Object.fromEntries(Object.entries(s.delivery).map(([t, d]) => [t, d.oldestPendingAt === null ? 0 : Math.round((now - d.oldestPendingAt) / 1000)])),
@@ -77,36 +71,36 @@ export function registerAdminCommands(program: Command): void {
   );
 
   const messages = program.command("messages").description("inspect processed messages");
-  admin(messages, "show", "one message's processing record: status, identity, error history").argument("<id>", "mailbox id").action(async (id: string, flags: AdminFlags) =>
+  remoteCommand(messages, "show", "one message's processing record: status, identity, error history").argument("<id>", "mailbox id").action(async (id: string, flags: AdminFlags) =>
     withAdmin(flags, async (api) => {
       const r = await api.message(parseId(id));
       if (!r) throw new MsgxError("CONFIG", `no message ${id}`);
-      print(r);
+      printJson(r);
     }),
   );
 
   const dead = program.command("dead-letters").description("DEAD messages kept for review");
-  admin(dead, "list", "list DEAD messages, oldest first")
+  remoteCommand(dead, "list", "list DEAD messages, oldest first")
     .option("--limit <n>", "how many", "50")
     .option("--after <id>", "only ids after this one (paging)")
     .action(async (flags: AdminFlags & { limit: string; after?: string }) =>
       withAdmin(flags, async (api) => {
         const rows = await api.deadLetters({ limit: parseId(flags.limit), ...(flags.after ? { afterMsgId: parseId(flags.after) } : {}) });
-        print(rows.map((r) => ({ msgId: r.msgId, errorClass: r.errorClass, reason: r.reason, identity: r.identityKey, attempts: r.attempts, updatedAt: new Date(r.updatedAt).toISOString() })));
+        printJson(rows.map((r) => ({ msgId: r.msgId, errorClass: r.errorClass, reason: r.reason, identity: r.identityKey, attempts: r.attempts, updatedAt: new Date(r.updatedAt).toISOString() })));
       }),
     );
 
   const snapshots = program.command("snapshots").description("the SCHD_SNAP_LOG trail of snapshot messages (SCHD/DNLD, SCHD/RESP)");
-  admin(snapshots, "list", "newest first: outcome, reason, RECS, flights, operation day (docs/jobs.md)")
+  remoteCommand(snapshots, "list", "newest first: outcome, reason, RECS, flights, operation day (docs/jobs.md)")
     .option("--limit <n>", "how many (1–1000)", "20")
     .action(async (flags: AdminFlags & { limit: string }) =>
       withAdmin(flags, async (api) => {
         const rows = await api.snapshotLog(parseId(flags.limit));
-        print(rows.map((r) => ({ ...r, loggedAt: new Date(r.loggedAt).toISOString() })));
+        printJson(rows.map((r) => ({ ...r, loggedAt: new Date(r.loggedAt).toISOString() })));
       }),
     );
 
-  admin(program, "replay", "send CODEC_ERROR/UNSUPPORTED/INFRA/EXHAUSTED messages back to PENDING (audited); never MALFORMED or PROTOCOL")
+  remoteCommand(program, "replay", "send CODEC_ERROR/UNSUPPORTED/INFRA/EXHAUSTED messages back to PENDING (audited); never MALFORMED or PROTOCOL")
     .option("--class <classes>", "comma-separated error classes, e.g. EXHAUSTED,UNSUPPORTED")
     .option("--ids <ids>", "comma-separated mailbox ids")
     .option("--dry-run", "preview per record: eligible or why not, how it would end now and what it would change on each flight/reference key (field diff), and the expect guard; changes nothing")
@@ -119,34 +113,34 @@ export function registerAdminCommands(program: Command): void {
         const selection = replaySelection(flags.class, flags.ids);
         if ([flags.dryRun, flags.yes, flags.expect !== undefined].filter(Boolean).length > 1) throw new MsgxError("CONFIG", "give one of --dry-run, --yes, --expect");
         if (flags.dryRun) {
-          print({ dryRun: true, ...(await api.replayPreview(selection)) });
+          printJson({ dryRun: true, ...(await api.replayPreview(selection)) });
         } else if (flags.yes) {
           const preflight = await api.replayPreview(selection);
-          print({ ...preflight, ...(await api.replay(selection, flags.operator, { expect: preflight.expect })) });
+          printJson({ ...preflight, ...(await api.replay(selection, flags.operator, { expect: preflight.expect })) });
         } else {
           const expect = flags.expect === undefined ? undefined : expectMap(flags.expect);
-          print(await api.replay(selection, flags.operator, expect === undefined ? {} : { expect }));
+          printJson(await api.replay(selection, flags.operator, expect === undefined ? {} : { expect }));
         }
       }),
     );
 
   const audit = program.command("audit").description("the operator audit trail (replays, UNSUPPORTED messages skipped or exhausted)");
-  admin(audit, "list", "newest first: id, time, operator, action, message ids, detail")
+  remoteCommand(audit, "list", "newest first: id, time, operator, action, message ids, detail")
     .option("--limit <n>", "how many (1–1000)", "20")
     .option("--after <auditId>", "only entries older than this one (paging)")
     .action(async (flags: AdminFlags & { limit: string; after?: string }) =>
       withAdmin(flags, async (api) => {
         const rows = await api.audits(parseId(flags.limit), flags.after ? parseId(flags.after) : undefined);
-        print(rows.map((r) => ({ ...r, at: new Date(r.at).toISOString() })));
+        printJson(rows.map((r) => ({ ...r, at: new Date(r.at).toISOString() })));
       }),
     );
 
   const flights = program.command("flights").description("inspect flight state");
-  admin(flights, "show", "a flight's current state as published (docs/events.md)").argument("<flid>", "FLID").action(async (flid: string, flags: AdminFlags) =>
+  remoteCommand(flights, "show", "a flight's current state as published (docs/events.md)").argument("<flid>", "FLID").action(async (flid: string, flags: AdminFlags) =>
     withAdmin(flags, async (api) => {
       const f = await api.flight(flid);
       if (!f) throw new MsgxError("CONFIG", `no flight ${flid}`);
-      print(f);
+      printJson(f);
     }),
   );
   registerLineageCommands(program, flights);

@@ -15,6 +15,34 @@ export function withCommonOptions(cmd: Command): Command {
     .addOption(new Option("--profile <profile>", "embedded (default) or production (refuses stand-ins)").choices(["embedded", "production"]));
 }
 
+/** Which running runner `--url` reaches: its API (as the help names it) and where `--token` defaults from. */
+export interface RemoteApi {
+  readonly api: string;
+  readonly tokenEnv: string;
+}
+
+/** The admin API of a running runner, behind `http.token`. */
+export const ADMIN_API: RemoteApi = { api: "admin API (e.g. http://127.0.0.1:8080)", tokenEnv: "MSGX_HTTP_TOKEN" };
+
+/** `--url`/`--token-file`: the command asks a running runner instead of opening the data itself. */
+export function withRemoteOptions(cmd: Command, remote: RemoteApi = ADMIN_API): Command {
+  return cmd
+    .option("--url <url>", `use a running runner's ${remote.api} instead of opening the data`)
+    .option("--token-file <path>", `bearer token for --url, read from this file (else env ${remote.tokenEnv})`)
+    // Still accepted for scripts written against 0.1, but hidden: `ps` shows argv to every user.
+    .addOption(new Option("--token <token>", "bearer token in argv (ps shows it; use --token-file)").hideHelp());
+}
+
+/** A subcommand that opens the data or, with `--url`, asks a running runner. */
+export function remoteCommand(parent: Command, name: string, description: string, remote: RemoteApi = ADMIN_API): Command {
+  return withRemoteOptions(withCommonOptions(parent.command(name)).description(description), remote);
+}
+
+/** A command's answer on stdout, as indented JSON. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
 export interface CommonFlags {
   readonly config?: string;
   readonly dataDir?: string;
@@ -44,18 +72,6 @@ export function configFrom(flags: CommonFlags): MsgxConfig {
       "http.token": flags.tokenFile === undefined ? undefined : tokenFromFile(flags.tokenFile),
     },
   });
-}
-
-/**
- * `--url` and its credentials, for a command that can go through a running runner's API instead of
- * opening the data. The token comes from `--token-file` or the environment; `--token <token>` is
- * still accepted for scripts written against 0.1 but hidden from `--help`, because `ps` shows argv.
- */
-export function withRemoteOptions(cmd: Command, urlHelp: string, tokenEnv = "MSGX_HTTP_TOKEN"): Command {
-  return cmd
-    .option("--url <url>", urlHelp)
-    .option("--token-file <path>", `bearer token for --url, read from this file (else env ${tokenEnv})`)
-    .addOption(new Option("--token <token>", "bearer token in argv (ps shows it; use --token-file)").hideHelp());
 }
 
 export interface RemoteFlags {

@@ -38,10 +38,12 @@ export function registerLineageCommands(program: Command, flights: Command): voi
 }
 
 function lineageCommand(parent: Command, description: string): Command {
-  return withRemoteOptions(withCommonOptions(parent.command("lineage")).description(description), "use a running runner's admin API (e.g. http://127.0.0.1:8080) instead of opening the data")
+  const cmd = withCommonOptions(parent.command("lineage"))
+    .description(description)
     .option("--limit <n>", `how many versions (1–${MAX_LINEAGE_LIMIT})`, String(DEFAULT_LINEAGE_LIMIT))
     .option("--before <version>", "only versions below this one (paging: the table's last line says which)")
     .option("--json", "print the page as JSON, every change in full (the shape of the admin route)");
+  return withRemoteOptions(cmd);
 }
 
 /** Prints the page of `read` as a table, or with `--json` as the admin route answers it (`key` first). */

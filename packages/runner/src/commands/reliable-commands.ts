@@ -5,7 +5,7 @@ import { serviceOptions } from "../config/reliable-schema.js";
 import { createLogger } from "../logging.js";
 import { directReliableAdmin, httpReliableAdmin, reliableService, type ReliableAdminApi } from "../reliable/reliable-admin.js";
 import { adminParts } from "./admin-parts.js";
-import { configFrom, remoteToken, withCommonOptions, withRemoteOptions, type CommonFlags } from "./common-options.js";
+import { configFrom, remoteToken, printJson, remoteCommand, type CommonFlags } from "./common-options.js";
 
 interface Flags extends CommonFlags {
   readonly url?: string;
@@ -15,12 +15,12 @@ interface Flags extends CommonFlags {
 async function withApi(flags: Flags, fn: (api: ReliableAdminApi) => Promise<unknown>): Promise<void> {
   const config = configFrom(flags);
   if (flags.url) {
-    print(await fn(httpReliableAdmin(flags.url, remoteToken(flags, config.http.token))));
+    printJson(await fn(httpReliableAdmin(flags.url, remoteToken(flags, config.http.token))));
     return;
   }
   const parts = await adminParts(config, createLogger("warn", 2));
   try {
-    print(await fn(directReliableAdmin(reliableService(parts.reliable, systemClock, undefined, serviceOptions(config.reliable)))));
+    printJson(await fn(directReliableAdmin(reliableService(parts.reliable, systemClock, undefined, serviceOptions(config.reliable)))));
   } catch (e) {
     // The service's refusals (unknown id, wrong phase) are the operator's mistake, as over HTTP (4xx): exit 2.
     if (isReliableMessageError(e)) throw new MsgxError("CONFIG", e.message, { retriable: false });
@@ -36,16 +36,11 @@ function positiveFlag(name: string, value: string): number {
   return Number(value);
 }
 
-const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-
-function sub(parent: Command, name: string, description: string): Command {
-  return withRemoteOptions(withCommonOptions(parent.command(name)).description(description), "use a running runner's admin API instead of opening the data");
-}
 
 /** `msgx reliable …`: the operator surface of the reliable-message service (SPEC §4). */
 export function registerReliableCommands(program: Command): void {
   const rm = program.command("reliable").description("reliable messages (prepare/confirm/check-back/recovery service): list, resend, mark dead");
-  sub(rm, "list", "list messages, newest first, paged")
+  remoteCommand(rm, "list", "list messages, newest first, paged")
     .option("--queue <queue>", "consumer queue")
     .option("--status <status>", `one of ${Object.values(ReliableMessageStatus).join(", ")}`)
     .option("--dead", "only dead messages")
@@ -64,10 +59,10 @@ export function registerReliableCommands(program: Command): void {
         return api.list(filter, positiveFlag("page", flags.page), positiveFlag("size", flags.size));
       }),
     );
-  sub(rm, "show", "one message").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, async (api) => (await api.get(id)) ?? { error: `no message ${id}` }));
-  sub(rm, "resend", "resend one SENDING or dead message (a new outbox row, same message id)").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, (api) => api.resend(id)));
-  sub(rm, "mark-dead", "mark one message dead (jobs leave it alone)").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, (api) => api.markDead(id)));
-  sub(rm, "resend-dead", "resend every dead message of a queue, in pages")
+  remoteCommand(rm, "show", "one message").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, async (api) => (await api.get(id)) ?? { error: `no message ${id}` }));
+  remoteCommand(rm, "resend", "resend one SENDING or dead message (a new outbox row, same message id)").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, (api) => api.resend(id)));
+  remoteCommand(rm, "mark-dead", "mark one message dead (jobs leave it alone)").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, (api) => api.markDead(id)));
+  remoteCommand(rm, "resend-dead", "resend every dead message of a queue, in pages")
     .requiredOption("--queue <queue>", "consumer queue")
     .option("--size <n>", "page size", "100")
     .action((flags: Flags & { queue: string; size: string }) => withApi(flags, (api) => api.resendDead(flags.queue, positiveFlag("size", flags.size))));

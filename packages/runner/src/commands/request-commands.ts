@@ -5,7 +5,7 @@ import { createRequestAdmin } from "../app/request-steps.js";
 import type { RequestAdmin } from "../http/http-context.js";
 import { createLogger } from "../logging.js";
 import { adminParts } from "./admin-parts.js";
-import { configFrom, remoteToken, withCommonOptions, withRemoteOptions, type CommonFlags } from "./common-options.js";
+import { configFrom, remoteToken, printJson, remoteCommand, type CommonFlags } from "./common-options.js";
 
 interface RequestFlags extends CommonFlags {
   readonly url?: string;
@@ -47,7 +47,6 @@ async function withRequests(flags: RequestFlags, fn: (api: RequestAdmin) => Prom
   }
 }
 
-const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** One line per request for `request list`. */
@@ -67,14 +66,10 @@ const summary = (r: RequestRecord) => ({
 
 /** Says plainly when a request could not be sent yet (the runner's coordinator keeps trying). */
 function report(r: RequestRecord): void {
-  print(r);
+  printJson(r);
   if (r.status === RequestStatus.REGISTERED) {
     process.stderr.write(`request ${r.requestId} is registered but not sent yet (${r.lastError ?? "send pending"}); the running msgx retries it, looking the row up first\n`);
   }
-}
-
-function requestCommand(parent: Command, name: string, description: string): Command {
-  return withRemoteOptions(withCommonOptions(parent.command(name)).description(description), "use a running runner's admin API (e.g. http://127.0.0.1:8080) instead of opening the data");
 }
 
 const operator = (flags: RequestFlags) => flags.operator ?? process.env["USER"] ?? "cli";
@@ -85,18 +80,18 @@ export function registerRequestCommands(program: Command): void {
     .command("request")
     .description("ask the upstream for data through the outbound mailbox (coutmsgs: RQFD, RQRD) and follow the requests; replies are matched and applied by the pipeline");
 
-  requestCommand(request, "schedule", "ask for the schedule of a time range (RQFD); a newer request of the same type expires an open one")
+  remoteCommand(request, "schedule", "ask for the schedule of a time range (RQFD); a newer request of the same type expires an open one")
     .requiredOption("--from <yyyy-MM-ddTHH:mm>", "start of the range, airport local time, inclusive")
     .requiredOption("--to <yyyy-MM-ddTHH:mm>", "end of the range, airport local time, inclusive")
     .option("--operator <name>", "who asks (recorded on the request)")
     .action(async (flags: RequestFlags & { from: string; to: string }) => withRequests(flags, async (api) => report(await api.schedule(flags.from, flags.to, operator(flags)))));
 
-  requestCommand(request, "ref", "ask for one type of reference data (RQRD); the reply lands in REF_MASTER")
+  remoteCommand(request, "ref", "ask for one type of reference data (RQRD); the reply lands in REF_MASTER")
     .argument("<TYPE>", "reference type, one of the 23 upstream types, e.g. ARPT, AIRL, REGN")
     .option("--operator <name>", "who asks (recorded on the request)")
     .action(async (type: string, flags: RequestFlags) => withRequests(flags, async (api) => report(await api.reference(type.toUpperCase(), operator(flags)))));
 
-  requestCommand(request, "list", "list requests, newest first: status, when sent, how each was closed and which reply matched by which rule")
+  remoteCommand(request, "list", "list requests, newest first: status, when sent, how each was closed and which reply matched by which rule")
     .option("--status <status>", `only this status (${Object.values(RequestStatus).join(", ")})`)
     .option("--type <type>", "only this request type (RQFD, RQRD/<TYPE>)")
     .option("--limit <n>", "how many", "50")
@@ -116,17 +111,17 @@ export function registerRequestCommands(program: Command): void {
           ...(flags.type ? { requestType: flags.type } : {}),
           ...(flags.before ? { beforeId: flags.before } : {}),
         });
-        print(rows.map(summary));
+        printJson(rows.map(summary));
       }),
     );
 
-  requestCommand(request, "show", "one request in full: its wire text, attempts, outbound row, and the match audit")
+  remoteCommand(request, "show", "one request in full: its wire text, attempts, outbound row, and the match audit")
     .argument("<id>", "request id")
     .action(async (id: string, flags: RequestFlags) =>
       withRequests(flags, async (api) => {
         const r = await api.get(id);
         if (!r) throw new MsgxError("CONFIG", `no request ${id}`);
-        print(r);
+        printJson(r);
       }),
     );
 }

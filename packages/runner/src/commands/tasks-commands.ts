@@ -6,7 +6,7 @@ import { createLogger } from "../logging.js";
 import type { TaskView } from "../tasks/task-api.js";
 import { adminHttp } from "./admin-http.js";
 import { adminParts } from "./admin-parts.js";
-import { configFrom, remoteToken, withCommonOptions, withRemoteOptions, type CommonFlags } from "./common-options.js";
+import { configFrom, remoteToken, printJson, remoteCommand, type CommonFlags, type RemoteApi } from "./common-options.js";
 
 interface Flags extends CommonFlags {
   readonly url?: string;
@@ -23,7 +23,7 @@ async function withApi(flags: Flags, fn: (api: TaskCommandsApi) => Promise<unkno
   const config = configFrom(flags);
   if (flags.url) {
     const call = adminHttp(flags.url, remoteToken(flags, config.tasks.token ?? config.http.token));
-    print(
+    printJson(
       await fn({
         show: (id) => call<TaskView>("GET", `/task/v1/tasks/${encodeURIComponent(id)}`),
         replay: async (filter, by, reason, dryRun) => (await call<TaskReplayResult>("POST", "/task/v1/replay", { ...filter, by, reason, dryRun }))!,
@@ -35,7 +35,7 @@ async function withApi(flags: Flags, fn: (api: TaskCommandsApi) => Promise<unkno
   try {
     // No dispatcher: neither command calls the executing system. A replay's events wait in the outbox for the running runner's relay.
     const service = new TaskService({ store: parts.tasks, clock: systemClock, routing: taskRouting(config.tasks) });
-    print(
+    printJson(
       await fn({
         show: async (id) => {
           const task = await service.get(id);
@@ -53,12 +53,12 @@ async function withApi(flags: Flags, fn: (api: TaskCommandsApi) => Promise<unkno
   }
 }
 
-const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-function sub(parent: Command, name: string, description: string): Command {
-  return withRemoteOptions(withCommonOptions(parent.command(name)).description(description), "use a running runner's /task/v1 instead of opening the data", "MSGX_TASKS_TOKEN, else MSGX_HTTP_TOKEN");
-}
+/** `--url` reaches a running runner's task API, behind `tasks.token`. */
+const TASK_API: RemoteApi = { api: "/task/v1", tokenEnv: "MSGX_TASKS_TOKEN, else MSGX_HTTP_TOKEN" };
+
+const sub = (parent: Command, name: string, description: string): Command => remoteCommand(parent, name, description, TASK_API);
 
 /** `msgx tasks …`: the operator surface of the hosted task service (docs/task-routing.md). */
 export function registerTasksCommands(program: Command): void {

@@ -6,7 +6,8 @@ import { MsgxError } from "@msgx/core";
 
 /**
  * V8's flag for compiling WebAssembly with its baseline compiler (Liftoff) only: the `msgx` binary
- * sets it for PGlite (see cli.ts), and the init child runs with it (initdb in ~6 s instead of ~9 s).
+ * sets it for PGlite (see cli.ts), and the init child runs with it: initdb is faster on the baseline
+ * tier (docs/benchmarks.md "The embedded runner's memory").
  */
 export const BASELINE_WASM_FLAG = "--liftoff-only";
 
@@ -22,8 +23,8 @@ const CHILD = [
  * Creates the PostgreSQL cluster of a PGlite data directory in a short-lived child process, when
  * `dir` holds none yet (no `PG_VERSION`). In process, PGlite's initdb starts a second PostgreSQL
  * and carries the new cluster over through an in-memory archive; the process keeps that heap
- * (an idle runner at 700–850 MB RSS after a first start against ~200 MB on a reopen). A child
- * gives it all back when it exits.
+ * for good (docs/benchmarks.md "The embedded runner's memory"). A child gives it all back when
+ * it exits.
  *
  * The child writes into a sibling directory that is renamed into place once complete, so a start
  * interrupted half way leaves no half-made cluster behind; the caller holds the data-directory

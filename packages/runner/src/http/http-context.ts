@@ -5,6 +5,7 @@ import type { ReliableMessageApi } from "../reliable/reliable-api.js";
 import type { TaskApi } from "../tasks/task-api.js";
 import type { LineageReader } from "@msgx/core";
 import type { RawMessage } from "../app/replay-admin.js";
+import type { Receive } from "../app/router-ingress.js";
 import type { ComparisonReport } from "../compare/comparison-report.js";
 import type {
   AppendedElsewhere,
@@ -35,11 +36,8 @@ export interface HttpContext {
   readonly logger: Logger;
   readonly token: string | undefined;
   readonly maxBodyBytes: number;
-  /**
-   * Writes the raw XML to the mailbox and wakes intake; returns the mailbox id. `traceparent` is
-   * the request's header as sent (the router ignores an invalid one).
-   */
-  receive(rawXml: string, traceparent?: string): Promise<number>;
+  /** The ingress (`POST /cminmsgs/send`); `traceparent` is the request's header as sent. */
+  readonly receive: Receive;
   /**
    * Rows the ingress thread appended and committed on its own connections: the pipeline keeps
    * their texts for the pump, their traces for the intake, and wakes the intake.

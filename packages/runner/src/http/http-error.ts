@@ -16,6 +16,11 @@ export class HttpError extends Error {
   }
 }
 
+/** The answer of a route the pipeline serves while this runner does not run it (`role`: starting, standby, stopping). */
+export function notRunning(role: string): HttpError {
+  return new HttpError(503, `msgx is not running the pipeline (${role})`);
+}
+
 /**
  * The JSON body of every error answer: a short class and a sentence; never a stack trace. `code`
  * names the refusal where a client may act on it (`ALREADY_EXISTS`, `UNKNOWN_QUEUE`, …).

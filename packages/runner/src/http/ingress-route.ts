@@ -32,7 +32,7 @@ export function registerIngressRoute(app: HttpApp, ctx: IngressContext): void {
     if (raw.trim() === "") throw new HttpError(400, "empty body");
     // A repeated header arrives joined with commas: invalid, so ignored (W3C Trace Context).
     const traceparent = request.headers.traceparent;
-    const id = await ctx.receive(raw, typeof traceparent === "string" ? traceparent : undefined).catch((e: unknown) => {
+    const id = await ctx.receive(raw, typeof traceparent === "string" ? { traceparent } : {}).catch((e: unknown) => {
       throw misconfiguredMailbox(e);
     });
     return reply.type("text/plain; charset=utf-8").send(String(id));

@@ -1,7 +1,7 @@
 import type { Readiness } from "../app/readiness.js";
 import type { ServiceMetrics } from "../app/service-metrics.js";
 import type { HttpContext } from "./http-context.js";
-import { HttpError } from "./http-error.js";
+import { HttpError, notRunning } from "./http-error.js";
 
 /** What the HTTP server needs before the pipeline runs: the probes' answers and the listener settings. */
 export interface EarlyContext {
@@ -25,7 +25,7 @@ export function lateContext(early: EarlyContext): { readonly ctx: HttpContext; a
   let live: HttpContext | undefined;
   const current = (): HttpContext => {
     if (live) return live;
-    throw new HttpError(503, `msgx is not running the pipeline (${early.readiness().role})`);
+    throw notRunning(early.readiness().role);
   };
   /** Forwards each method call to the live context's member `key`, resolved at call time. */
   const forward = <K extends "reliable" | "requests" | "rm" | "tasks" | "ops" | "compare">(key: K) =>
@@ -51,7 +51,7 @@ export function lateContext(early: EarlyContext): { readonly ctx: HttpContext; a
       const pipeline = await live.metrics();
       return { contentType: own.contentType, body: `${own.body}\n${pipeline.body}` };
     },
-    receive: (raw, traceparent) => current().receive(raw, traceparent),
+    receive: (raw, options) => current().receive(raw, options),
     status: () => current().status(),
     message: (id) => current().message(id),
     flight: (flid) => current().flight(flid),

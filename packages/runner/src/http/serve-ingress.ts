@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { MessagePort } from "node:worker_threads";
 import { MysqlMailbox, mailboxPoolOptions } from "@msgx/adapters-mysql";
-import { errorMessage, type AppendedElsewhere } from "@msgx/core";
+import { errorMessage, type AppendedElsewhere, type ReceiveOptions } from "@msgx/core";
 import { createLogger } from "../logging.js";
 import { ADMIN_BODY_BYTES } from "./admin-routes.js";
 import { createBaseApp, nodeHttpOptions, urlPath } from "./http-server.js";
-import { HttpError } from "./http-error.js";
+import { notRunning } from "./http-error.js";
 import type { FromIngress, IngressState, IngressWorkerData, ObservedRequest, ToIngress } from "./ingress-messages.js";
 import { INGRESS_PATH, registerIngressRoute } from "./ingress-route.js";
 import type { ZodTypeProvider } from "./zod-validation.js";
@@ -31,9 +31,12 @@ export async function serveIngress(port: MessagePort, data: IngressWorkerData): 
     logger,
     token: data.token,
     maxBodyBytes: data.maxBodyBytes,
-    receive: async (raw: string, traceparent?: string) => {
-      if (!state.accepting) throw new HttpError(503, `msgx is not running the pipeline (${state.role})`);
+    // The router is the main thread's: the row is appended here and announced to it (`news`),
+    // where the one path into the router (`routerIngress.appendedElsewhere`) takes it.
+    receive: async (raw: string, options: ReceiveOptions = {}) => {
+      if (!state.accepting) throw notRunning(state.role);
       const msgId = await mailbox.append(raw);
+      const traceparent = options.traceparent ?? undefined;
       news.appended({ msgId, text: raw, ...(traceparent !== undefined ? { traceparent } : {}), committedAt: Date.now() });
       return msgId;
     },

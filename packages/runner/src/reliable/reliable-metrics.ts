@@ -1,6 +1,6 @@
 import type { Clock } from "@msgx/core";
-import { Counter, Gauge, Registry } from "prom-client";
-import { cachedCounts, type CountReader } from "../app/cached-counts.js";
+import { Counter, Registry } from "prom-client";
+import { storeCountGauge, type CountReader } from "../app/cached-counts.js";
 import type { CheckerOutcome } from "./http-checker.js";
 
 /** Why an alert was raised: an inconclusive check-back at or past `maxChecks`, or a message that went DEAD. */
@@ -17,20 +17,11 @@ export type PhaseCounter = CountReader;
  */
 export function createReliableMetrics(clock: Clock, countByPhase?: PhaseCounter) {
   const registry = new Registry();
-  const counts = countByPhase === undefined ? undefined : cachedCounts(countByPhase, clock);
-  new Gauge({
+  storeCountGauge(registry, clock, {
     name: "msgx_reliable_messages",
     help: "Stored reliable messages by phase (WAITING_CONFIRM, REVIEW, SENDING, DEAD, ACKNOWLEDGED, CANCELLED; read from the store at most every 15 s)",
-    labelNames: ["phase"],
-    registers: [registry],
-    async collect() {
-      if (counts === undefined) return;
-      try {
-        for (const [phase, n] of Object.entries(await counts())) this.set({ phase }, n);
-      } catch {
-        // A store outage leaves the last values; msgx_status_up says the store gauges are stale.
-      }
-    },
+    label: "phase",
+    read: countByPhase,
   });
   const checkbacks = new Counter({
     name: "msgx_reliable_checkbacks_total",

@@ -1,7 +1,7 @@
 import { TASK_STATUSES } from "@msgx/tasks";
 import { type Clock } from "@msgx/core";
-import { Counter, Gauge, Registry } from "prom-client";
-import { cachedCounts, STORE_COUNT_CACHE_MS, type CountReader } from "../app/cached-counts.js";
+import { Counter, Registry } from "prom-client";
+import { STORE_COUNT_CACHE_MS, storeCountGauge, type CountReader } from "../app/cached-counts.js";
 import type { DispatchCallOutcome } from "./http-task-dispatcher.js";
 
 /** What the status gauge reads: the number of stored tasks per status. */
@@ -20,21 +20,12 @@ const DISPATCH_OUTCOMES: readonly DispatchCallOutcome[] = ["accepted", "refused"
  */
 export function createTaskMetrics(clock: Clock, countByStatus?: TaskStatusCounter) {
   const registry = new Registry();
-  const counts = countByStatus === undefined ? undefined : cachedCounts(countByStatus, clock);
-  new Gauge({
+  storeCountGauge(registry, clock, {
     name: "msgx_tasks",
     help: "Stored tasks by status (read from the store at most every 15 s)",
-    labelNames: ["status"],
-    registers: [registry],
-    async collect() {
-      if (counts === undefined) return;
-      try {
-        const byStatus = await counts();
-        for (const status of TASK_STATUSES) this.set({ status }, byStatus[status] ?? 0);
-      } catch {
-        // A store outage leaves the last values; msgx_status_up says the store gauges are stale.
-      }
-    },
+    label: "status",
+    read: countByStatus,
+    values: TASK_STATUSES,
   });
   const dispatches = new Counter({
     name: "msgx_task_dispatch_total",
