@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { hostname } from "node:os";
-import { createPgliteStores, createPgStores } from "@msgx/adapters-pg";
+import { ALL_MIGRATION_MODULES, createPgliteStores, createPgStores } from "@msgx/adapters-pg";
 import { KafkaDeliveryPort, clusterReplication, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
 import { QueueTopics } from "@msgx/adapters-kafka/reliable";
-import { PgReliableMessageStore } from "@msgx/adapters-pg/reliable";
-import { PgTaskStore } from "@msgx/adapters-pg/tasks";
+import { PgReliableMessageStore, RELIABLE_MESSAGE_MIGRATIONS } from "@msgx/adapters-pg/reliable";
+import { PgTaskStore, TASK_ROUTING_MIGRATIONS } from "@msgx/adapters-pg/tasks";
 import { mysqlMailboxOptions } from "./mysql-mailbox-options.js";
 import { MAILBOX_TABLES_HINT, MysqlMailbox, MysqlOutboundMailbox, ShadowMailbox, ShadowOutboundMailbox, mailboxPoolOptions, missingMailboxTables } from "@msgx/adapters-mysql";
 import { errorMessage, MsgxError, RunnerRole, systemClock, type Clock, type DeliveryPort, type Logger, type Mailbox, type OutboundMailbox } from "@msgx/core";
@@ -72,8 +72,10 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
     // State: PostgreSQL or PGlite, with leadership and its fencing epoch.
     const pgliteDir = join(config.dataDir, "pglite");
     if (embeddedState) await initPgliteDataDir(pgliteDir);
+    // The runner hosts the task and reliable-message services: their tables come with the flight ones.
+    const modules = [...ALL_MIGRATION_MODULES, TASK_ROUTING_MIGRATIONS, RELIABLE_MESSAGE_MIGRATIONS];
     const pg = embeddedState
-      ? await createPgliteStores(pgliteDir, { clock })
+      ? await createPgliteStores(pgliteDir, { clock, modules })
       : await createPgStores({
           connectionString: config.pg.url,
           schema: config.pg.schema,
@@ -82,6 +84,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
           // session before the lease lapses, so the standby's takeover never waits on it.
           idleInTransactionTimeoutMs: Math.min(60_000, Math.floor(config.pg.leaseTtlMs / 2)),
           clock,
+          modules,
         });
     closers.push(() => pg.close());
     let fence: number | undefined;
