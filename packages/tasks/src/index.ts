@@ -3,7 +3,7 @@
  * and callbacks, the task service and its jobs, the consumer side, and their ports. It builds on
  * `@msgx/core` (errors, clock, retry, the outbox and delivery) and does no I/O of its own.
  */
-export { TaskStatus, TASK_STATUSES, PENDING_CALLBACK_STATUSES, FINAL_TASK_STATUSES, awaitsCallback, newTaskRecord, assertTaskId, assertRoutingCode, isRoutingCode, type NewTask, type TaskRecord, type TaskPayload } from "./task-record.js";
+export { TaskStatus, TASK_STATUSES, PENDING_CALLBACK_STATUSES, FINAL_TASK_STATUSES, awaitsCallback, newTaskRecord, assertTaskId, assertRoutingCode, isRoutingCode, type NewTask, type TaskRecord, type TaskPayload, type TaskSubject, type TaskExternalRef } from "./task-record.js";
 export { TaskRequestError, isTaskRequestError, TASK_REQUEST_ERROR_HTTP_STATUS, type TaskRequestErrorCode } from "./task-request-error.js";
 export { evolveTask, isLegalTaskTransition, LEGAL_TASK_FROM, type TaskTransition } from "./task-machine.js";
 export { TaskEventType, TASK_EVENT_SCHEMA_VERSION, taskEventId, taskEventVersion, taskEventMessage, parseTaskEvent, expectsTaskCallback, type TaskEventMessage, type TaskEventExtras, type ParsedTaskEvent } from "./task-event.js";
