@@ -36,7 +36,7 @@ const ALLOWED = [
   { a: "adapters-mysql/src/mysql-session.ts", b: "adapters-mysql/src/mysql-session.ts", reason: "the parameter lists of withConnection and withTransaction; the second calls the first" },
   { a: "core/src/flight/flight-payload.ts", b: "core/src/model/flight-state.ts", reason: "a flight's wire payload (docs/events.md: `fields`, payload rows) and its stored state (`scalars`, collection rows): one is mapped from the other" },
   { a: "core/src/ports/mailbox.ts", b: "core/src/processing/run-decision.ts", reason: "two unrelated result interfaces (a backfill's outcome, a run's decision) whose documented readonly fields look alike" },
-  { a: "adapters-pg/src/jobs/pg-maintenance-store.ts", b: "adapters-pg/src/pg-pipeline-store.ts", reason: "two stores' constructors reading the same options (clock, lock keys, conflict attempts) into their own private fields" },
+  { a: "adapters-pg/src/jobs/pg-maintenance-store.ts", b: "adapters-pg/src/pg-pipeline-store.ts", reason: "two stores' constructors reading the same options into their own private fields; the rules behind them (lockKeys, conflictAttemptsOf) are one function each" },
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
