@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from "@msgx/core";
 import { Kysely, PostgresDialect } from "kysely";
-import { migrateToLatest } from "./migrations/migrate.js";
+import { migrateToLatest, type MigrationChoice } from "./migrations/migrate.js";
 import { PgLeadership } from "./pg-leadership.js";
 import { PgLeaseStore } from "./pg-lease-store.js";
 import { guardPool, pgPoolConfig, type PgConnectionOptions } from "./pg-pool-config.js";
@@ -12,6 +12,11 @@ export interface CreatePgStoresOptions extends PgConnectionOptions {
   readonly clock?: Clock;
   /** Run the migrations first. Default true. */
   readonly migrate?: boolean;
+  /**
+   * What to migrate (`migrateToLatest`'s `modules`): default the main entry's modules; a host of
+   * task routing or reliable messages adds the sets of those subpaths.
+   */
+  readonly modules?: readonly MigrationChoice[];
   /** Advisory lock namespace. Default: the schema name. */
   readonly lockNamespace?: string;
 }
@@ -29,7 +34,7 @@ export async function createPgStores(options: CreatePgStoresOptions = {}): Promi
   const pool = guardPool(new pg.Pool(config));
   const db = new Kysely<MsgxDatabase>({ dialect: new PostgresDialect({ pool }) });
   try {
-    if (options.migrate !== false) await migrateToLatest(db, { schema });
+    if (options.migrate !== false) await migrateToLatest(db, { schema, modules: options.modules });
   } catch (e) {
     await db.destroy();
     throw e;

@@ -29,6 +29,9 @@ export {
   ALL_MIGRATION_MODULES,
   type MigrateOptions,
   type MigrationModule,
+  type MigrationChoice,
+  type MigrationSet,
+  type MigrationFactory,
 } from "./migrations/migrate.js";
 export { COLLECTION_TABLES } from "./rows/collection-tables.js";
 // The database for kysely: one interface per table, grouped per concept

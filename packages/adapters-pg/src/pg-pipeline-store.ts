@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "./lock-keys.js";
 import { pgCall } from "./pg-error-map.js";
 import { PgPipelineTx } from "./pg-pipeline-tx.js";
-import { pipelineTransaction } from "./pg-transaction.js";
+import { conflictAttemptsOf, pipelineTransaction } from "./pg-transaction.js";
 import { audits } from "./queries/audit.js";
 import { completeBackfill, deferBackfill, dueBackfill } from "./queries/backfill-todo.js";
 import type { Db } from "./queries/db.js";
@@ -49,7 +49,7 @@ export class PgPipelineStore implements PipelineStore {
     this.#clock = options.clock ?? systemClock;
     this.#keys = lockKeys(options.lockNamespace ?? DEFAULT_LOCK_NAMESPACE);
     this.#backfillFirstDelayMs = options.backfillFirstDelayMs ?? PG_BACKFILL_FIRST_DELAY_MS;
-    this.#conflictAttempts = Math.max(1, options.conflictAttempts ?? 3);
+    this.#conflictAttempts = conflictAttemptsOf(options.conflictAttempts);
   }
 
   /** The advisory lock keys this store uses. */

@@ -90,6 +90,9 @@ export function pgTransactionWith<DB, T>(db: Kysely<DB>, what: string, withBegin
     });
 }
 
+/** How many tries a store gives a transaction that hits a CONFLICT: the option, at least 1; default 3. */
+export const conflictAttemptsOf = (requested: number | undefined): number => Math.max(1, requested ?? 3);
+
 /**
  * Runs `once` again while it throws `CONFLICT` (serialization failure, deadlock: the mapped
  * SQLSTATEs of class 40), `attempts` times in all; any other error, or the last conflict, leaves.

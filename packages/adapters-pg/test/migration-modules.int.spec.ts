@@ -1,12 +1,15 @@
 /**
  * Migrations as per-module sets: a user who wants only the pipeline gets only its tables, a module
- * added later applies on a database migrated with fewer, and the default is every module with the
+ * added later applies on a database migrated with fewer, the default is the flight exchange's
+ * modules, the task and reliable-message sets come from their subpaths, and every set keeps the
  * version names deployed databases already hold.
  */
 import { Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_MIGRATION_MODULES, MIGRATION_MODULES, MIGRATION_TABLE, migrateToLatest, msgxMigrations, PGliteDialect, type PGliteLike } from "../src/index.js";
-import { randomSchema } from "./pg-harness.js";
+import { RELIABLE_MESSAGE_MIGRATIONS } from "../src/reliable/index.js";
+import { TASK_ROUTING_MIGRATIONS } from "../src/tasks/index.js";
+import { HOST_MIGRATIONS, randomSchema } from "./pg-harness.js";
 
 const tables = async (db: Kysely<any>, schema: string): Promise<string[]> =>
   (
@@ -27,8 +30,9 @@ describe("migration modules (PGlite)", () => {
   });
   afterAll(() => pglite.close());
 
-  it("keeps every released version name, each in exactly one module", () => {
-    const names = Object.values(MIGRATION_MODULES).flatMap((m) => Object.keys(m));
+  it("keeps every released version name, each in exactly one module or subpath set", () => {
+    const sets = [...Object.values(MIGRATION_MODULES), TASK_ROUTING_MIGRATIONS.migrations, RELIABLE_MESSAGE_MIGRATIONS.migrations];
+    const names = sets.flatMap((m) => Object.keys(m));
     expect(new Set(names).size).toBe(names.length);
     expect(names.sort()).toEqual([
       "0001_pipeline",
@@ -53,11 +57,12 @@ describe("migration modules (PGlite)", () => {
       "0021_pipeline_enter",
       "0022_recent_flights",
     ]);
-    expect(Object.keys(msgxMigrations("public"))).toEqual(names);
+    expect(Object.keys(msgxMigrations("public", HOST_MIGRATIONS))).toEqual(names);
+    expect(Object.keys(msgxMigrations("public"))).toEqual(names.filter((n) => !/^00(05|06|15|16)_/.test(n)));
     expect(Object.keys(msgxMigrations("public", ["jobs"]))).toEqual(["0001_pipeline", "0002_flights", "0004_reader_indexes", "0007_maintenance", "0009_outbox_json", "0010_flight_collections", "0012_identity_content", "0013_outbox_headers", "0014_proc_trace", "0018_lineage", "0019_console", "0020_leadership_lease", "0021_pipeline_enter", "0022_recent_flights"]);
   });
 
-  it("pipeline only: its tables alone; requests added later apply; then the rest; the default is every module", async () => {
+  it("pipeline only: its tables alone; requests added later apply; then the rest; the default is the flight modules", async () => {
     const schema = randomSchema();
     await migrateToLatest(db, { schema, modules: ["pipeline"] });
     const pipeline = await tables(db, schema);
@@ -86,8 +91,31 @@ describe("migration modules (PGlite)", () => {
 
     await migrateToLatest(db, { schema });
     expect(await applied(db, schema)).toEqual(Object.keys(msgxMigrations(schema)));
+    const flights = await tables(db, schema);
+    expect(flights.filter((t) => /^(task_|reliable_)/.test(t))).toEqual([]);
     const full = randomSchema();
     await migrateToLatest(db, { schema: full, modules: ALL_MIGRATION_MODULES });
-    expect(await tables(db, schema)).toEqual(await tables(db, full));
+    expect(flights).toEqual(await tables(db, full));
+
+    // The runner's list adds the subpaths' sets to a flight database: their versions sort before
+    // applied ones and still run.
+    const hosted = await migrateToLatest(db, { schema, modules: HOST_MIGRATIONS });
+    expect(hosted.results?.map((r) => r.migrationName)).toEqual(["0005_reliable_message", "0006_task_routing", "0015_reliable_message_service", "0016_task_routing_service"]);
+    expect(await tables(db, schema)).toEqual([...flights, "reliable_message", "task_callback", "task_feedback", "task_replay", "task_task"].sort());
+  });
+
+  it("a database migrated by 0.1.x's list (every version in one list) is accepted by a flight-only caller and by the runner's list, and nothing runs again", async () => {
+    const schema = randomSchema();
+    // 0.1.x applied the subpaths' versions as part of its default list: the same names, the same DDL.
+    await migrateToLatest(db, { schema, modules: HOST_MIGRATIONS });
+    const before = await tables(db, schema);
+    const names = await applied(db, schema);
+    expect(names).toEqual(Object.keys(msgxMigrations(schema, HOST_MIGRATIONS)));
+    expect((await migrateToLatest(db, { schema })).results).toEqual([]);
+    expect((await migrateToLatest(db, { schema, modules: ["pipeline"] })).results).toEqual([]);
+    expect((await migrateToLatest(db, { schema, modules: [TASK_ROUTING_MIGRATIONS] })).results).toEqual([]);
+    expect((await migrateToLatest(db, { schema, modules: HOST_MIGRATIONS })).results).toEqual([]);
+    expect(await applied(db, schema)).toEqual(names);
+    expect(await tables(db, schema)).toEqual(before);
   });
 });

@@ -2,7 +2,10 @@ import { randomBytes } from "node:crypto";
 import type { Clock, LeaseStore } from "@msgx/core";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
+import { RELIABLE_MESSAGE_MIGRATIONS } from "../src/reliable/index.js";
+import { TASK_ROUTING_MIGRATIONS } from "../src/tasks/index.js";
 import {
+  ALL_MIGRATION_MODULES,
   bumpLeadershipEpoch,
   guardPool,
   migrateToLatest,
@@ -13,6 +16,9 @@ import {
   PGliteDialect,
   type PGliteLike,
 } from "../src/index.js";
+
+/** What a test schema holds: every table, as in the runner's database (flights, tasks, reliable messages). */
+export const HOST_MIGRATIONS = [...ALL_MIGRATION_MODULES, TASK_ROUTING_MIGRATIONS, RELIABLE_MESSAGE_MIGRATIONS];
 
 /** The test database (scripts/services creates it). */
 export const PG_URL = process.env["MSGX_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -49,7 +55,7 @@ export async function freshPgSchema(options: { readonly clock?: Clock; readonly 
   const config = pgPoolConfig({ connectionString: PG_URL, schema, max: options.max ?? 4 });
   const pool = guardPool(new pg.Pool(config));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
-  await migrateToLatest(db, { schema });
+  await migrateToLatest(db, { schema, modules: HOST_MIGRATIONS });
   const clock = options.clock ? { clock: options.clock } : {};
   const store = new PgPipelineStore(db, { lockNamespace: schema, ...clock });
   return {
@@ -109,7 +115,7 @@ export class SharedPglite {
     const pglite = this.#pglite!;
     // Not destroyed per schema: destroying the dialect would close the shared instance.
     const db = new Kysely<any>({ dialect: new PGliteDialect({ pglite }) });
-    await migrateToLatest(db, { schema });
+    await migrateToLatest(db, { schema, modules: HOST_MIGRATIONS });
     await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
     const clock = options.clock ? { clock: options.clock } : {};
     return {

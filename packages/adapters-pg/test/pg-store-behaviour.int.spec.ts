@@ -11,7 +11,7 @@ import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { guardPool, lockKeys, migrateToLatest, PgPipelineStore, pgPoolConfig } from "../src/index.js";
-import { freshPgSchema, PG_URL, probePostgres, type PgTestDb } from "./pg-harness.js";
+import { freshPgSchema, HOST_MIGRATIONS, PG_URL, probePostgres, type PgTestDb } from "./pg-harness.js";
 
 const gate = await gateService("PostgreSQL", "adapters-pg: store behaviour", probePostgres);
 const T0 = Date.UTC(2026, 2, 5, 2, 0, 0);
@@ -177,11 +177,11 @@ describe.skipIf(!gate.available)("PgPipelineStore behaviour on PostgreSQL", () =
 
   it("migrates idempotently: a second run applies nothing and keeps the data", async () => {
     await t.store.enqueue([{ msgId: 7, receivedAt: T0 }], { horizon: 7 });
-    const again = await migrateToLatest(t.db, { schema: t.schema });
+    const again = await migrateToLatest(t.db, { schema: t.schema, modules: HOST_MIGRATIONS });
     expect(again.results).toEqual([]);
     expect((await t.store.get(7))?.msgId).toBe(7);
     const versions = (await sql<{ name: string }>`SELECT name FROM msgx_migration ORDER BY name`.execute(t.db)).rows.map((r) => r.name);
-    expect(versions).toEqual(Object.keys(msgxMigrations("public")).sort());
+    expect(versions).toEqual(Object.keys(msgxMigrations("public", HOST_MIGRATIONS)).sort());
     expect(versions.slice(0, 2)).toEqual(["0001_pipeline", "0002_flights"]);
     await t.reset();
   });

@@ -6,7 +6,7 @@ import { describeConsumeLogContract } from "../../reliable/src/consume-log.contr
 import { describeReliableMessageStoreContract } from "../../reliable/src/reliable-message-store.contract.js";
 import { PgConsumeLog } from "../src/reliable/pg-consume-log.js";
 import { PgReliableMessageStore } from "../src/reliable/pg-reliable-message-store.js";
-import { reliableMessageConsumeLogMigration, reliableMessageMigration } from "../src/migrations/0005-reliable-message.js";
+import { reliableMessageConsumeLogMigration, reliableMessageMigration } from "../src/reliable/0005-reliable-message.js";
 import { PgOutboxStore } from "../src/index.js";
 import { freshPgSchema, probePostgres, SharedPglite } from "./pg-harness.js";
 

@@ -7,8 +7,8 @@ import { describeTaskStoreContract } from "../../tasks/src/task-store.contract.j
 import { PgOutboxStore } from "../src/index.js";
 import { PgTaskConsumeLogStore } from "../src/tasks/pg-task-consume-log-store.js";
 import { PgTaskStore } from "../src/tasks/pg-task-store.js";
-import { taskConsumeLogMigration, taskRoutingMigration } from "../src/migrations/0006-task-routing.js";
-import { taskConsumeLogPurgeMigration } from "../src/migrations/0017-task-consume-log-purge.js";
+import { taskConsumeLogMigration, taskRoutingMigration } from "../src/tasks/0006-task-routing.js";
+import { taskConsumeLogPurgeMigration } from "../src/tasks/0017-task-consume-log-purge.js";
 import { freshPgSchema, probePostgres, SharedPglite } from "./pg-harness.js";
 
 const gate = await gateService("PostgreSQL", "adapters-pg: task-routing store contracts", probePostgres);

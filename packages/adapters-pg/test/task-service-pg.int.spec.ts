@@ -9,8 +9,8 @@ import { ManualClock } from "@msgx/core/testing";
 import { Kysely, sql, type KyselyPlugin, type RootOperationNode, type UnknownRow, type QueryResult } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateToLatest, PGliteDialect, type PGliteLike } from "../src/index.js";
-import { taskRoutingMigration } from "../src/migrations/0006-task-routing.js";
-import { taskRoutingServiceMigration } from "../src/migrations/0016-task-routing-service.js";
+import { taskRoutingMigration } from "../src/tasks/0006-task-routing.js";
+import { taskRoutingServiceMigration } from "../src/tasks/0016-task-routing-service.js";
 import { PgTaskStore } from "../src/tasks/pg-task-store.js";
 import { randomSchema, SharedPglite } from "./pg-harness.js";
 

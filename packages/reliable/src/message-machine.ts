@@ -63,12 +63,18 @@ export type LastSendState =
   | { readonly state: "dead"; readonly error: string }
   | { readonly state: "unknown" };
 
+/** Who confirms or cancels a waiting message. */
+export type ReliableMessageDecider = "producer" | "check-back" | "operator";
+
+/** A draft as `checkReliableMessageDraft` returns it: every optional field filled. */
+type CheckedDraft = Required<ReliableMessageDraft>;
+
 /** What a caller wants done to one message; the input of {@link decideReliableMessage}. */
 export type ReliableMessageCommand =
-  | { readonly type: "save-waiting"; readonly draft: Required<ReliableMessageDraft> }
-  | { readonly type: "save-and-send"; readonly draft: Required<ReliableMessageDraft> }
-  | { readonly type: "confirm"; readonly by: "producer" | "check-back" | "operator" }
-  | { readonly type: "cancel"; readonly by: "producer" | "check-back" | "operator" }
+  | { readonly type: "save-waiting"; readonly draft: CheckedDraft }
+  | { readonly type: "save-and-send"; readonly draft: CheckedDraft }
+  | { readonly type: "confirm"; readonly by: ReliableMessageDecider }
+  | { readonly type: "cancel"; readonly by: ReliableMessageDecider }
   | { readonly type: "defer-check" }
   /** Check-back gave up (`afterMaxChecks: "dead"`): hold the waiting message for review. */
   | { readonly type: "review" }
@@ -83,12 +89,12 @@ export type ReliableMessageCommand =
 
 /** What happened to a message; the input of {@link evolveReliableMessage}. */
 export type ReliableMessageEvent =
-  | { readonly type: "saved"; readonly draft: Required<ReliableMessageDraft> }
-  | { readonly type: "saved-and-sent"; readonly draft: Required<ReliableMessageDraft> }
-  | { readonly type: "confirmed"; readonly by: "producer" | "check-back" | "operator" }
+  | { readonly type: "saved"; readonly draft: CheckedDraft }
+  | { readonly type: "saved-and-sent"; readonly draft: CheckedDraft }
+  | { readonly type: "confirmed"; readonly by: ReliableMessageDecider }
   | { readonly type: "check-deferred" }
   | { readonly type: "held-for-review" }
-  | { readonly type: "cancelled"; readonly by: "producer" | "check-back" | "operator" }
+  | { readonly type: "cancelled"; readonly by: ReliableMessageDecider }
   | { readonly type: "resent"; readonly by: "recovery" | "operator" }
   /** The redelivery after a consumer's reject: a send that does not spend `maxSends`. */
   | { readonly type: "redelivered" }
@@ -292,7 +298,7 @@ function sent(m: ReliableMessage, ctx: ReliableMessageContext): ReliableMessage 
   return { ...next, nextCheckAt: ctx.now + ackWaitAfter(ctx.options, sendsSpent(next)) };
 }
 
-function fresh(draft: Required<ReliableMessageDraft>, now: number): ReliableMessage {
+function fresh(draft: CheckedDraft, now: number): ReliableMessage {
   return {
     messageId: draft.messageId,
     version: 1,

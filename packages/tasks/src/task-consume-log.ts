@@ -53,18 +53,11 @@ export interface TaskConsumeLogEntry {
 }
 
 /** What the consumer writes for an event: the row without its callback bookkeeping. */
-export interface TaskConsumeLogWrite {
-  readonly eventId: string;
-  readonly taskId: string;
-  readonly ownerService: string;
-  readonly handlerCode: string;
-  readonly eventType: string;
-  readonly status: TaskConsumeStatus;
-  readonly errorMsg: string | null;
-  readonly attempts: number;
-  readonly nextAttemptAt: number | null;
-  readonly payload: unknown;
-  readonly deliveryEventId: string | null;
+export interface TaskConsumeLogWrite
+  extends Pick<
+    TaskConsumeLogEntry,
+    "eventId" | "taskId" | "ownerService" | "handlerCode" | "eventType" | "status" | "errorMsg" | "attempts" | "nextAttemptAt" | "payload" | "deliveryEventId"
+  > {
   /** True when the task service is to be told (SUCCEEDED, or DEAD of an event that names its task). */
   readonly callback: boolean;
   readonly at: number;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isMsgxError } from "@msgx/core";
 import type { TaskDispatcher } from "./task-dispatcher.js";
 import { newTaskRecord, type TaskRecord } from "./task-record.js";
-import { sampleNewTask } from "./task-store.contract.js";
+import { sampleNewTask } from "./task-store-contract-fixtures.js";
 
 /**
  * One fresh dispatcher per test, talking to an external system the test controls (the fake, or a

@@ -1,4 +1,4 @@
-import { isRoutingCode, type TaskPayload, type TaskRecord } from "./task-record.js";
+import { isRoutingCode, type TaskExternalRef, type TaskPayload, type TaskRecord, type TaskSubject } from "./task-record.js";
 
 /**
  * The events a task publishes to its owner. `TASK_EXECUTING` (progress; no callback expected) came
@@ -14,7 +14,7 @@ export const TASK_EVENT_SCHEMA_VERSION = 1;
  * The record value of a task event (JSON; `docs/task-routing.md`). Every field is always present;
  * the nullable ones are null when unknown.
  */
-export interface TaskEventMessage {
+export interface TaskEventMessage extends TaskSubject, TaskExternalRef {
   readonly schemaVersion: typeof TASK_EVENT_SCHEMA_VERSION;
   /**
    * Stable id of this fact, `<taskId>#<taskVersion>`: the owner's consume log dedupes on it and
@@ -22,16 +22,8 @@ export interface TaskEventMessage {
    */
   readonly eventId: string;
   readonly eventType: TaskEventType;
-  readonly taskId: string;
   /** The task's version after the transition that produced the event. */
   readonly taskVersion: number;
-  readonly ownerService: string;
-  readonly handlerCode: string;
-  readonly bizType: string;
-  readonly bizId: string;
-  readonly externalSystem: string;
-  readonly externalTaskType: string | null;
-  readonly externalTaskNo: string | null;
   /** The external feedback that caused the event (or the cancel request id). */
   readonly externalEventId: string;
   /** A cancel reason or the feedback's message, when given. */

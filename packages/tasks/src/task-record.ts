@@ -27,8 +27,8 @@ export const awaitsCallback = (status: TaskStatus): boolean => PENDING_CALLBACK_
 /** A JSON object (the task's request payload, the seed's `request_param`). */
 export type TaskPayload = Readonly<Record<string, unknown>>;
 
-/** What an owner service asks the task service to record (the seed's `createTask` body). */
-export interface NewTask {
+/** What names a task, the owner its events go to, and the system that executes it; fixed at create. */
+export interface TaskSubject {
   /** Caller-chosen, unique: `[A-Za-z0-9._:-]`, 1..128 characters (e.g. `T202607130001`). */
   readonly taskId: string;
   /** The business service that owns the task and gets its events (`LMS`, `WMS`). */
@@ -40,6 +40,10 @@ export interface NewTask {
   readonly bizId: string;
   /** The system that executes the task (`ACS`, the AGV control system). */
   readonly externalSystem: string;
+}
+
+/** What an owner service asks the task service to record (the seed's `createTask` body). */
+export interface NewTask extends TaskSubject {
   /** The external system's task type (`3`), when it has one. */
   readonly externalTaskType?: string | null;
   /** Extension data (`requestPayload`: start/end point, vehicle, `to_material`, ...). Default `{}`. */
@@ -52,17 +56,15 @@ export interface NewTask {
   readonly dispatch?: boolean;
 }
 
-/** A stored task (`task_task`). */
-export interface TaskRecord {
-  readonly taskId: string;
-  readonly ownerService: string;
-  readonly handlerCode: string;
-  readonly bizType: string;
-  readonly bizId: string;
-  readonly externalSystem: string;
+/** The external system's names for a task: its type, and its number once dispatched. */
+export interface TaskExternalRef {
   readonly externalTaskType: string | null;
   /** The external system's number for the task, known once it was dispatched. */
   readonly externalTaskNo: string | null;
+}
+
+/** A stored task (`task_task`). */
+export interface TaskRecord extends TaskSubject, TaskExternalRef {
   readonly payload: TaskPayload;
   readonly status: TaskStatus;
   /** 1 on create, +1 on every transition; the `stateVersion` of its outbox events. */

@@ -1,14 +1,15 @@
 import { MsgxError } from "@msgx/core";
 import type { Clock } from "@msgx/core";
 import { silentLogger, type Logger } from "@msgx/core";
-import { decideTaskCallback, type TaskCallbackEntry, type TaskCallbackResult, type TaskCallback } from "./task-callback.js";
+import { decideTaskCallback, type TaskCallbackEntry, type TaskCallback } from "./task-callback.js";
 import type { TaskDispatcher } from "./task-dispatcher.js";
 import { decideTaskFeedback, TaskFeedbackStatus, type TaskFeedback, type TaskFeedbackEntry } from "./task-feedback.js";
 import { TaskEventHeader } from "./task-headers.js";
 import { evolveTask } from "./task-machine.js";
-import { assertRoutingCode, assertTaskId, newTaskRecord, PENDING_CALLBACK_STATUSES, sameTaskRequest, TaskStatus, type NewTask, type TaskRecord } from "./task-record.js";
+import { assertTaskId, newTaskRecord, PENDING_CALLBACK_STATUSES, sameTaskRequest, TaskStatus, type NewTask, type TaskRecord } from "./task-record.js";
 import { pendingEventDraft, taskReplayCandidate, taskReplayEligibility, type TaskReplayCandidate, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayResult } from "./task-replay.js";
 import { TaskRequestError } from "./task-request-error.js";
+import { checkTaskCallback, checkTaskFeedback, checkTaskReplayFilter, MAX_TASK_REPLAY, requiredText } from "./task-request-checks.js";
 import { assertKnownOwner, assertTaskRouting, DEFAULT_TASK_ROUTING, type TaskRouting } from "./task-routing-config.js";
 import type { TaskFilter, TaskStore } from "./task-store.js";
 
@@ -44,9 +45,6 @@ export interface TaskCancelAnswer {
   readonly task: TaskRecord;
 }
 
-/** The most tasks one replay takes. */
-export const MAX_TASK_REPLAY = 1_000;
-
 /** The answer to a feedback: the log entry (the first one's, for a repeat) and the task after it. */
 export interface TaskFeedbackAnswer {
   readonly entry: TaskFeedbackEntry;
@@ -59,9 +57,6 @@ export interface TaskCallbackAnswer {
   readonly entry: TaskCallbackEntry;
   readonly task: TaskRecord;
 }
-
-const FEEDBACK_STATUSES: readonly string[] = Object.values(TaskFeedbackStatus);
-const CALLBACK_RESULTS: readonly TaskCallbackResult[] = ["SUCCESS", "FAILURE"];
 
 /**
  * The task side of task-event routing (seed 001 §5, §9, §13.1). Each call is one `TaskStore`
@@ -147,7 +142,7 @@ export class TaskService {
    * transaction; a cancel of a task that was never dispatched is a CANCELLED feedback too.
    */
   async feedback(input: TaskFeedback): Promise<TaskFeedbackAnswer> {
-    const feedback = checkFeedback(input);
+    const feedback = checkTaskFeedback(input);
     const now = this.#clock.now();
     const answer = await this.#store.transaction(async (tx): Promise<TaskFeedbackAnswer> => {
       const task = await this.#lock(tx.lockTask(feedback.taskId), feedback.taskId);
@@ -173,7 +168,7 @@ export class TaskService {
 
   /** Records an owner's callback; SUCCESS brings the task to FINISHED / CANCELLED. Repeats are harmless. */
   async callback(input: TaskCallback): Promise<TaskCallbackAnswer> {
-    const callback = checkCallback(input);
+    const callback = checkTaskCallback(input);
     const now = this.#clock.now();
     const answer = await this.#store.transaction(async (tx): Promise<TaskCallbackAnswer> => {
       const task = await this.#lock(tx.lockTask(callback.taskId), callback.taskId);
@@ -284,7 +279,7 @@ export class TaskService {
   async replay(filter: TaskReplayFilter, request: TaskReplayRequest): Promise<TaskReplayResult> {
     const by = requiredText(request.by, "by", 256);
     const reason = requiredText(request.reason, "reason", 2_000);
-    const f = checkReplayFilter(filter);
+    const f = checkTaskReplayFilter(filter);
     const dryRun = request.dryRun === true;
     const candidates = await this.#replayCandidates(f);
     const eligible = candidates.filter((c) => c.eligible).map((c) => c.taskId);
@@ -352,62 +347,4 @@ export class TaskService {
     if (task === undefined) throw new TaskRequestError("NOT_FOUND", `no task ${taskId}`);
     return task;
   }
-}
-
-const optionalText = (v: unknown, field: string, max = 1_000): string | null => {
-  if (v === undefined || v === null) return null;
-  if (typeof v !== "string" || v.length > max) throw new TaskRequestError("INVALID", `${field} must be a string of at most ${max} characters`);
-  return v;
-};
-
-const requiredText = (v: unknown, field: string, max: number): string => {
-  if (typeof v !== "string" || v.trim() === "" || v.length > max) throw new TaskRequestError("INVALID", `${field} must be a non-blank string of at most ${max} characters`);
-  return v;
-};
-
-function checkReplayFilter(filter: TaskReplayFilter): TaskReplayFilter {
-  const taskIds = filter.taskIds;
-  if (taskIds !== undefined) {
-    if (!Array.isArray(taskIds) || taskIds.length === 0 || taskIds.length > MAX_TASK_REPLAY) {
-      throw new TaskRequestError("INVALID", `taskIds must be a list of 1..${MAX_TASK_REPLAY} task ids`);
-    }
-    for (const id of taskIds) assertTaskId(id);
-  }
-  if (filter.owner !== undefined) assertRoutingCode(filter.owner, "owner");
-  if (filter.handlerCode !== undefined) assertRoutingCode(filter.handlerCode, "handlerCode");
-  if (taskIds === undefined && filter.owner === undefined && filter.handlerCode === undefined) {
-    throw new TaskRequestError("INVALID", "a replay needs taskIds, owner or handlerCode");
-  }
-  return {
-    ...(taskIds !== undefined ? { taskIds: [...new Set(taskIds)] } : {}),
-    ...(filter.owner !== undefined ? { owner: filter.owner } : {}),
-    ...(filter.handlerCode !== undefined ? { handlerCode: filter.handlerCode } : {}),
-  };
-}
-
-function checkFeedback(input: TaskFeedback): TaskFeedback {
-  assertTaskId(input.taskId);
-  if (typeof input.externalEventId !== "string" || input.externalEventId === "" || input.externalEventId.length > 256) {
-    throw new TaskRequestError("INVALID", "externalEventId must be a string of 1..256 characters");
-  }
-  if (!FEEDBACK_STATUSES.includes(input.status)) {
-    throw new TaskRequestError("INVALID", `status must be one of ${FEEDBACK_STATUSES.join(", ")}: ${JSON.stringify(input.status)}`);
-  }
-  return {
-    taskId: input.taskId,
-    externalEventId: input.externalEventId,
-    status: input.status,
-    externalTaskNo: optionalText(input.externalTaskNo, "externalTaskNo"),
-    reason: optionalText(input.reason, "reason"),
-    progress: input.status === TaskFeedbackStatus.EXECUTING ? optionalText(input.progress, "progress", 2_000) : null,
-  };
-}
-
-function checkCallback(input: TaskCallback): TaskCallback {
-  assertTaskId(input.taskId);
-  if (typeof input.eventId !== "string" || input.eventId === "") throw new TaskRequestError("INVALID", "eventId is required");
-  if (!CALLBACK_RESULTS.includes(input.result)) {
-    throw new TaskRequestError("INVALID", `result must be SUCCESS or FAILURE: ${JSON.stringify(input.result)}`);
-  }
-  return { taskId: input.taskId, eventId: input.eventId, result: input.result, message: optionalText(input.message, "message") };
 }

@@ -6,7 +6,7 @@ import { InMemoryTaskDispatcher } from "../src/in-memory-task-dispatcher.js";
 import { InMemoryTaskStore } from "../src/in-memory-task-store.js";
 import { TaskStatus } from "../src/task-record.js";
 import { TaskService } from "../src/task-service.js";
-import { sampleNewTask } from "../src/task-store.contract.js";
+import { sampleNewTask } from "../src/task-store-contract-fixtures.js";
 
 describe("DispatchJob", () => {
   let clock: ManualClock;

@@ -8,7 +8,7 @@ import { InMemoryTaskStore } from "../src/in-memory-task-store.js";
 import { TaskStatus } from "../src/task-record.js";
 import { isTaskRequestError } from "../src/task-request-error.js";
 import { TaskService } from "../src/task-service.js";
-import { sampleNewTask } from "../src/task-store.contract.js";
+import { sampleNewTask } from "../src/task-store-contract-fixtures.js";
 
 const refusal = async (p: Promise<unknown>): Promise<string> =>
   p.then(

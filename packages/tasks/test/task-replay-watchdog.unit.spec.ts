@@ -6,7 +6,7 @@ import { InMemoryTaskStore } from "../src/in-memory-task-store.js";
 import { TaskStatus } from "../src/task-record.js";
 import { isTaskRequestError } from "../src/task-request-error.js";
 import { TaskService } from "../src/task-service.js";
-import { sampleNewTask } from "../src/task-store.contract.js";
+import { sampleNewTask } from "../src/task-store-contract-fixtures.js";
 import { TaskWatchdogJob } from "../src/task-watchdog-job.js";
 import type { TaskEventMessage } from "../src/task-event.js";
 

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { isMsgxError } from "@msgx/core";
 import { InMemoryTaskStore } from "../src/in-memory-task-store.js";
-import { sampleNewTask } from "../src/task-store.contract.js";
+import { sampleNewTask } from "../src/task-store-contract-fixtures.js";
 import { isTaskRequestError } from "../src/task-request-error.js";
 import { TaskStatus } from "../src/task-record.js";
 import { TaskService } from "../src/task-service.js";

@@ -12,6 +12,6 @@ export type { ReliableMessageOptions } from "@msgx/reliable";
 export type { ReliableMessage } from "@msgx/reliable";
 export { PgReliableMessageStore } from "@msgx/adapters-pg/reliable";
 export { PgConsumeLog } from "@msgx/adapters-pg/reliable";
-export { reliableMessageConsumeLogMigration } from "@msgx/adapters-pg/reliable";
+export { RELIABLE_MESSAGE_MIGRATIONS, reliableMessageConsumeLogMigration } from "@msgx/adapters-pg/reliable";
 export { ReliableMessageKafkaConsumer } from "@msgx/adapters-kafka/reliable";
 export { ensureQueueTopics } from "@msgx/adapters-kafka/reliable";

@@ -1,15 +1,15 @@
-import { migrateToLatest } from "@msgx/adapters-pg";
+import { ALL_MIGRATION_MODULES, migrateToLatest } from "@msgx/adapters-pg";
 import { sql, type Kysely } from "kysely";
-import { reliableMessageConsumeLogMigration } from "./core.js";
+import { RELIABLE_MESSAGE_MIGRATIONS, reliableMessageConsumeLogMigration } from "./core.js";
 
 /**
- * Everything the example needs in one schema: the msgx tables (`msg_event`, the outbox, and
- * `reliable_message`, migration 0005), the consume log, and the two services' own tables. In
+ * Everything the example needs in one schema: the msgx tables (`msg_event`, the outbox), the
+ * service's `reliable_message` (the `@msgx/adapters-pg/reliable` set), the consume log, and the two services' own tables. In
  * production the payment and accounting tables (and the consume log) live in their services'
  * databases; one schema keeps the example small.
  */
 export async function migrateExample(db: Kysely<any>, schema: string): Promise<void> {
-  await migrateToLatest(db, { schema });
+  await migrateToLatest(db, { schema, modules: [...ALL_MIGRATION_MODULES, RELIABLE_MESSAGE_MIGRATIONS] });
   await db.transaction().execute(async (trx) => {
     await sql`SET LOCAL search_path TO ${sql.id(schema)}`.execute(trx);
     const log = await sql<{ t: string | null }>`SELECT to_regclass('reliable_message_consume_log')::text AS t`.execute(trx);

@@ -1,6 +1,6 @@
-import { createPgStores, migrateToLatest } from "@msgx/adapters-pg";
+import { ALL_MIGRATION_MODULES, createPgStores, migrateToLatest } from "@msgx/adapters-pg";
 import { sql, type Kysely } from "kysely";
-import { taskConsumeLogMigration, taskRoutingMigration } from "./task-routing.js";
+import { TASK_ROUTING_MIGRATIONS, taskConsumeLogMigration } from "./task-routing.js";
 
 /**
  * A pool on `schema` (created when missing) with msgx's timeouts and search path, through the
@@ -19,14 +19,10 @@ const exists = async (db: Kysely<any>, table: string): Promise<boolean> => {
 
 /**
  * The task service's schema: the msgx tables (with `msg_event`, the relay's outbox) and the task
- * tables — through the msgx list once `taskRoutingMigration` is registered there, until then here.
+ * tables, which come from the `@msgx/adapters-pg/tasks` set.
  */
 export async function migrateTaskService(db: Kysely<any>, schema: string): Promise<void> {
-  await migrateToLatest(db, { schema });
-  await db.transaction().execute(async (trx) => {
-    await sql`SET LOCAL search_path TO ${sql.id(schema)}`.execute(trx);
-    if (!(await exists(trx, "task_task"))) await taskRoutingMigration(schema).up(trx);
-  });
+  await migrateToLatest(db, { schema, modules: [...ALL_MIGRATION_MODULES, TASK_ROUTING_MIGRATIONS] });
 }
 
 /**

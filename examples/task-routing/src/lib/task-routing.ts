@@ -16,7 +16,7 @@ export { TaskCallbackSender } from "@msgx/tasks";
 export { parseTaskCallbackMessage, resultTopicCallbackPort, type TaskCallbackPort } from "@msgx/tasks";
 export { PgTaskStore } from "@msgx/adapters-pg/tasks";
 export { PgTaskConsumeLogStore } from "@msgx/adapters-pg/tasks";
-export { taskConsumeLogMigration, taskRoutingMigration } from "@msgx/adapters-pg/tasks";
+export { TASK_ROUTING_MIGRATIONS, taskConsumeLogMigration } from "@msgx/adapters-pg/tasks";
 export { runTaskEventConsumer, type RunningTaskEventConsumer } from "@msgx/adapters-kafka/tasks";
 export { ensureTaskTopics } from "@msgx/adapters-kafka/tasks";
 export { runTaskCallbackConsumer } from "@msgx/adapters-kafka/tasks";

@@ -2,7 +2,7 @@ import { systemClock, type ArchivedRecord, type ArchiveQuery, type Clock, type M
 import type { Kysely } from "kysely";
 import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "../lock-keys.js";
 import { pgCall } from "../pg-error-map.js";
-import { pipelineTransaction } from "../pg-transaction.js";
+import { conflictAttemptsOf, pipelineTransaction } from "../pg-transaction.js";
 import { registerMissingBackfill } from "../queries/backfill-todo.js";
 import type { Db } from "../queries/db.js";
 import { retiredFlights } from "../queries/flights.js";
@@ -41,7 +41,7 @@ export class PgMaintenanceStore implements MaintenanceStore {
     this.#db = db;
     this.#clock = options.clock ?? systemClock;
     this.#keys = options.lockKeys ?? lockKeys(options.lockNamespace ?? DEFAULT_LOCK_NAMESPACE);
-    this.#conflictAttempts = Math.max(1, options.conflictAttempts ?? 3);
+    this.#conflictAttempts = conflictAttemptsOf(options.conflictAttempts);
   }
 
   /** The advisory lock keys its writes take: those of the paired pipeline store. */

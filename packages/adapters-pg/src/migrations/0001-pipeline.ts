@@ -1,6 +1,14 @@
 import type { Kysely, Migration } from "kysely";
 import { runDdl } from "./ddl.js";
 
+/** The nullable columns `proc_state` and its archive `proc_state_hst` both have, in this order. */
+const PROC_STATE_NULLABLE_COLUMNS = `next_attempt_at timestamptz,
+    head_since      timestamptz,
+    identity_key    text,
+    meta            jsonb,
+    error_class     text,
+    reason          text,`;
+
 /**
  * Processing state, identities, the outbox, backfill todos, intake, leadership, audit, archive.
  * Times are `timestamptz`; the model's epoch milliseconds convert at the boundary.
@@ -10,12 +18,7 @@ const UP = [
     msg_id          bigint      PRIMARY KEY,
     status          text        NOT NULL CHECK (status IN ('PENDING','FAILED','SUCCEEDED','SKIPPED','DEAD')),
     attempts        integer     NOT NULL DEFAULT 0 CHECK (attempts >= 0),
-    next_attempt_at timestamptz,
-    head_since      timestamptz,
-    identity_key    text,
-    meta            jsonb,
-    error_class     text,
-    reason          text,
+    ${PROC_STATE_NULLABLE_COLUMNS}
     history         jsonb       NOT NULL DEFAULT '[]'::jsonb,
     received_at     timestamptz NOT NULL,
     updated_at      timestamptz NOT NULL
@@ -103,12 +106,7 @@ const UP = [
     msg_id          bigint      PRIMARY KEY,
     status          text        NOT NULL,
     attempts        integer     NOT NULL,
-    next_attempt_at timestamptz,
-    head_since      timestamptz,
-    identity_key    text,
-    meta            jsonb,
-    error_class     text,
-    reason          text,
+    ${PROC_STATE_NULLABLE_COLUMNS}
     history         jsonb       NOT NULL,
     received_at     timestamptz NOT NULL,
     updated_at      timestamptz NOT NULL,

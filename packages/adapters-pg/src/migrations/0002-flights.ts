@@ -1,4 +1,5 @@
 import type { Kysely, Migration } from "kysely";
+import { collectionTableDdl } from "./collection-table-ddl.js";
 import { runDdl } from "./ddl.js";
 
 /** Written out, not derived from core: a migration must not change when the schema table does. */
@@ -42,15 +43,7 @@ const UP = [
   `CREATE INDEX flight_schd_operation_day_idx ON flight_schd (operation_day)`,
   // Look-ups by flight number and schedule time (read API, operators).
   `CREATE INDEX flight_schd_flno_idx ON flight_schd (alcd, flno, sodt)`,
-  ...COLLECTION_TABLES.map(
-    (t) => `CREATE TABLE ${t} (
-      flid       text    NOT NULL REFERENCES flight_schd (flid) ON DELETE CASCADE,
-      seq_key    text    NOT NULL,
-      ord        integer NOT NULL,
-      row_values jsonb   NOT NULL CHECK (jsonb_typeof(row_values) = 'object'),
-      PRIMARY KEY (flid, seq_key)
-    )`,
-  ),
+  ...COLLECTION_TABLES.map(collectionTableDdl),
   `CREATE TABLE schd_snap_log (
     snap_id       bigserial   PRIMARY KEY,
     msg_id        bigint      NOT NULL,

@@ -1,4 +1,5 @@
 import type { Kysely, Migration } from "kysely";
+import { collectionTableDdl } from "./collection-table-ddl.js";
 import { runDdl } from "./ddl.js";
 
 /** Written out, not derived from core: a migration must not change when the schema table does. */
@@ -16,15 +17,7 @@ const KNOWN_CHECK = "flight_schd_collections_known_check";
  * `collections_known` CHECK widens to name them.
  */
 const UP = [
-  ...NEW_TABLES.map(
-    (t) => `CREATE TABLE ${t} (
-      flid       text    NOT NULL REFERENCES flight_schd (flid) ON DELETE CASCADE,
-      seq_key    text    NOT NULL,
-      ord        integer NOT NULL,
-      row_values jsonb   NOT NULL CHECK (jsonb_typeof(row_values) = 'object'),
-      PRIMARY KEY (flid, seq_key)
-    )`,
-  ),
+  ...NEW_TABLES.map(collectionTableDdl),
   `ALTER TABLE flight_schd DROP CONSTRAINT ${KNOWN_CHECK}`,
   `ALTER TABLE flight_schd ADD CONSTRAINT ${KNOWN_CHECK} CHECK (collections_known <@ ${KNOWN_AFTER})`,
 ];

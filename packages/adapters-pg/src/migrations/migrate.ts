@@ -3,8 +3,6 @@ import { pipelineMigration } from "./0001-pipeline.js";
 import { flightsMigration } from "./0002-flights.js";
 import { requestsReferenceMigration } from "./0003-requests-reference.js";
 import { readerIndexesMigration } from "./0004-reader-indexes.js";
-import { reliableMessageMigration } from "./0005-reliable-message.js";
-import { taskRoutingMigration } from "./0006-task-routing.js";
 import { maintenanceMigration } from "./0007-maintenance.js";
 import { requestsMigration } from "./0008-requests.js";
 import { outboxJsonMigration } from "./0009-outbox-json.js";
@@ -13,8 +11,6 @@ import { referenceDataMigration } from "./0011-reference-data.js";
 import { identityContentMigration } from "./0012-identity-content.js";
 import { procTraceMigration } from "./0014-proc-trace.js";
 import { outboxHeadersMigration } from "./0013-outbox-headers.js";
-import { reliableMessageServiceMigration } from "./0015-reliable-message-service.js";
-import { taskRoutingServiceMigration } from "./0016-task-routing-service.js";
 import { lineageMigration } from "./0018-lineage.js";
 import { consoleMigration } from "./0019-console.js";
 import { leadershipLeaseMigration } from "./0020-leadership-lease.js";
@@ -25,10 +21,25 @@ import { recentFlightsMigration } from "./0022-recent-flights.js";
 export const MIGRATION_TABLE = "msgx_migration";
 export const MIGRATION_LOCK_TABLE = "msgx_migration_lock";
 
+/** How a migration of one version is made for a schema. */
+export type MigrationFactory = (schema: string) => Migration;
+
 /**
- * The migration sets a user installs, each named after the module whose stores use its tables.
+ * A migration set a package contributes beyond the main entry's modules: named after the module
+ * whose stores use its tables, its migrations keyed by the version names deployed databases hold.
+ * `@msgx/adapters-pg/tasks` and `@msgx/adapters-pg/reliable` export theirs, so that only a database
+ * that hosts those products gets their tables.
+ */
+export interface MigrationSet {
+  readonly name: string;
+  readonly migrations: Readonly<Record<string, MigrationFactory>>;
+}
+
+/**
+ * The migration sets of the main entry, each named after the module whose stores use its tables.
  * Every other module builds on `pipeline` (its outbox, its flights). The names are the ones
- * deployed databases hold in `msgx_migration`: released ones never change.
+ * deployed databases hold in `msgx_migration`: released ones never change. Versions 0005, 0015
+ * (reliable messages) and 0006, 0016 (task routing) belong to the sets of the subpaths.
  */
 export const MIGRATION_MODULES = {
   /** Processing state, identities, the outbox, backfill, intake, leadership, audit, flights. */
@@ -65,52 +76,54 @@ export const MIGRATION_MODULES = {
     // Reference records as typed fields, with a version per key.
     "0011_reference_data": referenceDataMigration,
   },
-  /** The reliable-message service's table (seed 002), beside the outbox its sends go to. */
-  "reliable-message": {
-    "0005_reliable_message": reliableMessageMigration,
-    // Terminal statuses, last send's event id, rejects, headers, check delay, the purge index.
-    "0015_reliable_message_service": reliableMessageServiceMigration,
-  },
-  /** The task service's tables (seed 001); they write msg_event. */
-  "task-routing": {
-    "0006_task_routing": taskRoutingMigration,
-    // FAILED, dispatch bookkeeping, watchdog alerts, the dispatch and purge probes, the replay audit.
-    "0016_task_routing_service": taskRoutingServiceMigration,
-  },
   /** Flight history and the PROC_STATE archive index of the maintenance jobs. */
   jobs: { "0007_maintenance": maintenanceMigration },
-} as const satisfies Record<string, Record<string, (schema: string) => Migration>>;
+} as const satisfies Record<string, Record<string, MigrationFactory>>;
 
 export type MigrationModule = keyof typeof MIGRATION_MODULES;
 
-/** Every module: what the runner needs, and the default of `migrateToLatest`. */
+/** A module of the main entry by name, or a set from a subpath. */
+export type MigrationChoice = MigrationModule | MigrationSet;
+
+/** Every module of the main entry (the flight exchange): the default of `migrateToLatest`. */
 export const ALL_MIGRATION_MODULES: readonly MigrationModule[] = Object.keys(MIGRATION_MODULES) as MigrationModule[];
 
-/** The migrations of `modules` (default: all), by version. Names sort in apply order. */
-export function msgxMigrations(schema: string, modules: readonly MigrationModule[] = ALL_MIGRATION_MODULES): Record<string, Migration> {
-  const chosen = modules.includes("pipeline") ? modules : (["pipeline", ...modules] as const);
-  const entries = chosen.flatMap((m) => Object.entries(MIGRATION_MODULES[m]).map(([name, make]) => [name, make(schema)] as const));
+const migrationsOf = (choice: MigrationChoice): Readonly<Record<string, MigrationFactory>> =>
+  typeof choice === "string" ? MIGRATION_MODULES[choice] : choice.migrations;
+
+/** The migrations of `modules` (default: the main entry's), by version. Names sort in apply order. */
+export function msgxMigrations(schema: string, modules: readonly MigrationChoice[] = ALL_MIGRATION_MODULES): Record<string, Migration> {
+  const chosen = modules.includes("pipeline") ? modules : ["pipeline" as const, ...modules];
+  const entries = chosen.flatMap((m) => Object.entries(migrationsOf(m)).map(([name, make]) => [name, make(schema)] as const));
   return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 /**
+ * Stands for a version the database holds but the caller did not choose (another module's, or a
+ * subpath's set this caller does not load). Kysely refuses a database whose applied migrations it
+ * is not shown; an applied migration never runs again, so this one never runs at all.
+ */
+const appliedElsewhere = (name: string): Migration => ({
+  up: () => Promise.reject(new Error(`msgx migration ${name} is applied; it never runs again`)),
+});
+
+/**
  * The in-code provider kysely's `Migrator` reads (no files on disk, so bundles work): the chosen
- * modules' migrations, plus any other msgx migration already applied (kysely refuses a database
- * whose applied migrations it is not shown; an applied one never runs again).
+ * modules' migrations, plus a stand-in for every other version already applied.
  */
 export class MsgxMigrationProvider implements MigrationProvider {
   readonly #schema: string;
-  readonly #modules: readonly MigrationModule[];
+  readonly #modules: readonly MigrationChoice[];
   readonly #applied: ReadonlySet<string>;
-  constructor(schema: string, modules: readonly MigrationModule[] = ALL_MIGRATION_MODULES, applied: ReadonlySet<string> = new Set()) {
+  constructor(schema: string, modules: readonly MigrationChoice[] = ALL_MIGRATION_MODULES, applied: ReadonlySet<string> = new Set()) {
     this.#schema = schema;
     this.#modules = modules;
     this.#applied = applied;
   }
   async getMigrations(): Promise<Record<string, Migration>> {
-    const all = msgxMigrations(this.#schema);
     const chosen = msgxMigrations(this.#schema, this.#modules);
-    return Object.fromEntries(Object.entries(all).filter(([name]) => name in chosen || this.#applied.has(name)));
+    const others = [...this.#applied].filter((name) => !(name in chosen)).map((name) => [name, appliedElsewhere(name)] as const);
+    return { ...chosen, ...Object.fromEntries(others) };
   }
 }
 
@@ -118,10 +131,12 @@ export interface MigrateOptions {
   /** The schema the tables live in (created when missing). Default `public`. */
   readonly schema?: string;
   /**
-   * The migration sets to apply (`pipeline` always comes with them). Default: every module, as the
-   * runner needs. A module can be added later to a database migrated with fewer.
+   * The migration sets to apply (`pipeline` always comes with them): module names of the main
+   * entry and sets of the subpaths (`TASK_ROUTING_MIGRATIONS`, `RELIABLE_MESSAGE_MIGRATIONS`).
+   * Default: the main entry's modules, the flight exchange's tables alone. A module can be added
+   * later to a database migrated with fewer, and one migrated with more is accepted.
    */
-  readonly modules?: readonly MigrationModule[];
+  readonly modules?: readonly MigrationChoice[];
 }
 
 /**
@@ -145,13 +160,22 @@ export const msgxMigrator = <DB>(db: Kysely<DB>, options: MigrateOptions = {}, a
  * skipped, and concurrent callers serialize on kysely's migration lock. Throws the first failure.
  */
 export async function migrateToLatest<DB>(db: Kysely<DB>, options: MigrateOptions = {}): Promise<MigrationResultSet> {
-  const known = await msgxMigrator(db, { ...options, modules: ALL_MIGRATION_MODULES }).getMigrations();
-  const applied = new Set(known.filter((m) => m.executedAt !== undefined).map((m) => m.name));
+  const applied = await appliedVersions(db, options.schema ?? "public");
   const result = await msgxMigrator(db, options, applied).migrateToLatest();
   if (result.error !== undefined) {
     throw new Error(`msgx migration failed: ${describe(result.error)}`, { cause: result.error });
   }
   return result;
+}
+
+/** The versions `schema` holds (none before its first migration). */
+async function appliedVersions<DB>(db: Kysely<DB>, schema: string): Promise<ReadonlySet<string>> {
+  const exists = await sql<{ found: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                   WHERE n.nspname = ${schema} AND c.relname = ${MIGRATION_TABLE}) AS found`.execute(db);
+  if (exists.rows[0]?.found !== true) return new Set();
+  const rows = await sql<{ name: string }>`SELECT name FROM ${sql.table(`${schema}.${MIGRATION_TABLE}`)}`.execute(db);
+  return new Set(rows.rows.map((r) => r.name));
 }
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));

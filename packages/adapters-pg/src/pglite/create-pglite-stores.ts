@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from "@msgx/core";
 import { Kysely } from "kysely";
-import { migrateToLatest } from "../migrations/migrate.js";
+import { migrateToLatest, type MigrationChoice } from "../migrations/migrate.js";
 import { pgStoresOn, type PgStores } from "../pg-stores.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 import { loadPglite } from "./load-pglite.js";
@@ -21,12 +21,15 @@ const EMBEDDED_SETTINGS = ["-c", "shared_buffers=16MB"];
  * so that one process at a time opens it; that process leads (`bumpEpoch`), so there is no
  * `leadership`. `@electric-sql/pglite`, an optional peer, loads on demand (a CONFIG error if missing).
  */
-export async function createPgliteStores(dataDir?: string, options: { readonly clock?: Clock } = {}): Promise<PgStores> {
+export async function createPgliteStores(
+  dataDir?: string,
+  options: { readonly clock?: Clock; readonly modules?: readonly MigrationChoice[] } = {},
+): Promise<PgStores> {
   const PGlite = await loadPglite();
   const pglite = (await PGlite.create(dataDir, { startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS] })) as unknown as PGliteLike;
   const db = new Kysely<MsgxDatabase>({ dialect: new PGliteDialect({ pglite }) });
   try {
-    await migrateToLatest(db, { schema: "public" });
+    await migrateToLatest(db, { schema: "public", modules: options.modules });
   } catch (e) {
     await db.destroy();
     throw e;

@@ -1,7 +1,8 @@
 /**
  * `@msgx/adapters-pg/reliable`: the PostgreSQL stores of the reliable-message service
- * (`@msgx/reliable`, an optional peer: only a project that imports this subpath needs it). The tables
- * come with the `reliable-message` migration module of the main entry's `migrateToLatest`.
+ * (`@msgx/reliable`, an optional peer: only a project that imports this subpath needs it). Their
+ * table comes with `RELIABLE_MESSAGE_MIGRATIONS`, a set the main entry's `migrateToLatest` applies
+ * when named in `modules`.
  */
 export { PgReliableMessageStore, type PgReliableMessageStoreOptions } from "./pg-reliable-message-store.js";
 export { PgConsumeLog } from "./pg-consume-log.js";
@@ -12,7 +13,8 @@ export type {
   ReliableMessageConsumeLogDatabase,
 } from "./reliable-message-tables.js";
 
-// The service's migrations (also in the main entry's `migrateToLatest`, module `reliable-message`)
-// and the consumer-side log's, which lives in a consumer's own database.
-export { reliableMessageMigration, reliableMessageConsumeLogMigration } from "../migrations/0005-reliable-message.js";
-export { reliableMessageServiceMigration } from "../migrations/0015-reliable-message-service.js";
+// The service's migrations (its database) and the consumer-side log's, which lives in a consumer's
+// own database.
+export { RELIABLE_MESSAGE_MIGRATIONS } from "./reliable-message-migrations.js";
+export { reliableMessageMigration, reliableMessageConsumeLogMigration } from "./0005-reliable-message.js";
+export { reliableMessageServiceMigration } from "./0015-reliable-message-service.js";

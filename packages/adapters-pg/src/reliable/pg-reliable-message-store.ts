@@ -2,7 +2,7 @@ import { reliableMessagePhase, type ReliableMessage, type ReliableMessageFilter,
 import { systemClock, type Clock, type OutboxEventDraft } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { mapPgError, pgCall } from "../pg-error-map.js";
-import { pgTransaction, retryOnConflict } from "../pg-transaction.js";
+import { conflictAttemptsOf, pgTransaction, retryOnConflict } from "../pg-transaction.js";
 import type { Db } from "../queries/db.js";
 import { insertEvents } from "../queries/msg-event.js";
 import {
@@ -46,7 +46,7 @@ export class PgReliableMessageStore implements ReliableMessageStore {
   constructor(db: Kysely<MsgxDatabase>, options: PgReliableMessageStoreOptions = {}) {
     this.#db = db;
     this.#clock = options.clock ?? systemClock;
-    this.#conflictAttempts = Math.max(1, options.conflictAttempts ?? 3);
+    this.#conflictAttempts = conflictAttemptsOf(options.conflictAttempts);
   }
 
   commit(write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {

@@ -1,7 +1,7 @@
 /**
  * `@msgx/adapters-pg/tasks`: the PostgreSQL stores of task-event routing (`@msgx/tasks`, an optional
- * peer: only a project that imports this subpath needs it). The tables come with the `task-routing`
- * migration module of the main entry's `migrateToLatest`.
+ * peer: only a project that imports this subpath needs it). Their tables come with
+ * `TASK_ROUTING_MIGRATIONS`, a set the main entry's `migrateToLatest` applies when named in `modules`.
  */
 export { PgTaskStore, type PgTaskStoreOptions } from "./pg-task-store.js";
 export { PgTaskConsumeLogStore, TASK_CONSUME_LOCK_CLASS, type PgTaskConsumeLogStoreOptions } from "./pg-task-consume-log-store.js";
@@ -15,8 +15,9 @@ export type {
   TaskConsumeLogDatabase,
 } from "./task-tables.js";
 
-// The task service's migrations (its database: also in the main entry's `migrateToLatest`, module
-// `task-routing`) and the consumer-side log's, which lives in a consumer's own database.
-export { taskRoutingMigration, taskConsumeLogMigration } from "../migrations/0006-task-routing.js";
-export { taskRoutingServiceMigration } from "../migrations/0016-task-routing-service.js";
-export { taskConsumeLogPurgeMigration } from "../migrations/0017-task-consume-log-purge.js";
+// The task service's migrations (its database) and the consumer-side log's, which lives in a
+// consumer's own database.
+export { TASK_ROUTING_MIGRATIONS } from "./task-routing-migrations.js";
+export { taskRoutingMigration, taskConsumeLogMigration } from "./0006-task-routing.js";
+export { taskRoutingServiceMigration } from "./0016-task-routing-service.js";
+export { taskConsumeLogPurgeMigration } from "./0017-task-consume-log-purge.js";

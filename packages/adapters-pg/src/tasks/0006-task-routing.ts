@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from "kysely";
-import { runDdl } from "./ddl.js";
+import { runDdl } from "../migrations/ddl.js";
 
 /**
  * The task service's tables (seed 001 `task_task` and its logs), beside `msg_event`: a task's
@@ -61,8 +61,8 @@ const TASK_SERVICE_UP = [
 const TASK_SERVICE_DOWN = ["DROP TABLE task_callback", "DROP TABLE task_feedback", "DROP TABLE task_task"];
 
 /**
- * The task service side: register it in the msgx migration list after `0001_pipeline` (it writes
- * `msg_event`), under the next free version, e.g. `0006_task_routing`.
+ * The task service side, in `TASK_ROUTING_MIGRATIONS` after `0001_pipeline` (it writes
+ * `msg_event`) as `0006_task_routing`.
  */
 export const taskRoutingMigration = (schema: string): Migration => ({
   up: (db: Kysely<unknown>) => runDdl(db, schema, TASK_SERVICE_UP),

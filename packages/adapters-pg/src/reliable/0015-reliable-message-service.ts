@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from "kysely";
-import { runDdl } from "./ddl.js";
+import { runDdl } from "../migrations/ddl.js";
 
 /**
  * The reliable-message service as a service (issue 20):

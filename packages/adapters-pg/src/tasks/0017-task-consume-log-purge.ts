@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from "kysely";
-import { runDdl } from "./ddl.js";
+import { runDdl } from "../migrations/ddl.js";
 
 /**
  * The owner side's consume-log retention (issue 21): `PgTaskConsumeLogStore.purge` deletes

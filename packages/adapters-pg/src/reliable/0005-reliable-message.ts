@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from "kysely";
-import { runDdl } from "./ddl.js";
+import { runDdl } from "../migrations/ddl.js";
 
 /**
  * The reliable-message service's table (seed 002 `rp_transaction_message`), beside `msg_event`
@@ -39,7 +39,7 @@ const UP = [
 
 const DOWN = ["DROP TABLE reliable_message"];
 
-/** The service side, in the msgx migration list as `0005_reliable_message`. */
+/** The service side, in `RELIABLE_MESSAGE_MIGRATIONS` as `0005_reliable_message`. */
 export const reliableMessageMigration = (schema: string): Migration => ({
   up: (db: Kysely<unknown>) => runDdl(db, schema, UP),
   down: (db: Kysely<unknown>) => runDdl(db, schema, DOWN),

@@ -1,0 +1,18 @@
+import type { MigrationSet } from "../migrations/migrate.js";
+import { reliableMessageMigration } from "./0005-reliable-message.js";
+import { reliableMessageServiceMigration } from "./0015-reliable-message-service.js";
+
+/**
+ * The reliable-message service's table (seed 002), beside the outbox its sends go to, for the
+ * database that hosts it: `migrateToLatest(db, { modules: [RELIABLE_MESSAGE_MIGRATIONS] })`. The
+ * version names are the ones databases migrated by 0.1.x hold (then part of the main entry's
+ * default list).
+ */
+export const RELIABLE_MESSAGE_MIGRATIONS: MigrationSet = {
+  name: "reliable-message",
+  migrations: {
+    "0005_reliable_message": reliableMessageMigration,
+    // Terminal statuses, last send's event id, rejects, headers, check delay, the purge index.
+    "0015_reliable_message_service": reliableMessageServiceMigration,
+  },
+};

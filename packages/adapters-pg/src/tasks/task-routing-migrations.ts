@@ -1,0 +1,17 @@
+import type { MigrationSet } from "../migrations/migrate.js";
+import { taskRoutingMigration } from "./0006-task-routing.js";
+import { taskRoutingServiceMigration } from "./0016-task-routing-service.js";
+
+/**
+ * The task service's tables (seed 001; they write `msg_event`), for the database that hosts it:
+ * `migrateToLatest(db, { modules: [TASK_ROUTING_MIGRATIONS] })`. The version names are the ones
+ * databases migrated by 0.1.x hold (then part of the main entry's default list).
+ */
+export const TASK_ROUTING_MIGRATIONS: MigrationSet = {
+  name: "task-routing",
+  migrations: {
+    "0006_task_routing": taskRoutingMigration,
+    // FAILED, dispatch bookkeeping, watchdog alerts, the dispatch and purge probes, the replay audit.
+    "0016_task_routing_service": taskRoutingServiceMigration,
+  },
+};

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+/**
+ * The repeated-block count of STYLE.md 12 ("one place per rule"): runs the workplace tool
+ * `duplicates` over packages/, keeps the pairs that are not boilerplate and whose both sides are
+ * product source (a `/src/` path, not a test, testing helper, fake or contract suite), marks the
+ * ones the allow-list below explains, prints them and `repeated blocks: N (allowed M)`.
+ *
+ * Exits 1 when more than MAX_BLOCKS remain or any remaining pair is not in the allow-list; 2 when
+ * `duplicates` is missing or did not read the whole tree. Not run in CI: `duplicates` is not a
+ * project dependency. Usage: `node scripts/repeated-blocks.mjs` from the repository root.
+ */
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const MAX_BLOCKS = 5;
+
+/**
+ * Pairs that may stay, each with why: the logic is not the same, only the shape. Matched on both
+ * paths (either order), whatever the line numbers. Paths are relative to packages/.
+ */
+const ENUM_IDIOM =
+  "two `as const` state tables with their derived union (the idiom of STYLE.md 2): different states, only the shape is shared";
+
+const ALLOWED = [
+  { a: "core/src/errors/error-class.ts", b: "core/src/model/proc-record.ts", reason: ENUM_IDIOM },
+  { a: "core/src/outbox/outbox-event.ts", b: "tasks/src/task-consume-log.ts", reason: ENUM_IDIOM },
+  { a: "core/src/outbox/outbox-event.ts", b: "tasks/src/task-feedback.ts", reason: ENUM_IDIOM },
+  { a: "tasks/src/task-callback.ts", b: "tasks/src/task-feedback.ts", reason: ENUM_IDIOM },
+  { a: "tasks/src/task-consume-log.ts", b: "tasks/src/task-feedback.ts", reason: ENUM_IDIOM },
+  { a: "reliable/src/reliable-message.ts", b: "tasks/src/task-callback.ts", reason: ENUM_IDIOM },
+  { a: "core/src/exchange/wake-edges.ts", b: "reliable/src/reliable-message.ts", reason: ENUM_IDIOM },
+  { a: "core/src/leadership/lease-machine.ts", b: "reliable/src/check-back-job.ts", reason: ENUM_IDIOM },
+  { a: "adapters-pg/src/tasks/task-rows.ts", b: "adapters-pg/src/tasks/task-rows.ts", reason: "the row mappers of task_feedback and task_callback: each maps its own table's columns, which share names" },
+  { a: "adapters-pg/src/mailbox/pg-mailbox-schema.ts", b: "adapters-pg/src/requests/pg-outbound-schema.ts", reason: "the DDL of two different upstream tables (cminmsgs, coutmsgs) stood in for by the embedded runner" },
+  { a: "adapters-mysql/src/mysql-session.ts", b: "adapters-mysql/src/mysql-session.ts", reason: "the parameter lists of withConnection and withTransaction; the second calls the first" },
+  { a: "core/src/flight/flight-payload.ts", b: "core/src/model/flight-state.ts", reason: "a flight's wire payload (docs/events.md: `fields`, payload rows) and its stored state (`scalars`, collection rows): one is mapped from the other" },
+  { a: "core/src/ports/mailbox.ts", b: "core/src/processing/run-decision.ts", reason: "two unrelated result interfaces (a backfill's outcome, a run's decision) whose documented readonly fields look alike" },
+  { a: "adapters-pg/src/jobs/pg-maintenance-store.ts", b: "adapters-pg/src/pg-pipeline-store.ts", reason: "two stores' constructors reading the same options into their own private fields; the rules behind them (lockKeys, conflictAttemptsOf) are one function each" },
+];
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const run = spawnSync("duplicates", ["--repo", "packages", "--most", "200", "--seconds", "300"], { cwd: root, encoding: "utf8" });
+if (run.error !== undefined) {
+  process.stderr.write(`repeated-blocks: cannot run duplicates (${run.error.message}); it is a workplace tool, not a project dependency\n`);
+  process.exit(2);
+}
+const lines = run.stdout.split("\n");
+const incomplete = lines.filter((l) => l.startsWith("incomplete:"));
+
+const NOT_PRODUCT = /test|fake|contract/; // tests, testing helpers, fakes, contract suites
+const product = (path) => path.includes("/src/") && !NOT_PRODUCT.test(path);
+const ROW = /^(D\d+) (\S+?):(\d+-\d+) ~ (\S+?):(\d+-\d+)(.*)$/;
+
+const kept = [];
+for (const line of lines) {
+  const m = ROW.exec(line);
+  if (m === null) continue;
+  const [, id, a, , b, , rest] = m;
+  if (/\bboilerplate\b/.test(rest) || !product(a) || !product(b)) continue;
+  const allowed = ALLOWED.find((e) => (e.a === a && e.b === b) || (e.a === b && e.b === a));
+  kept.push({ line, id, allowed });
+}
+
+for (const k of kept) process.stdout.write(`${k.line}${k.allowed ? `  [allowed: ${k.allowed.reason}]` : ""}\n`);
+const allowedCount = kept.filter((k) => k.allowed).length;
+process.stdout.write(`repeated blocks: ${kept.length} (allowed ${allowedCount})\n`);
+for (const l of incomplete) process.stdout.write(`${l}\n`);
+
+if (incomplete.length > 0) process.exit(2);
+process.exit(kept.length > MAX_BLOCKS || allowedCount < kept.length ? 1 : 0);
