@@ -2,6 +2,12 @@ import { PENDING_CALLBACK_STATUSES, TASK_TARGET, type TaskEventMessage } from "@
 import type { SimWorld } from "./sim-world.js";
 
 /**
+ * The start of the failure of an open finding (docs/simulation.md, Findings): an owner's FAILURE
+ * callback that commits after an operator's replay of the task undoes the replay.
+ */
+export const REPLAY_UNDONE = "replay undone:";
+
+/**
  * "A task event once per state change" (issue 35), checked after every step: each change of a task
  * that owes its owner an event (an APPLIED feedback or cancel) wrote exactly one event of its own
  * (`<taskId>#<version>`), in the same transaction — none lost, none for a repeated or refused
@@ -12,6 +18,11 @@ import type { SimWorld } from "./sim-world.js";
 export class SimTaskInvariants {
   #eventsSeen = 0;
   #feedbackSeen = 0;
+  #callbacksSeen = 0;
+  #replaysSeen = 0;
+  /** Tasks an operator replayed, and those whose owner's FAILURE was recorded after such a replay (in commit order). */
+  readonly #replayed = new Set<string>();
+  readonly #undone = new Set<string>();
   /** Task event id → outbox rows written under it. */
   readonly #rows = new Map<string, number>();
   /** Task event id → the APPLIED report that owes it. */
@@ -31,6 +42,11 @@ export class SimTaskInvariants {
         if (this.#owed.has(f.eventId)) return `task ${f.taskId}: two applied reports owe event ${f.eventId}`;
         this.#owed.add(f.eventId);
       }
+    }
+    for (; this.#replaysSeen < tables.replays.length; this.#replaysSeen++) for (const id of tables.replays[this.#replaysSeen]!.taskIds) this.#replayed.add(id);
+    for (; this.#callbacksSeen < tables.callbacks.length; this.#callbacksSeen++) {
+      const c = tables.callbacks[this.#callbacksSeen]!;
+      if (c.outcome === "RECORDED" && this.#replayed.has(c.taskId)) this.#undone.add(c.taskId);
     }
     const events = this.world.store.tables.events;
     for (; this.#eventsSeen < events.length; this.#eventsSeen++) {
@@ -65,7 +81,8 @@ export class SimTaskInvariants {
     const published = new Set(world.broker.records(world.config.tasks.routing.topic).map((r) => (JSON.parse(r.value!) as TaskEventMessage).eventId));
     for (const id of this.#rows.keys()) if (!published.has(id)) return `task event ${id} never reached its owner's topic`;
     for (const task of world.tasks.tables.tasks.values()) {
-      if (PENDING_CALLBACK_STATUSES.includes(task.status)) return `task ${task.taskId} still waits for its owner's callback (${task.status}${task.callbackError ? `, ${task.callbackError}` : ""})`;
+      const undone = this.#undone.has(task.taskId) && task.callbackError !== null ? `${REPLAY_UNDONE} an owner's FAILURE recorded after the replay; ` : "";
+      if (PENDING_CALLBACK_STATUSES.includes(task.status)) return `${undone}task ${task.taskId} still waits for its owner's callback (${task.status}${task.callbackError ? `, ${task.callbackError}` : ""})`;
     }
     return undefined;
   }
