@@ -1,4 +1,4 @@
-import { MsgxError, type DeliveryPort, type PipelineStore, type PipelineTx } from "@msgx/core";
+import { MsgxError, type DeliveryPort, type Mailbox, type PipelineStore, type PipelineTx } from "@msgx/core";
 import { simConfig, type SimWorld } from "./sim-world.js";
 
 /**
@@ -119,6 +119,27 @@ export const MUTATIONS: readonly Mutation[] = [
         const answer = await checker(message, signal).catch(() => "unknown" as const);
         return answer === "unknown" ? "confirm" : answer;
       };
+    },
+  },
+  {
+    guard: "the RESP guard (a SCHD/RESP that answers no open request changes nothing)",
+    how: "the mailbox hands the runner every SCHD/RESP as a SCHD/DNLD, applied unasked",
+    plant: wrapping("mailbox", (port) => {
+      const mailbox = port as Mailbox;
+      const unasked = (text: string) => text.replace("<TYPE>SCHD</TYPE><STYP>RESP</STYP>", "<TYPE>SCHD</TYPE><STYP>DNLD</STYP>");
+      return new Proxy(mailbox, {
+        get: (t, key) =>
+          key === "readRaw"
+            ? async (ids: readonly number[]) => new Map([...(await t.readRaw(ids))].map(([id, read]) => [id, read.found ? { ...read, text: unasked(read.text) } : read]))
+            : (Reflect.get(t, key) as unknown),
+      });
+    }),
+  },
+  {
+    guard: "the snapshot's all-or-nothing check (a faulty snapshot is refused whole)",
+    how: "flight.schdRecsCheck = warn: a truncated snapshot (RECS 3, 2 FLTR) is applied as far as it goes",
+    plant: (world) => {
+      world.config = simConfig({ "flight.schdRecsCheck": "warn" });
     },
   },
 ];

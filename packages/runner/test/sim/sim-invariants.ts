@@ -1,6 +1,13 @@
 import { DeliveryStatus, EventHeader, ProcStatus, Target } from "@msgx/core";
 import { isTerminal } from "@msgx/core/testing";
 import type { SimRunner, SimWorld } from "./sim-world.js";
+import { REPLAY_UNDONE, SimTaskInvariants } from "./sim-task-invariants.js";
+
+/** A snapshot the upstream sent that the exchange must refuse whole (and why it must). */
+export type RefusedSnapshot = "unasked RESP" | "truncated snapshot";
+
+/** How a refused snapshot must end: an unasked RESP changes nothing (SKIPPED); a truncated one is DEAD. */
+const REFUSED_END: Readonly<Record<RefusedSnapshot, ProcStatus>> = { "unasked RESP": ProcStatus.SKIPPED, "truncated snapshot": ProcStatus.DEAD };
 
 /** A broken invariant: the run's failure. */
 export class InvariantBroken extends Error {}
@@ -11,6 +18,9 @@ export class InvariantBroken extends Error {}
  * publishes a flight's older schd snapshot after the new leader's newer one.
  */
 export const STALE_LEADER_SEND = "stale leader's send:";
+
+/** True when `failure` shows only an open finding of docs/simulation.md (reported, not failed, by the CI suites). */
+export const isOpenFinding = (failure: string): boolean => failure.startsWith(STALE_LEADER_SEND) || failure.startsWith(REPLAY_UNDONE);
 
 const fail = (what: string): never => {
   throw new InvariantBroken(what);
@@ -29,6 +39,9 @@ export class SimInvariants {
    */
   readonly beyondGrace = new Set<number>();
   readonly #ended = new Set<number>();
+  /** Mailbox ids of the snapshots to refuse whole: they end as REFUSED_END says and write no effect. */
+  readonly refused = new Map<number, RefusedSnapshot>();
+  readonly #tasks: SimTaskInvariants;
   /** Reliable messages whose business transaction rolled back: never to be delivered. */
   readonly rolledBack = new Set<string>();
   /** Reliable messages whose confirm a producer saw succeed. */
@@ -51,6 +64,14 @@ export class SimInvariants {
   #seen: string | undefined;
 
   constructor(readonly world: SimWorld) {
+    this.#tasks = new SimTaskInvariants(world);
+    // One leader at a time: a runner starts a step only while the lease row (true time) says it holds the lease.
+    world.onStepStart = (runner, fence) => {
+      const row = world.leaseRow.row;
+      if (row.holder !== runner || row.epoch !== fence || row.until < world.sched.clock.now()) {
+        this.#seen ??= `${runner} (epoch ${fence}) started a step outside its lease (the lease: epoch ${row.epoch}, ${row.holder ?? "no one"}, ${row.until < world.sched.clock.now() ? "lapsed" : "live"})`;
+      }
+    };
     world.sched.onCompleted = (op) => {
       if (op.dep === "kafka" && op.method === "send") {
         const runner = this.runners.get(op.owner);
@@ -79,13 +100,19 @@ export class SimInvariants {
       const { msgId } = t.terminalLog[this.#terminalSeen]!;
       if (this.#ended.has(msgId)) fail(`message ${msgId} ended twice`);
       this.#ended.add(msgId);
+      const refused = this.refused.get(msgId);
+      const ended = t.records.get(msgId);
+      if (refused !== undefined && ended?.status !== REFUSED_END[refused]) fail(`message ${msgId} (${refused}) ended ${ended?.status ?? "?"} (${ended?.reason ?? ""}): it must be ${REFUSED_END[refused]}`);
       if (this.beyondGrace.has(msgId)) continue;
       if (msgId <= this.#lastTerminal) fail(`message ${msgId} ended after message ${this.#lastTerminal} (out of mailbox order)`);
       this.#lastTerminal = msgId;
     }
     for (; this.#eventsSeen < t.events.length; this.#eventsSeen++) {
       const e = t.events[this.#eventsSeen]!;
-      if (e.sourceMsgId === null || e.sourceMsgId <= 0 || this.beyondGrace.has(e.sourceMsgId)) continue;
+      if (e.sourceMsgId === null || e.sourceMsgId <= 0) continue;
+      // A snapshot refused whole changes nothing.
+      if (this.refused.has(e.sourceMsgId)) fail(`event ${e.eventId} written by message ${e.sourceMsgId} (${this.refused.get(e.sourceMsgId)!}), which must change nothing`);
+      if (this.beyondGrace.has(e.sourceMsgId)) continue;
       // Effects are written in mailbox order.
       if (e.sourceMsgId < this.#lastSource) fail(`event ${e.eventId} of message ${e.sourceMsgId} written after an effect of message ${this.#lastSource}`);
       this.#lastSource = e.sourceMsgId;
@@ -102,6 +129,8 @@ export class SimInvariants {
       this.#flightVersions.set(flid, f.stateVersion);
     }
     this.#checkBroker();
+    const task = this.#tasks.check();
+    if (task !== undefined) fail(task);
   }
 
   /** No publish without commit; per key, first deliveries in event-id order (resends may repeat). */
@@ -136,6 +165,7 @@ export class SimInvariants {
       const r = t.records.get(id);
       if (!r || !isTerminal(r.status)) fail(`message ${id} never ended (${r?.status ?? "not taken in"})`);
       if (row.processedAt === null) fail(`message ${id} ended but was never written back to the mailbox`);
+      if (this.refused.has(id)) continue;
       const malformed = row.raw.endsWith("</FLO");
       if (r!.status === ProcStatus.DEAD && !malformed) fail(`message ${id} is DEAD (${r!.errorClass}: ${r!.reason}) though valid: an outage spent its attempts`);
       if (malformed && r!.status !== ProcStatus.DEAD) fail(`malformed message ${id} ended ${r!.status}`);
@@ -159,6 +189,8 @@ export class SimInvariants {
       if (!m?.dead || !m.lastError) fail(`reliable message ${id} was confirmed but is neither delivered nor DEAD with a reason (${m ? `${m.status}${m.dead ? ", dead" : ""}` : "gone"})`);
     }
     for (const id of this.rolledBack) if (delivered.has(id)) fail(`reliable message ${id} was delivered though its producer's transaction rolled back`);
+    const task = this.#tasks.final();
+    if (task !== undefined) fail(task);
     const published = new Set(broker.topicNames().flatMap((topic) => broker.records(topic).map((r) => r.headers[EventHeader.EVENT_ID])));
     for (const e of t.events) {
       if (e.status !== DeliveryStatus.SENT) fail(`event ${e.eventId} is ${e.status} after the faults ended`);

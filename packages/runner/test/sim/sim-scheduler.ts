@@ -1,5 +1,5 @@
 import { ManualClock } from "@msgx/core/fakes";
-import { MsgxError, type TimerHandle, type Timers } from "@msgx/core";
+import { MsgxError, type Clock, type TimerHandle, type Timers } from "@msgx/core";
 
 /** mulberry32: the one source of randomness of a simulated run, seeded by `MSGX_SIM_SEED`. */
 export class Prng {
@@ -46,7 +46,7 @@ interface VirtualTimer extends TimerHandle {
 }
 
 /** The kinds of fault a run injects (issue 35, item 2); the shrinker turns whole kinds off. */
-export const FAULT_KINDS = ["outage", "crash", "freeze", "clock-jump", "refused", "lost", "unknown", "partial"] as const;
+export const FAULT_KINDS = ["outage", "crash", "freeze", "clock-jump", "clock-back", "refused", "lost", "unknown", "partial", "owner"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** The odds of each fault at one completed operation; the budget caps faults per run. */
@@ -70,7 +70,16 @@ const READ = /^(get|list|head|pending|due|scan|read|count|status|intake|unfinish
  * runner's operations and timers are dropped; a frozen runner's wait until it thaws.
  */
 export class SimScheduler {
+  /** True time: the timers, the monotonic clocks, the databases' and the broker's clocks. */
   readonly clock = new ManualClock();
+  /** How far the runners' hosts' wall clock is from true time (an NTP step moves it back). */
+  wallOffset = 0;
+  /**
+   * The runners' wall clock (`Date.now()` in production): true time plus `wallOffset`, so it goes
+   * back when the offset falls, as a host's clock does on an NTP step. Timers and the lease
+   * keeper's monotonic clock stay on `clock`.
+   */
+  readonly wall: Clock = { now: () => this.clock.now() + this.wallOffset };
   readonly rng: Prng;
   readonly start = this.clock.now();
   /** One line per event; kept only when tracing. */

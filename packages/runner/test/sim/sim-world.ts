@@ -26,6 +26,8 @@ import type { MsgxConfig } from "../../src/config/config-schema.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { driveRouter } from "../../src/loops/router-loops.js";
 import type { ReliableHost } from "../../src/reliable/reliable-host.js";
+import type { TaskApi } from "../../src/tasks/task-api.js";
+import { TASK_RELAY_STEP } from "../../src/tasks/task-steps.js";
 import type { SimScheduler } from "./sim-scheduler.js";
 
 /** How long an open mailbox insert holds the horizon in the simulation (the contract the order invariant checks against). */
@@ -47,6 +49,14 @@ export function simConfig(overrides: Readonly<Record<string, string>> = {}): Msg
       "reliable.checkAfterMs": "2000",
       "reliable.checkIntervalMs": "1000",
       "reliable.jobIntervalMs": "1000",
+      // The task service as the runner hosts it, dispatched by its API (no executing system over HTTP);
+      // an owner silent for 4 s has its event sent again.
+      "tasks.enabled": "true",
+      "tasks.createTopics": "false",
+      "tasks.watchdog.pendingCallbackAlertMs": "4000",
+      "tasks.watchdog.pendingCallbackRetryMs": "4000",
+      // The dispatch and watchdog steps every 2 s (each run is a port call of every seed's every step).
+      "tasks.jobIntervalMs": "2000",
       ...overrides,
     },
   });
@@ -96,6 +106,8 @@ export class SimWorld {
    * `ignoreLeaseWindow` makes the runner's steps start whatever its lease keeper says, and
    * `wrapChecker` wraps the check-back endpoint as the runner sees it.
    */
+  /** Told whenever a runner's loop is let start a step (the lease keeper's window said yes). */
+  onStepStart: ((runner: string, fence: number) => void) | undefined;
   readonly mutations: { wrapPort?: <T extends object>(name: string, port: T) => T; ignoreLeaseWindow?: boolean; wrapChecker?: (checker: ReliableMessageChecker) => ReliableMessageChecker } = {};
 
   constructor(readonly sched: SimScheduler) {
@@ -164,6 +176,8 @@ export interface SimRunner {
   fence: number | undefined;
   /** The reliable-message service it hosts, once it leads (what `/rm/v1` calls). */
   reliable: ReliableHost | undefined;
+  /** The task service's API it hosts, once it leads (what `/task/v1` calls). */
+  tasks: TaskApi | undefined;
   /** Resolves when the runner stopped by itself (fenced, leadership lost). */
   readonly stopped: Promise<string>;
 }
@@ -177,7 +191,7 @@ export function startSimRunner(world: SimWorld, id: string, logger: Logger = sil
   const s = world.sched;
   const timers = s.timersFor(id);
   let stop!: (why: string) => void;
-  const runner: SimRunner = { id, fence: undefined, reliable: undefined, stopped: new Promise<string>((r) => (stop = r)) };
+  const runner: SimRunner = { id, fence: undefined, reliable: undefined, tasks: undefined, stopped: new Promise<string>((r) => (stop = r)) };
   void (async () => {
     const leadership = new PgLeadership({ store: s.port(world.lease, "pg", id, ["tryAcquire", "renew", "release"]), holder: id, ttlMs: world.config.pg.leaseTtlMs, monotonic: s.clock, timers });
     const fence = await leadership.acquireWhenFree({ pollMs: 1_000 });
@@ -186,12 +200,20 @@ export function startSimRunner(world: SimWorld, id: string, logger: Logger = sil
     const trustForever = world.mutations.ignoreLeaseWindow === true;
     const lost = new Promise<string>((resolve) => void (trustForever || leadership.watch(resolve)));
     const parts = world.parts(id, { fence, lost, leading: trustForever ? () => true : () => leadership.mayLead() });
-    const composed = createExchangeRouter(parts, world.config, logger, s.clock);
-    runner.reliable = composed.reliable;
+    // The runner's clock is its host's wall clock, which an NTP step may move back.
+    const composed = createExchangeRouter(parts, world.config, logger, s.wall);
     const controller = new AbortController();
     // Every loop waits on this one signal, as in `startPipeline`.
     setMaxListeners(64, controller.signal);
-    driveRouter(composed.router, { logger, signal: controller.signal, mayStart: parts.leading!, timers });
+    const mayStart = () => {
+      const yes = parts.leading!();
+      if (yes) world.onStepStart?.(id, fence);
+      return yes;
+    };
+    const loops = driveRouter(composed.router, { logger, signal: controller.signal, mayStart, timers });
+    runner.reliable = composed.reliable;
+    // As `/task/v1` is wired in `startPipeline`: a call that wrote a task event wakes the relay.
+    runner.tasks = composed.tasks?.api(() => loops.wake([TASK_RELAY_STEP]));
     const why = await composed.router.stopped;
     // The runner exits (a supervisor restarts it as a standby); it starts nothing more.
     controller.abort();

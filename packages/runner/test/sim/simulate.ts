@@ -1,8 +1,10 @@
 import { DeliveryStatus, EventHeader, ProcStatus } from "@msgx/core";
+import { isTaskRequestError, PENDING_CALLBACK_STATUSES } from "@msgx/tasks";
 import { isTerminal } from "@msgx/core/testing";
 import { dnldThenFlops } from "../../../../bench/fault/stream.js";
 import { Prng, SimScheduler, type FaultKind, type FaultOdds } from "./sim-scheduler.js";
-import { SimInvariants } from "./sim-invariants.js";
+import { SimInvariants, type RefusedSnapshot } from "./sim-invariants.js";
+import { taskTraffic } from "./sim-tasks.js";
 import { SIM_GAP_GRACE_MS as GAP_GRACE_MS, SimWorld, startSimRunner, type SimRunner } from "./sim-world.js";
 
 /** The virtual time one seed runs with faults, then heals and drains. */
@@ -75,23 +77,37 @@ export async function simulate(seed: number, options: SimOptions = {}): Promise<
   // The upstream: a snapshot then updates, a few resent (identity dedupe), a few malformed, a few
   // inserts that commit late (below the horizon, within the gap grace).
   const stream = dnldThenFlops({ flights: 3, messages: Math.min(5 + upstream.int(25), options.messages ?? Number.POSITIVE_INFINITY), seed });
+  // Two snapshots the exchange must refuse whole, each in some seeds, at a place in the stream the
+  // seed chooses: an unasked SCHD/RESP (no RQFD is open) and a truncated SCHD/DNLD (RECS 3, 2 FLTR).
+  const snapshots = new Prng(seed ^ 0x3c6ef372);
+  const refused = new Map<string, RefusedSnapshot>();
+  // Sent 10 minutes after the stream's first snapshot: newer than every update, so nothing in them is stale.
+  const other = (n: number) => dnldThenFlops({ flights: 3, messages: 1, seed: seed + 7_919 * n, firstSeqn: 200_000 + n })[0]!.replace(/<DTTM>\d+<\/DTTM>/, "<DTTM>20260305021000</DTTM>");
+  if (snapshots.chance(0.4)) refused.set(other(1).replace("<STYP>DNLD</STYP>", "<STYP>RESP</STYP>"), "unasked RESP");
+  if (snapshots.chance(0.4)) refused.set(other(2).replace(/<FLTR>(?:(?!<FLTR>).)*<\/FLTR><\/SCHD>/, "</SCHD>"), "truncated snapshot");
+  for (const text of refused.keys()) stream.splice(1 + snapshots.int(stream.length), 0, text);
   const sent: string[] = [];
   let at = 0;
   for (const raw of stream) {
     at += 20 + upstream.int(1_200);
     const roll = upstream.next();
-    const text = roll < 0.08 && sent.length > 0 ? upstream.pick(sent) : roll < 0.12 ? MALFORMED : raw;
+    const special = refused.get(raw);
+    const text = special ? raw : roll < 0.08 && sent.length > 0 ? upstream.pick(sent) : roll < 0.12 ? MALFORMED : raw;
     const late = upstream.chance(0.1) ? 100 + upstream.int(1_500) : 0;
-    sent.push(raw);
+    if (!special) sent.push(raw);
+    const taken = (id: number) => {
+      if (special) invariants.refused.set(id, special);
+      return special ? ` (${special})` : "";
+    };
     timers.setTimeout(() => {
       if (late === 0) {
         const id = world.mailbox.insert(text);
-        sched.log(`upstream inserts ${id}`);
+        sched.log(`upstream inserts ${id}${taken(id)}`);
         return;
       }
       const id = world.mailbox.reserve(text);
       const reservedAt = sched.clock.now();
-      sched.log(`upstream reserves ${id}, commits in ${late} ms`);
+      sched.log(`upstream reserves ${id}, commits in ${late} ms${taken(id)}`);
       timers.setTimeout(() => {
         world.mailbox.commit(id);
         // A clock jump meanwhile may make the commit later than the gap grace (the contract's limit).
@@ -106,9 +122,10 @@ export async function simulate(seed: number, options: SimOptions = {}): Promise<
   // prepare, then confirm (or cancel). A call that does not answer within 2 s is retried (it may have
   // taken effect). A consumer acknowledges what it received.
   const producer = new Prng(seed ^ 0x68e31da4);
-  const leader = () => [...runners.values()].filter((r) => r.reliable && !sched.dead.has(r.id)).sort((x, y) => (y.fence ?? 0) - (x.fence ?? 0))[0];
-  const client = (what: string, call: (host: NonNullable<SimRunner["reliable"]>) => Promise<unknown>, then: () => void, tries = 20): void => {
-    const host = leader()?.reliable;
+  // Every runner started and alive, not only the newest of each slot: a crash may hit a runner that had stopped, before its restart.
+  const leader = () => [...invariants.runners.values()].filter((r) => r.reliable && !sched.dead.has(r.id)).sort((x, y) => (y.fence ?? 0) - (x.fence ?? 0))[0];
+  const client = (what: string, call: (runner: SimRunner) => Promise<unknown>, then: () => void, tries = 20): void => {
+    const host = leader();
     let settled = false;
     const retry = () => {
       if (settled) return;
@@ -125,9 +142,16 @@ export async function simulate(seed: number, options: SimOptions = {}): Promise<
         sched.log(`client: ${what} done`);
         then();
       },
-      retry,
+      (e: unknown) => {
+        // A refusal of the task service is its answer (a cancel too late, a task that moved on): not retried.
+        if (!isTaskRequestError(e) || settled) return retry();
+        settled = true;
+        sched.log(`client: ${what} refused ${e.code}`);
+        then();
+      },
     );
   };
+  const rm = (what: string, call: (host: NonNullable<SimRunner["reliable"]>) => Promise<unknown>, then: () => void) => client(what, (r) => call(r.reliable!), then);
   // What each producer's business transaction did, as its check-back endpoint answers it.
   const business = new Map<string, "committed" | "rolled back">();
   world.checker = {
@@ -154,10 +178,10 @@ export async function simulate(seed: number, options: SimOptions = {}): Promise<
     const decideAfter = 100 + producer.int(3_000);
     timers.setTimeout(
       () =>
-        client(`prepare ${messageId}`, (h) => h.service.saveWaitingConfirm({ messageId, consumerQueue: "orders", body: `order ${k}` }), () =>
+        rm(`prepare ${messageId}`, (h) => h.service.saveWaitingConfirm({ messageId, consumerQueue: "orders", body: `order ${k}` }), () =>
           timers.setTimeout(() => {
-            if (roll < 0.7) client(`confirm ${messageId}`, (h) => h.service.confirmAndSend(messageId), () => invariants.confirmed.add(messageId));
-            else if (roll < 0.8) client(`cancel ${messageId}`, (h) => h.service.cancel(messageId), () => undefined);
+            if (roll < 0.7) rm(`confirm ${messageId}`, (h) => h.service.confirmAndSend(messageId), () => invariants.confirmed.add(messageId));
+            else if (roll < 0.8) rm(`cancel ${messageId}`, (h) => h.service.cancel(messageId), () => undefined);
             else sched.log(`producer of ${messageId} never confirms (business ${committed ? "committed" : "rolled back"})`);
           }, decideAfter),
         ),
@@ -169,9 +193,11 @@ export async function simulate(seed: number, options: SimOptions = {}): Promise<
     for (const r of world.broker.records("rmq.orders")) {
       if (acked.has(r.key)) continue;
       acked.add(r.key);
-      client(`acknowledge ${r.key}`, (h) => h.service.acknowledge(r.key), () => undefined);
+      rm(`acknowledge ${r.key}`, (h) => h.service.acknowledge(r.key), () => undefined);
     }
   }, 2_000);
+
+  const tasks = taskTraffic(world, sched, timers, (what, call, then) => client(what, (r) => call(r.tasks!), then), seed, sched.start + FAULTY_MS);
 
   // The faults of the run, at instants drawn by the seed.
   const deps = ["pg", "mysql", "kafka"];
@@ -188,7 +214,8 @@ export async function simulate(seed: number, options: SimOptions = {}): Promise<
           break;
         case 1: {
           const runner = runners.get(slot);
-          if (runner && sched.fault("crash", 1, `crash of ${runner.id}`)) {
+          // A runner that stopped by itself is being restarted already.
+          if (runner && !sched.dead.has(runner.id) && sched.fault("crash", 1, `crash of ${runner.id}`)) {
             runners.delete(slot);
             sched.kill(runner.id);
             launch(slot, plan.int(3_000));
@@ -210,6 +237,17 @@ export async function simulate(seed: number, options: SimOptions = {}): Promise<
     }, when);
   }
 
+  // Up to two NTP steps back of the runners' hosts' wall clock, from a stream of their own (the plan above stays as it was);
+  // true time, the timers and the monotonic clocks go on.
+  const steps = new Prng(seed ^ 0x9e3779b9);
+  for (let i = 0; i < 2; i++) {
+    if (!steps.chance(0.5)) continue;
+    const back = 500 + steps.int(8_000);
+    timers.setTimeout(() => {
+      if (sched.fault("clock-back", 1, `runners' wall clock steps back ${back} ms`)) sched.wallOffset -= back;
+    }, steps.int(FAULTY_MS));
+  }
+
   let failure: string | undefined;
   const end = sched.start + FAULTY_MS;
   try {
@@ -220,7 +258,7 @@ export async function simulate(seed: number, options: SimOptions = {}): Promise<
     sched.frozen.clear();
     sched.log("faults end");
     const deadline = end + DRAIN_MS;
-    while (!drained(world) && (await sched.step(deadline))) invariants.check();
+    while (!(tasks.done() && drained(world)) && (await sched.step(deadline))) invariants.check();
     invariants.check();
     invariants.final();
   } catch (e) {
@@ -248,6 +286,7 @@ function drained(world: SimWorld): boolean {
     const r = t.records.get(id);
     if (!r || !isTerminal(r.status) || row.processedAt === null) return false;
   }
+  if (![...world.tasks.tables.tasks.values()].every((task) => !PENDING_CALLBACK_STATUSES.includes(task.status))) return false;
   return t.events.every((e) => e.status === DeliveryStatus.SENT) && [...t.records.values()].every((r) => r.status !== ProcStatus.PENDING);
 }
 
