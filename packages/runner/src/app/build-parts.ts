@@ -1,8 +1,6 @@
 import { join } from "node:path";
 import { hostname } from "node:os";
 import { createPgliteStores, createPgStores } from "@msgx/adapters-pg";
-import { KafkaDeliveryPort, clusterReplication, ensureTopics, kafkajsLogCreator } from "@msgx/adapters-kafka";
-import { QueueTopics } from "@msgx/adapters-kafka/reliable";
 import { PgReliableMessageStore } from "@msgx/adapters-pg/reliable";
 import { PgTaskStore } from "@msgx/adapters-pg/tasks";
 import { mysqlMailboxOptions } from "./mysql-mailbox-options.js";
@@ -13,6 +11,7 @@ import { DataDirLock } from "../embedded/data-dir-lock.js";
 import { JsonlDeliveryPort } from "../embedded/jsonl-delivery-port.js";
 import { initPgliteDataDir } from "../embedded/pglite-data-dir.js";
 import type { HealthCheck } from "./health-check.js";
+import { openKafka } from "./kafka-part.js";
 import { startPresenceHeartbeat } from "./presence-heartbeat.js";
 import type { AppParts, QueueTopicsPort } from "./app-parts.js";
 
@@ -152,30 +151,11 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
       delivery = jsonl;
     } else {
       options.progress?.opening("kafka");
-      const brokers = config.kafka.brokers.split(",").map((b) => b.trim()).filter(Boolean);
-      const kafkajs = (await import("kafkajs")).default;
-      const kafka = new kafkajs.Kafka({ brokers, clientId: `${config.kafka.clientId}-admin`, logCreator: kafkajsLogCreator(logger), connectionTimeout: 3_000 });
-      const admin = kafka.admin();
-      // kafkajs retries a connect for ~20 s; a stop meanwhile must not wait for it.
-      const abandon = () => void admin.disconnect().catch(() => undefined);
-      options.signal?.addEventListener("abort", abandon, { once: true });
-      await admin.connect().finally(() => options.signal?.removeEventListener("abort", abandon));
-      closers.push(() => admin.disconnect());
-      if (!options.admin) {
-        // Every topic msgx creates is replicated after the cluster's size (RF 3, min ISR 2 on three brokers).
-        const { brokers: registered, ...replication } = await clusterReplication(admin, { replicationFactor: config.kafka.replicationFactor, minInsyncReplicas: config.kafka.minInsyncReplicas });
-        logger.info("kafka: topics msgx creates are replicated", { brokers: registered, ...replication });
-        const topics = { partitions: config.kafka.partitions, ...replication };
-        if (config.kafka.createTopics) {
-          await ensureTopics(admin, { msgTopic: config.kafka.msgTopic, schdTopic: config.kafka.schdTopic, refTopic: config.kafka.refTopic, ...topics });
-        }
-        // Reliable-message queue topics and task topics are created on first use (reliable/tasks.createTopics), not here.
-        queueTopics = new QueueTopics(admin, topics);
-      }
-      const port = new KafkaDeliveryPort({ brokers, clientId: config.kafka.clientId, logger });
-      closers.push(() => port.disconnect());
-      delivery = port;
-      checks.push({ name: "kafka", check: async () => void (await admin.describeCluster()) });
+      const kafka = await openKafka(config, logger, { admin: options.admin === true, signal: options.signal });
+      closers.push(() => kafka.close());
+      delivery = kafka.delivery;
+      queueTopics = kafka.queueTopics;
+      checks.push(kafka.check);
     }
 
     return {
