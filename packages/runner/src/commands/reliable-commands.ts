@@ -20,7 +20,7 @@ async function withApi(flags: Flags, fn: (api: ReliableAdminApi) => Promise<unkn
   }
   const parts = await adminParts(config, createLogger("warn", 2));
   try {
-    print(await fn(directReliableAdmin(reliableService(parts.reliable, systemClock, undefined, serviceOptions(config.reliable)))));
+    print(await fn(directReliableAdmin(reliableService(parts.reliable, systemClock, undefined, serviceOptions(config.reliable)), { store: parts.store, clock: systemClock })));
   } catch (e) {
     // The service's refusals (unknown id, wrong phase) are the operator's mistake, as over HTTP (4xx): exit 2.
     if (isReliableMessageError(e)) throw new MsgxError("CONFIG", e.message, { retriable: false });
@@ -47,7 +47,7 @@ function sub(parent: Command, name: string, description: string): Command {
 
 /** `msgx reliable …`: the operator surface of the reliable-message service (SPEC §4). */
 export function registerReliableCommands(program: Command): void {
-  const rm = program.command("reliable").description("reliable messages (prepare/confirm/check-back/recovery service): list, resend, mark dead");
+  const rm = program.command("reliable").description("reliable messages (prepare/confirm/check-back/recovery service): list, resend, mark dead, delete");
   sub(rm, "list", "list messages, newest first, paged")
     .option("--queue <queue>", "consumer queue")
     .option("--status <status>", `one of ${Object.values(ReliableMessageStatus).join(", ")}`)
@@ -70,6 +70,16 @@ export function registerReliableCommands(program: Command): void {
   sub(rm, "show", "one message").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, async (api) => (await api.get(id)) ?? { error: `no message ${id}` }));
   sub(rm, "resend", "resend one SENDING or dead message (a new outbox row, same message id)").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, (api) => api.resend(id)));
   sub(rm, "mark-dead", "mark one message dead (jobs leave it alone)").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, (api) => api.markDead(id)));
+  sub(rm, "delete", "delete one message whatever its phase (never delivered or resent again); audited (msgx audit)")
+    .argument("<messageId>")
+    .option("--operator <name>", "who asks (written to the audit row)", process.env["USER"] ?? "cli")
+    .action((id: string, flags: Flags & { operator: string }) =>
+      withApi(flags, async (api) => {
+        const { deleted } = await api.delete(id, flags.operator);
+        if (deleted === null) throw new MsgxError("CONFIG", `no message ${id}`, { retriable: false });
+        return { deleted };
+      }),
+    );
   sub(rm, "resend-dead", "resend every dead message of a queue, in pages")
     .requiredOption("--queue <queue>", "consumer queue")
     .option("--size <n>", "page size", "100")

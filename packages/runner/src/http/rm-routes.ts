@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ReliableMessageApi } from "../reliable/reliable-api.js";
+import type { DirectSendInput, ReliableMessageApi } from "../reliable/reliable-api.js";
 import { bearerGuard } from "./bearer-token.js";
 import type { HttpApp } from "./http-app.js";
 import { acceptJsonBodies } from "./json-body.js";
@@ -26,12 +26,37 @@ const prepareBody = z
     checkDelayMs: z.number().int().min(0).nullish(),
   })
   .strict();
+/** A direct send's body: a prepare's without the check-back's `checkDelayMs` (nothing is stored to check). */
+const directSendBody = prepareBody.omit({ checkDelayMs: true }).strict();
+/** How many ids one batch acknowledgement takes. */
+export const MAX_BATCH_ACK = 1_000;
+const batchAckBody = z
+  .object({
+    messageIds: z
+      .array(routeText(128), { error: "messageIds is required (an array of message ids)" })
+      .min(1, "messageIds is empty")
+      .max(MAX_BATCH_ACK, `at most ${MAX_BATCH_ACK} message ids per call`),
+  })
+  .strict();
 const prepareQuery = z.object({ confirm: z.enum(["true", "false"]).default("false") });
 /** A message id as `checkReliableMessageDraft` allows it: at most 128 characters. */
 const idParams = z.object({ id: routeText(128) });
 const rejectBody = z.object({ reason: z.string({ error: "reason is required (a string)" }).min(1, "reason is empty").max(2_000) }).strict();
 
 const orUndefined = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
+
+/** The message of a prepare or direct-send body (null fields are absent). */
+const directSendInput = (b: z.output<typeof directSendBody>): DirectSendInput => ({
+  messageId: b.messageId,
+  queue: b.queue,
+  body: b.body,
+  dataType: orUndefined(b.dataType),
+  headers: orUndefined(b.headers),
+  remark: orUndefined(b.remark),
+  field1: orUndefined(b.field1),
+  field2: orUndefined(b.field2),
+  field3: orUndefined(b.field3),
+});
 
 /**
  * `/rm/v1`: the reliable-message service for producers and consumers over HTTP (docs/reliable-message.md
@@ -46,23 +71,11 @@ export function registerRmRoutes(app: HttpApp, api: ReliableMessageApi, token: s
 
   app.post("/rm/v1/messages", { schema: { body: prepareBody, querystring: prepareQuery } }, async (request, reply) => {
     const b = request.body;
-    const { created, message } = await api.prepare(
-      {
-        messageId: b.messageId,
-        queue: b.queue,
-        body: b.body,
-        dataType: orUndefined(b.dataType),
-        headers: orUndefined(b.headers),
-        remark: orUndefined(b.remark),
-        field1: orUndefined(b.field1),
-        field2: orUndefined(b.field2),
-        field3: orUndefined(b.field3),
-        checkDelayMs: orUndefined(b.checkDelayMs),
-      },
-      request.query.confirm === "true",
-    );
+    const { created, message } = await api.prepare({ ...directSendInput(b), checkDelayMs: orUndefined(b.checkDelayMs) }, request.query.confirm === "true");
     return reply.code(created ? 201 : 200).send({ message });
   });
+  app.post("/rm/v1/direct-sends", { schema: { body: directSendBody } }, async (request, reply) => reply.code(202).send(await api.directSend(directSendInput(request.body))));
+  app.post("/rm/v1/acks", { schema: { body: batchAckBody } }, async (request) => api.ackMany(request.body.messageIds));
   app.get("/rm/v1/messages/:id", { schema: { params: idParams } }, async (request, reply) => {
     const message = await api.get(request.params.id);
     return message ? { message } : reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no message ${request.params.id}` });

@@ -1,6 +1,7 @@
-import { checkReliableMessageDraft, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
+import { checkReliableMessageDraft, isReliableMessageError, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
+import { isMsgxError } from "@msgx/core";
 import type { QueueTopicsPort } from "../app/app-parts.js";
-import { HttpError } from "../http/http-error.js";
+import { errorAnswer, HttpError } from "../http/http-error.js";
 import type { ReliableMetrics } from "./reliable-metrics.js";
 
 /** What a producer sends to prepare a message (`POST /rm/v1/messages`). */
@@ -16,6 +17,21 @@ export interface ReliableMessageInput {
   readonly field2?: string | undefined;
   readonly field3?: string | undefined;
   readonly checkDelayMs?: number | undefined;
+}
+
+/** What a direct send takes: a prepare's fields without the check-back's. */
+export type DirectSendInput = Omit<ReliableMessageInput, "checkDelayMs">;
+
+/** One id's answer in a batch acknowledgement: its outcome, or the 4xx it alone would have had. */
+export type BatchAckResult =
+  | { readonly messageId: string; readonly ok: true; readonly applied: boolean; readonly phase: ReliableMessagePhase | null }
+  | { readonly messageId: string; readonly ok: false; readonly status: number; readonly code: string | null; readonly message: string };
+
+/** A batch acknowledgement's answer: one result per id, in the order given, and the counts. */
+export interface BatchAckAnswer {
+  readonly acknowledged: number;
+  readonly failed: number;
+  readonly results: readonly BatchAckResult[];
 }
 
 /** A stored message as the API shows it: every stored field, its queue under `queue`, and its phase. */
@@ -40,6 +56,17 @@ export interface ReliableMessageApi {
   get(messageId: string): Promise<ReliableMessageView | undefined>;
   /** The consumer's end-to-end acknowledgement. */
   ack(messageId: string): Promise<ReliableCommandAnswer>;
+  /**
+   * Acknowledges each of `messageIds` (in order, each its own compare-and-set like `ack`): one
+   * answer per id, a refusal (unknown id, never sent) answered for that id only. A store fault
+   * throws for the whole call; every ack is idempotent, so the caller sends the batch again.
+   */
+  ackMany(messageIds: readonly string[]): Promise<BatchAckAnswer>;
+  /**
+   * Seed `directSendMessage`: a send of the message without a stored record (no check-back, no
+   * resend, no dead letter; its acknowledgement answers NOT_FOUND). A retry sends it again.
+   */
+  directSend(input: DirectSendInput): Promise<{ readonly eventId: number; readonly messageId: string; readonly queue: string }>;
   /** The consumer's handler failed past its own retries: redelivered later, DEAD at the reject budget. */
   reject(messageId: string, reason: string): Promise<ReliableCommandAnswer>;
   /** Resends every DEAD message of `queue` (the dead-letter replay). */
@@ -55,6 +82,8 @@ export interface ReliableApiDeps {
   readonly topics?: QueueTopicsPort | undefined;
   /** `reliable.createTopics`: false = a prepare for a queue without its topic is refused (422). */
   readonly createTopics: boolean;
+  /** `reliable.topicPrefix`: a queue's topic is the prefix and the queue name (default `rmq.`). */
+  readonly topicPrefix?: string;
   /** Called after a command wrote a send (wakes the relay). */
   readonly onSend?: () => void;
 }
@@ -69,12 +98,7 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
   return {
     async prepare(input, confirm) {
       const draft = checkReliableMessageDraft(toDraft(input));
-      if (!deps.createTopics && deps.topics) {
-        const topic = `${RELIABLE_MESSAGE_TOPIC_PREFIX}${draft.consumerQueue}`;
-        if (!(await deps.topics.exists(topic))) {
-          throw new HttpError(422, `queue ${draft.consumerQueue}: its topic ${topic} does not exist and reliable.createTopics is false`, "UNKNOWN_QUEUE");
-        }
-      }
+      await refuseUnknownQueue(deps, draft.consumerQueue);
       const outcome = await service.execute(draft.messageId, confirm ? { type: "save-and-send", draft } : { type: "save-waiting", draft });
       if (outcome.eventId !== null) deps.onSend?.();
       const message = outcome.message ?? (await service.get(draft.messageId));
@@ -88,6 +112,28 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
       return m ? messageView(m) : undefined;
     },
     ack: async (id) => answer(await service.acknowledge(id)),
+    async ackMany(ids) {
+      const results: BatchAckResult[] = [];
+      for (const messageId of ids) {
+        try {
+          const outcome = await service.acknowledge(messageId);
+          results.push({ messageId, ok: true, applied: outcome.applied, phase: outcome.message ? reliableMessagePhase(outcome.message) : null });
+        } catch (e) {
+          if (!isReliableMessageError(e)) throw e;
+          const { status, body } = errorAnswer(e);
+          results.push({ messageId, ok: false, status, code: body.code ?? null, message: body.message });
+        }
+      }
+      const failed = results.filter((r) => !r.ok).length;
+      return { acknowledged: results.length - failed, failed, results };
+    },
+    async directSend(input) {
+      const draft = checkReliableMessageDraft(toDraft(input));
+      await refuseUnknownQueue(deps, draft.consumerQueue);
+      const { eventId } = await service.directSend(draft);
+      deps.onSend?.();
+      return { eventId, messageId: draft.messageId, queue: draft.consumerQueue };
+    },
     reject: async (id, reason) => {
       const outcome = await service.reject(id, reason);
       if (outcome.applied) {
@@ -104,8 +150,30 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
   };
 }
 
+/** Refuses (422 UNKNOWN_QUEUE) a queue whose topic the broker says is missing, when the runner may not create it. */
+async function refuseUnknownQueue(deps: ReliableApiDeps, queue: string): Promise<void> {
+  if (deps.createTopics || !deps.topics) return;
+  const topic = `${deps.topicPrefix ?? RELIABLE_MESSAGE_TOPIC_PREFIX}${queue}`;
+  if ((await topicExists(deps.topics, topic)) === false) {
+    throw new HttpError(422, `queue ${queue}: its topic ${topic} does not exist and reliable.createTopics is false`, "UNKNOWN_QUEUE");
+  }
+}
+
+/**
+ * Whether `topic` exists, or null when the broker cannot be asked: the prepare is then taken (it
+ * only writes PostgreSQL, and its send waits in the outbox), so a broker outage never refuses one.
+ */
+async function topicExists(topics: QueueTopicsPort, topic: string): Promise<boolean | null> {
+  try {
+    return await topics.exists(topic);
+  } catch (e) {
+    if (isMsgxError(e) && e.kind === "DEPENDENCY_UNAVAILABLE") return null;
+    throw e;
+  }
+}
+
 /** The draft of an input: a body that is not text is stored as its JSON text. */
-function toDraft(input: ReliableMessageInput): ReliableMessageDraft {
+function toDraft(input: ReliableMessageInput | DirectSendInput): ReliableMessageDraft {
   const body = typeof input.body === "string" ? input.body : JSON.stringify(input.body);
   return {
     messageId: input.messageId,
@@ -117,6 +185,6 @@ function toDraft(input: ReliableMessageInput): ReliableMessageDraft {
     field2: input.field2 ?? null,
     field3: input.field3 ?? null,
     headers: input.headers ?? null,
-    checkDelayMs: input.checkDelayMs ?? null,
+    checkDelayMs: ("checkDelayMs" in input ? input.checkDelayMs : undefined) ?? null,
   };
 }

@@ -348,6 +348,59 @@ export async function idempotentAndRefusing(w: RmWorld): Promise<void> {
   expect(anonymous!.status).toBe(401);
 }
 
+/**
+ * Issue 36 item 5, all over HTTP from producer.mjs and a plain reader of the queue's topic, named
+ * by `reliable.topicPrefix` (`prefix`): direct sends and saves-and-sends arrive on the prefixed
+ * topic, one batch acknowledges the stored ones (a direct send and an unknown id refused each on
+ * its own), an operator deletes a prepared message (audited), and the client mistakes are 4xx.
+ */
+export async function directSendBatchAckAndDelete(w: RmWorld, prefix: string): Promise<void> {
+  const queue = w.q.rules;
+  const topic = `${prefix}${queue}`;
+  const direct = [1, 2, 3].map((i) => `${queue}-direct-${i}`);
+  const stored = [1, 2, 3].map((i) => `${queue}-stored-${i}`);
+  const answers = await produce(w.url, [
+    ...direct.map((id) => ({ op: "direct-send", id, queue, body: { direct: id }, headers: { "x-kind": "direct" } })),
+    ...stored.map((id) => ({ op: "prepare", id, queue, body: `stored ${id}`, confirm: true })),
+  ]);
+  expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 201, 201, 201]);
+  expect(answers[0]!.body).toMatchObject({ eventId: expect.any(Number), messageId: direct[0], queue });
+  // A reader of the prefixed topic: every send is there, the direct ones with no stored message.
+  const reader = await consumer(w, topic, { mode: "none" });
+  await reader.ready();
+  await eventually(async () => ([...direct, ...stored].every((id) => reader.of(id).length > 0) ? true : undefined), 60_000, `every message on ${topic}`);
+  for (const r of reader.records()) expect(r.record.topic).toBe(topic);
+  expect(reader.of(direct[0]!)[0]!.record.value).toMatchObject({ messageId: direct[0], consumerQueue: queue, body: JSON.stringify({ direct: direct[0] }), headers: { "x-kind": "direct" } });
+  for (const id of direct) expect(await getMessage(w.url, id)).toBeUndefined();
+
+  // One call acknowledges the batch; what cannot be acknowledged is answered per id.
+  const [acks] = await produce(w.url, [{ op: "acks", ids: [...stored, direct[0], "nobody"] }]);
+  expect(acks).toMatchObject({ status: 200, body: { acknowledged: 3, failed: 2 } });
+  expect(acks!.body.results.map((r: { messageId: string; ok: boolean; status?: number }) => [r.messageId, r.ok, r.status ?? 200])).toEqual([
+    ...stored.map((id) => [id, true, 200]),
+    [direct[0], false, 404],
+    ["nobody", false, 404],
+  ]);
+  for (const id of stored) expect(await getMessage(w.url, id)).toMatchObject({ status: "ACKNOWLEDGED" });
+
+  // The operator deletes a prepared message: gone, audited, its id free again.
+  const doomed = `${queue}-doomed`;
+  const steps = await produce(w.url, [
+    { op: "prepare", id: doomed, queue, body: "never to be sent" },
+    { op: "delete", id: doomed, operator: "e2e-operator" },
+    { op: "delete", id: doomed, operator: "e2e-operator" },
+    { op: "get", id: doomed },
+    { op: "acks", ids: [] },
+    { op: "direct-send", id: `${queue}-bad`, body: "no queue" },
+  ]);
+  expect(steps.map((s) => s.status)).toEqual([201, 200, 404, 404, 400, 400]);
+  expect(steps[1]!.body).toMatchObject({ deleted: { messageId: doomed, status: "WAITING_CONFIRM" } });
+  const audit = (await (await fetch(new URL("/admin/audit", w.url))).json()) as { entries: { operator: string; action: string; detail: string }[] };
+  const row = audit.entries.find((e) => e.action === "reliable-message-delete" && e.detail.includes(doomed));
+  expect(row).toMatchObject({ operator: "e2e-operator" });
+  expect(JSON.parse(row!.detail)).toMatchObject({ messageId: doomed, queue, phase: "WAITING_CONFIRM" });
+}
+
 /** Stops and starts the broker (the suite owns it: see bench/fault/services.ts). */
 export interface BrokerControl {
   stop(): Promise<void>;
