@@ -283,6 +283,34 @@ describe("/rm/v1: direct send, batch acknowledgement, operator delete (issue 36)
     expect(w.logger.at("error")).toEqual([]);
   });
 
+  it("delays delivery with deliverAt / delayMs on the confirm or a prepare with ?confirm=true; the recovery job sends it when due", async () => {
+    const now = w.clock.now();
+    const saved = await prepare(w, "t-1", { delayMs: 60_000 }, true);
+    expect(saved).toMatchObject({ status: 201, body: { message: { status: "SENDING", sendCount: 0, nextCheckAt: now + 60_000 } } });
+    await prepare(w, "t-2");
+    expect(await call(w, "POST", "/rm/v1/messages/t-2/confirm", { deliverAt: now + 120_000 })).toMatchObject({ status: 200, body: { applied: true, message: { status: "SENDING", sendCount: 0, nextCheckAt: now + 120_000 } } });
+    expect(w.sends()).toBe(0);
+    // Not delivered yet: no acknowledgement.
+    expect(await call(w, "POST", "/rm/v1/acks", { messageIds: ["t-1"] })).toMatchObject({ status: 200, body: { failed: 1, results: [{ status: 409, code: "ILLEGAL_STATE" }] } });
+    w.clock.advance(60_000);
+    expect(await w.recovery.step()).toMatchObject({ delivered: 1 });
+    expect((await call(w, "GET", "/rm/v1/messages/t-1")).body!["message"]).toMatchObject({ sendCount: 1, lastSentAt: now + 60_000 });
+    // A confirm without a body still sends at once.
+    await prepare(w, "t-3");
+    expect(await call(w, "POST", "/rm/v1/messages/t-3/confirm")).toMatchObject({ status: 200, body: { message: { sendCount: 1 } } });
+  });
+
+  it("answers a delay's client mistakes with 400: on a plain prepare, both given, negative, mistyped, too far, unknown keys", async () => {
+    expect(await prepare(w, "t-4", { delayMs: 1_000 })).toMatchObject({ status: 400, body: { code: "INVALID_MESSAGE" } });
+    expect((await prepare(w, "t-4", { delayMs: 1_000, deliverAt: 5 }, true)).status).toBe(400);
+    await prepare(w, "t-5");
+    for (const bad of [{ delayMs: -1 }, { delayMs: "soon" }, { deliverAt: 1.5 }, { delayMs: 31 * 24 * 3_600_000 }, { delay: 5 }, { deliverAt: 1, delayMs: 1 }]) {
+      expect((await call(w, "POST", "/rm/v1/messages/t-5/confirm", bad)).status, JSON.stringify(bad)).toBe(400);
+    }
+    expect((await w.service.get("t-5"))?.status).toBe("WAITING_CONFIRM");
+    expect(w.logger.at("error")).toEqual([]);
+  });
+
   it("deletes a message for an operator (admin token only), audited with what was deleted; an unknown id is 404", async () => {
     await prepare(w, "x-1", { field1: "order-9" }, true);
     const admin = (method: "GET" | "POST" | "DELETE", url: string) => call(w, method, url, undefined, ADMIN);

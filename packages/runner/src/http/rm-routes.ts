@@ -24,10 +24,15 @@ const prepareBody = z
     field2: text,
     field3: text,
     checkDelayMs: z.number().int().min(0).nullish(),
+    /** With ?confirm=true: first sent at this time (epoch ms), or this long after the call. */
+    deliverAt: z.number().int().min(0).nullish(),
+    delayMs: z.number().int().min(0).nullish(),
   })
   .strict();
+/** A confirm's optional body: when the confirmed message is first sent (a delayed message). */
+const confirmBody = z.object({ deliverAt: z.number().int().min(0).nullish(), delayMs: z.number().int().min(0).nullish() }).strict().nullish();
 /** A direct send's body: a prepare's without the check-back's `checkDelayMs` (nothing is stored to check). */
-const directSendBody = prepareBody.omit({ checkDelayMs: true }).strict();
+const directSendBody = prepareBody.omit({ checkDelayMs: true, deliverAt: true, delayMs: true }).strict();
 /** How many ids one batch acknowledgement takes. */
 export const MAX_BATCH_ACK = 1_000;
 const batchAckBody = z
@@ -71,7 +76,8 @@ export function registerRmRoutes(app: HttpApp, api: ReliableMessageApi, token: s
 
   app.post("/rm/v1/messages", { schema: { body: prepareBody, querystring: prepareQuery } }, async (request, reply) => {
     const b = request.body;
-    const { created, message } = await api.prepare({ ...directSendInput(b), checkDelayMs: orUndefined(b.checkDelayMs) }, request.query.confirm === "true");
+    const when = { deliverAt: b.deliverAt ?? null, delayMs: b.delayMs ?? null };
+    const { created, message } = await api.prepare({ ...directSendInput(b), checkDelayMs: orUndefined(b.checkDelayMs) }, request.query.confirm === "true", when);
     return reply.code(created ? 201 : 200).send({ message });
   });
   app.post("/rm/v1/direct-sends", { schema: { body: directSendBody } }, async (request, reply) => reply.code(202).send(await api.directSend(directSendInput(request.body))));
@@ -80,7 +86,9 @@ export function registerRmRoutes(app: HttpApp, api: ReliableMessageApi, token: s
     const message = await api.get(request.params.id);
     return message ? { message } : reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no message ${request.params.id}` });
   });
-  app.post("/rm/v1/messages/:id/confirm", { schema: { params: idParams } }, async (request) => api.confirm(request.params.id));
+  app.post("/rm/v1/messages/:id/confirm", { schema: { params: idParams, body: confirmBody } }, async (request) =>
+    api.confirm(request.params.id, { deliverAt: request.body?.deliverAt ?? null, delayMs: request.body?.delayMs ?? null }),
+  );
   app.post("/rm/v1/messages/:id/cancel", { schema: { params: idParams } }, async (request) => api.cancel(request.params.id));
   app.post("/rm/v1/messages/:id/ack", { schema: { params: idParams } }, async (request) => api.ack(request.params.id));
   app.post("/rm/v1/messages/:id/reject", { schema: { params: idParams, body: rejectBody } }, async (request) => api.reject(request.params.id, request.body.reason));

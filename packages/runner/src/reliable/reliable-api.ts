@@ -1,4 +1,4 @@
-import { checkReliableMessageDraft, isReliableMessageError, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
+import { checkReliableMessageDraft, isReliableMessageError, ReliableMessageError, type ReliableDelivery, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
 import { isMsgxError } from "@msgx/core";
 import type { QueueTopicsPort } from "../app/app-parts.js";
 import { errorAnswer, HttpError } from "../http/http-error.js";
@@ -49,16 +49,21 @@ export interface ReliableCommandAnswer {
  * `ReliableMessageError` (4xx by code) or an `HttpError` 422 `UNKNOWN_QUEUE`.
  */
 export interface ReliableMessageApi {
-  /** Prepare (WAITING_CONFIRM), or save and send at once with `confirm`. `created` is false for a repeated prepare. */
-  prepare(input: ReliableMessageInput, confirm: boolean): Promise<{ readonly created: boolean; readonly message: ReliableMessageView }>;
-  confirm(messageId: string): Promise<ReliableCommandAnswer>;
+  /**
+   * Prepare (WAITING_CONFIRM), or save and send at once with `confirm` — at `when`, when it is
+   * ahead (a delayed message; only with `confirm`). `created` is false for a repeated prepare.
+   */
+  prepare(input: ReliableMessageInput, confirm: boolean, when?: ReliableDelivery): Promise<{ readonly created: boolean; readonly message: ReliableMessageView }>;
+  /** Confirm: sent at once, or first at `when` when it is ahead (a delayed message). */
+  confirm(messageId: string, when?: ReliableDelivery): Promise<ReliableCommandAnswer>;
   cancel(messageId: string): Promise<ReliableCommandAnswer>;
   get(messageId: string): Promise<ReliableMessageView | undefined>;
   /** The consumer's end-to-end acknowledgement. */
   ack(messageId: string): Promise<ReliableCommandAnswer>;
   /**
-   * Acknowledges each of `messageIds` (in order, each its own compare-and-set like `ack`): one
-   * answer per id, a refusal (unknown id, never sent) answered for that id only. A store fault
+   * Acknowledges each of `messageIds` (each distinct id once, a few at a time, each its own
+   * compare-and-set like `ack`): one answer per id in the order given, a refusal (unknown id, never
+   * sent) answered for that id only; a repeated id answers `applied: false`. A store fault
    * throws for the whole call; every ack is idempotent, so the caller sends the batch again.
    */
   ackMany(messageIds: readonly string[]): Promise<BatchAckAnswer>;
@@ -88,6 +93,9 @@ export interface ReliableApiDeps {
   readonly onSend?: () => void;
 }
 
+/** Acknowledgements of one batch in flight at once: a few of the store's pooled connections, not all. */
+const BATCH_ACK_CONCURRENCY = 4;
+
 /** The API over the service in this process. */
 export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
   const { service, metrics } = deps;
@@ -96,16 +104,19 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
     return { applied: outcome.applied, message: outcome.message ? messageView(outcome.message) : null };
   };
   return {
-    async prepare(input, confirm) {
+    async prepare(input, confirm, when) {
       const draft = checkReliableMessageDraft(toDraft(input));
+      if (!confirm && (when?.deliverAt != null || when?.delayMs != null)) {
+        throw new ReliableMessageError("INVALID_MESSAGE", "deliverAt and delayMs take effect at the confirm: give them to the confirm, or prepare with ?confirm=true", draft.messageId);
+      }
       await refuseUnknownQueue(deps, draft.consumerQueue);
-      const outcome = await service.execute(draft.messageId, confirm ? { type: "save-and-send", draft } : { type: "save-waiting", draft });
+      const outcome = confirm ? await service.saveAndSend(draft, when) : await service.execute(draft.messageId, { type: "save-waiting", draft });
       if (outcome.eventId !== null) deps.onSend?.();
       const message = outcome.message ?? (await service.get(draft.messageId));
       if (message === undefined) throw new Error(`message ${draft.messageId} is not stored after its prepare`);
       return { created: outcome.applied, message: messageView(message) };
     },
-    confirm: async (id) => answer(await service.confirmAndSend(id)),
+    confirm: async (id, when) => answer(await service.confirmAndSend(id, when)),
     cancel: async (id) => answer(await service.cancel(id)),
     get: async (id) => {
       const m = await service.get(id);
@@ -113,17 +124,31 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
     },
     ack: async (id) => answer(await service.acknowledge(id)),
     async ackMany(ids) {
-      const results: BatchAckResult[] = [];
-      for (const messageId of ids) {
+      const ackOne = async (messageId: string): Promise<BatchAckResult> => {
         try {
           const outcome = await service.acknowledge(messageId);
-          results.push({ messageId, ok: true, applied: outcome.applied, phase: outcome.message ? reliableMessagePhase(outcome.message) : null });
+          return { messageId, ok: true, applied: outcome.applied, phase: outcome.message ? reliableMessagePhase(outcome.message) : null };
         } catch (e) {
           if (!isReliableMessageError(e)) throw e;
           const { status, body } = errorAnswer(e);
-          results.push({ messageId, ok: false, status, code: body.code ?? null, message: body.message });
+          return { messageId, ok: false, status, code: body.code ?? null, message: body.message };
         }
+      };
+      // Each distinct id once, several at a time (each ack is its own store transaction); a
+      // repeated id answers as the retry it is: not applied again.
+      const unique = [...new Set(ids)];
+      const byId = new Map<string, BatchAckResult>();
+      for (let i = 0; i < unique.length; i += BATCH_ACK_CONCURRENCY) {
+        const chunk = unique.slice(i, i + BATCH_ACK_CONCURRENCY);
+        (await Promise.all(chunk.map(ackOne))).forEach((r) => byId.set(r.messageId, r));
       }
+      const seen = new Set<string>();
+      const results = ids.map((id) => {
+        const r = byId.get(id)!;
+        const repeat = seen.has(id);
+        seen.add(id);
+        return repeat && r.ok ? { ...r, applied: false } : r;
+      });
       const failed = results.filter((r) => !r.ok).length;
       return { acknowledged: results.length - failed, failed, results };
     },

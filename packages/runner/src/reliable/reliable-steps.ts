@@ -84,7 +84,7 @@ export function reliableSteps(ctx: StepContext, host: ReliableHost): RouterStep[
         let sent = 0;
         for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
           const step = await recovery.step(signal);
-          sent += step.resent + step.redelivered + step.dead;
+          sent += step.resent + step.delivered + step.redelivered + step.dead;
           metrics.dead(step.dead);
           if (!step.more) break;
         }

@@ -4,8 +4,9 @@
 //   node producer.mjs --url http://127.0.0.1:<port> [--token T] '<steps as JSON>'
 //
 // Steps run in order; each is one call:
-//   {"op": "prepare", "id", "queue", "body", "headers"?, "checkDelayMs"?, "confirm"?}  POST /rm/v1/messages[?confirm=true]
-//   {"op": "confirm" | "cancel" | "ack", "id"}                                   POST /rm/v1/messages/<id>/<op>
+//   {"op": "prepare", "id", "queue", "body", "headers"?, "checkDelayMs"?, "delayMs"?, "deliverAt"?, "confirm"?}  POST /rm/v1/messages[?confirm=true]
+//   {"op": "confirm", "id", "delayMs"?, "deliverAt"?}                             POST /rm/v1/messages/<id>/confirm
+//   {"op": "cancel" | "ack", "id"}                                                POST /rm/v1/messages/<id>/<op>
 //   {"op": "reject", "id", "reason"}                                              POST /rm/v1/messages/<id>/reject
 //   {"op": "get", "id"}                                                           GET  /rm/v1/messages/<id>
 //   {"op": "replay-dead", "queue"}                                                POST /rm/v1/queues/<queue>/replay-dead
@@ -46,6 +47,8 @@ for (const step of steps) {
       break;
     }
     case "confirm":
+      answer = await call("POST", `${at(step.id)}/confirm`, { ...(step.delayMs !== undefined ? { delayMs: step.delayMs } : {}), ...(step.deliverAt !== undefined ? { deliverAt: step.deliverAt } : {}) });
+      break;
     case "cancel":
     case "ack":
       answer = await call("POST", `${at(step.id)}/${step.op}`, {});

@@ -401,6 +401,39 @@ export async function directSendBatchAckAndDelete(w: RmWorld, prefix: string): P
   expect(JSON.parse(row!.detail)).toMatchObject({ messageId: doomed, queue, phase: "WAITING_CONFIRM" });
 }
 
+/**
+ * Issue 36 item 2 over HTTP: a save-and-send with `delayMs` and a confirm with `deliverAt` are
+ * held (SENDING, nothing sent) until their time, then reach a plain reader once, each first send
+ * written no earlier than asked (the service's own timestamps), and are acknowledged.
+ */
+export async function delayedDeliveryOverHttp(w: RmWorld, prefix: string): Promise<void> {
+  const queue = w.q.checkBack;
+  const [later, at] = [`${queue}-delayed`, `${queue}-at`];
+  const reader = await consumer(w, `${prefix}${queue}`);
+  await warmUp(w, queue, [reader]);
+  const answers = await produce(w.url, [
+    { op: "prepare", id: later, queue, body: "in 3 s", delayMs: 3_000, confirm: true },
+    { op: "prepare", id: at, queue, body: "at a time", checkDelayMs: 600_000 },
+  ]);
+  expect(answers.map((a) => a.status)).toEqual([201, 201]);
+  const createdAt = answers[0]!.body.message.createdAt as number;
+  // The delay counts from the call (a few ms before the row's createdAt on a loaded machine).
+  const dueLater = answers[0]!.body.message.nextCheckAt as number;
+  expect(answers[0]!.body.message).toMatchObject({ status: "SENDING", sendCount: 0 });
+  expect(dueLater).toBeGreaterThan(createdAt + 2_000);
+  expect(dueLater).toBeLessThanOrEqual(createdAt + 3_000);
+  const deliverAt = createdAt + 4_000;
+  const [confirmed] = await produce(w.url, [{ op: "confirm", id: at, deliverAt }]);
+  expect(confirmed).toMatchObject({ status: 200, body: { applied: true, message: { status: "SENDING", sendCount: 0, nextCheckAt: deliverAt } } });
+  for (const [id, due] of [[later, dueLater], [at, deliverAt]] as const) {
+    const m = await waitAcknowledgedBy(w, reader, id, "delivered when due and acknowledged", 90_000);
+    expect(m["lastSentAt"]).toBeGreaterThanOrEqual(due);
+    expect(reader.of(id).filter((r) => r.effect)).toHaveLength(1);
+    expect(reader.of(id)[0]!.record.value).toMatchObject({ sendCount: 1 });
+    expect(reader.of(id)[0]!.record.value!["sentAt"]).toBeGreaterThanOrEqual(due);
+  }
+}
+
 /** Stops and starts the broker (the suite owns it: see bench/fault/services.ts). */
 export interface BrokerControl {
   stop(): Promise<void>;
