@@ -17,6 +17,10 @@
  *   doubling wait; with `afterMaxChecks: "dead"` the `maxChecks`-th one moves it to REVIEW.
  * - `REVIEW`: WAITING_CONFIRM with the dead flag: check-back gave up; no job touches it, it is
  *   never delivered nor dead-lettered (it was never confirmed). Left by `confirm` or `cancel`.
+ * - `SENDING` with `sendCount` 0: confirmed for a later delivery (`deliverAt`, RocketMQ's timer
+ *   messages): nothing sent yet, `nextCheckAt` is the delivery time; the recovery job writes the
+ *   first send then (`delivered`), so the resend schedule counts from the delivery. It cannot be
+ *   acknowledged or rejected before (`ILLEGAL_STATE`).
  * - `SENDING`: confirmed and sent at least once (`sendCount` ≥ 1), waiting for the consumer's
  *   acknowledgement. Left by `acknowledge` to ACKNOWLEDGED. `recover` (the recovery job, given
  *   the outbox state of the last send) waits while that send is still in the outbox (an outage
@@ -72,8 +76,10 @@ type CheckedDraft = Required<ReliableMessageDraft>;
 /** What a caller wants done to one message; the input of {@link decideReliableMessage}. */
 export type ReliableMessageCommand =
   | { readonly type: "save-waiting"; readonly draft: CheckedDraft }
-  | { readonly type: "save-and-send"; readonly draft: CheckedDraft }
-  | { readonly type: "confirm"; readonly by: ReliableMessageDecider }
+  /** `deliverAt` later than now: stored SENDING and first sent then (a delayed message). */
+  | { readonly type: "save-and-send"; readonly draft: CheckedDraft; readonly deliverAt?: number | null }
+  /** `deliverAt` later than now: confirmed, first sent then (a delayed message). */
+  | { readonly type: "confirm"; readonly by: ReliableMessageDecider; readonly deliverAt?: number | null }
   | { readonly type: "cancel"; readonly by: ReliableMessageDecider }
   | { readonly type: "defer-check" }
   /** Check-back gave up (`afterMaxChecks: "dead"`): hold the waiting message for review. */
@@ -92,6 +98,12 @@ export type ReliableMessageEvent =
   | { readonly type: "saved"; readonly draft: CheckedDraft }
   | { readonly type: "saved-and-sent"; readonly draft: CheckedDraft }
   | { readonly type: "confirmed"; readonly by: ReliableMessageDecider }
+  /** Saved SENDING with nothing sent: the first send is due at `at`. */
+  | { readonly type: "saved-and-scheduled"; readonly draft: CheckedDraft; readonly at: number }
+  /** Confirmed with nothing sent: the first send is due at `at`. */
+  | { readonly type: "scheduled"; readonly by: ReliableMessageDecider; readonly at: number }
+  /** The first send of a delayed message, at its delivery time (the recovery job). */
+  | { readonly type: "delivered" }
   | { readonly type: "check-deferred" }
   | { readonly type: "held-for-review" }
   | { readonly type: "cancelled"; readonly by: ReliableMessageDecider }
@@ -123,6 +135,10 @@ const noop = (reason: string): ReliableMessageDecision => ({ kind: "noop", reaso
 const reject = (code: ReliableMessageErrorCode, reason: string): ReliableMessageDecision => ({ kind: "reject", code, reason });
 
 const P = ReliableMessagePhase;
+/** A delivery time given and still ahead: the message is held until then. */
+const isLater = (deliverAt: number | null | undefined, ctx: ReliableMessageContext): boolean => deliverAt !== undefined && deliverAt !== null && deliverAt > ctx.now;
+/** Confirmed for a later delivery and not sent yet. */
+const isScheduled = (m: ReliableMessage): boolean => m.status === ReliableMessageStatus.SENDING && m.sendCount === 0;
 const isWaiting = (phase: ReliableMessagePhase): boolean => phase === P.WAITING_CONFIRM || phase === P.REVIEW;
 
 /**
@@ -146,13 +162,13 @@ export function decideReliableMessage(command: ReliableMessageCommand, message: 
         ? noop("already saved")
         : reject("ALREADY_EXISTS", `message ${command.draft.messageId} exists (${phase})`);
     case "save-and-send":
-      if (absent) return apply({ type: "saved-and-sent", draft: command.draft });
+      if (absent) return isLater(command.deliverAt, ctx) ? apply({ type: "saved-and-scheduled", draft: command.draft, at: command.deliverAt! }) : apply({ type: "saved-and-sent", draft: command.draft });
       return (phase === P.SENDING || phase === P.DEAD) && sameContent(message!, command.draft)
         ? noop("already saved and sent")
         : reject("ALREADY_EXISTS", `message ${command.draft.messageId} exists (${phase})`);
     case "confirm":
       if (absent) return reject("NOT_FOUND", "no such message");
-      if (isWaiting(phase)) return apply({ type: "confirmed", by: command.by });
+      if (isWaiting(phase)) return isLater(command.deliverAt, ctx) ? apply({ type: "scheduled", by: command.by, at: command.deliverAt! }) : apply({ type: "confirmed", by: command.by });
       return phase === P.CANCELLED ? reject("CONFLICT", "the message was cancelled") : noop(`already confirmed (${phase})`);
     case "cancel":
       if (absent) return reject("NOT_FOUND", "no such message");
@@ -176,12 +192,13 @@ export function decideReliableMessage(command: ReliableMessageCommand, message: 
       return reject("ILLEGAL_STATE", isWaiting(phase) ? "cannot mark an unconfirmed message dead (cancel it)" : `cannot mark a finished message dead (${phase})`);
     case "acknowledge":
       if (absent) return reject("NOT_FOUND", "no such message");
+      if (phase === P.SENDING && isScheduled(message!)) return reject("ILLEGAL_STATE", "cannot acknowledge a message not delivered yet (delayed)");
       if (phase === P.SENDING || phase === P.DEAD) return apply({ type: "acknowledged" });
       return phase === P.ACKNOWLEDGED ? noop("already acknowledged") : reject("ILLEGAL_STATE", `cannot acknowledge a message that was never sent (${phase})`);
     case "reject": {
       if (absent) return reject("NOT_FOUND", "no such message");
       if (phase === P.DEAD || phase === P.ACKNOWLEDGED) return noop(`already ${phase === P.DEAD ? "dead" : "acknowledged"}`);
-      if (phase !== P.SENDING) return reject("ILLEGAL_STATE", `cannot reject a message that was never sent (${phase})`);
+      if (phase !== P.SENDING || isScheduled(message!)) return reject("ILLEGAL_STATE", `cannot reject a message that was never sent (${phase})`);
       // A second reject of the same send (a duplicate delivery) is not a second failure.
       if (message!.rejectedAt !== null) return noop("a redelivery is already pending");
       return apply({ type: "rejected", reason: command.reason, final: message!.rejectCount + 1 >= ctx.options.maxRejects });
@@ -200,6 +217,7 @@ export function decideReliableMessage(command: ReliableMessageCommand, message: 
 function decideRecover(m: ReliableMessage, lastSend: LastSendState, ctx: ReliableMessageContext): ReliableMessageDecision {
   const { now, options } = ctx;
   if (m.nextCheckAt !== null && now < m.nextCheckAt) return noop("not due yet");
+  if (isScheduled(m)) return apply({ type: "delivered" });
   if (m.rejectedAt !== null) return apply({ type: "redelivered" });
   if (lastSend.state === "pending") return apply({ type: "rescheduled", at: now + options.outageRecheckMs, why: "send-pending" });
   if (lastSend.state === "dead") return apply({ type: "marked-dead", by: "recovery", reason: `the broker refused the send: ${lastSend.error}` });
@@ -215,7 +233,10 @@ function decideRecover(m: ReliableMessage, lastSend: LastSendState, ctx: Reliabl
 const LEGAL_FROM: Readonly<Record<ReliableMessageEvent["type"], readonly ReliableMessagePhase[]>> = {
   saved: [P.ABSENT],
   "saved-and-sent": [P.ABSENT],
+  "saved-and-scheduled": [P.ABSENT],
   confirmed: [P.WAITING_CONFIRM, P.REVIEW],
+  scheduled: [P.WAITING_CONFIRM, P.REVIEW],
+  delivered: [P.SENDING],
   "check-deferred": [P.WAITING_CONFIRM],
   "held-for-review": [P.WAITING_CONFIRM],
   cancelled: [P.WAITING_CONFIRM, P.REVIEW],
@@ -230,7 +251,7 @@ const LEGAL_FROM: Readonly<Record<ReliableMessageEvent["type"], readonly Reliabl
 
 /** True for the events whose new state must be sent: their outbox row commits with them. */
 export const impliesSend = (event: ReliableMessageEvent): boolean =>
-  event.type === "confirmed" || event.type === "saved-and-sent" || event.type === "resent" || event.type === "redelivered";
+  event.type === "confirmed" || event.type === "saved-and-sent" || event.type === "resent" || event.type === "redelivered" || event.type === "delivered";
 
 /** True for the events that make a message DEAD: their dead-letter row commits with them. */
 export const impliesDeadLetter = (event: ReliableMessageEvent): boolean =>
@@ -252,6 +273,8 @@ export function evolveReliableMessage(message: ReliableMessage | undefined, even
       return { ...fresh(event.draft, now), nextCheckAt: now + checkDelayOf(options, event.draft.consumerQueue, event.draft.checkDelayMs) };
     case "saved-and-sent":
       return sent({ ...fresh(event.draft, now), status: ReliableMessageStatus.SENDING, confirmedAt: now }, ctx);
+    case "saved-and-scheduled":
+      return { ...fresh(event.draft, now), status: ReliableMessageStatus.SENDING, confirmedAt: now, nextCheckAt: event.at };
     case "deleted":
       return undefined;
   }
@@ -260,6 +283,10 @@ export function evolveReliableMessage(message: ReliableMessage | undefined, even
   switch (event.type) {
     case "confirmed":
       return sent({ ...changed, status: ReliableMessageStatus.SENDING, dead: false, confirmedAt: now }, ctx);
+    case "scheduled":
+      return { ...changed, status: ReliableMessageStatus.SENDING, dead: false, confirmedAt: now, nextCheckAt: event.at };
+    case "delivered":
+      return sent(changed, ctx);
     case "check-deferred": {
       const checkCount = m.checkCount + 1;
       return { ...changed, checkCount, nextCheckAt: now + checkWaitAfter(options, checkCount) };

@@ -31,6 +31,8 @@ export function lastSendState(row: OutboxEvent | undefined): LastSendState {
 export interface RecoveryStep {
   readonly examined: number;
   readonly resent: number;
+  /** Delayed messages whose delivery time came: their first send written. */
+  readonly delivered: number;
   /** Redelivered after a consumer's reject (no send of `maxSends` spent). */
   readonly redelivered: number;
   /** Whose last send is still in the outbox (an outage or a backlog): looked at again soon, nothing counted. */
@@ -83,7 +85,7 @@ export class RecoveryJob {
     const due = await store.due(ReliableMessageStatus.SENDING, clock.now(), this.#batchSize);
     const eventIds = due.flatMap((m) => (m.lastEventId === null ? [] : [m.lastEventId]));
     const rows = new Map((eventIds.length === 0 ? [] : await sends.get(eventIds)).map((e) => [e.eventId, e]));
-    const counts = { examined: 0, resent: 0, redelivered: 0, pending: 0, dead: 0, skipped: 0 };
+    const counts = { examined: 0, resent: 0, delivered: 0, redelivered: 0, pending: 0, dead: 0, skipped: 0 };
     for (const message of due) {
       signal?.throwIfAborted();
       counts.examined += 1;
@@ -101,6 +103,8 @@ export class RecoveryJob {
       }
       if (event === "pending") {
         counts.pending += 1;
+      } else if (event === "delivered") {
+        counts.delivered += 1;
       } else if (event === "redelivered") {
         counts.redelivered += 1;
         this.#logger.info("reliable message redelivered after a reject", { messageId: message.messageId, queue: message.consumerQueue, rejects: message.rejectCount });

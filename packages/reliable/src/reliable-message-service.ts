@@ -8,6 +8,7 @@ import { ReliableMessageError } from "./reliable-message-error.js";
 import { reliableMessageOptions, type ReliableMessageOptions, type ReliableMessageOptionsInput } from "./reliable-message-options.js";
 import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore, ReliableQueueCounts } from "./reliable-message-store.js";
 import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
+import { deliveryTime, type ReliableDelivery } from "./reliable-delivery.js";
 import { runReliableMessageCommand, type ReliableMessageOutcome } from "./run-command.js";
 
 export interface ReliableMessageServiceDeps {
@@ -69,12 +70,13 @@ export class ReliableMessageService {
 
   /**
    * Confirm (seed `confirmAndSendMessage`): after the business transaction committed, moves the
-   * message (WAITING_CONFIRM or REVIEW) to SENDING and writes its first send. A confirmed message
+   * message (WAITING_CONFIRM or REVIEW) to SENDING and writes its first send — or, with `when`
+   * ahead of now, writes it at that time (a delayed message; see {@link ReliableDelivery}). A confirmed message
    * (sending, dead or acknowledged) is a no-op; a cancelled one is refused (`CONFLICT`), an unknown
    * one (`NOT_FOUND`).
    */
-  confirmAndSend(messageId: string): Promise<ReliableMessageOutcome> {
-    return this.execute(checkMessageId(messageId), { type: "confirm", by: "producer" });
+  async confirmAndSend(messageId: string, when?: ReliableDelivery): Promise<ReliableMessageOutcome> {
+    return this.execute(checkMessageId(messageId), { type: "confirm", by: "producer", deliverAt: deliveryTime(when, this.#clock.now()) });
   }
 
   /**
@@ -86,10 +88,10 @@ export class ReliableMessageService {
     return this.execute(checkMessageId(messageId), { type: "cancel", by: "producer" });
   }
 
-  /** Seed `saveAndSendMessage`: stores the message SENDING and writes its first send at once. */
-  saveAndSend(draft: ReliableMessageDraft): Promise<ReliableMessageOutcome> {
+  /** Seed `saveAndSendMessage`: stores the message SENDING and writes its first send at once (or at `when`). */
+  async saveAndSend(draft: ReliableMessageDraft, when?: ReliableDelivery): Promise<ReliableMessageOutcome> {
     const d = checkReliableMessageDraft(draft);
-    return this.execute(d.messageId, { type: "save-and-send", draft: d });
+    return this.execute(d.messageId, { type: "save-and-send", draft: d, deliverAt: deliveryTime(when, this.#clock.now()) });
   }
 
   /**

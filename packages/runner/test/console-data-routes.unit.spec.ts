@@ -67,7 +67,7 @@ function world(services: { readonly tasks: boolean; readonly reliable: boolean }
   const ctx = {
     ...pipelineLessContext(logger as Logger, ADMIN_TOKEN),
     metrics: async () => ({ contentType: "text/plain", body: "" }),
-    reliable: directReliableAdmin(rmService),
+    reliable: directReliableAdmin(rmService, { store: db, clock }),
     ops,
     ...(services.tasks ? { tasks } : {}),
     ...(services.reliable ? { rm } : {}),

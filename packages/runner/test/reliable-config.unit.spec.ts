@@ -78,6 +78,16 @@ describe("reliable configuration", () => {
     refusedNaming({ MSGX_RELIABLE_QUEUES: '{"orders":{"checkerURL":"http://x"}}' }, /reliable\.queues\.orders/);
   });
 
+  it("names a queue's topics by reliable.topicPrefix and reliable.dlqTopicPrefix (default rmq. and rmq-dlq.); neither may start the other", () => {
+    expect(loadConfig({ env: {} }).reliable).toMatchObject({ topicPrefix: "rmq.", dlqTopicPrefix: "rmq-dlq." });
+    expect(loadConfig({ env: { MSGX_RELIABLE_TOPIC_PREFIX: "acme.rm.", MSGX_RELIABLE_DLQ_TOPIC_PREFIX: "acme.dlq." } }).reliable).toMatchObject({ topicPrefix: "acme.rm.", dlqTopicPrefix: "acme.dlq." });
+    refusedNaming({ MSGX_RELIABLE_TOPIC_PREFIX: "a b." }, /topicPrefix/);
+    refusedNaming({ MSGX_RELIABLE_TOPIC_PREFIX: "x".repeat(101) }, /topicPrefix/);
+    // A queue named "dlq.a" would otherwise share a topic with queue "a"'s dead letters.
+    refusedNaming({ MSGX_RELIABLE_TOPIC_PREFIX: "acme.", MSGX_RELIABLE_DLQ_TOPIC_PREFIX: "acme.dlq." }, /dlqTopicPrefix/);
+    refusedNaming({ MSGX_RELIABLE_TOPIC_PREFIX: "same.", MSGX_RELIABLE_DLQ_TOPIC_PREFIX: "same." }, /dlqTopicPrefix/);
+  });
+
   it("never echoes a refused checker URL (it may carry credentials)", () => {
     const secret = "http//user:s3cret@checker";
     expect(() => loadConfig({ env: { MSGX_RELIABLE_DEFAULT_CHECKER_URL: secret } })).toThrow(/reliable\.defaultCheckerUrl/);

@@ -6,7 +6,7 @@
  * client mistakes as 4xx, none logged at error.
  */
 import { RecoveryJob, ReliableMessageService } from "@msgx/reliable";
-import { type Logger } from "@msgx/core";
+import { MsgxError, type Logger } from "@msgx/core";
 import { InMemoryOutboxStore, InMemoryPipelineStore, ManualClock, RecordingLogger } from "@msgx/core/testing";
 import { InMemoryReliableMessageStore } from "@msgx/reliable/testing";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
@@ -23,18 +23,21 @@ const ADMIN_TOKEN = "admin-token-for-operators";
 const RM = { authorization: `Bearer ${RM_TOKEN}` };
 const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
-/** Topics that exist on the fake broker: only `rmq.orders` (and what `ensure` created). */
+/** Topics that exist on the fake broker: only `rmq.orders`, `acme.orders` (and what `ensure` created); `down` = the broker does not answer. */
 class FakeTopics implements QueueTopicsPort {
-  readonly present = new Set(["rmq.orders", "rmq-dlq.orders"]);
+  readonly present = new Set(["rmq.orders", "rmq-dlq.orders", "acme.orders"]);
+  down = false;
   async ensure(topics: readonly string[]): Promise<void> {
+    if (this.down) throw new MsgxError("DEPENDENCY_UNAVAILABLE", "Kafka is unavailable (connect): ECONNREFUSED");
     for (const t of topics) this.present.add(t);
   }
   async exists(topic: string): Promise<boolean> {
+    if (this.down) throw new MsgxError("DEPENDENCY_UNAVAILABLE", "Kafka is unavailable (connect): ECONNREFUSED");
     return this.present.has(topic);
   }
 }
 
-function world(createTopics: boolean) {
+function world(createTopics: boolean, topicPrefix?: string) {
   const clock = new ManualClock();
   const db = new InMemoryPipelineStore(clock);
   const store = new InMemoryReliableMessageStore(clock, db);
@@ -43,16 +46,17 @@ function world(createTopics: boolean) {
   const recovery = new RecoveryJob({ service, store, clock, logger, sends: new InMemoryOutboxStore(db) });
   const metrics = createReliableMetrics(clock, () => service.countByPhase());
   let sends = 0;
-  const api = directReliableApi({ service, metrics, topics: new FakeTopics(), createTopics, onSend: () => void (sends += 1) });
+  const topics = new FakeTopics();
+  const api = directReliableApi({ service, metrics, topics, createTopics, ...(topicPrefix ? { topicPrefix } : {}), onSend: () => void (sends += 1) });
   const ctx = {
     ...pipelineLessContext(logger as Logger, ADMIN_TOKEN),
     metrics: async () => ({ contentType: "text/plain", body: await metrics.render() }),
-    reliable: directReliableAdmin(service),
+    reliable: directReliableAdmin(service, { store: db, clock }),
     rm: api,
     rmToken: RM_TOKEN,
   } satisfies HttpContext;
   const app = createHttpServer(ctx);
-  return { app, service, recovery, logger, clock, metrics, sends: () => sends };
+  return { app, service, recovery, logger, clock, metrics, db, topics, sends: () => sends };
 }
 
 type World = ReturnType<typeof world>;
@@ -61,7 +65,7 @@ afterAll(async () => {
   for (const app of apps) await app.close();
 });
 
-const call = (w: World, method: "GET" | "POST", url: string, body?: unknown, headers: Record<string, string> = RM) => injectJson(w.app, method, url, body, headers);
+const call = (w: World, method: "GET" | "POST" | "DELETE", url: string, body?: unknown, headers: Record<string, string> = RM) => injectJson(w.app, method, url, body, headers);
 
 const prepare = (w: World, id: string, extra: Record<string, unknown> = {}, confirm = false) =>
   call(w, "POST", `/rm/v1/messages${confirm ? "?confirm=true" : ""}`, { messageId: id, queue: "orders", body: "pay 10", ...extra });
@@ -200,7 +204,156 @@ describe("/rm/v1", () => {
   });
 });
 
+describe("/rm/v1: direct send, batch acknowledgement, operator delete (issue 36)", () => {
+  let w: World;
+  beforeEach(async () => {
+    w = world(true);
+    apps.push(w.app);
+    await w.app.ready();
+  });
+
+  it("direct-sends (202 with its outbox event): no record is kept, a retry sends again, the relay is woken", async () => {
+    const body = { messageId: "d-1", queue: "orders", body: { note: 1 }, dataType: "json", headers: { "x-tenant": "t1" } };
+    const first = await call(w, "POST", "/rm/v1/direct-sends", body);
+    expect(first).toMatchObject({ status: 202, body: { eventId: expect.any(Number), messageId: "d-1", queue: "orders" } });
+    const again = await call(w, "POST", "/rm/v1/direct-sends", body);
+    expect(again.status).toBe(202);
+    expect(again.body!["eventId"]).toBeGreaterThan(first.body!["eventId"] as number);
+    expect(w.sends()).toBe(2);
+    const rows = (await new InMemoryOutboxStore(w.db).pending("KAFKA:rmq.orders", w.clock.now(), 10)).map((r) => r.payload);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatchObject({ messageId: "d-1", consumerQueue: "orders", body: '{"note":1}', headers: { "x-tenant": "t1" } });
+    // Nothing stored: no check-back, no resend, and its acknowledgement is NOT_FOUND.
+    expect((await call(w, "GET", "/rm/v1/messages/d-1")).status).toBe(404);
+    expect((await call(w, "POST", "/rm/v1/messages/d-1/ack")).status).toBe(404);
+  });
+
+  it("answers a direct send's client mistakes with 400, never 5xx", async () => {
+    for (const bad of [
+      { queue: "orders", body: "x" },
+      { messageId: "d-2", body: "x" },
+      { messageId: "d-2", queue: "orders" },
+      { messageId: "d-2", queue: "bad queue", body: "x" },
+      { messageId: "d-2", queue: "orders", body: "x", checkDelayMs: 1_000 },
+      { messageId: "x".repeat(129), queue: "orders", body: "x" },
+      "not json",
+    ]) {
+      const answer = await call(w, "POST", "/rm/v1/direct-sends", bad);
+      expect(answer.status, JSON.stringify(bad)).toBe(400);
+    }
+    expect((await call(w, "POST", "/rm/v1/direct-sends", { messageId: "d-2", queue: "orders", body: "x" }, {})).status).toBe(401);
+    expect(w.sends()).toBe(0);
+    expect(w.logger.at("error")).toEqual([]);
+  });
+
+  it("acknowledges a batch: one result per id in order, each refusal for its id only", async () => {
+    await prepare(w, "b-1", {}, true);
+    await prepare(w, "b-2", {}, true);
+    await prepare(w, "b-3");
+    const answer = await call(w, "POST", "/rm/v1/acks", { messageIds: ["b-1", "b-2", "nobody", "b-3", "b-1"] });
+    expect(answer).toMatchObject({ status: 200, body: { acknowledged: 3, failed: 2 } });
+    expect(answer.body!["results"]).toEqual([
+      { messageId: "b-1", ok: true, applied: true, phase: "ACKNOWLEDGED" },
+      { messageId: "b-2", ok: true, applied: true, phase: "ACKNOWLEDGED" },
+      { messageId: "nobody", ok: false, status: 404, code: "NOT_FOUND", message: expect.any(String) },
+      { messageId: "b-3", ok: false, status: 409, code: "ILLEGAL_STATE", message: expect.any(String) },
+      { messageId: "b-1", ok: true, applied: false, phase: "ACKNOWLEDGED" },
+    ]);
+    expect((await w.service.get("b-2"))?.status).toBe("ACKNOWLEDGED");
+    expect((await w.service.get("b-3"))?.status).toBe("WAITING_CONFIRM");
+  });
+
+  it("answers a batch acknowledgement's client mistakes with 400, never 5xx", async () => {
+    for (const bad of [
+      {},
+      { messageIds: [] },
+      { messageIds: "b-1" },
+      { messageIds: [1, 2] },
+      { messageIds: [""] },
+      { messageIds: ["x".repeat(129)] },
+      { messageIds: Array.from({ length: 1_001 }, (_, i) => `m-${i}`) },
+      { messageIds: ["b-1"], extra: true },
+      "not json",
+    ]) {
+      expect((await call(w, "POST", "/rm/v1/acks", bad)).status, JSON.stringify(bad).slice(0, 80)).toBe(400);
+    }
+    expect((await call(w, "POST", "/rm/v1/acks", { messageIds: ["b-1"] }, {})).status).toBe(401);
+    const full = await call(w, "POST", "/rm/v1/acks", { messageIds: Array.from({ length: 1_000 }, (_, i) => `m-${i}`) });
+    expect(full).toMatchObject({ status: 200, body: { acknowledged: 0, failed: 1_000 } });
+    expect(w.logger.at("error")).toEqual([]);
+  });
+
+  it("delays delivery with deliverAt / delayMs on the confirm or a prepare with ?confirm=true; the recovery job sends it when due", async () => {
+    const now = w.clock.now();
+    const saved = await prepare(w, "t-1", { delayMs: 60_000 }, true);
+    expect(saved).toMatchObject({ status: 201, body: { message: { status: "SENDING", sendCount: 0, nextCheckAt: now + 60_000 } } });
+    await prepare(w, "t-2");
+    expect(await call(w, "POST", "/rm/v1/messages/t-2/confirm", { deliverAt: now + 120_000 })).toMatchObject({ status: 200, body: { applied: true, message: { status: "SENDING", sendCount: 0, nextCheckAt: now + 120_000 } } });
+    expect(w.sends()).toBe(0);
+    // Not delivered yet: no acknowledgement.
+    expect(await call(w, "POST", "/rm/v1/acks", { messageIds: ["t-1"] })).toMatchObject({ status: 200, body: { failed: 1, results: [{ status: 409, code: "ILLEGAL_STATE" }] } });
+    w.clock.advance(60_000);
+    expect(await w.recovery.step()).toMatchObject({ delivered: 1 });
+    expect((await call(w, "GET", "/rm/v1/messages/t-1")).body!["message"]).toMatchObject({ sendCount: 1, lastSentAt: now + 60_000 });
+    // A confirm without a body still sends at once.
+    await prepare(w, "t-3");
+    expect(await call(w, "POST", "/rm/v1/messages/t-3/confirm")).toMatchObject({ status: 200, body: { message: { sendCount: 1 } } });
+  });
+
+  it("answers a delay's client mistakes with 400: on a plain prepare, both given, negative, mistyped, too far, unknown keys", async () => {
+    expect(await prepare(w, "t-4", { delayMs: 1_000 })).toMatchObject({ status: 400, body: { code: "INVALID_MESSAGE" } });
+    expect((await prepare(w, "t-4", { delayMs: 1_000, deliverAt: 5 }, true)).status).toBe(400);
+    await prepare(w, "t-5");
+    for (const bad of [{ delayMs: -1 }, { delayMs: "soon" }, { deliverAt: 1.5 }, { delayMs: 31 * 24 * 3_600_000 }, { delay: 5 }, { deliverAt: 1, delayMs: 1 }]) {
+      expect((await call(w, "POST", "/rm/v1/messages/t-5/confirm", bad)).status, JSON.stringify(bad)).toBe(400);
+    }
+    expect((await w.service.get("t-5"))?.status).toBe("WAITING_CONFIRM");
+    expect(w.logger.at("error")).toEqual([]);
+  });
+
+  it("deletes a message for an operator (admin token only), audited with what was deleted; an unknown id is 404", async () => {
+    await prepare(w, "x-1", { field1: "order-9" }, true);
+    const admin = (method: "GET" | "POST" | "DELETE", url: string) => call(w, method, url, undefined, ADMIN);
+    expect((await call(w, "DELETE", "/admin/reliable-messages/x-1")).status).toBe(401);
+    const deleted = await admin("DELETE", "/admin/reliable-messages/x-1?operator=alice");
+    expect(deleted).toMatchObject({ status: 200, body: { deleted: { messageId: "x-1", status: "SENDING" } } });
+    expect(await w.service.get("x-1")).toBeUndefined();
+    const [audit] = await w.db.audits(10);
+    expect(audit).toMatchObject({ operator: "alice", action: "reliable-message-delete", msgIds: [] });
+    expect(JSON.parse(audit!.detail)).toMatchObject({ messageId: "x-1", queue: "orders", phase: "SENDING", sendCount: 1, field1: "order-9" });
+    // Gone: a second delete is 404 and writes no audit row.
+    expect(await admin("DELETE", "/admin/reliable-messages/x-1")).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+    expect(await w.db.audits(10)).toHaveLength(1);
+    expect((await admin("DELETE", `/admin/reliable-messages/${"x".repeat(129)}`)).status).toBe(400);
+    expect((await admin("DELETE", `/admin/reliable-messages/x-2?operator=${"o".repeat(101)}`)).status).toBe(400);
+    // Without an operator the audit row says it came over HTTP; the id may then be prepared again.
+    await prepare(w, "x-2");
+    expect((await admin("DELETE", "/admin/reliable-messages/x-2")).status).toBe(200);
+    expect((await w.db.audits(10))[0]).toMatchObject({ operator: "http", action: "reliable-message-delete" });
+    expect((await prepare(w, "x-2")).status).toBe(201);
+    expect(w.logger.at("error")).toEqual([]);
+  });
+});
+
 describe("/rm/v1 with reliable.createTopics false", () => {
+  it("looks topics up under reliable.topicPrefix", async () => {
+    const w = world(false, "acme.");
+    apps.push(w.app);
+    await w.app.ready();
+    expect((await call(w, "POST", "/rm/v1/messages", { messageId: "p-1", queue: "orders", body: "x" })).status).toBe(201);
+    expect(await call(w, "POST", "/rm/v1/messages", { messageId: "p-2", queue: "payments", body: "x" })).toMatchObject({ status: 422, body: { message: expect.stringMatching(/acme\.payments/) } });
+    expect(await call(w, "POST", "/rm/v1/direct-sends", { messageId: "p-3", queue: "payments", body: "x" })).toMatchObject({ status: 422, body: { code: "UNKNOWN_QUEUE" } });
+  });
+
+  it("takes a prepare while the broker cannot be asked: it only writes the store, its send waits in the outbox", async () => {
+    const w = world(false);
+    apps.push(w.app);
+    await w.app.ready();
+    w.topics.down = true;
+    expect(await call(w, "POST", "/rm/v1/messages", { messageId: "o-1", queue: "orders", body: "x" })).toMatchObject({ status: 201, body: { message: { status: "WAITING_CONFIRM" } } });
+    expect(await call(w, "POST", "/rm/v1/messages/o-1/confirm")).toMatchObject({ status: 200, body: { message: { status: "SENDING" } } });
+  });
+
   it("refuses 422 UNKNOWN_QUEUE a prepare for a queue whose topic does not exist, and takes one whose topic does", async () => {
     const w = world(false);
     apps.push(w.app);

@@ -33,7 +33,7 @@ export function pipelineLessContext(logger: Logger, adminToken: string) {
 }
 
 /** One call through fastify's inject: JSON in (a string is sent as is) and out (undefined for an empty body). */
-export async function injectJson(app: HttpApp, method: "GET" | "POST", url: string, body: unknown, headers: Record<string, string>) {
+export async function injectJson(app: HttpApp, method: "GET" | "POST" | "DELETE", url: string, body: unknown, headers: Record<string, string>) {
   const res = await app.inject({ method, url, headers: { ...headers, ...(body !== undefined ? { "content-type": "application/json" } : {}) }, ...(body !== undefined ? { payload: typeof body === "string" ? body : JSON.stringify(body) } : {}) });
   return { status: res.statusCode, body: res.body === "" ? undefined : (JSON.parse(res.body) as Record<string, any>) };
 }

@@ -124,7 +124,7 @@ export function registerAdminCommands(program: Command): void {
       }),
     );
 
-  const audit = program.command("audit").description("the operator audit trail (replays, UNSUPPORTED messages skipped or exhausted)");
+  const audit = program.command("audit").description("the operator audit trail (replays, UNSUPPORTED messages skipped or exhausted, reliable-message deletes)");
   remoteCommand(audit, "list", "newest first: id, time, operator, action, message ids, detail")
     .option("--limit <n>", "how many (1–1000)", "20")
     .option("--after <auditId>", "only entries older than this one (paging)")

@@ -20,7 +20,7 @@ async function withApi(flags: Flags, fn: (api: ReliableAdminApi) => Promise<unkn
   }
   const parts = await adminParts(config, createLogger("warn", 2));
   try {
-    printJson(await fn(directReliableAdmin(reliableService(parts.reliable, systemClock, undefined, serviceOptions(config.reliable)))));
+    printJson(await fn(directReliableAdmin(reliableService(parts.reliable, systemClock, undefined, serviceOptions(config.reliable)), { store: parts.store, clock: systemClock })));
   } catch (e) {
     // The service's refusals (unknown id, wrong phase) are the operator's mistake, as over HTTP (4xx): exit 2.
     if (isReliableMessageError(e)) throw new MsgxError("CONFIG", e.message, { retriable: false });
@@ -39,7 +39,7 @@ function positiveFlag(name: string, value: string): number {
 
 /** `msgx reliable …`: the operator surface of the reliable-message service (SPEC §4). */
 export function registerReliableCommands(program: Command): void {
-  const rm = program.command("reliable").description("reliable messages (prepare/confirm/check-back/recovery service): list, resend, mark dead");
+  const rm = program.command("reliable").description("reliable messages (prepare/confirm/check-back/recovery service): list, resend, mark dead, delete");
   remoteCommand(rm, "list", "list messages, newest first, paged")
     .option("--queue <queue>", "consumer queue")
     .option("--status <status>", `one of ${Object.values(ReliableMessageStatus).join(", ")}`)
@@ -62,6 +62,16 @@ export function registerReliableCommands(program: Command): void {
   remoteCommand(rm, "show", "one message").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, async (api) => (await api.get(id)) ?? { error: `no message ${id}` }));
   remoteCommand(rm, "resend", "resend one SENDING or dead message (a new outbox row, same message id)").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, (api) => api.resend(id)));
   remoteCommand(rm, "mark-dead", "mark one message dead (jobs leave it alone)").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, (api) => api.markDead(id)));
+  remoteCommand(rm, "delete", "delete one message whatever its phase (never delivered or resent again); audited (msgx audit)")
+    .argument("<messageId>")
+    .option("--operator <name>", "who asks (written to the audit row)", process.env["USER"] ?? "cli")
+    .action((id: string, flags: Flags & { operator: string }) =>
+      withApi(flags, async (api) => {
+        const { deleted } = await api.delete(id, flags.operator);
+        if (deleted === null) throw new MsgxError("CONFIG", `no message ${id}`, { retriable: false });
+        return { deleted };
+      }),
+    );
   remoteCommand(rm, "resend-dead", "resend every dead message of a queue, in pages")
     .requiredOption("--queue <queue>", "consumer queue")
     .option("--size <n>", "page size", "100")

@@ -1,4 +1,4 @@
-import { checkReliableMessageDraft, isReliableMessageError, reliableMessageOptions, type ReliableMessageOptionsInput } from "@msgx/reliable";
+import { checkReliableMessageDraft, isReliableMessageError, RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, reliableMessageOptions, type ReliableMessageOptionsInput } from "@msgx/reliable";
 import { z } from "zod";
 
 const positive = (d: number) => z.coerce.number().int().min(1).default(d);
@@ -78,6 +78,13 @@ const queues = z
   )
   .default({});
 
+/** A Kafka topic-name prefix: the characters of a topic name (a queue name follows it). */
+const topicPrefix = (name: string, d: string) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,100}$/, `${name} must be 1–100 characters of [A-Za-z0-9._-] (it starts a Kafka topic name)`)
+    .default(d);
+
 /**
  * `reliable.*`: the reliable-message service the runner hosts (docs/reliable-message.md "Hosted by
  * the msgx runner"): its HTTP API `/rm/v1`, the hosted check-back, recovery, queue topics and
@@ -91,6 +98,10 @@ export const reliableSection = z
     token: z.string().min(16, "reliable.token must be at least 16 characters").optional(),
     /** Create `rmq.<queue>` and `rmq-dlq.<queue>` on first use; false: a prepare for a queue without its topic is 422. */
     createTopics: bool(true),
+    /** A queue's topic is this prefix and the queue name (`rmq.orders`). */
+    topicPrefix: topicPrefix("reliable.topicPrefix", RELIABLE_MESSAGE_TOPIC_PREFIX),
+    /** A queue's dead-letter topic is this prefix and the queue name (`rmq-dlq.orders`). */
+    dlqTopicPrefix: topicPrefix("reliable.dlqTopicPrefix", RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX),
     /** Period of the check-back and recovery steps. */
     jobIntervalMs: positive(5_000),
     checkAfterMs: optionalMs(0),
@@ -121,6 +132,10 @@ export const reliableSection = z
   })
   .strict()
   .superRefine((r, ctx) => {
+    // One topic must never be both a queue's and another queue's dead-letter topic.
+    if (r.topicPrefix.startsWith(r.dlqTopicPrefix) || r.dlqTopicPrefix.startsWith(r.topicPrefix)) {
+      ctx.addIssue({ code: "custom", path: ["dlqTopicPrefix"], message: `reliable.topicPrefix (${r.topicPrefix}) and reliable.dlqTopicPrefix (${r.dlqTopicPrefix}) must not start with one another` });
+    }
     // The service checks its options together (RangeError); refuse at load what it would refuse at start.
     try {
       reliableMessageOptions(serviceOptions(r));

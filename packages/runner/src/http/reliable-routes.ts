@@ -17,8 +17,8 @@ const listQuery = z.object({
 const idParams = z.object({ id: routeText(128) });
 
 /**
- * `/admin/reliable-messages…` (behind the admin token): list, show, resend, mark dead, resend the
- * dead messages of a queue.
+ * `/admin/reliable-messages…` (behind the admin token): list, show, resend, mark dead, delete
+ * (audited), resend the dead messages of a queue.
  */
 export function registerReliableRoutes(app: HttpApp, api: ReliableAdminApi): void {
   app.get("/admin/reliable-messages", { schema: { querystring: listQuery } }, async (request) => {
@@ -35,6 +35,14 @@ export function registerReliableRoutes(app: HttpApp, api: ReliableAdminApi): voi
     const m = await api.get(request.params.id);
     return m ?? reply.code(404).send({ error: "not found", message: "no such message" });
   });
+  app.delete(
+    "/admin/reliable-messages/:id",
+    { schema: { params: idParams, querystring: z.object({ operator: routeText(100).default("http") }) } },
+    async (request, reply) => {
+      const { deleted } = await api.delete(request.params.id, request.query.operator);
+      return deleted ? { deleted } : reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no message ${request.params.id}` });
+    },
+  );
   app.post("/admin/reliable-messages/:id/resend", { schema: { params: idParams } }, async (request) => api.resend(request.params.id));
   app.post("/admin/reliable-messages/:id/mark-dead", { schema: { params: idParams } }, async (request) => api.markDead(request.params.id));
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ReliableMessageApi } from "../reliable/reliable-api.js";
+import type { DirectSendInput, ReliableMessageApi } from "../reliable/reliable-api.js";
 import { requireBearer } from "./bearer-token.js";
 import type { HttpApp } from "./http-app.js";
 import { RELIABLE_ERROR_STATUSES } from "./http-error.js";
@@ -26,6 +26,23 @@ const prepareBody = z
     field2: text,
     field3: text,
     checkDelayMs: z.number().int().min(0).nullish(),
+    /** With ?confirm=true: first sent at this time (epoch ms), or this long after the call. */
+    deliverAt: z.number().int().min(0).nullish(),
+    delayMs: z.number().int().min(0).nullish(),
+  })
+  .strict();
+/** A confirm's optional body: when the confirmed message is first sent (a delayed message). */
+const confirmBody = z.object({ deliverAt: z.number().int().min(0).nullish(), delayMs: z.number().int().min(0).nullish() }).strict().nullish();
+/** A direct send's body: a prepare's without the check-back's `checkDelayMs` (nothing is stored to check). */
+const directSendBody = prepareBody.omit({ checkDelayMs: true, deliverAt: true, delayMs: true }).strict();
+/** How many ids one batch acknowledgement takes. */
+export const MAX_BATCH_ACK = 1_000;
+const batchAckBody = z
+  .object({
+    messageIds: z
+      .array(routeText(128), { error: "messageIds is required (an array of message ids)" })
+      .min(1, "messageIds is empty")
+      .max(MAX_BATCH_ACK, `at most ${MAX_BATCH_ACK} message ids per call`),
   })
   .strict();
 const prepareQuery = z.object({ confirm: z.enum(["true", "false"]).default("false") });
@@ -34,6 +51,19 @@ const idParams = z.object({ id: routeText(128) });
 const rejectBody = z.object({ reason: z.string({ error: "reason is required (a string)" }).min(1, "reason is empty").max(2_000) }).strict();
 
 const orUndefined = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
+
+/** The message of a prepare or direct-send body (null fields are absent). */
+const directSendInput = (b: z.output<typeof directSendBody>): DirectSendInput => ({
+  messageId: b.messageId,
+  queue: b.queue,
+  body: b.body,
+  dataType: orUndefined(b.dataType),
+  headers: orUndefined(b.headers),
+  remark: orUndefined(b.remark),
+  field1: orUndefined(b.field1),
+  field2: orUndefined(b.field2),
+  field3: orUndefined(b.field3),
+});
 
 /**
  * `/rm/v1`: the reliable-message service for producers and consumers over HTTP (docs/reliable-message.md
@@ -49,28 +79,19 @@ export function registerRmRoutes(app: HttpApp, api: ReliableMessageApi, token: s
 
   app.post("/rm/v1/messages", { schema: { body: prepareBody, querystring: prepareQuery } }, async (request, reply) => {
     const b = request.body;
-    const { created, message } = await api.prepare(
-      {
-        messageId: b.messageId,
-        queue: b.queue,
-        body: b.body,
-        dataType: orUndefined(b.dataType),
-        headers: orUndefined(b.headers),
-        remark: orUndefined(b.remark),
-        field1: orUndefined(b.field1),
-        field2: orUndefined(b.field2),
-        field3: orUndefined(b.field3),
-        checkDelayMs: orUndefined(b.checkDelayMs),
-      },
-      request.query.confirm === "true",
-    );
+    const when = { deliverAt: b.deliverAt ?? null, delayMs: b.delayMs ?? null };
+    const { created, message } = await api.prepare({ ...directSendInput(b), checkDelayMs: orUndefined(b.checkDelayMs) }, request.query.confirm === "true", when);
     return reply.code(created ? 201 : 200).send({ message });
   });
+  app.post("/rm/v1/direct-sends", { schema: { body: directSendBody } }, async (request, reply) => reply.code(202).send(await api.directSend(directSendInput(request.body))));
+  app.post("/rm/v1/acks", { schema: { body: batchAckBody } }, async (request) => api.ackMany(request.body.messageIds));
   app.get("/rm/v1/messages/:id", { schema: { params: idParams } }, async (request, reply) => {
     const message = await api.get(request.params.id);
     return message ? { message } : reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no message ${request.params.id}` });
   });
-  app.post("/rm/v1/messages/:id/confirm", { schema: { params: idParams } }, async (request) => api.confirm(request.params.id));
+  app.post("/rm/v1/messages/:id/confirm", { schema: { params: idParams, body: confirmBody } }, async (request) =>
+    api.confirm(request.params.id, { deliverAt: request.body?.deliverAt ?? null, delayMs: request.body?.delayMs ?? null }),
+  );
   app.post("/rm/v1/messages/:id/cancel", { schema: { params: idParams } }, async (request) => api.cancel(request.params.id));
   app.post("/rm/v1/messages/:id/ack", { schema: { params: idParams } }, async (request) => api.ack(request.params.id));
   app.post("/rm/v1/messages/:id/reject", { schema: { params: idParams, body: rejectBody } }, async (request) => api.reject(request.params.id, request.body.reason));

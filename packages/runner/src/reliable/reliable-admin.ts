@@ -1,6 +1,6 @@
 import { adminHttp } from "../commands/admin-http.js";
-import { ReliableMessageService, type BulkResendResult, type ReliableMessage, type ReliableMessageFilter, type ReliableMessageOutcome, type ReliableMessagePage, type ReliableMessageOptionsInput, type ReliableMessageStore, type ReliableQueueCounts } from "@msgx/reliable";
-import { type Clock, type Logger } from "@msgx/core";
+import { reliableMessagePhase, ReliableMessageService, type BulkResendResult, type ReliableMessage, type ReliableMessageFilter, type ReliableMessageOutcome, type ReliableMessagePage, type ReliableMessageOptionsInput, type ReliableMessageStore, type ReliableQueueCounts } from "@msgx/reliable";
+import { type Clock, type Logger, type PipelineStore } from "@msgx/core";
 
 /** The operator surface of the reliable-message service (SPEC §4), direct or over HTTP. */
 export interface ReliableAdminApi {
@@ -11,6 +11,21 @@ export interface ReliableAdminApi {
   resendDead(queue: string, pageSize?: number): Promise<BulkResendResult>;
   /** The phase counts of every queue holding a message, by queue name. */
   queues(): Promise<readonly ReliableQueueCounts[]>;
+  /**
+   * Seed `deleteMessageByMessageId` for operators: deletes the message whatever its phase (it is
+   * never delivered or resent again) and writes an operator audit row (`/admin/audit`,
+   * {@link RELIABLE_DELETE_AUDIT_ACTION}) holding what was deleted. `deleted` is null when there was no such message.
+   */
+  delete(messageId: string, operator: string): Promise<{ readonly deleted: ReliableMessage | null }>;
+}
+
+/** The audit row's `action` of an operator's delete of a reliable message. */
+export const RELIABLE_DELETE_AUDIT_ACTION = "reliable-message-delete";
+
+/** Where the operator's deletes are audited: the pipeline's audit trail (`REPLAY_AUDIT`, `/admin/audit`). */
+export interface ReliableAuditTrail {
+  readonly store: Pick<PipelineStore, "transaction">;
+  readonly clock: Clock;
 }
 
 /** The service over msgx's own database: every send is an outbox row in the same transaction. */
@@ -18,8 +33,18 @@ export function reliableService(store: ReliableMessageStore, clock: Clock, logge
   return new ReliableMessageService({ store, clock, ...(logger ? { logger } : {}), ...(options ? { options } : {}) });
 }
 
-export function directReliableAdmin(service: ReliableMessageService): ReliableAdminApi {
+export function directReliableAdmin(service: ReliableMessageService, audit: ReliableAuditTrail): ReliableAdminApi {
   return {
+    delete: async (id, operator) => {
+      const before = await service.get(id);
+      if (before === undefined) return { deleted: null };
+      const outcome = await service.deleteByMessageId(id);
+      if (!outcome.applied) return { deleted: null };
+      const { messageId, consumerQueue, status, dead, sendCount, createdAt, confirmedAt, field1 } = before;
+      const detail = JSON.stringify({ messageId, queue: consumerQueue, phase: reliableMessagePhase(before), status, dead, sendCount, createdAt, confirmedAt, field1 });
+      await audit.store.transaction((tx) => tx.appendAudit({ at: audit.clock.now(), operator, action: RELIABLE_DELETE_AUDIT_ACTION, msgIds: [], detail }));
+      return { deleted: before };
+    },
     list: (filter, pageNum, pageSize) => service.listPage(filter, pageNum, pageSize),
     get: (id) => service.get(id),
     resend: (id) => service.resendByMessageId(id),
@@ -41,6 +66,7 @@ export function httpReliableAdmin(baseUrl: string, token: string | undefined): R
       return (await call<ReliableMessagePage>("GET", `${base}?${q}`))!;
     },
     get: (id) => call("GET", `${base}/${encodeURIComponent(id)}`),
+    delete: async (id, operator) => (await call<{ deleted: ReliableMessage | null }>("DELETE", `${base}/${encodeURIComponent(id)}?operator=${encodeURIComponent(operator)}`))!,
     resend: async (id) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/resend`))!,
     markDead: async (id) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/mark-dead`))!,
     resendDead: async (queue, pageSize) =>

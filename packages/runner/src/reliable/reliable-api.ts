@@ -1,6 +1,7 @@
-import { checkReliableMessageDraft, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
+import { checkReliableMessageDraft, isReliableMessageError, ReliableMessageError, type ReliableDelivery, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
+import { isMsgxError } from "@msgx/core";
 import type { QueueTopicsPort } from "../app/app-parts.js";
-import { HttpError } from "../http/http-error.js";
+import { errorAnswer, HttpError } from "../http/http-error.js";
 import type { ReliableMetrics } from "./reliable-metrics.js";
 
 /** What a producer sends to prepare a message (`POST /rm/v1/messages`). */
@@ -18,6 +19,21 @@ export interface ReliableMessageInput {
   readonly checkDelayMs?: number | undefined;
 }
 
+/** What a direct send takes: a prepare's fields without the check-back's. */
+export type DirectSendInput = Omit<ReliableMessageInput, "checkDelayMs">;
+
+/** One id's answer in a batch acknowledgement: its outcome, or the 4xx it alone would have had. */
+export type BatchAckResult =
+  | { readonly messageId: string; readonly ok: true; readonly applied: boolean; readonly phase: ReliableMessagePhase | null }
+  | { readonly messageId: string; readonly ok: false; readonly status: number; readonly code: string | null; readonly message: string };
+
+/** A batch acknowledgement's answer: one result per id, in the order given, and the counts. */
+export interface BatchAckAnswer {
+  readonly acknowledged: number;
+  readonly failed: number;
+  readonly results: readonly BatchAckResult[];
+}
+
 /** A stored message as the API shows it: every stored field, its queue under `queue`, and its phase. */
 export type ReliableMessageView = ReliableMessage & { readonly queue: string; readonly phase: ReliableMessagePhase };
 
@@ -33,13 +49,29 @@ export interface ReliableCommandAnswer {
  * `ReliableMessageError` (4xx by code) or an `HttpError` 422 `UNKNOWN_QUEUE`.
  */
 export interface ReliableMessageApi {
-  /** Prepare (WAITING_CONFIRM), or save and send at once with `confirm`. `created` is false for a repeated prepare. */
-  prepare(input: ReliableMessageInput, confirm: boolean): Promise<{ readonly created: boolean; readonly message: ReliableMessageView }>;
-  confirm(messageId: string): Promise<ReliableCommandAnswer>;
+  /**
+   * Prepare (WAITING_CONFIRM), or save and send at once with `confirm` — at `when`, when it is
+   * ahead (a delayed message; only with `confirm`). `created` is false for a repeated prepare.
+   */
+  prepare(input: ReliableMessageInput, confirm: boolean, when?: ReliableDelivery): Promise<{ readonly created: boolean; readonly message: ReliableMessageView }>;
+  /** Confirm: sent at once, or first at `when` when it is ahead (a delayed message). */
+  confirm(messageId: string, when?: ReliableDelivery): Promise<ReliableCommandAnswer>;
   cancel(messageId: string): Promise<ReliableCommandAnswer>;
   get(messageId: string): Promise<ReliableMessageView | undefined>;
   /** The consumer's end-to-end acknowledgement. */
   ack(messageId: string): Promise<ReliableCommandAnswer>;
+  /**
+   * Acknowledges each of `messageIds` (each distinct id once, a few at a time, each its own
+   * compare-and-set like `ack`): one answer per id in the order given, a refusal (unknown id, never
+   * sent) answered for that id only; a repeated id answers `applied: false`. A store fault
+   * throws for the whole call; every ack is idempotent, so the caller sends the batch again.
+   */
+  ackMany(messageIds: readonly string[]): Promise<BatchAckAnswer>;
+  /**
+   * Seed `directSendMessage`: a send of the message without a stored record (no check-back, no
+   * resend, no dead letter; its acknowledgement answers NOT_FOUND). A retry sends it again.
+   */
+  directSend(input: DirectSendInput): Promise<{ readonly eventId: number; readonly messageId: string; readonly queue: string }>;
   /** The consumer's handler failed past its own retries: redelivered later, DEAD at the reject budget. */
   reject(messageId: string, reason: string): Promise<ReliableCommandAnswer>;
   /** Resends every DEAD message of `queue` (the dead-letter replay). */
@@ -55,9 +87,14 @@ export interface ReliableApiDeps {
   readonly topics?: QueueTopicsPort | undefined;
   /** `reliable.createTopics`: false = a prepare for a queue without its topic is refused (422). */
   readonly createTopics: boolean;
+  /** `reliable.topicPrefix`: a queue's topic is the prefix and the queue name (default `rmq.`). */
+  readonly topicPrefix?: string;
   /** Called after a command wrote a send (wakes the relay). */
   readonly onSend?: () => void;
 }
+
+/** Acknowledgements of one batch in flight at once: a few of the store's pooled connections, not all. */
+const BATCH_ACK_CONCURRENCY = 4;
 
 /** The API over the service in this process. */
 export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
@@ -67,27 +104,61 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
     return { applied: outcome.applied, message: outcome.message ? messageView(outcome.message) : null };
   };
   return {
-    async prepare(input, confirm) {
+    async prepare(input, confirm, when) {
       const draft = checkReliableMessageDraft(toDraft(input));
-      if (!deps.createTopics && deps.topics) {
-        const topic = `${RELIABLE_MESSAGE_TOPIC_PREFIX}${draft.consumerQueue}`;
-        if (!(await deps.topics.exists(topic))) {
-          throw new HttpError(422, `queue ${draft.consumerQueue}: its topic ${topic} does not exist and reliable.createTopics is false`, "UNKNOWN_QUEUE");
-        }
+      if (!confirm && (when?.deliverAt != null || when?.delayMs != null)) {
+        throw new ReliableMessageError("INVALID_MESSAGE", "deliverAt and delayMs take effect at the confirm: give them to the confirm, or prepare with ?confirm=true", draft.messageId);
       }
-      const outcome = await service.execute(draft.messageId, confirm ? { type: "save-and-send", draft } : { type: "save-waiting", draft });
+      await refuseUnknownQueue(deps, draft.consumerQueue);
+      const outcome = confirm ? await service.saveAndSend(draft, when) : await service.execute(draft.messageId, { type: "save-waiting", draft });
       if (outcome.eventId !== null) deps.onSend?.();
       const message = outcome.message ?? (await service.get(draft.messageId));
       if (message === undefined) throw new Error(`message ${draft.messageId} is not stored after its prepare`);
       return { created: outcome.applied, message: messageView(message) };
     },
-    confirm: async (id) => answer(await service.confirmAndSend(id)),
+    confirm: async (id, when) => answer(await service.confirmAndSend(id, when)),
     cancel: async (id) => answer(await service.cancel(id)),
     get: async (id) => {
       const m = await service.get(id);
       return m ? messageView(m) : undefined;
     },
     ack: async (id) => answer(await service.acknowledge(id)),
+    async ackMany(ids) {
+      const ackOne = async (messageId: string): Promise<BatchAckResult> => {
+        try {
+          const outcome = await service.acknowledge(messageId);
+          return { messageId, ok: true, applied: outcome.applied, phase: outcome.message ? reliableMessagePhase(outcome.message) : null };
+        } catch (e) {
+          if (!isReliableMessageError(e)) throw e;
+          const { status, body } = errorAnswer(e);
+          return { messageId, ok: false, status, code: body.code ?? null, message: body.message };
+        }
+      };
+      // Each distinct id once, several at a time (each ack is its own store transaction); a
+      // repeated id answers as the retry it is: not applied again.
+      const unique = [...new Set(ids)];
+      const byId = new Map<string, BatchAckResult>();
+      for (let i = 0; i < unique.length; i += BATCH_ACK_CONCURRENCY) {
+        const chunk = unique.slice(i, i + BATCH_ACK_CONCURRENCY);
+        (await Promise.all(chunk.map(ackOne))).forEach((r) => byId.set(r.messageId, r));
+      }
+      const seen = new Set<string>();
+      const results = ids.map((id) => {
+        const r = byId.get(id)!;
+        const repeat = seen.has(id);
+        seen.add(id);
+        return repeat && r.ok ? { ...r, applied: false } : r;
+      });
+      const failed = results.filter((r) => !r.ok).length;
+      return { acknowledged: results.length - failed, failed, results };
+    },
+    async directSend(input) {
+      const draft = checkReliableMessageDraft(toDraft(input));
+      await refuseUnknownQueue(deps, draft.consumerQueue);
+      const { eventId } = await service.directSend(draft);
+      deps.onSend?.();
+      return { eventId, messageId: draft.messageId, queue: draft.consumerQueue };
+    },
     reject: async (id, reason) => {
       const outcome = await service.reject(id, reason);
       if (outcome.applied) {
@@ -104,8 +175,30 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
   };
 }
 
+/** Refuses (422 UNKNOWN_QUEUE) a queue whose topic the broker says is missing, when the runner may not create it. */
+async function refuseUnknownQueue(deps: ReliableApiDeps, queue: string): Promise<void> {
+  if (deps.createTopics || !deps.topics) return;
+  const topic = `${deps.topicPrefix ?? RELIABLE_MESSAGE_TOPIC_PREFIX}${queue}`;
+  if ((await topicExists(deps.topics, topic)) === false) {
+    throw new HttpError(422, `queue ${queue}: its topic ${topic} does not exist and reliable.createTopics is false`, "UNKNOWN_QUEUE");
+  }
+}
+
+/**
+ * Whether `topic` exists, or null when the broker cannot be asked: the prepare is then taken (it
+ * only writes PostgreSQL, and its send waits in the outbox), so a broker outage never refuses one.
+ */
+async function topicExists(topics: QueueTopicsPort, topic: string): Promise<boolean | null> {
+  try {
+    return await topics.exists(topic);
+  } catch (e) {
+    if (isMsgxError(e) && e.kind === "DEPENDENCY_UNAVAILABLE") return null;
+    throw e;
+  }
+}
+
 /** The draft of an input: a body that is not text is stored as its JSON text. */
-function toDraft(input: ReliableMessageInput): ReliableMessageDraft {
+function toDraft(input: ReliableMessageInput | DirectSendInput): ReliableMessageDraft {
   const body = typeof input.body === "string" ? input.body : JSON.stringify(input.body);
   return {
     messageId: input.messageId,
@@ -117,6 +210,6 @@ function toDraft(input: ReliableMessageInput): ReliableMessageDraft {
     field2: input.field2 ?? null,
     field3: input.field3 ?? null,
     headers: input.headers ?? null,
-    checkDelayMs: input.checkDelayMs ?? null,
+    checkDelayMs: ("checkDelayMs" in input ? input.checkDelayMs : undefined) ?? null,
   };
 }

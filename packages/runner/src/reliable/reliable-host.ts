@@ -27,7 +27,7 @@ export function createReliableHost(ctx: StepContext): ReliableHost {
   const r = config.reliable;
   const service = new ReliableMessageService({ store: parts.reliable, clock, logger, options: serviceOptions(r) });
   const metrics = createReliableMetrics(clock, () => service.countByPhase());
-  const admin = directReliableAdmin(service);
+  const admin = directReliableAdmin(service, { store: parts.store, clock });
   return {
     service,
     metrics,
@@ -39,7 +39,7 @@ export function createReliableHost(ctx: StepContext): ReliableHost {
         return outcome;
       },
     },
-    api: (onSend) => directReliableApi({ service, metrics, topics: parts.queueTopics, createTopics: r.createTopics, onSend }),
+    api: (onSend) => directReliableApi({ service, metrics, topics: parts.queueTopics, createTopics: r.createTopics, topicPrefix: r.topicPrefix, onSend }),
     checkerFor(queue) {
       const given = parts.reliableCheckers?.(queue);
       if (given) return given;

@@ -1,4 +1,4 @@
-import { CheckBackJob, RecoveryJob, RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX, RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessageStatus } from "@msgx/reliable";
+import { CheckBackJob, RecoveryJob, RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, RELIABLE_MESSAGE_TARGET_PREFIX, ReliableMessageStatus } from "@msgx/reliable";
 import { type RouterStep } from "@msgx/core";
 import type { StepContext } from "../app/step-context.js";
 import { TargetRelay } from "../app/target-relay.js";
@@ -14,11 +14,6 @@ const MAX_BATCHES_PER_RUN = 10;
 /** The relay's step name: `/rm/v1` and the jobs wake it after writing a send. */
 export const RELIABLE_RELAY_STEP = "reliable-relay";
 
-/** Each kind of reliable target and the topic it goes to: the queue topics and their dead-letter topics. */
-const TARGET_KINDS = [
-  { targetPrefix: RELIABLE_MESSAGE_TARGET_PREFIX, topicPrefix: RELIABLE_MESSAGE_TOPIC_PREFIX },
-  { targetPrefix: RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, topicPrefix: RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX },
-] as const;
 
 /**
  * The reliable-message service's router steps (docs/reliable-message.md "Hosted by the msgx runner"):
@@ -34,6 +29,12 @@ export function reliableSteps(ctx: StepContext, host: ReliableHost): RouterStep[
   const { parts, config, clock, logger } = ctx;
   const { service, metrics } = host;
   const r = config.reliable;
+  // Each kind of reliable target and the topic it goes to: the queue topics and their dead-letter
+  // topics. The targets in the outbox keep their fixed prefixes; only the topics are configurable.
+  const targetKinds = [
+    { targetPrefix: RELIABLE_MESSAGE_TARGET_PREFIX, topicPrefix: r.topicPrefix },
+    { targetPrefix: RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, topicPrefix: r.dlqTopicPrefix },
+  ] as const;
   const relay = new TargetRelay(ctx, {
     createTopics: r.createTopics,
     unready: "reliable relay: cannot create the queue's topics yet; its sends wait in the outbox",
@@ -47,11 +48,11 @@ export function reliableSteps(ctx: StepContext, host: ReliableHost): RouterStep[
     {
       name: RELIABLE_RELAY_STEP,
       run: async (signal) => {
-        for (const kind of TARGET_KINDS) {
+        for (const kind of targetKinds) {
           for (const target of await parts.outbox.pendingTargets(kind.targetPrefix)) {
             signal.throwIfAborted();
             const queue = target.slice(kind.targetPrefix.length);
-            const create = [`${RELIABLE_MESSAGE_TOPIC_PREFIX}${queue}`, `${RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX}${queue}`];
+            const create = [`${r.topicPrefix}${queue}`, `${r.dlqTopicPrefix}${queue}`];
             await relay.drain({ target, topic: `${kind.topicPrefix}${queue}`, create, about: { queue } }, signal);
           }
         }
@@ -83,7 +84,7 @@ export function reliableSteps(ctx: StepContext, host: ReliableHost): RouterStep[
         let sent = 0;
         for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
           const step = await recovery.step(signal);
-          sent += step.resent + step.redelivered + step.dead;
+          sent += step.resent + step.delivered + step.redelivered + step.dead;
           metrics.dead(step.dead);
           if (!step.more) break;
         }

@@ -22,8 +22,11 @@ export interface PgKafkaRmWorld {
   world(): flows.RmWorld;
 }
 
-/** Gates on PostgreSQL and Kafka and registers the suite's hooks; `beforeEnd` runs first in afterAll. */
-export async function pgKafkaRmWorld(suite: string, tag: string, beforeEnd: () => Promise<void> = async () => undefined): Promise<PgKafkaRmWorld> {
+/**
+ * Gates on PostgreSQL and Kafka and registers the suite's hooks; `beforeEnd` runs first in
+ * afterAll; `reliable` is merged over `rmConfig`'s reliable section.
+ */
+export async function pgKafkaRmWorld(suite: string, tag: string, beforeEnd: () => Promise<void> = async () => undefined, reliable: Record<string, unknown> = {}): Promise<PgKafkaRmWorld> {
   const run = `${tag}_${process.pid}_${Date.now() % 100_000}`;
   const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
   const available = await gatePgAndKafka(suite, pgClient, BROKERS);
@@ -40,7 +43,8 @@ export async function pgKafkaRmWorld(suite: string, tag: string, beforeEnd: () =
     const dir = mkdtempSync(join(tmpdir(), "msgx-rm-svc-"));
     dirs.push(dir);
     const config = join(dir, "msgx.json");
-    writeFileSync(config, JSON.stringify(flows.rmConfig(q, checker)));
+    const base = flows.rmConfig(q, checker);
+    writeFileSync(config, JSON.stringify({ ...base, reliable: { ...(base["reliable"] as object), ...reliable } }));
     runner = await spawnRunner(["-c", config, "--pg", PG_URL, "--kafka", BROKERS, "--data-dir", join(dir, "data")], {
       MSGX_PG_SCHEMA: run,
       MSGX_KAFKA_MSG_TOPIC: `msg_${run}`,

@@ -4,11 +4,15 @@
 //   node producer.mjs --url http://127.0.0.1:<port> [--token T] '<steps as JSON>'
 //
 // Steps run in order; each is one call:
-//   {"op": "prepare", "id", "queue", "body", "headers"?, "checkDelayMs"?, "confirm"?}  POST /rm/v1/messages[?confirm=true]
-//   {"op": "confirm" | "cancel" | "ack", "id"}                                   POST /rm/v1/messages/<id>/<op>
+//   {"op": "prepare", "id", "queue", "body", "headers"?, "checkDelayMs"?, "delayMs"?, "deliverAt"?, "confirm"?}  POST /rm/v1/messages[?confirm=true]
+//   {"op": "confirm", "id", "delayMs"?, "deliverAt"?}                             POST /rm/v1/messages/<id>/confirm
+//   {"op": "cancel" | "ack", "id"}                                                POST /rm/v1/messages/<id>/<op>
 //   {"op": "reject", "id", "reason"}                                              POST /rm/v1/messages/<id>/reject
 //   {"op": "get", "id"}                                                           GET  /rm/v1/messages/<id>
 //   {"op": "replay-dead", "queue"}                                                POST /rm/v1/queues/<queue>/replay-dead
+//   {"op": "direct-send", "id", "queue", "body", "headers"?}                      POST /rm/v1/direct-sends
+//   {"op": "acks", "ids": [...]}                                                  POST /rm/v1/acks {messageIds}
+//   {"op": "delete", "id", "operator"?}                                           DELETE /admin/reliable-messages/<id>?operator= (admin token: --admin-token)
 // Prints one JSON line per step: {"op", "id", "status": <HTTP status>, "body": <JSON answer>}; exits 0
 // once every step has an answer (whatever its status: the test judges), 1 when the service is unreachable.
 const arg = (name) => {
@@ -17,10 +21,11 @@ const arg = (name) => {
 };
 const base = arg("url");
 const token = arg("token");
+const adminToken = arg("admin-token");
 const steps = JSON.parse(process.argv.at(-1));
 
-const call = async (method, path, body) => {
-  const headers = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) };
+const call = async (method, path, body, bearer = token) => {
+  const headers = { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) };
   const res = await fetch(new URL(path, base), { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   const text = await res.text();
   let json;
@@ -42,6 +47,8 @@ for (const step of steps) {
       break;
     }
     case "confirm":
+      answer = await call("POST", `${at(step.id)}/confirm`, { ...(step.delayMs !== undefined ? { delayMs: step.delayMs } : {}), ...(step.deliverAt !== undefined ? { deliverAt: step.deliverAt } : {}) });
+      break;
     case "cancel":
     case "ack":
       answer = await call("POST", `${at(step.id)}/${step.op}`, {});
@@ -55,8 +62,19 @@ for (const step of steps) {
     case "replay-dead":
       answer = await call("POST", `/rm/v1/queues/${encodeURIComponent(step.queue)}/replay-dead`, {});
       break;
+    case "direct-send": {
+      const { op, id, ...rest } = step;
+      answer = await call("POST", "/rm/v1/direct-sends", { messageId: id, ...rest });
+      break;
+    }
+    case "acks":
+      answer = await call("POST", "/rm/v1/acks", { messageIds: step.ids });
+      break;
+    case "delete":
+      answer = await call("DELETE", `/admin/reliable-messages/${encodeURIComponent(step.id)}${step.operator ? `?operator=${encodeURIComponent(step.operator)}` : ""}`, undefined, adminToken);
+      break;
     default:
       throw new Error(`unknown step ${JSON.stringify(step)}`);
   }
-  process.stdout.write(`${JSON.stringify({ op: step.op, id: step.id ?? step.queue, ...answer })}\n`);
+  process.stdout.write(`${JSON.stringify({ op: step.op, id: step.id ?? step.queue ?? null, ...answer })}\n`);
 }

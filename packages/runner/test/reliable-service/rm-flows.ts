@@ -348,6 +348,92 @@ export async function idempotentAndRefusing(w: RmWorld): Promise<void> {
   expect(anonymous!.status).toBe(401);
 }
 
+/**
+ * Issue 36 item 5, all over HTTP from producer.mjs and a plain reader of the queue's topic, named
+ * by `reliable.topicPrefix` (`prefix`): direct sends and saves-and-sends arrive on the prefixed
+ * topic, one batch acknowledges the stored ones (a direct send and an unknown id refused each on
+ * its own), an operator deletes a prepared message (audited), and the client mistakes are 4xx.
+ */
+export async function directSendBatchAckAndDelete(w: RmWorld, prefix: string): Promise<void> {
+  const queue = w.q.rules;
+  const topic = `${prefix}${queue}`;
+  const direct = [1, 2, 3].map((i) => `${queue}-direct-${i}`);
+  const stored = [1, 2, 3].map((i) => `${queue}-stored-${i}`);
+  const answers = await produce(w.url, [
+    ...direct.map((id) => ({ op: "direct-send", id, queue, body: { direct: id }, headers: { "x-kind": "direct" } })),
+    ...stored.map((id) => ({ op: "prepare", id, queue, body: `stored ${id}`, confirm: true })),
+  ]);
+  expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 201, 201, 201]);
+  expect(answers[0]!.body).toMatchObject({ eventId: expect.any(Number), messageId: direct[0], queue });
+  // A reader of the prefixed topic: every send is there, the direct ones with no stored message.
+  const reader = await consumer(w, topic, { mode: "none" });
+  await reader.ready();
+  await eventually(async () => ([...direct, ...stored].every((id) => reader.of(id).length > 0) ? true : undefined), 60_000, `every message on ${topic}`);
+  for (const r of reader.records()) expect(r.record.topic).toBe(topic);
+  expect(reader.of(direct[0]!)[0]!.record.value).toMatchObject({ messageId: direct[0], consumerQueue: queue, body: JSON.stringify({ direct: direct[0] }), headers: { "x-kind": "direct" } });
+  for (const id of direct) expect(await getMessage(w.url, id)).toBeUndefined();
+
+  // One call acknowledges the batch; what cannot be acknowledged is answered per id.
+  const [acks] = await produce(w.url, [{ op: "acks", ids: [...stored, direct[0], "nobody"] }]);
+  expect(acks).toMatchObject({ status: 200, body: { acknowledged: 3, failed: 2 } });
+  expect(acks!.body.results.map((r: { messageId: string; ok: boolean; status?: number }) => [r.messageId, r.ok, r.status ?? 200])).toEqual([
+    ...stored.map((id) => [id, true, 200]),
+    [direct[0], false, 404],
+    ["nobody", false, 404],
+  ]);
+  for (const id of stored) expect(await getMessage(w.url, id)).toMatchObject({ status: "ACKNOWLEDGED" });
+
+  // The operator deletes a prepared message: gone, audited, its id free again.
+  const doomed = `${queue}-doomed`;
+  const steps = await produce(w.url, [
+    { op: "prepare", id: doomed, queue, body: "never to be sent" },
+    { op: "delete", id: doomed, operator: "e2e-operator" },
+    { op: "delete", id: doomed, operator: "e2e-operator" },
+    { op: "get", id: doomed },
+    { op: "acks", ids: [] },
+    { op: "direct-send", id: `${queue}-bad`, body: "no queue" },
+  ]);
+  expect(steps.map((s) => s.status)).toEqual([201, 200, 404, 404, 400, 400]);
+  expect(steps[1]!.body).toMatchObject({ deleted: { messageId: doomed, status: "WAITING_CONFIRM" } });
+  const audit = (await (await fetch(new URL("/admin/audit", w.url))).json()) as { entries: { operator: string; action: string; detail: string }[] };
+  const row = audit.entries.find((e) => e.action === "reliable-message-delete" && e.detail.includes(doomed));
+  expect(row).toMatchObject({ operator: "e2e-operator" });
+  expect(JSON.parse(row!.detail)).toMatchObject({ messageId: doomed, queue, phase: "WAITING_CONFIRM" });
+}
+
+/**
+ * Issue 36 item 2 over HTTP: a save-and-send with `delayMs` and a confirm with `deliverAt` are
+ * held (SENDING, nothing sent) until their time, then reach a plain reader once, each first send
+ * written no earlier than asked (the service's own timestamps), and are acknowledged.
+ */
+export async function delayedDeliveryOverHttp(w: RmWorld, prefix: string): Promise<void> {
+  const queue = w.q.checkBack;
+  const [later, at] = [`${queue}-delayed`, `${queue}-at`];
+  const reader = await consumer(w, `${prefix}${queue}`);
+  await warmUp(w, queue, [reader]);
+  const answers = await produce(w.url, [
+    { op: "prepare", id: later, queue, body: "in 3 s", delayMs: 3_000, confirm: true },
+    { op: "prepare", id: at, queue, body: "at a time", checkDelayMs: 600_000 },
+  ]);
+  expect(answers.map((a) => a.status)).toEqual([201, 201]);
+  const createdAt = answers[0]!.body.message.createdAt as number;
+  // The delay counts from the call (a few ms before the row's createdAt on a loaded machine).
+  const dueLater = answers[0]!.body.message.nextCheckAt as number;
+  expect(answers[0]!.body.message).toMatchObject({ status: "SENDING", sendCount: 0 });
+  expect(dueLater).toBeGreaterThan(createdAt + 2_000);
+  expect(dueLater).toBeLessThanOrEqual(createdAt + 3_000);
+  const deliverAt = createdAt + 4_000;
+  const [confirmed] = await produce(w.url, [{ op: "confirm", id: at, deliverAt }]);
+  expect(confirmed).toMatchObject({ status: 200, body: { applied: true, message: { status: "SENDING", sendCount: 0, nextCheckAt: deliverAt } } });
+  for (const [id, due] of [[later, dueLater], [at, deliverAt]] as const) {
+    const m = await waitAcknowledgedBy(w, reader, id, "delivered when due and acknowledged", 90_000);
+    expect(m["lastSentAt"]).toBeGreaterThanOrEqual(due);
+    expect(reader.of(id).filter((r) => r.effect)).toHaveLength(1);
+    expect(reader.of(id)[0]!.record.value).toMatchObject({ sendCount: 1 });
+    expect(reader.of(id)[0]!.record.value!["sentAt"]).toBeGreaterThanOrEqual(due);
+  }
+}
+
 /** Stops and starts the broker (the suite owns it: see bench/fault/services.ts). */
 export interface BrokerControl {
   stop(): Promise<void>;

@@ -1,0 +1,151 @@
+/**
+ * Issue 36 item 4, on real PostgreSQL and a Kafka broker this suite owns: the broker is down before
+ * `msgx run` starts and comes up only later. The runner starts anyway; a producer (producer.mjs,
+ * HTTP only) prepares, confirms and cancels, and the check-back confirms and cancels over the
+ * producer's checker (checker.mjs), all while the broker is away and for longer than the whole
+ * resend schedule: nothing goes DEAD, no send is counted. Once the broker starts, a plain kafkajs
+ * consumer (consumer.mjs) gets every confirmed message once and acknowledges it over HTTP.
+ *
+ * The broker is a second single node of `scripts/kafka` (its own MSGX_KAFKA_HOME and ports), never
+ * the shared one on 9092. NOT RUN when PostgreSQL does not answer or no broker can be run here
+ * (no java or mvn); a failure under MSGX_REQUIRE_SERVICES=1.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { gateService } from "@msgx/core/testing";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
+import * as flows from "./reliable-service/rm-flows.js";
+import { getMessage, metric, produce, startChecker, startConsumer, type Checker, type Consumer } from "./reliable-service/rm-processes.js";
+
+const run = promisify(execFile);
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+const KAFKA = join(REPO, "scripts", "kafka");
+const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
+const suite = "reliable-message service started while its broker is away (PostgreSQL, a broker of its own)";
+
+/** A port nothing listens on now (the OS picks it). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const tag = `rmabs_${process.pid}_${Date.now() % 100_000}`;
+const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
+const pgGate = await gateService("PostgreSQL", suite, async () => void (await pgClient.connect()));
+const toolGate = await gateService("a Kafka broker of the suite's own (java and mvn for scripts/kafka)", suite, async () => {
+  await run("sh", ["-c", "command -v java && command -v mvn"]);
+});
+const available = pgGate.available && toolGate.available;
+
+describe.skipIf(!available)(suite, () => {
+  const home = mkdtempSync(join(tmpdir(), "msgx-own-kafka-"));
+  const dir = mkdtempSync(join(tmpdir(), "msgx-rm-absent-"));
+  const consumers: Consumer[] = [];
+  let brokerEnv: NodeJS.ProcessEnv = {};
+  let brokers = "";
+  let runner: RunnerProcess | undefined;
+  let checker: Checker | undefined;
+  const q = flows.rmQueues(tag);
+  const queue = q.checkBack;
+  const kafka = (cmd: string, timeoutMs = 300_000) => run(KAFKA, [cmd], { env: brokerEnv, timeout: timeoutMs, encoding: "utf8" });
+
+  beforeAll(async () => {
+    const [port, controller] = [await freePort(), await freePort()];
+    brokers = `127.0.0.1:${port}`;
+    brokerEnv = { ...process.env, MSGX_KAFKA_HOME: home, MSGX_KAFKA_PORT: String(port), MSGX_KAFKA_CONTROLLER_PORT: String(controller) };
+    // The jars of this checkout's broker, when it has them, spare a fetch; else scripts/kafka fetches.
+    const shared = join(REPO, ".kafka", "lib");
+    if (existsSync(join(shared, ".complete"))) symlinkSync(shared, join(home, "lib"));
+    await kafka("fetch", 900_000);
+    await pgClient.query(`CREATE SCHEMA ${tag}`);
+    checker = await startChecker();
+    const config = join(dir, "msgx.json");
+    writeFileSync(config, JSON.stringify(flows.rmConfig(q, checker)));
+    // The broker is not running: the runner must start without it.
+    runner = await spawnRunner(["-c", config, "--pg", PG_URL, "--kafka", brokers, "--data-dir", join(dir, "data")], {
+      MSGX_PG_SCHEMA: tag,
+      MSGX_KAFKA_MSG_TOPIC: `msg_${tag}`,
+      MSGX_KAFKA_SCHD_TOPIC: `schd_${tag}`,
+      MSGX_KAFKA_REF_TOPIC: `ref_${tag}`,
+    }, 180_000);
+  }, 1_200_000);
+
+  afterAll(async () => {
+    await Promise.all(consumers.map((c) => c.stop()));
+    await stopRunner(runner, suite);
+    await checker?.stop();
+    await kafka("stop", 120_000).catch((e: unknown) => console.error(`[${suite}] own broker stop:`, e));
+    await pgClient.query(`DROP SCHEMA IF EXISTS ${tag} CASCADE`).catch(() => undefined);
+    await pgClient.end().catch(() => undefined);
+    // The link to the shared jars goes, not the jars.
+    for (const d of [home, dir]) rmSync(d, { recursive: true, force: true });
+  }, 300_000);
+
+  it("prepare, confirm, cancel and check-back work with the broker away; nothing DEAD; every confirmed message delivered once after it starts", async () => {
+    const url = runner!.url;
+    const id = (name: string) => `${queue}-${name}`;
+    // Readiness names the missing broker; the API answers all the same.
+    const readyz = await fetch(new URL("/readyz", url));
+    expect(readyz.status).toBe(503);
+    expect(JSON.stringify(await readyz.json())).toContain("kafka");
+
+    // Checked back: the producer said nothing more about these two.
+    await checker!.control({ verdicts: { [id("checked-paid")]: "confirm", [id("checked-abandoned")]: "cancel" } });
+    // The producer's own calls: far from their check delay, so only the producer decides them.
+    const own = { checkDelayMs: 600_000 };
+    const t0 = Date.now();
+    const answers = await produce(url, [
+      { op: "prepare", id: id("saved-and-sent"), queue, body: "one call", confirm: true },
+      { op: "prepare", id: id("confirmed"), queue, body: "paid", ...own },
+      { op: "confirm", id: id("confirmed") },
+      { op: "prepare", id: id("cancelled"), queue, body: "rolled back", ...own },
+      { op: "cancel", id: id("cancelled") },
+      { op: "prepare", id: id("checked-paid"), queue, body: "paid, producer silent" },
+      { op: "prepare", id: id("checked-abandoned"), queue, body: "abandoned, producer silent" },
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 200, 201, 200, 201, 201]);
+    const paid = await flows.waitMessage({ url } as flows.RmWorld, id("checked-paid"), (m) => m["status"] === "SENDING", "confirmed by check-back");
+    expect(paid).toMatchObject({ dead: false, sendCount: 1 });
+    expect(await flows.waitMessage({ url } as flows.RmWorld, id("checked-abandoned"), (m) => m["status"] === "CANCELLED", "cancelled by check-back")).toMatchObject({ sendCount: 0 });
+    expect(await getMessage(url, id("cancelled"))).toMatchObject({ status: "CANCELLED", sendCount: 0 });
+
+    // Longer than the whole resend schedule with the broker still away: no send counted, none DEAD.
+    const delivered = [id("saved-and-sent"), id("confirmed"), id("checked-paid")];
+    await new Promise((r) => setTimeout(r, Math.max(0, t0 + flows.RESEND_SCHEDULE_MS + 2_000 - Date.now())));
+    for (const m of delivered) expect(await getMessage(url, m)).toMatchObject({ status: "SENDING", dead: false, sendCount: 1 });
+
+    await kafka("start");
+    const reader = await startConsumer(`rmq.${queue}`, { brokers, group: `${tag}-after` }, { url, waitReady: false });
+    consumers.push(reader);
+    await reader.ready(180_000);
+    for (const m of delivered) {
+      const done = await flows.waitMessage({ url } as flows.RmWorld, m, (x) => x["status"] === "ACKNOWLEDGED", "acknowledged after the broker started", 180_000);
+      expect(done).toMatchObject({ dead: false });
+    }
+    await eventually(async () => (delivered.every((m) => reader.of(m).some((r) => r.answer?.op === "ack")) ? true : undefined), 60_000, "the consumer's acknowledgements");
+    for (const m of delivered) {
+      expect(reader.of(m).filter((r) => r.effect), m).toHaveLength(1);
+      // The first send the broker took is send 1: the outage counted none.
+      expect(reader.of(m)[0]!.record.value?.["sendCount"], m).toBe(1);
+    }
+    expect(reader.of(id("cancelled"))).toEqual([]);
+    expect(reader.of(id("checked-abandoned"))).toEqual([]);
+    // Zero DEAD from the outage. The schedule starts at the broker's first acknowledgement, so a
+    // consumer joining its group later than the whole schedule (a loaded machine, a fresh broker)
+    // may see a message go DEAD legitimately: then it read all maxSends sends, each one taken.
+    const deadAfterSchedule = delivered.filter((m) => reader.of(m).some((r) => r.record.value?.["sendCount"] === 3)).length;
+    expect(await metric(url, "msgx_reliable_dead_letters_total")).toBeLessThanOrEqual(deadAfterSchedule);
+    // And the runner is ready now that its broker answers.
+    await eventually(async () => ((await fetch(new URL("/readyz", url))).status === 200 ? true : undefined), 120_000, "/readyz 200");
+  }, 900_000);
+});
