@@ -3,7 +3,7 @@
  * timed by the database clock; a fencing epoch checked inside every pipeline transaction; a
  * standby takes over once the lease lapses, and the old leader steps down.
  */
-import { defaultProcessors, emptyRunDecision, ProcStatus, type LeaseStore } from "@msgx/core";
+import { defaultProcessors, emptyRunDecision, MsgxError, ProcStatus, type LeaseStore } from "@msgx/core";
 import { gateService, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -40,7 +40,7 @@ describe.skipIf(!gate.available)("PgLeadership", () => {
   };
   beforeAll(async () => {
     clock = new ManualClock();
-    t = await freshPgSchema({ clock: { now: () => clock.now() } });
+    t = await freshPgSchema({ clock: { now: () => clock.now(), monotonic: () => clock.monotonic() } });
   });
   afterEach(async () => {
     await Promise.all(electors.splice(0).map((e) => e.release()));
@@ -80,6 +80,26 @@ describe.skipIf(!gate.available)("PgLeadership", () => {
     expect(b.epoch).toBe(2);
     const row = (await sql<{ epoch: string; holder: string }>`SELECT epoch::text, holder FROM leadership`.execute(t.db)).rows[0];
     expect(row).toEqual({ epoch: "2", holder: "B" });
+  });
+
+  it("a standby whose grant's answer is lost (COMMIT_UNKNOWN) asks again: it finds it holds the lease and leads", async () => {
+    let answers = 0;
+    const a = elector("A", (store) => ({
+      tryAcquire: async (h, ttl) => {
+        const grant = await store.tryAcquire(h, ttl);
+        if (answers++ > 0) return grant;
+        throw new MsgxError("COMMIT_UNKNOWN", "lease grant: connection lost after COMMIT was sent");
+      },
+      renew: (h, e, ttl) => store.renew(h, e, ttl),
+      release: (h, e) => store.release(h, e),
+    }));
+    const b = elector("B");
+    const epoch = await a.acquireWhenFree({ pollMs: 25 });
+    // The lost grant was epoch 1; the retry found A holding it and granted again.
+    expect([epoch, answers, a.isLeader]).toEqual([2, 2, true]);
+    const row = (await sql<{ epoch: string; holder: string }>`SELECT epoch::text, holder FROM leadership`.execute(t.db)).rows[0];
+    expect(row).toEqual({ epoch: "2", holder: "A" });
+    expect(await b.acquire()).toBeUndefined();
   });
 
   it("hands over when the leader freezes mid-run: it stops leading within its window, the standby continues from the head after the lease, the old leader is fenced", async () => {

@@ -208,7 +208,7 @@ function differential(open: (clock: { now(): number }) => Promise<Pick<PgTestDb,
   let clock: ManualClock;
   beforeAll(async () => {
     clock = new ManualClock(T0);
-    t = await open({ now: () => clock.now() });
+    t = await open({ now: () => clock.now(), monotonic: () => clock.monotonic() });
   });
   afterAll(() => t.close());
 

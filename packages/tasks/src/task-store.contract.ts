@@ -19,7 +19,7 @@ export interface TaskStoreContractSubject {
 }
 
 const T0 = Date.UTC(2026, 6, 13, 8, 0, 0);
-const clock: Clock = { now: () => T0 };
+const clock: Clock = { now: () => T0, monotonic: () => 0 };
 
 export const sampleNewTask = (taskId: string, extra: Partial<NewTask> = {}): NewTask => ({
   taskId,

@@ -179,7 +179,7 @@ export function startSimRunner(world: SimWorld, id: string, logger: Logger = sil
   let stop!: (why: string) => void;
   const runner: SimRunner = { id, fence: undefined, reliable: undefined, stopped: new Promise<string>((r) => (stop = r)) };
   void (async () => {
-    const leadership = new PgLeadership({ store: s.port(world.lease, "pg", id, ["tryAcquire", "renew", "release"]), holder: id, ttlMs: world.config.pg.leaseTtlMs, monotonic: s.clock, timers });
+    const leadership = new PgLeadership({ store: s.port(world.lease, "pg", id, ["tryAcquire", "renew", "release"]), holder: id, ttlMs: world.config.pg.leaseTtlMs, clock: s.clock, timers });
     const fence = await leadership.acquireWhenFree({ pollMs: 1_000 });
     runner.fence = fence;
     s.log(`${id} leads with epoch ${fence}`);
