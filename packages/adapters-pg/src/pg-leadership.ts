@@ -136,6 +136,21 @@ export class PgLeadership {
     }
   }
 
+  /**
+   * Whether this process still leads with the epoch it was granted, asked of the store now (a
+   * renewal, which also extends the lease): a yes means no newer epoch had been granted when the
+   * call reached the store. The runner gives it to the delivery port as `ProducerFencing.confirm`.
+   * Throws what the store throws (the answer is then unknown).
+   */
+  async confirm(): Promise<boolean> {
+    const epoch = this.epoch;
+    if (epoch === undefined) return false;
+    const sentAt = this.#clock.monotonic();
+    const answer = await this.#store.renew(this.#holder, epoch, this.#timing.ttlMs);
+    this.#apply(typeof answer === "number" ? { type: "renewed", sentAt } : { type: "renew-refused", why: answer.refused });
+    return typeof answer === "number" && this.epoch === epoch;
+  }
+
   /** Calls `onLost` once when the leadership is lost. Returns an unsubscribe function. */
   watch(onLost: LossListener): () => void {
     const state = this.#state;

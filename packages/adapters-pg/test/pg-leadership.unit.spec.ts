@@ -82,4 +82,17 @@ describe("PgLeadership (the lease keeper)", () => {
     clock.advance(8_000);
     expect(a.mayLead()).toBe(false);
   });
+
+  it("confirm asks the store: yes while this keeper holds its epoch, no once another was granted a newer one", async () => {
+    const { clock, store, keeper } = world();
+    const a = keeper("A");
+    await a.acquire();
+    expect(await a.confirm()).toBe(true);
+    // The store's wall clock steps past the lease (the keeper's own window is not moved): B is granted epoch 2.
+    clock.jump(60_000);
+    expect(await keeper("B").acquire()).toBe(2);
+    expect(a.isLeader).toBe(true);
+    expect(await a.confirm()).toBe(false);
+    expect([a.isLeader, store.row.holder]).toEqual([false, "B"]);
+  });
 });

@@ -87,6 +87,8 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
     let fence: number | undefined;
     let leadershipLost: Promise<string> | undefined;
     let leading: (() => boolean) | undefined;
+    // Asked by the delivery port after each claim of its transactional id (ProducerFencing).
+    let confirmLeadership: (() => Promise<boolean>) | undefined;
     if (!options.admin) {
       if (pg.leadership) {
         const leadership = pg.leadership({ holder: `msgx@${hostname()}:${process.pid}`, ttlMs: config.pg.leaseTtlMs });
@@ -100,6 +102,7 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
         presence.lead(fence);
         leadershipLost = new Promise((resolve) => leadership.watch((why: string) => resolve(why)));
         leading = () => leadership.mayLead();
+        confirmLeadership = () => leadership.confirm();
       } else {
         // One process per PGlite directory (the lock file): it is the leader by construction.
         fence = await pg.bumpEpoch();
@@ -172,7 +175,10 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
         // Reliable-message queue topics and task topics are created on first use (reliable/tasks.createTopics), not here.
         queueTopics = new QueueTopics(admin, topics);
       }
-      const port = new KafkaDeliveryPort({ brokers, clientId: config.kafka.clientId, logger });
+      // A stale leader's send must never land after a newer leader's: every leader of this exchange
+      // claims the same transactional id, and a newer claim fences the older (docs/kafka.md).
+      const fencing = confirmLeadership && { transactionalId: `${config.kafka.clientId}:${config.kafka.schdTopic}`, confirm: confirmLeadership };
+      const port = new KafkaDeliveryPort({ brokers, clientId: config.kafka.clientId, logger, ...(fencing ? { fencing } : {}) });
       closers.push(() => port.disconnect());
       delivery = port;
       checks.push({ name: "kafka", check: async () => void (await admin.describeCluster()) });

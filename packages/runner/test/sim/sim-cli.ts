@@ -7,7 +7,6 @@
  */
 import { firstCatch, MUTATION_SEED_BOUND, MUTATIONS } from "./mutations.js";
 import { shrink } from "./shrink.js";
-import { STALE_LEADER_SEND } from "./sim-invariants.js";
 import { simulate } from "./simulate.js";
 
 const args = process.argv.slice(2);
@@ -57,8 +56,7 @@ for (let seed = from; seed < from + seeds; seed++) {
   if (trace) for (const line of result.lines ?? []) console.log(line);
   if (result.failure === undefined) continue;
   failed += 1;
-  const known = result.failure.startsWith(STALE_LEADER_SEND) ? " (the open finding of docs/simulation.md)" : "";
-  console.log(`seed ${seed} FAILED${known}: ${result.failure}`);
+  console.log(`seed ${seed} FAILED: ${result.failure}`);
   const small = await shrink(seed, planted);
   console.log(`shrunk trace of seed ${seed} (${small.faults} of ${result.faults} faults kept, of kinds ${small.kinds.join(", ") || "none"}; ${small.messages} messages; replay: MSGX_SIM_SEED=${seed} pnpm sim --seeds 1 --trace${mutation ? ` --mutate ${MUTATIONS.indexOf(mutation)}` : ""}):`);
   for (const line of small.summary) console.log(`  ${line}`);

@@ -123,7 +123,7 @@ export class SimWorld {
   }
 
   /** The parts one runner sees: every port call goes through the scheduler as `owner`. */
-  parts(owner: string, leadership: { fence: number; lost: Promise<string>; leading: () => boolean }): AppParts {
+  parts(owner: string, leadership: { fence: number; lost: Promise<string>; leading: () => boolean; confirm: () => Promise<boolean> }): AppParts {
     const s = this.sched;
     const w = <T extends object>(name: string, port: T): T => (this.mutations.wrapPort ? this.mutations.wrapPort(name, port) : port);
     return {
@@ -142,7 +142,8 @@ export class SimWorld {
       tasks: w("tasks", s.port(this.tasks, "pg", owner, calls(this.tasks))),
       mailbox: w("mailbox", s.port(this.mailbox, "mysql", owner, calls(this.mailbox))),
       outbound: w("outbound", s.port(this.outbound, "mysql", owner, calls(this.outbound))),
-      delivery: w("delivery", s.port(this.broker, "kafka", owner, calls(this.broker))),
+      // Fenced as the runner's Kafka port is (ProducerFencing): one transactional id for every leader.
+      delivery: w("delivery", s.port(this.broker.producer({ transactionalId: "msgx:schd", confirm: leadership.confirm }), "kafka", owner, ["send"])),
       checks: [],
       reliableCheckers: () => {
         const checker = s.port(this.checker, "checker", owner, ["check"]);
@@ -185,7 +186,7 @@ export function startSimRunner(world: SimWorld, id: string, logger: Logger = sil
     s.log(`${id} leads with epoch ${fence}`);
     const trustForever = world.mutations.ignoreLeaseWindow === true;
     const lost = new Promise<string>((resolve) => void (trustForever || leadership.watch(resolve)));
-    const parts = world.parts(id, { fence, lost, leading: trustForever ? () => true : () => leadership.mayLead() });
+    const parts = world.parts(id, { fence, lost, leading: trustForever ? () => true : () => leadership.mayLead(), confirm: () => leadership.confirm() });
     const composed = createExchangeRouter(parts, world.config, logger, s.clock);
     runner.reliable = composed.reliable;
     const controller = new AbortController();
