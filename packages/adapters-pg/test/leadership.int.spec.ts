@@ -3,11 +3,12 @@
  * timed by the database clock; a fencing epoch checked inside every pipeline transaction; a
  * standby takes over once the lease lapses, and the old leader steps down.
  */
-import { defaultProcessors, emptyRunDecision, MsgxError, ProcStatus, type LeaseStore } from "@msgx/core";
+import { defaultProcessors, emptyRunDecision, ProcStatus, type LeaseStore } from "@msgx/core";
 import { gateService, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bumpLeadershipEpoch, type PgLeadership } from "../src/index.js";
+import { losesFirstGrantAnswer } from "./lost-grant-answer.js";
 import { freshPgSchema, probePostgres, type PgTestDb } from "./pg-harness.js";
 import { drain, fakeSnapshot, makePump, pgSnapshot, rigPump } from "./pump-drive.js";
 import { adftXml, estt } from "./sis-stream.arbitraries.js";
@@ -83,20 +84,12 @@ describe.skipIf(!gate.available)("PgLeadership", () => {
   });
 
   it("a standby whose grant's answer is lost (COMMIT_UNKNOWN) asks again: it finds it holds the lease and leads", async () => {
-    let answers = 0;
-    const a = elector("A", (store) => ({
-      tryAcquire: async (h, ttl) => {
-        const grant = await store.tryAcquire(h, ttl);
-        if (answers++ > 0) return grant;
-        throw new MsgxError("COMMIT_UNKNOWN", "lease grant: connection lost after COMMIT was sent");
-      },
-      renew: (h, e, ttl) => store.renew(h, e, ttl),
-      release: (h, e) => store.release(h, e),
-    }));
+    let lossy!: ReturnType<typeof losesFirstGrantAnswer>;
+    const a = elector("A", (store) => (lossy = losesFirstGrantAnswer(store)).store);
     const b = elector("B");
     const epoch = await a.acquireWhenFree({ pollMs: 25 });
     // The lost grant was epoch 1; the retry found A holding it and granted again.
-    expect([epoch, answers, a.isLeader]).toEqual([2, 2, true]);
+    expect([epoch, lossy.answers(), a.isLeader]).toEqual([2, 2, true]);
     const row = (await sql<{ epoch: string; holder: string }>`SELECT epoch::text, holder FROM leadership`.execute(t.db)).rows[0];
     expect(row).toEqual({ epoch: "2", holder: "A" });
     expect(await b.acquire()).toBeUndefined();

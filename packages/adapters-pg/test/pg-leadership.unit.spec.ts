@@ -1,8 +1,9 @@
 /** The lease keeper on the fake store, its own clock moved by hand: when it leads, when it steps down. */
-import { MsgxError, type LeaseStore } from "@msgx/core";
+import type { LeaseStore } from "@msgx/core";
 import { InMemoryLeaseStore, ManualClock } from "@msgx/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { PgLeadership } from "../src/index.js";
+import { losesFirstGrantAnswer } from "./lost-grant-answer.js";
 
 describe("PgLeadership (the lease keeper)", () => {
   const keepers: PgLeadership[] = [];
@@ -55,20 +56,11 @@ describe("PgLeadership (the lease keeper)", () => {
 
   it("a standby whose grant's answer is lost (COMMIT_UNKNOWN) asks again and leads, instead of giving up", async () => {
     const { keeper, store } = world();
-    let lost = 0;
-    const losesFirstAnswer = (s: LeaseStore): LeaseStore => ({
-      tryAcquire: async (holder, ttlMs) => {
-        const grant = await s.tryAcquire(holder, ttlMs);
-        if (lost++ > 0) return grant;
-        throw new MsgxError("COMMIT_UNKNOWN", "lease grant: the answer was lost after the commit was sent");
-      },
-      renew: (h, e, ttl) => s.renew(h, e, ttl),
-      release: (h, e) => s.release(h, e),
-    });
-    const a = keeper("A", losesFirstAnswer);
+    const lossy = losesFirstGrantAnswer(store);
+    const a = keeper("A", () => lossy.store);
     // The lost grant took effect (epoch 1, held by A); the retry finds A holding it and grants epoch 2.
     expect(await a.acquireWhenFree({ pollMs: 1 })).toBe(2);
-    expect([lost, a.isLeader, store.row.holder, store.row.epoch]).toEqual([2, true, "A", 2]);
+    expect([lossy.answers(), a.isLeader, store.row.holder, store.row.epoch]).toEqual([2, true, "A", 2]);
     expect(await keeper("B").acquire()).toBeUndefined();
   });
 
