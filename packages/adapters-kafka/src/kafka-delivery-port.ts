@@ -1,10 +1,12 @@
-import { MsgxError, silentLogger, type DeliveryPlacement, type DeliveryPort, type DeliveryRecord, type Logger } from "@msgx/core";
+import { MsgxError, silentLogger, type DeliveryPlacement, type DeliveryPort, type DeliveryRecord, type Logger, type ProducerFencing } from "@msgx/core";
 import kafkajs, {
   type Kafka,
   type KafkaConfig,
   type Message,
   type Producer,
+  type ProducerBatch,
   type ProducerConfig,
+  type RecordMetadata,
   type RetryOptions,
   type TopicMessages,
   type logLevel,
@@ -52,6 +54,12 @@ export interface KafkaDeliveryPortOptions {
   readonly drainTimeoutMs?: number;
   /** Unsafe settings are refused at construction (`MsgxError("CONFIG")`). */
   readonly producer?: KafkaProducerOverrides;
+  /**
+   * Fences a stale leader's sends on the broker (`ProducerFencing`): the producer is transactional
+   * with `fencing.transactionalId` (its InitProducerId fences every earlier producer of the id), and
+   * every send is one transaction. Without it the producer is idempotent only.
+   */
+  readonly fencing?: ProducerFencing;
 }
 
 /**
@@ -100,6 +108,13 @@ export interface KafkaProducerSettings {
  *   (one record batch per partition); the caller resends them with the same event id.
  * - An aborted `signal` rejects with `signal.reason`; the outcome of an in-flight request is then
  *   unknown, as for any failure.
+ * - With `fencing` (`ProducerFencing`), each producer it builds is transactional: connecting it
+ *   claims the transactional id (InitProducerId: the broker fences every earlier producer of the
+ *   id and aborts its open transaction), then `fencing.confirm()` is asked before anything is sent
+ *   (a no disconnects it and refuses every later send `FENCED`). Each send is one transaction
+ *   (records, then commit); a fenced producer's produce or commit is refused by the broker, so a
+ *   stale leader's records never land after a newer leader's claim. A failed send aborts its
+ *   transaction: consumers reading committed records never see it, and compaction removes it.
  */
 export class KafkaDeliveryPort implements DeliveryPort {
   readonly #kafka: Kafka;
@@ -116,6 +131,9 @@ export class KafkaDeliveryPort implements DeliveryPort {
   #drained: Promise<void> = Promise.resolve();
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  readonly #fencing: ProducerFencing | undefined;
+  /** Set once `fencing.confirm()` said no: this process no longer leads, nothing more is sent. */
+  #fenced = false;
   readonly settings: KafkaProducerSettings;
 
   constructor(options: KafkaDeliveryPortOptions) {
@@ -132,7 +150,12 @@ export class KafkaDeliveryPort implements DeliveryPort {
     };
     assertSafeProducerConfig(merged);
     const { acks: _acks, ...producerConfig } = merged;
-    this.#producerConfig = { ...producerConfig, createPartitioner: recordingPartitioner(merged.createPartitioner, this.#partitionOf) };
+    this.#fencing = options.fencing;
+    this.#producerConfig = {
+      ...producerConfig,
+      createPartitioner: recordingPartitioner(merged.createPartitioner, this.#partitionOf),
+      ...(options.fencing === undefined ? {} : { transactionalId: options.fencing.transactionalId }),
+    };
     this.#ackTimeoutMs = o.ackTimeoutMs;
     this.#drainTimeoutMs = o.drainTimeoutMs;
     this.#sendTimeoutMs = o.sendTimeoutMs;
@@ -196,7 +219,7 @@ export class KafkaDeliveryPort implements DeliveryPort {
     return this.#bounded(
       (async () => {
         const producer = await this.#ensureProducer();
-        const acks = await producer.sendBatch({ topicMessages, acks: -1, timeout: this.#ackTimeoutMs });
+        const acks = await this.#produce(producer, { topicMessages, acks: -1, timeout: this.#ackTimeoutMs });
         const placements = recordPlacements(sent, this.#partitionOf, acks);
         const unacknowledged = placements.filter((p) => p === null).length;
         // kafkajs 2.2.4 keeps, across the retries of one sendBatch, the answers of brokers that
@@ -211,6 +234,20 @@ export class KafkaDeliveryPort implements DeliveryPort {
       what,
       signal,
     );
+  }
+
+  /** One `sendBatch`; with fencing, inside a transaction that commits it (or aborts it on failure). */
+  async #produce(producer: Producer, batch: ProducerBatch): Promise<RecordMetadata[]> {
+    if (this.#fencing === undefined) return producer.sendBatch(batch);
+    const transaction = await producer.transaction();
+    try {
+      const acks = await transaction.sendBatch(batch);
+      await transaction.commit();
+      return acks;
+    } catch (e) {
+      await transaction.abort().catch(() => undefined);
+      throw e;
+    }
   }
 
   /** Runs `work` under the send deadline and the caller's signal; any failure drops the producer. */
@@ -238,6 +275,7 @@ export class KafkaDeliveryPort implements DeliveryPort {
 
   #ensureProducer(): Promise<Producer> {
     if (this.#closed) return Promise.reject(new MsgxError("CONFIG", "Kafka delivery port is disconnected", { retriable: false }));
+    if (this.#fenced) return Promise.reject(notLeading(this.#fencing));
     if (this.#producer !== undefined) return Promise.resolve(this.#producer);
     this.#connecting ??= (async () => {
       await this.#drained;
@@ -247,6 +285,26 @@ export class KafkaDeliveryPort implements DeliveryPort {
       } catch (e) {
         void producer.disconnect().catch(() => undefined);
         throw mapKafkaError(e, "connect", "connect");
+      }
+      const fencing = this.#fencing;
+      if (fencing !== undefined) {
+        // kafkajs claims the transactional id (InitProducerId) at the first transaction; an empty
+        // one ends without a request. Only a yes read after the claim lets this producer send.
+        try {
+          await (await producer.transaction()).abort();
+        } catch (e) {
+          void producer.disconnect().catch(() => undefined);
+          throw mapKafkaError(e, "claim of the transactional id", "connect");
+        }
+        const leads = await fencing.confirm().catch((e: unknown) => {
+          void producer.disconnect().catch(() => undefined);
+          throw new MsgxError("DEPENDENCY_UNAVAILABLE", `Kafka producer ${fencing.transactionalId}: leadership could not be confirmed`, { cause: e });
+        });
+        if (!leads) {
+          this.#fenced = true;
+          void producer.disconnect().catch(() => undefined);
+          throw notLeading(fencing);
+        }
       }
       this.#producer = producer;
       return producer;
@@ -292,6 +350,10 @@ export class KafkaDeliveryPort implements DeliveryPort {
     this.#queue = run.catch(() => undefined);
     return run;
   }
+}
+
+function notLeading(fencing: ProducerFencing | undefined): MsgxError {
+  return new MsgxError("FENCED", `Kafka producer ${fencing?.transactionalId ?? ""}: this process no longer leads; nothing more is sent`, { retriable: false });
 }
 
 /** Messages grouped per topic, topics in order of first appearance, messages in call order. */

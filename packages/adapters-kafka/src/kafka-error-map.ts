@@ -43,6 +43,15 @@ export const PROTOCOL_ERROR_TABLE: Readonly<Record<string, KafkaFailure>> = {
   INVALID_PRODUCER_EPOCH: "outage",
   UNKNOWN_PRODUCER_ID: "outage",
   INVALID_PRODUCER_ID_MAPPING: "outage",
+  // a fenced or busy transactional producer (ProducerFencing): the port claims again on its next send
+  PRODUCER_FENCED: "outage",
+  TRANSACTION_COORDINATOR_FENCED: "outage",
+  INVALID_TXN_STATE: "outage",
+  CONCURRENT_TRANSACTIONS: "outage",
+  COORDINATOR_NOT_AVAILABLE: "outage",
+  COORDINATOR_LOAD_IN_PROGRESS: "outage",
+  NOT_COORDINATOR: "outage",
+  TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "outage",
 };
 
 /** kafkajs error class names (`error.name`) that mean the broker is not there or not answering. */

@@ -34,6 +34,7 @@ describe.skipIf(!kafka.available)("on a real broker (3 partitions per topic)", (
     created.push(...topics);
     await createTopics(admin, topics, 3);
     const port = new KafkaDeliveryPort({ brokers: kafka.brokers, clientId: "msgx-it-contract-port" });
+    const fencedPorts: KafkaDeliveryPort[] = [];
     return {
       port,
       topics,
@@ -46,9 +47,16 @@ describe.skipIf(!kafka.available)("on a real broker (3 partitions per topic)", (
           partition: m.partition,
           offset: Number(m.offset),
         })),
-      close: () => port.disconnect(),
+      fenced: (fencing) => {
+        const fenced = new KafkaDeliveryPort({ brokers: kafka.brokers, clientId: "msgx-it-contract-fenced", fencing });
+        fencedPorts.push(fenced);
+        return fenced;
+      },
+      close: async () => {
+        await Promise.all([port, ...fencedPorts].map((p) => p.disconnect()));
+      },
     };
-  });
+  }, { fencing: true });
 });
 
 describe.skipIf(!kafka.available)("KafkaDeliveryPort on a real broker", () => {

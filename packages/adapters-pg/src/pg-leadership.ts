@@ -5,7 +5,7 @@ import {
   LeasePhase,
   leaseTiming,
   mayLead,
-  MsgxError,
+  isOutage,
   systemClock,
   type Clock,
   type LeaseCommand,
@@ -17,7 +17,6 @@ import {
 } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { hostname } from "node:os";
-import { performance } from "node:perf_hooks";
 import { DEFAULT_LOCK_NAMESPACE, lockKeys } from "./lock-keys.js";
 import { pgCall } from "./pg-error-map.js";
 import { bumpEpoch } from "./queries/pipeline-epoch.js";
@@ -33,8 +32,8 @@ export interface PgLeadershipOptions {
   readonly holder?: string;
   /** The lease the store grants per acquire or renewal. Default 10 s; renewed every third of it. */
   readonly ttlMs?: number;
-  /** This process's monotonic clock, the one its leading window is counted on. Default `performance.now()`. */
-  readonly monotonic?: Clock;
+  /** This process's clock: its leading window is counted on `monotonic()`. Default the system clock. */
+  readonly clock?: Clock;
   /** The timers of the renewals, the window watchdog and the standby's polls. Default: the host's (the simulation gives virtual ones). */
   readonly timers?: Timers;
 }
@@ -42,7 +41,6 @@ export interface PgLeadershipOptions {
 /** Why leadership ended. */
 export type LossListener = (reason: string) => void;
 
-const monotonicClock: Clock = { now: () => performance.now() };
 const hostTimers: Timers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout> | undefined),
@@ -56,7 +54,10 @@ const hostTimers: Timers = {
  *
  * - `acquire()` asks the store once; a grant carries a new epoch, the fence every pipeline
  *   transaction of this leader carries. Undefined while another process's lease runs.
- * - `acquireWhenFree()` is the standby: it polls `acquire()` until it leads or is aborted.
+ * - `acquireWhenFree()` is the standby: it polls `acquire()` until it leads or is aborted. An
+ *   outage and an unknown answer (`COMMIT_UNKNOWN`: the grant may have happened) are polled
+ *   through alike: the next `tryAcquire` of the same holder finds out, since the store grants the
+ *   lease again to the holder that has it (with a new epoch, the one this process then leads with).
  * - A leader renews every `ttlMs / 3` and checks its window often; `mayLead()` says whether a
  *   pipeline step may start now. `watch()` reports the loss once: a refused renewal (another
  *   process leads with a higher epoch) or a window that ran out (this process was frozen, or the
@@ -77,7 +78,7 @@ export class PgLeadership {
     this.#store = options.store;
     this.#holder = options.holder ?? `${hostname()}:${process.pid}`;
     this.#timing = leaseTiming(options.ttlMs ?? DEFAULT_LEASE_TTL_MS);
-    this.#clock = options.monotonic ?? monotonicClock;
+    this.#clock = options.clock ?? systemClock;
     this.#timers = options.timers ?? hostTimers;
   }
 
@@ -98,13 +99,13 @@ export class PgLeadership {
   /** Whether a pipeline step may start now: leading, inside the window of the last renewal. */
   mayLead(): boolean {
     this.#apply({ type: "tick" });
-    return mayLead(this.#state, this.#clock.now());
+    return mayLead(this.#state, this.#clock.monotonic());
   }
 
   /** Tries once. Returns the new epoch when this process now leads, undefined when another does. */
   async acquire(): Promise<number | undefined> {
     if (this.#state.phase !== LeasePhase.FOLLOWING) return this.epoch;
-    const sentAt = this.#clock.now();
+    const sentAt = this.#clock.monotonic();
     const grant = await this.#store.tryAcquire(this.#holder, this.#timing.ttlMs);
     if (grant === undefined) return undefined;
     this.#apply({ type: "acquired", epoch: grant.epoch, sentAt });
@@ -116,7 +117,11 @@ export class PgLeadership {
     return epoch;
   }
 
-  /** Standby: polls `acquire()` every `pollMs` until this process leads. Outages are polled through. */
+  /**
+   * Standby: polls `acquire()` every `pollMs` until this process leads. Outages and unknown
+   * answers are polled through (a lost grant is granted again to this holder); never throws but
+   * for an abort or a fault of the store that no retry mends.
+   */
   async acquireWhenFree(options: { readonly pollMs?: number; readonly signal?: AbortSignal } = {}): Promise<number> {
     const pollMs = options.pollMs ?? 1_000;
     for (;;) {
@@ -125,10 +130,25 @@ export class PgLeadership {
         const epoch = await this.acquire();
         if (epoch !== undefined) return epoch;
       } catch (e) {
-        if (!(e instanceof MsgxError && e.kind === "DEPENDENCY_UNAVAILABLE")) throw e;
+        if (!isOutage(e)) throw e;
       }
       await sleep(this.#timers, pollMs, options.signal);
     }
+  }
+
+  /**
+   * Whether this process still leads with the epoch it was granted, asked of the store now (a
+   * renewal, which also extends the lease): a yes means no newer epoch had been granted when the
+   * call reached the store. The runner gives it to the delivery port as `ProducerFencing.confirm`.
+   * Throws what the store throws (the answer is then unknown).
+   */
+  async confirm(): Promise<boolean> {
+    const epoch = this.epoch;
+    if (epoch === undefined) return false;
+    const sentAt = this.#clock.monotonic();
+    const answer = await this.#store.renew(this.#holder, epoch, this.#timing.ttlMs);
+    this.#apply(typeof answer === "number" ? { type: "renewed", sentAt } : { type: "renew-refused", why: answer.refused });
+    return typeof answer === "number" && this.epoch === epoch;
   }
 
   /** Calls `onLost` once when the leadership is lost. Returns an unsubscribe function. */
@@ -153,7 +173,7 @@ export class PgLeadership {
 
   /** The next renewal `renewEveryMs` after the last one was sent; one at a time. */
   #scheduleRenewal(lastSentAt: number): void {
-    const wait = Math.max(0, lastSentAt + this.#timing.renewEveryMs - this.#clock.now());
+    const wait = Math.max(0, lastSentAt + this.#timing.renewEveryMs - this.#clock.monotonic());
     this.#renewal = this.#timers.setTimeout(() => void this.#renew(), wait);
     this.#renewal.unref?.();
   }
@@ -161,7 +181,7 @@ export class PgLeadership {
   async #renew(): Promise<void> {
     const epoch = this.epoch;
     if (epoch === undefined) return;
-    const sentAt = this.#clock.now();
+    const sentAt = this.#clock.monotonic();
     try {
       const answer = await this.#store.renew(this.#holder, epoch, this.#timing.ttlMs);
       this.#apply(typeof answer === "number" ? { type: "renewed", sentAt } : { type: "renew-refused", why: answer.refused });
@@ -174,7 +194,7 @@ export class PgLeadership {
 
   /** The one place the state changes. */
   #apply(command: LeaseCommand): void {
-    const event = decideLease(this.#state, command, this.#clock.now(), this.#timing);
+    const event = decideLease(this.#state, command, this.#clock.monotonic(), this.#timing);
     if (event === undefined) return;
     this.#state = evolveLease(this.#state, event);
     const state = this.#state;

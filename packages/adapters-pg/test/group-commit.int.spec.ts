@@ -23,7 +23,7 @@ describe.skipIf(!gate.available)("group commit over PgPipelineStore", () => {
   let clock: ManualClock;
   beforeAll(async () => {
     clock = new ManualClock();
-    t = await freshPgSchema({ clock: { now: () => clock.now() } });
+    t = await freshPgSchema({ clock: { now: () => clock.now(), monotonic: () => clock.monotonic() } });
   });
   afterAll(() => t.close());
 

@@ -8,6 +8,7 @@ import { gateService, InMemoryPipelineStore, ManualClock } from "@msgx/core/test
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bumpLeadershipEpoch, type PgLeadership } from "../src/index.js";
+import { losesFirstGrantAnswer } from "./lost-grant-answer.js";
 import { freshPgSchema, probePostgres, type PgTestDb } from "./pg-harness.js";
 import { drain, fakeSnapshot, makePump, pgSnapshot, rigPump } from "./pump-drive.js";
 import { adftXml, estt } from "./sis-stream.arbitraries.js";
@@ -40,7 +41,7 @@ describe.skipIf(!gate.available)("PgLeadership", () => {
   };
   beforeAll(async () => {
     clock = new ManualClock();
-    t = await freshPgSchema({ clock: { now: () => clock.now() } });
+    t = await freshPgSchema({ clock: { now: () => clock.now(), monotonic: () => clock.monotonic() } });
   });
   afterEach(async () => {
     await Promise.all(electors.splice(0).map((e) => e.release()));
@@ -80,6 +81,18 @@ describe.skipIf(!gate.available)("PgLeadership", () => {
     expect(b.epoch).toBe(2);
     const row = (await sql<{ epoch: string; holder: string }>`SELECT epoch::text, holder FROM leadership`.execute(t.db)).rows[0];
     expect(row).toEqual({ epoch: "2", holder: "B" });
+  });
+
+  it("a standby whose grant's answer is lost (COMMIT_UNKNOWN) asks again: it finds it holds the lease and leads", async () => {
+    let lossy!: ReturnType<typeof losesFirstGrantAnswer>;
+    const a = elector("A", (store) => (lossy = losesFirstGrantAnswer(store)).store);
+    const b = elector("B");
+    const epoch = await a.acquireWhenFree({ pollMs: 25 });
+    // The lost grant was epoch 1; the retry found A holding it and granted again.
+    expect([epoch, lossy.answers(), a.isLeader]).toEqual([2, 2, true]);
+    const row = (await sql<{ epoch: string; holder: string }>`SELECT epoch::text, holder FROM leadership`.execute(t.db)).rows[0];
+    expect(row).toEqual({ epoch: "2", holder: "A" });
+    expect(await b.acquire()).toBeUndefined();
   });
 
   it("hands over when the leader freezes mid-run: it stops leading within its window, the standby continues from the head after the lease, the old leader is fenced", async () => {

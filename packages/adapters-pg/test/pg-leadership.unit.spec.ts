@@ -1,15 +1,17 @@
 /** The lease keeper on the fake store, its own clock moved by hand: when it leads, when it steps down. */
+import type { LeaseStore } from "@msgx/core";
 import { InMemoryLeaseStore, ManualClock } from "@msgx/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { PgLeadership } from "../src/index.js";
+import { losesFirstGrantAnswer } from "./lost-grant-answer.js";
 
 describe("PgLeadership (the lease keeper)", () => {
   const keepers: PgLeadership[] = [];
   const world = () => {
     const clock = new ManualClock(0);
     const store = new InMemoryLeaseStore(clock);
-    const keeper = (holder: string) => {
-      const k = new PgLeadership({ store, holder, ttlMs: 10_000, monotonic: clock });
+    const keeper = (holder: string, wrap: (s: LeaseStore) => LeaseStore = (s) => s) => {
+      const k = new PgLeadership({ store: wrap(store), holder, ttlMs: 10_000, clock });
       keepers.push(k);
       return k;
     };
@@ -50,5 +52,39 @@ describe("PgLeadership (the lease keeper)", () => {
     await a.release();
     expect(store.row.holder).toBeUndefined();
     expect(await keeper("B").acquire()).toBe(2);
+  });
+
+  it("a standby whose grant's answer is lost (COMMIT_UNKNOWN) asks again and leads, instead of giving up", async () => {
+    const { keeper, store } = world();
+    const lossy = losesFirstGrantAnswer(store);
+    const a = keeper("A", () => lossy.store);
+    // The lost grant took effect (epoch 1, held by A); the retry finds A holding it and grants epoch 2.
+    expect(await a.acquireWhenFree({ pollMs: 1 })).toBe(2);
+    expect([lossy.answers(), a.isLeader, store.row.holder, store.row.epoch]).toEqual([2, true, "A", 2]);
+    expect(await keeper("B").acquire()).toBeUndefined();
+  });
+
+  it("a wall-clock jump does not move a leader's window: it is counted on the monotonic clock", async () => {
+    const { clock, keeper } = world();
+    const a = keeper("A");
+    await a.acquire();
+    clock.jump(60_000);
+    clock.jump(-120_000);
+    expect(a.mayLead()).toBe(true);
+    clock.advance(8_000);
+    expect(a.mayLead()).toBe(false);
+  });
+
+  it("confirm asks the store: yes while this keeper holds its epoch, no once another was granted a newer one", async () => {
+    const { clock, store, keeper } = world();
+    const a = keeper("A");
+    await a.acquire();
+    expect(await a.confirm()).toBe(true);
+    // The store's wall clock steps past the lease (the keeper's own window is not moved): B is granted epoch 2.
+    clock.jump(60_000);
+    expect(await keeper("B").acquire()).toBe(2);
+    expect(a.isLeader).toBe(true);
+    expect(await a.confirm()).toBe(false);
+    expect([a.isLeader, store.row.holder]).toEqual([false, "B"]);
   });
 });

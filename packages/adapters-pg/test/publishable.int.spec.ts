@@ -25,7 +25,7 @@ describe.skipIf(!gate.available)("publishable on PostgreSQL", () => {
   let t: PgTestDb;
   const clock = new ManualClock();
   beforeAll(async () => {
-    t = await freshPgSchema({ clock: { now: () => clock.now() } });
+    t = await freshPgSchema({ clock: { now: () => clock.now(), monotonic: () => clock.monotonic() } });
   });
   afterAll(() => t.close());
 

@@ -6,7 +6,7 @@
  * command by command, and the same final tables.
  */
 import { evolveProc, newProcRecord, type ProcEvent } from "@msgx/core/testing";
-import { isMsgxError, DEFAULT_RETRY_POLICY, emptyRunDecision, type FlightState, type OutboxEventDraft, type PipelineStore, type ProcRecord, type RunDecision } from "@msgx/core";
+import { isMsgxError, DEFAULT_RETRY_POLICY, emptyRunDecision, type Clock, type FlightState, type OutboxEventDraft, type PipelineStore, type ProcRecord, type RunDecision } from "@msgx/core";
 import { arbFlightRecord, gateService, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -203,12 +203,12 @@ async function runOp(store: PipelineStore, op: Op, ctx: { decision: RunDecision 
 const ranked = (s: StoreSnapshot): StoreSnapshot => ({ ...s, events: s.events.map((e, i) => ({ ...e, eventId: i + 1 })) });
 
 /** The property over one backend: `open` gives a migrated schema whose store reads `clock()`. */
-function differential(open: (clock: { now(): number }) => Promise<Pick<PgTestDb, "store" | "db" | "bumpEpoch" | "reset" | "close">>) {
+function differential(open: (clock: Clock) => Promise<Pick<PgTestDb, "store" | "db" | "bumpEpoch" | "reset" | "close">>) {
   let t: Awaited<ReturnType<typeof open>>;
   let clock: ManualClock;
   beforeAll(async () => {
     clock = new ManualClock(T0);
-    t = await open({ now: () => clock.now() });
+    t = await open({ now: () => clock.now(), monotonic: () => clock.monotonic() });
   });
   afterAll(() => t.close());
 

@@ -46,7 +46,7 @@ export {
 } from "./ports/subsystem-columns.js";
 export type { PipelineStore, PipelineTx, InboxEntry, IntakeState, BackfillTodo, RecordFilter } from "./processing/pipeline-store.js";
 export type { AuditEntry } from "./processing/run-decision.js";
-export type { DeliveryPort, DeliveryRecord, DeliveryPlacement } from "./ports/delivery-port.js";
+export type { DeliveryPort, DeliveryRecord, DeliveryPlacement, ProducerFencing } from "./ports/delivery-port.js";
 export type { StatusReader, PipelineStatus } from "./processing/status-reader.js";
 export {
   LeasePhase,

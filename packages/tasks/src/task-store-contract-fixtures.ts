@@ -15,7 +15,7 @@ export interface TaskStoreContractSubject {
 /** The contract's "now". */
 export const T0 = Date.UTC(2026, 6, 13, 8, 0, 0);
 /** A clock that stays at T0. */
-export const clock: Clock = { now: () => T0 };
+export const clock: Clock = { now: () => T0, monotonic: () => 0 };
 
 /** A create request with every field set (non-ASCII and nested payload included). */
 export const sampleNewTask = (taskId: string, extra: Partial<NewTask> = {}): NewTask => ({

@@ -10,11 +10,19 @@ export type PrefixOutcome =
   | { readonly ok: false; readonly fault: unknown };
 
 /**
+ * True when a failed send says nothing about its records: the broker is unavailable, or this
+ * process no longer leads and its producer is fenced (`ProducerFencing`: `FENCED`). Such a send
+ * spends no attempt of any event: a stale leader must not mark what it could not send.
+ */
+const notTheRecords = (e: unknown): boolean => isOutage(e) || (isMsgxError(e) && e.kind === "FENCED");
+
+/**
  * Sends `records` in one call; when the call fails for a reason that is not an outage, retries
  * ever smaller prefixes (half each time, down to one record), like the pump's group commit, so a
  * bad record is pinned without giving up the good ones ahead of it. Records of a failed call may
  * have been appended: resending them is the at-least-once duplicate consumers dedupe on the
- * event id. An outage (or an abort) is rethrown at once: the caller pauses and spends no attempt.
+ * event id. An outage, a fenced producer (or an abort) is rethrown at once: the caller pauses and
+ * spends no attempt.
  */
 export async function sendLargestPrefix(
   port: DeliveryPort,
@@ -27,7 +35,7 @@ export async function sendLargestPrefix(
       const placements = await port.send(records.slice(0, size), signal);
       return { ok: true, sent: size, placements };
     } catch (e) {
-      if (isOutage(e) || signal?.aborted) throw e;
+      if (notTheRecords(e) || signal?.aborted) throw e;
       fault = e;
     }
   }
@@ -35,9 +43,10 @@ export async function sendLargestPrefix(
 }
 
 /**
- * True when an error from the outbox store (or an outage from the broker) should pause the
- * driver behind its breaker: an outage, or any other error the port marks retriable (a dropped
+ * True when an error from the outbox store (or an outage or a fenced producer from the broker)
+ * should pause the driver behind its breaker: an outage, `FENCED` (a runner that no longer leads
+ * waits for its lease keeper to stop it), or any other error the port marks retriable (a dropped
  * connection, a serialization failure). Faults of a record never reach this test: the drivers
  * handle them per event.
  */
-export const pausesDelivery = (e: unknown): boolean => isOutage(e) || (isMsgxError(e) && e.retriable);
+export const pausesDelivery = (e: unknown): boolean => notTheRecords(e) || (isMsgxError(e) && e.retriable);

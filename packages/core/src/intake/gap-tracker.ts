@@ -9,7 +9,7 @@
 export interface Gap {
   readonly from: number;
   readonly to: number;
-  /** When the gap was first noticed (epoch ms). */
+  /** When the gap was first noticed (a `Clock.monotonic()` reading). */
   readonly since: number;
 }
 

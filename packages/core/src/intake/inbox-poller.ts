@@ -10,7 +10,10 @@ import type { IngressTraces } from "./ingress-traces.js";
 export interface InboxPollerOptions {
   /** Rows per scan (seed 000 `claim-batch`). */
   readonly batchSize: number;
-  /** How long a missing id may hold the horizon before it is taken as a rolled-back insert. */
+  /**
+   * How long a missing id may hold the horizon before it is taken as a rolled-back insert; timed
+   * on `Clock.monotonic()`, so a wall-clock jump neither shortens nor stretches it.
+   */
   readonly gapGraceMs: number;
   /** How many ids behind the horizon the periodic re-scan looks at. */
   readonly rescanWindow: number;
@@ -88,7 +91,8 @@ export class InboxPoller {
     const rows = await this.#mailbox.scan(cursor, batchSize, signal);
     // While a gap holds the horizon, look right behind it too: the late id shows up there.
     const fill = GapTracker.blockingGap(gaps0) ? await this.#mailbox.scan(gaps0.horizon, batchSize, signal) : [];
-    const now = this.#clock.now();
+    // Gaps are timed on the monotonic clock: a forward wall-clock jump must not pass an open insert.
+    const now = this.#clock.monotonic();
     let fresh = dedupe([...rows, ...fill]).filter((r) => r.msgId > gaps0.horizon && !gaps0.seen.has(r.msgId));
     let observed = GapTracker.observe(gaps0, fresh.map((r) => r.msgId), now);
     // A gap is given up only after one more look at exactly its ids: the scans above start at the

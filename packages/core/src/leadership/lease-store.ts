@@ -21,6 +21,8 @@ export interface LeaseRefusal {
  *   epoch by one, atomically with the change of holder, and in the same order as the pipeline's
  *   transactions (PostgreSQL: under the pipeline lock): a pipeline transaction fenced with an older
  *   epoch commits before the grant or is refused FENCED after it. Otherwise it answers undefined.
+ *   So a holder that lost the answer (`COMMIT_UNKNOWN`: the grant may have happened) asks again to
+ *   find out: it is granted (again, with the next epoch) when its lost grant happened.
  * - `renew` extends the lease to now + `ttlMs` only while `holder` holds it with `epoch` (even
  *   lapsed, if no one took it since: the epoch has not moved, so no one else led); otherwise it
  *   answers a refusal and changes nothing. It never bumps the epoch.

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { DeliveryPlacement, DeliveryPort, DeliveryRecord } from "./delivery-port.js";
+import { isMsgxError } from "../errors/msgx-error.js";
+import type { DeliveryPlacement, DeliveryPort, DeliveryRecord, ProducerFencing } from "./delivery-port.js";
 
 /** A record as the broker holds it, and where. */
 export interface PlacedRecord extends DeliveryRecord, DeliveryPlacement {}
@@ -13,7 +14,18 @@ export interface DeliveryPortContractSubject {
    * arrived: read back independently of the port (a consumer, the files, the fake's log).
    */
   readBack(topics: readonly string[], count: number): Promise<readonly PlacedRecord[]>;
+  /**
+   * A port fenced per `fencing` (`ProducerFencing`) to the same broker; required with the
+   * `fencing` feature. `close` closes every port it built.
+   */
+  fenced?(fencing: ProducerFencing): DeliveryPort;
   close(): Promise<void>;
+}
+
+/** What a port under test supports beyond the plain contract. */
+export interface DeliveryPortContractFeatures {
+  /** The subject builds ports fenced per transactional id (`fenced`). */
+  readonly fencing?: boolean;
 }
 
 const at = (records: readonly PlacedRecord[], topic: string, p: DeliveryPlacement | null | undefined): PlacedRecord | undefined =>
@@ -27,7 +39,7 @@ const content = (r: DeliveryRecord | undefined) => (r === undefined ? undefined 
  * files run it in unit specs, the Kafka port against a real broker. All of ours know every
  * placement; a port that cannot tell (null) does not fit this suite.
  */
-export function describeDeliveryPortContract(name: string, factory: () => Promise<DeliveryPortContractSubject>): void {
+export function describeDeliveryPortContract(name: string, factory: () => Promise<DeliveryPortContractSubject>, features: DeliveryPortContractFeatures = {}): void {
   describe(`DeliveryPort contract: ${name}`, () => {
     let subject: DeliveryPortContractSubject;
     beforeEach(async () => {
@@ -91,5 +103,59 @@ export function describeDeliveryPortContract(name: string, factory: () => Promis
       expect(content(at(held, a, once))).toEqual(content(r));
       expect(content(at(held, a, again))).toEqual(content(r));
     });
+
+    if (features.fencing) {
+      const refused = (kind: string) => (e: unknown) => isMsgxError(e) && e.kind === kind;
+
+      it("fencing: a later claim of the transactional id fences the earlier one; a claim that confirm denies sends nothing, for good", async () => {
+        const [a] = subject.topics;
+        const fenced = subject.fenced!;
+        const transactionalId = `msgx-contract-${a}`;
+        let oldLeads = true;
+        const old = fenced({ transactionalId, confirm: async () => oldLeads });
+        const newer = fenced({ transactionalId, confirm: async () => true });
+        await old.send([record(a, "F1", "old-1", 1)]);
+        await newer.send([record(a, "F1", "new-2", 2)]);
+        oldLeads = false;
+        // Its claim was fenced: refused as an outage (the caller spends no attempt), nothing lands.
+        await expect(old.send([record(a, "F1", "old-3", 3)])).rejects.toSatisfy(refused("DEPENDENCY_UNAVAILABLE"));
+        // It claims again (fencing the newer one), asks confirm, is denied: FENCED from now on.
+        await expect(old.send([record(a, "F1", "old-4", 4)])).rejects.toSatisfy(refused("FENCED"));
+        await expect(old.send([record(a, "F1", "old-5", 5)])).rejects.toSatisfy(refused("FENCED"));
+        // The newer one was fenced by that claim: refused once, then it claims again and sends.
+        await expect(newer.send([record(a, "F1", "new-6", 6)])).rejects.toSatisfy(refused("DEPENDENCY_UNAVAILABLE"));
+        await newer.send([record(a, "F1", "new-7", 7)]);
+        const held = await subject.readBack([a], 3);
+        expect([...held].sort((x, y) => x.offset - y.offset).map((r) => r.value)).toEqual(["old-1", "new-2", "new-7"]);
+      });
+
+      it("fencing: a send whose claim was overtaken while it asked confirm never lands, even when confirm answers yes", async () => {
+        const [a] = subject.topics;
+        const fenced = subject.fenced!;
+        const transactionalId = `msgx-contract-${a}`;
+        let answer!: (yes: boolean) => void;
+        const answered = new Promise<boolean>((resolve) => (answer = resolve));
+        let ask!: () => void;
+        const asked = new Promise<void>((resolve) => (ask = resolve));
+        const old = fenced({
+          transactionalId,
+          confirm: () => {
+            ask();
+            return answered;
+          },
+        });
+        const newer = fenced({ transactionalId, confirm: async () => true });
+        const late = old.send([record(a, "F2", "old-1", 1)]);
+        late.catch(() => undefined);
+        // The old claim is made before confirm is asked: the newer claim comes after it.
+        await asked;
+        await newer.send([record(a, "F2", "new-2", 2)]);
+        answer(true);
+        await expect(late).rejects.toSatisfy(refused("DEPENDENCY_UNAVAILABLE"));
+        await newer.send([record(a, "F2", "new-3", 3)]);
+        const held = await subject.readBack([a], 2);
+        expect([...held].sort((x, y) => x.offset - y.offset).map((r) => r.value)).toEqual(["new-2", "new-3"]);
+      });
+    }
   });
 }

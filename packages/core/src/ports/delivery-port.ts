@@ -31,3 +31,27 @@ export interface DeliveryRecord {
 export interface DeliveryPort {
   send(records: readonly DeliveryRecord[], signal?: AbortSignal): Promise<readonly (DeliveryPlacement | null)[]>;
 }
+
+/**
+ * How a leader's sends are fenced on the broker, so that a stale leader's send never lands after a
+ * newer leader's (Kafka: a transactional id, whose InitProducerId fences every earlier producer of
+ * that id). A port built with it guarantees, besides everything `DeliveryPort` guarantees:
+ * - before its first send, and again before the first send after any failed one, it claims
+ *   `transactionalId` on the broker: from then on, no send of an earlier claim of that id (this
+ *   process's or another's) lands, and one that had not landed yet never does;
+ * - only after the claim does it call `confirm()`, and it sends nothing under the claim unless the
+ *   answer is true; once it is false, every send is refused `FENCED` (not retriable). A `confirm`
+ *   that throws sends nothing either; the next send claims again;
+ * - a send refused because a later claim fenced this one fails `DEPENDENCY_UNAVAILABLE` (nothing
+ *   of it lands; the next send claims again and asks `confirm`).
+ *
+ * The runner's `confirm` asks the lease store whether this process still holds its lease with the
+ * same epoch. A yes, read after the claim, means every newer leader was granted its lease, and so
+ * claimed, after this claim: a newer leader's claim fences this one before its first send.
+ */
+export interface ProducerFencing {
+  /** One per deployment's leader role: every leader of the exchange uses the same id. */
+  readonly transactionalId: string;
+  /** Whether this process still leads with the epoch it started with; asked after each claim. */
+  confirm(): Promise<boolean>;
+}

@@ -1,5 +1,5 @@
 import { MsgxError, type ErrorKind } from "../errors/msgx-error.js";
-import type { DeliveryPlacement, DeliveryPort, DeliveryRecord } from "./delivery-port.js";
+import type { DeliveryPlacement, DeliveryPort, DeliveryRecord, ProducerFencing } from "./delivery-port.js";
 import { FaultPlan } from "../testing/fault-plan.js";
 
 /** A record as the broker stored it: its topic's offset is its position in the topic. */
@@ -24,11 +24,17 @@ interface RecordFault {
  * - `failRecords(predicate)`: a record that matches is refused with a non-outage fault; the
  *   records of the call ahead of it are appended (an in-order prefix), none after it. With
  *   `{ retriable: false }` the refusal is for good, as Kafka's MESSAGE_TOO_LARGE.
+ *
+ * `producer(fencing)` is a port fenced per transactional id (`ProducerFencing`), as Kafka's
+ * transactional producers are: each claim of an id fences the earlier ones, checked when the
+ * records are appended (a send that was under way when a later claim came in is refused).
  */
 export class InMemoryBroker implements DeliveryPort {
   readonly faults = new FaultPlan("broker");
   readonly #topics = new Map<string, BrokerRecord[]>();
   readonly #recordFaults = new Set<RecordFault>();
+  /** Per transactional id, the number of its latest claim. */
+  readonly #claims = new Map<string, number>();
   #lostAcks = 0;
   #calls = 0;
 
@@ -56,6 +62,37 @@ export class InMemoryBroker implements DeliveryPort {
 
   topicNames(): readonly string[] {
     return [...this.#topics.keys()];
+  }
+
+  /** A port whose sends are fenced per `fencing.transactionalId` (see `ProducerFencing`). */
+  producer(fencing: ProducerFencing): DeliveryPort {
+    const id = fencing.transactionalId;
+    let claim: number | undefined;
+    let fenced = false;
+    return {
+      send: async (records, signal) => {
+        if (fenced) throw new MsgxError("FENCED", `producer ${id}: this process no longer leads`, { retriable: false });
+        if (claim === undefined) {
+          const mine = (this.#claims.get(id) ?? 0) + 1;
+          this.#claims.set(id, mine);
+          if (!(await fencing.confirm())) {
+            fenced = true;
+            throw new MsgxError("FENCED", `producer ${id}: this process no longer leads`, { retriable: false });
+          }
+          claim = mine;
+        }
+        if (this.#claims.get(id) !== claim) {
+          claim = undefined;
+          throw new MsgxError("DEPENDENCY_UNAVAILABLE", `producer ${id} was fenced by a later claim (simulated PRODUCER_FENCED)`);
+        }
+        try {
+          return await this.send(records, signal);
+        } catch (e) {
+          claim = undefined;
+          throw e;
+        }
+      },
+    };
   }
 
   async send(records: readonly DeliveryRecord[], signal?: AbortSignal): Promise<readonly DeliveryPlacement[]> {

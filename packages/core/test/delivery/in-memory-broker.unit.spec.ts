@@ -10,9 +10,10 @@ describeDeliveryPortContract("InMemoryBroker", async () => {
     port,
     topics: ["msg", "schd"],
     readBack: async (topics) => topics.flatMap((t) => port.records(t).map((r) => ({ ...r, partition: 0 }))),
+    fenced: (fencing) => port.producer(fencing),
     close: async () => {},
   };
-});
+}, { fencing: true });
 
 const rec = (key: string, value: string | null = key, topic = "msg"): DeliveryRecord => ({ topic, key, value, headers: { "msgx-event-id": key } });
 const keys = (b: InMemoryBroker, topic = "msg") => b.records(topic).map((r) => r.key);

@@ -136,6 +136,15 @@ describe("MsgDispatcher", () => {
     expect(w.dispatcher.breaker.openedAt).toBeNull();
   });
 
+  it("a fenced producer (this process no longer leads) pauses too: no attempt spent, nothing marked DEAD", async () => {
+    const w = new DeliveryWorld();
+    await w.outbox.append(drafts(3));
+    w.broker.faults.failNext("send", 1, "FENCED");
+    expect(await w.dispatcher.step()).toMatchObject({ did: "outage" });
+    expect(w.broker.calls).toBe(1);
+    expect(w.outbox.events.every((e) => e.status === DeliveryStatus.PENDING && e.attempts === 0 && e.lastError === null)).toBe(true);
+  });
+
   it("a store outage pauses the same way", async () => {
     const w = new DeliveryWorld();
     await w.outbox.append(drafts(2));

@@ -230,12 +230,32 @@ describe("InboxPoller", () => {
     expect(w.store.tables.terminalLog.map((t) => t.msgId)).toEqual([2, 3, 4, 5, 6, 7]);
   });
 
-  it("never loses a row that commits after its gap was given up", async () => {
+  /** Id 1 reserved (its insert open), id 2 committed, one poll: the horizon waits at 0 for the gap. */
+  const withOpenGap = async () => {
     const w = new PipelineWorld(200);
-    const late = w.mailbox.reserve(sisXml("valid", 1));
+    const open = w.mailbox.reserve(sisXml("valid", 1));
     w.mailbox.insert(sisXml("valid", 2));
     await w.poller.step();
     expect(w.poller.horizon).toBe(0);
+    return { w, open };
+  };
+
+  it("times the gap grace on the monotonic clock: a wall-clock jump past the grace, either way, passes no open insert", async () => {
+    const { w, open } = await withOpenGap();
+    w.clock.jump(60_000);
+    await w.poller.step();
+    w.clock.jump(-120_000);
+    await w.poller.step();
+    expect(w.poller.horizon).toBe(0);
+    w.mailbox.commit(open);
+    await w.poller.step();
+    expect(w.poller.horizon).toBe(2);
+    await w.pumpSteps(5);
+    expect(w.store.tables.terminalLog.map((t) => t.msgId)).toEqual([open, 2]);
+  });
+
+  it("never loses a row that commits after its gap was given up", async () => {
+    const { w, open: late } = await withOpenGap();
     w.clock.advance(6_000);
     await w.poller.step();
     expect(w.poller.horizon).toBe(2);

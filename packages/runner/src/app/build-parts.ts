@@ -52,9 +52,9 @@ export async function buildParts(config: MsgxConfig, logger: Logger, options: Bu
     if (usesDataDir(config)) lockDataDir(config.dataDir, closers);
     progress?.opening("state");
     const pg = await openState(config, clock, closers);
-    const leadership = admin ? {} : await leadPipeline(pg, { logger, leaseTtlMs: config.pg.leaseTtlMs, startedAt, closers, signal: options.signal, standby: () => progress?.standby() });
+    const leadership: Leadership = admin ? {} : await leadPipeline(pg, { logger, leaseTtlMs: config.pg.leaseTtlMs, startedAt, closers, signal: options.signal, standby: () => progress?.standby() });
     const mailbox = await openMailbox(config, pg, logger, closers, { admin, opening: () => progress?.opening("mailbox") });
-    const delivery = await openDelivery(config, logger, closers, { admin, signal: options.signal, opening: () => progress?.opening("kafka") });
+    const delivery = await openDelivery(config, logger, closers, { admin, signal: options.signal, confirmLeadership: leadership.confirm, opening: () => progress?.opening("kafka") });
     return assembleParts(config, clock, { pg, leadership, mailbox, delivery }, () => closers.closeAll());
   } catch (e) {
     await closers.closeAll();

@@ -20,6 +20,8 @@ export interface OpenKafkaOptions {
   readonly admin: boolean;
   /** Abandons the first connect (a stop while it retries). */
   readonly signal?: AbortSignal | undefined;
+  /** Whether this runner still leads: given, the producer is fenced per leader (docs/kafka.md). */
+  readonly confirmLeadership?: (() => Promise<boolean>) | undefined;
 }
 
 /** What is open once the broker answered: the admin client, and the queue topics (not for admin commands). */
@@ -114,7 +116,10 @@ export async function openKafka(config: MsgxConfig, logger: Logger, options: Ope
     return opening;
   };
 
-  const port = new KafkaDeliveryPort({ brokers, clientId: k.clientId, logger });
+  // A stale leader's send must never land after a newer leader's: every leader of this exchange
+  // claims the same transactional id, and a newer claim fences the older (docs/kafka.md).
+  const fencing = options.confirmLeadership && { transactionalId: `${k.clientId}:${k.schdTopic}`, confirm: options.confirmLeadership };
+  const port = new KafkaDeliveryPort({ brokers, clientId: k.clientId, logger, ...(fencing ? { fencing } : {}) });
   const delivery: DeliveryPort = opened ? port : { send: async (records, signal) => (await ready(), port.send(records, signal)) };
   const queueTopics: QueueTopicsPort | undefined = options.admin
     ? undefined

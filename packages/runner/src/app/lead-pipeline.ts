@@ -5,8 +5,11 @@ import type { AppParts } from "./app-parts.js";
 import type { PartClosers } from "./part-closers.js";
 import { startPresenceHeartbeat } from "./presence-heartbeat.js";
 
-/** What leading the pipeline adds to the parts. */
-export type Leadership = Pick<AppParts, "fence" | "leadershipLost" | "leading">;
+/** What leading the pipeline adds to the parts, and how the delivery port confirms it still leads. */
+export type Leadership = Pick<AppParts, "fence" | "leadershipLost" | "leading"> & {
+  /** Renews the lease now and answers whether this runner still leads with its epoch (ProducerFencing). */
+  readonly confirm?: () => Promise<boolean>;
+};
 
 export interface LeadOptions {
   readonly logger: Logger;
@@ -43,5 +46,5 @@ export async function leadPipeline(pg: PgStores, options: LeadOptions): Promise<
   const fence = await leadership.acquireWhenFree(options.signal ? { signal: options.signal } : {});
   presence.lead(fence);
   const leadershipLost = new Promise<string>((resolve) => leadership.watch((why: string) => resolve(why)));
-  return { fence, leadershipLost, leading: () => leadership.mayLead() };
+  return { fence, leadershipLost, leading: () => leadership.mayLead(), confirm: () => leadership.confirm() };
 }

@@ -19,6 +19,8 @@ export interface DeliveryOptions {
   readonly admin: boolean;
   /** Ends a Kafka connect in progress. */
   readonly signal?: AbortSignal;
+  /** Whether this runner still leads (PostgreSQL leadership): the Kafka producer is fenced per leader. */
+  readonly confirmLeadership?: (() => Promise<boolean>) | undefined;
   /** Told when Kafka is being opened. */
   opening(): void;
 }
@@ -27,7 +29,7 @@ export interface DeliveryOptions {
 export async function openDelivery(config: MsgxConfig, logger: Logger, closers: PartClosers, options: DeliveryOptions): Promise<DeliveryParts> {
   if (config.kafka.brokers !== undefined) {
     options.opening();
-    const kafka = await openKafka(config, logger, { admin: options.admin, signal: options.signal });
+    const kafka = await openKafka(config, logger, { admin: options.admin, signal: options.signal, confirmLeadership: options.confirmLeadership });
     closers.add(() => kafka.close());
     return { delivery: kafka.delivery, ...(kafka.queueTopics ? { queueTopics: kafka.queueTopics } : {}), checks: [kafka.check] };
   }

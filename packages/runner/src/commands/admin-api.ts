@@ -1,6 +1,6 @@
 import { adminHttp } from "./admin-http.js";
 import type { AuditRow, Clock, FlightPayload, MaintenanceStore, PipelineStatus, ProcRecord, ReplayOptions, ReplayPreflight, ReplayResult, ReplaySelection, SnapshotLogRow } from "@msgx/core";
-import { flightToPayload } from "@msgx/core";
+import { flightToPayload, systemClock } from "@msgx/core";
 import type { AppParts } from "../app/app-parts.js";
 import { createReplayAdmin } from "../app/replay-admin.js";
 import type { MsgxConfig } from "../config/config-schema.js";
@@ -27,7 +27,7 @@ export interface AdminApi {
  * Admin straight on the stores (the runner must not be running on an embedded data directory);
  * `maintenance` reads the snapshot log; the replay preflight judges messages with `config`'s handling, as the pump does.
  */
-export function directAdmin(parts: AppParts, maintenance: MaintenanceStore, config: MsgxConfig, clock: Clock = { now: () => Date.now() }): AdminApi {
+export function directAdmin(parts: AppParts, maintenance: MaintenanceStore, config: MsgxConfig, clock: Clock = systemClock): AdminApi {
   const replay = createReplayAdmin(parts, config, clock);
   return {
     status: () => parts.status.status(),

@@ -18,8 +18,7 @@ async function withAdmin(flags: AdminFlags, fn: (api: AdminApi) => Promise<void>
   const config = configFrom(flags);
   const direct = async () => {
     const parts = await adminParts(config, createLogger("warn", 2));
-    const clock = { now: () => Date.now() };
-    return directAdmin(parts, parts.maintenance, config, clock);
+    return directAdmin(parts, parts.maintenance, config);
   };
   const api = flags.url ? httpAdmin(flags.url, remoteToken(flags, config.http.token)) : await direct();
   try {

@@ -79,9 +79,9 @@ export class SimScheduler {
    * back when the offset falls, as a host's clock does on an NTP step. Timers and the lease
    * keeper's monotonic clock stay on `clock`.
    */
-  readonly wall: Clock = { now: () => this.clock.now() + this.wallOffset };
+  readonly wall: Clock = { now: () => this.clock.now() + this.wallOffset, monotonic: () => this.clock.monotonic() };
   readonly rng: Prng;
-  readonly start = this.clock.now();
+  readonly start = this.clock.monotonic();
   /** One line per event; kept only when tracing. */
   readonly lines: string[] | undefined;
   #hash = 0x811c9dc5;
@@ -120,7 +120,7 @@ export class SimScheduler {
   }
 
   log(line: string): void {
-    const text = `+${String(this.clock.now() - this.start).padStart(7)} ${line}`;
+    const text = `+${String(this.clock.monotonic() - this.start).padStart(7)} ${line}`;
     for (let i = 0; i < text.length; i++) this.#hash = Math.imul(this.#hash ^ text.charCodeAt(i), 16_777_619);
     this.lines?.push(text);
   }
@@ -138,7 +138,7 @@ export class SimScheduler {
   /** The virtual timers of `owner` (a runner, or the world). */
   timersFor(owner: string): Timers {
     const set = (fn: () => void, ms: number, every: number | undefined): TimerHandle => {
-      const timer: VirtualTimer = { id: this.#nextId++, at: this.clock.now() + Math.max(0, ms), owner, fn, every, cancelled: false, unref: () => timer };
+      const timer: VirtualTimer = { id: this.#nextId++, at: this.clock.monotonic() + Math.max(0, ms), owner, fn, every, cancelled: false, unref: () => timer };
       this.#insert(timer);
       return timer;
     };
@@ -199,25 +199,25 @@ export class SimScheduler {
     }
     const next = this.#timers.find((t) => !t.cancelled && !this.frozen.has(t.owner) && !this.dead.has(t.owner));
     const latency = ready.length > 0 ? 1 + this.rng.int(40) : Number.POSITIVE_INFINITY;
-    const to = Math.min(end, next ? Math.max(next.at, this.clock.now()) : Number.POSITIVE_INFINITY, this.clock.now() + latency);
+    const to = Math.min(end, next ? Math.max(next.at, this.clock.monotonic()) : Number.POSITIVE_INFINITY, this.clock.monotonic() + latency);
     if (to === Number.POSITIVE_INFINITY) return false;
-    if (to > this.clock.now()) this.clock.set(to);
-    if (next && next.at <= this.clock.now()) {
+    if (to > this.clock.monotonic()) this.clock.advance(to - this.clock.monotonic());
+    if (next && next.at <= this.clock.monotonic()) {
       this.#timers.splice(this.#timers.indexOf(next), 1);
       if (next.every !== undefined) {
-        next.at = this.clock.now() + next.every;
+        next.at = this.clock.monotonic() + next.every;
         this.#insert(next);
       }
       next.fn();
       return true;
     }
-    return this.clock.now() < end || ready.length > 0;
+    return this.clock.monotonic() < end || ready.length > 0;
   }
 
   /** Completes `op` (its effect runs now; the answer reaches the caller at the next settle). */
   #complete(op: PendingOp): void {
     this.ops += 1;
-    const down = (this.outages.get(op.dep) ?? Number.NEGATIVE_INFINITY) > this.clock.now();
+    const down = (this.outages.get(op.dep) ?? Number.NEGATIVE_INFINITY) > this.clock.monotonic();
     const answered = (ok: boolean, outcome: string) => {
       this.log(`${op.label} ${outcome}`);
       this.onCompleted?.({ owner: op.owner, dep: op.dep, method: op.method, args: op.args, ok });

@@ -135,7 +135,7 @@ export class SimWorld {
   }
 
   /** The parts one runner sees: every port call goes through the scheduler as `owner`. */
-  parts(owner: string, leadership: { fence: number; lost: Promise<string>; leading: () => boolean }): AppParts {
+  parts(owner: string, leadership: { fence: number; lost: Promise<string>; leading: () => boolean; confirm: () => Promise<boolean> }): AppParts {
     const s = this.sched;
     const w = <T extends object>(name: string, port: T): T => (this.mutations.wrapPort ? this.mutations.wrapPort(name, port) : port);
     return {
@@ -154,7 +154,8 @@ export class SimWorld {
       tasks: w("tasks", s.port(this.tasks, "pg", owner, calls(this.tasks))),
       mailbox: w("mailbox", s.port(this.mailbox, "mysql", owner, calls(this.mailbox))),
       outbound: w("outbound", s.port(this.outbound, "mysql", owner, calls(this.outbound))),
-      delivery: w("delivery", s.port(this.broker, "kafka", owner, calls(this.broker))),
+      // Fenced as the runner's Kafka port is (ProducerFencing): one transactional id for every leader.
+      delivery: w("delivery", s.port(this.broker.producer({ transactionalId: "msgx:schd", confirm: leadership.confirm }), "kafka", owner, ["send"])),
       checks: [],
       reliableCheckers: () => {
         const checker = s.port(this.checker, "checker", owner, ["check"]);
@@ -193,13 +194,13 @@ export function startSimRunner(world: SimWorld, id: string, logger: Logger = sil
   let stop!: (why: string) => void;
   const runner: SimRunner = { id, fence: undefined, reliable: undefined, tasks: undefined, stopped: new Promise<string>((r) => (stop = r)) };
   void (async () => {
-    const leadership = new PgLeadership({ store: s.port(world.lease, "pg", id, ["tryAcquire", "renew", "release"]), holder: id, ttlMs: world.config.pg.leaseTtlMs, monotonic: s.clock, timers });
+    const leadership = new PgLeadership({ store: s.port(world.lease, "pg", id, ["tryAcquire", "renew", "release"]), holder: id, ttlMs: world.config.pg.leaseTtlMs, clock: s.clock, timers });
     const fence = await leadership.acquireWhenFree({ pollMs: 1_000 });
     runner.fence = fence;
     s.log(`${id} leads with epoch ${fence}`);
     const trustForever = world.mutations.ignoreLeaseWindow === true;
     const lost = new Promise<string>((resolve) => void (trustForever || leadership.watch(resolve)));
-    const parts = world.parts(id, { fence, lost, leading: trustForever ? () => true : () => leadership.mayLead() });
+    const parts = world.parts(id, { fence, lost, leading: trustForever ? () => true : () => leadership.mayLead(), confirm: () => leadership.confirm() });
     // The runner's clock is its host's wall clock, which an NTP step may move back.
     const composed = createExchangeRouter(parts, world.config, logger, s.wall);
     const controller = new AbortController();
