@@ -37,6 +37,9 @@ const ALLOWED = [
   { a: "core/src/flight/flight-payload.ts", b: "core/src/model/flight-state.ts", reason: "a flight's wire payload (docs/events.md: `fields`, payload rows) and its stored state (`scalars`, collection rows): one is mapped from the other" },
   { a: "core/src/ports/mailbox.ts", b: "core/src/processing/run-decision.ts", reason: "two unrelated result interfaces (a backfill's outcome, a run's decision) whose documented readonly fields look alike" },
   { a: "adapters-pg/src/jobs/pg-maintenance-store.ts", b: "adapters-pg/src/pg-pipeline-store.ts", reason: "two stores' constructors reading the same options into their own private fields; the rules behind them (lockKeys, conflictAttemptsOf) are one function each" },
+  { a: "core/src/delivery/msg-dispatcher.ts", b: "core/src/delivery/schd-flusher.ts", reason: "the private fields of two relays; what they share (the breaker cell, the step guard, the send prefix) is one class or function each" },
+  { a: "core/src/lineage/lineage-reader.ts", b: "runner/src/tasks/task-api.ts", reason: "two unrelated read-only ports (flight lineage, the task API) whose documented methods look alike" },
+  { a: "runner/console/src/views/lineage-timeline.tsx", b: "runner/console/src/views/reliable-view.tsx", reason: "the first cells of two different tables' rows (a version's events, a reliable message); the phone-card label rule they share is the Table component's" },
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
