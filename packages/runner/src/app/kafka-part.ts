@@ -80,10 +80,13 @@ export async function openKafka(config: MsgxConfig, logger: Logger, options: Ope
   let opened: Opened | undefined;
   let opening: Promise<Opened> | undefined;
   let first: Admin | undefined;
+  /** Why the broker did not answer last, for the health check an operator reads. */
+  let lastError = "";
   try {
     first = await connect(options.signal);
   } catch (e) {
     if (options.admin || options.signal?.aborted) throw e;
+    lastError = errorMessage(e);
     logger.error("kafka: unreachable at start; the runner starts without it: prepares, confirms and the intake write PostgreSQL, sends wait in the outbox until the broker answers", { brokers, error: errorMessage(e) });
   }
   if (first) {
@@ -106,6 +109,10 @@ export async function openKafka(config: MsgxConfig, logger: Logger, options: Ope
           void admin.disconnect().catch(() => undefined);
           throw e;
         }
+      })
+      .catch((e: unknown) => {
+        lastError = errorMessage(e);
+        throw e;
       })
       .then((o) => {
         opened = o;
@@ -143,7 +150,7 @@ export async function openKafka(config: MsgxConfig, logger: Logger, options: Ope
         // A probe never waits out a connect's retries: it starts one and answers at once.
         if (!opened) {
           void ready().catch(() => undefined);
-          throw new Error("kafka unreachable since the start: sends wait in the outbox");
+          throw new Error(`kafka unreachable since the start (${lastError}): sends wait in the outbox`);
         }
         await opened.admin.describeCluster();
       },
