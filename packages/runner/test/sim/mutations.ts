@@ -142,6 +142,13 @@ export const MUTATIONS: readonly Mutation[] = [
       world.config = simConfig({ "flight.schdRecsCheck": "warn" });
     },
   },
+  {
+    guard: "producer fencing (a newer leader's claim of the transactional id refuses the older leader's sends)",
+    how: "every runner sends through the broker's plain port, with no transactional id",
+    plant: (world) => {
+      world.mutations.unfencedProducer = true;
+    },
+  },
 ];
 
 /** How many seeds a mutation may take to be caught: the bound the mutation check asserts. */

@@ -31,7 +31,8 @@ export class SimInvariants {
   /**
    * Mailbox ids whose insert committed later than the gap grace after the id was handed out: the
    * intake may take such an id as rolled back, and process it out of order when it shows up
-   * (docs/mailbox.md). Only a clock jump makes the seeds' late commits that late.
+   * (docs/mailbox.md). Timed on the monotonic clock, as the intake times the grace: none of the
+   * seeds' late commits (at most 1.6 s) is that late.
    */
   readonly beyondGrace = new Set<number>();
   readonly #ended = new Set<number>();
@@ -56,22 +57,24 @@ export class SimInvariants {
   readonly #delivered = new Set<string>();
   /** `topic|eventId` of records sent by a runner whose epoch was no longer current when the send completed. */
   readonly #staleSent = new Map<string, string>();
+  /** The leader of the newest epoch whose records reached the broker. */
+  #newestSender = { owner: "no one", fence: 0 };
+  /** Epochs whose successor was granted while they were still leading in true time (traced once each). */
+  readonly #earlyTakeovers = new Set<number>();
   /** A violation seen while an operation completed: thrown by the next `check`. */
   #seen: string | undefined;
 
   constructor(readonly world: SimWorld) {
     this.#tasks = new SimTaskInvariants(world);
-    // One leader at a time: a runner starts a step only while the lease row (true time) says it holds the lease.
-    world.onStepStart = (runner, fence) => {
-      const row = world.leaseRow.row;
-      if (row.holder !== runner || row.epoch !== fence || row.until < world.sched.clock.now()) {
-        this.#seen ??= `${runner} (epoch ${fence}) started a step outside its lease (the lease: epoch ${row.epoch}, ${row.holder ?? "no one"}, ${row.until < world.sched.clock.now() ? "lapsed" : "live"})`;
-      }
-    };
+    world.onStepStart = (runner, fence) => this.#stepStarted(runner, fence);
     world.sched.onCompleted = (op) => {
       if (op.dep === "kafka" && op.method === "send") {
         const runner = this.runners.get(op.owner);
-        if (runner?.fence === undefined || runner.fence === world.store.tables.epoch) return;
+        if (runner?.fence === undefined) return;
+        // No publish by a stale leader: once a leader's records landed, none of an older epoch's does (producer fencing).
+        if (op.ok && runner.fence < this.#newestSender.fence) this.#seen ??= `stale leader published: ${op.owner} (epoch ${runner.fence}) sent records after ${this.#newestSender.owner} (epoch ${this.#newestSender.fence}) had`;
+        if (op.ok && runner.fence > this.#newestSender.fence) this.#newestSender = { owner: op.owner, fence: runner.fence };
+        if (runner.fence === world.store.tables.epoch) return;
         for (const r of op.args[0] as readonly { topic: string; headers: Record<string, string> }[]) {
           this.#staleSent.set(`${r.topic}|${r.headers[EventHeader.EVENT_ID]}`, `${op.owner} (epoch ${runner.fence}, current ${world.store.tables.epoch})`);
         }
@@ -86,6 +89,31 @@ export class SimInvariants {
       if (writer !== undefined && writer !== op.owner) this.#seen ??= `two writers in epoch ${epoch}: ${writer} and ${op.owner}`;
       this.#writers.set(epoch, op.owner);
     };
+  }
+
+  /**
+   * One leader at a time, as the runner can know it: a step starts only while the store's latest
+   * grant or renewal of the runner's epoch is live in true time (the keeper's window is counted on
+   * its monotonic clock, the row's expiry on the store's wall clock). A newer epoch may be granted
+   * within that lease only when the store's clock stepped forward since (the row lapsed early):
+   * then fencing must refuse the old leader's commits and sends, as the other checks demand.
+   */
+  #stepStarted(runner: string, fence: number): void {
+    const leases = this.world.leaseRow.leases;
+    const now = this.world.sched.clock.monotonic();
+    const mine = leases.get(fence);
+    if (mine?.holder !== runner || now > mine.until) {
+      this.#seen ??= `${runner} (epoch ${fence}) started a step outside its lease (${mine?.holder === runner ? `it ran out ${now - mine.until} ms before` : "never granted to it"})`;
+      return;
+    }
+    const next = leases.get(fence + 1);
+    if (next === undefined) return;
+    if (next.aheadAtGrant <= mine.aheadAtRenewal) {
+      this.#seen ??= `${runner} (epoch ${fence}) started a step while epoch ${fence + 1} (${next.holder}) holds the lease, granted before ${runner}'s ran out though the store's clock did not step`;
+    } else if (!this.#earlyTakeovers.has(fence)) {
+      this.#earlyTakeovers.add(fence);
+      this.world.sched.log(`${runner} (epoch ${fence}) starts a step inside its lease after epoch ${fence + 1} (${next.holder}) was granted early (the store's clock stepped forward)`);
+    }
   }
 
   check(): void {

@@ -100,7 +100,7 @@ export class SimScheduler {
   faultPoints = 0;
   faultsInjected = 0;
   ops = 0;
-  /** Sees every completed operation (the checks that watch writers). */
+  /** Sees every completed operation (the checks that watch writers); `ok`: its effect took place (for a partly sent batch, in part). */
   onCompleted: ((op: { owner: string; dep: string; method: string; args: readonly unknown[]; ok: boolean }) => void) | undefined;
 
   constructor(
@@ -245,7 +245,8 @@ export class SimScheduler {
       const k = 1 + this.rng.int(records.length - 1);
       void op.run([records.slice(0, k), ...op.args.slice(1)]).then(
         () => {
-          answered(false, `PARTIAL ${k}/${records.length}`);
+          // Its effect (a prefix) is done: completed as an answer lost is.
+          answered(true, `PARTIAL ${k}/${records.length}`);
           reject(new MsgxError("DEPENDENCY_UNAVAILABLE", `broker timed out after ${k} of ${records.length} records (simulated)`));
         },
         (e: unknown) => {

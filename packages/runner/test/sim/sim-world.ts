@@ -7,7 +7,6 @@ import { InMemoryTaskStore } from "@msgx/tasks/fakes";
 import {
   InMemoryBroker,
   InMemoryFlightReader,
-  InMemoryLeaseStore,
   InMemoryLineageReader,
   InMemoryMailbox,
   InMemoryMaintenanceStore,
@@ -28,6 +27,7 @@ import { driveRouter } from "../../src/loops/router-loops.js";
 import type { ReliableHost } from "../../src/reliable/reliable-host.js";
 import type { TaskApi } from "../../src/tasks/task-api.js";
 import { TASK_RELAY_STEP } from "../../src/tasks/task-steps.js";
+import { SimLeaseStore } from "./sim-lease.js";
 import type { SimScheduler } from "./sim-scheduler.js";
 
 /** How long an open mailbox insert holds the horizon in the simulation (the contract the order invariant checks against). */
@@ -95,7 +95,7 @@ export class SimWorld {
   readonly maintenance: InMemoryMaintenanceStore;
   readonly requests: InMemoryRequestStore;
   readonly outbound: InMemoryOutboundMailbox;
-  readonly leaseRow: InMemoryLeaseStore;
+  readonly leaseRow: SimLeaseStore;
   lease: LeaseStore;
   config = SIM_CONFIG;
   /** The producers' check-back endpoint, one for every queue (its answers are the world's to script). */
@@ -103,12 +103,13 @@ export class SimWorld {
   /**
    * Hooks of the mutation check (mutations.ts), each removing one guard from outside the real code:
    * `wrapPort` wraps a runner's port as its code sees it (`name`: the `AppParts` member), and
-   * `ignoreLeaseWindow` makes the runner's steps start whatever its lease keeper says, and
-   * `wrapChecker` wraps the check-back endpoint as the runner sees it.
+   * `ignoreLeaseWindow` makes the runner's steps start whatever its lease keeper says,
+   * `unfencedProducer` gives the runners the broker's plain port, and `wrapChecker` wraps the
+   * check-back endpoint as the runner sees it.
    */
   /** Told whenever a runner's loop is let start a step (the lease keeper's window said yes). */
   onStepStart: ((runner: string, fence: number) => void) | undefined;
-  readonly mutations: { wrapPort?: <T extends object>(name: string, port: T) => T; ignoreLeaseWindow?: boolean; wrapChecker?: (checker: ReliableMessageChecker) => ReliableMessageChecker } = {};
+  readonly mutations: { wrapPort?: <T extends object>(name: string, port: T) => T; ignoreLeaseWindow?: boolean; unfencedProducer?: boolean; wrapChecker?: (checker: ReliableMessageChecker) => ReliableMessageChecker } = {};
 
   constructor(readonly sched: SimScheduler) {
     const clock = sched.clock;
@@ -120,7 +121,7 @@ export class SimWorld {
     this.maintenance = new InMemoryMaintenanceStore(this.store, clock);
     this.requests = new InMemoryRequestStore(this.store);
     this.outbound = new InMemoryOutboundMailbox(clock);
-    this.leaseRow = new InMemoryLeaseStore(clock);
+    this.leaseRow = new SimLeaseStore(clock);
     const row = this.leaseRow;
     const tables = this.store.tables;
     this.lease = {
@@ -155,7 +156,7 @@ export class SimWorld {
       mailbox: w("mailbox", s.port(this.mailbox, "mysql", owner, calls(this.mailbox))),
       outbound: w("outbound", s.port(this.outbound, "mysql", owner, calls(this.outbound))),
       // Fenced as the runner's Kafka port is (ProducerFencing): one transactional id for every leader.
-      delivery: w("delivery", s.port(this.broker.producer({ transactionalId: "msgx:schd", confirm: leadership.confirm }), "kafka", owner, ["send"])),
+      delivery: w("delivery", s.port(this.mutations.unfencedProducer ? this.broker : this.broker.producer({ transactionalId: "msgx:schd", confirm: leadership.confirm }), "kafka", owner, ["send"])),
       checks: [],
       reliableCheckers: () => {
         const checker = s.port(this.checker, "checker", owner, ["check"]);

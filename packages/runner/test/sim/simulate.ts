@@ -110,7 +110,7 @@ export async function simulate(seed: number, options: SimOptions = {}): Promise<
       sched.log(`upstream reserves ${id}, commits in ${late} ms${taken(id)}`);
       timers.setTimeout(() => {
         world.mailbox.commit(id);
-        // A clock jump meanwhile may make the commit later than the gap grace (the contract's limit).
+        // Later than the gap grace (the contract's limit), on the monotonic clock the intake times it on.
         const beyond = sched.clock.monotonic() - reservedAt >= GAP_GRACE_MS;
         if (beyond) invariants.beyondGrace.add(id);
         sched.log(`upstream commits ${id}${beyond ? " (beyond the gap grace)" : ""}`);
