@@ -44,7 +44,7 @@ describe.skipIf(!gate.available)("task routing on PostgreSQL", () => {
     const clock = new ManualClock();
     const t = await freshPgSchema({ clock, max: 6 });
     await migrateTaskRouting(t.db, t.schema);
-    return { store: new PgTaskStore(t.db, { clock }), outboxEvents: () => outboxRows(t.db), close: t.close };
+    return { store: new PgTaskStore(t.db, { clock }), bumpEpoch: t.bumpEpoch, outboxEvents: () => outboxRows(t.db), close: t.close };
   });
 
   describeTaskConsumeLogStoreContract<Transaction<any>>("PgTaskConsumeLogStore (PostgreSQL, fresh schema per test)", async () => {
@@ -62,7 +62,7 @@ describe("task routing on PGlite", () => {
     const clock = new ManualClock();
     const t = await pglite.freshSchema({ clock });
     await migrateTaskRouting(t.db, t.schema);
-    return { store: new PgTaskStore(t.db, { clock }), outboxEvents: () => outboxRows(t.db), close: t.close };
+    return { store: new PgTaskStore(t.db, { clock }), bumpEpoch: t.bumpEpoch, outboxEvents: () => outboxRows(t.db), close: t.close };
   });
   describeTaskConsumeLogStoreContract<Transaction<any>>("PgTaskConsumeLogStore (PGlite in memory, fresh schema per test)", async () => {
     const t = await pglite.freshSchema();

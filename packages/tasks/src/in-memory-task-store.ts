@@ -7,7 +7,7 @@ import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
 import { FINAL_TASK_STATUSES, PENDING_CALLBACK_STATUSES, TaskStatus, type TaskRecord } from "./task-record.js";
 import type { TaskReplayEntry } from "./task-replay.js";
-import type { TaskFilter, TaskStore, TaskTx } from "./task-store.js";
+import type { TaskFilter, TaskStore, TaskTransactionOptions, TaskTx } from "./task-store.js";
 
 /** The fake's tables, public so tests can look inside. */
 export interface InMemoryTaskTables {
@@ -25,7 +25,8 @@ const keyOf = (k: TaskFeedbackKey): string => JSON.stringify([k.taskId, k.extern
  * The in-memory `TaskStore`. Its outbox rows go to `pipeline.tables.events` — the table
  * `InMemoryOutboxStore` and the dispatchers read — and it shares the pipeline store's `faults`,
  * so one `setDown(true)` takes the whole database away. Transactions run one at a time; writes
- * are staged and applied at commit. Fault hooks: `faults` (operations `task.<member>` and
+ * are staged and applied at commit; a fenced one commits only while its fence is the pipeline
+ * store's `epoch`. Fault hooks: `faults` (operations `task.<member>` and
  * `task.commit`), `commitUnknownNext` (commit, then report the outcome unknown).
  */
 export class InMemoryTaskStore implements TaskStore {
@@ -45,13 +46,13 @@ export class InMemoryTaskStore implements TaskStore {
     return this.#pipeline.faults;
   }
 
-  transaction<T>(fn: (tx: TaskTx) => Promise<T>): Promise<T> {
-    const run = this.#tail.then(() => this.#run(fn));
+  transaction<T>(fn: (tx: TaskTx) => Promise<T>, options: TaskTransactionOptions = {}): Promise<T> {
+    const run = this.#tail.then(() => this.#run(fn, options));
     this.#tail = run.catch(() => undefined);
     return run;
   }
 
-  async #run<T>(fn: (tx: TaskTx) => Promise<T>): Promise<T> {
+  async #run<T>(fn: (tx: TaskTx) => Promise<T>, options: TaskTransactionOptions): Promise<T> {
     this.#check("transaction");
     const t = this.tables;
     const tasks = new Map<string, TaskRecord>();
@@ -109,6 +110,9 @@ export class InMemoryTaskStore implements TaskStore {
       },
     };
     const result = await fn(tx);
+    // The epoch is the pipeline's; its fake moves it on between transactions, as the lease does under the pipeline lock.
+    const epoch = this.#pipeline.tables.epoch;
+    if (options.fence !== undefined && options.fence !== epoch) throw new MsgxError("FENCED", `fence ${options.fence} is stale (epoch ${epoch})`);
     this.#check("commit");
     for (const [id, task] of tasks) t.tasks.set(id, task);
     t.feedback.push(...feedback);

@@ -7,6 +7,8 @@ import type { TaskStore } from "./task-store.js";
 /** One fresh, empty store per test, and a view of the outbox rows it wrote. */
 export interface TaskStoreContractSubject {
   readonly store: TaskStore;
+  /** Moves the leadership epoch on and returns the new one (a new leader took over). */
+  bumpEpoch(): Promise<number>;
   /** Every outbox row (any status, any target), ascending by EVENT_ID. */
   outboxEvents(): Promise<readonly OutboxEvent[]>;
   close(): Promise<void>;

@@ -122,6 +122,31 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
       expect(await subject.outboxEvents()).toEqual([]);
     });
 
+    it("a fenced transaction commits while its fence is the leadership epoch; after a takeover it is FENCED and writes nothing", async () => {
+      const task = newTaskRecord(sampleNewTask("T-F"), T0);
+      const epoch = await subject.bumpEpoch();
+      expect(await store.transaction((tx) => tx.insertTask(task), { fence: epoch })).toBe(true);
+      expect(await store.get("T-F")).toEqual(task);
+      await subject.bumpEpoch();
+      // The deposed leader's held callback: FAILURE recorded again over what the new leader wrote.
+      const next = evolveTask(task, { type: "finished", eventId: "T-F#2", reason: null }, T0 + 1);
+      const draft = taskEventDraft(next, "TASK_FINISHED", "E-F", DEFAULT_TASK_ROUTING, T0 + 1);
+      await expectMsgxError(
+        store.transaction(async (tx) => {
+          await tx.updateTask(next);
+          await tx.insertCallback({ taskId: "T-F", eventId: "T-F#2", result: "FAILURE", message: "late", outcome: "RECORDED", reason: null, receivedAt: T0 });
+          await tx.appendEvents([draft]);
+        }, { fence: epoch }),
+        ["FENCED"],
+      );
+      expect(await store.get("T-F")).toEqual(task);
+      expect(await store.callbacks("T-F")).toEqual([]);
+      expect(await subject.outboxEvents()).toEqual([]);
+      const current = await subject.bumpEpoch();
+      await store.transaction((tx) => tx.updateTask(next), { fence: current });
+      expect(await store.get("T-F")).toEqual(next);
+    });
+
     it("a committed transaction shows the task, its log row and its PENDING outbox rows together", async () => {
       const task = newTaskRecord(sampleNewTask("T-6"), T0);
       await insert(task);

@@ -38,6 +38,12 @@ export interface TaskTx {
   insertReplay(entry: TaskReplayEntry): Promise<void>;
 }
 
+/** How a task transaction is fenced. */
+export interface TaskTransactionOptions {
+  /** The leadership epoch this writer leads with; undefined = not fenced (no leadership in use). */
+  readonly fence?: number;
+}
+
 /** Which tasks to list (all fields optional), ascending by taskId. */
 export interface TaskFilter {
   readonly statuses?: readonly TaskStatus[];
@@ -62,6 +68,11 @@ export interface TaskFilter {
  *   the commit fails; a serialization failure or deadlock may be retried by running `fn` again
  *   (so `fn` must only write through `tx`). A lost connection during COMMIT throws
  *   `MsgxError("COMMIT_UNKNOWN")`: the caller repeats the request, which is idempotent.
+ * - a transaction given a `fence` commits only while that is still the leadership epoch (the
+ *   pipeline's, which a new leader moves on): otherwise it throws `MsgxError("FENCED")` and writes
+ *   nothing. An epoch change and a fenced commit are ordered: the commit either precedes it (the
+ *   new leader sees its writes) or is refused, so a deposed leader's transaction held across a
+ *   takeover cannot undo what the new leader recorded.
  * - reads outside a transaction see committed data only;
  * - the feedback log is unique on `taskId + externalEventId + status`;
  * - driver errors leave as `MsgxError` (connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`);
@@ -69,7 +80,7 @@ export interface TaskFilter {
  *   their own tasks only, never the whole table.
  */
 export interface TaskStore {
-  transaction<T>(fn: (tx: TaskTx) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: TaskTx) => Promise<T>, options?: TaskTransactionOptions): Promise<T>;
   get(taskId: string): Promise<TaskRecord | undefined>;
   list(filter: TaskFilter): Promise<readonly TaskRecord[]>;
   /** The feedback log of a task, oldest first. */

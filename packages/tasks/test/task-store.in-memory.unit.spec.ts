@@ -8,6 +8,7 @@ describeTaskStoreContract("InMemoryTaskStore", async () => {
   const pipeline = new InMemoryPipelineStore(clock);
   return {
     store: new InMemoryTaskStore(clock, pipeline),
+    bumpEpoch: async () => ++pipeline.tables.epoch,
     outboxEvents: async () => [...pipeline.tables.events].sort((a, b) => a.eventId - b.eventId),
     close: async () => undefined,
   };

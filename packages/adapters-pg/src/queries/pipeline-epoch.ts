@@ -48,3 +48,16 @@ export function pipelineEnter(keys: LockKeys, fence: number | undefined): string
   for (const n of [cls, obj, fence ?? 0]) if (!Number.isSafeInteger(n)) throw new MsgxError("INFRA", `pipeline lock: ${n} is not an integer`);
   return `SELECT msgx_pipeline_enter(${cls}, ${obj}, ${fence === undefined ? "NULL" : fence})`;
 }
+
+/**
+ * The fence of a transaction that does not enter the pipeline (the task service's), checked last
+ * before its COMMIT: reads the leadership epoch `FOR SHARE`, holding the row until COMMIT. An epoch
+ * bump updates that row, so it either waits for this commit (the new leader then reads its writes)
+ * or, made first, is what this read sees (READ COMMITTED reads the newest version of a row it
+ * waited for): a stale `fence` throws FENCED and the caller rolls back.
+ */
+export async function holdFence(db: Db, fence: number): Promise<void> {
+  const { rows } = await sql<{ epoch: unknown }>`SELECT epoch FROM leadership WHERE name = 'pipeline' FOR SHARE`.execute(db);
+  const epoch = toNumber(rows[0]?.epoch ?? 0);
+  if (epoch !== fence) throw new MsgxError("FENCED", `fence ${fence} is stale (epoch ${epoch})`);
+}

@@ -1,9 +1,10 @@
 import { systemClock, type Clock, type OutboxEventDraft } from "@msgx/core";
-import { TASK_STATUSES, type TaskCallbackEntry, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskRecord, type TaskReplayEntry, type TaskStatus, type TaskStore, type TaskTx } from "@msgx/tasks";
+import { TASK_STATUSES, type TaskCallbackEntry, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskRecord, type TaskReplayEntry, type TaskStatus, type TaskStore, type TaskTransactionOptions, type TaskTx } from "@msgx/tasks";
 import type { Kysely } from "kysely";
 import { pgCall } from "../pg-error-map.js";
 import { pgTransaction } from "../pg-transaction.js";
 import { insertEvents } from "../queries/msg-event.js";
+import { holdFence } from "../queries/pipeline-epoch.js";
 import { countTasksByStatus, dueForDispatch, findFeedback, getReplay, getTask, insertCallback, insertFeedback, insertReplay, insertTask, listCallbacks, listFeedback, listTasks, lockTask, purgeFinishedTasks, stalePendingCallbacks, updateTask } from "./task-queries.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 
@@ -19,7 +20,8 @@ export interface PgTaskStoreOptions {
  * Tables are unqualified: put the schema on the connections' search path (`pgPoolConfig` does).
  *
  * A transaction is one `BEGIN … COMMIT` on one pooled connection at READ COMMITTED; `lockTask`
- * is `SELECT … FOR UPDATE`, which is what serializes two reports for one task. Driver errors
+ * is `SELECT … FOR UPDATE`, which is what serializes two reports for one task. A fenced
+ * transaction checks the leadership epoch last, holding its row until COMMIT (`holdFence`). Driver errors
  * leave as `MsgxError` (`mapPgError`); a connection lost during COMMIT as `COMMIT_UNKNOWN`.
  */
 export class PgTaskStore implements TaskStore {
@@ -31,9 +33,12 @@ export class PgTaskStore implements TaskStore {
     this.#clock = options.clock ?? systemClock;
   }
 
-  async transaction<T>(fn: (tx: TaskTx) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: TaskTx) => Promise<T>, options: TaskTransactionOptions = {}): Promise<T> {
+    const { fence } = options;
     return pgTransaction(this.#db, "task", async (trx) => {
-      return await fn(new PgTaskTx(trx, this.#clock.now()));
+      const result = await fn(new PgTaskTx(trx, this.#clock.now()));
+      if (fence !== undefined) await pgCall("task fence", () => holdFence(trx, fence));
+      return result;
     });
   }
 

@@ -1,4 +1,4 @@
-import { TaskService, type TaskDispatcher } from "@msgx/tasks";
+import { fencedTaskStore, TaskService, type TaskDispatcher, type TaskStore } from "@msgx/tasks";
 import type { StepContext } from "../app/step-context.js";
 import { taskRouting } from "../config/tasks-schema.js";
 import { httpTaskDispatcher } from "./http-task-dispatcher.js";
@@ -7,6 +7,8 @@ import { createTaskMetrics, type TaskMetrics } from "./task-metrics.js";
 
 /** The task service as the runner hosts it: one service, its dispatcher, its API and its metrics. */
 export interface TaskHost {
+  /** The task store as this runner writes to it: every transaction fenced by its leadership epoch. */
+  readonly store: TaskStore;
   readonly service: TaskService;
   readonly metrics: TaskMetrics;
   /** The executing system over HTTP (`tasks.dispatcher.url`); undefined = tasks are dispatched by API. */
@@ -16,22 +18,24 @@ export interface TaskHost {
 }
 
 /**
- * Builds the hosted service from `tasks.*`: its routing and owners, a dispatcher over HTTP when
- * `tasks.dispatcher.url` is set (or the one given, for tests), metrics.
+ * Builds the hosted service from `tasks.*` over the fenced store: its routing and owners, a
+ * dispatcher over HTTP when `tasks.dispatcher.url` is set (or the one given, for tests), metrics.
  */
 export function createTaskHost(ctx: StepContext, given: { readonly dispatcher?: TaskDispatcher } = {}): TaskHost {
   const { parts, config, clock, logger } = ctx;
   const t = config.tasks;
-  const metrics = createTaskMetrics(clock, () => parts.tasks.countByStatus());
+  const store = fencedTaskStore(parts.tasks, parts.fence);
+  const metrics = createTaskMetrics(clock, () => store.countByStatus());
   const url = t.dispatcher.url;
   const dispatcher =
     given.dispatcher ??
     (url === undefined ? undefined : httpTaskDispatcher({ url, token: t.dispatcher.token, timeoutMs: t.dispatcher.timeoutMs, observe: (outcome) => metrics.dispatch(outcome) }));
-  const service = new TaskService({ store: parts.tasks, clock, logger, routing: taskRouting(t), ...(dispatcher ? { dispatcher } : {}) });
+  const service = new TaskService({ store, clock, logger, routing: taskRouting(t), ...(dispatcher ? { dispatcher } : {}) });
   return {
+    store,
     service,
     metrics,
     dispatcher,
-    api: (onEvent) => directTaskApi({ service, store: parts.tasks, metrics, onEvent }),
+    api: (onEvent) => directTaskApi({ service, store, metrics, onEvent }),
   };
 }

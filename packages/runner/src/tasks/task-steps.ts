@@ -64,7 +64,7 @@ export function taskSteps(ctx: StepContext, host: TaskHost): RouterStep[] {
   const dispatcher = host.dispatcher;
   if (dispatcher) {
     const job = new DispatchJob(
-      { store: parts.tasks, dispatcher, clock, logger },
+      { store: host.store, dispatcher, clock, logger },
       { retry: { initialBackoffMs: t.dispatchRetry.initialMs, maxBackoffMs: t.dispatchRetry.maxMs } },
     );
     let outages = 0;
@@ -83,7 +83,7 @@ export function taskSteps(ctx: StepContext, host: TaskHost): RouterStep[] {
       },
     });
   }
-  const watchdog = new TaskWatchdogJob({ store: parts.tasks, clock, logger, routing: host.service.routing }, t.watchdog);
+  const watchdog = new TaskWatchdogJob({ store: host.store, clock, logger, routing: host.service.routing }, t.watchdog);
   steps.push({
     name: "task-watchdog",
     run: async (signal) => {

@@ -14,7 +14,7 @@ export function describeSeedHalf(half: 1 | 2): void {
       const r = await simulateRange(from, count);
       console.info(`[simulation] seeds ${from}..${from + count - 1}: ${(r.virtualMs / count / 1000).toFixed(0)} s virtual and ${(r.faults / count).toFixed(1)} faults per seed, ${r.messages} messages`);
       // The open findings (docs/simulation.md, Findings) are reported, not failed: msgx has no fix for them yet.
-      if (r.known.length > 0) console.info(`[simulation] open findings ("replay undone"), at:\n${r.known.join("\n")}`);
+      if (r.known.length > 0) console.info(`[simulation] open findings of docs/simulation.md, at:\n${r.known.join("\n")}`);
       expect(r.failures).toEqual([]);
       expect(r.faults / count, "the seeds inject faults").toBeGreaterThan(1);
     }, 900_000);

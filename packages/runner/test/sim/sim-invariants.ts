@@ -1,7 +1,7 @@
 import { DeliveryStatus, EventHeader, ProcStatus, Target } from "@msgx/core";
 import { isTerminal } from "@msgx/core/testing";
 import type { SimRunner, SimWorld } from "./sim-world.js";
-import { REPLAY_UNDONE, SimTaskInvariants } from "./sim-task-invariants.js";
+import { SimTaskInvariants } from "./sim-task-invariants.js";
 
 /** A snapshot the upstream sent that the exchange must refuse whole (and why it must). */
 export type RefusedSnapshot = "unasked RESP" | "truncated snapshot";
@@ -16,7 +16,8 @@ export class InvariantBroken extends Error {}
 const STALE_LEADER_SEND = "stale leader's send:";
 
 /** True when `failure` shows only an open finding of docs/simulation.md (reported, not failed, by the CI suites). */
-export const isOpenFinding = (failure: string): boolean => failure.startsWith(REPLAY_UNDONE);
+// None is open today; a new finding msgx cannot fix at once is matched here by its tag, and documented.
+export const isOpenFinding = (_failure: string): boolean => false;
 
 const fail = (what: string): never => {
   throw new InvariantBroken(what);

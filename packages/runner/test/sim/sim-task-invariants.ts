@@ -2,8 +2,8 @@ import { PENDING_CALLBACK_STATUSES, TASK_TARGET, type TaskEventMessage } from "@
 import type { SimWorld } from "./sim-world.js";
 
 /**
- * The start of the failure of an open finding (docs/simulation.md, Findings): an owner's FAILURE
- * callback that commits after an operator's replay of the task undoes the replay.
+ * Names a failure in which an owner's FAILURE callback committed after an operator's replay of the
+ * task and undid it (docs/simulation.md, Findings: fixed by fencing task transactions).
  */
 export const REPLAY_UNDONE = "replay undone:";
 
