@@ -80,7 +80,9 @@ function statusOf(e: unknown): number {
   if (isReliableMessageError(e)) return RELIABLE_STATUS[e.code] ?? 409;
   // The task service's refusals (issue 21): core's table, one place for the status of each code.
   if (isTaskRequestError(e)) return TASK_REQUEST_ERROR_HTTP_STATUS[e.code];
-  if (isMsgxError(e)) return e.kind === "DEPENDENCY_UNAVAILABLE" ? 503 : 500;
+  // FENCED: this runner lost the leadership while the call was under way; nothing was written,
+  // and the call succeeds again against the runner that leads now.
+  if (isMsgxError(e)) return e.kind === "DEPENDENCY_UNAVAILABLE" || e.kind === "FENCED" ? 503 : 500;
   // fastify's own refusals (validation, body parsing, body limit, bad URL) carry a 4xx statusCode.
   const code = (e as Partial<FastifyError> | undefined)?.statusCode;
   return typeof code === "number" && code >= 400 && code < 500 ? code : 500;
