@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.msgx.client.ApiException;
 import io.msgx.client.api.RmApi;
 import io.msgx.client.model.PostRmV1MessagesBody;
+import io.msgx.client.model.PostRmV1MessagesByIdConfirmBody;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -75,7 +76,7 @@ public final class Producer {
       switch (outcome) {
         case "commit" -> {
           orders.put(id, Order.COMMITTED);
-          line.put("confirmed", rm.postRmV1MessagesByIdConfirm(id));
+          line.put("confirmed", rm.postRmV1MessagesByIdConfirm(id, new PostRmV1MessagesByIdConfirmBody()));
         }
         case "commit-then-crash" -> orders.put(id, Order.COMMITTED);
         case "rollback-then-crash" -> orders.put(id, Order.ROLLED_BACK);
