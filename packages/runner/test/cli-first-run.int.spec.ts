@@ -16,6 +16,7 @@ import { demoCommand } from "../src/commands/demo-command.js";
 import { registerReliableCommands } from "../src/commands/reliable-commands.js";
 import { registerRequestCommands } from "../src/commands/request-commands.js";
 import { registerTasksCommands } from "../src/commands/tasks-commands.js";
+import { freePort } from "./free-port.js";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -54,20 +55,11 @@ const admin = (args: readonly string[]) =>
     await program.parseAsync(["node", "msgx", ...args]);
   });
 
-/** A port nothing listens on: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 const demo = { flights: "3", updates: "4", seed: "7" };
 
 describe("msgx in the first ten minutes", () => {
   it("demo --url with no runner there names the URL and what to do, as a typed error", async () => {
-    const url = `http://127.0.0.1:${await closedPort()}`;
+    const url = `http://127.0.0.1:${await freePort()}`;
     const { error } = await captured(() => demoCommand({ ...demo, dataDir: tempDir(), url }));
     expect(isMsgxError(error) && error.kind).toBe("DEPENDENCY_UNAVAILABLE");
     const message = (error as Error).message;
@@ -120,7 +112,7 @@ describe("msgx in the first ten minutes", () => {
   ];
 
   it.each(ADMIN_COMMANDS)("%s … --url with no runner there names the URL and what to do (DEPENDENCY_UNAVAILABLE, exit 1)", async (...command) => {
-    const url = `http://127.0.0.1:${await closedPort()}`;
+    const url = `http://127.0.0.1:${await freePort()}`;
     const { out, error } = await admin([...command, "--url", url]);
     expect(isMsgxError(error) && error.kind).toBe("DEPENDENCY_UNAVAILABLE");
     const message = (error as Error).message;

@@ -16,7 +16,6 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +27,7 @@ import { dropKafkaRun, eventually, gatePgAndKafka, spawnRunner, stopRunner, type
 import { CHECKER_TOKEN, getMessage, RM_TOKEN, startConsumer, type Consumer } from "./reliable-service/rm-processes.js";
 import { killOnExit, spawnCommand, stopScript, type ScriptProcess } from "./script-process.js";
 import { getTask, taskApi, TASK_TOKEN } from "./task-service/task-processes.js";
+import { freePort } from "./free-port.js";
 
 const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const BROKERS = process.env["MSGX_TEST_KAFKA_BROKERS"] ?? "127.0.0.1:9092";
@@ -57,15 +57,6 @@ let consumer: Consumer | undefined;
 
 interface JavaProcess extends ScriptProcess {
   send(line: Record<string, unknown>): void;
-}
-
-/** A free port for the producer's check-back endpoint: the runner's configuration names it before the producer is built. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** `mvn -B -q package` of examples/java on `spec`; rejects with Maven's output when it fails. */

@@ -19,7 +19,6 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseDocument } from "yaml";
@@ -29,6 +28,7 @@ import { gateControl, startService, stopService } from "../../../bench/fault/ser
 import { alertRules, concreteQuery, dashboardQueries, gateBinary, PROMETHEUS, RULES_FILE } from "./ops-files.js";
 import { dropKafkaRun, eventually, FIXTURES, post, probeKafka, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
 import { killOnExit } from "./script-process.js";
+import { freePort } from "./free-port.js";
 
 const BROKERS = process.env["MSGX_TEST_KAFKA_BROKERS"] ?? "127.0.0.1:9092";
 const suite = "ops: the alert rules on a real Prometheus, through a broker outage";
@@ -51,15 +51,6 @@ afterAll(async () => {
   if (available) await dropKafkaRun(BROKERS, run).catch(() => undefined);
   rmSync(scratch, { recursive: true, force: true });
 });
-
-/** A port free a moment ago: Prometheus cannot be told to listen on port 0. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The shipped rules with the `for:` of {@link SHORTENED_FOR} replaced, everything else as it is. */
 function renderedRules(): string {

@@ -12,7 +12,6 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,21 +22,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
 import * as flows from "./reliable-service/rm-flows.js";
 import { getMessage, metric, produce, startChecker, startConsumer, type Checker, type Consumer } from "./reliable-service/rm-processes.js";
+import { freePort } from "./free-port.js";
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const KAFKA = join(REPO, "scripts", "kafka");
 const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const suite = "reliable-message service started while its broker is away (PostgreSQL, a broker of its own)";
-
-/** A port nothing listens on now (the OS picks it). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const tag = `rmabs_${process.pid}_${Date.now() % 100_000}`;
 const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });

@@ -1,19 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { CLI, eventually, post, PROBES, spawnRunner, type RunnerProcess } from "./runner-process.js";
 import { pgRunnerWorld } from "./pg-runner-world.js";
+import { freePort } from "./free-port.js";
 
 const { url: PG_URL, run, client: pgClient, gate: pgGate, dataDir } = await pgRunnerWorld("health", "runner health e2e (standby)");
-
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function readyz(r: RunnerProcess): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(new URL("/readyz", r.url));
@@ -61,7 +52,7 @@ describe("msgx run serves HTTP before its dependencies are up (the built binary)
   });
 
   it("with Kafka on a closed port it runs the pipeline, /readyz 503 naming kafka and its error; the ingress takes messages; SIGTERM exits 0", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const r = await spawnRunner(["--data-dir", dataDir(), "--kafka", `127.0.0.1:${port}`], { MSGX_LOG_LEVEL: "error" }, undefined, PROBES);
     expect((await fetch(new URL("/healthz", r.url))).status).toBe(200);
     // The broker is not needed to start (docs/reliable-message.md "The outbox while the broker is away"):
@@ -83,7 +74,7 @@ describe("msgx run serves HTTP before its dependencies are up (the built binary)
   }, 120_000);
 
   it("with PostgreSQL on a closed port it stays up, /readyz 503 naming state; SIGTERM exits 0", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const r = await spawnRunner(["--pg", `postgres://postgres@127.0.0.1:${port}/test`, "--data-dir", dataDir()], { MSGX_LOG_LEVEL: "error" }, 30_000, PROBES);
     const failed = await eventually(async () => {
       const { body } = await readyz(r);
