@@ -203,6 +203,17 @@ export async function readTopics(topics: readonly string[], timeoutMs = 90_000, 
   const reached = new Map<string, number>();
   let done!: () => void;
   const finished = new Promise<void>((r) => (done = r));
+  const check = () => {
+    if ([...want].every(([k, h]) => (reached.get(k) ?? 0) >= h)) done();
+  };
+  // A transactional producer (the runner's fenced one) ends each send with a commit marker: the
+  // partition's last offset is a control record no message carries. kafkajs reports every batch,
+  // a markers-only one included, with its last offset (markers counted) when it has processed it.
+  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+    const id = `${payload.topic}/${payload.partition}`;
+    reached.set(id, Math.max(reached.get(id) ?? 0, Number(payload.lastOffset) + 1));
+    check();
+  });
   await consumer.connect();
   try {
     await consumer.subscribe({ topics: [...topics], fromBeginning: true });
@@ -218,7 +229,7 @@ export async function readTopics(topics: readonly string[], timeoutMs = 90_000, 
           out.push({ topic: batch.topic, partition: batch.partition, offset, key: m.key?.toString() ?? null, value: m.value?.toString() ?? null, headers });
           reached.set(id, offset + 1);
         }
-        if ([...want].every(([k, h]) => (reached.get(k) ?? 0) >= h)) done();
+        check();
       },
     });
     const timer = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`readTopics: timed out after ${timeoutMs} ms (${out.length} records read)`)), timeoutMs).unref());
