@@ -17,12 +17,9 @@
  *
  *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500] [--ingress-thread auto|on|off]
  */
-import { setMaxListeners } from "node:events";
-import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { atFixedRate, benchMain } from "./fault/fixed-rate.js";
 import { drained, startInproc } from "./fault/inproc.js";
-import { arg, fmt, insertMailboxRows, latencyStats, machineInfo, numArg, printTable, runTag, sleep, writeReport } from "./fault/infra.js";
-import { openLoop, type LoadResult, type OpenLoopOptions } from "./fault/load.js";
+import { arg, fmt, insertMailboxRows, machineInfo, numArg, printTable, runTag, writeReport } from "./fault/infra.js";
 import { dnldThenFlops } from "./fault/stream.js";
 
 const SATURATE = numArg("saturate", 10_000);
@@ -46,14 +43,6 @@ async function saturation(stream: readonly string[]): Promise<number> {
   }
 }
 
-function loadInWorker(options: OpenLoopOptions): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(__filename, { workerData: options });
-    worker.once("message", (r: LoadResult) => resolve(r));
-    worker.once("error", reject);
-  });
-}
-
 async function main(): Promise<void> {
   const machine = machineInfo();
   console.log(`latency: half the maximum sustained rate through the HTTP ingress; maxRun ${MAX_RUN}; http.ingressThread ${INGRESS_THREAD}`);
@@ -69,51 +58,8 @@ async function main(): Promise<void> {
 
   const p = await startInproc({ tag: runTag("lat"), maxRun: MAX_RUN, overrides: { "http.ingressThread": INGRESS_THREAD } });
   try {
-    const dnld = await fetch(new URL("/cminmsgs/send", p.url), { method: "POST", headers: { "content-type": "application/xml" }, body: stream[0]! });
-    if (!dnld.ok) throw new Error(`DNLD refused: ${dnld.status}`);
-    await drained(p, 1, 60_000, 50);
-    await sleep(500);
-    p.phases.clear();
     console.log(`  offering ${fmt(rate)} msg/s (${FIXED_RATE > 0 ? "--rate" : `${FRACTION} × maximum`}) for ${SECONDS} s: ${count} FLOP updates`);
-    // How busy the runner's main event loop (this thread) was while the load ran, how late it ran
-    // callbacks, and how busy the ingress thread's loop was.
-    const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-    loopDelay.enable();
-    const elu0 = performance.eventLoopUtilization();
-    const ingress0 = p.ingressLoop();
-    const load = await loadInWorker({ url: p.url, bodies: stream.slice(1), rate, maxInFlight: 256 });
-    const ingress1 = p.ingressLoop();
-    const loop = {
-      utilization: performance.eventLoopUtilization(elu0).utilization,
-      // The ingress thread's loop (parsing, answers, appends), when the runner serves the ingress on one.
-      ingressThreadUtilization:
-        ingress0 && ingress1 ? (ingress1.active - ingress0.active) / Math.max(1e-9, ingress1.active + ingress1.idle - ingress0.active - ingress0.idle) : null,
-      delayMs: { p50: loopDelay.percentile(50) / 1e6, p90: loopDelay.percentile(90) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
-    };
-    loopDelay.disable();
-    // Only accepted requests reach the mailbox: a failed one must not be waited for.
-    if (load.failures.length > 0) console.log(`  ${load.failed} requests failed: ${load.failures.join("; ")}`);
-    await drained(p, load.ok + 1, 300_000, 100);
-    const latencies: number[] = [];
-    const toEnqueue: number[] = [];
-    const toCommit: number[] = [];
-    const toAck: number[] = [];
-    for (const [id, at] of p.appended) {
-      const ack = p.acked.get(id);
-      const enq = p.enqueued.get(id);
-      const com = p.committed.get(id);
-      if (ack === undefined || enq === undefined || com === undefined) continue;
-      latencies.push(ack - at);
-      toEnqueue.push(enq - at);
-      toCommit.push(com - enq);
-      toAck.push(ack - com);
-    }
-    // The pump's runs during the load: one commit instant per run (a run's messages share it).
-    const loadCommits = [...new Set([...p.appended.keys()].map((id) => p.committed.get(id)).filter((t): t is number => t !== undefined))].sort((a, b) => a - b);
-    const commitGaps = loadCommits.slice(1).map((t, i) => t - loadCommits[i]!);
-    const runs = { count: loadCommits.length, meanSize: latencies.length / Math.max(1, loadCommits.length), betweenCommitsMs: latencyStats(commitGaps) };
-    const e2e = latencyStats(latencies);
-    const stages = { commitToEnqueued: latencyStats(toEnqueue), enqueuedToProcessed: latencyStats(toCommit), processedToAck: latencyStats(toAck) };
+    const { e2e, stages, phases, loop, runs, load } = await atFixedRate(p, stream, rate);
     console.log();
     printTable(
       ["measure", "count", "p50 ms", "p90 ms", "p99 ms", "max ms"],
@@ -126,7 +72,6 @@ async function main(): Promise<void> {
       ],
     );
     console.log();
-    const phases = Object.fromEntries([...p.phases].map(([name, ms]) => [name, latencyStats(ms)]));
     printTable(
       ["phase of a pump step", "count", "mean ms", "p50 ms", "p90 ms", "p99 ms"],
       Object.entries(phases).map(([name, s]) => [name, s.count, s.mean.toFixed(2), s.p50.toFixed(2), s.p90.toFixed(2), s.p99.toFixed(2)]),
@@ -137,24 +82,11 @@ async function main(): Promise<void> {
     console.log(`  main thread's event loop (pipeline; the ingress too when it has no thread of its own) during the load: ${(loop.utilization * 100).toFixed(0)} % busy; delay p50 ${loop.delayMs.p50.toFixed(1)} ms, p90 ${loop.delayMs.p90.toFixed(1)} ms, p99 ${loop.delayMs.p99.toFixed(1)} ms, max ${loop.delayMs.max.toFixed(1)} ms; ${ingressThread}`);
     console.log(`  pump runs during the load: ${runs.count}, ${runs.meanSize.toFixed(1)} messages each on average; time between commits p50 ${runs.betweenCommitsMs.p50.toFixed(1)} ms, p90 ${runs.betweenCommitsMs.p90.toFixed(1)} ms`);
     console.log(`  p50 ${e2e.p50.toFixed(1)} ms (target ≤ 15: ${e2e.p50 <= 15 ? "met" : "NOT met"}), p99 ${e2e.p99.toFixed(1)} ms (target < 34: ${e2e.p99 < 34 ? "met" : "NOT met"})`);
-    const { ids: _ids, ...ingress } = load;
-    const file = writeReport("latency", { maxRun: MAX_RUN, ingressThread: INGRESS_THREAD, saturateMessages: SATURATE, maxSustainedRate: maxRate, fraction: FRACTION, offeredRate: rate, seconds: SECONDS, machine, commitToAckMs: e2e, stagesMs: stages, pumpPhasesMs: phases, eventLoop: loop, runs, ingress });
+    const file = writeReport("latency", { maxRun: MAX_RUN, ingressThread: INGRESS_THREAD, saturateMessages: SATURATE, maxSustainedRate: maxRate, fraction: FRACTION, offeredRate: rate, seconds: SECONDS, machine, commitToAckMs: e2e, stagesMs: stages, pumpPhasesMs: phases, eventLoop: loop, runs, ingress: load });
     console.log(`  written ${file}`);
   } finally {
     await p.dispose();
   }
 }
 
-if (isMainThread) {
-  // The runner's loops and in-flight calls share one AbortSignal: more than 10 listeners is normal.
-  setMaxListeners(64);
-  main().then(
-    () => process.exit(0),
-    (e: unknown) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-} else {
-  void openLoop(workerData as OpenLoopOptions).then((r) => parentPort!.postMessage(r));
-}
+benchMain(main);

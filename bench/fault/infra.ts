@@ -244,8 +244,8 @@ export async function readTopics(topics: readonly string[], timeoutMs = 90_000, 
 
 export type MysqlPool = ReturnType<typeof mysql.createPool>;
 
-export function mysqlPool(connectionLimit = 4): MysqlPool {
-  return mysql.createPool({ uri: URLS.mysql, connectionLimit, supportBigNumbers: true, dateStrings: true, connectTimeout: 5_000 });
+export function mysqlPool(connectionLimit = 4, uri: string = URLS.mysql): MysqlPool {
+  return mysql.createPool({ uri, connectionLimit, supportBigNumbers: true, dateStrings: true, connectTimeout: 5_000 });
 }
 
 /** The upstream's mailbox tables (its DDL, `cminmsgs`/`coutmsgs`) under names only this run uses. */

@@ -31,6 +31,8 @@ export interface InprocOptions {
   readonly deliveryBatchSize?: number;
   /** Extra dotted config overrides. */
   readonly overrides?: Readonly<Record<string, unknown>>;
+  /** PostgreSQL and MariaDB of the benchmark's own (`URLS` by default). */
+  readonly urls?: { readonly pg: string; readonly mysql: string };
 }
 
 export interface Inproc {
@@ -66,16 +68,17 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
   const names = runMailboxNames(o.tag);
   const msgTopic = `msg_${o.tag}`;
   const schdTopic = `schd_${o.tag}`;
-  const pool = mysqlPool(4);
+  const urls = o.urls ?? URLS;
+  const pool = mysqlPool(4, urls.mysql);
   await createMailboxTables(pool as never, names);
   const config = loadConfig({
     env: {},
     overrides: {
       dataDir: `/tmp/msgx-bench-${o.tag}`,
       "http.port": 0,
-      "pg.url": URLS.pg,
+      "pg.url": urls.pg,
       "pg.schema": schema,
-      "mysql.url": URLS.mysql,
+      "mysql.url": urls.mysql,
       "mysql.inbound.table": names.inbound.table,
       "mysql.outbound.table": names.outbound.table,
       "kafka.brokers": URLS.brokers,
@@ -92,7 +95,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
     },
   });
   const cleanUp = async () => {
-    const pg = await createPgStores({ connectionString: URLS.pg, migrate: false, max: 1 });
+    const pg = await createPgStores({ connectionString: urls.pg, migrate: false, max: 1 });
     await pg.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => undefined);
     await pg.close();
     await dropMailboxTables(pool as never, names).catch(() => undefined);

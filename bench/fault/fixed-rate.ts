@@ -1,0 +1,119 @@
+/**
+ * The latency benchmarks' fixed-rate path (`latency`, `cdc-peers`): a started pipeline receives a
+ * DNLD, then FLOP updates through its HTTP ingress at `rate` from an open-loop generator in a
+ * worker thread; mailbox commit → Kafka ack per message, split at the enqueue and the pump commit,
+ * with the pump's phases, the event loops' load and the pump's runs during the load.
+ *
+ * The generator runs in a worker started from the bundle's own file, so a benchmark that calls
+ * {@link atFixedRate} starts through {@link benchMain}.
+ */
+import { setMaxListeners } from "node:events";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { drained, type Inproc } from "./inproc.js";
+import { latencyStats, sleep, type LatencyStats } from "./infra.js";
+import { openLoop, type LoadResult, type OpenLoopOptions } from "./load.js";
+
+export interface FixedRateResult {
+  /** Mailbox commit (inside the ingress, after the INSERT returned) → Kafka ack of the msg-topic record. */
+  readonly e2e: LatencyStats;
+  readonly stages: {
+    /** Mailbox commit → the intake's enqueue into PostgreSQL returned. */
+    readonly commitToEnqueued: LatencyStats;
+    readonly enqueuedToProcessed: LatencyStats;
+    readonly processedToAck: LatencyStats;
+  };
+  /** Milliseconds per phase of the pump's steps during the load. */
+  readonly phases: Record<string, LatencyStats>;
+  readonly loop: {
+    readonly utilization: number;
+    readonly ingressThreadUtilization: number | null;
+    readonly delayMs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
+  };
+  readonly runs: { readonly count: number; readonly meanSize: number; readonly betweenCommitsMs: LatencyStats };
+  readonly load: Omit<LoadResult, "ids">;
+}
+
+function loadInWorker(options: OpenLoopOptions): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(__filename, { workerData: options });
+    worker.once("message", (r: LoadResult) => resolve(r));
+    worker.once("error", reject);
+  });
+}
+
+/**
+ * Posts `stream[0]` (the DNLD) and waits for it, then offers `stream.slice(1)` at `rate` msg/s
+ * through `p`'s ingress and waits until every accepted message is acknowledged.
+ */
+export async function atFixedRate(p: Inproc, stream: readonly string[], rate: number): Promise<FixedRateResult> {
+  const dnld = await fetch(new URL("/cminmsgs/send", p.url), { method: "POST", headers: { "content-type": "application/xml" }, body: stream[0]! });
+  if (!dnld.ok) throw new Error(`DNLD refused: ${dnld.status}`);
+  await drained(p, 1, 60_000, 50);
+  await sleep(500);
+  p.phases.clear();
+  // How busy the runner's main event loop (this thread) was while the load ran, how late it ran
+  // callbacks, and how busy the ingress thread's loop was.
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
+  const elu0 = performance.eventLoopUtilization();
+  const ingress0 = p.ingressLoop();
+  const { ids: _ids, ...load } = await loadInWorker({ url: p.url, bodies: stream.slice(1), rate, maxInFlight: 256 });
+  const ingress1 = p.ingressLoop();
+  const loop = {
+    utilization: performance.eventLoopUtilization(elu0).utilization,
+    // The ingress thread's loop (parsing, answers, appends), when the runner serves the ingress on one.
+    ingressThreadUtilization:
+      ingress0 && ingress1 ? (ingress1.active - ingress0.active) / Math.max(1e-9, ingress1.active + ingress1.idle - ingress0.active - ingress0.idle) : null,
+    delayMs: { p50: loopDelay.percentile(50) / 1e6, p90: loopDelay.percentile(90) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
+  };
+  loopDelay.disable();
+  // Only accepted requests reach the mailbox: a failed one must not be waited for.
+  if (load.failures.length > 0) console.log(`  ${load.failed} requests failed: ${load.failures.join("; ")}`);
+  await drained(p, load.ok + 1, 300_000, 100);
+  const latencies: number[] = [];
+  const toEnqueue: number[] = [];
+  const toCommit: number[] = [];
+  const toAck: number[] = [];
+  for (const [id, at] of p.appended) {
+    const ack = p.acked.get(id);
+    const enq = p.enqueued.get(id);
+    const com = p.committed.get(id);
+    if (ack === undefined || enq === undefined || com === undefined) continue;
+    latencies.push(ack - at);
+    toEnqueue.push(enq - at);
+    toCommit.push(com - enq);
+    toAck.push(ack - com);
+  }
+  // The pump's runs during the load: one commit instant per run (a run's messages share it).
+  const loadCommits = [...new Set([...p.appended.keys()].map((id) => p.committed.get(id)).filter((t): t is number => t !== undefined))].sort((a, b) => a - b);
+  const commitGaps = loadCommits.slice(1).map((t, i) => t - loadCommits[i]!);
+  return {
+    e2e: latencyStats(latencies),
+    stages: { commitToEnqueued: latencyStats(toEnqueue), enqueuedToProcessed: latencyStats(toCommit), processedToAck: latencyStats(toAck) },
+    phases: Object.fromEntries([...p.phases].map(([name, ms]) => [name, latencyStats(ms)])),
+    loop,
+    runs: { count: loadCommits.length, meanSize: latencies.length / Math.max(1, loadCommits.length), betweenCommitsMs: latencyStats(commitGaps) },
+    load,
+  };
+}
+
+/**
+ * A benchmark's entry: `main` on the main thread (exit 0, or 1 with the error), the open-loop
+ * generator of {@link atFixedRate} in its worker.
+ */
+export function benchMain(main: () => Promise<void>): void {
+  if (isMainThread) {
+    // The runner's loops and in-flight calls share one AbortSignal: more than 10 listeners is normal.
+    setMaxListeners(64);
+    main().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        console.error(e);
+        process.exit(1);
+      },
+    );
+  } else {
+    void openLoop(workerData as OpenLoopOptions).then((r) => parentPort!.postMessage(r));
+  }
+}
