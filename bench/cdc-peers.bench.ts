@@ -17,6 +17,7 @@
  *   node bench/run.mjs cdc-peers [--rates 100,500] [--seconds 30] [--warmup 300] [--flights 500] [--max-run 200]
  */
 import { createRequire } from "node:module";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { createMailboxTables } from "@msgx/adapters-mysql";
 import { atFixedRate, benchMain, type FixedRateResult } from "./fault/fixed-rate.js";
@@ -154,6 +155,8 @@ async function debeziumOutbox(server: OwnServer, payloads: readonly string[]): P
     }, "Debezium PostgreSQL outbox");
   } finally {
     await peer?.stop();
+    // msgx runs on this cluster next: no slot of a stopped peer keeps WAL for it.
+    await pool.query("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1", [tag]).catch(() => undefined);
     await pool.end();
     await deleteTopics([topic]);
   }
@@ -245,7 +248,9 @@ async function main(): Promise<void> {
       const handed = binlog[i]!.toHanded;
       console.log(`  at ${rate} msg/s: msgx intake (commit → enqueued) ÷ Debezium MySQL connector (commit → handed over): p50 ${ratio(intake.p50, handed.p50)}, p99 ${ratio(intake.p99, handed.p99)}`);
     }
-    const file = writeReport("cdc-peers", { rates: RATES, seconds: SECONDS, warmup: WARMUP, maxRun: MAX_RUN, machine, debeziumPgOutbox: outbox, msgx: ours, debeziumMysqlBinlog: binlog });
+    const loadAtEnd = Math.round(loadavg()[0]! * 100) / 100;
+    console.log(`  load average at the end: ${loadAtEnd}`);
+    const file = writeReport("cdc-peers", { loadAtEnd, rates: RATES, seconds: SECONDS, warmup: WARMUP, maxRun: MAX_RUN, machine, debeziumPgOutbox: outbox, msgx: ours, debeziumMysqlBinlog: binlog });
     console.log(`  written ${file} (${fmt((Date.now() - process0) / 1000)} s)`);
   } finally {
     for (const s of servers) await s.stop();

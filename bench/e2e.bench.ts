@@ -13,7 +13,7 @@
  *   node bench/run.mjs e2e [--messages 20000] [--flights 500] [--runs 1,10,50,200,500]
  *                          [--baseline-messages 2000] [--poll-ms 100] [--claim-batch 50]
  */
-import { setMaxListeners } from "node:events";
+import { benchMain } from "./fault/fixed-rate.js";
 import { drained, startInproc } from "./fault/inproc.js";
 import { fmt, insertMailboxRows, latencyStats, listArg, machineInfo, numArg, printTable, runTag, writeReport, type LatencyStats } from "./fault/infra.js";
 import { dnldThenFlops } from "./fault/stream.js";
@@ -100,12 +100,4 @@ async function main(): Promise<void> {
   console.log(`  written ${file}`);
 }
 
-// The runner's loops and in-flight calls share one AbortSignal: more than 10 listeners is normal.
-setMaxListeners(64);
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+benchMain(main);

@@ -145,12 +145,7 @@ public final class DebeziumPeer {
 
     /** The PostgreSQL connector (pgoutput) on one outbox table, through the outbox event router. */
     private static Properties pgOutbox(Map<String, String> a, String topic) {
-        Properties p = common("msgx-peer-pg");
-        p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
-        p.setProperty("database.hostname", a.getOrDefault("host", "127.0.0.1"));
-        p.setProperty("database.port", need(a, "port"));
-        p.setProperty("database.user", a.getOrDefault("user", "postgres"));
-        p.setProperty("database.password", a.getOrDefault("password", ""));
+        Properties p = common("msgx-peer-pg", "io.debezium.connector.postgresql.PostgresConnector", a, "postgres");
         p.setProperty("database.dbname", a.getOrDefault("db", "postgres"));
         p.setProperty("plugin.name", "pgoutput");
         p.setProperty("slot.name", a.getOrDefault("slot", "msgx_peer"));
@@ -165,12 +160,7 @@ public final class DebeziumPeer {
 
     /** The MySQL connector on one mailbox table of MariaDB, from the binlog. */
     private static Properties mysqlBinlog(Map<String, String> a) {
-        Properties p = common("msgx-peer-mysql");
-        p.setProperty("connector.class", "io.debezium.connector.mysql.MySqlConnector");
-        p.setProperty("database.hostname", a.getOrDefault("host", "127.0.0.1"));
-        p.setProperty("database.port", need(a, "port"));
-        p.setProperty("database.user", a.getOrDefault("user", "root"));
-        p.setProperty("database.password", a.getOrDefault("password", ""));
+        Properties p = common("msgx-peer-mysql", "io.debezium.connector.mysql.MySqlConnector", a, "root");
         p.setProperty("database.server.id", a.getOrDefault("server-id", "5401"));
         p.setProperty("database.include.list", need(a, "db"));
         p.setProperty("table.include.list", need(a, "table"));
@@ -180,9 +170,14 @@ public final class DebeziumPeer {
         return p;
     }
 
-    private static Properties common(String name) {
+    private static Properties common(String name, String connector, Map<String, String> a, String defaultUser) {
         Properties p = new Properties();
         p.setProperty("name", name);
+        p.setProperty("connector.class", connector);
+        p.setProperty("database.hostname", a.getOrDefault("host", "127.0.0.1"));
+        p.setProperty("database.port", need(a, "port"));
+        p.setProperty("database.user", a.getOrDefault("user", defaultUser));
+        p.setProperty("database.password", a.getOrDefault("password", ""));
         p.setProperty("topic.prefix", "msgxpeer");
         p.setProperty("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
         p.setProperty("offset.flush.interval.ms", "60000");
