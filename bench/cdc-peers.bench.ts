@@ -96,6 +96,8 @@ interface PeerRun {
   readonly lateStarts: number;
   /** The JVM's CPU (user + system) per record during the load, ms. */
   readonly cpuPerRecordMs: number;
+  /** The JVM's CPU in the 2 s before the load, idle, as a percentage of one CPU. */
+  readonly idleCpuPercent: number;
 }
 
 /** Warms the engine (and the JIT) with `WARMUP` records at 100/s, then measures each rate. */
@@ -114,7 +116,10 @@ async function measurePeer(peer: DebeziumPeer, insert: (i: number) => Promise<nu
   const out: PeerRun[] = [];
   for (const rate of RATES) {
     const count = Math.round(rate * SECONDS);
-    await sleep(1_000);
+    // The engine idle between loads: what its polling costs with nothing to do.
+    const idle0 = peer.cpuMs();
+    await sleep(2_000);
+    const idleCpuPercent = ((peer.cpuMs() - idle0) / 2_000) * 100;
     const cpu0 = peer.cpuMs();
     const base = offset;
     const { committed, lateStarts } = await openLoopInserts(rate, count, (i) => insert(base + i));
@@ -129,9 +134,10 @@ async function measurePeer(peer: DebeziumPeer, insert: (i: number) => Promise<nu
       toHanded: latencyStats(acks.map((a, i) => a.handedAt - commits[i]!)),
       lateStarts,
       cpuPerRecordMs: cpu / acks.length,
+      idleCpuPercent,
     });
     const r = out.at(-1)!;
-    console.log(`  ${label} at ${rate} msg/s: commit → ack p50 ${r.toAck.p50.toFixed(1)} ms, p99 ${r.toAck.p99.toFixed(1)} ms (${r.records} records, ${lateStarts} late starts)`);
+    console.log(`  ${label} at ${rate} msg/s: commit → ack p50 ${r.toAck.p50.toFixed(1)} ms, p99 ${r.toAck.p99.toFixed(1)} ms (${r.records} records, ${lateStarts} late starts; JVM CPU ${r.cpuPerRecordMs.toFixed(2)} ms per record, ${idleCpuPercent.toFixed(0)} % of a CPU idle)`);
   }
   return out;
 }
@@ -199,7 +205,7 @@ async function msgx(urls: { pg: string; mysql: string }): Promise<MsgxRun[]> {
       const result = await atFixedRate(p, stream, rate);
       const cpu = process.cpuUsage(cpu0);
       out.push({ rate, result, cpuPerMessageMs: (cpu.user + cpu.system) / 1000 / Math.max(1, result.e2e.count) });
-      console.log(`  msgx at ${rate} msg/s: commit → ack p50 ${result.e2e.p50.toFixed(1)} ms, p99 ${result.e2e.p99.toFixed(1)} ms (${result.e2e.count} messages)`);
+      console.log(`  msgx at ${rate} msg/s: commit → ack p50 ${result.e2e.p50.toFixed(1)} ms, p99 ${result.e2e.p99.toFixed(1)} ms (${result.e2e.count} messages; offered ${rate}/s, accepted ${fmt(result.load.achievedPerSecond)}/s, ${result.load.refused} refused, ${result.load.failed} failed)`);
     } finally {
       await p.dispose();
     }

@@ -5,7 +5,7 @@
  * keeps the instants by id, in epoch milliseconds (fractional).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { REPO, sleep } from "../fault/infra.js";
@@ -40,12 +40,16 @@ function newest(dir: string): number {
   return t;
 }
 
-/** `mvn package` unless target/ is newer than pom.xml and src/. */
+/** Written after a build (Maven leaves an unchanged classpath.txt as it was). */
+const BUILT_STAMP = join(PROJECT, "target", "built.stamp");
+
+/** `mvn package` unless the last build is newer than pom.xml and src/. */
 export function buildDebeziumPeer(): void {
-  const built = existsSync(CLASSPATH_FILE) ? statSync(CLASSPATH_FILE).mtimeMs : 0;
+  const built = existsSync(BUILT_STAMP) ? statSync(BUILT_STAMP).mtimeMs : 0;
   if (built > Math.max(statSync(join(PROJECT, "pom.xml")).mtimeMs, newest(join(PROJECT, "src")))) return;
   console.log("  building bench/peers/debezium with Maven (first run downloads Debezium from Maven Central)");
   execFileSync("mvn", ["-B", "-q", "package"], { cwd: PROJECT, stdio: ["ignore", "inherit", "inherit"] });
+  writeFileSync(BUILT_STAMP, `${new Date().toISOString()}\n`);
 }
 
 /** Children still running when the process exits (a failed or interrupted benchmark) are killed. */
