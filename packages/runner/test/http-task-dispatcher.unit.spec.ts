@@ -89,7 +89,7 @@ describeTaskDispatcherContract("httpTaskDispatcher over node:http", async () => 
 });
 
 const T0 = Date.UTC(2026, 6, 13, 8, 0, 0);
-const task = (id: string, extra: Partial<TaskRecord> = {}): TaskRecord => ({ ...newTaskRecord({ ...sampleNewTask(id), externalTaskType: "3", payload: { from: "A1", to: "B2" } }, T0, T0), ...extra });
+const task = (id: string, extra: Partial<TaskRecord> = {}): TaskRecord => ({ ...newTaskRecord({ ...sampleNewTask(id), externalTaskType: "3", payload: { from: "A1", to: "B2" } }, T0, "T202607130001", T0), ...extra });
 const outageOf = async (p: Promise<unknown>) => {
   const e = await p.then(
     () => undefined,
