@@ -110,7 +110,19 @@ describe("httpTaskDispatcher on the wire", () => {
     expect(await d.dispatch(task("T-1"))).toEqual({ kind: "accepted", externalTaskNo: "ACS-1" });
     const [sent] = system.seen;
     expect(sent).toMatchObject({ method: "POST", path: "/api/tasks", headers: { "idempotency-key": "T-1", authorization: "Bearer acs-secret", "content-type": "application/json" } });
-    expect(sent!.body).toEqual({ taskId: "T-1", externalSystem: "ACS", externalTaskType: "3", bizType: sampleNewTask("T-1").bizType, bizId: sampleNewTask("T-1").bizId, payload: { from: "A1", to: "B2" } });
+    const seed = sampleNewTask("T-1");
+    expect(sent!.body).toEqual({
+      taskId: "T-1",
+      taskNo: "T202607130001",
+      externalSystem: "ACS",
+      externalTaskType: "3",
+      bizType: seed.bizType,
+      bizId: seed.bizId,
+      startPointCode: seed.startPointCode,
+      endPointCode: seed.endPointCode,
+      vehicleCode: seed.vehicleCode,
+      payload: { from: "A1", to: "B2" },
+    });
     expect(await d.cancel(task("T-1", { status: "DISPATCHED", externalTaskNo: "ACS-1" }), "operator cancel")).toEqual({ kind: "cancelled" });
     expect(system.seen[1]).toMatchObject({ path: "/api/tasks/ACS-1/cancel", body: { taskId: "T-1", reason: "operator cancel" } });
     expect(outcomes).toEqual(["accepted", "cancelled"]);
