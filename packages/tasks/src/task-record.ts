@@ -56,7 +56,7 @@ export interface TaskPlaces {
 export interface NewTask extends TaskSubject, TaskPlaces {
   /** The external system's task type (`3`), when it has one. */
   readonly externalTaskType?: string | null;
-  /** Extension data (`requestPayload`: start/end point, vehicle, `to_material`, ...). Default `{}`. */
+  /** Extension data (the seed's `requestPayload`: `to_material`, `product_area`, ...). Default `{}`. */
   readonly payload?: TaskPayload;
   /**
    * Whether the task service's dispatcher sends the task to the external system (default true when
