@@ -13,7 +13,7 @@ const gate = await gateService("PostgreSQL", "adapters-pg: the task owner's cons
 
 const event = (taskId: string, version: number, eventType: TaskEventMessage["eventType"] = "TASK_FINISHED"): TaskEventMessage =>
   taskEventMessage(
-    { ...newTaskRecord({ taskId, ownerService: "LMS", handlerCode: "LMS_STOCK_AREA_CALL_TUBE", bizType: "B", bizId: `B-${taskId}`, externalSystem: "ACS" }, 0), version },
+    { ...newTaskRecord({ taskId, ownerService: "LMS", handlerCode: "LMS_STOCK_AREA_CALL_TUBE", bizType: "B", bizId: `B-${taskId}`, externalSystem: "ACS" }, 0, "T202607130001"), version },
     eventType,
     "ACS-E1",
     0,

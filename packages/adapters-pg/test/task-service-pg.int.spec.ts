@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateToLatest, PGliteDialect, type PGliteLike } from "../src/index.js";
 import { taskRoutingMigration } from "../src/tasks/0006-task-routing.js";
 import { taskRoutingServiceMigration } from "../src/tasks/0016-task-routing-service.js";
+import { taskNumbersMigration } from "../src/tasks/0024-task-numbers.js";
 import { PgTaskStore } from "../src/tasks/pg-task-store.js";
 import { randomSchema, SharedPglite } from "./pg-harness.js";
 
@@ -66,6 +67,7 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
       INSERT INTO task_task (task_id, owner_service, handler_code, biz_type, biz_id, external_system, payload, status, version, created_at, updated_at)
       VALUES ('OLD-1', 'LMS', 'LMS_X', 'B', 'B1', 'ACS', '{}'::jsonb, 'CREATED', 1, ${new Date(T0)}, ${new Date(T0)})`.execute(db);
     await db.transaction().execute((trx) => taskRoutingServiceMigration(schema).up(trx));
+    await db.transaction().execute((trx) => taskNumbersMigration(schema).up(trx));
     await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
     const store = new PgTaskStore(db, { clock: new ManualClock(T0) });
     const old = (await store.get("OLD-1"))!;
@@ -74,6 +76,7 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
     await sql`UPDATE task_task SET status = 'FAILED' WHERE task_id = 'OLD-1'`.execute(db);
     await expect(sql`UPDATE task_task SET status = 'BOGUS' WHERE task_id = 'OLD-1'`.execute(db)).rejects.toThrow(/task_task_status_check/);
     await expect(sql`UPDATE task_task SET dispatch_attempts = -1 WHERE task_id = 'OLD-1'`.execute(db)).rejects.toThrow(/check/);
+    await db.transaction().execute((trx) => taskNumbersMigration(schema).down!(trx));
     // Down again: FAILED tasks go (the old CHECK has no place for them), the rest stays.
     await sql`
       INSERT INTO task_task (task_id, owner_service, handler_code, biz_type, biz_id, external_system, payload, status, version, created_at, updated_at)
@@ -81,6 +84,35 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
     await db.transaction().execute((trx) => taskRoutingServiceMigration(schema).down!(trx));
     await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
     expect((await sql<{ task_id: string }>`SELECT task_id FROM task_task ORDER BY task_id`.execute(db)).rows.map((r) => r.task_id)).toEqual(["OLD-2"]);
+    await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(db);
+  });
+
+  it("0024 numbers the tasks written before it by UTC creation day, in creation order; new creates count on after them; down drops it all", async () => {
+    const db = new Kysely<any>({ dialect: new PGliteDialect({ pglite }) });
+    const schema = randomSchema();
+    await migrateToLatest(db, { schema, modules: ["pipeline"] });
+    await db.transaction().execute((trx) => taskRoutingMigration(schema).up(trx));
+    await db.transaction().execute((trx) => taskRoutingServiceMigration(schema).up(trx));
+    await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
+    const day2 = T0 + 24 * 3_600_000;
+    for (const [id, at] of [["OLD-b", T0 + 5], ["OLD-a", T0 + 5], ["OLD-c", T0], ["OLD-d", day2]] as const) {
+      await sql`
+        INSERT INTO task_task (task_id, owner_service, handler_code, biz_type, biz_id, external_system, payload, status, version, created_at, updated_at)
+        VALUES (${id}, 'LMS', 'LMS_X', 'B', ${id}, 'ACS', '{}'::jsonb, 'CREATED', 1, ${new Date(at)}, ${new Date(at)})`.execute(db);
+    }
+    await db.transaction().execute((trx) => taskNumbersMigration(schema).up(trx));
+    await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
+    const store = new PgTaskStore(db, { clock: new ManualClock(T0) });
+    const numbers = Object.fromEntries((await store.list({})).map((t) => [t.taskId, [t.taskNo, t.startPointCode, t.vehicleCode]]));
+    expect(numbers).toEqual({ "OLD-a": ["T202607130002", null, null], "OLD-b": ["T202607130003", null, null], "OLD-c": ["T202607130001", null, null], "OLD-d": ["T202607140001", null, null] });
+    const service = new TaskService({ store, clock: new ManualClock(T0) });
+    const created = await service.create({ taskId: "NEW-1", ownerService: "LMS", handlerCode: "LMS_X", bizType: "B", bizId: "N1", externalSystem: "ACS", startPointCode: "P1", endPointCode: "P2", vehicleCode: "V1" });
+    expect([created.task.taskNo, created.task.startPointCode, created.task.endPointCode, created.task.vehicleCode]).toEqual(["T202607130004", "P1", "P2", "V1"]);
+    expect((await store.getByTaskNo("T202607130004"))).toEqual(created.task);
+    await expect(sql`UPDATE task_task SET task_no = 'T202607130001' WHERE task_id = 'NEW-1'`.execute(db)).rejects.toThrow(/task_task_task_no_idx/);
+    await db.transaction().execute((trx) => taskNumbersMigration(schema).down!(trx));
+    await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
+    expect((await sql<{ t: string | null }>`SELECT to_regclass('task_no_seq')::text AS t`.execute(db)).rows[0]?.t).toBeNull();
     await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(db);
   });
 

@@ -89,7 +89,7 @@ describeTaskDispatcherContract("httpTaskDispatcher over node:http", async () => 
 });
 
 const T0 = Date.UTC(2026, 6, 13, 8, 0, 0);
-const task = (id: string, extra: Partial<TaskRecord> = {}): TaskRecord => ({ ...newTaskRecord({ ...sampleNewTask(id), externalTaskType: "3", payload: { from: "A1", to: "B2" } }, T0, T0), ...extra });
+const task = (id: string, extra: Partial<TaskRecord> = {}): TaskRecord => ({ ...newTaskRecord({ ...sampleNewTask(id), externalTaskType: "3", payload: { from: "A1", to: "B2" } }, T0, "T202607130001", T0), ...extra });
 const outageOf = async (p: Promise<unknown>) => {
   const e = await p.then(
     () => undefined,
@@ -110,7 +110,19 @@ describe("httpTaskDispatcher on the wire", () => {
     expect(await d.dispatch(task("T-1"))).toEqual({ kind: "accepted", externalTaskNo: "ACS-1" });
     const [sent] = system.seen;
     expect(sent).toMatchObject({ method: "POST", path: "/api/tasks", headers: { "idempotency-key": "T-1", authorization: "Bearer acs-secret", "content-type": "application/json" } });
-    expect(sent!.body).toEqual({ taskId: "T-1", externalSystem: "ACS", externalTaskType: "3", bizType: sampleNewTask("T-1").bizType, bizId: sampleNewTask("T-1").bizId, payload: { from: "A1", to: "B2" } });
+    const seed = sampleNewTask("T-1");
+    expect(sent!.body).toEqual({
+      taskId: "T-1",
+      taskNo: "T202607130001",
+      externalSystem: "ACS",
+      externalTaskType: "3",
+      bizType: seed.bizType,
+      bizId: seed.bizId,
+      startPointCode: seed.startPointCode,
+      endPointCode: seed.endPointCode,
+      vehicleCode: seed.vehicleCode,
+      payload: { from: "A1", to: "B2" },
+    });
     expect(await d.cancel(task("T-1", { status: "DISPATCHED", externalTaskNo: "ACS-1" }), "operator cancel")).toEqual({ kind: "cancelled" });
     expect(system.seen[1]).toMatchObject({ path: "/api/tasks/ACS-1/cancel", body: { taskId: "T-1", reason: "operator cancel" } });
     expect(outcomes).toEqual(["accepted", "cancelled"]);

@@ -113,6 +113,11 @@ describe("the OpenAPI document", () => {
       'after:{"type":"string","minLength":1,"maxLength":128}',
       'size:{"type":"string","pattern":"^\\\\d{1,16}$"}',
     ]);
+    // The seed's create body is in the document as the route checks it; a task is found by its number.
+    const createBody = JSON.stringify(doc.components.schemas["PostTaskV1TasksBody"]);
+    for (const field of ["startPointCode", "endPointCode", "vehicleCode", "requestPayload"]) expect(createBody).toContain(`"${field}"`);
+    expect(createBody).toMatch(/"startPointCode":\{[^}]*"maxLength":128/);
+    expect(doc.paths["/task/v1/tasks/by-no/{taskNo}"]!["get"]!.parameters!.map((p) => p.name)).toEqual(["taskNo"]);
     for (const path of ["/rm/v1/messages/{id}/confirm", "/task/v1/callbacks", "/rpc-api/task/callback-result", "/cminmsgs/send", "/admin/replay", OPENAPI_PATH]) expect(Object.keys(doc.paths)).toContain(path);
   });
 

@@ -72,6 +72,47 @@ describe("/task/v1", () => {
     await w.app.ready();
   });
 
+  it("create takes the seed's own body (places, requestPayload) and answers a taskNo; a repeat keeps it; GET by number is 200, 404 unknown, 400 malformed", async () => {
+    const seedBody = {
+      taskId: "T-seed",
+      ownerService: "LMS",
+      bizType: "STOCK_AREA_CALL_TUBE",
+      bizId: "LMS业务记录ID",
+      handlerCode: "LMS_STOCK_AREA_CALL_TUBE",
+      externalSystem: "ACS",
+      externalTaskType: "3",
+      startPointCode: "备货区起点",
+      endPointCode: "机械手旁备货区终点",
+      vehicleCode: "纸管载具号",
+      requestPayload: { to_material: "xxx,xxx", product_area: "BLK" },
+    };
+    const first = await call(w, "POST", "/task/v1/tasks", seedBody);
+    expect(first).toMatchObject({ status: 201, body: { task: { taskNo: "T202603050001", startPointCode: "备货区起点", endPointCode: "机械手旁备货区终点", vehicleCode: "纸管载具号", payload: seedBody.requestPayload } } });
+    expect(await call(w, "POST", "/task/v1/tasks", seedBody)).toMatchObject({ status: 200, body: { created: false, task: { taskNo: "T202603050001" } } });
+    expect((await create(w, "T-next")).body).toMatchObject({ task: { taskNo: "T202603050002", startPointCode: null, vehicleCode: null } });
+    expect(await call(w, "GET", "/task/v1/tasks/by-no/T202603050001")).toMatchObject({ status: 200, body: { task: { taskId: "T-seed" }, feedback: [], callbacks: [] } });
+    expect(await call(w, "GET", "/task/v1/tasks/by-no/T202603059999")).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+    const malformed = await call(w, "GET", "/task/v1/tasks/by-no/T2026-03");
+    expect(malformed.status).toBe(400);
+    expect(JSON.stringify(malformed.body)).toMatch(/taskNo: must be a task number/);
+  });
+
+  it("the places are checked: a wrong type or length is 400 naming the field; payload and requestPayload together are 400; nothing is stored", async () => {
+    for (const [extra, field] of [
+      [{ startPointCode: 7 }, "startPointCode"],
+      [{ endPointCode: "" }, "endPointCode"],
+      [{ vehicleCode: "v".repeat(129) }, "vehicleCode"],
+      [{ requestPayload: "x" }, "requestPayload"],
+      [{ requestPayload: { a: 1 } }, "requestPayload"],
+    ] as const) {
+      const answer = await create(w, "T-bad", extra);
+      expect(answer.status, JSON.stringify(extra)).toBe(400);
+      expect(JSON.stringify(answer.body), JSON.stringify(extra)).toContain(field);
+    }
+    expect((await call(w, "GET", "/task/v1/tasks/T-bad")).status).toBe(404);
+    expect(w.logger.at("error")).toEqual([]);
+  });
+
   it("create → dispatched by the job → executing (progress) → finished → callback SUCCESS: FINISHED; a repeat create is 200", async () => {
     const first = await create(w, "T-1");
     expect(first).toMatchObject({ status: 201, body: { created: true, task: { taskId: "T-1", status: "CREATED", version: 1 } } });

@@ -96,7 +96,10 @@ const newTask = (taskId: string, handlerCode = "E2E_MOVE", ownerService = OWNER)
   bizId: `biz-${taskId}`,
   externalSystem: "ACS",
   externalTaskType: "3",
-  payload: { startPointCode: "A01", endPointCode: "B07", vehicleCode: "V12" },
+  startPointCode: "A01",
+  endPointCode: "B07",
+  vehicleCode: "V12",
+  payload: { to_material: "A,B" },
 });
 
 async function create(taskId: string, handlerCode?: string): Promise<void> {
@@ -160,16 +163,20 @@ describe.skipIf(!available)(suite, () => {
   it("create → dispatched over HTTP → EXECUTING (TASK_EXECUTING at the owner) → FINISHED → callback → FINISHED", () =>
     timed("happy path", async () => {
       const id = `${run}-happy`;
-      await create(id);
+      const created = await taskApi(runner!.url, "POST", "/task/v1/tasks", newTask(id));
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const taskNo: string = created.body.task.taskNo;
+      expect(taskNo).toMatch(/^T\d{8}\d{4,}$/);
       const repeat = await taskApi(runner!.url, "POST", "/task/v1/tasks", newTask(id));
-      expect(repeat.status, "a repeated create").toBe(200);
+      expect([repeat.status, repeat.body.task.taskNo], "a repeated create: same task, same number").toEqual([200, taskNo]);
+      expect((await taskApi(runner!.url, "GET", `/task/v1/tasks/by-no/${taskNo}`)).body.task.taskId).toBe(id);
 
       const dispatched = await waitTask(id, (t) => t.status === "DISPATCHED", "dispatched");
       const calls = (await acs!.calls()).filter((c) => c.op === "dispatch" && c.taskId === id);
       expect(calls.map((c) => c.status)).toEqual([200]);
       expect(dispatched.externalTaskNo).toBe(calls[0]!.externalTaskNo);
       expect(calls[0]!.idempotencyKey, "the dispatcher's idempotency key is the task id").toBe(id);
-      expect(calls[0]!.body).toMatchObject({ taskId: id, externalSystem: "ACS", externalTaskType: "3", bizType: "TUBE_MOVE", bizId: `biz-${id}`, payload: { vehicleCode: "V12" } });
+      expect(calls[0]!.body).toMatchObject({ taskId: id, taskNo, externalSystem: "ACS", externalTaskType: "3", bizType: "TUBE_MOVE", bizId: `biz-${id}`, startPointCode: "A01", endPointCode: "B07", vehicleCode: "V12", payload: { to_material: "A,B" } });
 
       const executing = await acs!.report(id, "EXECUTING", { progress: "vehicle V12 at A01" });
       expect(executing.status, JSON.stringify(executing.body)).toBe(200);
@@ -196,6 +203,7 @@ describe.skipIf(!available)(suite, () => {
       // Both values as read from the topic, the progress event's too, are task events of the published schema.
       for (const s of seen) expect(schemaErrors("task-event", s.record.value), s.record.eventType ?? "").toEqual([]);
       expect(seen[0]!.record.headers["msgx-owner"]).toBe(OWNER);
+      expect(JSON.parse(seen[1]!.record.value!), "the event carries the task number and the places").toMatchObject({ taskNo, startPointCode: "A01", endPointCode: "B07", vehicleCode: "V12" });
       expect(owner!.steps().every((s) => s.step.did !== "skipped"), "topic per owner: the owner reads only its own records").toBe(true);
 
       const again = await acs!.report(id, "FINISHED", { message: "delivered at B07 (repeat)" });

@@ -29,6 +29,7 @@ describe("tasks configuration", () => {
     });
     expect(t.token).toBeUndefined();
     expect(t.dispatcher.url).toBeUndefined();
+    expect(t.taskNo.timeZone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
     expect(taskRouting(t)).toEqual({ mode: "owner-header", topic: "TASK_EVENT_TOPIC" });
   });
 
@@ -48,6 +49,7 @@ describe("tasks configuration", () => {
         MSGX_TASKS_WATCHDOG_PENDING_CALLBACK_ALERT_MS: "60000",
         MSGX_TASKS_JOB_INTERVAL_MS: "250",
         MSGX_TASKS_RETENTION_FINISHED_MS: "3600000",
+        MSGX_TASKS_TASK_NO_TIME_ZONE: "Asia/Shanghai",
       },
     }).tasks;
     expect(t).toMatchObject({
@@ -59,6 +61,7 @@ describe("tasks configuration", () => {
       watchdog: { pendingCallbackAlertMs: 60_000, pendingCallbackRetryMs: 600_000 },
       jobIntervalMs: 250,
       retention: { finishedMs: 3_600_000 },
+      taskNo: { timeZone: "Asia/Shanghai" },
     });
     expect(taskRouting(t)).toEqual({ mode: "topic-per-owner", topicPattern: "tasks.{owner}", owners: ["LMS", "WMS"] });
   });
@@ -78,6 +81,7 @@ describe("tasks configuration", () => {
     refusedNaming({ MSGX_TASKS_ROUTING_MODE: "topic-per-owner", MSGX_TASKS_OWNERS: "LMS", MSGX_TASKS_ROUTING_TOPIC_PATTERN: "tasks" }, /tasks\.routing: topicPattern must contain \{owner\}/);
     refusedNaming({ MSGX_TASKS_ROUTING_TOPIC: "no spaces" }, /tasks\.routing: task topic is not a valid topic name/);
     refusedNaming({ MSGX_TASKS_OWNERS: "LMS,bad owner" }, /tasks\.owners\.1/);
+    refusedNaming({ MSGX_TASKS_TASK_NO_TIME_ZONE: "Mars/Olympus" }, /tasks\.taskNo\.timeZone: not a time zone/);
     refusedNaming({ MSGX_TASKS_DISPATCHER_URL: "ftp://acs/tasks" }, /tasks\.dispatcher\.url: tasks\.dispatcher\.url must be an http\(s\) URL/);
     refusedNaming({ MSGX_TASKS_DISPATCHER_TIMEOUT_MS: "0" }, /tasks\.dispatcher\.timeoutMs/);
     refusedNaming({ MSGX_TASKS_DISPATCH_RETRY_INITIAL_MS: "5000", MSGX_TASKS_DISPATCH_RETRY_MAX_MS: "1000" }, /tasks\.dispatchRetry: .*maxMs must not be below initialMs/);

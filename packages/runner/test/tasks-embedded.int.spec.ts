@@ -121,10 +121,13 @@ describe("msgx tasks --url", () => {
   it("shows a task with its logs, and preflights a replay (nothing dead: nothing eligible)", async () => {
     const tokenFile = join(dataDir, "task-token");
     writeFileSync(tokenFile, `${TASK_TOKEN}\n`);
-    const shown = JSON.parse(await msgx(["show", "E-1", "--url", base, "--token-file", tokenFile])) as { task: { status: string }; feedback: unknown[] };
+    const shown = JSON.parse(await msgx(["show", "E-1", "--url", base, "--token-file", tokenFile])) as { task: { status: string; taskNo: string }; feedback: unknown[] };
     expect(shown.task.status).toBe("FINISHED");
     expect(shown.feedback).toHaveLength(2);
     expect(JSON.parse(await msgx(["show", "nobody", "--url", base, "--token-file", tokenFile]))).toEqual({ error: "no task nobody" });
+    const byNo = JSON.parse(await msgx(["show", "--by-no", shown.task.taskNo, "--url", base, "--token-file", tokenFile])) as { task: { taskId: string } };
+    expect(byNo.task.taskId).toBe("E-1");
+    expect(JSON.parse(await msgx(["show", "--by-no", "T197001019999", "--url", base, "--token-file", tokenFile]))).toEqual({ error: "no task numbered T197001019999" });
     const dry = JSON.parse(await msgx(["replay", "--task", "E-1", "--reason", "check", "--dry-run", "--url", base, "--token-file", tokenFile])) as Record<string, unknown>;
     expect(dry).toMatchObject({ replayId: null, dryRun: true, replayed: [], candidates: [{ taskId: "E-1", eligible: false }] });
     await expect(msgx(["replay", "--reason", "no filter", "--url", base, "--token-file", tokenFile])).rejects.toMatchObject({ kind: "CONFIG" });

@@ -10,6 +10,7 @@ export function fencedTaskStore(store: TaskStore, fence: number | undefined): Ta
   return {
     transaction: (fn, options) => store.transaction(fn, { ...options, fence }),
     get: (taskId) => store.get(taskId),
+    getByTaskNo: (taskNo) => store.getByTaskNo(taskNo),
     list: (filter) => store.list(filter),
     feedback: (taskId) => store.feedback(taskId),
     callbacks: (taskId) => store.callbacks(taskId),

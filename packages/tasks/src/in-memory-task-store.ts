@@ -16,6 +16,8 @@ export interface InMemoryTaskTables {
   readonly feedback: TaskFeedbackEntry[];
   readonly callbacks: TaskCallbackEntry[];
   readonly replays: TaskReplayEntry[];
+  /** The last task number given out per day (`yyyyMMdd`). */
+  readonly taskSeqs: Map<string, number>;
 }
 
 const byId = (a: TaskRecord, b: TaskRecord): number => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0);
@@ -30,7 +32,7 @@ const keyOf = (k: TaskFeedbackKey): string => JSON.stringify([k.taskId, k.extern
  * `task.commit`), `commitUnknownNext` (commit, then report the outcome unknown).
  */
 export class InMemoryTaskStore implements TaskStore {
-  readonly tables: InMemoryTaskTables = { tasks: new Map(), feedback: [], callbacks: [], replays: [] };
+  readonly tables: InMemoryTaskTables = { tasks: new Map(), feedback: [], callbacks: [], replays: [], taskSeqs: new Map() };
   /** When set, the next commit applies its writes and then throws `COMMIT_UNKNOWN`. */
   commitUnknownNext = false;
   readonly #clock: Clock;
@@ -60,15 +62,25 @@ export class InMemoryTaskStore implements TaskStore {
     const callbacks: TaskCallbackEntry[] = [];
     const events: OutboxEventDraft[] = [];
     const replays: TaskReplayEntry[] = [];
+    const seqs = new Map<string, number>();
     const current = (id: string): TaskRecord | undefined => tasks.get(id) ?? t.tasks.get(id);
     const tx: TaskTx = {
       lockTask: async (taskId) => {
         this.#check("lockTask");
         return current(taskId);
       },
+      nextTaskSeq: async (day) => {
+        this.#check("nextTaskSeq");
+        const seq = (seqs.get(day) ?? t.taskSeqs.get(day) ?? 0) + 1;
+        seqs.set(day, seq);
+        return seq;
+      },
       insertTask: async (task) => {
         this.#check("insertTask");
         if (current(task.taskId) !== undefined) return false;
+        if ([...t.tasks.values(), ...tasks.values()].some((x) => x.taskNo === task.taskNo)) {
+          throw new MsgxError("INFRA", `unique violation: task number ${task.taskNo} is taken`);
+        }
         tasks.set(task.taskId, task);
         return true;
       },
@@ -118,6 +130,7 @@ export class InMemoryTaskStore implements TaskStore {
     t.feedback.push(...feedback);
     t.callbacks.push(...callbacks);
     t.replays.push(...replays);
+    for (const [day, seq] of seqs) t.taskSeqs.set(day, seq);
     this.#appendOutbox(events);
     if (this.commitUnknownNext) {
       this.commitUnknownNext = false;
@@ -134,6 +147,11 @@ export class InMemoryTaskStore implements TaskStore {
   async get(taskId: string): Promise<TaskRecord | undefined> {
     this.#check("get");
     return this.tables.tasks.get(taskId);
+  }
+
+  async getByTaskNo(taskNo: string): Promise<TaskRecord | undefined> {
+    this.#check("getByTaskNo");
+    return [...this.tables.tasks.values()].find((t) => t.taskNo === taskNo);
   }
 
   async list(filter: TaskFilter): Promise<readonly TaskRecord[]> {

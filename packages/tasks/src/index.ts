@@ -3,7 +3,8 @@
  * and callbacks, the task service and its jobs, the consumer side, and their ports. It builds on
  * `@msgx/core` (errors, clock, retry, the outbox and delivery) and does no I/O of its own.
  */
-export { TaskStatus, TASK_STATUSES, PENDING_CALLBACK_STATUSES, FINAL_TASK_STATUSES, awaitsCallback, newTaskRecord, assertTaskId, assertRoutingCode, isRoutingCode, type NewTask, type TaskRecord, type TaskPayload, type TaskSubject, type TaskExternalRef } from "./task-record.js";
+export { TaskStatus, TASK_STATUSES, PENDING_CALLBACK_STATUSES, FINAL_TASK_STATUSES, awaitsCallback, newTaskRecord, assertTaskId, assertRoutingCode, isRoutingCode, type NewTask, type TaskPlaces, type TaskRecord, type TaskPayload, type TaskSubject, type TaskExternalRef } from "./task-record.js";
+export { TASK_NO_PATTERN, DEFAULT_TASK_NO_TIME_ZONE, formatTaskNo, taskNoDay, assertTaskNo, assertTaskNoTimeZone } from "./task-no.js";
 export { TaskRequestError, isTaskRequestError, TASK_REQUEST_ERROR_HTTP_STATUS, type TaskRequestErrorCode } from "./task-request-error.js";
 export { evolveTask, isLegalTaskTransition, LEGAL_TASK_FROM, type TaskTransition } from "./task-machine.js";
 export { TaskEventType, TASK_EVENT_SCHEMA_VERSION, taskEventId, taskEventVersion, taskEventMessage, parseTaskEvent, expectsTaskCallback, type TaskEventMessage, type TaskEventExtras, type ParsedTaskEvent } from "./task-event.js";

@@ -20,7 +20,7 @@ export interface TaskDispatcherContractSubject {
 }
 
 const T0 = Date.UTC(2026, 6, 13, 8, 0, 0);
-const task = (id: string): TaskRecord => newTaskRecord(sampleNewTask(id), T0, T0);
+const task = (id: string): TaskRecord => newTaskRecord(sampleNewTask(id), T0, "T202607130001", T0);
 
 const thrownKind = async (p: Promise<unknown>): Promise<string> => {
   const e = await p.then(

@@ -22,6 +22,12 @@ export interface TaskEventMessage extends TaskSubject, TaskExternalRef {
    */
   readonly eventId: string;
   readonly eventType: TaskEventType;
+  /** The human task number (`T202607130001`); absent on records written before task numbers existed. */
+  readonly taskNo?: string;
+  /** The create request's places (seed 001: start and end point, vehicle), null when not given; absent on records written before them. */
+  readonly startPointCode?: string | null;
+  readonly endPointCode?: string | null;
+  readonly vehicleCode?: string | null;
   /** The task's version after the transition that produced the event. */
   readonly taskVersion: number;
   /** The external feedback that caused the event (or the cancel request id). */
@@ -73,6 +79,7 @@ export function taskEventMessage(
     eventId: taskEventId(task.taskId, version),
     eventType,
     taskId: task.taskId,
+    taskNo: task.taskNo,
     taskVersion: version,
     ownerService: task.ownerService,
     handlerCode: task.handlerCode,
@@ -81,6 +88,9 @@ export function taskEventMessage(
     externalSystem: task.externalSystem,
     externalTaskType: task.externalTaskType,
     externalTaskNo: task.externalTaskNo,
+    startPointCode: task.startPointCode,
+    endPointCode: task.endPointCode,
+    vehicleCode: task.vehicleCode,
     externalEventId,
     reason: extras.reason !== undefined ? extras.reason : task.statusReason,
     progress: extras.progress ?? null,

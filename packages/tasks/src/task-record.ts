@@ -42,11 +42,21 @@ export interface TaskSubject {
   readonly externalSystem: string;
 }
 
+/**
+ * Where the executing system moves what (seed 001's create body: `startPointCode`, `endPointCode`,
+ * `vehicleCode`), each 1..128 characters when given; fixed at create, like the subject.
+ */
+export interface TaskPlaces {
+  readonly startPointCode?: string | null;
+  readonly endPointCode?: string | null;
+  readonly vehicleCode?: string | null;
+}
+
 /** What an owner service asks the task service to record (the seed's `createTask` body). */
-export interface NewTask extends TaskSubject {
+export interface NewTask extends TaskSubject, TaskPlaces {
   /** The external system's task type (`3`), when it has one. */
   readonly externalTaskType?: string | null;
-  /** Extension data (`requestPayload`: start/end point, vehicle, `to_material`, ...). Default `{}`. */
+  /** Extension data (the seed's `requestPayload`: `to_material`, `product_area`, ...). Default `{}`. */
   readonly payload?: TaskPayload;
   /**
    * Whether the task service's dispatcher sends the task to the external system (default true when
@@ -65,6 +75,11 @@ export interface TaskExternalRef {
 
 /** A stored task (`task_task`). */
 export interface TaskRecord extends TaskSubject, TaskExternalRef {
+  /** The human task number (`T202607130001`, `task-no.ts`), given by the store at create; unique. */
+  readonly taskNo: string;
+  readonly startPointCode: string | null;
+  readonly endPointCode: string | null;
+  readonly vehicleCode: string | null;
   readonly payload: TaskPayload;
   readonly status: TaskStatus;
   /** 1 on create, +1 on every transition; the `stateVersion` of its outbox events. */
@@ -109,19 +124,27 @@ export function assertRoutingCode(value: unknown, field: string): asserts value 
 
 export const isRoutingCode = (value: unknown): value is string => typeof value === "string" && CODE_PATTERN.test(value);
 
-function assertText(value: unknown, field: string): asserts value is string {
-  if (typeof value !== "string" || value.length === 0 || value.length > 256) {
-    throw new TaskRequestError("INVALID", `${field} must be a string of 1..256 characters`);
+function assertText(value: unknown, field: string, max = 256): asserts value is string {
+  if (typeof value !== "string" || value.length === 0 || value.length > max) {
+    throw new TaskRequestError("INVALID", `${field} must be a string of 1..${max} characters`);
   }
+}
+
+/** Null when absent; else a string of 1..`max` characters. */
+function optionalCode(value: unknown, field: string, max = 128): string | null {
+  if (value === undefined || value === null) return null;
+  assertText(value, field, max);
+  return value;
 }
 
 const isJsonObject = (v: unknown): v is TaskPayload => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * Checks a create request and builds the CREATED record (version 1). `dispatchAt`: when the
- * dispatch job should send it (null: it is dispatched by its caller, `markDispatched`).
+ * Checks a create request and builds the CREATED record (version 1) under `taskNo` (the number
+ * its store gave it). `dispatchAt`: when the dispatch job should send it (null: it is dispatched
+ * by its caller, `markDispatched`).
  */
-export function newTaskRecord(input: NewTask, now: number, dispatchAt: number | null = null): TaskRecord {
+export function newTaskRecord(input: NewTask, now: number, taskNo: string, dispatchAt: number | null = null): TaskRecord {
   assertTaskId(input.taskId);
   assertRoutingCode(input.ownerService, "ownerService");
   assertRoutingCode(input.handlerCode, "handlerCode");
@@ -130,10 +153,14 @@ export function newTaskRecord(input: NewTask, now: number, dispatchAt: number | 
   assertText(input.externalSystem, "externalSystem");
   const externalTaskType = input.externalTaskType ?? null;
   if (externalTaskType !== null) assertText(externalTaskType, "externalTaskType");
+  const startPointCode = optionalCode(input.startPointCode, "startPointCode");
+  const endPointCode = optionalCode(input.endPointCode, "endPointCode");
+  const vehicleCode = optionalCode(input.vehicleCode, "vehicleCode");
   const payload = input.payload ?? {};
   if (!isJsonObject(payload)) throw new TaskRequestError("INVALID", "payload must be a JSON object");
   return {
     taskId: input.taskId,
+    taskNo,
     ownerService: input.ownerService,
     handlerCode: input.handlerCode,
     bizType: input.bizType,
@@ -141,6 +168,9 @@ export function newTaskRecord(input: NewTask, now: number, dispatchAt: number | 
     externalSystem: input.externalSystem,
     externalTaskType,
     externalTaskNo: null,
+    startPointCode,
+    endPointCode,
+    vehicleCode,
     payload,
     status: TaskStatus.CREATED,
     version: 1,
@@ -157,7 +187,7 @@ export function newTaskRecord(input: NewTask, now: number, dispatchAt: number | 
   };
 }
 
-/** True when a repeated create asks for the same task (routing fields and payload equal). */
+/** True when a repeated create asks for the same task (routing fields, places and payload equal; not the number). */
 export function sameTaskRequest(stored: TaskRecord, requested: TaskRecord): boolean {
   return (
     stored.ownerService === requested.ownerService &&
@@ -166,6 +196,9 @@ export function sameTaskRequest(stored: TaskRecord, requested: TaskRecord): bool
     stored.bizId === requested.bizId &&
     stored.externalSystem === requested.externalSystem &&
     stored.externalTaskType === requested.externalTaskType &&
+    stored.startPointCode === requested.startPointCode &&
+    stored.endPointCode === requested.endPointCode &&
+    stored.vehicleCode === requested.vehicleCode &&
     canonicalJson(stored.payload) === canonicalJson(requested.payload)
   );
 }

@@ -12,6 +12,7 @@ import { TaskRequestError } from "./task-request-error.js";
 import { checkTaskCallback, checkTaskFeedback, checkTaskReplayFilter, MAX_TASK_REPLAY, requiredText } from "./task-request-checks.js";
 import { assertKnownOwner, assertTaskRouting, DEFAULT_TASK_ROUTING, type TaskRouting } from "./task-routing-config.js";
 import type { TaskFilter, TaskStore } from "./task-store.js";
+import { assertTaskNo, assertTaskNoTimeZone, DEFAULT_TASK_NO_TIME_ZONE, formatTaskNo, taskNoDay } from "./task-no.js";
 
 export interface TaskServiceDeps {
   readonly store: TaskStore;
@@ -27,6 +28,11 @@ export interface TaskServiceDeps {
   readonly dispatcher?: TaskDispatcher;
   /** New replay ids. Default: random UUIDs. */
   readonly ids?: () => string;
+  /**
+   * The time zone whose day a task number carries (`T<yyyyMMdd><seq>`): an IANA name. Default
+   * `UTC`; the runner passes `tasks.taskNo.timeZone` (the airport's local day is what its users read).
+   */
+  readonly taskNoTimeZone?: string;
 }
 
 /** What a cancel asks: why, and the caller's request id (the idempotency key of its CANCELLED feedback). */
@@ -71,6 +77,7 @@ export class TaskService {
   readonly #logger: Logger;
   readonly #dispatcher: TaskDispatcher | undefined;
   readonly #ids: () => string;
+  readonly #taskNoTimeZone: string;
 
   constructor(deps: TaskServiceDeps) {
     this.#store = deps.store;
@@ -79,6 +86,8 @@ export class TaskService {
     this.#logger = deps.logger ?? silentLogger;
     this.#dispatcher = deps.dispatcher;
     this.#ids = deps.ids ?? (() => globalThis.crypto.randomUUID());
+    this.#taskNoTimeZone = deps.taskNoTimeZone ?? DEFAULT_TASK_NO_TIME_ZONE;
+    assertTaskNoTimeZone(this.#taskNoTimeZone);
     assertTaskRouting(this.#routing);
     if (this.#routing.mode === "topic-per-owner" && this.#routing.owners === undefined) {
       throw new MsgxError("CONFIG", "topic-per-owner task routing needs its owners: the relay has one target per known owner");
@@ -95,20 +104,28 @@ export class TaskService {
   }
 
   /**
-   * Records a task (CREATED). Repeating the same request returns the stored task
+   * Records a task (CREATED) under the next task number of the day (`T202607130001`, the day in
+   * `taskNoTimeZone`). Repeating the same request returns the stored task, number included
    * (`created: false`); reusing the id for a different request is a `CONFLICT`; an owner the
    * routing does not know is `UNKNOWN_OWNER`. With a dispatcher (and unless `dispatch: false`)
    * the task is due for the dispatch job at once.
    */
   async create(input: NewTask): Promise<{ readonly created: boolean; readonly task: TaskRecord }> {
     const now = this.#clock.now();
-    const fresh = newTaskRecord(input, now, this.#dispatcher !== undefined && input.dispatch !== false ? now : null);
-    assertKnownOwner(this.#routing, fresh.ownerService);
+    const day = taskNoDay(now, this.#taskNoTimeZone);
+    // Checked before the transaction, under a stand-in number: a refused request takes none.
+    const checked = newTaskRecord(input, now, formatTaskNo(day, 1), this.#dispatcher !== undefined && input.dispatch !== false ? now : null);
+    assertKnownOwner(this.#routing, checked.ownerService);
     return this.#store.transaction(async (tx) => {
-      if (await tx.insertTask(fresh)) return { created: true, task: fresh };
-      const stored = await tx.lockTask(fresh.taskId);
-      if (stored === undefined) throw new TaskRequestError("CONFLICT", `task ${fresh.taskId} vanished while being created`);
-      if (!sameTaskRequest(stored, fresh)) throw new TaskRequestError("CONFLICT", `task ${fresh.taskId} exists with other fields`);
+      // A repeat is answered before a number is taken, so repeats leave no gaps.
+      const prior = await tx.lockTask(checked.taskId);
+      if (prior === undefined) {
+        const fresh = { ...checked, taskNo: formatTaskNo(day, await tx.nextTaskSeq(day)) };
+        if (await tx.insertTask(fresh)) return { created: true, task: fresh };
+      }
+      const stored = prior ?? (await tx.lockTask(checked.taskId));
+      if (stored === undefined) throw new TaskRequestError("CONFLICT", `task ${checked.taskId} vanished while being created`);
+      if (!sameTaskRequest(stored, checked)) throw new TaskRequestError("CONFLICT", `task ${checked.taskId} exists with other fields`);
       return { created: false, task: stored };
     });
   }
@@ -335,6 +352,12 @@ export class TaskService {
 
   get(taskId: string): Promise<TaskRecord | undefined> {
     return this.#store.get(taskId);
+  }
+
+  /** The task with that number; a value that is no task number is `INVALID`. */
+  async getByTaskNo(taskNo: string): Promise<TaskRecord | undefined> {
+    assertTaskNo(taskNo);
+    return this.#store.getByTaskNo(taskNo);
   }
 
   /** Tasks by filter, ascending by taskId (the store's `list`). */

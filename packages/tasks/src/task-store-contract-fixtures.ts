@@ -1,7 +1,8 @@
 import { expect } from "vitest";
 import { isMsgxError, type Clock, type OutboxEvent } from "@msgx/core";
 import type { TaskFeedbackEntry } from "./task-feedback.js";
-import type { NewTask } from "./task-record.js";
+import { formatTaskNo } from "./task-no.js";
+import { newTaskRecord, type NewTask, type TaskRecord } from "./task-record.js";
 import type { TaskStore } from "./task-store.js";
 
 /** One fresh, empty store per test, and a view of the outbox rows it wrote. */
@@ -28,9 +29,20 @@ export const sampleNewTask = (taskId: string, extra: Partial<NewTask> = {}): New
   bizId: `LMS-BIZ-${taskId}`,
   externalSystem: "ACS",
   externalTaskType: "3",
-  payload: { to_material: "A,B,C", product_area: "BLK", startPointCode: "备货区起点", nested: { n: 1, list: [1, "二", null] } },
+  startPointCode: "备货区起点",
+  endPointCode: "机械手旁备货区终点",
+  vehicleCode: "纸管载具号-7",
+  payload: { to_material: "A,B,C", product_area: "BLK", nested: { n: 1, list: [1, "二", null] } },
   ...extra,
 });
+
+let lastFixtureSeq = 0;
+/**
+ * `newTaskRecord` under a number no other call of this process gives (day 1999-01-01, so never
+ * one the contract's own creates, on T0's day, take): stores refuse a taken task number.
+ */
+export const numberedTask = (input: NewTask, now: number, dispatchAt: number | null = null): TaskRecord =>
+  newTaskRecord(input, now, formatTaskNo("19990101", ++lastFixtureSeq), dispatchAt);
 
 /** A feedback log row (APPLIED FINISHED at T0 unless `extra` says otherwise). */
 export const feedbackEntry = (taskId: string, externalEventId: string, extra: Partial<TaskFeedbackEntry> = {}): TaskFeedbackEntry => ({

@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { evolveTask } from "./task-machine.js";
-import { newTaskRecord, TASK_STATUSES, TaskStatus, type TaskRecord } from "./task-record.js";
+import { TASK_STATUSES, TaskStatus, type TaskRecord } from "./task-record.js";
 import { TaskService } from "./task-service.js";
 import type { TaskStore } from "./task-store.js";
-import { clock, feedbackEntry, sampleNewTask, T0 } from "./task-store-contract-fixtures.js";
+import { clock, feedbackEntry, sampleNewTask, T0, numberedTask } from "./task-store-contract-fixtures.js";
 
 /**
  * The `TaskStore` contract's reads: the listing filters and the jobs' probes (dispatch, watchdog,
@@ -26,7 +26,7 @@ export function describeTaskStoreQueries(current: () => TaskStore): void {
         ["T-c", "WMS", T0 + 3],
         ["T-d", "LMS", T0 + 4],
       ] as const) {
-        await insert(newTaskRecord(sampleNewTask(id, { ownerService: owner }), at));
+        await insert(numberedTask(sampleNewTask(id, { ownerService: owner }), at));
       }
       const d = (await store.get("T-d"))!;
       await store.transaction((tx) => tx.updateTask(evolveTask(d, { type: "dispatched", externalTaskNo: "X" }, T0 + 10)));
@@ -39,12 +39,12 @@ export function describeTaskStoreQueries(current: () => TaskStore): void {
     });
 
     it("dueForDispatch: only CREATED tasks waiting for a dispatch and due, earliest first, at most limit", async () => {
-      await insert(newTaskRecord(sampleNewTask("D-late"), T0, T0 + 50));
-      await insert(newTaskRecord(sampleNewTask("D-b"), T0, T0 + 10));
-      await insert(newTaskRecord(sampleNewTask("D-a"), T0, T0 + 10));
-      await insert(newTaskRecord(sampleNewTask("D-manual"), T0, null));
-      await insert(newTaskRecord(sampleNewTask("D-future"), T0, T0 + 10_000));
-      const gone = newTaskRecord(sampleNewTask("D-done"), T0, T0);
+      await insert(numberedTask(sampleNewTask("D-late"), T0, T0 + 50));
+      await insert(numberedTask(sampleNewTask("D-b"), T0, T0 + 10));
+      await insert(numberedTask(sampleNewTask("D-a"), T0, T0 + 10));
+      await insert(numberedTask(sampleNewTask("D-manual"), T0, null));
+      await insert(numberedTask(sampleNewTask("D-future"), T0, T0 + 10_000));
+      const gone = numberedTask(sampleNewTask("D-done"), T0, T0);
       await insert(gone);
       await store.transaction((tx) => tx.updateTask(evolveTask(gone, { type: "executing" }, T0 + 1)));
       const ids = (tasks: readonly TaskRecord[]) => tasks.map((t) => t.taskId);
@@ -56,7 +56,7 @@ export function describeTaskStoreQueries(current: () => TaskStore): void {
 
     it("stalePendingCallbacks: pending tasks unchanged since updatedBefore and not alerted since alertedBefore, oldest first", async () => {
       const pendingAt = async (id: string, at: number, alertAt: number | null) => {
-        const t = newTaskRecord(sampleNewTask(id), T0);
+        const t = numberedTask(sampleNewTask(id), T0);
         await insert(t);
         let next = evolveTask(t, { type: "finished", eventId: `${id}#2`, reason: null }, at);
         await store.transaction((tx) => tx.updateTask(next));
@@ -68,7 +68,7 @@ export function describeTaskStoreQueries(current: () => TaskStore): void {
       await pendingAt("P-new", T0 + 5_000, null);
       await pendingAt("P-old", T0 + 1_000, null);
       await pendingAt("P-alerted", T0 + 500, T0 + 2_000);
-      await insert(newTaskRecord(sampleNewTask("P-created"), T0));
+      await insert(numberedTask(sampleNewTask("P-created"), T0));
       const ids = (tasks: readonly TaskRecord[]) => tasks.map((t) => t.taskId);
       expect(ids(await store.stalePendingCallbacks(T0 + 10_000, T0 + 10_000, 10))).toEqual(["P-old", "P-alerted", "P-new"]);
       expect(ids(await store.stalePendingCallbacks(T0 + 3_000, T0 + 1_000, 10))).toEqual(["P-old"]);
@@ -78,7 +78,7 @@ export function describeTaskStoreQueries(current: () => TaskStore): void {
     it("purgeFinished deletes only old FINISHED / CANCELLED / FAILED tasks with their log rows, oldest first, at most limit", async () => {
       const service = new TaskService({ store, clock });
       const finish = async (id: string, at: number, status: "FINISHED" | "CANCELLED" | "PENDING" | "FAILED") => {
-        const t = newTaskRecord(sampleNewTask(id), T0);
+        const t = numberedTask(sampleNewTask(id), T0);
         await insert(t);
         if (status === "FAILED") {
           await store.transaction((tx) => tx.updateTask(evolveTask(t, { type: "dispatchRefused", reason: "no" }, at)));
@@ -100,7 +100,7 @@ export function describeTaskStoreQueries(current: () => TaskStore): void {
       await finish("X-fail-old", T0 + 3, "FAILED");
       await finish("X-pending-old", T0 + 1, "PENDING");
       await finish("X-fin-new", T0 + 100, "FINISHED");
-      await insert(newTaskRecord(sampleNewTask("X-created"), T0));
+      await insert(numberedTask(sampleNewTask("X-created"), T0));
       expect(await store.purgeFinished(T0 + 50, 0)).toBe(0);
       expect(await store.purgeFinished(T0 + 50, Number.NaN)).toBe(0);
       expect(await store.purgeFinished(T0 + 50, 1.9)).toBe(1);
@@ -118,9 +118,9 @@ export function describeTaskStoreQueries(current: () => TaskStore): void {
 
     it("countByStatus counts the stored tasks per status, every status present", async () => {
       expect(Object.values(await store.countByStatus()).every((n) => n === 0)).toBe(true);
-      const a = newTaskRecord(sampleNewTask("C-a"), T0);
+      const a = numberedTask(sampleNewTask("C-a"), T0);
       await insert(a);
-      await insert(newTaskRecord(sampleNewTask("C-b"), T0));
+      await insert(numberedTask(sampleNewTask("C-b"), T0));
       await store.transaction((tx) => tx.updateTask(evolveTask(a, { type: "dispatchRefused", reason: "no" }, T0 + 1)));
       const counts = await store.countByStatus();
       expect(counts).toMatchObject({ CREATED: 1, FAILED: 1, DISPATCHED: 0, FINISHED: 0 });
@@ -128,9 +128,9 @@ export function describeTaskStoreQueries(current: () => TaskStore): void {
     });
 
     it("list filters by handlerCode, taskIds and callbackFailed", async () => {
-      await insert(newTaskRecord(sampleNewTask("L-1"), T0));
-      await insert(newTaskRecord(sampleNewTask("L-2", { handlerCode: "LMS_OTHER" }), T0));
-      const t3 = newTaskRecord(sampleNewTask("L-3"), T0);
+      await insert(numberedTask(sampleNewTask("L-1"), T0));
+      await insert(numberedTask(sampleNewTask("L-2", { handlerCode: "LMS_OTHER" }), T0));
+      const t3 = numberedTask(sampleNewTask("L-3"), T0);
       await insert(t3);
       const p3 = evolveTask(t3, { type: "finished", eventId: "L-3#2", reason: null }, T0 + 1);
       await store.transaction((tx) => tx.updateTask(p3));

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DeliveryStatus } from "@msgx/core";
+import { DeliveryStatus, MsgxError } from "@msgx/core";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import { evolveTask } from "./task-machine.js";
-import { newTaskRecord, TaskStatus, type TaskRecord } from "./task-record.js";
+import { TaskStatus, type TaskRecord } from "./task-record.js";
 import { DEFAULT_TASK_ROUTING, taskEventDraft } from "./task-routing-config.js";
 import { TaskService } from "./task-service.js";
 import type { TaskStore } from "./task-store.js";
-import { clock, expectMsgxError, feedbackEntry, sampleNewTask, T0, type TaskStoreContractSubject } from "./task-store-contract-fixtures.js";
+import { clock, expectMsgxError, feedbackEntry, sampleNewTask, T0, type TaskStoreContractSubject, numberedTask } from "./task-store-contract-fixtures.js";
 import { describeTaskStoreQueries } from "./task-store-queries.contract.js";
 
 /**
@@ -30,7 +30,7 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
     describeTaskStoreQueries(() => store);
 
     it("insertTask stores every field intact; a taken id returns false and changes nothing", async () => {
-      const task = newTaskRecord(sampleNewTask("T-1"), T0);
+      const task = numberedTask(sampleNewTask("T-1"), T0);
       expect(await insert(task)).toBe(true);
       expect(await store.get("T-1")).toEqual(task);
       expect(await insert({ ...task, bizId: "other" })).toBe(false);
@@ -40,7 +40,7 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
     });
 
     it("round-trips nulls, empty payloads and every status", async () => {
-      const base = newTaskRecord(sampleNewTask("T-2", { externalTaskType: null, payload: {} }), T0);
+      const base = numberedTask(sampleNewTask("T-2", { externalTaskType: null, payload: {} }), T0);
       await insert(base);
       expect(await store.get("T-2")).toEqual(base);
       let task = base;
@@ -60,7 +60,7 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
     });
 
     it("updateTask accepts only the stored version's successor; a refused update commits nothing", async () => {
-      const task = newTaskRecord(sampleNewTask("T-3"), T0);
+      const task = numberedTask(sampleNewTask("T-3"), T0);
       await insert(task);
       const next = evolveTask(task, { type: "dispatched", externalTaskNo: "ACS-3" }, T0 + 1);
       await expectMsgxError(
@@ -81,7 +81,7 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
     });
 
     it("the feedback log is unique on taskId + externalEventId + status", async () => {
-      await insert(newTaskRecord(sampleNewTask("T-4"), T0));
+      await insert(numberedTask(sampleNewTask("T-4"), T0));
       const a = feedbackEntry("T-4", "E-1");
       const b = feedbackEntry("T-4", "E-1", { status: "EXECUTING", eventId: null, outcome: "IGNORED", reason: "late" });
       await store.transaction(async (tx) => {
@@ -103,7 +103,7 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
     });
 
     it("a transaction that throws leaves nothing: no task change, no log rows, no outbox rows", async () => {
-      const task = newTaskRecord(sampleNewTask("T-5"), T0);
+      const task = numberedTask(sampleNewTask("T-5"), T0);
       await insert(task);
       const next = evolveTask(task, { type: "finished", eventId: "T-5#2", reason: null }, T0 + 1);
       const draft = taskEventDraft(next, "TASK_FINISHED", "E-5", DEFAULT_TASK_ROUTING, T0 + 1);
@@ -123,7 +123,7 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
     });
 
     it("a fenced transaction commits while its fence is the leadership epoch; after a takeover it is FENCED and writes nothing", async () => {
-      const task = newTaskRecord(sampleNewTask("T-F"), T0);
+      const task = numberedTask(sampleNewTask("T-F"), T0);
       const epoch = await subject.bumpEpoch();
       expect(await store.transaction((tx) => tx.insertTask(task), { fence: epoch })).toBe(true);
       expect(await store.get("T-F")).toEqual(task);
@@ -148,7 +148,7 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
     });
 
     it("a committed transaction shows the task, its log row and its PENDING outbox rows together", async () => {
-      const task = newTaskRecord(sampleNewTask("T-6"), T0);
+      const task = numberedTask(sampleNewTask("T-6"), T0);
       await insert(task);
       const next = evolveTask(task, { type: "finished", eventId: "T-6#2", reason: "ok" }, T0 + 5);
       const first = taskEventDraft(next, "TASK_FINISHED", "E-6", DEFAULT_TASK_ROUTING, T0 + 5);
@@ -173,7 +173,7 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
     });
 
     it("the callback log keeps every callback, repeats included, oldest first", async () => {
-      await insert(newTaskRecord(sampleNewTask("T-7"), T0));
+      await insert(numberedTask(sampleNewTask("T-7"), T0));
       const entry = (outcome: TaskCallbackEntry["outcome"], at: number): TaskCallbackEntry => ({
         taskId: "T-7",
         eventId: "T-7#2",
@@ -190,7 +190,7 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
     });
 
     it("lockTask serializes transactions on one task: the second sees the first's commit", async () => {
-      await insert(newTaskRecord(sampleNewTask("T-8"), T0));
+      await insert(numberedTask(sampleNewTask("T-8"), T0));
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
       let firstLocked!: () => void;
@@ -218,7 +218,7 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
     });
 
     it("round-trips the dispatch and watchdog fields and FAILED", async () => {
-      const base = newTaskRecord(sampleNewTask("T-11"), T0, T0 + 500);
+      const base = numberedTask(sampleNewTask("T-11"), T0, T0 + 500);
       await insert(base);
       expect(await store.get("T-11")).toEqual(base);
       const failed = evolveTask(base, { type: "dispatchFailed", error: "ACS 503 忙", nextDispatchAt: T0 + 2_500 }, T0 + 1_000);
@@ -229,7 +229,7 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
       await store.transaction((tx) => tx.updateTask(refused));
       expect(await store.get("T-11")).toEqual(refused);
       expect([refused.status, refused.nextDispatchAt, refused.statusReason]).toEqual([TaskStatus.FAILED, null, "unknown task type"]);
-      await insert(newTaskRecord(sampleNewTask("T-12"), T0));
+      await insert(numberedTask(sampleNewTask("T-12"), T0));
       const t12 = (await store.get("T-12"))!;
       const pending = evolveTask(t12, { type: "finished", eventId: "T-12#2", reason: null }, T0 + 1);
       const alerted = evolveTask(pending, { type: "callbackRedelivered" }, T0 + 9_000);
@@ -269,6 +269,42 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
       expect([ok.entry.outcome, again.entry.outcome, again.task.status]).toEqual(["APPLIED", "DUPLICATE", TaskStatus.FINISHED]);
       expect(await store.feedback("T-9")).toHaveLength(2);
       expect(await store.callbacks("T-9")).toHaveLength(2);
+    });
+
+    it("nextTaskSeq counts per day from 1 and a rolled-back count is not seen twice; getByTaskNo finds a task; a taken number fails the transaction", async () => {
+      expect(await store.transaction(async (tx) => [await tx.nextTaskSeq("20260713"), await tx.nextTaskSeq("20260713"), await tx.nextTaskSeq("20260714")])).toEqual([1, 2, 1]);
+      await expectMsgxError(
+        store.transaction(async (tx) => {
+          await tx.nextTaskSeq("20260713");
+          throw new MsgxError("INFRA", "rolled back");
+        }),
+        ["INFRA"],
+      );
+      const third = await store.transaction((tx) => tx.nextTaskSeq("20260713"));
+      expect([3, 4]).toContain(third);
+      const task = numberedTask(sampleNewTask("T-N1"), T0);
+      await insert(task);
+      expect(await store.getByTaskNo(task.taskNo)).toEqual(task);
+      expect(await store.getByTaskNo("T199901019999")).toBeUndefined();
+      await expectMsgxError(insert({ ...numberedTask(sampleNewTask("T-N2"), T0), taskNo: task.taskNo }), ["INFRA", "CONFLICT"]);
+      expect(await store.get("T-N2")).toBeUndefined();
+    });
+
+    it("through TaskService: concurrent creates get distinct numbers of the day in the seed's form; a repeat keeps its number; the day is the zone's", async () => {
+      let now = Date.UTC(2026, 6, 12, 17, 0, 0); // 2026-07-13 01:00 in Asia/Shanghai, still the 12th in UTC
+      const service = new TaskService({ store, clock: { now: () => now, monotonic: () => 0 }, taskNoTimeZone: "Asia/Shanghai" });
+      const ids = Array.from({ length: 6 }, (_, i) => `T-C${i}`);
+      const created = await Promise.all(ids.map((id) => service.create(sampleNewTask(id))));
+      const numbers = created.map((c) => c.task.taskNo);
+      expect([...numbers].sort()).toEqual(["T202607130001", "T202607130002", "T202607130003", "T202607130004", "T202607130005", "T202607130006"]);
+      const repeat = await service.create(sampleNewTask("T-C3"));
+      expect([repeat.created, repeat.task.taskNo]).toEqual([false, numbers[3]]);
+      expect((await service.getByTaskNo(numbers[3]!))?.taskId).toBe("T-C3");
+      expect((await store.get("T-C3"))?.taskNo).toBe(numbers[3]);
+      now = Date.UTC(2026, 6, 13, 16, 0, 0); // 2026-07-14 00:00 in Asia/Shanghai
+      expect((await service.create(sampleNewTask("T-C9"))).task.taskNo).toBe("T202607140001");
+      const utc = new TaskService({ store, clock: { now: () => now, monotonic: () => 0 } });
+      expect((await utc.create(sampleNewTask("T-C10"))).task.taskNo).toBe("T202607130007");
     });
 
     it("through TaskService: concurrent FINISHED reports publish exactly one event", async () => {

@@ -15,7 +15,14 @@ export interface TaskTx {
    * other's commit). Undefined when there is no such task.
    */
   lockTask(taskId: string): Promise<TaskRecord | undefined>;
-  /** Inserts a new task; returns false and writes nothing when the id is taken. */
+  /**
+   * The next number of `day` (`yyyyMMdd`) for a task number: 1 for a day's first, then one more
+   * each time, never the same twice for one day, however many transactions ask at once (a second
+   * one waits for the first to end). A rolled-back transaction may give its number back or leave
+   * a gap.
+   */
+  nextTaskSeq(day: string): Promise<number>;
+  /** Inserts a new task; returns false and writes nothing when the id is taken. A taken `taskNo` fails the transaction (`MsgxError`). */
   insertTask(task: TaskRecord): Promise<boolean>;
   /**
    * Replaces the stored task with `task`, which must be the stored one's successor
@@ -82,6 +89,8 @@ export interface TaskFilter {
 export interface TaskStore {
   transaction<T>(fn: (tx: TaskTx) => Promise<T>, options?: TaskTransactionOptions): Promise<T>;
   get(taskId: string): Promise<TaskRecord | undefined>;
+  /** The task with that number (`T202607130001`), if any. */
+  getByTaskNo(taskNo: string): Promise<TaskRecord | undefined>;
   list(filter: TaskFilter): Promise<readonly TaskRecord[]>;
   /** The feedback log of a task, oldest first. */
   feedback(taskId: string): Promise<readonly TaskFeedbackEntry[]>;

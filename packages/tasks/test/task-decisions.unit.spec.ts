@@ -9,7 +9,7 @@ const T0 = Date.UTC(2026, 6, 13, 8);
 const task = (status: TaskStatus, lastEventId: string | null = null): TaskRecord => ({
   ...newTaskRecord(
     { taskId: "T1", ownerService: "LMS", handlerCode: "LMS_SLITTER_DOWN_AGV", bizType: "SLITTER_DOWN", bizId: "B1", externalSystem: "ACS", payload: { to_material: "A" } },
-    T0,
+    T0, "T202607130001",
   ),
   status,
   version: 3,

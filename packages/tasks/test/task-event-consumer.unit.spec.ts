@@ -16,7 +16,7 @@ const POLICY = { maxAttempts: 3, initialBackoffMs: 1_000, backoffMultiplier: 2, 
 
 const event = (taskId: string, handlerCode = "LMS_STOCK_AREA_CALL_TUBE", eventType: TaskEventMessage["eventType"] = "TASK_FINISHED"): TaskEventMessage =>
   taskEventMessage(
-    { ...newTaskRecord({ taskId, ownerService: "LMS", handlerCode, bizType: "B", bizId: `B-${taskId}`, externalSystem: "ACS" }, 0), version: 2 },
+    { ...newTaskRecord({ taskId, ownerService: "LMS", handlerCode, bizType: "B", bizId: `B-${taskId}`, externalSystem: "ACS" }, 0, "T202607130001"), version: 2 },
     eventType,
     "ACS-E1",
     0,

@@ -7,7 +7,7 @@ import { FINAL_TASK_STATUSES, newTaskRecord, TASK_STATUSES, TaskStatus, type Tas
 const T0 = Date.UTC(2026, 6, 13);
 const created = newTaskRecord(
   { taskId: "T1", ownerService: "LMS", handlerCode: "LMS_STOCK_AREA_CALL_TUBE", bizType: "STOCK_AREA_CALL_TUBE", bizId: "B1", externalSystem: "ACS" },
-  T0,
+  T0, "T202607130001",
 );
 const at = (status: TaskStatus): TaskRecord => ({ ...created, status, lastEventId: "T1#1" });
 
@@ -61,7 +61,7 @@ describe("task state machine", () => {
   });
 
   it("dispatch: a failure spends an attempt and stays CREATED; a refusal is FAILED with the reason; acceptance ends the wait", () => {
-    const waiting = newTaskRecord({ taskId: "T1", ownerService: "LMS", handlerCode: "H", bizType: "B", bizId: "B1", externalSystem: "ACS" }, T0, T0);
+    const waiting = newTaskRecord({ taskId: "T1", ownerService: "LMS", handlerCode: "H", bizType: "B", bizId: "B1", externalSystem: "ACS" }, T0, "T202607130001", T0);
     const failed = evolveTask(waiting, { type: "dispatchFailed", error: "busy", nextDispatchAt: T0 + 2_000 }, T0 + 1);
     expect([failed.status, failed.dispatchAttempts, failed.nextDispatchAt, failed.dispatchError]).toEqual([TaskStatus.CREATED, 1, T0 + 2_000, "busy"]);
     const accepted = evolveTask(failed, { type: "dispatched", externalTaskNo: "ACS-1", attempted: true }, T0 + 2_000);

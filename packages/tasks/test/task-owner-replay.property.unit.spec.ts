@@ -54,7 +54,7 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
 
 const finalEvent = (i: number, cancelled: boolean): TaskEventMessage =>
   taskEventMessage(
-    { ...newTaskRecord({ taskId: `T${i}`, ownerService: "LMS", handlerCode: "LMS_H", bizType: "B", bizId: `B${i}`, externalSystem: "ACS" }, 0), version: 9 },
+    { ...newTaskRecord({ taskId: `T${i}`, ownerService: "LMS", handlerCode: "LMS_H", bizType: "B", bizId: `B${i}`, externalSystem: "ACS" }, 0, "T202607130001"), version: 9 },
     cancelled ? "TASK_CANCELLED" : "TASK_FINISHED",
     "ACS-final",
     0,

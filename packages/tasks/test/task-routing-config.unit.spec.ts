@@ -24,7 +24,7 @@ const PER_OWNER: TaskRouting = { mode: "topic-per-owner", topicPattern: "{owner}
 const T0 = Date.UTC(2026, 6, 13);
 const message = (owner = "LMS", extra: Partial<TaskEventMessage> = {}): TaskEventMessage => ({
   ...taskEventMessage(
-    { ...newTaskRecord({ taskId: "T1", ownerService: owner, handlerCode: "LMS_STOCK_AREA_CALL_TUBE", bizType: "B", bizId: "B1", externalSystem: "ACS" }, T0), version: 2, statusReason: null },
+    { ...newTaskRecord({ taskId: "T1", ownerService: owner, handlerCode: "LMS_STOCK_AREA_CALL_TUBE", bizType: "B", bizId: "B1", externalSystem: "ACS" }, T0, "T202607130001"), version: 2, statusReason: null },
     "TASK_FINISHED",
     "ACS-E1",
     T0,
@@ -64,7 +64,7 @@ describe("owner routing", () => {
   });
 
   it("a task event draft carries owner, event type and handler code, and its delivered record has them", async () => {
-    const task = { ...newTaskRecord({ taskId: "T1", ownerService: "LMS", handlerCode: "LMS_STOCK_AREA_CALL_TUBE", bizType: "B", bizId: "B1", externalSystem: "ACS" }, T0), version: 2, statusReason: null };
+    const task = { ...newTaskRecord({ taskId: "T1", ownerService: "LMS", handlerCode: "LMS_STOCK_AREA_CALL_TUBE", bizType: "B", bizId: "B1", externalSystem: "ACS" }, T0, "T202607130001"), version: 2, statusReason: null };
     const draft = taskEventDraft(task, "TASK_FINISHED", "ACS-E1", DEFAULT_TASK_ROUTING, T0);
     const task3 = { [TaskEventHeader.OWNER]: "LMS", [TaskEventHeader.TASK_EVENT]: "TASK_FINISHED", [TaskEventHeader.HANDLER_CODE]: "LMS_STOCK_AREA_CALL_TUBE" };
     expect(draft.headers).toEqual(task3);

@@ -5,6 +5,7 @@ import { sampleNewTask } from "../src/task-store-contract-fixtures.js";
 import { isTaskRequestError } from "../src/task-request-error.js";
 import { TaskStatus } from "../src/task-record.js";
 import { TaskService } from "../src/task-service.js";
+import { formatTaskNo, TASK_NO_PATTERN, taskNoDay } from "../src/task-no.js";
 import { InMemoryPipelineStore } from "@msgx/core/fakes";
 import { ManualClock } from "@msgx/core/fakes";
 
@@ -43,6 +44,29 @@ describe("TaskService", () => {
   it("a repeated create with the same fields (any key order) returns the stored task", async () => {
     const again = await service.create({ ...sampleNewTask("T1"), payload: Object.fromEntries(Object.entries(sampleNewTask("T1").payload ?? {}).reverse()) });
     expect(again.created).toBe(false);
+  });
+
+  it("the seed's places (start, end, vehicle) are checked, stored, part of the request's identity and in the task's events", async () => {
+    expect(await refusal(service.create(sampleNewTask("T2", { startPointCode: "" })))).toBe("INVALID");
+    expect(await refusal(service.create(sampleNewTask("T2", { endPointCode: "x".repeat(129) })))).toBe("INVALID");
+    expect(await refusal(service.create(sampleNewTask("T2", { vehicleCode: 7 as unknown as string })))).toBe("INVALID");
+    expect(await refusal(service.create(sampleNewTask("T1", { vehicleCode: "another" })))).toBe("CONFLICT");
+    const { task } = await service.create(sampleNewTask("T3", { startPointCode: "A-01", endPointCode: "B-02", vehicleCode: null }));
+    expect([task.startPointCode, task.endPointCode, task.vehicleCode, task.taskNo]).toEqual(["A-01", "B-02", null, "T202603050002"]);
+    await service.feedback({ taskId: "T3", externalEventId: "E1", status: "FINISHED" });
+    const event = pipeline.tables.events.at(-1)!.payload as Record<string, unknown>;
+    expect([event["taskNo"], event["startPointCode"], event["endPointCode"], event["vehicleCode"]]).toEqual(["T202603050002", "A-01", "B-02", null]);
+  });
+
+  it("task numbers: T + the day + 4 digits, wider past 9999; a malformed number is INVALID on lookup", async () => {
+    expect([formatTaskNo("20260713", 1), formatTaskNo("20260713", 9_999), formatTaskNo("20260713", 10_000)]).toEqual(["T202607130001", "T202607139999", "T2026071310000"]);
+    expect(TASK_NO_PATTERN.test("T2026071310000")).toBe(true);
+    expect(taskNoDay(Date.UTC(2026, 6, 12, 16, 0), "Asia/Shanghai")).toBe("20260713");
+    expect(taskNoDay(Date.UTC(2026, 6, 12, 15, 59, 59, 999), "Asia/Shanghai")).toBe("20260712");
+    expect(() => new TaskService({ store, clock, taskNoTimeZone: "Mars/Olympus" })).toThrow(/not a time zone/);
+    expect(await refusal(service.getByTaskNo("T2026"))).toBe("INVALID");
+    expect(await service.getByTaskNo("T202603059999")).toBeUndefined();
+    expect((await service.getByTaskNo("T202603050001"))?.taskId).toBe("T1");
   });
 
   it("markDispatched is idempotent and refuses another external number", async () => {

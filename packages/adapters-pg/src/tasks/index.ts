@@ -10,6 +10,7 @@ export type {
   TaskFeedbackTable,
   TaskCallbackTable,
   TaskReplayTable,
+  TaskNoSeqTable,
   TaskEventConsumeLogTable,
   TaskRoutingDatabase,
   TaskConsumeLogDatabase,
@@ -20,4 +21,5 @@ export type {
 export { TASK_ROUTING_MIGRATIONS } from "./task-routing-migrations.js";
 export { taskRoutingMigration, taskConsumeLogMigration } from "./0006-task-routing.js";
 export { taskRoutingServiceMigration } from "./0016-task-routing-service.js";
+export { taskNumbersMigration } from "./0024-task-numbers.js";
 export { taskConsumeLogPurgeMigration } from "./0017-task-consume-log-purge.js";

@@ -5,7 +5,7 @@ import { pgCall } from "../pg-error-map.js";
 import { pgTransaction } from "../pg-transaction.js";
 import { insertEvents } from "../queries/msg-event.js";
 import { holdFence } from "../queries/pipeline-epoch.js";
-import { countTasksByStatus, dueForDispatch, findFeedback, getReplay, getTask, insertCallback, insertFeedback, insertReplay, insertTask, listCallbacks, listFeedback, listTasks, lockTask, purgeFinishedTasks, stalePendingCallbacks, updateTask } from "./task-queries.js";
+import { countTasksByStatus, dueForDispatch, findFeedback, getReplay, getTask, getTaskByNo, insertCallback, insertFeedback, insertReplay, insertTask, listCallbacks, listFeedback, listTasks, lockTask, nextTaskSeq, purgeFinishedTasks, stalePendingCallbacks, updateTask } from "./task-queries.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 
 export interface PgTaskStoreOptions {
@@ -44,6 +44,10 @@ export class PgTaskStore implements TaskStore {
 
   get(taskId: string): Promise<TaskRecord | undefined> {
     return pgCall("task get", () => getTask(this.#db, taskId));
+  }
+
+  getByTaskNo(taskNo: string): Promise<TaskRecord | undefined> {
+    return pgCall("task get by number", () => getTaskByNo(this.#db, taskNo));
   }
 
   list(filter: TaskFilter): Promise<readonly TaskRecord[]> {
@@ -95,6 +99,10 @@ class PgTaskTx implements TaskTx {
 
   lockTask(taskId: string): Promise<TaskRecord | undefined> {
     return pgCall("task lock", () => lockTask(this.#trx, taskId));
+  }
+
+  nextTaskSeq(day: string): Promise<number> {
+    return pgCall("task number", () => nextTaskSeq(this.#trx, day));
   }
 
   insertTask(task: TaskRecord): Promise<boolean> {

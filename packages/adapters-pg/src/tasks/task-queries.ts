@@ -9,14 +9,26 @@ export async function countTasksByStatus(db: QueryExecutorProvider): Promise<{ s
   return rows.map((r) => ({ status: r.status, n: Number(r.n) }));
 }
 
-/** Inserts the task unless its id is taken; true when it was inserted. */
+/**
+ * The next sequence number of `day`: the counter row is created or bumped in one statement, and
+ * its row lock (held to COMMIT) makes a concurrent create of the same day wait and count on.
+ */
+export async function nextTaskSeq(db: QueryExecutorProvider, day: string): Promise<number> {
+  const { rows } = await sql<{ last_seq: number }>`
+    INSERT INTO task_no_seq AS s (day, last_seq) VALUES (${day}, 1)
+    ON CONFLICT (day) DO UPDATE SET last_seq = s.last_seq + 1
+    RETURNING last_seq`.execute(db);
+  return Number(rows[0]!.last_seq);
+}
+
+/** Inserts the task unless its id is taken; true when it was inserted. A taken task number is a unique violation. */
 export async function insertTask(db: QueryExecutorProvider, t: TaskRecord): Promise<boolean> {
   const { rows } = await sql<{ task_id: string }>`
-    INSERT INTO task_task (task_id, owner_service, handler_code, biz_type, biz_id, external_system, external_task_type,
+    INSERT INTO task_task (task_id, task_no, start_point_code, end_point_code, vehicle_code, owner_service, handler_code, biz_type, biz_id, external_system, external_task_type,
                            external_task_no, payload, status, version, last_event_id, status_reason, callback_error,
                            dispatch_attempts, next_dispatch_at, dispatch_error, callback_alerts, callback_alert_at,
                            created_at, updated_at)
-    VALUES (${t.taskId}, ${t.ownerService}, ${t.handlerCode}, ${t.bizType}, ${t.bizId}, ${t.externalSystem},
+    VALUES (${t.taskId}, ${t.taskNo}, ${t.startPointCode}, ${t.endPointCode}, ${t.vehicleCode}, ${t.ownerService}, ${t.handlerCode}, ${t.bizType}, ${t.bizId}, ${t.externalSystem},
             ${t.externalTaskType}, ${t.externalTaskNo}, ${json(t.payload)}::jsonb, ${t.status}, ${t.version},
             ${t.lastEventId}, ${t.statusReason}, ${t.callbackError}, ${t.dispatchAttempts}, ${atOrNull(t.nextDispatchAt)},
             ${t.dispatchError}, ${t.callbackAlerts}, ${atOrNull(t.callbackAlertAt)}, ${at(t.createdAt)}, ${at(t.updatedAt)})
@@ -27,6 +39,11 @@ export async function insertTask(db: QueryExecutorProvider, t: TaskRecord): Prom
 
 export async function getTask(db: QueryExecutorProvider, taskId: string): Promise<TaskRecord | undefined> {
   const { rows } = await sql<TaskRow>`SELECT ${sql.raw(TASK_COLUMNS)} FROM task_task WHERE task_id = ${taskId}`.execute(db);
+  return rows[0] === undefined ? undefined : taskFromRow(rows[0]);
+}
+
+export async function getTaskByNo(db: QueryExecutorProvider, taskNo: string): Promise<TaskRecord | undefined> {
+  const { rows } = await sql<TaskRow>`SELECT ${sql.raw(TASK_COLUMNS)} FROM task_task WHERE task_no = ${taskNo}`.execute(db);
   return rows[0] === undefined ? undefined : taskFromRow(rows[0]);
 }
 

@@ -1,6 +1,7 @@
 import type { MigrationSet } from "../migrations/migrate.js";
 import { taskRoutingMigration } from "./0006-task-routing.js";
 import { taskRoutingServiceMigration } from "./0016-task-routing-service.js";
+import { taskNumbersMigration } from "./0024-task-numbers.js";
 
 /**
  * The task service's tables (seed 001; they write `msg_event`), for the database that hosts it:
@@ -13,5 +14,7 @@ export const TASK_ROUTING_MIGRATIONS: MigrationSet = {
     "0006_task_routing": taskRoutingMigration,
     // FAILED, dispatch bookkeeping, watchdog alerts, the dispatch and purge probes, the replay audit.
     "0016_task_routing_service": taskRoutingServiceMigration,
+    // taskNo and its per-day counter; the seed's start / end point and vehicle.
+    "0024_task_numbers": taskNumbersMigration,
   },
 };

@@ -6,12 +6,13 @@ import type { TaskCallbackTable, TaskEventConsumeLogTable, TaskFeedbackTable, Ta
 /** `task_task` as the driver returns it. */
 export type TaskRow = DriverRow<TaskTaskTable>;
 
-export const TASK_COLUMNS = `task_id, owner_service, handler_code, biz_type, biz_id, external_system, external_task_type,
+export const TASK_COLUMNS = `task_id, task_no, start_point_code, end_point_code, vehicle_code, owner_service, handler_code, biz_type, biz_id, external_system, external_task_type,
   external_task_no, payload, status, version, last_event_id, status_reason, callback_error, dispatch_attempts,
   next_dispatch_at, dispatch_error, callback_alerts, callback_alert_at, created_at, updated_at`;
 
 export const taskFromRow = (r: TaskRow): TaskRecord => ({
   taskId: r.task_id,
+  taskNo: r.task_no,
   ownerService: r.owner_service,
   handlerCode: r.handler_code,
   bizType: r.biz_type,
@@ -19,6 +20,9 @@ export const taskFromRow = (r: TaskRow): TaskRecord => ({
   externalSystem: r.external_system,
   externalTaskType: r.external_task_type,
   externalTaskNo: r.external_task_no,
+  startPointCode: r.start_point_code,
+  endPointCode: r.end_point_code,
+  vehicleCode: r.vehicle_code,
   payload: r.payload as TaskRecord["payload"],
   status: r.status as TaskRecord["status"],
   version: toNumber(r.version),

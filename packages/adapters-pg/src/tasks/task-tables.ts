@@ -7,6 +7,8 @@ type Count = ColumnType<number, number | undefined, number>;
 /** `task_task` (migrations `taskRoutingMigration`, then `taskRoutingServiceMigration`). */
 export interface TaskTaskTable {
   task_id: string;
+  /** `T` + day + sequence (migration `0024_task_numbers`). */
+  task_no: string;
   owner_service: string;
   handler_code: string;
   biz_type: string;
@@ -14,6 +16,9 @@ export interface TaskTaskTable {
   external_system: string;
   external_task_type: string | null;
   external_task_no: string | null;
+  start_point_code: string | null;
+  end_point_code: string | null;
+  vehicle_code: string | null;
   payload: Jsonb;
   /** A `TaskStatus` of core. */
   status: string;
@@ -52,6 +57,12 @@ export interface TaskCallbackTable {
   outcome: string;
   reason: string | null;
   received_at: Timestamp;
+}
+
+/** `task_no_seq`: the last task number given out per day (`yyyyMMdd`). */
+export interface TaskNoSeqTable {
+  day: string;
+  last_seq: number;
 }
 
 /** `task_replay`: the audit of an operator's replay. */
@@ -93,6 +104,7 @@ export interface TaskRoutingDatabase {
   task_feedback: TaskFeedbackTable;
   task_callback: TaskCallbackTable;
   task_replay: TaskReplayTable;
+  task_no_seq: TaskNoSeqTable;
 }
 
 /**

@@ -65,7 +65,7 @@ const SAMPLE: { readonly [T in TaskTransition["type"]]: Extract<TaskTransition, 
   replayed: { type: "replayed" },
   callbackRedelivered: { type: "callbackRedelivered" },
 };
-const created = newTaskRecord({ taskId: "T1", ownerService: "LMS", handlerCode: "LMS_MOVE", bizType: "MOVE", bizId: "B1", externalSystem: "ACS" }, 1_000);
+const created = newTaskRecord({ taskId: "T1", ownerService: "LMS", handlerCode: "LMS_MOVE", bizType: "MOVE", bizId: "B1", externalSystem: "ACS" }, 1_000, "T202607130001");
 
 describe(`${DOC} "States and transitions" holds for the state machine and cites tests that exist`, () => {
   it("has the table, each row naming a status, an input, a transition (or none), a status, a file and titles (or none, none)", () => {

@@ -224,14 +224,14 @@ describe("the event schemas", () => {
     fcTest.prop([arbTask, fc.constantFrom(...Object.values(TaskEventType)), fc.string({ minLength: 1 }), fc.integer({ min: 0, max: 4_102_444_800_000 }), arbExtras])(
       "the message of any task and transition validates",
       (input, type, externalEventId, at, extras) => {
-        const message = taskEventMessage(newTaskRecord(input, at), type, externalEventId, at, extras);
+        const message = taskEventMessage(newTaskRecord(input, at, "T202607130001"), type, externalEventId, at, extras);
         expect(schemaErrors("task-event", message)).toEqual([]);
         expectComplete("task-event", message);
       },
     );
 
     const valid = taskEventMessage(
-      newTaskRecord({ taskId: "T1", ownerService: "LMS", handlerCode: "H1", bizType: "B", bizId: "1", externalSystem: "ACS" }, 0),
+      newTaskRecord({ taskId: "T1", ownerService: "LMS", handlerCode: "H1", bizType: "B", bizId: "1", externalSystem: "ACS" }, 0, "T202607130001"),
       TaskEventType.TASK_FINISHED, "fb-1", 0,
     );
     it.each([

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { isTaskRequestError, TaskService, type TaskReplayFilter, type TaskReplayResult } from "@msgx/tasks";
+import { isTaskRequestError, TaskService, type TaskRecord, type TaskReplayFilter, type TaskReplayResult } from "@msgx/tasks";
 import { MsgxError, systemClock } from "@msgx/core";
 import { taskRouting } from "../config/tasks-schema.js";
 import { createLogger } from "../logging.js";
@@ -16,6 +16,8 @@ interface Flags extends CommonFlags {
 /** What the commands do, over a running runner's `/task/v1` or over the task store directly. */
 interface TaskCommandsApi {
   show(taskId: string): Promise<TaskView | undefined>;
+  /** The same by task number (`T202607130001`). */
+  showByNo(taskNo: string): Promise<TaskView | undefined>;
   replay(filter: TaskReplayFilter, by: string, reason: string, dryRun: boolean): Promise<TaskReplayResult>;
 }
 
@@ -26,6 +28,7 @@ async function withApi(flags: Flags, fn: (api: TaskCommandsApi) => Promise<unkno
     printJson(
       await fn({
         show: (id) => call<TaskView>("GET", `/task/v1/tasks/${encodeURIComponent(id)}`),
+        showByNo: (no) => call<TaskView>("GET", `/task/v1/tasks/by-no/${encodeURIComponent(no)}`),
         replay: async (filter, by, reason, dryRun) => (await call<TaskReplayResult>("POST", "/task/v1/replay", { ...filter, by, reason, dryRun }))!,
       }),
     );
@@ -35,12 +38,12 @@ async function withApi(flags: Flags, fn: (api: TaskCommandsApi) => Promise<unkno
   try {
     // No dispatcher: neither command calls the executing system. A replay's events wait in the outbox for the running runner's relay.
     const service = new TaskService({ store: parts.tasks, clock: systemClock, routing: taskRouting(config.tasks) });
+    const view = async (task: TaskRecord | undefined): Promise<TaskView | undefined> =>
+      task && { task, feedback: await parts.tasks.feedback(task.taskId), callbacks: await parts.tasks.callbacks(task.taskId) };
     printJson(
       await fn({
-        show: async (id) => {
-          const task = await service.get(id);
-          return task && { task, feedback: await parts.tasks.feedback(id), callbacks: await parts.tasks.callbacks(id) };
-        },
+        show: async (id) => view(await service.get(id)),
+        showByNo: async (no) => view(await service.getByTaskNo(no)),
         replay: (filter, by, reason, dryRun) => service.replay(filter, { by, reason, dryRun }),
       }),
     );
@@ -64,8 +67,11 @@ const sub = (parent: Command, name: string, description: string): Command => rem
 export function registerTasksCommands(program: Command): void {
   const tasks = program.command("tasks").description("task-event routing: show a task, replay dead owner events");
   sub(tasks, "show", "one task with its feedback and callback logs")
-    .argument("<taskId>")
-    .action((id: string, flags: Flags) => withApi(flags, async (api) => (await api.show(id)) ?? { error: `no task ${id}` }));
+    .argument("<taskId>", "the task's id (or, with --by-no, its number)")
+    .option("--by-no", "the argument is the task number (T202607130001), not the task id")
+    .action((id: string, flags: Flags & { byNo?: boolean }) =>
+      withApi(flags, async (api) => (flags.byNo ? await api.showByNo(id) : await api.show(id)) ?? { error: flags.byNo ? `no task numbered ${id}` : `no task ${id}` }),
+    );
   sub(tasks, "replay", "publish again the last event of tasks whose owner reported it dead (preflight with --dry-run)")
     .option("--task <taskId>", "a task to replay (repeatable)", collect, [])
     .option("--owner <owner>", "every dead event of this owner service")

@@ -1,4 +1,4 @@
-import { assertTaskRouting, isRoutingCode, type TaskRouting } from "@msgx/tasks";
+import { assertTaskNoTimeZone, assertTaskRouting, isRoutingCode, type TaskRouting } from "@msgx/tasks";
 import { isMsgxError } from "@msgx/core";
 import { z } from "zod";
 import { httpUrl } from "./reliable-schema.js";
@@ -72,6 +72,29 @@ export const tasksSection = z
       .prefault({}),
     /** Period of the dispatch and watchdog steps. */
     jobIntervalMs: positive(1_000),
+    taskNo: z
+      .object({
+        /**
+         * The IANA time zone whose day a task number carries (`T<yyyyMMdd><seq>`). Default: this
+         * machine's (`TZ`, else the system's), which at an airport is its local day.
+         */
+        timeZone: z
+          .string()
+          .default(() => Intl.DateTimeFormat().resolvedOptions().timeZone)
+          .refine(
+            (zone) => {
+              try {
+                assertTaskNoTimeZone(zone);
+                return true;
+              } catch {
+                return false;
+              }
+            },
+            { message: "not a time zone: give an IANA name such as Asia/Shanghai, or UTC" },
+          ),
+      })
+      .strict()
+      .prefault({}),
     retention: z
       .object({
         /** FINISHED, CANCELLED and FAILED tasks are purged (with their feedback and callback logs) this long after their last change. */

@@ -1,4 +1,4 @@
-import { TaskCallbackResult, TaskFeedbackStatus, TaskStatus, type TaskReplayResult } from "@msgx/tasks";
+import { TASK_NO_PATTERN, TaskCallbackResult, TaskFeedbackStatus, TaskStatus, type TaskReplayResult } from "@msgx/tasks";
 import { z } from "zod";
 import { callbackRefused, type TaskApi } from "../tasks/task-api.js";
 import { requireBearer } from "./bearer-token.js";
@@ -10,9 +10,18 @@ import { decimal, routeName } from "./zod-validation.js";
 
 const text = z.string().nullish();
 const required = (name: string) => z.string({ error: `${name} is required (a string)` });
+/** One of the seed's places (a point or vehicle code): a string of 1..128 characters, or absent / null. */
+const place = (name: string) =>
+  z
+    .string({ error: `${name} must be a string of 1..128 characters` })
+    .min(1, `${name} must be a string of 1..128 characters`)
+    .max(128, `${name} must be a string of 1..128 characters`)
+    .nullish();
+const jsonObject = (name: string) => z.record(z.string(), z.unknown(), { error: `${name} must be a JSON object` }).nullish();
 
 /**
- * The body of a create (the seed's `createTask`). Types are checked here; the patterns and lengths
+ * The body of a create: the seed's `createTask` body (its places and `requestPayload` included)
+ * plus `taskId`, the caller's idempotency key. Types are checked here; the patterns and lengths
  * are the service's (`newTaskRecord`), answered 400 INVALID. Unknown keys are refused.
  */
 const createBody = z
@@ -24,11 +33,20 @@ const createBody = z
     bizId: required("bizId"),
     externalSystem: required("externalSystem"),
     externalTaskType: text,
-    payload: z.record(z.string(), z.unknown(), { error: "payload must be a JSON object" }).nullish(),
+    /** Where the executing system starts (the seed's `startPointCode`). */
+    startPointCode: place("startPointCode"),
+    /** Where it ends (`endPointCode`). */
+    endPointCode: place("endPointCode"),
+    /** The vehicle or carrier it moves (`vehicleCode`). */
+    vehicleCode: place("vehicleCode"),
+    payload: jsonObject("payload"),
+    /** The seed's name of `payload`; one of the two at most. */
+    requestPayload: jsonObject("requestPayload"),
     /** false: the caller dispatches the task itself and reports `/dispatched`. */
     dispatch: z.boolean().nullish(),
   })
-  .strict();
+  .strict()
+  .refine((b) => !(b.payload && b.requestPayload), { message: "payload and requestPayload are the same field: send one", path: ["requestPayload"] });
 const feedbackBody = z
   .object({
     externalEventId: required("externalEventId"),
@@ -80,6 +98,8 @@ const listQuery = z.object({
 });
 /** A task id (core's `assertTaskId`: at most 128 characters). */
 const idParams = z.object({ id: routeName(128) });
+/** A task number (`T202607130001`). */
+const taskNoParams = z.object({ taskNo: z.string().regex(TASK_NO_PATTERN, "must be a task number: T, a day yyyyMMdd and a sequence of 4 or more digits (T202607130001)") });
 
 const orUndefined = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
 
@@ -115,7 +135,10 @@ export function registerTaskRoutes(app: HttpApp, api: TaskApi, token: string | u
       bizId: b.bizId,
       externalSystem: b.externalSystem,
       externalTaskType: orUndefined(b.externalTaskType),
-      ...(b.payload ? { payload: b.payload } : {}),
+      startPointCode: orUndefined(b.startPointCode),
+      endPointCode: orUndefined(b.endPointCode),
+      vehicleCode: orUndefined(b.vehicleCode),
+      ...(b.payload || b.requestPayload ? { payload: b.payload ?? b.requestPayload ?? {} } : {}),
       ...(typeof b.dispatch === "boolean" ? { dispatch: b.dispatch } : {}),
     });
     return reply.code(created ? 201 : 200).send({ created, task });
@@ -124,6 +147,10 @@ export function registerTaskRoutes(app: HttpApp, api: TaskApi, token: string | u
   app.get("/task/v1/tasks/:id", { schema: { params: idParams } }, async (request, reply) => {
     const view = await api.get(request.params.id);
     return view ?? reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no task ${request.params.id}` });
+  });
+  app.get("/task/v1/tasks/by-no/:taskNo", { schema: { params: taskNoParams } }, async (request, reply) => {
+    const view = await api.getByTaskNo(request.params.taskNo);
+    return view ?? reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no task numbered ${request.params.taskNo}` });
   });
   app.post("/task/v1/tasks/:id/feedback", { schema: { params: idParams, body: feedbackBody } }, async (request) => {
     const b = request.body;

@@ -20,10 +20,14 @@ const REASON_CHARS = 500;
 export function dispatchRequestBody(task: TaskRecord): Record<string, unknown> {
   return {
     taskId: task.taskId,
+    taskNo: task.taskNo,
     externalSystem: task.externalSystem,
     externalTaskType: task.externalTaskType,
     bizType: task.bizType,
     bizId: task.bizId,
+    startPointCode: task.startPointCode,
+    endPointCode: task.endPointCode,
+    vehicleCode: task.vehicleCode,
     payload: task.payload,
   };
 }

@@ -48,6 +48,8 @@ export interface TaskApi {
   /** Records a task (`created` false for a repeat of the same request); an owner the routing does not know is 422 UNKNOWN_OWNER. */
   create(input: NewTask): Promise<{ readonly created: boolean; readonly task: TaskRecord }>;
   get(taskId: string): Promise<TaskView | undefined>;
+  /** The task numbered `taskNo` (`T202607130001`); a malformed number is 400 INVALID. */
+  getByTaskNo(taskNo: string): Promise<TaskView | undefined>;
   list(query: TaskListQuery): Promise<TaskPage>;
   feedback(input: TaskFeedback): Promise<TaskFeedbackView>;
   /** The caller dispatched the task itself (no dispatcher, or `dispatch: false`). */
@@ -70,14 +72,15 @@ export interface TaskApiDeps {
 /** The API over the service in this process. */
 export function directTaskApi(deps: TaskApiDeps): TaskApi {
   const { service, store, metrics } = deps;
+  const view = async (task: TaskRecord | undefined): Promise<TaskView | undefined> => {
+    if (task === undefined) return undefined;
+    const [feedback, callbacks] = await Promise.all([store.feedback(task.taskId), store.callbacks(task.taskId)]);
+    return { task, feedback, callbacks };
+  };
   return {
     create: (input) => service.create(input),
-    async get(taskId) {
-      const task = await service.get(taskId);
-      if (task === undefined) return undefined;
-      const [feedback, callbacks] = await Promise.all([store.feedback(taskId), store.callbacks(taskId)]);
-      return { task, feedback, callbacks };
-    },
+    get: async (taskId) => view(await service.get(taskId)),
+    getByTaskNo: async (taskNo) => view(await service.getByTaskNo(taskNo)),
     async list(query) {
       // One more than the page tells whether there is a next page without a count.
       const rows = await service.list({

@@ -30,7 +30,7 @@ export function createTaskHost(ctx: StepContext, given: { readonly dispatcher?: 
   const dispatcher =
     given.dispatcher ??
     (url === undefined ? undefined : httpTaskDispatcher({ url, token: t.dispatcher.token, timeoutMs: t.dispatcher.timeoutMs, observe: (outcome) => metrics.dispatch(outcome) }));
-  const service = new TaskService({ store, clock, logger, routing: taskRouting(t), ...(dispatcher ? { dispatcher } : {}) });
+  const service = new TaskService({ store, clock, logger, routing: taskRouting(t), taskNoTimeZone: t.taskNo.timeZone, ...(dispatcher ? { dispatcher } : {}) });
   return {
     store,
     service,

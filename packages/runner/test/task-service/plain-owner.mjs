@@ -1,0 +1,72 @@
+// An owner service with no msgx code, as one in another language would be written from
+// docs/task-routing.md: a plain kafkajs consumer group on its own owner's topic (topic-per-owner
+// mode) and the callback over HTTP. Its "business" is a set of event ids it handled (its dedupe on
+// eventId, as a consume log does); a redelivered event is reported again, not handled again.
+//
+//   node plain-owner.mjs --brokers B --topic T --group G --runner URL --token T
+//
+// The consumer waits until its topic exists (the runner creates it before its first send), reads it
+// from the beginning, and prints {"ready": true} once it has joined; then one JSON line per record:
+//   {"record": {topic, partition, key, headers, value: <parsed JSON>}, "handled": bool, "callback": <HTTP status> | null}
+// TASK_FINISHED / TASK_CANCELLED get POST <runner>/task/v1/callbacks {taskId, eventId, result: SUCCESS};
+// TASK_EXECUTING expects no callback. The offset is committed after the callback was answered 2xx.
+import kafkajs from "kafkajs";
+
+const arg = (name) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const topic = arg("topic");
+const runner = arg("runner");
+const token = arg("token");
+const print = (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const handled = new Set();
+
+async function callback(event) {
+  for (;;) {
+    try {
+      const res = await fetch(new URL("/task/v1/callbacks", runner), {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: JSON.stringify({ taskId: event.taskId, eventId: event.eventId, result: "SUCCESS", message: `handled by ${topic}` }),
+        signal: AbortSignal.timeout(5_000),
+      });
+      await res.text();
+      // A 4xx is final (the task service refused it for good); anything else is tried again.
+      if (res.status < 500) return res.status;
+    } catch {
+      // The task service is not reachable now: try again.
+    }
+    await sleep(200);
+  }
+}
+
+const kafka = new kafkajs.Kafka({ clientId: `plain-owner-${topic}`, brokers: arg("brokers").split(","), connectionTimeout: 3_000, logLevel: kafkajs.logLevel.NOTHING });
+const admin = kafka.admin();
+await admin.connect();
+while (!(await admin.listTopics()).includes(topic)) await sleep(200);
+await admin.disconnect();
+
+const consumer = kafka.consumer({ groupId: arg("group") });
+await consumer.connect();
+await consumer.subscribe({ topics: [topic], fromBeginning: true });
+consumer.on(consumer.events.GROUP_JOIN, () => print({ ready: true }));
+await consumer.run({
+  eachMessage: async ({ topic: from, partition, message }) => {
+    const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, v === undefined ? null : String(v)]));
+    const value = message.value === null ? null : JSON.parse(message.value.toString("utf8"));
+    const record = { topic: from, partition, key: message.key?.toString("utf8") ?? null, headers, value };
+    const first = value !== null && !handled.has(value.eventId);
+    if (first) handled.add(value.eventId);
+    const answers = value !== null && value.eventType !== "TASK_EXECUTING";
+    print({ record, handled: first, callback: answers ? await callback(value) : null });
+  },
+});
+
+process.on("SIGTERM", () => {
+  void consumer
+    .disconnect()
+    .catch(() => undefined)
+    .then(() => process.exit(0));
+});
