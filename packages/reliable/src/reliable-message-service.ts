@@ -8,7 +8,7 @@ import { ReliableMessageError } from "./reliable-message-error.js";
 import { reliableMessageOptions, type ReliableMessageOptions, type ReliableMessageOptionsInput } from "./reliable-message-options.js";
 import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore, ReliableQueueCounts } from "./reliable-message-store.js";
 import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
-import { deliveryTime, type ReliableDelivery } from "./reliable-delivery.js";
+import { confirmDeliveryTime, deliveryTime, type ReliableDelivery } from "./reliable-delivery.js";
 import { runReliableMessageCommand, type ReliableMessageOutcome } from "./run-command.js";
 
 export interface ReliableMessageServiceDeps {
@@ -59,24 +59,32 @@ export class ReliableMessageService {
 
   /**
    * Prepare (seed `saveMessageWaitingConfirm`): stores the message WAITING_CONFIRM, unsent. Call
-   * before the business transaction. Saving the same content again is a no-op; another message
-   * with the same id is refused (`ALREADY_EXISTS`).
+   * before the business transaction. With `when`, the delivery time is stored with it (a `delayMs`
+   * counts from this call) and a confirm that gives no time of its own first sends it then (see
+   * {@link ReliableDelivery}). Saving the same content again is a no-op (the first prepare's time
+   * stands); another message with the same id is refused (`ALREADY_EXISTS`).
    */
-  async saveWaitingConfirm(draft: ReliableMessageDraft): Promise<ReliableMessage> {
-    const d = checkReliableMessageDraft(draft);
-    const outcome = await this.execute(d.messageId, { type: "save-waiting", draft: d });
+  async saveWaitingConfirm(draft: ReliableMessageDraft, when?: ReliableDelivery): Promise<ReliableMessage> {
+    const outcome = await this.prepare(draft, when);
     return outcome.message!;
+  }
+
+  /** {@link saveWaitingConfirm} with its outcome (`applied` false for a repeated prepare). */
+  prepare(draft: ReliableMessageDraft, when?: ReliableDelivery): Promise<ReliableMessageOutcome> {
+    const d = checkReliableMessageDraft(draft);
+    return this.execute(d.messageId, { type: "save-waiting", draft: d, deliverAt: deliveryTime(when, this.#clock.now()) });
   }
 
   /**
    * Confirm (seed `confirmAndSendMessage`): after the business transaction committed, moves the
    * message (WAITING_CONFIRM or REVIEW) to SENDING and writes its first send — or, with `when`
-   * ahead of now, writes it at that time (a delayed message; see {@link ReliableDelivery}). A confirmed message
+   * ahead of now, writes it at that time (a delayed message; see {@link ReliableDelivery}). Without
+   * `when`, the time asked for at the prepare holds; with it, `when` wins. A confirmed message
    * (sending, dead or acknowledged) is a no-op; a cancelled one is refused (`CONFLICT`), an unknown
    * one (`NOT_FOUND`).
    */
   async confirmAndSend(messageId: string, when?: ReliableDelivery): Promise<ReliableMessageOutcome> {
-    return this.execute(checkMessageId(messageId), { type: "confirm", by: "producer", deliverAt: deliveryTime(when, this.#clock.now()) });
+    return this.execute(checkMessageId(messageId), { type: "confirm", by: "producer", deliverAt: confirmDeliveryTime(when, this.#clock.now()) });
   }
 
   /**

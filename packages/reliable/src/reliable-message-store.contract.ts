@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isMsgxError } from "@msgx/core";
+import { ManualClock } from "@msgx/core/fakes";
 import { DeliveryStatus, EventType, type OutboxEvent, type OutboxEventDraft } from "@msgx/core";
 import { deadLetterDraft, sendDraft } from "./message-envelope.js";
 import type { ReliableMessageStore } from "./reliable-message-store.js";
+import { ReliableMessageService } from "./reliable-message-service.js";
 import { ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 
 /** One fresh, empty store per test, and a way to read the outbox it writes. */
@@ -38,6 +40,7 @@ export function sampleReliableMessage(messageId: string, extra: Partial<Reliable
     field3: null,
     headers: null,
     checkDelayMs: null,
+    deliverAt: null,
     lastEventId: null,
     rejectCount: 0,
     rejectedAt: null,
@@ -92,6 +95,7 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
         updatedAt: T0 + 3,
         headers: { "x-tenant": "acme ✓", b: "", a: "1".repeat(1_000) },
         checkDelayMs: 90_000,
+        deliverAt: T0 + 86_400_000,
         rejectCount: 2,
         rejectedAt: T0 + 2,
         lastError: "handler failed: ✗ \"quoted\"",
@@ -103,6 +107,24 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
       const nulls = sampleReliableMessage("M-3", { dataType: null, field1: null, nextCheckAt: null, body: "" });
       await insert(nulls);
       expect(await store.get("M-3")).toEqual(nulls);
+    });
+
+    it("a delivery time asked for at the prepare is stored; a confirm without a time schedules the first send then, a confirm's own time wins", async () => {
+      const clock = new ManualClock(T0);
+      const service = new ReliableMessageService({ store, clock });
+      const at = T0 + 10 * 60_000;
+      const draft = (messageId: string) => ({ messageId, body: "{}", consumerQueue: "accounting" });
+      expect(await service.saveWaitingConfirm(draft("D-1"), { deliverAt: at })).toMatchObject({ status: "WAITING_CONFIRM", deliverAt: at });
+      expect(await service.saveWaitingConfirm(draft("D-2"), { delayMs: 60_000 })).toMatchObject({ deliverAt: T0 + 60_000 });
+      await service.saveWaitingConfirm(draft("D-3"), { deliverAt: at });
+      clock.advance(1_000);
+      expect(await service.confirmAndSend("D-1")).toMatchObject({ event: "scheduled", eventId: null, message: { status: "SENDING", sendCount: 0, nextCheckAt: at } });
+      expect(await service.confirmAndSend("D-2", { delayMs: 5_000 })).toMatchObject({ event: "scheduled", message: { nextCheckAt: T0 + 6_000 } });
+      expect(await service.confirmAndSend("D-3", { delayMs: 0 })).toMatchObject({ event: "confirmed", message: { sendCount: 1 } });
+      expect(await store.get("D-1")).toMatchObject({ status: "SENDING", sendCount: 0, nextCheckAt: at, deliverAt: at });
+      expect((await subject.outboxRows()).map((r) => r.payload)).toEqual([expect.objectContaining({ messageId: "D-3" })]);
+      await expect(service.saveWaitingConfirm(draft("D-4"), { deliverAt: at, delayMs: 1 })).rejects.toMatchObject({ code: "INVALID_MESSAGE" });
+      expect(await store.get("D-4")).toBeUndefined();
     });
 
     it("insert of a taken id is the conflict `exists` and writes nothing", async () => {

@@ -1,4 +1,4 @@
-import { checkReliableMessageDraft, isReliableMessageError, ReliableMessageError, type ReliableDelivery, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
+import { checkReliableMessageDraft, isReliableMessageError, type ReliableDelivery, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
 import { isMsgxError } from "@msgx/core";
 import type { QueueTopicsPort } from "../app/app-parts.js";
 import { errorAnswer, HttpError } from "../http/http-error.js";
@@ -50,11 +50,12 @@ export interface ReliableCommandAnswer {
  */
 export interface ReliableMessageApi {
   /**
-   * Prepare (WAITING_CONFIRM), or save and send at once with `confirm` — at `when`, when it is
-   * ahead (a delayed message; only with `confirm`). `created` is false for a repeated prepare.
+   * Prepare (WAITING_CONFIRM) with the delivery time `when` stored for the confirm, or save and
+   * send at once with `confirm` — at `when`, when it is ahead (a delayed message). `created` is
+   * false for a repeated prepare.
    */
   prepare(input: ReliableMessageInput, confirm: boolean, when?: ReliableDelivery): Promise<{ readonly created: boolean; readonly message: ReliableMessageView }>;
-  /** Confirm: sent at once, or first at `when` when it is ahead (a delayed message). */
+  /** Confirm: sent at once, or first at `when` when it is ahead (a delayed message); without `when`, at the prepare's time. */
   confirm(messageId: string, when?: ReliableDelivery): Promise<ReliableCommandAnswer>;
   cancel(messageId: string): Promise<ReliableCommandAnswer>;
   get(messageId: string): Promise<ReliableMessageView | undefined>;
@@ -106,11 +107,8 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
   return {
     async prepare(input, confirm, when) {
       const draft = checkReliableMessageDraft(toDraft(input));
-      if (!confirm && (when?.deliverAt != null || when?.delayMs != null)) {
-        throw new ReliableMessageError("INVALID_MESSAGE", "deliverAt and delayMs take effect at the confirm: give them to the confirm, or prepare with ?confirm=true", draft.messageId);
-      }
       await refuseUnknownQueue(deps, draft.consumerQueue);
-      const outcome = confirm ? await service.saveAndSend(draft, when) : await service.execute(draft.messageId, { type: "save-waiting", draft });
+      const outcome = confirm ? await service.saveAndSend(draft, when) : await service.prepare(draft, when);
       if (outcome.eventId !== null) deps.onSend?.();
       const message = outcome.message ?? (await service.get(draft.messageId));
       if (message === undefined) throw new Error(`message ${draft.messageId} is not stored after its prepare`);

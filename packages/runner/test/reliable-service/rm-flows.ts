@@ -408,14 +408,22 @@ export async function directSendBatchAckAndDelete(w: RmWorld, prefix: string): P
  */
 export async function delayedDeliveryOverHttp(w: RmWorld, prefix: string): Promise<void> {
   const queue = w.q.checkBack;
-  const [later, at] = [`${queue}-delayed`, `${queue}-at`];
+  const [later, at, prepared] = [`${queue}-delayed`, `${queue}-at`, `${queue}-prepared`];
   const reader = await consumer(w, `${prefix}${queue}`);
   await warmUp(w, queue, [reader]);
   const answers = await produce(w.url, [
     { op: "prepare", id: later, queue, body: "in 3 s", delayMs: 3_000, confirm: true },
     { op: "prepare", id: at, queue, body: "at a time", checkDelayMs: 600_000 },
+    // The time given at the prepare: the confirm below gives none, so it holds.
+    { op: "prepare", id: prepared, queue, body: "in 5 s from the prepare", delayMs: 5_000, checkDelayMs: 600_000 },
+    { op: "prepare", id: `${queue}-bad`, queue, body: "both", delayMs: 5_000, deliverAt: 1 },
   ]);
-  expect(answers.map((a) => a.status)).toEqual([201, 201]);
+  expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 400]);
+  const duePrepared = answers[2]!.body.message.deliverAt as number;
+  expect(answers[2]!.body.message).toMatchObject({ status: "WAITING_CONFIRM", sendCount: 0 });
+  expect(duePrepared).toBeGreaterThan((answers[2]!.body.message.createdAt as number) + 4_000);
+  const [confirmedPrepared] = await produce(w.url, [{ op: "confirm", id: prepared }]);
+  expect(confirmedPrepared).toMatchObject({ status: 200, body: { applied: true, message: { status: "SENDING", sendCount: 0, nextCheckAt: duePrepared } } });
   const createdAt = answers[0]!.body.message.createdAt as number;
   // The delay counts from the call (a few ms before the row's createdAt on a loaded machine).
   const dueLater = answers[0]!.body.message.nextCheckAt as number;
@@ -425,7 +433,7 @@ export async function delayedDeliveryOverHttp(w: RmWorld, prefix: string): Promi
   const deliverAt = createdAt + 4_000;
   const [confirmed] = await produce(w.url, [{ op: "confirm", id: at, deliverAt }]);
   expect(confirmed).toMatchObject({ status: 200, body: { applied: true, message: { status: "SENDING", sendCount: 0, nextCheckAt: deliverAt } } });
-  for (const [id, due] of [[later, dueLater], [at, deliverAt]] as const) {
+  for (const [id, due] of [[later, dueLater], [at, deliverAt], [prepared, duePrepared]] as const) {
     const m = await waitAcknowledgedBy(w, reader, id, "delivered when due and acknowledged", 90_000);
     expect(m["lastSentAt"]).toBeGreaterThanOrEqual(due);
     expect(reader.of(id).filter((r) => r.effect)).toHaveLength(1);
