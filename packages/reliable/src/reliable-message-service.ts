@@ -9,7 +9,7 @@ import { reliableMessageOptions, type ReliableMessageOptions, type ReliableMessa
 import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore, ReliableQueueCounts } from "./reliable-message-store.js";
 import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
 import { confirmDeliveryTime, deliveryTime, type ReliableDelivery } from "./reliable-delivery.js";
-import { runReliableMessageCommand, type ReliableMessageOutcome } from "./run-command.js";
+import { runReliableMessageCommand, runReliableMessageCommandBatch, type ReliableMessageBatchResult, type ReliableMessageOutcome } from "./run-command.js";
 
 export interface ReliableMessageServiceDeps {
   readonly store: ReliableMessageStore;
@@ -155,6 +155,15 @@ export class ReliableMessageService {
    */
   acknowledge(messageId: string): Promise<ReliableMessageOutcome> {
     return this.execute(checkMessageId(messageId), { type: "acknowledge" });
+  }
+
+  /**
+   * {@link acknowledge} for many messages in one store transaction (a consumer's batch): one
+   * result per distinct id, in the order given, each the outcome or the refusal `acknowledge`
+   * would have given that id alone (`NOT_FOUND`, `ILLEGAL_STATE`; an acknowledged one a no-op).
+   */
+  acknowledgeMany(messageIds: readonly string[]): Promise<readonly ReliableMessageBatchResult[]> {
+    return runReliableMessageCommandBatch({ store: this.#store, clock: this.#clock, options: this.options }, messageIds.map(checkMessageId), { type: "acknowledge" });
   }
 
   /**

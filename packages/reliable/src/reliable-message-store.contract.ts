@@ -49,6 +49,19 @@ export function sampleReliableMessage(messageId: string, extra: Partial<Reliable
   };
 }
 
+/** Every member of `store` bound to it, to override one in a test. */
+const bind = (store: ReliableMessageStore): ReliableMessageStore => ({
+  commit: (w) => store.commit(w),
+  commitMany: (ws) => store.commitMany(ws),
+  get: (id) => store.get(id),
+  due: (status, now, limit) => store.due(status, now, limit),
+  scan: (f, after, limit) => store.scan(f, after, limit),
+  listPage: (f, n, size) => store.listPage(f, n, size),
+  purgeFinished: (before, limit) => store.purgeFinished(before, limit),
+  countByPhase: () => store.countByPhase(),
+  countByQueue: () => store.countByQueue(),
+});
+
 /** `message` confirmed and sent once at `at`. */
 const sending = (message: ReliableMessage, at = T0 + 1_000, extra: Partial<ReliableMessage> = {}): ReliableMessage => ({
   ...message,
@@ -336,6 +349,81 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
       expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.conflict === "changed")).toBe(true);
       expect(await subject.outboxRows()).toHaveLength(1);
       expect((await store.get("M-1"))!.version).toBe(2);
+    });
+
+    it("commitMany: one result per write in order, each as commit would answer it; the applied ones commit with their outbox rows", async () => {
+      const a = sampleReliableMessage("A");
+      const b = sampleReliableMessage("B");
+      await insert(a);
+      await insert(b);
+      const aSent = sending(a);
+      const c = sending(sampleReliableMessage("C", { version: 0 }));
+      const results = await store.commitMany([
+        { op: "update", expectedVersion: 1, message: aSent, send: sendDraft(aSent) },
+        { op: "update", expectedVersion: 7, message: sending(b), send: sendDraft(sending(b)) },
+        { op: "update", expectedVersion: 1, message: sending(sampleReliableMessage("GHOST")), send: null },
+        { op: "insert", message: sampleReliableMessage("B", { body: "other" }), send: null },
+        { op: "insert", message: c, send: sendDraft(c) },
+        { op: "delete", messageId: "B", expectedVersion: 1 },
+      ]);
+      const rows = await subject.outboxRows();
+      expect(rows.map((r) => (r.payload as { messageId: string }).messageId)).toEqual(["A", "C"]);
+      expect(results).toEqual([
+        { ok: true, eventId: rows[0]!.eventId },
+        { ok: false, conflict: "changed" },
+        { ok: false, conflict: "missing" },
+        { ok: false, conflict: "exists" },
+        { ok: true, eventId: rows[1]!.eventId },
+        { ok: true, eventId: null },
+      ]);
+      expect(await store.get("A")).toEqual({ ...aSent, lastEventId: rows[0]!.eventId });
+      expect(await store.get("B")).toBeUndefined();
+      expect(await store.commitMany([])).toEqual([]);
+    });
+
+    it("commitMany is atomic: an outbox row refused anywhere in the batch writes nothing of it", async () => {
+      const a = sampleReliableMessage("A");
+      await insert(a);
+      const acked = { ...sending(a), status: ReliableMessageStatus.ACKNOWLEDGED };
+      const c = sending(sampleReliableMessage("C", { version: 0 }));
+      await expect(
+        store.commitMany([
+          { op: "update", expectedVersion: 1, message: acked, send: null },
+          { op: "insert", message: c, send: { ...sendDraft(c), eventType: "BOGUS" as EventType } },
+        ]),
+      ).rejects.toSatisfy(isMsgxError);
+      expect(await store.get("A")).toEqual(a);
+      expect(await store.get("C")).toBeUndefined();
+      expect(await subject.outboxRows()).toEqual([]);
+    });
+
+    it("a batch acknowledgement through the service: per id ok, already acknowledged, unknown, never sent; one id changed meanwhile is decided again", async () => {
+      const service = new ReliableMessageService({ store, clock: new ManualClock(T0) });
+      for (const id of ["S-1", "S-2", "S-3", "W-1"]) await service.saveWaitingConfirm({ messageId: id, body: "{}", consumerQueue: "accounting" });
+      for (const id of ["S-1", "S-2", "S-3"]) await service.confirmAndSend(id);
+      await service.acknowledge("S-2");
+      const results = await service.acknowledgeMany(["S-1", "S-2", "NOPE", "W-1", "S-1", "S-3"]);
+      expect(results.map((r) => ("outcome" in r ? { id: r.messageId, applied: r.outcome.applied, status: r.outcome.message?.status } : { id: r.messageId, code: r.error.code }))).toEqual([
+        { id: "S-1", applied: true, status: "ACKNOWLEDGED" },
+        { id: "S-2", applied: false, status: "ACKNOWLEDGED" },
+        { id: "NOPE", code: "NOT_FOUND" },
+        { id: "W-1", code: "ILLEGAL_STATE" },
+        { id: "S-3", applied: true, status: "ACKNOWLEDGED" },
+      ]);
+      for (const id of ["S-1", "S-2", "S-3"]) expect((await store.get(id))?.status, id).toBe("ACKNOWLEDGED");
+      expect((await store.get("W-1"))?.status).toBe("WAITING_CONFIRM");
+      // The store sees one transaction of writes; a write whose version moved under it is a conflict there, and the service decides that id again.
+      await service.saveWaitingConfirm({ messageId: "S-4", body: "{}", consumerQueue: "accounting" });
+      await service.confirmAndSend("S-4");
+      const racing: ReliableMessageStore = {
+        ...bind(store),
+        commitMany: async (writes) => {
+          await service.resendByMessageId("S-4");
+          return store.commitMany(writes);
+        },
+      };
+      const raced = new ReliableMessageService({ store: racing, clock: new ManualClock(T0) });
+      expect(await raced.acknowledgeMany(["S-4"])).toMatchObject([{ messageId: "S-4", outcome: { applied: true, message: { status: "ACKNOWLEDGED", sendCount: 2 } } }]);
     });
 
     it("due: one status, not dead, nextCheckAt at or before now, oldest first (ties by id), at most limit", async () => {

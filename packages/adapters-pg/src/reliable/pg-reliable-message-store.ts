@@ -66,6 +66,24 @@ export class PgReliableMessageStore implements ReliableMessageStore {
     );
   }
 
+  /** One transaction for the batch: each write's statements in turn; a lost compare-and-set wrote nothing, so the others still commit. */
+  async commitMany(writes: readonly ReliableMessageWrite[]): Promise<readonly ReliableMessageWriteResult[]> {
+    if (writes.length === 0) return [];
+    return retryOnConflict(this.#conflictAttempts, () =>
+      pgTransaction(this.#db, "reliable message batch", async (trx) => {
+        const results: ReliableMessageWriteResult[] = [];
+        for (const write of writes) {
+          try {
+            results.push(await this.#apply(trx, write));
+          } catch (e) {
+            throw mapPgError(e, `reliable message ${write.op} (batch)`);
+          }
+        }
+        return results;
+      }),
+    );
+  }
+
   async #apply(trx: Db, write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {
     const now = this.#clock.now();
     switch (write.op) {

@@ -1,4 +1,4 @@
-import { checkReliableMessageDraft, isReliableMessageError, type ReliableDelivery, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
+import { checkReliableMessageDraft, type ReliableMessageBatchResult, type ReliableDelivery, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
 import { isMsgxError } from "@msgx/core";
 import type { QueueTopicsPort } from "../app/app-parts.js";
 import { errorAnswer, HttpError } from "../http/http-error.js";
@@ -62,10 +62,10 @@ export interface ReliableMessageApi {
   /** The consumer's end-to-end acknowledgement. */
   ack(messageId: string): Promise<ReliableCommandAnswer>;
   /**
-   * Acknowledges each of `messageIds` (each distinct id once, a few at a time, each its own
-   * compare-and-set like `ack`): one answer per id in the order given, a refusal (unknown id, never
-   * sent) answered for that id only; a repeated id answers `applied: false`. A store fault
-   * throws for the whole call; every ack is idempotent, so the caller sends the batch again.
+   * Acknowledges each of `messageIds` (each distinct id once, all in one store transaction:
+   * `ReliableMessageService.acknowledgeMany`): one answer per id in the order given, a refusal
+   * (unknown id, never sent) answered for that id only; a repeated id answers `applied: false`. A
+   * store fault throws for the whole call; every ack is idempotent, so the caller sends the batch again.
    */
   ackMany(messageIds: readonly string[]): Promise<BatchAckAnswer>;
   /**
@@ -94,9 +94,6 @@ export interface ReliableApiDeps {
   readonly onSend?: () => void;
 }
 
-/** Acknowledgements of one batch in flight at once: a few of the store's pooled connections, not all. */
-const BATCH_ACK_CONCURRENCY = 4;
-
 /** The API over the service in this process. */
 export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
   const { service, metrics } = deps;
@@ -122,24 +119,14 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
     },
     ack: async (id) => answer(await service.acknowledge(id)),
     async ackMany(ids) {
-      const ackOne = async (messageId: string): Promise<BatchAckResult> => {
-        try {
-          const outcome = await service.acknowledge(messageId);
-          return { messageId, ok: true, applied: outcome.applied, phase: outcome.message ? reliableMessagePhase(outcome.message) : null };
-        } catch (e) {
-          if (!isReliableMessageError(e)) throw e;
-          const { status, body } = errorAnswer(e);
-          return { messageId, ok: false, status, code: body.code ?? null, message: body.message };
-        }
+      const toResult = (r: ReliableMessageBatchResult): BatchAckResult => {
+        if ("outcome" in r) return { messageId: r.messageId, ok: true, applied: r.outcome.applied, phase: r.outcome.message ? reliableMessagePhase(r.outcome.message) : null };
+        const { status, body } = errorAnswer(r.error);
+        return { messageId: r.messageId, ok: false, status, code: body.code ?? null, message: body.message };
       };
-      // Each distinct id once, several at a time (each ack is its own store transaction); a
-      // repeated id answers as the retry it is: not applied again.
-      const unique = [...new Set(ids)];
-      const byId = new Map<string, BatchAckResult>();
-      for (let i = 0; i < unique.length; i += BATCH_ACK_CONCURRENCY) {
-        const chunk = unique.slice(i, i + BATCH_ACK_CONCURRENCY);
-        (await Promise.all(chunk.map(ackOne))).forEach((r) => byId.set(r.messageId, r));
-      }
+      // Each distinct id once, all in one store transaction; a repeated id answers as the retry
+      // it is: not applied again.
+      const byId = new Map((await service.acknowledgeMany(ids)).map((r) => [r.messageId, toResult(r)]));
       const seen = new Set<string>();
       const results = ids.map((id) => {
         const r = byId.get(id)!;
