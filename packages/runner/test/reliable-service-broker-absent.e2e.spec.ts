@@ -10,15 +10,15 @@
  * the shared one on 9092. NOT RUN when PostgreSQL does not answer or no broker can be run here
  * (no java or mvn); a failure under MSGX_REQUIRE_SERVICES=1.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gateService } from "@msgx/core/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
+import { eventually, stopRunner, type RunnerProcess } from "./runner-process.js";
 import * as flows from "./reliable-service/rm-flows.js";
-import { gateOwnBroker, ownBroker, type OwnBroker } from "./reliable-service/own-broker.js";
+import { gateOwnBroker, ownBroker, removeSuiteState, spawnTaggedRunner, type OwnBroker } from "./reliable-service/own-broker.js";
 import { getMessage, metric, produce, startChecker, startConsumer, type Checker, type Consumer } from "./reliable-service/rm-processes.js";
 
 const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -48,22 +48,14 @@ describe.skipIf(!available)(suite, () => {
     const config = join(dir, "msgx.json");
     writeFileSync(config, JSON.stringify(flows.rmConfig(q, checker)));
     // The broker is not running: the runner must start without it.
-    runner = await spawnRunner(["-c", config, "--pg", PG_URL, "--kafka", brokers, "--data-dir", join(dir, "data")], {
-      MSGX_PG_SCHEMA: tag,
-      MSGX_KAFKA_MSG_TOPIC: `msg_${tag}`,
-      MSGX_KAFKA_SCHD_TOPIC: `schd_${tag}`,
-      MSGX_KAFKA_REF_TOPIC: `ref_${tag}`,
-    }, 180_000);
+    runner = await spawnTaggedRunner(config, PG_URL, tag, broker.brokers, dir);
   }, 1_200_000);
 
   afterAll(async () => {
     await Promise.all(consumers.map((c) => c.stop()));
     await stopRunner(runner, suite);
     await checker?.stop();
-    await broker?.remove();
-    await pgClient.query(`DROP SCHEMA IF EXISTS ${tag} CASCADE`).catch(() => undefined);
-    await pgClient.end().catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
+    await removeSuiteState(broker, pgClient, tag, dir);
   }, 300_000);
 
   it("prepare, confirm, cancel and check-back work with the broker away; nothing DEAD; every confirmed message delivered once after it starts", async () => {

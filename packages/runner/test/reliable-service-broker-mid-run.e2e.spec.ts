@@ -11,15 +11,15 @@
  * shared one, so this suite needs no exclusive project. NOT RUN when PostgreSQL does not answer or
  * no broker can be run here (no java or mvn); a failure under MSGX_REQUIRE_SERVICES=1.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gateService } from "@msgx/core/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
+import { eventually, stopRunner, type RunnerProcess } from "./runner-process.js";
 import * as flows from "./reliable-service/rm-flows.js";
-import { gateOwnBroker, ownBroker, type OwnBroker } from "./reliable-service/own-broker.js";
+import { gateOwnBroker, ownBroker, removeSuiteState, spawnTaggedRunner, type OwnBroker } from "./reliable-service/own-broker.js";
 import { getMessage, metric, produce, RM_TOKEN, startConsumer, type Consumer, type ProducerAnswer } from "./reliable-service/rm-processes.js";
 
 const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -59,22 +59,14 @@ describe.skipIf(!available)(suite, () => {
     // A resend schedule (10 s, 20 s, DEAD 20 s later) that a consumer rejoining its group after
     // a broker restart outlives: a DEAD here would be the outage's doing.
     writeFileSync(config, JSON.stringify({ reliable: { token: RM_TOKEN, jobIntervalMs: 200, resendWaitsMs: [10_000, 20_000], maxSends: 3, outageRecheckMs: 500 } }));
-    runner = await spawnRunner(["-c", config, "--pg", PG_URL, "--kafka", broker.brokers, "--data-dir", join(dir, "data")], {
-      MSGX_PG_SCHEMA: tag,
-      MSGX_KAFKA_MSG_TOPIC: `msg_${tag}`,
-      MSGX_KAFKA_SCHD_TOPIC: `schd_${tag}`,
-      MSGX_KAFKA_REF_TOPIC: `ref_${tag}`,
-    }, 180_000);
+    runner = await spawnTaggedRunner(config, PG_URL, tag, broker.brokers, dir);
   }, 1_200_000);
 
   afterAll(async () => {
     if (frozenPid !== undefined) process.kill(frozenPid, "SIGCONT");
     await reader?.stop();
     await stopRunner(runner, suite);
-    await broker?.remove();
-    await pgClient.query(`DROP SCHEMA IF EXISTS ${tag} CASCADE`).catch(() => undefined);
-    await pgClient.end().catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
+    await removeSuiteState(broker, pgClient, tag, dir);
   }, 300_000);
 
   it("prepares, confirms, cancels and acks go on while the broker is frozen and while it restarts: nothing lost, nothing DEAD, nothing unconfirmed delivered", async () => {

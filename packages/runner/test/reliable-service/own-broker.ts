@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { gateService } from "@msgx/core/testing";
+import type pg from "pg";
 import { freePort } from "../free-port.js";
+import { spawnRunner, type RunnerProcess } from "../runner-process.js";
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -55,4 +57,25 @@ export async function ownBroker(suite: string): Promise<OwnBroker> {
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The built `msgx run` with `config` on PostgreSQL schema `tag` and `brokers`, its topics named
+ * after `tag`, data under `dir`; it must start whether the broker answers or not.
+ */
+export function spawnTaggedRunner(config: string, pgUrl: string, tag: string, brokers: string, dir: string): Promise<RunnerProcess> {
+  return spawnRunner(["-c", config, "--pg", pgUrl, "--kafka", brokers, "--data-dir", join(dir, "data")], {
+    MSGX_PG_SCHEMA: tag,
+    MSGX_KAFKA_MSG_TOPIC: `msg_${tag}`,
+    MSGX_KAFKA_SCHD_TOPIC: `schd_${tag}`,
+    MSGX_KAFKA_REF_TOPIC: `ref_${tag}`,
+  }, 180_000);
+}
+
+/** The end of such a suite: its broker removed, its schema dropped, its client closed, `dir` removed. */
+export async function removeSuiteState(broker: OwnBroker | undefined, pgClient: pg.Client, tag: string, dir: string): Promise<void> {
+  await broker?.remove();
+  await pgClient.query(`DROP SCHEMA IF EXISTS ${tag} CASCADE`).catch(() => undefined);
+  await pgClient.end().catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
 }
