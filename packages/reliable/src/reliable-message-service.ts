@@ -162,8 +162,19 @@ export class ReliableMessageService {
    * result per distinct id, in the order given, each the outcome or the refusal `acknowledge`
    * would have given that id alone (`NOT_FOUND`, `ILLEGAL_STATE`; an acknowledged one a no-op).
    */
-  acknowledgeMany(messageIds: readonly string[]): Promise<readonly ReliableMessageBatchResult[]> {
-    return runReliableMessageCommandBatch({ store: this.#store, clock: this.#clock, options: this.options }, messageIds.map(checkMessageId), { type: "acknowledge" });
+  async acknowledgeMany(messageIds: readonly string[]): Promise<readonly ReliableMessageBatchResult[]> {
+    const invalid = new Map<string, ReliableMessageBatchResult>();
+    for (const id of messageIds) {
+      try {
+        checkMessageId(id);
+      } catch (e) {
+        if (!isReliableMessageError(e)) throw e;
+        invalid.set(id, { messageId: id, error: e });
+      }
+    }
+    const valid = messageIds.filter((id) => !invalid.has(id));
+    const done = new Map((await runReliableMessageCommandBatch({ store: this.#store, clock: this.#clock, options: this.options }, valid, { type: "acknowledge" })).map((r) => [r.messageId, r]));
+    return [...new Set(messageIds)].map((id) => invalid.get(id) ?? done.get(id)!);
   }
 
   /**
