@@ -381,6 +381,29 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
       expect(await store.commitMany([])).toEqual([]);
     });
 
+    it("commitMany of updates without outbox rows (a batch acknowledgement): every field stored, a stale or missing one answered, no row written", async () => {
+      for (const id of ["Q-1", "Q-2", "Q-3"]) {
+        const m = sending(sampleReliableMessage(id, { version: 0 }));
+        await insert(m, sendDraft(m));
+      }
+      const rows = (await subject.outboxRows()).length;
+      const [q1, q2, q3] = await Promise.all(["Q-1", "Q-2", "Q-3"].map(async (id) => (await store.get(id))!));
+      const acked = (m: ReliableMessage, extra: Partial<ReliableMessage> = {}): ReliableMessage => ({ ...m, version: m.version + 1, status: ReliableMessageStatus.ACKNOWLEDGED, nextCheckAt: null, updatedAt: T0 + 5_000, ...extra });
+      const q1Acked = acked(q1!, { lastError: "acknowledged ✓ \"late\"", headers: { "x-b": "2", "x-a": "1" }, deliverAt: T0 + 9, field3: null });
+      const results = await store.commitMany([
+        { op: "update", expectedVersion: q1!.version, message: q1Acked, send: null },
+        { op: "update", expectedVersion: q2!.version + 3, message: acked(q2!, { version: q2!.version + 4 }), send: null },
+        { op: "update", expectedVersion: 1, message: acked(sampleReliableMessage("Q-GONE")), send: null, deadLetter: null },
+        { op: "update", expectedVersion: q3!.version, message: acked(q3!), send: null },
+      ]);
+      expect(results).toEqual([{ ok: true, eventId: null }, { ok: false, conflict: "changed" }, { ok: false, conflict: "missing" }, { ok: true, eventId: null }]);
+      expect(await store.get("Q-1")).toEqual(q1Acked);
+      expect(await store.get("Q-2")).toEqual(q2);
+      expect(await store.get("Q-3")).toEqual(acked(q3!));
+      expect(await store.get("Q-GONE")).toBeUndefined();
+      expect(await subject.outboxRows()).toHaveLength(rows);
+    });
+
     it("commitMany is atomic: an outbox row refused anywhere in the batch writes nothing of it", async () => {
       const a = sampleReliableMessage("A");
       await insert(a);
