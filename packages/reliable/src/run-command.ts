@@ -1,6 +1,6 @@
 import type { Clock } from "@msgx/core";
 import { deadLetterDraft, sendDraft } from "./message-envelope.js";
-import { decideReliableMessage, evolveReliableMessage, impliesDeadLetter, impliesSend, type ReliableMessageCommand, type ReliableMessageEvent } from "./message-machine.js";
+import { decideReliableMessage, evolveReliableMessage, impliesDeadLetter, impliesSend, type ReliableMessageCommand, type ReliableMessageContext, type ReliableMessageEvent } from "./message-machine.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
 import type { ReliableMessageOptions } from "./reliable-message-options.js";
 import type { ReliableMessageWrite, ReliableMessageStore } from "./reliable-message-store.js";
@@ -29,16 +29,6 @@ export interface ReliableMessageCommandDeps {
   readonly casAttempts?: number;
 }
 
-/**
- * Reads the message, decides, evolves, and writes the change (with its outbox row when it sends,
- * or its dead-letter row when it dies) as one compare-and-set. A lost compare-and-set means someone else changed the message: read
- * again and decide again, so a concurrent confirm, check-back or acknowledgement is seen and never
- * doubled. Store errors propagate unchanged (`COMMIT_UNKNOWN` included: the caller re-reads or
- * retries the command, which is safe since every command is idempotent).
- *
- * `current` is the state the caller already read, saving the first read (jobs pass what `due`
- * returned).
- */
 /** One message's answer in a batch: its outcome, or the refusal it alone would have had. */
 export type ReliableMessageBatchResult =
   | { readonly messageId: string; readonly outcome: ReliableMessageOutcome }
@@ -94,7 +84,7 @@ interface Planned {
 }
 
 /** The write of `event` applied to `state` (its outbox row when it sends, its dead letter when it dies). */
-function plan(messageId: string, state: ReliableMessage | undefined, event: ReliableMessageEvent, ctx: { readonly now: number; readonly options: ReliableMessageOptions }): Planned {
+function plan(messageId: string, state: ReliableMessage | undefined, event: ReliableMessageEvent, ctx: ReliableMessageContext): Planned {
   const next = evolveReliableMessage(state, event, ctx);
   const send = next !== undefined && impliesSend(event) ? sendDraft(next) : null;
   const deadLetter = next !== undefined && impliesDeadLetter(event) ? deadLetterDraft(next) : null;
@@ -118,6 +108,16 @@ function plan(messageId: string, state: ReliableMessage | undefined, event: Reli
   };
 }
 
+/**
+ * Reads the message, decides, evolves, and writes the change (with its outbox row when it sends,
+ * or its dead-letter row when it dies) as one compare-and-set. A lost compare-and-set means someone else changed the message: read
+ * again and decide again, so a concurrent confirm, check-back or acknowledgement is seen and never
+ * doubled. Store errors propagate unchanged (`COMMIT_UNKNOWN` included: the caller re-reads or
+ * retries the command, which is safe since every command is idempotent).
+ *
+ * `current` is the state the caller already read, saving the first read (jobs pass what `due`
+ * returned).
+ */
 export async function runReliableMessageCommand(
   deps: ReliableMessageCommandDeps,
   messageId: string,
