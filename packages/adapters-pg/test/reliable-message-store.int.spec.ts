@@ -42,7 +42,7 @@ function describeRowsFromBefore0015(name: string, open: () => Promise<{ db: Kyse
         VALUES ('OLD-1', 2, '{}', NULL, 'accounting', 'SENDING', 1, false, 0, '2026-03-05T08:01:00Z', '2026-03-05T08:00:00Z',
           '2026-03-05T07:59:00Z', '2026-03-05T08:00:00Z', '2026-03-05T08:00:00Z', NULL, NULL, NULL, NULL)`.execute(t.db);
       const m = await new PgReliableMessageStore(t.db).get("OLD-1");
-      expect(m).toMatchObject({ status: "SENDING", sendCount: 1, headers: null, checkDelayMs: null, lastEventId: null, rejectCount: 0, rejectedAt: null, lastError: null });
+      expect(m).toMatchObject({ status: "SENDING", sendCount: 1, headers: null, checkDelayMs: null, deliverAt: null, lastEventId: null, rejectCount: 0, rejectedAt: null, lastError: null });
       // No outbox row to read: sent at last_sent_at (08:00), so the first wait (1 min) ends at 08:01.
       const at = Date.parse("2026-03-05T08:01:00Z");
       const options = reliableMessageOptions();

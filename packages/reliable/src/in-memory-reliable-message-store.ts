@@ -53,6 +53,18 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     return result;
   }
 
+  async commitMany(writes: readonly ReliableMessageWrite[]): Promise<readonly ReliableMessageWriteResult[]> {
+    this.#db.faults.check("rm.commitMany");
+    // Every row is checked before anything is written, so a refused one writes nothing of the batch.
+    for (const w of writes) for (const d of outboxDrafts(w)) checkOutboxDraft(d);
+    const results = writes.map((w) => this.#apply(w));
+    if (results.some((r) => r.ok) && this.commitUnknownNext) {
+      this.commitUnknownNext = false;
+      throw new MsgxError("COMMIT_UNKNOWN", "connection lost during COMMIT (simulated; it did commit)");
+    }
+    return results;
+  }
+
   #apply(write: ReliableMessageWrite): ReliableMessageWriteResult {
     if (write.op === "send") return { ok: true, eventId: this.#append(write.send) };
     if (write.op === "insert") {
@@ -181,6 +193,10 @@ export const emptyPhaseCounts = (): { -readonly [K in keyof ReliableMessagePhase
   ACKNOWLEDGED: 0,
   CANCELLED: 0,
 });
+
+/** The outbox rows a write asks for. */
+const outboxDrafts = (w: ReliableMessageWrite): OutboxEventDraft[] =>
+  w.op === "send" ? [w.send] : w.op === "insert" ? (w.send ? [w.send] : []) : w.op === "update" ? [w.send, w.deadLetter].filter((d): d is OutboxEventDraft => d !== null && d !== undefined) : [];
 
 /** The checks `msg_event`'s constraints make, so the fake refuses what PostgreSQL refuses. */
 function checkOutboxDraft(d: OutboxEventDraft): void {

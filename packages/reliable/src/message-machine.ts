@@ -11,16 +11,17 @@
  *   `save-waiting` (to WAITING_CONFIRM) or `save-and-send` (to SENDING, sent).
  * - `WAITING_CONFIRM`: saved before the producer's business transaction; never sent. Left by
  *   `confirm` (producer, or the check-back job when the checker finds the business committed)
- *   to SENDING with the first send, or by `cancel` (producer rollback, or the checker finds it
+ *   to SENDING with the first send (or its schedule, when a delivery time is ahead), or by `cancel` (producer rollback, or the checker finds it
  *   will never commit) to CANCELLED. Once its check delay is over the check-back job asks the
  *   producer; an inconclusive answer (`defer-check`) keeps it here with `checkCount` + 1 and a
  *   doubling wait; with `afterMaxChecks: "dead"` the `maxChecks`-th one moves it to REVIEW.
  * - `REVIEW`: WAITING_CONFIRM with the dead flag: check-back gave up; no job touches it, it is
  *   never delivered nor dead-lettered (it was never confirmed). Left by `confirm` or `cancel`.
- * - `SENDING` with `sendCount` 0: confirmed for a later delivery (`deliverAt`, RocketMQ's timer
- *   messages): nothing sent yet, `nextCheckAt` is the delivery time; the recovery job writes the
- *   first send then (`delivered`), so the resend schedule counts from the delivery. It cannot be
- *   acknowledged or rejected before (`ILLEGAL_STATE`).
+ * - `SENDING` with `sendCount` 0: confirmed for a later delivery (RocketMQ's timer messages: the
+ *   confirm's time, else the `deliverAt` asked for at the prepare): nothing sent yet,
+ *   `nextCheckAt` is the delivery time; the recovery job writes the first send then
+ *   (`delivered`), so the resend schedule counts from the delivery. It cannot be acknowledged or
+ *   rejected before (`ILLEGAL_STATE`).
  * - `SENDING`: confirmed and sent at least once (`sendCount` ≥ 1), waiting for the consumer's
  *   acknowledgement. Left by `acknowledge` to ACKNOWLEDGED. `recover` (the recovery job, given
  *   the outbox state of the last send) waits while that send is still in the outbox (an outage
@@ -75,10 +76,14 @@ type CheckedDraft = Required<ReliableMessageDraft>;
 
 /** What a caller wants done to one message; the input of {@link decideReliableMessage}. */
 export type ReliableMessageCommand =
-  | { readonly type: "save-waiting"; readonly draft: CheckedDraft }
+  /** `deliverAt`: the delivery time asked for (null: at the confirm); stored for the confirm. */
+  | { readonly type: "save-waiting"; readonly draft: CheckedDraft; readonly deliverAt?: number | null }
   /** `deliverAt` later than now: stored SENDING and first sent then (a delayed message). */
   | { readonly type: "save-and-send"; readonly draft: CheckedDraft; readonly deliverAt?: number | null }
-  /** `deliverAt` later than now: confirmed, first sent then (a delayed message). */
+  /**
+   * `deliverAt` later than now: confirmed, first sent then (a delayed message); null: sent at once;
+   * undefined: at the time asked for at the prepare (the message's `deliverAt`), else at once.
+   */
   | { readonly type: "confirm"; readonly by: ReliableMessageDecider; readonly deliverAt?: number | null }
   | { readonly type: "cancel"; readonly by: ReliableMessageDecider }
   | { readonly type: "defer-check" }
@@ -95,7 +100,7 @@ export type ReliableMessageCommand =
 
 /** What happened to a message; the input of {@link evolveReliableMessage}. */
 export type ReliableMessageEvent =
-  | { readonly type: "saved"; readonly draft: CheckedDraft }
+  | { readonly type: "saved"; readonly draft: CheckedDraft; readonly deliverAt?: number | null }
   | { readonly type: "saved-and-sent"; readonly draft: CheckedDraft }
   | { readonly type: "confirmed"; readonly by: ReliableMessageDecider }
   /** Saved SENDING with nothing sent: the first send is due at `at`. */
@@ -157,7 +162,7 @@ export function decideReliableMessage(command: ReliableMessageCommand, message: 
   const absent = phase === P.ABSENT;
   switch (command.type) {
     case "save-waiting":
-      if (absent) return apply({ type: "saved", draft: command.draft });
+      if (absent) return apply({ type: "saved", draft: command.draft, deliverAt: command.deliverAt ?? null });
       return isWaiting(phase) && sameContent(message!, command.draft)
         ? noop("already saved")
         : reject("ALREADY_EXISTS", `message ${command.draft.messageId} exists (${phase})`);
@@ -168,7 +173,11 @@ export function decideReliableMessage(command: ReliableMessageCommand, message: 
         : reject("ALREADY_EXISTS", `message ${command.draft.messageId} exists (${phase})`);
     case "confirm":
       if (absent) return reject("NOT_FOUND", "no such message");
-      if (isWaiting(phase)) return isLater(command.deliverAt, ctx) ? apply({ type: "scheduled", by: command.by, at: command.deliverAt! }) : apply({ type: "confirmed", by: command.by });
+      if (isWaiting(phase)) {
+        // A time given at the confirm wins over the one asked for at the prepare.
+        const at = command.deliverAt === undefined ? message!.deliverAt : command.deliverAt;
+        return isLater(at, ctx) ? apply({ type: "scheduled", by: command.by, at: at! }) : apply({ type: "confirmed", by: command.by });
+      }
       return phase === P.CANCELLED ? reject("CONFLICT", "the message was cancelled") : noop(`already confirmed (${phase})`);
     case "cancel":
       if (absent) return reject("NOT_FOUND", "no such message");
@@ -270,11 +279,11 @@ export function evolveReliableMessage(message: ReliableMessage | undefined, even
   const { now, options } = ctx;
   switch (event.type) {
     case "saved":
-      return { ...fresh(event.draft, now), nextCheckAt: now + checkDelayOf(options, event.draft.consumerQueue, event.draft.checkDelayMs) };
+      return { ...fresh(event.draft, now), deliverAt: event.deliverAt ?? null, nextCheckAt: now + checkDelayOf(options, event.draft.consumerQueue, event.draft.checkDelayMs) };
     case "saved-and-sent":
       return sent({ ...fresh(event.draft, now), status: ReliableMessageStatus.SENDING, confirmedAt: now }, ctx);
     case "saved-and-scheduled":
-      return { ...fresh(event.draft, now), status: ReliableMessageStatus.SENDING, confirmedAt: now, nextCheckAt: event.at };
+      return { ...fresh(event.draft, now), status: ReliableMessageStatus.SENDING, confirmedAt: now, deliverAt: event.at, nextCheckAt: event.at };
     case "deleted":
       return undefined;
   }
@@ -347,6 +356,7 @@ function fresh(draft: CheckedDraft, now: number): ReliableMessage {
     field3: draft.field3,
     headers: draft.headers,
     checkDelayMs: draft.checkDelayMs,
+    deliverAt: null,
     lastEventId: null,
     rejectCount: 0,
     rejectedAt: null,

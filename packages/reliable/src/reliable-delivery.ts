@@ -5,8 +5,10 @@ export const MAX_DELIVERY_DELAY_MS = 30 * 24 * 3_600_000;
 
 /**
  * When a confirmed message is first sent (RocketMQ 5's timer messages): at `deliverAt` (epoch
- * ms), or `delayMs` after the confirm; at most one of them. A time already past (or a delay of 0)
- * sends at once. The resend schedule counts from that first send, not from the confirm.
+ * ms), or `delayMs` after the call that gives it; at most one of them. A time already past (or a
+ * delay of 0) sends at once. Given at the prepare, it is stored and the confirm delivers then; given
+ * at the confirm, it wins over the prepare's. The resend schedule counts from that first send, not
+ * from the confirm.
  */
 export interface ReliableDelivery {
   readonly deliverAt?: number | null;
@@ -29,6 +31,14 @@ export function deliveryTime(when: ReliableDelivery | undefined, now: number): n
   if (!Number.isSafeInteger(deliverAt) || deliverAt < 0) throw invalid(`deliverAt must be epoch milliseconds: ${String(deliverAt)}`);
   if (deliverAt > now + MAX_DELIVERY_DELAY_MS) throw invalid(`deliverAt is more than ${MAX_DELIVERY_DELAY_MS} ms ahead: ${deliverAt}`);
   return deliverAt > now ? deliverAt : null;
+}
+
+/**
+ * The delivery time a confirm asks for: undefined when `when` names none (the time asked for at
+ * the prepare then holds), else {@link deliveryTime} (null: at once, overriding the prepare's).
+ */
+export function confirmDeliveryTime(when: ReliableDelivery | undefined, now: number): number | null | undefined {
+  return (when?.deliverAt ?? null) === null && (when?.delayMs ?? null) === null ? undefined : deliveryTime(when, now);
 }
 
 const invalid = (message: string) => new ReliableMessageError("INVALID_MESSAGE", `invalid delivery time: ${message}`);

@@ -8,8 +8,8 @@ import { ReliableMessageError } from "./reliable-message-error.js";
 import { reliableMessageOptions, type ReliableMessageOptions, type ReliableMessageOptionsInput } from "./reliable-message-options.js";
 import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore, ReliableQueueCounts } from "./reliable-message-store.js";
 import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
-import { deliveryTime, type ReliableDelivery } from "./reliable-delivery.js";
-import { runReliableMessageCommand, type ReliableMessageOutcome } from "./run-command.js";
+import { confirmDeliveryTime, deliveryTime, type ReliableDelivery } from "./reliable-delivery.js";
+import { runReliableMessageCommand, runReliableMessageCommandBatch, type ReliableMessageBatchResult, type ReliableMessageOutcome } from "./run-command.js";
 
 export interface ReliableMessageServiceDeps {
   readonly store: ReliableMessageStore;
@@ -59,24 +59,32 @@ export class ReliableMessageService {
 
   /**
    * Prepare (seed `saveMessageWaitingConfirm`): stores the message WAITING_CONFIRM, unsent. Call
-   * before the business transaction. Saving the same content again is a no-op; another message
-   * with the same id is refused (`ALREADY_EXISTS`).
+   * before the business transaction. With `when`, the delivery time is stored with it (a `delayMs`
+   * counts from this call) and a confirm that gives no time of its own first sends it then (see
+   * {@link ReliableDelivery}). Saving the same content again is a no-op (the first prepare's time
+   * stands); another message with the same id is refused (`ALREADY_EXISTS`).
    */
-  async saveWaitingConfirm(draft: ReliableMessageDraft): Promise<ReliableMessage> {
-    const d = checkReliableMessageDraft(draft);
-    const outcome = await this.execute(d.messageId, { type: "save-waiting", draft: d });
+  async saveWaitingConfirm(draft: ReliableMessageDraft, when?: ReliableDelivery): Promise<ReliableMessage> {
+    const outcome = await this.prepare(draft, when);
     return outcome.message!;
+  }
+
+  /** {@link saveWaitingConfirm} with its outcome (`applied` false for a repeated prepare). */
+  prepare(draft: ReliableMessageDraft, when?: ReliableDelivery): Promise<ReliableMessageOutcome> {
+    const d = checkReliableMessageDraft(draft);
+    return this.execute(d.messageId, { type: "save-waiting", draft: d, deliverAt: deliveryTime(when, this.#clock.now()) });
   }
 
   /**
    * Confirm (seed `confirmAndSendMessage`): after the business transaction committed, moves the
    * message (WAITING_CONFIRM or REVIEW) to SENDING and writes its first send — or, with `when`
-   * ahead of now, writes it at that time (a delayed message; see {@link ReliableDelivery}). A confirmed message
+   * ahead of now, writes it at that time (a delayed message; see {@link ReliableDelivery}). Without
+   * `when`, the time asked for at the prepare holds; with it, `when` wins. A confirmed message
    * (sending, dead or acknowledged) is a no-op; a cancelled one is refused (`CONFLICT`), an unknown
    * one (`NOT_FOUND`).
    */
   async confirmAndSend(messageId: string, when?: ReliableDelivery): Promise<ReliableMessageOutcome> {
-    return this.execute(checkMessageId(messageId), { type: "confirm", by: "producer", deliverAt: deliveryTime(when, this.#clock.now()) });
+    return this.execute(checkMessageId(messageId), { type: "confirm", by: "producer", deliverAt: confirmDeliveryTime(when, this.#clock.now()) });
   }
 
   /**
@@ -147,6 +155,26 @@ export class ReliableMessageService {
    */
   acknowledge(messageId: string): Promise<ReliableMessageOutcome> {
     return this.execute(checkMessageId(messageId), { type: "acknowledge" });
+  }
+
+  /**
+   * {@link acknowledge} for many messages in one store transaction (a consumer's batch): one
+   * result per distinct id, in the order given, each the outcome or the refusal `acknowledge`
+   * would have given that id alone (`NOT_FOUND`, `ILLEGAL_STATE`; an acknowledged one a no-op).
+   */
+  async acknowledgeMany(messageIds: readonly string[]): Promise<readonly ReliableMessageBatchResult[]> {
+    const invalid = new Map<string, ReliableMessageBatchResult>();
+    for (const id of messageIds) {
+      try {
+        checkMessageId(id);
+      } catch (e) {
+        if (!isReliableMessageError(e)) throw e;
+        invalid.set(id, { messageId: id, error: e });
+      }
+    }
+    const valid = messageIds.filter((id) => !invalid.has(id));
+    const done = new Map((await runReliableMessageCommandBatch({ store: this.#store, clock: this.#clock, options: this.options }, valid, { type: "acknowledge" })).map((r) => [r.messageId, r]));
+    return [...new Set(messageIds)].map((id) => invalid.get(id) ?? done.get(id)!);
   }
 
   /**

@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isMsgxError } from "@msgx/core";
+import { ManualClock } from "@msgx/core/fakes";
 import { DeliveryStatus, EventType, type OutboxEvent, type OutboxEventDraft } from "@msgx/core";
 import { deadLetterDraft, sendDraft } from "./message-envelope.js";
 import type { ReliableMessageStore } from "./reliable-message-store.js";
+import { ReliableMessageService } from "./reliable-message-service.js";
 import { ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 
 /** One fresh, empty store per test, and a way to read the outbox it writes. */
@@ -38,6 +40,7 @@ export function sampleReliableMessage(messageId: string, extra: Partial<Reliable
     field3: null,
     headers: null,
     checkDelayMs: null,
+    deliverAt: null,
     lastEventId: null,
     rejectCount: 0,
     rejectedAt: null,
@@ -45,6 +48,19 @@ export function sampleReliableMessage(messageId: string, extra: Partial<Reliable
     ...extra,
   };
 }
+
+/** Every member of `store` bound to it, to override one in a test. */
+const bind = (store: ReliableMessageStore): ReliableMessageStore => ({
+  commit: (w) => store.commit(w),
+  commitMany: (ws) => store.commitMany(ws),
+  get: (id) => store.get(id),
+  due: (status, now, limit) => store.due(status, now, limit),
+  scan: (f, after, limit) => store.scan(f, after, limit),
+  listPage: (f, n, size) => store.listPage(f, n, size),
+  purgeFinished: (before, limit) => store.purgeFinished(before, limit),
+  countByPhase: () => store.countByPhase(),
+  countByQueue: () => store.countByQueue(),
+});
 
 /** `message` confirmed and sent once at `at`. */
 const sending = (message: ReliableMessage, at = T0 + 1_000, extra: Partial<ReliableMessage> = {}): ReliableMessage => ({
@@ -92,6 +108,7 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
         updatedAt: T0 + 3,
         headers: { "x-tenant": "acme ✓", b: "", a: "1".repeat(1_000) },
         checkDelayMs: 90_000,
+        deliverAt: T0 + 86_400_000,
         rejectCount: 2,
         rejectedAt: T0 + 2,
         lastError: "handler failed: ✗ \"quoted\"",
@@ -103,6 +120,24 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
       const nulls = sampleReliableMessage("M-3", { dataType: null, field1: null, nextCheckAt: null, body: "" });
       await insert(nulls);
       expect(await store.get("M-3")).toEqual(nulls);
+    });
+
+    it("a delivery time asked for at the prepare is stored; a confirm without a time schedules the first send then, a confirm's own time wins", async () => {
+      const clock = new ManualClock(T0);
+      const service = new ReliableMessageService({ store, clock });
+      const at = T0 + 10 * 60_000;
+      const draft = (messageId: string) => ({ messageId, body: "{}", consumerQueue: "accounting" });
+      expect(await service.saveWaitingConfirm(draft("D-1"), { deliverAt: at })).toMatchObject({ status: "WAITING_CONFIRM", deliverAt: at });
+      expect(await service.saveWaitingConfirm(draft("D-2"), { delayMs: 60_000 })).toMatchObject({ deliverAt: T0 + 60_000 });
+      await service.saveWaitingConfirm(draft("D-3"), { deliverAt: at });
+      clock.advance(1_000);
+      expect(await service.confirmAndSend("D-1")).toMatchObject({ event: "scheduled", eventId: null, message: { status: "SENDING", sendCount: 0, nextCheckAt: at } });
+      expect(await service.confirmAndSend("D-2", { delayMs: 5_000 })).toMatchObject({ event: "scheduled", message: { nextCheckAt: T0 + 6_000 } });
+      expect(await service.confirmAndSend("D-3", { delayMs: 0 })).toMatchObject({ event: "confirmed", message: { sendCount: 1 } });
+      expect(await store.get("D-1")).toMatchObject({ status: "SENDING", sendCount: 0, nextCheckAt: at, deliverAt: at });
+      expect((await subject.outboxRows()).map((r) => r.payload)).toEqual([expect.objectContaining({ messageId: "D-3" })]);
+      await expect(service.saveWaitingConfirm(draft("D-4"), { deliverAt: at, delayMs: 1 })).rejects.toMatchObject({ code: "INVALID_MESSAGE" });
+      expect(await store.get("D-4")).toBeUndefined();
     });
 
     it("insert of a taken id is the conflict `exists` and writes nothing", async () => {
@@ -314,6 +349,104 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
       expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.conflict === "changed")).toBe(true);
       expect(await subject.outboxRows()).toHaveLength(1);
       expect((await store.get("M-1"))!.version).toBe(2);
+    });
+
+    it("commitMany: one result per write in order, each as commit would answer it; the applied ones commit with their outbox rows", async () => {
+      const a = sampleReliableMessage("A");
+      const b = sampleReliableMessage("B");
+      await insert(a);
+      await insert(b);
+      const aSent = sending(a);
+      const c = sending(sampleReliableMessage("C", { version: 0 }));
+      const results = await store.commitMany([
+        { op: "update", expectedVersion: 1, message: aSent, send: sendDraft(aSent) },
+        { op: "update", expectedVersion: 7, message: sending(b), send: sendDraft(sending(b)) },
+        { op: "update", expectedVersion: 1, message: sending(sampleReliableMessage("GHOST")), send: null },
+        { op: "insert", message: sampleReliableMessage("B", { body: "other" }), send: null },
+        { op: "insert", message: c, send: sendDraft(c) },
+        { op: "delete", messageId: "B", expectedVersion: 1 },
+      ]);
+      const rows = await subject.outboxRows();
+      expect(rows.map((r) => (r.payload as { messageId: string }).messageId)).toEqual(["A", "C"]);
+      expect(results).toEqual([
+        { ok: true, eventId: rows[0]!.eventId },
+        { ok: false, conflict: "changed" },
+        { ok: false, conflict: "missing" },
+        { ok: false, conflict: "exists" },
+        { ok: true, eventId: rows[1]!.eventId },
+        { ok: true, eventId: null },
+      ]);
+      expect(await store.get("A")).toEqual({ ...aSent, lastEventId: rows[0]!.eventId });
+      expect(await store.get("B")).toBeUndefined();
+      expect(await store.commitMany([])).toEqual([]);
+    });
+
+    it("commitMany of updates without outbox rows (a batch acknowledgement): every field stored, a stale or missing one answered, no row written", async () => {
+      for (const id of ["Q-1", "Q-2", "Q-3"]) {
+        const m = sending(sampleReliableMessage(id, { version: 0 }));
+        await insert(m, sendDraft(m));
+      }
+      const rows = (await subject.outboxRows()).length;
+      const [q1, q2, q3] = await Promise.all(["Q-1", "Q-2", "Q-3"].map(async (id) => (await store.get(id))!));
+      const acked = (m: ReliableMessage, extra: Partial<ReliableMessage> = {}): ReliableMessage => ({ ...m, version: m.version + 1, status: ReliableMessageStatus.ACKNOWLEDGED, nextCheckAt: null, updatedAt: T0 + 5_000, ...extra });
+      const q1Acked = acked(q1!, { lastError: "acknowledged ✓ \"late\"", headers: { "x-b": "2", "x-a": "1" }, deliverAt: T0 + 9, field3: null });
+      const results = await store.commitMany([
+        { op: "update", expectedVersion: q1!.version, message: q1Acked, send: null },
+        { op: "update", expectedVersion: q2!.version + 3, message: acked(q2!, { version: q2!.version + 4 }), send: null },
+        { op: "update", expectedVersion: 1, message: acked(sampleReliableMessage("Q-GONE")), send: null, deadLetter: null },
+        { op: "update", expectedVersion: q3!.version, message: acked(q3!), send: null },
+      ]);
+      expect(results).toEqual([{ ok: true, eventId: null }, { ok: false, conflict: "changed" }, { ok: false, conflict: "missing" }, { ok: true, eventId: null }]);
+      expect(await store.get("Q-1")).toEqual(q1Acked);
+      expect(await store.get("Q-2")).toEqual(q2);
+      expect(await store.get("Q-3")).toEqual(acked(q3!));
+      expect(await store.get("Q-GONE")).toBeUndefined();
+      expect(await subject.outboxRows()).toHaveLength(rows);
+    });
+
+    it("commitMany is atomic: an outbox row refused anywhere in the batch writes nothing of it", async () => {
+      const a = sampleReliableMessage("A");
+      await insert(a);
+      const acked = { ...sending(a), status: ReliableMessageStatus.ACKNOWLEDGED };
+      const c = sending(sampleReliableMessage("C", { version: 0 }));
+      await expect(
+        store.commitMany([
+          { op: "update", expectedVersion: 1, message: acked, send: null },
+          { op: "insert", message: c, send: { ...sendDraft(c), eventType: "BOGUS" as EventType } },
+        ]),
+      ).rejects.toSatisfy(isMsgxError);
+      expect(await store.get("A")).toEqual(a);
+      expect(await store.get("C")).toBeUndefined();
+      expect(await subject.outboxRows()).toEqual([]);
+    });
+
+    it("a batch acknowledgement through the service: per id ok, already acknowledged, unknown, never sent; one id changed meanwhile is decided again", async () => {
+      const service = new ReliableMessageService({ store, clock: new ManualClock(T0) });
+      for (const id of ["S-1", "S-2", "S-3", "W-1"]) await service.saveWaitingConfirm({ messageId: id, body: "{}", consumerQueue: "accounting" });
+      for (const id of ["S-1", "S-2", "S-3"]) await service.confirmAndSend(id);
+      await service.acknowledge("S-2");
+      const results = await service.acknowledgeMany(["S-1", "S-2", "NOPE", "W-1", "S-1", "S-3"]);
+      expect(results.map((r) => ("outcome" in r ? { id: r.messageId, applied: r.outcome.applied, status: r.outcome.message?.status } : { id: r.messageId, code: r.error.code }))).toEqual([
+        { id: "S-1", applied: true, status: "ACKNOWLEDGED" },
+        { id: "S-2", applied: false, status: "ACKNOWLEDGED" },
+        { id: "NOPE", code: "NOT_FOUND" },
+        { id: "W-1", code: "ILLEGAL_STATE" },
+        { id: "S-3", applied: true, status: "ACKNOWLEDGED" },
+      ]);
+      for (const id of ["S-1", "S-2", "S-3"]) expect((await store.get(id))?.status, id).toBe("ACKNOWLEDGED");
+      expect((await store.get("W-1"))?.status).toBe("WAITING_CONFIRM");
+      // The store sees one transaction of writes; a write whose version moved under it is a conflict there, and the service decides that id again.
+      await service.saveWaitingConfirm({ messageId: "S-4", body: "{}", consumerQueue: "accounting" });
+      await service.confirmAndSend("S-4");
+      const racing: ReliableMessageStore = {
+        ...bind(store),
+        commitMany: async (writes) => {
+          await service.resendByMessageId("S-4");
+          return store.commitMany(writes);
+        },
+      };
+      const raced = new ReliableMessageService({ store: racing, clock: new ManualClock(T0) });
+      expect(await raced.acknowledgeMany(["S-4"])).toMatchObject([{ messageId: "S-4", outcome: { applied: true, message: { status: "ACKNOWLEDGED", sendCount: 2 } } }]);
     });
 
     it("due: one status, not dead, nextCheckAt at or before now, oldest first (ties by id), at most limit", async () => {

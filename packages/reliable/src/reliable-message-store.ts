@@ -72,7 +72,7 @@ export interface ReliableMessagePage {
  * PostgreSQL), beside the outbox the relay reads.
  *
  * Every implementation guarantees:
- * - `commit` is one transaction: the compare-and-set on the message, the message change and the
+ * - `commit` (and `commitMany`, for all its writes) is one transaction: the compare-and-set on the message, the message change and the
  *   outbox row all commit together or not at all. A lost compare-and-set writes nothing and
  *   returns the conflict; it never throws for it. Outbox rows are PENDING with EVENT_IDs from the
  *   same sequence the pipeline uses, so the relay delivers them in commit order per target.
@@ -87,6 +87,15 @@ export interface ReliableMessagePage {
 export interface ReliableMessageStore {
   /** Applies one write atomically (see {@link ReliableMessageWrite}). */
   commit(write: ReliableMessageWrite): Promise<ReliableMessageWriteResult>;
+
+  /**
+   * Applies `writes` in one transaction, in order: each is applied or answered with its conflict
+   * exactly as `commit` would (a lost compare-and-set writes nothing of that write and leaves the
+   * others be); every applied one, with its outbox rows, commits together. One result per write, in
+   * the order given. A driver error (an outbox row refused, the connection lost) writes nothing of
+   * the whole batch and throws as `commit` does. An empty batch writes nothing.
+   */
+  commitMany(writes: readonly ReliableMessageWrite[]): Promise<readonly ReliableMessageWriteResult[]>;
 
   /** The message with that id, or undefined. */
   get(messageId: string): Promise<ReliableMessage | undefined>;

@@ -108,6 +108,13 @@ export interface ReliableMessage {
   /** The per-message check delay of the draft, null for the queue's default. */
   readonly checkDelayMs: number | null;
   /**
+   * The delivery time asked for at the prepare (epoch ms; RocketMQ 5's timer messages), null for
+   * "at the confirm". A confirm that gives no time of its own first sends the message then; a
+   * confirm with a time overrides it. Kept as asked: the time a scheduled message goes out is its
+   * `nextCheckAt`.
+   */
+  readonly deliverAt: number | null;
+  /**
    * The EVENT_ID of the outbox row of the last send to the main topic, set by the store in the
    * transaction that writes it (null before the first send). The recovery job reads that row to
    * tell a send the broker acknowledged from one still waiting in the outbox.

@@ -1,6 +1,6 @@
 import type { Clock } from "@msgx/core";
 import { deadLetterDraft, sendDraft } from "./message-envelope.js";
-import { decideReliableMessage, evolveReliableMessage, impliesDeadLetter, impliesSend, type ReliableMessageCommand, type ReliableMessageEvent } from "./message-machine.js";
+import { decideReliableMessage, evolveReliableMessage, impliesDeadLetter, impliesSend, type ReliableMessageCommand, type ReliableMessageContext, type ReliableMessageEvent } from "./message-machine.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
 import type { ReliableMessageOptions } from "./reliable-message-options.js";
 import type { ReliableMessageWrite, ReliableMessageStore } from "./reliable-message-store.js";
@@ -27,6 +27,85 @@ export interface ReliableMessageCommandDeps {
   readonly options: ReliableMessageOptions;
   /** Compare-and-set rounds before giving up with `CONFLICT` (default 5). */
   readonly casAttempts?: number;
+}
+
+/** One message's answer in a batch: its outcome, or the refusal it alone would have had. */
+export type ReliableMessageBatchResult =
+  | { readonly messageId: string; readonly outcome: ReliableMessageOutcome }
+  | { readonly messageId: string; readonly error: ReliableMessageError };
+
+/**
+ * The same command for many messages, as few store round trips as it takes: one read of them all
+ * (`scan` by ids), the decisions, and the changes in one `commitMany` transaction. A message whose
+ * compare-and-set was lost there (someone changed it meanwhile) runs alone through
+ * {@link runReliableMessageCommand}. One result per distinct id, in the order given; a refusal is
+ * that id's result. Store errors propagate for the whole batch (every command is idempotent: the
+ * caller sends it again).
+ */
+export async function runReliableMessageCommandBatch(
+  deps: ReliableMessageCommandDeps,
+  messageIds: readonly string[],
+  command: ReliableMessageCommand,
+): Promise<readonly ReliableMessageBatchResult[]> {
+  const ids = [...new Set(messageIds)];
+  if (ids.length === 0) return [];
+  const stored = new Map((await deps.store.scan({ messageIds: ids }, null, ids.length)).map((m) => [m.messageId, m]));
+  const ctx = { now: deps.clock.now(), options: deps.options };
+  const results = new Map<string, ReliableMessageBatchResult>();
+  const planned: { readonly id: string; readonly plan: Planned }[] = [];
+  // In id order, so two batches touching the same rows lock them in the same order.
+  for (const id of [...ids].sort()) {
+    const state = stored.get(id);
+    const decision = decideReliableMessage(command, state, ctx);
+    if (decision.kind === "reject") results.set(id, { messageId: id, error: new ReliableMessageError(decision.code, `message ${id}: ${decision.reason}`, id) });
+    else if (decision.kind === "noop") results.set(id, { messageId: id, outcome: { messageId: id, applied: false, event: null, reason: decision.reason, message: state, eventId: null } });
+    else planned.push({ id, plan: plan(id, state, decision.event, ctx) });
+  }
+  const written = await deps.store.commitMany(planned.map((p) => p.plan.write));
+  for (const [i, { id, plan: p }] of planned.entries()) {
+    const result = written[i]!;
+    if (result.ok) results.set(id, { messageId: id, outcome: p.outcome(result.eventId) });
+    else {
+      try {
+        results.set(id, { messageId: id, outcome: await runReliableMessageCommand(deps, id, command) });
+      } catch (e) {
+        if (!(e instanceof ReliableMessageError)) throw e;
+        results.set(id, { messageId: id, error: e });
+      }
+    }
+  }
+  return ids.map((id) => results.get(id)!);
+}
+
+/** A decided change: the write that makes it, and its outcome once written. */
+interface Planned {
+  readonly write: ReliableMessageWrite;
+  outcome(eventId: number | null): ReliableMessageOutcome;
+}
+
+/** The write of `event` applied to `state` (its outbox row when it sends, its dead letter when it dies). */
+function plan(messageId: string, state: ReliableMessage | undefined, event: ReliableMessageEvent, ctx: ReliableMessageContext): Planned {
+  const next = evolveReliableMessage(state, event, ctx);
+  const send = next !== undefined && impliesSend(event) ? sendDraft(next) : null;
+  const deadLetter = next !== undefined && impliesDeadLetter(event) ? deadLetterDraft(next) : null;
+  const write: ReliableMessageWrite =
+    state === undefined
+      ? { op: "insert", message: next!, send }
+      : next === undefined
+        ? { op: "delete", messageId, expectedVersion: state.version }
+        : { op: "update", expectedVersion: state.version, message: next, send, deadLetter };
+  return {
+    write,
+    // The store recorded the send's EVENT_ID on the message in the same transaction.
+    outcome: (eventId) => ({
+      messageId,
+      applied: true,
+      event: event.type,
+      reason: null,
+      message: next !== undefined && send !== null ? { ...next, lastEventId: eventId } : next,
+      eventId: send !== null ? eventId : null,
+    }),
+  };
 }
 
 /**
@@ -57,21 +136,9 @@ export async function runReliableMessageCommand(
     if (decision.kind === "noop") {
       return { messageId, applied: false, event: null, reason: decision.reason, message: state, eventId: null };
     }
-    const next = evolveReliableMessage(state, decision.event, ctx);
-    const send = next !== undefined && impliesSend(decision.event) ? sendDraft(next) : null;
-    const deadLetter = next !== undefined && impliesDeadLetter(decision.event) ? deadLetterDraft(next) : null;
-    const write: ReliableMessageWrite =
-      state === undefined
-        ? { op: "insert", message: next!, send }
-        : next === undefined
-          ? { op: "delete", messageId, expectedVersion: state.version }
-          : { op: "update", expectedVersion: state.version, message: next, send, deadLetter };
-    const result = await deps.store.commit(write);
-    if (result.ok) {
-      // The store recorded the send's EVENT_ID on the message in the same transaction.
-      const message = next !== undefined && send !== null ? { ...next, lastEventId: result.eventId } : next;
-      return { messageId, applied: true, event: decision.event.type, reason: null, message, eventId: send !== null ? result.eventId : null };
-    }
+    const planned = plan(messageId, state, decision.event, ctx);
+    const result = await deps.store.commit(planned.write);
+    if (result.ok) return planned.outcome(result.eventId);
   }
   throw new ReliableMessageError("CONFLICT", `message ${messageId}: still changing after ${attempts} compare-and-set rounds`, messageId);
 }

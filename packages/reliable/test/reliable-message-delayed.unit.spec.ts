@@ -1,6 +1,6 @@
 /**
  * Delayed delivery (issue 36 item 2, RocketMQ 5's timer messages) over the fakes and a manual
- * clock: `deliverAt` / `delayMs` on the confirm or the save-and-send hold the first send until
+ * clock: `deliverAt` / `delayMs` on the prepare, the confirm or the save-and-send hold the first send until
  * then; the recovery job writes it when due; the resend schedule counts from that send.
  */
 import { fc, test as property } from "@fast-check/vitest";
@@ -84,12 +84,45 @@ describe("delayed delivery", () => {
     expect(w.values("accounting")).toEqual([expect.objectContaining({ messageId: "d-6", sendCount: 1 })]);
   });
 
-  it("refuses bad delivery times as INVALID_MESSAGE", async () => {
+  it("a time given at the prepare: the confirm (producer or check-back) delivers then, unless it gives its own; past by the confirm, at once", async () => {
+    const w = new RmWorld();
+    const at = w.clock.now() + 20 * MIN;
+    await w.service.saveWaitingConfirm(draft("p-1"), { deliverAt: at });
+    await w.service.saveWaitingConfirm(draft("p-2"), { delayMs: MIN });
+    await w.service.saveWaitingConfirm(draft("p-3"), { deliverAt: at });
+    // A repeated prepare is a no-op: the first prepare's time stands.
+    expect(await w.service.prepare(draft("p-1"), { delayMs: 1 })).toMatchObject({ applied: false, message: { deliverAt: at } });
+    w.checkBack.registerChecker("accounting", async () => "confirm");
+    w.clock.advance(2 * MIN);
+    // The check-back confirms p-1 and p-3 when their check delay is over; p-2's time is past by then.
+    expect(await w.service.confirmAndSend("p-3", { deliverAt: at + MIN })).toMatchObject({ event: "scheduled", message: { nextCheckAt: at + MIN } });
+    expect(await w.service.confirmAndSend("p-2")).toMatchObject({ event: "confirmed", message: { sendCount: 1 } });
+    w.clock.advance(5 * MIN);
+    await w.checkBack.step();
+    expect(await w.service.get("p-1")).toMatchObject({ status: "SENDING", sendCount: 0, nextCheckAt: at });
+    await w.deliverAll();
+    expect(w.values("accounting").map((v) => (v as { messageId: string }).messageId)).toEqual(["p-2"]);
+    await w.service.acknowledge("p-2");
+    w.clock.set(at);
+    expect(await w.recovery.step()).toMatchObject({ delivered: 1 });
+    w.clock.set(at + MIN);
+    expect(await w.recovery.step()).toMatchObject({ delivered: 1 });
+    await w.deliverAll();
+    expect(w.values("accounting")).toEqual([
+      expect.objectContaining({ messageId: "p-2" }),
+      expect.objectContaining({ messageId: "p-1", sendCount: 1, sentAt: at }),
+      expect.objectContaining({ messageId: "p-3", sendCount: 1, sentAt: at + MIN }),
+    ]);
+  });
+
+  it("refuses bad delivery times as INVALID_MESSAGE, at the prepare as at the confirm", async () => {
     const w = new RmWorld();
     await w.service.saveWaitingConfirm(draft("d-7"));
     for (const when of [{ deliverAt: 1, delayMs: 1 }, { delayMs: -1 }, { delayMs: 1.5 }, { delayMs: MAX_DELIVERY_DELAY_MS + 1 }, { deliverAt: w.clock.now() + MAX_DELIVERY_DELAY_MS + 1 }, { deliverAt: -5 }]) {
       await expect(w.service.confirmAndSend("d-7", when), JSON.stringify(when)).rejects.toMatchObject({ code: "INVALID_MESSAGE" });
+      await expect(w.service.saveWaitingConfirm(draft("d-8"), when), JSON.stringify(when)).rejects.toMatchObject({ code: "INVALID_MESSAGE" });
     }
+    expect(await w.service.get("d-8")).toBeUndefined();
     expect(await w.service.get("d-7")).toMatchObject({ status: "WAITING_CONFIRM" });
   });
 

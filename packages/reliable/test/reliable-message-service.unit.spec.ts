@@ -26,6 +26,20 @@ async function refusal(p: Promise<unknown>): Promise<ReliableMessageErrorCode | 
 }
 
 describe("ReliableMessageService", () => {
+  it("acknowledgeMany: an empty id is refused for itself alone; the others are acknowledged in one store transaction", async () => {
+    const w = new RmWorld();
+    await w.service.saveAndSend(draft("A-1"));
+    let batches = 0;
+    const commitMany = w.store.commitMany.bind(w.store);
+    w.store.commitMany = async (writes) => {
+      batches += 1;
+      return commitMany(writes);
+    };
+    const results = await w.service.acknowledgeMany(["", "A-1"]);
+    expect(results.map((r) => ("error" in r ? r.error.code : r.outcome.applied))).toEqual(["INVALID_MESSAGE", true]);
+    expect(batches).toBe(1);
+  });
+
   it("prepare stores WAITING_CONFIRM and sends nothing; the same prepare again is a no-op, other content is refused", async () => {
     const w = new RmWorld();
     const m = await w.service.saveWaitingConfirm(draft("M-1"));

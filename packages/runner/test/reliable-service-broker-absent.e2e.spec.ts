@@ -10,76 +10,52 @@
  * the shared one on 9092. NOT RUN when PostgreSQL does not answer or no broker can be run here
  * (no java or mvn); a failure under MSGX_REQUIRE_SERVICES=1.
  */
-import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { gateService } from "@msgx/core/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
+import { eventually, stopRunner, type RunnerProcess } from "./runner-process.js";
 import * as flows from "./reliable-service/rm-flows.js";
+import { gateOwnBroker, ownBroker, removeSuiteState, spawnTaggedRunner, type OwnBroker } from "./reliable-service/own-broker.js";
 import { getMessage, metric, produce, startChecker, startConsumer, type Checker, type Consumer } from "./reliable-service/rm-processes.js";
-import { freePort } from "./free-port.js";
 
-const run = promisify(execFile);
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-const KAFKA = join(REPO, "scripts", "kafka");
 const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const suite = "reliable-message service started while its broker is away (PostgreSQL, a broker of its own)";
 
 const tag = `rmabs_${process.pid}_${Date.now() % 100_000}`;
 const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
 const pgGate = await gateService("PostgreSQL", suite, async () => void (await pgClient.connect()));
-const toolGate = await gateService("a Kafka broker of the suite's own (java and mvn for scripts/kafka)", suite, async () => {
-  await run("sh", ["-c", "command -v java && command -v mvn"]);
-});
+const toolGate = await gateOwnBroker(suite);
 const available = pgGate.available && toolGate.available;
 
 describe.skipIf(!available)(suite, () => {
-  const home = mkdtempSync(join(tmpdir(), "msgx-own-kafka-"));
   const dir = mkdtempSync(join(tmpdir(), "msgx-rm-absent-"));
   const consumers: Consumer[] = [];
-  let brokerEnv: NodeJS.ProcessEnv = {};
+  let broker: OwnBroker | undefined;
   let brokers = "";
   let runner: RunnerProcess | undefined;
   let checker: Checker | undefined;
   const q = flows.rmQueues(tag);
   const queue = q.checkBack;
-  const kafka = (cmd: string, timeoutMs = 300_000) => run(KAFKA, [cmd], { env: brokerEnv, timeout: timeoutMs, encoding: "utf8" });
 
   beforeAll(async () => {
-    const [port, controller] = [await freePort(), await freePort()];
-    brokers = `127.0.0.1:${port}`;
-    brokerEnv = { ...process.env, MSGX_KAFKA_HOME: home, MSGX_KAFKA_PORT: String(port), MSGX_KAFKA_CONTROLLER_PORT: String(controller) };
-    // The jars of this checkout's broker, when it has them, spare a fetch; else scripts/kafka fetches.
-    const shared = join(REPO, ".kafka", "lib");
-    if (existsSync(join(shared, ".complete"))) symlinkSync(shared, join(home, "lib"));
-    await kafka("fetch", 900_000);
+    broker = await ownBroker(suite);
+    brokers = broker.brokers;
     await pgClient.query(`CREATE SCHEMA ${tag}`);
     checker = await startChecker();
     const config = join(dir, "msgx.json");
     writeFileSync(config, JSON.stringify(flows.rmConfig(q, checker)));
     // The broker is not running: the runner must start without it.
-    runner = await spawnRunner(["-c", config, "--pg", PG_URL, "--kafka", brokers, "--data-dir", join(dir, "data")], {
-      MSGX_PG_SCHEMA: tag,
-      MSGX_KAFKA_MSG_TOPIC: `msg_${tag}`,
-      MSGX_KAFKA_SCHD_TOPIC: `schd_${tag}`,
-      MSGX_KAFKA_REF_TOPIC: `ref_${tag}`,
-    }, 180_000);
+    runner = await spawnTaggedRunner(config, PG_URL, tag, broker.brokers, dir);
   }, 1_200_000);
 
   afterAll(async () => {
     await Promise.all(consumers.map((c) => c.stop()));
     await stopRunner(runner, suite);
     await checker?.stop();
-    await kafka("stop", 120_000).catch((e: unknown) => console.error(`[${suite}] own broker stop:`, e));
-    await pgClient.query(`DROP SCHEMA IF EXISTS ${tag} CASCADE`).catch(() => undefined);
-    await pgClient.end().catch(() => undefined);
-    // The link to the shared jars goes, not the jars.
-    for (const d of [home, dir]) rmSync(d, { recursive: true, force: true });
+    await removeSuiteState(broker, pgClient, tag, dir);
   }, 300_000);
 
   it("prepare, confirm, cancel and check-back work with the broker away; nothing DEAD; every confirmed message delivered once after it starts", async () => {
@@ -115,7 +91,7 @@ describe.skipIf(!available)(suite, () => {
     await new Promise((r) => setTimeout(r, Math.max(0, t0 + flows.RESEND_SCHEDULE_MS + 2_000 - Date.now())));
     for (const m of delivered) expect(await getMessage(url, m)).toMatchObject({ status: "SENDING", dead: false, sendCount: 1 });
 
-    await kafka("start");
+    await broker!.start();
     const reader = await startConsumer(`rmq.${queue}`, { brokers, group: `${tag}-after` }, { url, waitReady: false });
     consumers.push(reader);
     await reader.ready(180_000);

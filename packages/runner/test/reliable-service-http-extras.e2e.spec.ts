@@ -17,7 +17,7 @@ describe.skipIf(!available)(suite, () => {
     await flows.directSendBatchAckAndDelete(world(), PREFIX);
   }, 180_000);
 
-  it("delayed delivery: delayMs on a save-and-send, deliverAt on a confirm; held until then, delivered once, acknowledged", async () => {
+  it("delayed delivery: delayMs on a save-and-send, deliverAt on a confirm, delayMs on a prepare confirmed without a time; held until then, delivered once, acknowledged", async () => {
     await flows.delayedDeliveryOverHttp(world(), PREFIX);
   }, 180_000);
 });

@@ -300,9 +300,21 @@ describe("/rm/v1: direct send, batch acknowledgement, operator delete (issue 36)
     expect(await call(w, "POST", "/rm/v1/messages/t-3/confirm")).toMatchObject({ status: 200, body: { message: { sendCount: 1 } } });
   });
 
-  it("answers a delay's client mistakes with 400: on a plain prepare, both given, negative, mistyped, too far, unknown keys", async () => {
-    expect(await prepare(w, "t-4", { delayMs: 1_000 })).toMatchObject({ status: 400, body: { code: "INVALID_MESSAGE" } });
-    expect((await prepare(w, "t-4", { delayMs: 1_000, deliverAt: 5 }, true)).status).toBe(400);
+  it("a delay on a plain prepare is stored: the confirm without a time delivers then, a confirm's own time wins", async () => {
+    const now = w.clock.now();
+    expect(await prepare(w, "p-1", { delayMs: 60_000 })).toMatchObject({ status: 201, body: { message: { status: "WAITING_CONFIRM", deliverAt: now + 60_000 } } });
+    expect(await prepare(w, "p-2", { deliverAt: now + 90_000 })).toMatchObject({ status: 201, body: { message: { deliverAt: now + 90_000 } } });
+    expect(await call(w, "POST", "/rm/v1/messages/p-1/confirm")).toMatchObject({ status: 200, body: { message: { status: "SENDING", sendCount: 0, nextCheckAt: now + 60_000 } } });
+    expect(await call(w, "POST", "/rm/v1/messages/p-2/confirm", { delayMs: 0 })).toMatchObject({ status: 200, body: { message: { sendCount: 1 } } });
+    expect(w.sends()).toBe(1);
+  });
+
+  it("answers a delay's client mistakes with 400: both given, negative, mistyped, too far, unknown keys; on the prepare as on the confirm", async () => {
+    for (const bad of [{ delayMs: 1_000, deliverAt: 5 }, { delayMs: 31 * 24 * 3_600_000 }, { deliverAt: w.clock.now() + 31 * 24 * 3_600_000 }, { delayMs: -1 }, { deliverAt: "soon" }]) {
+      expect((await prepare(w, "t-4", bad)).status, JSON.stringify(bad)).toBe(400);
+      expect((await prepare(w, "t-4", bad, true)).status, JSON.stringify(bad)).toBe(400);
+    }
+    expect(await w.service.get("t-4")).toBeUndefined();
     await prepare(w, "t-5");
     for (const bad of [{ delayMs: -1 }, { delayMs: "soon" }, { deliverAt: 1.5 }, { delayMs: 31 * 24 * 3_600_000 }, { delay: 5 }, { deliverAt: 1, delayMs: 1 }]) {
       expect((await call(w, "POST", "/rm/v1/messages/t-5/confirm", bad)).status, JSON.stringify(bad)).toBe(400);

@@ -16,7 +16,9 @@ import {
   purgeFinishedMessages,
   scanMessages,
   setLastEventId,
+  storedMessageIds,
   updateMessage,
+  updateMessagesToNextVersion,
 } from "./reliable-message-queries.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 
@@ -63,6 +65,41 @@ export class PgReliableMessageStore implements ReliableMessageStore {
         },
         { commitIf: (result) => result.ok },
       ),
+    );
+  }
+
+  /**
+   * One transaction for the batch: each write's statements in turn (a lost compare-and-set wrote
+   * nothing, so the others still commit) — or, for a batch of quiet updates (no outbox row, each
+   * to the next version, distinct messages: a batch acknowledgement), one UPDATE for them all.
+   */
+  async commitMany(writes: readonly ReliableMessageWrite[]): Promise<readonly ReliableMessageWriteResult[]> {
+    if (writes.length === 0) return [];
+    const quiet = quietUpdates(writes);
+    return retryOnConflict(this.#conflictAttempts, () =>
+      pgTransaction(this.#db, "reliable message batch", async (trx) => {
+        if (quiet !== null) {
+          try {
+            const replaced = await updateMessagesToNextVersion(trx, quiet);
+            const lost = quiet.filter((m) => !replaced.has(m.messageId)).map((m) => m.messageId);
+            const stored = lost.length === 0 ? new Set<string>() : await storedMessageIds(trx, lost);
+            return quiet.map((m): ReliableMessageWriteResult =>
+              replaced.has(m.messageId) ? { ok: true, eventId: null } : { ok: false, conflict: stored.has(m.messageId) ? "changed" : "missing" },
+            );
+          } catch (e) {
+            throw mapPgError(e, "reliable message update (batch)");
+          }
+        }
+        const results: ReliableMessageWriteResult[] = [];
+        for (const write of writes) {
+          try {
+            results.push(await this.#apply(trx, write));
+          } catch (e) {
+            throw mapPgError(e, `reliable message ${write.op} (batch)`);
+          }
+        }
+        return results;
+      }),
     );
   }
 
@@ -139,6 +176,16 @@ export class PgReliableMessageStore implements ReliableMessageStore {
     }
     return [...byQueue].map(([queue, phases]) => ({ queue, phases }));
   }
+}
+
+/** The messages of `writes` when every one is an update writing no outbox row, to the next version, of a message no other write touches; else null. */
+function quietUpdates(writes: readonly ReliableMessageWrite[]): ReliableMessage[] | null {
+  const messages: ReliableMessage[] = [];
+  for (const w of writes) {
+    if (w.op !== "update" || w.send !== null || (w.deadLetter ?? null) !== null || w.message.version !== w.expectedVersion + 1) return null;
+    messages.push(w.message);
+  }
+  return new Set(messages.map((m) => m.messageId)).size === messages.length ? messages : null;
 }
 
 /** One outbox row through the pipeline's own insert (same columns, payload kept as written); its EVENT_ID. */

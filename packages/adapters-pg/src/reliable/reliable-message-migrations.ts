@@ -1,6 +1,7 @@
 import type { MigrationSet } from "../migrations/migrate.js";
 import { reliableMessageMigration } from "./0005-reliable-message.js";
 import { reliableMessageServiceMigration } from "./0015-reliable-message-service.js";
+import { reliableMessageDeliverAtMigration } from "./0023-reliable-message-deliver-at.js";
 
 /**
  * The reliable-message service's table (seed 002), beside the outbox its sends go to, for the
@@ -14,5 +15,7 @@ export const RELIABLE_MESSAGE_MIGRATIONS: MigrationSet = {
     "0005_reliable_message": reliableMessageMigration,
     // Terminal statuses, last send's event id, rejects, headers, check delay, the purge index.
     "0015_reliable_message_service": reliableMessageServiceMigration,
+    // The delivery time asked for at the prepare.
+    "0023_reliable_message_deliver_at": reliableMessageDeliverAtMigration,
   },
 };

@@ -44,6 +44,28 @@ export async function updateMessage(db: Db, message: ReliableMessage, expectedVe
   return rows.length === 1;
 }
 
+/**
+ * Replaces, in one statement, the row of each of `messages` (distinct ids) that is still at the
+ * version just before the message's own; the ids it replaced. Under READ COMMITTED a concurrent
+ * writer's update is waited for and the version re-checked, as in `updateMessage`.
+ */
+export async function updateMessagesToNextVersion(db: Db, messages: readonly ReliableMessage[]): Promise<Set<string>> {
+  const set = sql.raw(MESSAGE_COLUMNS.split(", ").map((c) => `${c} = v.${c}`).join(", "));
+  const { rows } = await sql<{ message_id: string }>`
+    UPDATE reliable_message AS m SET ${set}
+    FROM (VALUES ${sql.join(messages.map(messageValues))}) AS v (${sql.raw(MESSAGE_COLUMNS)})
+    WHERE m.message_id = v.message_id COLLATE "C" AND m.version = v.version - 1
+    RETURNING m.message_id`.execute(db);
+  return new Set(rows.map((r) => r.message_id));
+}
+
+/** Which of `messageIds` are stored (a primary-key probe each). */
+export async function storedMessageIds(db: Db, messageIds: readonly string[]): Promise<Set<string>> {
+  const { rows } = await sql<{ message_id: string }>`
+    SELECT message_id FROM reliable_message WHERE message_id = ANY(${[...messageIds]}::text[])`.execute(db);
+  return new Set(rows.map((r) => r.message_id));
+}
+
 /** Deletes the row of `messageId` if it still has `expectedVersion`; true when it did. */
 export async function deleteMessage(db: Db, messageId: string, expectedVersion: number): Promise<boolean> {
   const { rows } = await sql`

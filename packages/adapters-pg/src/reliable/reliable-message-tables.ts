@@ -1,7 +1,7 @@
 import type { ColumnType } from "kysely";
 import type { Int8, Jsonb, Timestamp } from "../rows/column-types.js";
 
-/** `reliable_message` (migrations `reliableMessageMigration`, then `reliableMessageServiceMigration`). */
+/** `reliable_message` (migrations `reliableMessageMigration`, `reliableMessageServiceMigration`, `reliableMessageDeliverAtMigration`). */
 export interface ReliableMessageTable {
   message_id: string;
   version: number;
@@ -28,6 +28,8 @@ export interface ReliableMessageTable {
   rejected_at: Timestamp | null;
   last_error: string | null;
   check_delay_ms: Int8 | null;
+  /** The delivery time asked for at the prepare; NULL for "at the confirm" (`reliableMessageDeliverAtMigration`). */
+  deliver_at: Timestamp | null;
   /** Extra record headers (a JSON object of strings); NULL for none. */
   headers: Jsonb | null;
 }

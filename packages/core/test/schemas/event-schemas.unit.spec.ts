@@ -309,7 +309,7 @@ describe("the event schemas", () => {
         return {
           ...draft,
           version: m.sendCount + 1, status: ReliableMessageStatus.SENDING, sendCount: m.sendCount, dead: false, checkCount: 0, nextCheckAt: null,
-          lastSentAt: m.lastSentAt, createdAt: m.createdAt, updatedAt: m.createdAt, confirmedAt: m.createdAt, lastEventId: null, rejectCount: 0,
+          lastSentAt: m.lastSentAt, createdAt: m.createdAt, updatedAt: m.createdAt, confirmedAt: m.createdAt, deliverAt: null, lastEventId: null, rejectCount: 0,
           rejectedAt: null, lastError: m.lastError,
         };
       });
@@ -329,7 +329,7 @@ describe("the event schemas", () => {
     const valid = envelopeOf({
       ...checkReliableMessageDraft({ messageId: "pay-42", body: "{}", consumerQueue: "accounting" }),
       version: 2, status: ReliableMessageStatus.SENDING, sendCount: 1, dead: false, checkCount: 0, nextCheckAt: null, lastSentAt: 5, createdAt: 1, updatedAt: 5,
-      confirmedAt: 5, lastEventId: null, rejectCount: 0, rejectedAt: null, lastError: null,
+      confirmedAt: 5, deliverAt: null, lastEventId: null, rejectCount: 0, rejectedAt: null, lastError: null,
     });
     it.each([
       ["another envelope schema", { ...valid, schema: "msgx.reliable-message/2" }],

@@ -26,13 +26,18 @@ const prepareBody = z
     field2: text,
     field3: text,
     checkDelayMs: z.number().int().min(0).nullish(),
-    /** With ?confirm=true: first sent at this time (epoch ms), or this long after the call. */
-    deliverAt: z.number().int().min(0).nullish(),
-    delayMs: z.number().int().min(0).nullish(),
+    deliverAt: z.number().int().min(0).nullish().describe("First sent at this time (epoch ms), at the confirm's send unless the confirm gives a time of its own; at most 30 days ahead."),
+    delayMs: z.number().int().min(0).nullish().describe("First sent this long (ms) after this call, unless the confirm gives a time of its own; at most 30 days; not with deliverAt."),
   })
   .strict();
-/** A confirm's optional body: when the confirmed message is first sent (a delayed message). */
-const confirmBody = z.object({ deliverAt: z.number().int().min(0).nullish(), delayMs: z.number().int().min(0).nullish() }).strict().nullish();
+/** A confirm's optional body: when the confirmed message is first sent (a delayed message); it wins over the prepare's time. */
+const confirmBody = z
+  .object({
+    deliverAt: z.number().int().min(0).nullish().describe("First sent at this time (epoch ms), instead of the time given at the prepare; at most 30 days ahead."),
+    delayMs: z.number().int().min(0).nullish().describe("First sent this long (ms) after the confirm, instead of the time given at the prepare (0: at once); not with deliverAt."),
+  })
+  .strict()
+  .nullish();
 /** A direct send's body: a prepare's without the check-back's `checkDelayMs` (nothing is stored to check). */
 const directSendBody = prepareBody.omit({ checkDelayMs: true, deliverAt: true, delayMs: true }).strict();
 /** How many ids one batch acknowledgement takes. */

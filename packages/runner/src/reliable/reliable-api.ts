@@ -1,4 +1,4 @@
-import { checkReliableMessageDraft, isReliableMessageError, ReliableMessageError, type ReliableDelivery, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
+import { checkReliableMessageDraft, type ReliableMessageBatchResult, type ReliableDelivery, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
 import { isMsgxError } from "@msgx/core";
 import type { QueueTopicsPort } from "../app/app-parts.js";
 import { errorAnswer, HttpError } from "../http/http-error.js";
@@ -50,21 +50,22 @@ export interface ReliableCommandAnswer {
  */
 export interface ReliableMessageApi {
   /**
-   * Prepare (WAITING_CONFIRM), or save and send at once with `confirm` — at `when`, when it is
-   * ahead (a delayed message; only with `confirm`). `created` is false for a repeated prepare.
+   * Prepare (WAITING_CONFIRM) with the delivery time `when` stored for the confirm, or save and
+   * send at once with `confirm` — at `when`, when it is ahead (a delayed message). `created` is
+   * false for a repeated prepare.
    */
   prepare(input: ReliableMessageInput, confirm: boolean, when?: ReliableDelivery): Promise<{ readonly created: boolean; readonly message: ReliableMessageView }>;
-  /** Confirm: sent at once, or first at `when` when it is ahead (a delayed message). */
+  /** Confirm: sent at once, or first at `when` when it is ahead (a delayed message); without `when`, at the prepare's time. */
   confirm(messageId: string, when?: ReliableDelivery): Promise<ReliableCommandAnswer>;
   cancel(messageId: string): Promise<ReliableCommandAnswer>;
   get(messageId: string): Promise<ReliableMessageView | undefined>;
   /** The consumer's end-to-end acknowledgement. */
   ack(messageId: string): Promise<ReliableCommandAnswer>;
   /**
-   * Acknowledges each of `messageIds` (each distinct id once, a few at a time, each its own
-   * compare-and-set like `ack`): one answer per id in the order given, a refusal (unknown id, never
-   * sent) answered for that id only; a repeated id answers `applied: false`. A store fault
-   * throws for the whole call; every ack is idempotent, so the caller sends the batch again.
+   * Acknowledges each of `messageIds` (each distinct id once, all in one store transaction:
+   * `ReliableMessageService.acknowledgeMany`): one answer per id in the order given, a refusal
+   * (unknown id, never sent) answered for that id only; a repeated id answers `applied: false`. A
+   * store fault throws for the whole call; every ack is idempotent, so the caller sends the batch again.
    */
   ackMany(messageIds: readonly string[]): Promise<BatchAckAnswer>;
   /**
@@ -93,9 +94,6 @@ export interface ReliableApiDeps {
   readonly onSend?: () => void;
 }
 
-/** Acknowledgements of one batch in flight at once: a few of the store's pooled connections, not all. */
-const BATCH_ACK_CONCURRENCY = 4;
-
 /** The API over the service in this process. */
 export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
   const { service, metrics } = deps;
@@ -106,11 +104,8 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
   return {
     async prepare(input, confirm, when) {
       const draft = checkReliableMessageDraft(toDraft(input));
-      if (!confirm && (when?.deliverAt != null || when?.delayMs != null)) {
-        throw new ReliableMessageError("INVALID_MESSAGE", "deliverAt and delayMs take effect at the confirm: give them to the confirm, or prepare with ?confirm=true", draft.messageId);
-      }
       await refuseUnknownQueue(deps, draft.consumerQueue);
-      const outcome = confirm ? await service.saveAndSend(draft, when) : await service.execute(draft.messageId, { type: "save-waiting", draft });
+      const outcome = confirm ? await service.saveAndSend(draft, when) : await service.prepare(draft, when);
       if (outcome.eventId !== null) deps.onSend?.();
       const message = outcome.message ?? (await service.get(draft.messageId));
       if (message === undefined) throw new Error(`message ${draft.messageId} is not stored after its prepare`);
@@ -124,24 +119,14 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
     },
     ack: async (id) => answer(await service.acknowledge(id)),
     async ackMany(ids) {
-      const ackOne = async (messageId: string): Promise<BatchAckResult> => {
-        try {
-          const outcome = await service.acknowledge(messageId);
-          return { messageId, ok: true, applied: outcome.applied, phase: outcome.message ? reliableMessagePhase(outcome.message) : null };
-        } catch (e) {
-          if (!isReliableMessageError(e)) throw e;
-          const { status, body } = errorAnswer(e);
-          return { messageId, ok: false, status, code: body.code ?? null, message: body.message };
-        }
+      const toResult = (r: ReliableMessageBatchResult): BatchAckResult => {
+        if ("outcome" in r) return { messageId: r.messageId, ok: true, applied: r.outcome.applied, phase: r.outcome.message ? reliableMessagePhase(r.outcome.message) : null };
+        const { status, body } = errorAnswer(r.error);
+        return { messageId: r.messageId, ok: false, status, code: body.code ?? null, message: body.message };
       };
-      // Each distinct id once, several at a time (each ack is its own store transaction); a
-      // repeated id answers as the retry it is: not applied again.
-      const unique = [...new Set(ids)];
-      const byId = new Map<string, BatchAckResult>();
-      for (let i = 0; i < unique.length; i += BATCH_ACK_CONCURRENCY) {
-        const chunk = unique.slice(i, i + BATCH_ACK_CONCURRENCY);
-        (await Promise.all(chunk.map(ackOne))).forEach((r) => byId.set(r.messageId, r));
-      }
+      // Each distinct id once, all in one store transaction; a repeated id answers as the retry
+      // it is: not applied again.
+      const byId = new Map((await service.acknowledgeMany(ids)).map((r) => [r.messageId, toResult(r)]));
       const seen = new Set<string>();
       const results = ids.map((id) => {
         const r = byId.get(id)!;

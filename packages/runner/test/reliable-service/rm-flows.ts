@@ -402,30 +402,42 @@ export async function directSendBatchAckAndDelete(w: RmWorld, prefix: string): P
 }
 
 /**
- * Issue 36 item 2 over HTTP: a save-and-send with `delayMs` and a confirm with `deliverAt` are
- * held (SENDING, nothing sent) until their time, then reach a plain reader once, each first send
- * written no earlier than asked (the service's own timestamps), and are acknowledged.
+ * Issue 36 item 2 over HTTP: a save-and-send with `delayMs`, a confirm with `deliverAt` and a
+ * prepare with `delayMs` confirmed without a time are held (SENDING, nothing sent) until their
+ * time, then reach a plain reader once, each first send written no earlier than asked (the
+ * service's own timestamps and the envelope's `sentAt`), and are acknowledged; a prepare with both
+ * fields is 400.
  */
 export async function delayedDeliveryOverHttp(w: RmWorld, prefix: string): Promise<void> {
   const queue = w.q.checkBack;
-  const [later, at] = [`${queue}-delayed`, `${queue}-at`];
+  const [later, at, prepared] = [`${queue}-delayed`, `${queue}-at`, `${queue}-prepared`];
   const reader = await consumer(w, `${prefix}${queue}`);
   await warmUp(w, queue, [reader]);
+  // Both later times lie well past the producer run that asks for them (one process, a few calls),
+  // so each confirm sees its time still ahead however loaded the machine is.
+  const deliverAt = Date.now() + 15_000;
   const answers = await produce(w.url, [
     { op: "prepare", id: later, queue, body: "in 3 s", delayMs: 3_000, confirm: true },
     { op: "prepare", id: at, queue, body: "at a time", checkDelayMs: 600_000 },
+    // The time given at the prepare: its confirm gives none, so it holds.
+    { op: "prepare", id: prepared, queue, body: "in 15 s from the prepare", delayMs: 15_000, checkDelayMs: 600_000 },
+    { op: "prepare", id: `${queue}-bad`, queue, body: "both", delayMs: 5_000, deliverAt: 1 },
+    { op: "confirm", id: at, deliverAt },
+    { op: "confirm", id: prepared },
   ]);
-  expect(answers.map((a) => a.status)).toEqual([201, 201]);
+  expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 400, 200, 200]);
+  const duePrepared = answers[2]!.body.message.deliverAt as number;
+  expect(answers[2]!.body.message).toMatchObject({ status: "WAITING_CONFIRM", sendCount: 0 });
+  expect(duePrepared).toBeGreaterThan((answers[2]!.body.message.createdAt as number) + 14_000);
+  expect(answers[4]).toMatchObject({ body: { applied: true, message: { status: "SENDING", sendCount: 0, nextCheckAt: deliverAt } } });
+  expect(answers[5]).toMatchObject({ body: { applied: true, message: { status: "SENDING", sendCount: 0, nextCheckAt: duePrepared } } });
   const createdAt = answers[0]!.body.message.createdAt as number;
   // The delay counts from the call (a few ms before the row's createdAt on a loaded machine).
   const dueLater = answers[0]!.body.message.nextCheckAt as number;
   expect(answers[0]!.body.message).toMatchObject({ status: "SENDING", sendCount: 0 });
   expect(dueLater).toBeGreaterThan(createdAt + 2_000);
   expect(dueLater).toBeLessThanOrEqual(createdAt + 3_000);
-  const deliverAt = createdAt + 4_000;
-  const [confirmed] = await produce(w.url, [{ op: "confirm", id: at, deliverAt }]);
-  expect(confirmed).toMatchObject({ status: 200, body: { applied: true, message: { status: "SENDING", sendCount: 0, nextCheckAt: deliverAt } } });
-  for (const [id, due] of [[later, dueLater], [at, deliverAt]] as const) {
+  for (const [id, due] of [[later, dueLater], [at, deliverAt], [prepared, duePrepared]] as const) {
     const m = await waitAcknowledgedBy(w, reader, id, "delivered when due and acknowledged", 90_000);
     expect(m["lastSentAt"]).toBeGreaterThanOrEqual(due);
     expect(reader.of(id).filter((r) => r.effect)).toHaveLength(1);
