@@ -5,7 +5,8 @@
 //
 // Steps run in order; each is one call:
 //   {"op": "prepare", "id", "queue", "body", "headers"?, "checkDelayMs"?, "delayMs"?, "deliverAt"?, "confirm"?}  POST /rm/v1/messages[?confirm=true]
-//   {"op": "confirm", "id", "delayMs"?, "deliverAt"?}                             POST /rm/v1/messages/<id>/confirm
+//   {"op": "confirm", "id", "delayMs"?, "deliverAt"?, "deliverInMs"?}             POST /rm/v1/messages/<id>/confirm
+//     (deliverInMs: a deliverAt taken as now + deliverInMs just before the call, echoed as "deliverAt" in the line)
 //   {"op": "cancel" | "ack", "id"}                                                POST /rm/v1/messages/<id>/<op>
 //   {"op": "reject", "id", "reason"}                                              POST /rm/v1/messages/<id>/reject
 //   {"op": "get", "id"}                                                           GET  /rm/v1/messages/<id>
@@ -46,9 +47,12 @@ for (const step of steps) {
       answer = await call("POST", `/rm/v1/messages${confirm ? "?confirm=true" : ""}`, { messageId: id, ...rest });
       break;
     }
-    case "confirm":
-      answer = await call("POST", `${at(step.id)}/confirm`, { ...(step.delayMs !== undefined ? { delayMs: step.delayMs } : {}), ...(step.deliverAt !== undefined ? { deliverAt: step.deliverAt } : {}) });
+    case "confirm": {
+      const deliverAt = step.deliverInMs !== undefined ? Date.now() + step.deliverInMs : step.deliverAt;
+      answer = await call("POST", `${at(step.id)}/confirm`, { ...(step.delayMs !== undefined ? { delayMs: step.delayMs } : {}), ...(deliverAt !== undefined ? { deliverAt } : {}) });
+      if (deliverAt !== undefined) answer = { ...answer, deliverAt };
       break;
+    }
     case "cancel":
     case "ack":
       answer = await call("POST", `${at(step.id)}/${step.op}`, {});
