@@ -287,8 +287,10 @@ function drained(world: SimWorld): boolean {
     const r = t.records.get(id);
     if (!r || !isTerminal(r.status) || row.processedAt === null) return false;
   }
-  if (![...world.tasks.tables.tasks.values()].every((task) => !PENDING_CALLBACK_STATUSES.includes(task.status))) return false;
-  return t.events.every((e) => e.status === DeliveryStatus.SENT) && [...t.records.values()].every((r) => r.status !== ProcStatus.PENDING);
+  for (const task of world.tasks.tables.tasks.values()) if (PENDING_CALLBACK_STATUSES.includes(task.status)) return false;
+  for (const e of t.events) if (e.status !== DeliveryStatus.SENT) return false;
+  for (const r of t.records.values()) if (r.status === ProcStatus.PENDING) return false;
+  return true;
 }
 
 export { EventHeader };
