@@ -86,6 +86,8 @@ export class SimScheduler {
   readonly start = this.clock.monotonic();
   /** One line per event; kept only when tracing. */
   readonly lines: string[] | undefined;
+  /** Whether the trace's lines are hashed (traced, or the fingerprint asked for); when not, none is built. */
+  readonly logging: boolean;
   #hash = 0x811c9dc5;
   #pending: PendingOp[] = [];
   #timers: VirtualTimer[] = [];
@@ -108,20 +110,22 @@ export class SimScheduler {
   constructor(
     seed: number,
     public odds: FaultOdds,
-    options: { trace?: boolean; masked?: ReadonlySet<number>; without?: ReadonlySet<FaultKind> } = {},
+    options: { trace?: boolean; fingerprint?: boolean; masked?: ReadonlySet<number>; without?: ReadonlySet<FaultKind> } = {},
   ) {
     this.rng = new Prng(seed);
     this.lines = options.trace ? [] : undefined;
+    this.logging = options.trace === true || options.fingerprint === true;
     this.masked = options.masked ?? new Set();
     this.without = options.without ?? new Set();
   }
 
-  /** The run's fingerprint: a hash of every trace line (the determinism check compares it). */
-  get fingerprint(): string {
-    return (this.#hash >>> 0).toString(16).padStart(8, "0");
+  /** The run's fingerprint: a hash of every trace line (the determinism check compares it); undefined when not logging. */
+  get fingerprint(): string | undefined {
+    return this.logging ? (this.#hash >>> 0).toString(16).padStart(8, "0") : undefined;
   }
 
   log(line: string): void {
+    if (!this.logging) return;
     // The line is `+<instant, padded to 7> <line>`; it is hashed in parts, and built only when traced.
     const at = String(this.clock.monotonic() - this.start);
     this.#hashText("+");
@@ -267,7 +271,7 @@ export class SimScheduler {
     this.ops += 1;
     const down = (this.outages.get(op.dep) ?? Number.NEGATIVE_INFINITY) > this.clock.monotonic();
     const answered = (ok: boolean, outcome: string) => {
-      this.log(`${op.label} ${outcome}`);
+      if (this.logging) this.log(`${op.label} ${outcome}`);
       this.onCompleted?.({ owner: op.owner, dep: op.dep, method: op.method, args: op.args, ok });
     };
     // A runner that died meanwhile gets no answer.
