@@ -18,7 +18,7 @@ describe("simulation determinism", () => {
   }, 300_000);
 
   it("tells seeds apart, and a traced run from an untraced one not at all", async () => {
-    const [one, two, quiet] = [await simulate(1, { trace: true }), await simulate(2, { trace: true }), await simulate(1)];
+    const [one, two, quiet] = [await simulate(1, { trace: true }), await simulate(2, { trace: true }), await simulate(1, { fingerprint: true })];
     expect(two.fingerprint).not.toBe(one.fingerprint);
     expect(quiet.fingerprint).toBe(one.fingerprint);
     expect(quiet.lines).toBeUndefined();

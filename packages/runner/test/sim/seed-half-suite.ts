@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { CI_SEEDS, simulateRange } from "./seed-range.js";
+import { SUITE_FIRST_SEED, SUITE_SEEDS, simulateRange } from "./seed-range.js";
 
 /**
- * One half of CI's seeds as a suite: each seed runs two runners over the in-memory ports with faults
- * drawn by the seed, checking the invariants after every step. Two spec files, one per half, so
- * vitest runs the halves in two workers side by side.
+ * One half of the vitest run's sample of seeds as a suite: each seed runs two runners over the
+ * in-memory ports with faults drawn by the seed, checking the invariants after every step. Two
+ * spec files, one per half, so vitest runs the halves in two workers side by side.
  */
 export function describeSeedHalf(half: 1 | 2): void {
-  const count = Math.ceil(CI_SEEDS / 2);
-  const from = half === 1 ? 1 : count + 1;
+  const count = Math.ceil(SUITE_SEEDS / 2);
+  const from = half === 1 ? SUITE_FIRST_SEED : SUITE_FIRST_SEED + count;
   describe("deterministic simulation", () => {
     it(`keeps every invariant over seeds ${from}..${from + count - 1}`, async () => {
       const r = await simulateRange(from, count);

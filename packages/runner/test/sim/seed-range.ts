@@ -2,8 +2,13 @@ import { isOpenFinding } from "./sim-invariants.js";
 import { shrink } from "./shrink.js";
 import { simulate } from "./simulate.js";
 
-/** How many seeds CI simulates (two suites, half each), unless `MSGX_SIM_SEEDS` says otherwise. */
-export const CI_SEEDS = Number(process.env["MSGX_SIM_SEEDS"] ?? 10_000);
+/**
+ * How many seeds the vitest run simulates (two suites, half each), unless `MSGX_SIM_SEEDS` says
+ * otherwise: a sample. CI's own step (`.ci/run`: `pnpm sim --seeds 10000 --workers 2`) runs seeds
+ * 1..10,000 before the suites; the sample runs the seeds after those, from `SUITE_FIRST_SEED`.
+ */
+export const SUITE_SEEDS = Number(process.env["MSGX_SIM_SEEDS"] ?? 1_000);
+export const SUITE_FIRST_SEED = 10_001;
 
 /**
  * Simulates seeds `from`..`from + count - 1`; answers each failing seed with its failure and its

@@ -31,7 +31,9 @@ interface PendingOp {
   readonly dep: string;
   readonly method: string;
   readonly args: readonly unknown[];
-  readonly run: (args: readonly unknown[]) => Promise<unknown>;
+  /** The port's method and the port it is called on: the operation's effect. */
+  readonly fn: (...args: unknown[]) => Promise<unknown>;
+  readonly target: object;
   readonly resolve: (v: unknown) => void;
   readonly reject: (e: unknown) => void;
 }
@@ -84,6 +86,8 @@ export class SimScheduler {
   readonly start = this.clock.monotonic();
   /** One line per event; kept only when tracing. */
   readonly lines: string[] | undefined;
+  /** Whether the trace's lines are hashed (traced, or the fingerprint asked for); when not, none is built. */
+  readonly logging: boolean;
   #hash = 0x811c9dc5;
   #pending: PendingOp[] = [];
   #timers: VirtualTimer[] = [];
@@ -106,28 +110,46 @@ export class SimScheduler {
   constructor(
     seed: number,
     public odds: FaultOdds,
-    options: { trace?: boolean; masked?: ReadonlySet<number>; without?: ReadonlySet<FaultKind> } = {},
+    options: { trace?: boolean; fingerprint?: boolean; masked?: ReadonlySet<number>; without?: ReadonlySet<FaultKind> } = {},
   ) {
     this.rng = new Prng(seed);
     this.lines = options.trace ? [] : undefined;
+    this.logging = options.trace === true || options.fingerprint === true;
     this.masked = options.masked ?? new Set();
     this.without = options.without ?? new Set();
   }
 
-  /** The run's fingerprint: a hash of every trace line (the determinism check compares it). */
-  get fingerprint(): string {
-    return (this.#hash >>> 0).toString(16).padStart(8, "0");
+  /** The run's fingerprint: a hash of every trace line (the determinism check compares it); undefined when not logging. */
+  get fingerprint(): string | undefined {
+    return this.logging ? (this.#hash >>> 0).toString(16).padStart(8, "0") : undefined;
   }
 
   log(line: string): void {
-    const text = `+${String(this.clock.monotonic() - this.start).padStart(7)} ${line}`;
-    for (let i = 0; i < text.length; i++) this.#hash = Math.imul(this.#hash ^ text.charCodeAt(i), 16_777_619);
-    this.lines?.push(text);
+    if (!this.logging) return;
+    // The line is `+<instant, padded to 7> <line>`; it is hashed in parts, and built only when traced.
+    const at = String(this.clock.monotonic() - this.start);
+    this.#hashText("+");
+    for (let pad = at.length; pad < 7; pad++) this.#hashText(" ");
+    this.#hashText(at);
+    this.#hashText(" ");
+    this.#hashText(line);
+    this.lines?.push(`+${at.padStart(7)} ${line}`);
+  }
+
+  /** FNV-1a over the text's UTF-16 code units. */
+  #hashText(text: string): void {
+    let hash = this.#hash;
+    for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16_777_619);
+    this.#hash = hash;
   }
 
   /** Draws a fault decision: true when the PRNG says so and the shrinker did not mask this point. */
   fault(kind: FaultKind, p: number, what: string): boolean {
-    if (!this.rng.chance(p)) return false;
+    return this.rng.chance(p) && this.#inject(kind, what);
+  }
+
+  /** A fault the PRNG drew: injected (and traced) unless the shrinker masked its point or its kind. */
+  #inject(kind: FaultKind, what: string): boolean {
     const point = this.faultPoints++;
     if (this.masked.has(point) || this.without.has(kind)) return false;
     this.faultsInjected += 1;
@@ -157,26 +179,38 @@ export class SimScheduler {
   /** Wraps `target` so each call of its async `methods` is a pending operation of `owner` on `dep`. */
   port<T extends object>(target: T, dep: string, owner: string, methods: readonly string[]): T {
     const wrapped = new Set(methods);
+    // Per member, the function handed out for the method it last had (a mutation may replace a method).
+    const handed = new Map<string, { readonly method: unknown; readonly fn: unknown }>();
     return new Proxy(target, {
       get: (t, key, receiver) => {
         const value = Reflect.get(t, key, receiver) as unknown;
         if (typeof key !== "string" || typeof value !== "function") return value;
-        if (!wrapped.has(key)) return (value as (...a: unknown[]) => unknown).bind(t);
-        return (...args: unknown[]) => this.#call(owner, dep, key, args, (a) => (value as (...x: unknown[]) => Promise<unknown>).apply(t, a as unknown[]));
+        const known = handed.get(key);
+        if (known?.method === value) return known.fn;
+        const method = value as (...x: unknown[]) => Promise<unknown>;
+        const label = `${owner} ${dep}.${key}`;
+        const fn = wrapped.has(key) ? (...args: unknown[]) => this.#call(owner, label, dep, key, args, method, t) : method.bind(t);
+        handed.set(key, { method: value, fn });
+        return fn;
       },
     });
   }
 
-  #call(owner: string, dep: string, method: string, args: readonly unknown[], run: (args: readonly unknown[]) => Promise<unknown>): Promise<unknown> {
+  #call(owner: string, label: string, dep: string, method: string, args: readonly unknown[], fn: (...args: unknown[]) => Promise<unknown>, target: object): Promise<unknown> {
     if (this.dead.has(owner)) return new Promise(() => undefined);
     return new Promise((resolve, reject) => {
-      this.#pending.push({ id: this.#nextId++, owner, label: `${owner} ${dep}.${method}`, dep, method, args, run, resolve, reject });
+      this.#pending.push({ id: this.#nextId++, owner, label, dep, method, args, fn, target, resolve, reject });
     });
   }
 
   /** Lets every runnable continuation run until each waits on an operation or a timer. */
-  async settle(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+  settle(): Promise<void> {
+    return new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
+  /** Whether `owner`'s operations and timers may go on (it is neither frozen nor dead). */
+  #running(owner: string): boolean {
+    return !this.frozen.has(owner) && !this.dead.has(owner);
   }
 
   /**
@@ -186,19 +220,25 @@ export class SimScheduler {
    */
   async step(end: number): Promise<boolean> {
     await this.settle();
-    const ready = this.#pending.filter((op) => !this.frozen.has(op.owner) && !this.dead.has(op.owner));
-    if (ready.length > 0 && !this.rng.chance(0.1)) {
-      const op = ready[this.rng.int(ready.length)]!;
-      if (op.method === "transaction" && this.fault("freeze", this.odds.freeze, `${op.owner} freezes before its ${op.dep}.transaction commits`)) {
+    const pending = this.#pending;
+    let ready = 0;
+    for (const op of pending) if (this.#running(op.owner)) ready += 1;
+    if (ready > 0 && !this.rng.chance(0.1)) {
+      // The k-th ready operation, in the order the operations were called.
+      let k = this.rng.int(ready);
+      let at = 0;
+      for (; !this.#running(pending[at]!.owner) || k-- > 0; at++);
+      const op = pending[at]!;
+      if (op.method === "transaction" && this.rng.chance(this.odds.freeze) && this.#inject("freeze", `${op.owner} freezes before its ${op.dep}.transaction commits`)) {
         this.freeze(op.owner, 3_000 + this.rng.int(6_000));
         return true;
       }
-      this.#pending.splice(this.#pending.indexOf(op), 1);
+      pending.splice(at, 1);
       this.#complete(op);
       return true;
     }
-    const next = this.#timers.find((t) => !t.cancelled && !this.frozen.has(t.owner) && !this.dead.has(t.owner));
-    const latency = ready.length > 0 ? 1 + this.rng.int(40) : Number.POSITIVE_INFINITY;
+    const next = this.#nextTimer();
+    const latency = ready > 0 ? 1 + this.rng.int(40) : Number.POSITIVE_INFINITY;
     const to = Math.min(end, next ? Math.max(next.at, this.clock.monotonic()) : Number.POSITIVE_INFINITY, this.clock.monotonic() + latency);
     if (to === Number.POSITIVE_INFINITY) return false;
     if (to > this.clock.monotonic()) this.clock.advance(to - this.clock.monotonic());
@@ -211,7 +251,19 @@ export class SimScheduler {
       next.fn();
       return true;
     }
-    return this.clock.monotonic() < end || ready.length > 0;
+    return this.clock.monotonic() < end || ready > 0;
+  }
+
+  /** The earliest timer that may fire (its owner neither frozen nor dead); drops the cancelled ones it passes. */
+  #nextTimer(): VirtualTimer | undefined {
+    const timers = this.#timers;
+    for (let i = 0; i < timers.length; ) {
+      const t = timers[i]!;
+      if (t.cancelled) timers.splice(i, 1);
+      else if (this.#running(t.owner)) return t;
+      else i++;
+    }
+    return undefined;
   }
 
   /** Completes `op` (its effect runs now; the answer reaches the caller at the next settle). */
@@ -219,7 +271,7 @@ export class SimScheduler {
     this.ops += 1;
     const down = (this.outages.get(op.dep) ?? Number.NEGATIVE_INFINITY) > this.clock.monotonic();
     const answered = (ok: boolean, outcome: string) => {
-      this.log(`${op.label} ${outcome}`);
+      if (this.logging) this.log(`${op.label} ${outcome}`);
       this.onCompleted?.({ owner: op.owner, dep: op.dep, method: op.method, args: op.args, ok });
     };
     // A runner that died meanwhile gets no answer.
@@ -230,20 +282,21 @@ export class SimScheduler {
       reject(new MsgxError("DEPENDENCY_UNAVAILABLE", `${op.dep} is down (simulated outage)`));
       return;
     }
-    if (this.fault("lost", this.odds.lost, `${op.label}: timed out before its effect`)) {
+    // Each fault is drawn at every operation (the PRNG's stream does not depend on the trace); its line is built only when it is injected.
+    if (this.rng.chance(this.odds.lost) && this.#inject("lost", `${op.label}: timed out before its effect`)) {
       answered(false, "LOST");
       reject(new MsgxError("DEPENDENCY_UNAVAILABLE", `${op.dep}.${op.method} timed out (simulated, no effect)`));
       return;
     }
     const records = op.method === "send" && Array.isArray(op.args[0]) ? (op.args[0] as readonly unknown[]) : undefined;
-    if (records && this.fault("refused", this.odds.refused, `${op.label}: broker refuses the records`)) {
+    if (records && this.rng.chance(this.odds.refused) && this.#inject("refused", `${op.label}: broker refuses the records`)) {
       answered(false, "REFUSED");
       reject(new MsgxError("INFRA", "broker refused the records (simulated NOT_ENOUGH_REPLICAS)", { retriable: true }));
       return;
     }
-    if (records && records.length > 1 && this.fault("partial", this.odds.partial, `${op.label}: batch of ${records.length} partly sent`)) {
+    if (records && records.length > 1 && this.rng.chance(this.odds.partial) && this.#inject("partial", `${op.label}: batch of ${records.length} partly sent`)) {
       const k = 1 + this.rng.int(records.length - 1);
-      void op.run([records.slice(0, k), ...op.args.slice(1)]).then(
+      void op.fn.apply(op.target, [records.slice(0, k), ...op.args.slice(1)]).then(
         () => {
           // Its effect (a prefix) is done: completed as an answer lost is.
           answered(true, `PARTIAL ${k}/${records.length}`);
@@ -256,8 +309,8 @@ export class SimScheduler {
       );
       return;
     }
-    const unknown = this.fault("unknown", this.odds.unknown, `${op.label}: done, answer lost`);
-    void op.run(op.args).then(
+    const unknown = this.rng.chance(this.odds.unknown) && this.#inject("unknown", `${op.label}: done, answer lost`);
+    void op.fn.apply(op.target, op.args as unknown[]).then(
       (result) => {
         if (!unknown) {
           answered(true, "ok");
@@ -292,7 +345,7 @@ export class SimScheduler {
     for (const op of mine) {
       if (!this.rng.chance(0.5)) continue;
       this.log(`${op.label} applied as the process died`);
-      void op.run(op.args).then(
+      void op.fn.apply(op.target, op.args as unknown[]).then(
         () => this.onCompleted?.({ owner: op.owner, dep: op.dep, method: op.method, args: op.args, ok: true }),
         () => undefined,
       );

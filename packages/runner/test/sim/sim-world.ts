@@ -67,8 +67,12 @@ const SIM_CONFIG = simConfig();
 
 /** Methods of the fakes that return a promise without being `async` functions: calls to a dependency too. */
 const PROMISING = ["transaction", "archiveTerminal", "registerMissingBackfill", "update"];
+/** The calls of each fake's class (`calls`), found once. */
+const callsOf = new WeakMap<object, readonly string[]>();
 /** Every async method of a fake, and the promising ones, is a call to its dependency (one pending operation each). */
 const calls = (fake: object): readonly string[] => {
+  const known = callsOf.get(Object.getPrototypeOf(fake) as object);
+  if (known) return known;
   const names = new Set<string>();
   for (let proto = Object.getPrototypeOf(fake) as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
     for (const name of Object.getOwnPropertyNames(proto)) {
@@ -76,7 +80,9 @@ const calls = (fake: object): readonly string[] => {
       if (typeof value === "function" && (value.constructor.name === "AsyncFunction" || PROMISING.includes(name))) names.add(name);
     }
   }
-  return [...names].sort();
+  const found = [...names].sort();
+  callsOf.set(Object.getPrototypeOf(fake) as object, found);
+  return found;
 };
 
 /**

@@ -15,6 +15,12 @@ export const DEFAULT_ODDS: FaultOdds = { freeze: 0.01, refused: 0.08, lost: 0.01
 
 export interface SimOptions {
   readonly trace?: boolean;
+  /**
+   * Hash every trace line into `SimResult.fingerprint` though the lines are not kept (the
+   * determinism check compares an untraced run's with a traced one's). A traced run always has it;
+   * an untraced run without it builds no trace line at all.
+   */
+  readonly fingerprint?: boolean;
   /** Fault points the shrinker turned off. */
   readonly masked?: ReadonlySet<number>;
   /** Kinds of fault the shrinker turned off. */
@@ -28,7 +34,8 @@ export interface SimOptions {
 export interface SimResult {
   readonly seed: number;
   readonly failure: string | undefined;
-  readonly fingerprint: string;
+  /** A hash of the trace's lines, when traced or asked for (`SimOptions.fingerprint`). */
+  readonly fingerprint: string | undefined;
   readonly lines: readonly string[] | undefined;
   readonly virtualMs: number;
   readonly faults: number;
@@ -46,7 +53,7 @@ const MALFORMED = `<MSG><META><SNDR>AODB</SNDR><SEQN>1</SEQN><DTTM>2026030502000
  * first broken one ends the run as its failure.
  */
 export async function simulate(seed: number, options: SimOptions = {}): Promise<SimResult> {
-  const sched = new SimScheduler(seed, DEFAULT_ODDS, { trace: options.trace ?? false, ...(options.masked ? { masked: options.masked } : {}), ...(options.without ? { without: options.without } : {}) });
+  const sched = new SimScheduler(seed, DEFAULT_ODDS, { trace: options.trace ?? false, fingerprint: options.fingerprint ?? false, ...(options.masked ? { masked: options.masked } : {}), ...(options.without ? { without: options.without } : {}) });
   const world = new SimWorld(sched);
   options.mutate?.(world);
   // Three streams from the one seed, so the shrinker's shorter stream or fewer faults leave the others as they were.
@@ -287,8 +294,10 @@ function drained(world: SimWorld): boolean {
     const r = t.records.get(id);
     if (!r || !isTerminal(r.status) || row.processedAt === null) return false;
   }
-  if (![...world.tasks.tables.tasks.values()].every((task) => !PENDING_CALLBACK_STATUSES.includes(task.status))) return false;
-  return t.events.every((e) => e.status === DeliveryStatus.SENT) && [...t.records.values()].every((r) => r.status !== ProcStatus.PENDING);
+  for (const task of world.tasks.tables.tasks.values()) if (PENDING_CALLBACK_STATUSES.includes(task.status)) return false;
+  for (const e of t.events) if (e.status !== DeliveryStatus.SENT) return false;
+  for (const r of t.records.values()) if (r.status === ProcStatus.PENDING) return false;
+  return true;
 }
 
 export { EventHeader };
