@@ -3,10 +3,11 @@ import { TaskEventType, taskEventId } from "./task-event.js";
 import { evolveTask } from "./task-machine.js";
 import { TaskStatus, type TaskRecord } from "./task-record.js";
 import { taskEventDraft, type TaskRouting } from "./task-routing-config.js";
+import { states, type ValueOf } from "@msgx/core";
 
 /** What the external system (or the task service itself, for a cancel) reports about a task. */
-export const TaskFeedbackStatus = { EXECUTING: "EXECUTING", FINISHED: "FINISHED", CANCELLED: "CANCELLED" } as const;
-export type TaskFeedbackStatus = (typeof TaskFeedbackStatus)[keyof typeof TaskFeedbackStatus];
+export const TaskFeedbackStatus = states("EXECUTING", "FINISHED", "CANCELLED");
+export type TaskFeedbackStatus = ValueOf<typeof TaskFeedbackStatus>;
 
 /**
  * One report (the seed's ACS feedback). Idempotent on `taskId + externalEventId + status`: the
@@ -40,8 +41,8 @@ export interface TaskFeedbackKey {
  *   under a new id, a late EXECUTING);
  * - `REJECTED`: it contradicts the task (FINISHED for a cancelled task): kept for review.
  */
-export const TaskFeedbackOutcome = { APPLIED: "APPLIED", IGNORED: "IGNORED", REJECTED: "REJECTED" } as const;
-export type TaskFeedbackOutcome = (typeof TaskFeedbackOutcome)[keyof typeof TaskFeedbackOutcome];
+export const TaskFeedbackOutcome = states("APPLIED", "IGNORED", "REJECTED");
+export type TaskFeedbackOutcome = ValueOf<typeof TaskFeedbackOutcome>;
 
 /** A row of the feedback log (`task_feedback`, unique on the key). */
 export interface TaskFeedbackEntry extends TaskFeedbackKey {
