@@ -9,28 +9,25 @@ import { states, type ValueOf } from "@msgx/core";
 export const TaskFeedbackStatus = states("EXECUTING", "FINISHED", "CANCELLED");
 export type TaskFeedbackStatus = ValueOf<typeof TaskFeedbackStatus>;
 
-/**
- * One report (the seed's ACS feedback). Idempotent on `taskId + externalEventId + status`: the
- * same report again gets the first answer and changes nothing.
- */
-export interface TaskFeedback {
+/** The idempotency key of a feedback. */
+export interface TaskFeedbackKey {
   readonly taskId: string;
   /** The external system's id of this report (for a cancel of an undispatched task: the request id). */
   readonly externalEventId: string;
   readonly status: TaskFeedbackStatus;
+}
+
+/**
+ * One report (the seed's ACS feedback). Idempotent on its key (`taskId + externalEventId +
+ * status`): the same report again gets the first answer and changes nothing.
+ */
+export interface TaskFeedback extends TaskFeedbackKey {
   /** The external system's task number, when the report carries it. */
   readonly externalTaskNo?: string | null;
   /** A cancel reason or message, passed on to the owner. */
   readonly reason?: string | null;
   /** EXECUTING only: the progress the external system reports (text or JSON text, at most 2000 characters), passed on to the owner. */
   readonly progress?: string | null;
-}
-
-/** The idempotency key of a feedback. */
-export interface TaskFeedbackKey {
-  readonly taskId: string;
-  readonly externalEventId: string;
-  readonly status: TaskFeedbackStatus;
 }
 
 /**
