@@ -54,17 +54,24 @@ export interface SqlRunner {
 const prepared = new WeakMap<object, string>();
 
 /**
- * Holds one pooled connection for `fn`. On success it goes back to the pool; after any error it
- * is destroyed (a timed-out or half-read connection must never be reused, and closing it rolls
- * back whatever it held). `during` names the operation in error messages.
+ * Runs `fn` with statements on a connection of `pool` under `timeouts` (`withConnection`,
+ * `withTransaction`, `withAutocommit`). `during` names the operation in error messages; an
+ * aborted `signal` stops it before the next statement.
  */
-export async function withConnection<T>(
+export type MysqlSession = <T>(
   pool: MysqlPoolLike,
   timeouts: MysqlTimeouts,
   during: string,
   fn: (sql: SqlRunner) => Promise<T>,
   signal?: AbortSignal,
-): Promise<T> {
+) => Promise<T>;
+
+/**
+ * Holds one pooled connection for `fn`. On success it goes back to the pool; after any error it
+ * is destroyed (a timed-out or half-read connection must never be reused, and closing it rolls
+ * back whatever it held).
+ */
+export const withConnection: MysqlSession = async (pool, timeouts, during, fn, signal) => {
   signal?.throwIfAborted();
   const conn = await acquire(pool, timeouts.acquireTimeoutMs, during);
   const call = async (binary: boolean, sql: string, values: readonly unknown[] | undefined) => {
@@ -95,21 +102,15 @@ export async function withConnection<T>(
     conn.destroy();
     throw e;
   }
-}
+};
 
 /**
  * `fn` inside one transaction on one connection; resolves only after COMMIT succeeded. A lost
  * connection during COMMIT leaves as `COMMIT_UNKNOWN`; any other error rolls back (the connection
  * is destroyed, which the server treats as a rollback).
  */
-export function withTransaction<T>(
-  pool: MysqlPoolLike,
-  timeouts: MysqlTimeouts,
-  during: string,
-  fn: (sql: SqlRunner) => Promise<T>,
-  signal?: AbortSignal,
-): Promise<T> {
-  return withConnection(
+export const withTransaction: MysqlSession = (pool, timeouts, during, fn, signal) =>
+  withConnection(
     pool,
     timeouts,
     during,
@@ -125,7 +126,6 @@ export function withTransaction<T>(
     },
     signal,
   );
-}
 
 /**
  * `fn`'s one statement in autocommit (the session's mode) on one connection: one round trip where
@@ -134,13 +134,13 @@ export function withTransaction<T>(
  * (no connection, the session set-up) stays `DEPENDENCY_UNAVAILABLE`, and a refusal by the server
  * (a constraint, a value that does not fit) is definite, as in a transaction.
  */
-export function withAutocommit<T>(pool: MysqlPoolLike, timeouts: MysqlTimeouts, during: string, fn: (sql: SqlRunner) => Promise<T>, signal?: AbortSignal): Promise<T> {
+export const withAutocommit: MysqlSession = (pool, timeouts, during, fn, signal) => {
   const statement = (run: SqlRunner) =>
     fn(run).catch((e: unknown) => {
       throw asCommitOutcome(e, during);
     });
   return withConnection(pool, timeouts, during, statement, signal);
-}
+};
 
 /** An outage while a COMMIT was in flight: the outcome is unknown. */
 function asCommitOutcome(e: unknown, during: string): unknown {

@@ -1,9 +1,10 @@
-import { systemClock, type AuditRow, type BackfillTodo, type Clock, type InboxEntry, type IntakeState, type PipelineStore, type PipelineTx, type ProcRecord, type ProcStatus, type RecordFilter, type RecordGroup } from "@msgx/core";
+import type { AuditRow, BackfillTodo, InboxEntry, IntakeState, PipelineStore, PipelineTx, ProcRecord, ProcStatus, RecordFilter, RecordGroup } from "@msgx/core";
 import type { Kysely } from "kysely";
-import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "./lock-keys.js";
+import type { LockKeys } from "./lock-keys.js";
 import { pgCall } from "./pg-error-map.js";
 import { PgPipelineTx } from "./pg-pipeline-tx.js";
-import { conflictAttemptsOf, pipelineTransaction } from "./pg-transaction.js";
+import { pipelineTransaction } from "./pg-transaction.js";
+import { PipelineStoreSettings, type PipelineStoreOptions } from "./pg-store-settings.js";
 import { audits } from "./queries/audit.js";
 import { completeBackfill, deferBackfill, dueBackfill } from "./queries/backfill-todo.js";
 import type { Db } from "./queries/db.js";
@@ -14,18 +15,9 @@ import type { MsgxDatabase } from "./rows/tables.js";
 /** The sweep leaves a fresh todo alone this long: the pump backfills right after its commit. */
 export const PG_BACKFILL_FIRST_DELAY_MS = 30_000;
 
-export interface PgPipelineStoreOptions {
-  /** Time for `updated_at`, `created_at` and backfill schedules. Default: the system clock. */
-  readonly clock?: Clock;
-  /**
-   * Names the advisory locks (see `lockKeys`); the leadership of the same deployment must use the
-   * same namespace. Default `msgx`; use the schema name when several deployments share a database.
-   */
-  readonly lockNamespace?: string;
+export interface PgPipelineStoreOptions extends PipelineStoreOptions {
   /** Default {@link PG_BACKFILL_FIRST_DELAY_MS}. */
   readonly backfillFirstDelayMs?: number;
-  /** Serialization failures and deadlocks (CONFLICT) are retried this many times in all. Default 3. */
-  readonly conflictAttempts?: number;
 }
 
 /**
@@ -39,26 +31,22 @@ export interface PgPipelineStoreOptions {
  */
 export class PgPipelineStore implements PipelineStore {
   readonly #db: Db;
-  readonly #clock: Clock;
-  readonly #keys: LockKeys;
+  readonly #settings: PipelineStoreSettings;
   readonly #backfillFirstDelayMs: number;
-  readonly #conflictAttempts: number;
 
   constructor(db: Kysely<MsgxDatabase>, options: PgPipelineStoreOptions = {}) {
     this.#db = db;
-    this.#clock = options.clock ?? systemClock;
-    this.#keys = lockKeys(options.lockNamespace ?? DEFAULT_LOCK_NAMESPACE);
+    this.#settings = new PipelineStoreSettings(options);
     this.#backfillFirstDelayMs = options.backfillFirstDelayMs ?? PG_BACKFILL_FIRST_DELAY_MS;
-    this.#conflictAttempts = conflictAttemptsOf(options.conflictAttempts);
   }
 
   /** The advisory lock keys this store uses. */
   get lockKeys(): LockKeys {
-    return this.#keys;
+    return this.#settings.keys;
   }
 
   enqueue(entries: readonly InboxEntry[], intake: IntakeState): Promise<readonly number[]> {
-    return pgCall("enqueue", () => enqueue(this.#db, entries, intake, this.#clock.now()));
+    return pgCall("enqueue", () => enqueue(this.#db, entries, intake, this.#settings.clock.now()));
   }
 
   intakeState(): Promise<IntakeState | undefined> {
@@ -86,8 +74,7 @@ export class PgPipelineStore implements PipelineStore {
   }
 
   transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number } = {}): Promise<T> {
-    const lock = { keys: this.#keys, what: "pipeline", fence: options.fence, conflictAttempts: this.#conflictAttempts };
-    return pipelineTransaction(this.#db, lock, (trx) => fn(new PgPipelineTx(trx, this.#clock.now(), this.#backfillFirstDelayMs)));
+    return pipelineTransaction(this.#db, this.#settings.lock("pipeline", options.fence), (trx) => fn(new PgPipelineTx(trx, this.#settings.clock.now(), this.#backfillFirstDelayMs)));
   }
 
   audits(limit: number, beforeAuditId?: number): Promise<readonly AuditRow[]> {

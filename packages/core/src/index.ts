@@ -1,3 +1,6 @@
+// State tables
+export { states, type ValueOf } from "./base/states.js";
+
 // Errors
 export { ErrorClass } from "./errors/error-class.js";
 export {

@@ -7,6 +7,7 @@ import type { ReliableMessageOptions } from "./reliable-message-options.js";
 import type { ReliableMessageService } from "./reliable-message-service.js";
 import type { ReliableMessageStore } from "./reliable-message-store.js";
 import { ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
+import type { ValueOf } from "@msgx/core";
 
 /** A producer's answer about one of its WAITING_CONFIRM messages. */
 export const CheckVerdict = {
@@ -21,7 +22,7 @@ export const CheckVerdict = {
   /** Cannot tell yet: ask again later. */
   LATER: "later",
 } as const;
-export type CheckVerdict = (typeof CheckVerdict)[keyof typeof CheckVerdict];
+export type CheckVerdict = ValueOf<typeof CheckVerdict>;
 
 /** The HTTP checker's names, accepted as aliases: `cancel` is DELETE, `unknown` is LATER. */
 export const CHECK_VERDICT_ALIASES: Readonly<Record<string, CheckVerdict>> = { cancel: CheckVerdict.DELETE, unknown: CheckVerdict.LATER };

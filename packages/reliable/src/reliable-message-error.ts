@@ -1,3 +1,5 @@
+import { states, type ValueOf } from "@msgx/core";
+
 /**
  * Why the service refused a call of its API: a fault of the caller's request, never of a
  * dependency (those cross the port as `MsgxError`). Not retriable as is.
@@ -15,15 +17,8 @@
  * - `UNKNOWN_QUEUE`: the queue has no topic and the host may not create one (the runner's
  *   `createTopics: false`); the core never raises it.
  */
-export const ReliableMessageErrorCode = {
-  INVALID_MESSAGE: "INVALID_MESSAGE",
-  NOT_FOUND: "NOT_FOUND",
-  ALREADY_EXISTS: "ALREADY_EXISTS",
-  ILLEGAL_STATE: "ILLEGAL_STATE",
-  CONFLICT: "CONFLICT",
-  UNKNOWN_QUEUE: "UNKNOWN_QUEUE",
-} as const;
-export type ReliableMessageErrorCode = (typeof ReliableMessageErrorCode)[keyof typeof ReliableMessageErrorCode];
+export const ReliableMessageErrorCode = states("INVALID_MESSAGE", "NOT_FOUND", "ALREADY_EXISTS", "ILLEGAL_STATE", "CONFLICT", "UNKNOWN_QUEUE");
+export type ReliableMessageErrorCode = ValueOf<typeof ReliableMessageErrorCode>;
 
 export class ReliableMessageError extends Error {
   override readonly name = "ReliableMessageError";

@@ -1,3 +1,5 @@
+import { states, type ValueOf } from "@msgx/core";
+
 /**
  * The record of the reliable-message service (SPEC §4, seed 002 `rp_transaction_message`).
  *
@@ -10,32 +12,21 @@
 /**
  * The stored status (seed `status`, plus the two terminal ones). Whether a SENDING message is dead
  * (or a WAITING_CONFIRM one held for review) is the `dead` flag.
+ * - `ACKNOWLEDGED`: terminal: the consumer acknowledged it. Purged after the retention time.
+ * - `CANCELLED`: terminal: the producer or the check-back cancelled it unsent. Purged after the
+ *   retention time.
  */
-export const ReliableMessageStatus = {
-  WAITING_CONFIRM: "WAITING_CONFIRM",
-  SENDING: "SENDING",
-  /** Terminal: the consumer acknowledged it. Purged after the retention time. */
-  ACKNOWLEDGED: "ACKNOWLEDGED",
-  /** Terminal: the producer or the check-back cancelled it unsent. Purged after the retention time. */
-  CANCELLED: "CANCELLED",
-} as const;
-export type ReliableMessageStatus = (typeof ReliableMessageStatus)[keyof typeof ReliableMessageStatus];
+export const ReliableMessageStatus = states("WAITING_CONFIRM", "SENDING", "ACKNOWLEDGED", "CANCELLED");
+export type ReliableMessageStatus = ValueOf<typeof ReliableMessageStatus>;
 
 /**
  * The lifecycle phase: the status plus the dead flag, and `ABSENT` for "no record" (never saved,
  * deleted by an operator, or purged after retention). The machine is written over phases.
+ * - `REVIEW`: WAITING_CONFIRM with the dead flag: check-back gave up (`afterMaxChecks: "dead"`);
+ *   no job touches it.
  */
-export const ReliableMessagePhase = {
-  ABSENT: "ABSENT",
-  WAITING_CONFIRM: "WAITING_CONFIRM",
-  /** WAITING_CONFIRM with the dead flag: check-back gave up (`afterMaxChecks: "dead"`); no job touches it. */
-  REVIEW: "REVIEW",
-  SENDING: "SENDING",
-  DEAD: "DEAD",
-  ACKNOWLEDGED: "ACKNOWLEDGED",
-  CANCELLED: "CANCELLED",
-} as const;
-export type ReliableMessagePhase = (typeof ReliableMessagePhase)[keyof typeof ReliableMessagePhase];
+export const ReliableMessagePhase = states("ABSENT", "WAITING_CONFIRM", "REVIEW", "SENDING", "DEAD", "ACKNOWLEDGED", "CANCELLED");
+export type ReliableMessagePhase = ValueOf<typeof ReliableMessagePhase>;
 
 /** What a producer hands in: the message and where it goes. Optional fields default to null. */
 export interface ReliableMessageDraft {

@@ -1,9 +1,10 @@
 import { evolveTask } from "./task-machine.js";
 import { awaitsCallback, FINAL_TASK_STATUSES, type TaskRecord } from "./task-record.js";
+import { states, type ValueOf } from "@msgx/core";
 
 /** The owner's verdict on a task event: its handler committed (SUCCESS) or dead-lettered it (FAILURE). */
-export const TaskCallbackResult = { SUCCESS: "SUCCESS", FAILURE: "FAILURE" } as const;
-export type TaskCallbackResult = (typeof TaskCallbackResult)[keyof typeof TaskCallbackResult];
+export const TaskCallbackResult = states("SUCCESS", "FAILURE");
+export type TaskCallbackResult = ValueOf<typeof TaskCallbackResult>;
 
 /**
  * The owner reporting back (seed 001 §9: `POST /rpc-api/task/callback-result`, or a record on the
@@ -24,8 +25,8 @@ export interface TaskCallback {
  * - `DUPLICATE`: the task was already final for that event: nothing changed (harmless);
  * - `REJECTED`: it does not match the task (another event id, the task is not waiting).
  */
-export const TaskCallbackOutcome = { APPLIED: "APPLIED", RECORDED: "RECORDED", DUPLICATE: "DUPLICATE", REJECTED: "REJECTED" } as const;
-export type TaskCallbackOutcome = (typeof TaskCallbackOutcome)[keyof typeof TaskCallbackOutcome];
+export const TaskCallbackOutcome = states("APPLIED", "RECORDED", "DUPLICATE", "REJECTED");
+export type TaskCallbackOutcome = ValueOf<typeof TaskCallbackOutcome>;
 
 /** A row of the callback log (`task_callback`): every callback received, repeats included. */
 export interface TaskCallbackEntry {

@@ -1,3 +1,5 @@
+import { states, type ValueOf } from "@msgx/core";
+
 /**
  * The owner side's consume log (seed 001 §13.2: `biz_task_event_consume_log`): one row per task
  * event an owner service took on, keyed by the event's `eventId`.
@@ -20,11 +22,11 @@
  * - `SENT`: terminal; the task service recorded it.
  * - `REJECTED`: terminal; the task service refused it for good (`callbackError` says why).
  */
-export const TaskConsumeStatus = { SUCCEEDED: "SUCCEEDED", FAILED: "FAILED", DEAD: "DEAD" } as const;
-export type TaskConsumeStatus = (typeof TaskConsumeStatus)[keyof typeof TaskConsumeStatus];
+export const TaskConsumeStatus = states("SUCCEEDED", "FAILED", "DEAD");
+export type TaskConsumeStatus = ValueOf<typeof TaskConsumeStatus>;
 
-export const TaskCallbackStatus = { PENDING: "PENDING", SENT: "SENT", REJECTED: "REJECTED" } as const;
-export type TaskCallbackStatus = (typeof TaskCallbackStatus)[keyof typeof TaskCallbackStatus];
+export const TaskCallbackStatus = states("PENDING", "SENT", "REJECTED");
+export type TaskCallbackStatus = ValueOf<typeof TaskCallbackStatus>;
 
 /** A stored consume log row. */
 export interface TaskConsumeLogEntry {

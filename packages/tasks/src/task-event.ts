@@ -1,11 +1,12 @@
 import { isRoutingCode, type TaskExternalRef, type TaskPayload, type TaskRecord, type TaskSubject } from "./task-record.js";
+import { states, type ValueOf } from "@msgx/core";
 
 /**
  * The events a task publishes to its owner. `TASK_EXECUTING` (progress; no callback expected) came
  * after the first release: a consumer older than it dead-letters it as an unknown event type.
  */
-export const TaskEventType = { TASK_FINISHED: "TASK_FINISHED", TASK_CANCELLED: "TASK_CANCELLED", TASK_EXECUTING: "TASK_EXECUTING" } as const;
-export type TaskEventType = (typeof TaskEventType)[keyof typeof TaskEventType];
+export const TaskEventType = states("TASK_FINISHED", "TASK_CANCELLED", "TASK_EXECUTING");
+export type TaskEventType = ValueOf<typeof TaskEventType>;
 
 /** The schema version of {@link TaskEventMessage}; bumped on any incompatible change. */
 export const TASK_EVENT_SCHEMA_VERSION = 1;

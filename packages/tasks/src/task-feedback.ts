@@ -3,33 +3,31 @@ import { TaskEventType, taskEventId } from "./task-event.js";
 import { evolveTask } from "./task-machine.js";
 import { TaskStatus, type TaskRecord } from "./task-record.js";
 import { taskEventDraft, type TaskRouting } from "./task-routing-config.js";
+import { states, type ValueOf } from "@msgx/core";
 
 /** What the external system (or the task service itself, for a cancel) reports about a task. */
-export const TaskFeedbackStatus = { EXECUTING: "EXECUTING", FINISHED: "FINISHED", CANCELLED: "CANCELLED" } as const;
-export type TaskFeedbackStatus = (typeof TaskFeedbackStatus)[keyof typeof TaskFeedbackStatus];
+export const TaskFeedbackStatus = states("EXECUTING", "FINISHED", "CANCELLED");
+export type TaskFeedbackStatus = ValueOf<typeof TaskFeedbackStatus>;
 
-/**
- * One report (the seed's ACS feedback). Idempotent on `taskId + externalEventId + status`: the
- * same report again gets the first answer and changes nothing.
- */
-export interface TaskFeedback {
+/** The idempotency key of a feedback. */
+export interface TaskFeedbackKey {
   readonly taskId: string;
   /** The external system's id of this report (for a cancel of an undispatched task: the request id). */
   readonly externalEventId: string;
   readonly status: TaskFeedbackStatus;
+}
+
+/**
+ * One report (the seed's ACS feedback). Idempotent on its key (`taskId + externalEventId +
+ * status`): the same report again gets the first answer and changes nothing.
+ */
+export interface TaskFeedback extends TaskFeedbackKey {
   /** The external system's task number, when the report carries it. */
   readonly externalTaskNo?: string | null;
   /** A cancel reason or message, passed on to the owner. */
   readonly reason?: string | null;
   /** EXECUTING only: the progress the external system reports (text or JSON text, at most 2000 characters), passed on to the owner. */
   readonly progress?: string | null;
-}
-
-/** The idempotency key of a feedback. */
-export interface TaskFeedbackKey {
-  readonly taskId: string;
-  readonly externalEventId: string;
-  readonly status: TaskFeedbackStatus;
 }
 
 /**
@@ -40,8 +38,8 @@ export interface TaskFeedbackKey {
  *   under a new id, a late EXECUTING);
  * - `REJECTED`: it contradicts the task (FINISHED for a cancelled task): kept for review.
  */
-export const TaskFeedbackOutcome = { APPLIED: "APPLIED", IGNORED: "IGNORED", REJECTED: "REJECTED" } as const;
-export type TaskFeedbackOutcome = (typeof TaskFeedbackOutcome)[keyof typeof TaskFeedbackOutcome];
+export const TaskFeedbackOutcome = states("APPLIED", "IGNORED", "REJECTED");
+export type TaskFeedbackOutcome = ValueOf<typeof TaskFeedbackOutcome>;
 
 /** A row of the feedback log (`task_feedback`, unique on the key). */
 export interface TaskFeedbackEntry extends TaskFeedbackKey {

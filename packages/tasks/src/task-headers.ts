@@ -1,4 +1,5 @@
 import type { TaskEventMessage } from "./task-event.js";
+import type { ValueOf } from "@msgx/core";
 
 /**
  * The headers a task event record carries besides the relay's own (`msgx-event-id`, ...), stored
@@ -21,7 +22,7 @@ export const TaskEventHeader = {
    */
   REDELIVER: "msgx-redeliver",
 } as const;
-export type TaskEventHeader = (typeof TaskEventHeader)[keyof typeof TaskEventHeader];
+export type TaskEventHeader = ValueOf<typeof TaskEventHeader>;
 
 /** The task headers of a message. */
 export function taskEventHeaders(event: Pick<TaskEventMessage, "ownerService" | "eventType" | "handlerCode">): Readonly<Record<string, string>> {

@@ -1,17 +1,9 @@
 import { TaskRequestError } from "./task-request-error.js";
+import { states, type ValueOf } from "@msgx/core";
 
 /** The lifecycle of a task (seed 001); see `task-machine.ts` for what each status means. */
-export const TaskStatus = {
-  CREATED: "CREATED",
-  DISPATCHED: "DISPATCHED",
-  EXECUTING: "EXECUTING",
-  FINISHED_PENDING_CALLBACK: "FINISHED_PENDING_CALLBACK",
-  FINISHED: "FINISHED",
-  CANCEL_PENDING_CALLBACK: "CANCEL_PENDING_CALLBACK",
-  CANCELLED: "CANCELLED",
-  FAILED: "FAILED",
-} as const;
-export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
+export const TaskStatus = states("CREATED", "DISPATCHED", "EXECUTING", "FINISHED_PENDING_CALLBACK", "FINISHED", "CANCEL_PENDING_CALLBACK", "CANCELLED", "FAILED");
+export type TaskStatus = ValueOf<typeof TaskStatus>;
 
 export const TASK_STATUSES: readonly TaskStatus[] = Object.values(TaskStatus);
 

@@ -1,8 +1,9 @@
-import { systemClock, type ArchivedRecord, type ArchiveQuery, type Clock, type MaintenanceStore, type MaintenanceTx, type MaintenanceWriteOptions, type ReconcileEntry, type RetiredFlight, type SnapshotLogRow } from "@msgx/core";
+import type { ArchivedRecord, ArchiveQuery, MaintenanceStore, MaintenanceTx, MaintenanceWriteOptions, ReconcileEntry, RetiredFlight, SnapshotLogRow } from "@msgx/core";
 import type { Kysely } from "kysely";
-import { DEFAULT_LOCK_NAMESPACE, lockKeys, type LockKeys } from "../lock-keys.js";
+import type { LockKeys } from "../lock-keys.js";
 import { pgCall } from "../pg-error-map.js";
-import { conflictAttemptsOf, pipelineTransaction } from "../pg-transaction.js";
+import { pipelineTransaction } from "../pg-transaction.js";
+import { PipelineStoreSettings, type PipelineStoreOptions } from "../pg-store-settings.js";
 import { registerMissingBackfill } from "../queries/backfill-todo.js";
 import type { Db } from "../queries/db.js";
 import { retiredFlights } from "../queries/flights.js";
@@ -11,18 +12,13 @@ import { purgeSnapLog, snapshotLog } from "../queries/snap-log.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 import { PgMaintenanceTx } from "./pg-maintenance-tx.js";
 
-export interface PgMaintenanceStoreOptions {
-  /** Time for outbox `created_at`. Default: the system clock. */
-  readonly clock?: Clock;
+export interface PgMaintenanceStoreOptions extends PipelineStoreOptions {
   /**
-   * The advisory lock keys of the paired `PgPipelineStore` (its `lockKeys`), or the namespace they
-   * derive from. They must be the pipeline's, or the jobs would not exclude its runs. Default: the
-   * default namespace, as `PgPipelineStore` has.
+   * The advisory lock keys of the paired `PgPipelineStore` (its `lockKeys`), or `lockNamespace`
+   * they derive from. They must be the pipeline's, or the jobs would not exclude its runs. Default:
+   * the default namespace, as `PgPipelineStore` has.
    */
   readonly lockKeys?: LockKeys;
-  readonly lockNamespace?: string;
-  /** Serialization failures and deadlocks are retried this many times in all. Default 3. */
-  readonly conflictAttempts?: number;
 }
 
 /**
@@ -33,24 +29,20 @@ export interface PgMaintenanceStoreOptions {
  */
 export class PgMaintenanceStore implements MaintenanceStore {
   readonly #db: Db;
-  readonly #clock: Clock;
-  readonly #keys: LockKeys;
-  readonly #conflictAttempts: number;
+  readonly #settings: PipelineStoreSettings;
 
   constructor(db: Kysely<MsgxDatabase>, options: PgMaintenanceStoreOptions = {}) {
     this.#db = db;
-    this.#clock = options.clock ?? systemClock;
-    this.#keys = options.lockKeys ?? lockKeys(options.lockNamespace ?? DEFAULT_LOCK_NAMESPACE);
-    this.#conflictAttempts = conflictAttemptsOf(options.conflictAttempts);
+    this.#settings = new PipelineStoreSettings(options, options.lockKeys);
   }
 
   /** The advisory lock keys its writes take: those of the paired pipeline store. */
   get lockKeys(): LockKeys {
-    return this.#keys;
+    return this.#settings.keys;
   }
 
   transaction<T>(fn: (tx: MaintenanceTx) => Promise<T>, options: MaintenanceWriteOptions = {}): Promise<T> {
-    return pipelineTransaction(this.#db, this.#lock("maintenance", options), (trx) => fn(new PgMaintenanceTx(trx, this.#clock.now())));
+    return pipelineTransaction(this.#db, this.#lock("maintenance", options), (trx) => fn(new PgMaintenanceTx(trx, this.#settings.clock.now())));
   }
 
   retiredFlights(flid: string): Promise<readonly RetiredFlight[]> {
@@ -87,6 +79,6 @@ export class PgMaintenanceStore implements MaintenanceStore {
 
   /** Every write enters the pipeline exactly as a pipeline transaction does: same keys, fence and retries. */
   #lock(what: string, options: MaintenanceWriteOptions) {
-    return { keys: this.#keys, what, fence: options.fence, conflictAttempts: this.#conflictAttempts };
+    return this.#settings.lock(what, options.fence);
   }
 }

@@ -1,8 +1,9 @@
 import { reliableMessagePhase, type ReliableMessage, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
-import { systemClock, type Clock, type OutboxEventDraft } from "@msgx/core";
+import type { OutboxEventDraft } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { mapPgError, pgCall } from "../pg-error-map.js";
-import { conflictAttemptsOf, pgTransaction, retryOnConflict } from "../pg-transaction.js";
+import { PgStoreSettings, type PgStoreOptions } from "../pg-store-settings.js";
+import { pgTransaction, retryOnConflict } from "../pg-transaction.js";
 import type { Db } from "../queries/db.js";
 import { insertEvents } from "../queries/msg-event.js";
 import {
@@ -22,12 +23,8 @@ import {
 } from "./reliable-message-queries.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 
-export interface PgReliableMessageStoreOptions {
-  /** Time for the outbox rows' `created_at`. Default: the system clock. */
-  readonly clock?: Clock;
-  /** Serialization failures and deadlocks (CONFLICT) are retried this many times in all. Default 3. */
-  readonly conflictAttempts?: number;
-}
+/** `clock` stamps the outbox rows' `created_at`. */
+export type PgReliableMessageStoreOptions = PgStoreOptions;
 
 /**
  * `ReliableMessageStore` on PostgreSQL through kysely, over `reliable_message` (migration
@@ -42,17 +39,15 @@ export interface PgReliableMessageStoreOptions {
  */
 export class PgReliableMessageStore implements ReliableMessageStore {
   readonly #db: Db;
-  readonly #clock: Clock;
-  readonly #conflictAttempts: number;
+  readonly #settings: PgStoreSettings;
 
   constructor(db: Kysely<MsgxDatabase>, options: PgReliableMessageStoreOptions = {}) {
     this.#db = db;
-    this.#clock = options.clock ?? systemClock;
-    this.#conflictAttempts = conflictAttemptsOf(options.conflictAttempts);
+    this.#settings = new PgStoreSettings(options);
   }
 
   commit(write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {
-    return retryOnConflict(this.#conflictAttempts, () =>
+    return retryOnConflict(this.#settings.conflictAttempts, () =>
       pgTransaction(
         this.#db,
         "reliable message",
@@ -104,7 +99,7 @@ export class PgReliableMessageStore implements ReliableMessageStore {
   }
 
   async #apply(trx: Db, write: ReliableMessageWrite): Promise<ReliableMessageWriteResult> {
-    const now = this.#clock.now();
+    const now = this.#settings.clock.now();
     switch (write.op) {
       case "send":
         return { ok: true, eventId: await insertEvent(trx, write.send, now) };

@@ -1,5 +1,6 @@
 import { flopGroup } from "../model/flop-matrix.js";
 import type { MsgKindName } from "../model/msg-kind.js";
+import type { ValueOf } from "../base/states.js";
 
 /** Which kinds have a processor: a `ProcessorTable` (processing layer) is one; the codec needs only its keys. */
 export type ProcessorsByKind = Readonly<Partial<Record<MsgKindName, unknown>>>;
@@ -13,7 +14,7 @@ export type ProcessorsByKind = Readonly<Partial<Record<MsgKindName, unknown>>>;
  *   DEAD(EXHAUSTED) (or SKIPPED `unsupported:<TYPE>/<STYP>` at once in `skip` mode).
  */
 export const TypeDisposition = { PROCESS: "process", IGNORE: "ignore", UNSUPPORTED: "unsupported" } as const;
-export type TypeDisposition = (typeof TypeDisposition)[keyof typeof TypeDisposition];
+export type TypeDisposition = ValueOf<typeof TypeDisposition>;
 
 /**
  * Operator settings by `TYPE` or `FLOP/<STYP>` (the one TYPE whose subtypes are set one by one).

@@ -1,8 +1,8 @@
 import { errorMessage } from "../errors/msgx-error.js";
 import { Target, type OutboxEvent } from "../outbox/outbox-event.js";
-import { closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
+import { DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../runtime/retry-policy.js";
-import { guardedStep, type BreakerCell, type StepGuard } from "../runtime/guarded-step.js";
+import { GuardedSteps } from "../runtime/guarded-step.js";
 import { deliveryGuard } from "./delivery-guard.js";
 import type { DeliveryDeps } from "./delivery-deps.js";
 import { decideDeliveryFailure, errorKind, refusedForGood } from "./delivery-decision.js";
@@ -81,8 +81,7 @@ export class MsgDispatcher {
   readonly #deps: DeliveryDeps;
   readonly #options: MsgDispatcherOptions;
   readonly #topic: string;
-  readonly #guard: BreakerCell = { breaker: closedBreaker };
-  readonly #stepGuard: StepGuard<DispatchStep>;
+  readonly #steps: GuardedSteps<DispatchStep>;
   /** Pipelined: the read of the run behind the batch in flight, started as it was sent. */
   #ahead: Promise<readonly OutboxEvent[] | undefined> | null = null;
   /** Pipelined: the marks of the last sent batches (oldest first), not yet awaited. */
@@ -93,21 +92,23 @@ export class MsgDispatcher {
     this.#options = { ...DEFAULT_MSG_DISPATCHER_OPTIONS, ...options };
     this.#topic = topicFor(this.#options.topics, this.#options.target);
     if (!(this.#options.batchSize >= 1)) throw new RangeError("batchSize must be at least 1");
-    this.#stepGuard = deliveryGuard(
-      deps,
-      this.#options.target,
-      this.#options.breaker,
-      // An outstanding mark stays: the next step settles it before reading from the head.
-      () => this.#dropAhead(),
+    this.#steps = new GuardedSteps(
+      deliveryGuard(
+        deps,
+        this.#options.target,
+        this.#options.breaker,
+        // An outstanding mark stays: the next step settles it before reading from the head.
+        () => this.#dropAhead(),
+      ),
     );
   }
 
   get breaker(): BreakerState {
-    return this.#guard.breaker;
+    return this.#steps.breaker;
   }
 
   async step(signal?: AbortSignal): Promise<DispatchStep> {
-    return guardedStep(this.#guard, this.#stepGuard, (now) => this.#work(now, signal), signal);
+    return this.#steps.run((now) => this.#work(now, signal), signal);
   }
 
   /**

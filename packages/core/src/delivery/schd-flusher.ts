@@ -1,8 +1,8 @@
 import { errorMessage } from "../errors/msgx-error.js";
 import { Target } from "../outbox/outbox-event.js";
-import { closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
+import { DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../runtime/retry-policy.js";
-import { guardedStep, type BreakerCell, type StepGuard } from "../runtime/guarded-step.js";
+import { GuardedSteps } from "../runtime/guarded-step.js";
 import { deliveryGuard } from "./delivery-guard.js";
 import type { DeliveryDeps } from "./delivery-deps.js";
 import { decideDeliveryFailure, errorKind, refusedForGood } from "./delivery-decision.js";
@@ -74,8 +74,7 @@ export class SchdFlusher {
   readonly #deps: DeliveryDeps;
   readonly #options: SchdFlusherOptions;
   readonly #topic: string;
-  readonly #guard: BreakerCell = { breaker: closedBreaker };
-  readonly #stepGuard: StepGuard<FlushStep>;
+  readonly #steps: GuardedSteps<FlushStep>;
   #lastFlushAt: number | null = null;
   #backlog = false;
 
@@ -84,11 +83,11 @@ export class SchdFlusher {
     this.#options = { ...DEFAULT_SCHD_FLUSHER_OPTIONS, ...options };
     this.#topic = topicFor(this.#options.topics, Target.SCHD);
     if (!(this.#options.batchLimit >= 1)) throw new RangeError("batchLimit must be at least 1");
-    this.#stepGuard = deliveryGuard(deps, Target.SCHD, this.#options.breaker);
+    this.#steps = new GuardedSteps(deliveryGuard(deps, Target.SCHD, this.#options.breaker));
   }
 
   get breaker(): BreakerState {
-    return this.#guard.breaker;
+    return this.#steps.breaker;
   }
 
   get lastFlushAt(): number | null {
@@ -96,7 +95,7 @@ export class SchdFlusher {
   }
 
   async step(signal?: AbortSignal): Promise<FlushStep> {
-    return guardedStep(this.#guard, this.#stepGuard, (now) => this.#work(now, signal, false), signal);
+    return this.#steps.run((now) => this.#work(now, signal, false), signal);
   }
 
   /**
@@ -105,7 +104,7 @@ export class SchdFlusher {
    * `did: "flushed"` with a `next` of now means more is behind it. FLIDs backing off stay pending.
    */
   async flush(signal?: AbortSignal): Promise<FlushStep> {
-    return guardedStep(this.#guard, this.#stepGuard, (now) => this.#work(now, signal, true), signal);
+    return this.#steps.run((now) => this.#work(now, signal, true), signal);
   }
 
   async #work(now: number, signal: AbortSignal | undefined, force: boolean): Promise<FlushStep> {

@@ -1,3 +1,5 @@
+import { states, type ValueOf } from "../base/states.js";
+
 /**
  * The error classes of SPEC §2.1. Each class fixes what happens to the message it lands on.
  *
@@ -10,15 +12,8 @@
  *   FAILED with backoff; replayable. A dependency *outage* is not INFRA: see {@link isOutage}.
  * - `EXHAUSTED`: attempts used up or the head held too long. DEAD; replayable after review.
  */
-export const ErrorClass = {
-  MALFORMED: "MALFORMED",
-  PROTOCOL: "PROTOCOL",
-  CODEC_ERROR: "CODEC_ERROR",
-  UNSUPPORTED: "UNSUPPORTED",
-  INFRA: "INFRA",
-  EXHAUSTED: "EXHAUSTED",
-} as const;
-export type ErrorClass = (typeof ErrorClass)[keyof typeof ErrorClass];
+export const ErrorClass = states("MALFORMED", "PROTOCOL", "CODEC_ERROR", "UNSUPPORTED", "INFRA", "EXHAUSTED");
+export type ErrorClass = ValueOf<typeof ErrorClass>;
 
 /** Classes an operator may send back to PENDING (SPEC §2.7). MALFORMED and PROTOCOL never are. */
 export const REPLAYABLE_CLASSES: ReadonlySet<ErrorClass> = new Set([

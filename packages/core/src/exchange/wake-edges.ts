@@ -1,3 +1,5 @@
+import type { ValueOf } from "../base/states.js";
+
 /**
  * The named steps of the pipeline router. The names are also the loop names the runner logs.
  * - `intake`: the `InboxPoller` moves mailbox rows into the processing state and publishes the horizon.
@@ -14,7 +16,7 @@ export const PipelineStep = {
   REF_DELIVERY: "ref-dispatcher",
   SCHD_FLUSHER: "schd-flusher",
 } as const;
-export type PipelineStep = (typeof PipelineStep)[keyof typeof PipelineStep];
+export type PipelineStep = ValueOf<typeof PipelineStep>;
 
 /**
  * Who wakes whom: the one table of the router's wake edges. A source is a step that did work, or an

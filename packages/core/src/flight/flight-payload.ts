@@ -29,15 +29,10 @@ export interface FlightPayloadRow {
  * (never stated, or left out by the flight's last SCHD record); `null` means it was stated empty
  * (cleared); `[]` means the collection was stated empty.
  */
-export interface FlightPayload {
+export interface FlightPayload extends Pick<FlightState, "flid" | "operationDay" | "stateVersion" | "deleted" | "lastMsgId" | "lastSrcDttm"> {
   readonly schemaVersion: typeof FLIGHT_PAYLOAD_SCHEMA_VERSION;
-  readonly flid: string;
   readonly ffid: string | null;
-  readonly operationDay: string | null;
-  readonly stateVersion: number;
-  readonly deleted: boolean;
-  readonly lastMsgId: number;
-  readonly lastSrcDttm: string;
+  /** The state's `scalars`. */
   readonly fields: Readonly<Partial<Record<ScalarName, WireValue>>>;
   readonly collections: Readonly<Partial<Record<CollectionName, readonly FlightPayloadRow[]>>>;
 }

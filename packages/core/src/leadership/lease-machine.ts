@@ -1,3 +1,5 @@
+import { states, type ValueOf } from "../base/states.js";
+
 /**
  * Pipeline leadership as a lease (issue 24), as pure functions: `decideLease` turns what the lease
  * keeper saw into an event (or nothing), `evolveLease` applies it. The loop that calls the
@@ -24,12 +26,8 @@
  */
 
 /** The phases of one process's leadership. */
-export const LeasePhase = {
-  FOLLOWING: "FOLLOWING",
-  LEADING: "LEADING",
-  LOST: "LOST",
-} as const;
-export type LeasePhase = (typeof LeasePhase)[keyof typeof LeasePhase];
+export const LeasePhase = states("FOLLOWING", "LEADING", "LOST");
+export type LeasePhase = ValueOf<typeof LeasePhase>;
 
 export type LeaseState =
   | { readonly phase: typeof LeasePhase.FOLLOWING }

@@ -1,18 +1,13 @@
 import type { ErrorClass } from "../errors/error-class.js";
 import type { Meta } from "./meta.js";
+import { states, type ValueOf } from "../base/states.js";
 
 /**
  * Processing states of an inbound message (SPEC §2.1). See `processing/proc-machine.ts` for how
  * each is entered and left.
  */
-export const ProcStatus = {
-  PENDING: "PENDING",
-  FAILED: "FAILED",
-  SUCCEEDED: "SUCCEEDED",
-  SKIPPED: "SKIPPED",
-  DEAD: "DEAD",
-} as const;
-export type ProcStatus = (typeof ProcStatus)[keyof typeof ProcStatus];
+export const ProcStatus = states("PENDING", "FAILED", "SUCCEEDED", "SKIPPED", "DEAD");
+export type ProcStatus = ValueOf<typeof ProcStatus>;
 
 export const TERMINAL_STATUSES: ReadonlySet<ProcStatus> = new Set([
   ProcStatus.SUCCEEDED,

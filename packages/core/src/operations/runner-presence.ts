@@ -1,9 +1,11 @@
+import type { ValueOf } from "../base/states.js";
+
 /** What a runner is doing: running the pipeline (`leader`) or waiting for the leadership (`standby`). */
 export const RunnerRole = {
   LEADER: "leader",
   STANDBY: "standby",
 } as const;
-export type RunnerRole = (typeof RunnerRole)[keyof typeof RunnerRole];
+export type RunnerRole = ValueOf<typeof RunnerRole>;
 
 /** What one heartbeat of a runner states about itself. */
 export interface RunnerBeat {

@@ -1,4 +1,5 @@
 import type { OutboxEvent } from "../outbox/outbox-event.js";
+import type { ValueOf } from "../base/states.js";
 
 /**
  * The headers every delivered record carries (SPEC §2.4). Any `DeliveryPort` gets them from here,
@@ -13,7 +14,7 @@ export const EventHeader = {
   /** W3C trace context; present only when the event was written with tracing on. */
   TRACEPARENT: "traceparent",
 } as const;
-export type EventHeader = (typeof EventHeader)[keyof typeof EventHeader];
+export type EventHeader = ValueOf<typeof EventHeader>;
 
 const RESERVED: ReadonlySet<string> = new Set(Object.values(EventHeader));
 

@@ -1,15 +1,16 @@
 import type { DeliveryPlacement } from "./delivery-placement.js";
+import { states, type ValueOf } from "../base/states.js";
 
 /** Delivery targets (SPEC §2.4); `KAFKA:ref` carries reference data (docs/events.md). */
 export const Target = { MSG: "KAFKA:msg", SCHD: "KAFKA:schd", REF: "KAFKA:ref" } as const;
-export type Target = (typeof Target)[keyof typeof Target] | (string & {});
+export type Target = ValueOf<typeof Target> | (string & {});
 
-export const EventType = { UPSERT: "UPSERT", TOMBSTONE: "TOMBSTONE" } as const;
-export type EventType = (typeof EventType)[keyof typeof EventType];
+export const EventType = states("UPSERT", "TOMBSTONE");
+export type EventType = ValueOf<typeof EventType>;
 
 /** Delivery states of an outbox event: `PENDING -> SENT | PENDING (backoff) | DEAD`. */
-export const DeliveryStatus = { PENDING: "PENDING", SENT: "SENT", DEAD: "DEAD" } as const;
-export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
+export const DeliveryStatus = states("PENDING", "SENT", "DEAD");
+export type DeliveryStatus = ValueOf<typeof DeliveryStatus>;
 
 /** An event as a processor produces it, before the store gives it an `EVENT_ID`. */
 export interface OutboxEventDraft {

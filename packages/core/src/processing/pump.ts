@@ -12,8 +12,8 @@ import { decideExhaust, decideFailure, decideRun } from "./decide-run.js";
 import { prepareDecodedRun, type PreparedRun } from "./prepare-run.js";
 import { decideTick } from "./decide-tick.js";
 import { decodeRaws } from "./decode-raws.js";
-import { guardedStep, type BreakerCell, type StepGuard } from "../runtime/guarded-step.js";
-import { closedBreaker, DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
+import { GuardedSteps } from "../runtime/guarded-step.js";
+import { DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
 import type { ProcessorTable } from "./processor.js";
 import { DEFAULT_RETRY_POLICY, DEFAULT_UNSUPPORTED_POLICY, type RetryPolicy, type UnsupportedPolicy } from "../runtime/retry-policy.js";
 import type { RunDecision, RunWarning } from "./run-decision.js";
@@ -93,8 +93,7 @@ export type PumpStep =
 export class Pump {
   readonly #deps: PumpDeps;
   readonly #options: PumpOptions;
-  readonly #guard: BreakerCell = { breaker: closedBreaker };
-  readonly #stepGuard: StepGuard<PumpStep>;
+  readonly #steps: GuardedSteps<PumpStep>;
   #healthySince: number;
   /** The write-back of the last committed run, still on its way (see `#backfillBehind`). */
   #backfilling: Promise<void> | null = null;
@@ -103,7 +102,7 @@ export class Pump {
     this.#deps = deps;
     this.#options = { ...DEFAULT_PUMP_OPTIONS, ...options };
     this.#healthySince = deps.clock.now();
-    this.#stepGuard = {
+    this.#steps = new GuardedSteps<PumpStep>({
       clock: deps.clock,
       logger: deps.logger,
       policy: this.#options.breaker,
@@ -113,17 +112,15 @@ export class Pump {
       // failure on a read) is the dependency's trouble, not a message's: pause, spend nothing.
       pauses: (e) => isOutage(e) || (isMsgxError(e) && e.retriable),
       outage: (error, until) => ({ did: "outage", until, error }),
-    };
+    });
   }
 
   get breaker(): BreakerState {
-    return this.#guard.breaker;
+    return this.#steps.breaker;
   }
 
   async step(signal?: AbortSignal): Promise<PumpStep> {
-    return guardedStep(
-      this.#guard,
-      this.#stepGuard,
+    return this.#steps.run(
       async (now, probing) => {
         // A probe after an outage works as if healthy since now: had the outage lasted past the
         // head deadline, the head must still get its full deadline, starting when work resumes.

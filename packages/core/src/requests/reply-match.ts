@@ -1,5 +1,6 @@
 import { dttmToEpochMs } from "./dttm-instant.js";
 import type { OpenRequest } from "./open-request.js";
+import type { ValueOf } from "../base/states.js";
 
 /**
  * Which rule matched a reply to its request; stored on the request (`RequestMatch`) as the audit.
@@ -12,7 +13,7 @@ import type { OpenRequest } from "./open-request.js";
  *   cross-generation risk seed 000 §4.2 asks to accept explicitly and audit).
  */
 export const MatchRule = { EXACT: "exact", FALLBACK: "fallback" } as const;
-export type MatchRule = (typeof MatchRule)[keyof typeof MatchRule];
+export type MatchRule = ValueOf<typeof MatchRule>;
 
 /** What matching knows about a reply. */
 export interface ReplyFacts {

@@ -1,7 +1,7 @@
 import { errorMessage } from "../errors/msgx-error.js";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
-import { Breaker, type BreakerPolicy, type BreakerState } from "./outage-breaker.js";
+import { Breaker, closedBreaker, type BreakerPolicy, type BreakerState } from "./outage-breaker.js";
 import { SimulatedCrashMarker } from "./simulated-crash.js";
 
 /** The breaker a guarded step reads and replaces: one per pump, dispatcher or flusher. */
@@ -55,5 +55,27 @@ export async function guardedStep<R>(
     cell.breaker = Breaker.onOutage(cell.breaker, now, guard.policy);
     guard.logger.warn(guard.log.paused, { ...guard.log.fields, error: errorMessage(e), retryAt: cell.breaker.probeAt });
     return guard.outage(errorMessage(e), cell.breaker.probeAt);
+  }
+}
+
+/**
+ * One owner's breaker (a pump, dispatcher or flusher) with the guard of its steps: every step of
+ * the owner runs through {@link GuardedSteps.run}, starting from a closed breaker.
+ */
+export class GuardedSteps<R> {
+  readonly #cell: BreakerCell = { breaker: closedBreaker };
+  readonly #guard: StepGuard<R>;
+
+  constructor(guard: StepGuard<R>) {
+    this.#guard = guard;
+  }
+
+  get breaker(): BreakerState {
+    return this.#cell.breaker;
+  }
+
+  /** {@link guardedStep} on this owner's breaker. */
+  run(work: (now: number, probing: boolean) => Promise<R>, signal?: AbortSignal): Promise<R> {
+    return guardedStep(this.#cell, this.#guard, work, signal);
   }
 }
