@@ -16,12 +16,4 @@ export { ReliableMessageService, MAX_REJECT_REASON, type ReliableMessageServiceD
 export { CheckBackJob, CheckVerdict, CHECK_VERDICT_ALIASES, normalizeCheckVerdict, decideCheckBack, type ReliableMessageChecker, type CheckAnswer, type CheckBackDecision, type CheckBackStep, type CheckBackJobDeps } from "./check-back-job.js";
 export { RecoveryJob, decideRecovery, lastSendState, type RecoveryStep, type RecoveryJobDeps } from "./recovery-job.js";
 export type { ConsumeLog, ConsumeLogEntry } from "./consume-log.js";
-export {
-  ReliableMessageConsumer,
-  DEFAULT_CONSUMER_MAX_ATTEMPTS,
-  DEFAULT_CONSUMER_RETRY_WAITS_MS,
-  MAX_REJECT_REASON_LENGTH,
-  type ReliableMessageHandler,
-  type ReliableMessageConsumerDeps,
-  type ConsumeOutcome,
-} from "./reliable-message-consumer.js";
+export { ReliableMessageConsumer, DEFAULT_CONSUMER_MAX_ATTEMPTS, DEFAULT_CONSUMER_RETRY_WAITS_MS, MAX_REJECT_REASON_LENGTH, type ReliableMessageHandler, type ReliableMessageConsumerDeps, type ConsumeOutcome } from "./reliable-message-consumer.js";

@@ -71,7 +71,7 @@ export class PgReliableMessageStore implements ReliableMessageStore {
   async commitMany(writes: readonly ReliableMessageWrite[]): Promise<readonly ReliableMessageWriteResult[]> {
     if (writes.length === 0) return [];
     const quiet = quietUpdates(writes);
-    return retryOnConflict(this.#conflictAttempts, () =>
+    return retryOnConflict(this.#settings.conflictAttempts, () =>
       pgTransaction(this.#db, "reliable message batch", async (trx) => {
         if (quiet !== null) {
           try {
