@@ -14,9 +14,9 @@ import { join } from "node:path";
 import kafkajs from "kafkajs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dropKafkaRun, eventually, gatePgAndKafka, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
+import { dropPgAndKafkaRun, eventually, gatePgAndKafka, runTagged, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
 import { spawnScript, stopScript, type ScriptProcess } from "./script-process.js";
-import { getTask, TASK_TOKEN, taskApi } from "./task-service/task-processes.js";
+import { awaitTaskStatus, endTask, TASK_TOKEN, taskApi } from "./task-service/task-processes.js";
 
 const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const BROKERS = process.env["MSGX_TEST_KAFKA_BROKERS"] ?? "127.0.0.1:9092";
@@ -45,22 +45,13 @@ beforeAll(async () => {
       tasks: { enabled: true, token: TASK_TOKEN, routing: { topic: EVENT_TOPIC }, owners: ["LMS"], callback: { resultTopic: RESULT_TOPIC, groupId: `${run}-callbacks` }, jobIntervalMs: 200, taskNo: { timeZone: "UTC" } },
     }),
   );
-  runner = await spawnRunner(["-c", config, "--pg", PG_URL, "--kafka", BROKERS, "--data-dir", join(dir, "data")], {
-    MSGX_PG_SCHEMA: run,
-    MSGX_KAFKA_MSG_TOPIC: `msg_${run}`,
-    MSGX_KAFKA_SCHD_TOPIC: `schd_${run}`,
-    MSGX_KAFKA_REF_TOPIC: `ref_${run}`,
-  });
+  runner = await spawnRunner(["-c", config, "--pg", PG_URL, "--kafka", BROKERS, "--data-dir", join(dir, "data")], runTagged(run));
 }, 120_000);
 
 afterAll(async () => {
   if (owner) await stopScript(owner, 10_000);
   await stopRunner(runner, suite);
-  if (available) {
-    await pgClient.query(`DROP SCHEMA IF EXISTS ${run} CASCADE`).catch(() => undefined);
-    await dropKafkaRun(BROKERS, run).catch((e: unknown) => console.warn(`[${suite}] topics or groups of ${run} left behind:`, e));
-  }
-  await pgClient.end().catch(() => undefined);
+  await dropPgAndKafkaRun(pgClient, BROKERS, run, suite, available);
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
@@ -100,18 +91,11 @@ describe.skipIf(!available)(suite, () => {
     for (const t of tasks) expect((await taskApi(runner!.url, "POST", "/task/v1/tasks", newTask(t.taskId, t.n))).status).toBe(201);
     // The third is cancelled (TASK_CANCELLED), the others finish (TASK_FINISHED).
     for (const t of tasks) {
-      const answer =
-        t.n === 3
-          ? await taskApi(runner!.url, "POST", `/task/v1/tasks/${t.taskId}/cancel`, { reason: "cancelled", requestId: `${t.taskId}-cancel` })
-          : await taskApi(runner!.url, "POST", `/task/v1/tasks/${t.taskId}/feedback`, { externalEventId: `acs-${t.taskId}`, status: "FINISHED" });
+      const answer = await endTask(runner!.url, t.taskId, t.n === 3 ? "cancel" : "finish");
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     }
-    for (const t of tasks) {
-      const want = t.n === 3 ? "CANCELLED" : "FINISHED";
-      await eventually(async () => ((await getTask(runner!.url, t.taskId))?.status === want ? true : undefined), 30_000, `${t.taskId} ${want} after its owner's result-topic callback`).catch((e: unknown) => {
-        throw new Error(`${String(e)}\nowner:\n${owner!.output()}\nrunner:\n${runner!.output().slice(-5_000)}`);
-      });
-    }
+    const outputs = () => `owner:\n${owner!.output()}\nrunner:\n${runner!.output().slice(-5_000)}`;
+    for (const t of tasks) await awaitTaskStatus(runner!.url, t.taskId, t.n === 3 ? "CANCELLED" : "FINISHED", outputs, 30_000);
     const callbacks = owner.lines.filter((l): l is { record: { key: string }; callback: unknown } => typeof l === "object" && l !== null && "record" in l);
     expect(new Set(callbacks.map((c) => c.callback)), "every callback went over the topic, none over HTTP").toEqual(new Set(["sent"]));
     const detail = (await taskApi(runner!.url, "GET", `/task/v1/tasks/${tasks[0]!.taskId}`)).body;
