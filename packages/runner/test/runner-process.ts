@@ -58,6 +58,14 @@ export async function spawnRunner(args: readonly string[], env: NodeJS.ProcessEn
   return { url, child, output: () => out, stdout: () => stdout, exited };
 }
 
+/** The environment that gives a runner on shared PostgreSQL and Kafka its own schema and pipeline topics, tagged `run`. */
+export const runTagged = (run: string): NodeJS.ProcessEnv => ({
+  MSGX_PG_SCHEMA: run,
+  MSGX_KAFKA_MSG_TOPIC: `msg_${run}`,
+  MSGX_KAFKA_SCHD_TOPIC: `schd_${run}`,
+  MSGX_KAFKA_REF_TOPIC: `ref_${run}`,
+});
+
 /** The line of a runner whose pipeline runs. */
 export const RUNNING = /msgx listening on (http:\/\/[^\s]+)/;
 /** The line of a runner whose HTTP server listens, before any dependency is open. */
@@ -109,6 +117,15 @@ export async function stopRunner(runner: RunnerProcess | undefined, suite: strin
   runner.child.kill("SIGTERM");
   const code = await runner.exited;
   if (code !== 0) console.error(`[${suite}] runner exited ${code}:\n${runner.output().slice(-5_000)}`);
+}
+
+/** A suite's teardown on shared PostgreSQL and Kafka: drops its schema, topics and groups (all named after `run`, when the gate let it create them) and ends its client. */
+export async function dropPgAndKafkaRun(pgClient: pg.Client, brokers: string, run: string, suite: string, created: boolean): Promise<void> {
+  if (created) {
+    await pgClient.query(`DROP SCHEMA IF EXISTS ${run} CASCADE`).catch(() => undefined);
+    await dropKafkaRun(brokers, run).catch((e: unknown) => console.warn(`[${suite}] topics or groups of ${run} left behind:`, e));
+  }
+  await pgClient.end().catch(() => undefined);
 }
 
 /** Deletes a run's topics and consumer groups (every name holding `run`), so a shared broker does not fill up. */

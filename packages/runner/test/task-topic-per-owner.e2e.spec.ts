@@ -13,9 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dropKafkaRun, eventually, gatePgAndKafka, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
+import { dropPgAndKafkaRun, gatePgAndKafka, runTagged, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
 import { spawnScript, stopScript, type ScriptProcess } from "./script-process.js";
-import { getTask, TASK_TOKEN, taskApi } from "./task-service/task-processes.js";
+import { awaitTaskStatus, endTask, TASK_TOKEN, taskApi } from "./task-service/task-processes.js";
 
 const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const BROKERS = process.env["MSGX_TEST_KAFKA_BROKERS"] ?? "127.0.0.1:9092";
@@ -47,12 +47,7 @@ beforeAll(async () => {
   const config = join(dir, "msgx.json");
   // No dispatcher: the test reports each task's end itself, as its executing system would.
   writeFileSync(config, JSON.stringify({ tasks: { enabled: true, token: TASK_TOKEN, routing: { mode: "topic-per-owner", topicPattern: TOPIC_PATTERN }, owners: OWNERS, jobIntervalMs: 200, taskNo: { timeZone: "Asia/Shanghai" } } }));
-  runner = await spawnRunner(["-c", config, "--pg", PG_URL, "--kafka", BROKERS, "--data-dir", join(dir, "data")], {
-    MSGX_PG_SCHEMA: run,
-    MSGX_KAFKA_MSG_TOPIC: `msg_${run}`,
-    MSGX_KAFKA_SCHD_TOPIC: `schd_${run}`,
-    MSGX_KAFKA_REF_TOPIC: `ref_${run}`,
-  });
+  runner = await spawnRunner(["-c", config, "--pg", PG_URL, "--kafka", BROKERS, "--data-dir", join(dir, "data")], runTagged(run));
   const script = fileURLToPath(new URL("./task-service/plain-owner.mjs", import.meta.url));
   for (const owner of OWNERS) {
     owners.set(owner, spawnScript(script, ["--brokers", BROKERS, "--topic", topicOf(owner), "--group", `${run}-${owner}`, "--runner", runner.url, "--token", TASK_TOKEN]));
@@ -62,11 +57,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of owners.values()) await stopScript(c, 10_000);
   await stopRunner(runner, suite);
-  if (available) {
-    await pgClient.query(`DROP SCHEMA IF EXISTS ${run} CASCADE`).catch(() => undefined);
-    await dropKafkaRun(BROKERS, run).catch((e: unknown) => console.warn(`[${suite}] topics or groups of ${run} left behind:`, e));
-  }
-  await pgClient.end().catch(() => undefined);
+  await dropPgAndKafkaRun(pgClient, BROKERS, run, suite, available);
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
@@ -102,18 +93,11 @@ describe.skipIf(!available)(suite, () => {
 
     // The third task of each owner is cancelled (TASK_CANCELLED), the others finish (TASK_FINISHED).
     for (const t of tasks) {
-      const answer =
-        t.n === 3
-          ? await taskApi(runner!.url, "POST", `/task/v1/tasks/${t.taskId}/cancel`, { reason: "人工取消", requestId: `${t.taskId}-cancel` })
-          : await taskApi(runner!.url, "POST", `/task/v1/tasks/${t.taskId}/feedback`, { externalEventId: `acs-${t.taskId}`, status: "FINISHED" });
+      const answer = await endTask(runner!.url, t.taskId, t.n === 3 ? "cancel" : "finish");
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     }
-    for (const t of tasks) {
-      const want = t.n === 3 ? "CANCELLED" : "FINISHED";
-      await eventually(async () => ((await getTask(runner!.url, t.taskId))?.status === want ? true : undefined), 45_000, `${t.taskId} ${want} after its owner's callback`).catch((e: unknown) => {
-        throw new Error(`${String(e)}\nLMS:\n${owners.get("LMS")!.output()}\nWMS:\n${owners.get("WMS")!.output()}`);
-      });
-    }
+    const outputs = () => `LMS:\n${owners.get("LMS")!.output()}\nWMS:\n${owners.get("WMS")!.output()}`;
+    for (const t of tasks) await awaitTaskStatus(runner!.url, t.taskId, t.n === 3 ? "CANCELLED" : "FINISHED", outputs);
 
     for (const owner of OWNERS) {
       const mine = tasks.filter((t) => t.owner === owner);

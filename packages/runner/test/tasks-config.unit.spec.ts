@@ -14,6 +14,13 @@ const refusedNaming = (env: Record<string, string>, key: RegExp) =>
   expect(() => loadConfig({ env }), JSON.stringify(env)).toThrow(expect.objectContaining({ kind: "CONFIG", message: expect.stringMatching(key) }));
 
 describe("tasks configuration", () => {
+  it("callback result topic: off by default, from MSGX_TASKS_CALLBACK_*, refused without Kafka", () => {
+    expect(loadConfig({ env: {} }).tasks.callback).toEqual({ groupId: "msgx-task-callbacks" });
+    const env = { MSGX_TASKS_CALLBACK_RESULT_TOPIC: "RESULTS", MSGX_TASKS_CALLBACK_GROUP_ID: "g1", MSGX_KAFKA_BROKERS: "k:9092" };
+    expect(loadConfig({ env }).tasks.callback).toEqual({ resultTopic: "RESULTS", groupId: "g1" });
+    refusedNaming({ MSGX_TASKS_CALLBACK_RESULT_TOPIC: "RESULTS" }, /tasks\.callback\.resultTopic.*needs Kafka/);
+  });
+
   it("has defaults: off, one topic, no owners, no dispatcher, 1 s jobs, 10 min watchdog, 7 days retention", () => {
     const t = loadConfig({ env: {} }).tasks;
     expect(t).toMatchObject({

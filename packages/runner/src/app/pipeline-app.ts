@@ -91,6 +91,7 @@ export async function startPipeline(
   } catch (e) {
     controller.abort();
     await loops.done;
+    await tasks?.resultTopic?.stop();
     throw e;
   }
   http.attach(ctx);
@@ -107,6 +108,7 @@ export async function startPipeline(
       await http.close();
       controller.abort();
       await loops.done;
+      await tasks?.resultTopic?.stop();
       await router.settle(AbortSignal.timeout(LAST_FLUSH_MS));
       await parts.close();
       logger.info("msgx stopped");

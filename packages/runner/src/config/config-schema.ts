@@ -292,6 +292,9 @@ export const ConfigSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
+    if (c.tasks.callback.resultTopic !== undefined && c.kafka.brokers === undefined) {
+      ctx.addIssue({ code: "custom", path: ["tasks", "callback", "resultTopic"], message: "a callback result topic needs Kafka: set kafka.brokers (or leave the result topic unset: callbacks over HTTP)" });
+    }
     if (c.types.unsupported.headMs > c.pipeline.headDeadlineMs) {
       ctx.addIssue({ code: "custom", path: ["types", "unsupported", "headMs"], message: `must not exceed pipeline.headDeadlineMs (${c.pipeline.headDeadlineMs})` });
     }

@@ -70,6 +70,18 @@ export const tasksSection = z
       })
       .strict()
       .prefault({}),
+    callback: z
+      .object({
+        /**
+         * The result topic owners may report on instead of HTTP (`TaskCallbackMessage` records,
+         * docs/task-routing.md §5); unset = callbacks over HTTP only. Needs `kafka.brokers`.
+         */
+        resultTopic: z.string().min(1).optional(),
+        /** The runner's consumer group on the result topic (its own: no owner may share it). */
+        groupId: z.string().min(1).default("msgx-task-callbacks"),
+      })
+      .strict()
+      .prefault({}),
     /** Period of the dispatch and watchdog steps. */
     jobIntervalMs: positive(1_000),
     taskNo: z

@@ -3,6 +3,7 @@ import { type Clock } from "@msgx/core";
 import { Counter, Registry } from "prom-client";
 import { STORE_COUNT_CACHE_MS, storeCountGauge, type CountReader } from "../app/cached-counts.js";
 import type { DispatchCallOutcome } from "./http-task-dispatcher.js";
+import { TASK_CALLBACK_RECORD_OUTCOMES, type TaskCallbackRecordOutcome } from "./task-callback-record.js";
 
 /** What the status gauge reads: the number of stored tasks per status. */
 export type TaskStatusCounter = CountReader;
@@ -36,8 +37,15 @@ export function createTaskMetrics(clock: Clock, countByStatus?: TaskStatusCounte
   const alerts = new Counter({ name: "msgx_task_callbacks_pending_alerts_total", help: "Watchdog alerts: a task pending its owner's callback too long (its event sent again)", registers: [registry] });
   const replays = new Counter({ name: "msgx_task_replays_total", help: "Task events replayed (dead at the owner, sent again by an operator)", registers: [registry] });
   const failed = new Counter({ name: "msgx_task_failed_total", help: "Tasks this process moved to FAILED (the executing system refused the dispatch for good)", registers: [registry] });
+  const callbackRecords = new Counter({
+    name: "msgx_task_callback_records_total",
+    help: "Records taken from the callback result topic by outcome: applied, malformed (skipped), unknown-task (404, skipped), rejected (409, skipped)",
+    labelNames: ["outcome"],
+    registers: [registry],
+  });
   // Every series exists from the first scrape, so a rate() over them starts at 0 rather than absent.
   for (const outcome of DISPATCH_OUTCOMES) dispatches.inc({ outcome }, 0);
+  for (const outcome of TASK_CALLBACK_RECORD_OUTCOMES) callbackRecords.inc({ outcome }, 0);
   return {
     dispatch(outcome: DispatchCallOutcome): void {
       dispatches.inc({ outcome });
@@ -47,6 +55,9 @@ export function createTaskMetrics(clock: Clock, countByStatus?: TaskStatusCounte
     },
     replayed(n = 1): void {
       if (n > 0) replays.inc(n);
+    },
+    callbackRecord(outcome: TaskCallbackRecordOutcome): void {
+      callbackRecords.inc({ outcome });
     },
     failed(n = 1): void {
       if (n > 0) failed.inc(n);

@@ -13,6 +13,9 @@ const MAX_BATCHES_PER_RUN = 10;
 /** The longest wait of the dispatch step while the executing system stays unreachable (from `tasks.jobIntervalMs`, doubling). */
 const OUTAGE_MAX_WAIT_MS = 10_000;
 
+/** How often the `task-callbacks` step looks whether its consumer runs. */
+const CALLBACKS_RECHECK_MS = 5_000;
+
 /** The relay's step name: `/task/v1` and the jobs wake it after writing a task event. */
 export const TASK_RELAY_STEP = "task-relay";
 
@@ -35,6 +38,9 @@ export function taskTargetTopic(target: string, routing: { readonly topic: strin
  * - `task-dispatch` (with `tasks.dispatcher.url`): the `DispatchJob`, sending due CREATED tasks to
  *   the executing system; an outage ends the run and spends nothing, and the step waits longer
  *   (doubling from `tasks.jobIntervalMs` up to 10 s) while it lasts;
+ * - `task-callbacks` (with `tasks.callback.resultTopic`): starts the consumer of owner callbacks on
+ *   the result topic (creating the topic first, `tasks.createTopics`), and again after a failed start;
+ *   `startPipeline` stops it after the loops;
  * - `task-watchdog`: the `TaskWatchdogJob`, alerting on tasks pending their owner's callback past
  *   `tasks.watchdog.pendingCallbackAlertMs` and sending their event again (wakes the relay).
  */
@@ -80,6 +86,17 @@ export function taskSteps(ctx: StepContext, host: TaskHost): RouterStep[] {
         // An unreachable executing system is asked less often (and logged less) the longer it stays down.
         const after = outages === 0 ? t.jobIntervalMs : Math.max(t.jobIntervalMs, exponentialBackoff({ initialMs: t.jobIntervalMs, maxMs: OUTAGE_MAX_WAIT_MS }, outages));
         return { after, wake: [] };
+      },
+    });
+  }
+  const callbacks = host.resultTopic;
+  if (callbacks) {
+    steps.push({
+      name: "task-callbacks",
+      // Starts the consumer once (a failure is retried with the loop's backoff); it runs until the leader's loops stop.
+      run: async () => {
+        await callbacks.ensureStarted();
+        return { after: CALLBACKS_RECHECK_MS, wake: [] };
       },
     });
   }

@@ -3,13 +3,15 @@
 // mode) and the callback over HTTP. Its "business" is a set of event ids it handled (its dedupe on
 // eventId, as a consume log does); a redelivered event is reported again, not handled again.
 //
-//   node plain-owner.mjs --brokers B --topic T --group G --runner URL --token T
+//   node plain-owner.mjs --brokers B --topic T --group G --runner URL --token T [--result-topic R --owner O]
 //
 // The consumer waits until its topic exists (the runner creates it before its first send), reads it
 // from the beginning, and prints {"ready": true} once it has joined; then one JSON line per record:
 //   {"record": {topic, partition, key, headers, value: <parsed JSON>}, "handled": bool, "callback": <HTTP status> | null}
 // TASK_FINISHED / TASK_CANCELLED get POST <runner>/task/v1/callbacks {taskId, eventId, result: SUCCESS};
 // TASK_EXECUTING expects no callback. The offset is committed after the callback was answered 2xx.
+// With --result-topic, the callback is instead a TaskCallbackMessage record on that topic (seed §9.2;
+// key taskId, acks from every in-sync replica), and "callback" is "sent" once the broker took it.
 import kafkajs from "kafkajs";
 
 const arg = (name) => {
@@ -23,7 +25,11 @@ const print = (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const handled = new Set();
 
+const resultTopic = arg("result-topic");
+let producer;
+
 async function callback(event) {
+  if (resultTopic !== undefined) return publishCallback(event);
   for (;;) {
     try {
       const res = await fetch(new URL("/task/v1/callbacks", runner), {
@@ -42,11 +48,29 @@ async function callback(event) {
   }
 }
 
+async function publishCallback(event) {
+  const value = { schemaVersion: 1, taskId: event.taskId, eventId: event.eventId, result: "SUCCESS", message: `handled by ${topic}`, ownerService: arg("owner") };
+  for (;;) {
+    try {
+      await producer.send({ topic: resultTopic, acks: -1, messages: [{ key: event.taskId, value: JSON.stringify(value), headers: { "msgx-callback-event-id": event.eventId } }] });
+      return "sent";
+    } catch {
+      // The broker is not reachable now: try again.
+      await sleep(200);
+    }
+  }
+}
+
 const kafka = new kafkajs.Kafka({ clientId: `plain-owner-${topic}`, brokers: arg("brokers").split(","), connectionTimeout: 3_000, logLevel: kafkajs.logLevel.NOTHING });
 const admin = kafka.admin();
 await admin.connect();
 while (!(await admin.listTopics()).includes(topic)) await sleep(200);
 await admin.disconnect();
+
+if (resultTopic !== undefined) {
+  producer = kafka.producer();
+  await producer.connect();
+}
 
 const consumer = kafka.consumer({ groupId: arg("group") });
 await consumer.connect();
@@ -65,8 +89,7 @@ await consumer.run({
 });
 
 process.on("SIGTERM", () => {
-  void consumer
-    .disconnect()
+  void Promise.all([consumer.disconnect(), producer?.disconnect()])
     .catch(() => undefined)
     .then(() => process.exit(0));
 });

@@ -5,6 +5,7 @@
  * reads of the task service's API (`/task/v1`, with fetch).
  */
 import { fileURLToPath } from "node:url";
+import { eventually } from "../runner-process.js";
 import { spawnScript as spawnProcess, stopScript, type ScriptProcess } from "../script-process.js";
 
 const script = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.url));
@@ -152,4 +153,18 @@ export async function getTask(url: string, taskId: string): Promise<Record<strin
   const task = body?.task ?? body;
   if (status !== 200 || typeof task?.status !== "string") throw new Error(`GET task ${taskId}: ${status} ${JSON.stringify(body)}`);
   return task;
+}
+
+/** Ends a task as the suites' callers do: `cancel` it (TASK_CANCELLED) or report it FINISHED as its executing system (TASK_FINISHED); answered 200. */
+export async function endTask(url: string, taskId: string, how: "cancel" | "finish"): Promise<ApiAnswer> {
+  return how === "cancel"
+    ? taskApi(url, "POST", `/task/v1/tasks/${taskId}/cancel`, { reason: "人工取消", requestId: `${taskId}-cancel` })
+    : taskApi(url, "POST", `/task/v1/tasks/${taskId}/feedback`, { externalEventId: `acs-${taskId}`, status: "FINISHED" });
+}
+
+/** Waits until the task's status is `want` (after its owner's callback); a timeout's message carries `context()` (the processes' output). */
+export async function awaitTaskStatus(url: string, taskId: string, want: string, context: () => string, timeoutMs = 45_000): Promise<void> {
+  await eventually(async () => ((await getTask(url, taskId))?.status === want ? true : undefined), timeoutMs, `${taskId} ${want} after its owner's callback`).catch((e: unknown) => {
+    throw new Error(`${String(e)}\n${context()}`);
+  });
 }
