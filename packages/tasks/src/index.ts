@@ -26,4 +26,5 @@ export { routeTaskRecord, unreadableEventId, decideConsumePrior, decideTaskHandl
 export { TaskHandlerRegistry, type TaskEventHandler, type TaskHandlerContext } from "./task-handler-registry.js";
 export { TaskEventConsumer, type TaskEventConsumerDeps, type TaskConsumeStep, type TaskConsumeFailpoint } from "./task-event-consumer.js";
 export { resultTopicCallbackPort, parseTaskCallbackMessage, TASK_CALLBACK_EVENT_ID_HEADER, type TaskCallbackPort, type TaskCallbackMessage } from "./task-callback-port.js";
+export { applyTaskCallbackRecord, TASK_CALLBACK_RECORD_OUTCOMES, type TaskCallbackRecordOutcome, type TaskCallbackRecordAnswer } from "./task-callback-record.js";
 export { TaskCallbackSender, DEFAULT_TASK_CALLBACK_SENDER_OPTIONS, type TaskCallbackSenderDeps, type TaskCallbackSenderOptions, type TaskCallbackStep } from "./task-callback-sender.js";

@@ -1,9 +1,8 @@
 import { kafkajsLogCreator } from "@msgx/adapters-kafka";
 import { runTaskCallbackConsumer } from "@msgx/adapters-kafka/tasks";
-import type { TaskService } from "@msgx/tasks";
+import { applyTaskCallbackRecord, type TaskService } from "@msgx/tasks";
 import type { Logger } from "@msgx/core";
 import type { QueueTopicsPort } from "../app/app-parts.js";
-import { applyTaskCallbackRecord } from "./task-callback-record.js";
 import type { TaskMetrics } from "./task-metrics.js";
 
 /** Starts the consumer of `topic` handing each record to `onRecord` (kafkajs' `runTaskCallbackConsumer`; a fake in tests). */

@@ -1,9 +1,8 @@
-import { TASK_STATUSES } from "@msgx/tasks";
+import { TASK_CALLBACK_RECORD_OUTCOMES, TASK_STATUSES, type TaskCallbackRecordOutcome } from "@msgx/tasks";
 import { type Clock } from "@msgx/core";
 import { Counter, Registry } from "prom-client";
 import { STORE_COUNT_CACHE_MS, storeCountGauge, type CountReader } from "../app/cached-counts.js";
 import type { DispatchCallOutcome } from "./http-task-dispatcher.js";
-import { TASK_CALLBACK_RECORD_OUTCOMES, type TaskCallbackRecordOutcome } from "./task-callback-record.js";
 
 /** What the status gauge reads: the number of stored tasks per status. */
 export type TaskStatusCounter = CountReader;

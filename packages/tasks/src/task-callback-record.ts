@@ -1,5 +1,8 @@
-import { isTaskRequestError, parseTaskCallbackMessage, TASK_REQUEST_ERROR_HTTP_STATUS, TaskCallbackOutcome, type TaskService } from "@msgx/tasks";
 import { errorMessage, isMsgxError, MsgxError } from "@msgx/core";
+import { TaskCallbackOutcome } from "./task-callback.js";
+import { parseTaskCallbackMessage } from "./task-callback-port.js";
+import { isTaskRequestError, TASK_REQUEST_ERROR_HTTP_STATUS } from "./task-request-error.js";
+import type { TaskService } from "./task-service.js";
 
 /** What became of one record of the callback result topic; every outcome but a thrown error advances the offset. */
 export const TASK_CALLBACK_RECORD_OUTCOMES = ["applied", "malformed", "unknown-task", "rejected"] as const;
@@ -15,7 +18,8 @@ export interface TaskCallbackRecordAnswer {
 
 /**
  * Applies one result-topic record through `TaskService.callback`, the same call as the HTTP
- * callback route, and says what became of it. A record that is no callback (not JSON, not the
+ * callback route, and says what became of it: the `onRecord` of a result-topic consumer
+ * (`runTaskCallbackConsumer` in `@msgx/adapters-kafka/tasks`; the runner's `task-callbacks` step). A record that is no callback (not JSON, not the
  * schema, a field the service refuses as malformed) is `malformed`; an unknown task `unknown-task`
  * (the route's 404); a callback the task refuses (event id mismatch, the route's 409, or any other
  * refusal of the caller) `rejected`. None of these would ever succeed on a retry, so the consumer
