@@ -120,6 +120,10 @@ describe("/rm/v1", () => {
     await bad({ messageId: "m", queue: "no spaces allowed", body: "x" }, /consumerQueue/, "INVALID_MESSAGE");
     await bad({ messageId: "m", queue: "orders", body: "x", headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`h${i}`, "v"])) }, /header/, "INVALID_MESSAGE");
     await bad({ messageId: "x".repeat(129), queue: "orders", body: "x" }, /messageId/, "INVALID_MESSAGE");
+    // PostgreSQL stores no NUL in text or jsonb: refused where the body is read, naming the field.
+    await bad({ messageId: "m", queue: "orders", body: "a\u0000b" }, /body field "body" holds a NUL character/);
+    await bad({ messageId: "m", queue: "orders", body: "x", headers: { h: "v\u0000" } }, /field "h" holds a NUL character/);
+    await bad({ messageId: "m", queue: "orders", body: "x", headers: { "h\u0000": "v" } }, /NUL character/);
     const noReason = await call(w, "POST", "/rm/v1/messages/m/reject", {});
     expect(noReason).toMatchObject({ status: 400, body: { message: expect.stringMatching(/reason/) } });
   });
