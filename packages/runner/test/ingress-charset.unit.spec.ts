@@ -65,6 +65,15 @@ describe("POST /cminmsgs/send", () => {
     expect((await post(CAFE_LATIN1, "text/xml; charset=iso-8859-1")).status).toBe(415);
     expect(received).toEqual(["<MSG>café crème 🛫</MSG>"]);
   });
+
+  it("refuses a NUL character with 400 naming its offset, without appending: XML allows none and PostgreSQL stores none", async () => {
+    const before = received.length;
+    expect(await post(Buffer.from("<MSG>a\u0000b</MSG>", "utf8"), "application/xml")).toEqual({
+      status: 400,
+      text: JSON.stringify({ error: "bad request", message: "body holds a NUL character at offset 6: no XML document can hold one" }),
+    });
+    expect(received).toHaveLength(before);
+  });
 });
 
 describe("bodyText's offset of the first bad byte agrees with the platform's strict decoder", () => {
