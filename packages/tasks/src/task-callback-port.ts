@@ -56,7 +56,8 @@ export function resultTopicCallbackPort(delivery: DeliveryPort, topic: string, o
 
 /**
  * Parses a result-topic record value into a callback. Throws a non-retriable
- * `MsgxError("PROTOCOL")` for a value that is not one (the task side logs and skips it).
+ * `MsgxError("PROTOCOL")` for a value that is not one, or holds a NUL character no store can keep
+ * (the task side logs and skips it).
  */
 export function parseTaskCallbackMessage(value: string | null): TaskCallback {
   const refuse = (why: string): never => {
@@ -75,5 +76,7 @@ export function parseTaskCallbackMessage(value: string | null): TaskCallback {
   if (typeof m.taskId !== "string" || typeof m.eventId !== "string") return refuse("taskId and eventId must be strings");
   if (m.result !== "SUCCESS" && m.result !== "FAILURE") return refuse(`result ${JSON.stringify(m.result)}`);
   const message = typeof m.message === "string" ? m.message : null;
+  // No stored text holds a NUL: a record carrying one could never be applied, only retried.
+  if ([m.taskId, m.eventId, message].some((v) => v?.includes("\0"))) return refuse("a NUL character in taskId, eventId or message");
   return { taskId: m.taskId, eventId: m.eventId, result: m.result, message };
 }

@@ -97,6 +97,7 @@ describe("result topic callback port", () => {
     expect([r!.key, r!.headers[TASK_CALLBACK_EVENT_ID_HEADER]]).toEqual(["T1", "T1#2"]);
     expect(parseTaskCallbackMessage(r!.value)).toEqual({ taskId: "T1", eventId: "T1#2", result: "SUCCESS", message: "ok" });
     expect(() => parseTaskCallbackMessage('{"schemaVersion":1,"taskId":"T1","eventId":"x","result":"MAYBE"}')).toThrow(/not a task callback/);
+    expect(() => parseTaskCallbackMessage('{"schemaVersion":1,"taskId":"T1","eventId":"T1#2","result":"FAILURE","message":"bad\\u0000"}')).toThrow(/NUL character/);
     expect(() => parseTaskCallbackMessage(null)).toThrow(MsgxError);
   });
 });
