@@ -163,8 +163,8 @@ export {
   type RunDecision,
   type IdentityBinding,
   type IdentityOwner,
-  type SnapshotLogEntry,
 } from "./processing/run-decision.js";
+export type { SnapshotLogEntry } from "./processing/snapshot-log-entry.js";
 export { prepareRun } from "./processing/prepare-run.js";
 export { decideRun } from "./processing/decide-run.js";
 export { Pump, DEFAULT_PUMP_OPTIONS, type PumpDeps, type PumpOptions } from "./processing/pump.js";
