@@ -1,5 +1,6 @@
 // State tables
 export { states, type ValueOf } from "./base/states.js";
+export type { CursorPage } from "./base/cursor-page.js";
 
 // Errors
 export { ErrorClass } from "./errors/error-class.js";

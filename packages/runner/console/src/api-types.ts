@@ -5,13 +5,14 @@
  * the rest are the routes' own answers. Times in epoch milliseconds.
  */
 
-import type { ErrorClass, FieldChange, LineageVersion, Meta, ProcStatus } from "@msgx/core";
+import type { ErrorClass, FieldChange, Meta, ProcStatus } from "@msgx/core";
 
 export type {
   ErrorClass,
   FieldChange,
   FlightPayload,
   LineageEvent,
+  LineagePage,
   LineageVersion,
   Meta,
   PipelineStatus,
@@ -109,12 +110,6 @@ export interface AuditEntry {
   readonly action: string;
   readonly msgIds: readonly number[];
   readonly detail: unknown;
-}
-
-/** A flight's or a reference key's versions, newest first; `next` is the `before` of the next page. */
-export interface Lineage {
-  readonly versions: readonly LineageVersion[];
-  readonly next: number | null;
 }
 
 export interface ReliableMessage {

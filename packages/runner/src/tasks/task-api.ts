@@ -1,4 +1,5 @@
 import { PENDING_CALLBACK_STATUSES, TaskCallbackOutcome, type NewTask, type TaskCallback, type TaskCallbackEntry, type TaskCancelAnswer, type TaskCancelRequest, type TaskFeedback, type TaskFeedbackEntry, type TaskFeedbackOutcome, type TaskRecord, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayResult, type TaskService, type TaskStatus, type TaskStore } from "@msgx/tasks";
+import type { CursorPage } from "@msgx/core";
 import type { TaskMetrics } from "./task-metrics.js";
 
 /** A task with its feedback and callback logs, oldest first (`GET /task/v1/tasks/:id`). */
@@ -9,10 +10,7 @@ export interface TaskView {
 }
 
 /** A page of tasks ascending by id; `next` is the `after` of the next page (null on the last). */
-export interface TaskPage {
-  readonly tasks: readonly TaskRecord[];
-  readonly next: string | null;
-}
+export type TaskPage = CursorPage<"tasks", TaskRecord, string>;
 
 /** What a feedback did (the first answer again for a repeat) and the task after it. */
 export interface TaskFeedbackView {
