@@ -6,6 +6,7 @@ import type { InMemoryPipelineStore } from "@msgx/core/fakes";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
 import { FINAL_TASK_STATUSES, PENDING_CALLBACK_STATUSES, TaskStatus, type TaskRecord } from "./task-record.js";
+import { decideTaskOverdue, isTaskOverdue } from "./task-overdue.js";
 import type { TaskReplayEntry } from "./task-replay.js";
 import type { TaskFilter, TaskStore, TaskTransactionOptions, TaskTx } from "./task-store.js";
 
@@ -165,6 +166,7 @@ export class InMemoryTaskStore implements TaskStore {
           (filter.taskIds === undefined || filter.taskIds.includes(task.taskId)) &&
           (filter.callbackFailed === undefined || (task.callbackError !== null) === filter.callbackFailed) &&
           (filter.updatedBefore === undefined || task.updatedAt <= filter.updatedBefore) &&
+          (filter.overdue === undefined || isTaskOverdue(task) === filter.overdue) &&
           (filter.afterTaskId === undefined || task.taskId > filter.afterTaskId),
       )
       .sort(byId)
@@ -199,6 +201,14 @@ export class InMemoryTaskStore implements TaskStore {
           (t.callbackAlertAt === null || t.callbackAlertAt <= alertedBefore),
       )
       .sort((a, b) => a.updatedAt - b.updatedAt || byId(a, b))
+      .slice(0, Math.max(0, limit));
+  }
+
+  async overdueCandidates(now: number, limit: number): Promise<readonly TaskRecord[]> {
+    this.#check("overdueCandidates");
+    return [...this.tables.tasks.values()]
+      .filter((t) => decideTaskOverdue(t, now).length > 0)
+      .sort(byId)
       .slice(0, Math.max(0, limit));
   }
 

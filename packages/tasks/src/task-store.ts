@@ -62,6 +62,8 @@ export interface TaskFilter {
   readonly callbackFailed?: boolean;
   /** Only tasks last changed at or before this instant (e.g. "pending a callback for 10 min"). */
   readonly updatedBefore?: number;
+  /** true: only tasks reported overdue and still DISPATCHED / EXECUTING (`isTaskOverdue`); false: only the others. */
+  readonly overdue?: boolean;
   readonly afterTaskId?: string;
   readonly limit?: number;
 }
@@ -83,7 +85,7 @@ export interface TaskFilter {
  * - reads outside a transaction see committed data only;
  * - the feedback log is unique on `taskId + externalEventId + status`;
  * - driver errors leave as `MsgxError` (connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`);
- * - the job probes (`dueForDispatch`, `stalePendingCallbacks`, `purgeFinished`) read an index of
+ * - the job probes (`dueForDispatch`, `stalePendingCallbacks`, `overdueCandidates`, `purgeFinished`) read an index of
  *   their own tasks only, never the whole table.
  */
 export interface TaskStore {
@@ -106,6 +108,14 @@ export interface TaskStore {
    * alert is at or before `alertedBefore` (or never was), longest unchanged first, at most `limit`.
    */
   stalePendingCallbacks(updatedBefore: number, alertedBefore: number, limit: number): Promise<readonly TaskRecord[]>;
+  /**
+   * DISPATCHED / EXECUTING tasks with an overdue cause not yet reported at `now`: the deadline
+   * (`deadlineAt`) at or before `now` and no `deadlineOverdueAt`, or the heartbeat
+   * (`lastProgressAt + heartbeatMs`) at or before `now` and no `heartbeatOverdueAt` — exactly the
+   * tasks `decideTaskOverdue` finds a reason for; at most `limit`, by taskId (the job marks each
+   * one it takes, so the next call finds the rest).
+   */
+  overdueCandidates(now: number, limit: number): Promise<readonly TaskRecord[]>;
   /**
    * Deletes up to `limit` FINISHED / CANCELLED / FAILED tasks last changed before `before`
    * (strictly), oldest first, with their feedback and callback log rows, in one transaction;

@@ -5,7 +5,7 @@ import { pgCall } from "../pg-error-map.js";
 import { pgTransaction } from "../pg-transaction.js";
 import { insertEvents } from "../queries/msg-event.js";
 import { holdFence } from "../queries/pipeline-epoch.js";
-import { countTasksByStatus, dueForDispatch, findFeedback, getReplay, getTask, getTaskByNo, insertCallback, insertFeedback, insertReplay, insertTask, listCallbacks, listFeedback, listTasks, lockTask, nextTaskSeq, purgeFinishedTasks, stalePendingCallbacks, updateTask } from "./task-queries.js";
+import { countTasksByStatus, dueForDispatch, findFeedback, getReplay, getTask, getTaskByNo, insertCallback, insertFeedback, insertReplay, insertTask, listCallbacks, listFeedback, listTasks, lockTask, nextTaskSeq, overdueCandidates, purgeFinishedTasks, stalePendingCallbacks, updateTask } from "./task-queries.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 
 export interface PgTaskStoreOptions {
@@ -68,6 +68,10 @@ export class PgTaskStore implements TaskStore {
 
   stalePendingCallbacks(updatedBefore: number, alertedBefore: number, limit: number): Promise<readonly TaskRecord[]> {
     return pgCall("task stale pending callbacks", () => stalePendingCallbacks(this.#db, updatedBefore, alertedBefore, limit));
+  }
+
+  overdueCandidates(now: number, limit: number): Promise<readonly TaskRecord[]> {
+    return pgCall("task overdue candidates", () => overdueCandidates(this.#db, now, limit));
   }
 
   async purgeFinished(before: number, limit: number): Promise<number> {
