@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { InMemoryPipelineStore, ManualClock } from "@msgx/core/fakes";
+import { schemaErrors } from "../../core/test/schemas/event-schemas.js";
 import { InMemoryTaskStore } from "../src/in-memory-task-store.js";
 import { parseTaskEvent, type TaskEventMessage } from "../src/task-event.js";
 import { evolveTask } from "../src/task-machine.js";
@@ -102,6 +103,7 @@ describe("TaskOverdueJob", () => {
       reason: "no progress from ACS for 20000 ms (heartbeat timeout 20000 ms)",
     });
     expect(parseTaskEvent(JSON.stringify(heartbeat)).ok).toBe(true);
+    expect(schemaErrors("task-event", heartbeat)).toEqual([]);
     expect(events().at(-1)!.headers).toMatchObject({ "msgx-task-event": "TASK_OVERDUE", "msgx-owner": "LMS", "msgx-handler-code": "LMS_STOCK_AREA_CALL_TUBE" });
     expect((await store.get("HB"))!.status).toBe(TaskStatus.EXECUTING);
     expect((await store.get("DL"))!.status).toBe(TaskStatus.DISPATCHED);
@@ -126,6 +128,7 @@ describe("TaskOverdueJob", () => {
       ["DL", "DEADLINE"],
     ]);
     const deadline = overdueEvents().at(-1)!;
+    expect(schemaErrors("task-event", deadline)).toEqual([]);
     expect([deadline.deadlineAt, deadline.reason]).toEqual([new Date(T0 + 60 * SEC).toISOString(), "not finished within its deadline of 60000 ms from dispatch (0 ms past it)"]);
     expect((await store.list({ overdue: true })).map((t) => t.taskId)).toEqual(["DL", "HB"]);
     // Finished: never again, and no longer listed as overdue.

@@ -1,4 +1,4 @@
-import { DispatchJob, TASK_TARGET, TaskWatchdogJob, taskTopic } from "@msgx/tasks";
+import { DispatchJob, TASK_OVERDUE_REASONS, TASK_TARGET, TaskOverdueJob, TaskWatchdogJob, taskTopic } from "@msgx/tasks";
 import { type RouterStep } from "@msgx/core";
 import type { StepContext } from "../app/step-context.js";
 import { TargetRelay } from "../app/target-relay.js";
@@ -42,7 +42,9 @@ export function taskTargetTopic(target: string, routing: { readonly topic: strin
  *   the result topic (creating the topic first, `tasks.createTopics`), and again after a failed start;
  *   `startPipeline` stops it after the loops;
  * - `task-watchdog`: the `TaskWatchdogJob`, alerting on tasks pending their owner's callback past
- *   `tasks.watchdog.pendingCallbackAlertMs` and sending their event again (wakes the relay).
+ *   `tasks.watchdog.pendingCallbackAlertMs` and sending their event again (wakes the relay);
+ * - `task-overdue`: the `TaskOverdueJob`, publishing TASK_OVERDUE for DISPATCHED / EXECUTING tasks
+ *   past their deadline or heartbeat timeout (`tasks.overdue`), once per cause (wakes the relay).
  */
 export function taskSteps(ctx: StepContext, host: TaskHost): RouterStep[] {
   const { parts, config, clock, logger } = ctx;
@@ -112,6 +114,22 @@ export function taskSteps(ctx: StepContext, host: TaskHost): RouterStep[] {
         if (!step.more) break;
       }
       return { after: t.jobIntervalMs, wake: redelivered > 0 ? [TASK_RELAY_STEP] : [] };
+    },
+  });
+  const overdue = new TaskOverdueJob({ store: host.store, clock, logger, routing: host.service.routing });
+  steps.push({
+    name: "task-overdue",
+    run: async (signal) => {
+      let written = 0;
+      for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
+        const step = await overdue.step(signal);
+        for (const reason of TASK_OVERDUE_REASONS) {
+          host.metrics.overdue(reason, step.overdue[reason]);
+          written += step.overdue[reason];
+        }
+        if (!step.more) break;
+      }
+      return { after: t.jobIntervalMs, wake: written > 0 ? [TASK_RELAY_STEP] : [] };
     },
   });
   return steps;
