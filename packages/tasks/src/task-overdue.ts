@@ -33,10 +33,7 @@ export interface TaskOverduePolicy {
 }
 
 /** A task's timeouts as stored on it: null = not watched. */
-export interface ResolvedTaskTimeouts {
-  readonly deadlineMs: number | null;
-  readonly heartbeatMs: number | null;
-}
+export type ResolvedTaskTimeouts = Pick<TaskRecord, "deadlineMs" | "heartbeatMs">;
 
 export const NO_TASK_TIMEOUTS: ResolvedTaskTimeouts = { deadlineMs: null, heartbeatMs: null };
 

@@ -1,6 +1,5 @@
 import { TaskRequestError } from "./task-request-error.js";
 import { states, type ValueOf } from "@msgx/core";
-import type { ResolvedTaskTimeouts } from "./task-overdue.js";
 
 /** The lifecycle of a task (seed 001); see `task-machine.ts` for what each status means. */
 export const TaskStatus = states("CREATED", "DISPATCHED", "EXECUTING", "FINISHED_PENDING_CALLBACK", "FINISHED", "CANCEL_PENDING_CALLBACK", "CANCELLED", "FAILED");
@@ -149,7 +148,7 @@ const isJsonObject = (v: unknown): v is TaskPayload => typeof v === "object" && 
  * its store gave it). `dispatchAt`: when the dispatch job should send it (null: it is dispatched
  * by its caller, `markDispatched`); `timeouts`: its deadline and heartbeat (`resolveTaskTimeouts`).
  */
-export function newTaskRecord(input: NewTask, now: number, taskNo: string, dispatchAt: number | null = null, timeouts: ResolvedTaskTimeouts = { deadlineMs: null, heartbeatMs: null }): TaskRecord {
+export function newTaskRecord(input: NewTask, now: number, taskNo: string, dispatchAt: number | null = null, timeouts: Pick<TaskRecord, "deadlineMs" | "heartbeatMs"> = { deadlineMs: null, heartbeatMs: null }): TaskRecord {
   assertTaskId(input.taskId);
   assertRoutingCode(input.ownerService, "ownerService");
   assertRoutingCode(input.handlerCode, "handlerCode");
