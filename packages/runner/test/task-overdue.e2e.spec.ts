@@ -11,7 +11,7 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schemaErrors } from "../../core/test/schemas/event-schemas.js";
 import { CLI, dropPgAndKafkaRun, eventually, gatePgAndKafka, runTagged, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
 import { spawnScript, stopScript, type ScriptProcess } from "./script-process.js";
-import { awaitTaskStatus, endTask, getTask, startExecutingSystem, TASK_TOKEN, taskApi, type ExecutingSystem } from "./task-service/task-processes.js";
+import { awaitTaskStatus, endTask, getTask, plainOwnerDeliveries, startExecutingSystem, TASK_TOKEN, taskApi, writeTaskConfig, type ExecutingSystem } from "./task-service/task-processes.js";
 
 const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const BROKERS = process.env["MSGX_TEST_KAFKA_BROKERS"] ?? "127.0.0.1:9092";
@@ -32,17 +32,11 @@ const suite = "task deadlines and heartbeats: TASK_OVERDUE to an owner with no m
 const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
 const available = await gatePgAndKafka(suite, pgClient, BROKERS);
 
-interface Delivered {
-  readonly record: { readonly topic: string; readonly key: string | null; readonly headers: Record<string, string | null>; readonly value: Record<string, any> | null };
-  readonly handled: boolean;
-  readonly callback: number | null;
-}
-
 let dir: string | undefined;
 let runner: RunnerProcess | undefined;
 let acs: ExecutingSystem | undefined;
 let owner: ScriptProcess | undefined;
-const delivered = (): Delivered[] => (owner?.lines ?? []).filter((l): l is Delivered => typeof l === "object" && l !== null && "record" in l);
+const delivered = () => plainOwnerDeliveries(owner);
 const overdueEvents = (taskId: string): Record<string, any>[] =>
   delivered()
     .filter((d) => d.record.key === taskId && d.record.value?.eventType === "TASK_OVERDUE")
@@ -53,22 +47,14 @@ beforeAll(async () => {
   await pgClient.query(`CREATE SCHEMA ${run}`);
   acs = await startExecutingSystem();
   dir = mkdtempSync(join(tmpdir(), "msgx-task-overdue-"));
-  const config = join(dir, "msgx.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      tasks: {
-        enabled: true,
-        token: TASK_TOKEN,
-        routing: { topic: EVENT_TOPIC },
-        owners: ["LMS"],
-        dispatcher: { url: acs.url, timeoutMs: 2_000 },
-        overdue: { byHandlerCode: { LMS_HEARTBEAT: { heartbeatMs: HEARTBEAT_MS } }, byBizType: { TIMED_MOVE: { deadlineMs: DEADLINE_MS } } },
-        jobIntervalMs: 200,
-        taskNo: { timeZone: "UTC" },
-      },
-    }),
-  );
+  const config = writeTaskConfig(dir, {
+    routing: { topic: EVENT_TOPIC },
+    owners: ["LMS"],
+    dispatcher: { url: acs.url, timeoutMs: 2_000 },
+    overdue: { byHandlerCode: { LMS_HEARTBEAT: { heartbeatMs: HEARTBEAT_MS } }, byBizType: { TIMED_MOVE: { deadlineMs: DEADLINE_MS } } },
+    jobIntervalMs: 200,
+    taskNo: { timeZone: "UTC" },
+  });
   runner = await spawnRunner(["-c", config, "--pg", PG_URL, "--kafka", BROKERS, "--data-dir", join(dir, "data")], runTagged(run));
   await acs.control({ runner: runner.url });
   owner = spawnScript(fileURLToPath(new URL("./task-service/plain-owner.mjs", import.meta.url)), ["--brokers", BROKERS, "--topic", EVENT_TOPIC, "--group", `${run}-lms`, "--runner", runner.url, "--token", TASK_TOKEN]);
