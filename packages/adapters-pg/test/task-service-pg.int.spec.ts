@@ -150,6 +150,8 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
       expect(overdue).not.toMatch(/Seq Scan/);
       const [listed] = await plansOf(t.db, (db) => store(db).list({ overdue: true, limit: 21 }));
       expect(listed).toContain("task_task_overdue_idx");
+      const [counted] = await plansOf(t.db, (db) => store(db).countOverdue());
+      expect(counted).toContain("task_task_overdue_idx");
     } finally {
       await t.close();
     }

@@ -139,6 +139,7 @@ describe("hosted task steps", () => {
     expect(await w.run("task-overdue")).toMatchObject({ after: 1_000, wake: ["task-relay"] });
     expect(await w.host.metrics.render()).toMatch(/^msgx_task_overdue_total\{reason="HEARTBEAT"\} 1$/m);
     expect(await w.host.metrics.render()).toMatch(/^msgx_task_overdue_total\{reason="DEADLINE"\} 0$/m);
+    expect(await w.host.metrics.render()).toMatch(/^msgx_tasks_overdue\{reason="HEARTBEAT"\} 1$/m);
     await w.run("task-relay");
     expect(w.broker.records("TASK_EVENT_TOPIC").map((r) => [r.key, r.headers["msgx-task-event"]])).toEqual([["O-1", "TASK_OVERDUE"]]);
     expect(w.logger.lines.filter((l) => l.level === "warn" && l.msg.startsWith("task overdue")).map((l) => l.fields?.["reason"])).toEqual(["HEARTBEAT"]);

@@ -20,5 +20,6 @@ export function fencedTaskStore(store: TaskStore, fence: number | undefined): Ta
     purgeFinished: (before, limit) => store.purgeFinished(before, limit),
     replay: (replayId) => store.replay(replayId),
     countByStatus: () => store.countByStatus(),
+    countOverdue: () => store.countOverdue(),
   };
 }

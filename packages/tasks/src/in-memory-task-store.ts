@@ -6,7 +6,7 @@ import type { InMemoryPipelineStore } from "@msgx/core/fakes";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
 import { FINAL_TASK_STATUSES, PENDING_CALLBACK_STATUSES, TaskStatus, type TaskRecord } from "./task-record.js";
-import { decideTaskOverdue, isTaskOverdue } from "./task-overdue.js";
+import { decideTaskOverdue, isTaskOverdue, type TaskOverdueReason } from "./task-overdue.js";
 import type { TaskReplayEntry } from "./task-replay.js";
 import type { TaskFilter, TaskStore, TaskTransactionOptions, TaskTx } from "./task-store.js";
 
@@ -232,6 +232,12 @@ export class InMemoryTaskStore implements TaskStore {
   async replay(replayId: string): Promise<TaskReplayEntry | undefined> {
     this.#check("replay");
     return this.tables.replays.find((r) => r.replayId === replayId);
+  }
+
+  async countOverdue(): Promise<Readonly<Record<TaskOverdueReason, number>>> {
+    this.#check("countOverdue");
+    const overdue = [...this.tables.tasks.values()].filter(isTaskOverdue);
+    return { DEADLINE: overdue.filter((t) => t.deadlineOverdueAt !== null).length, HEARTBEAT: overdue.filter((t) => t.heartbeatOverdueAt !== null).length };
   }
 
   async countByStatus(): Promise<Readonly<Record<TaskStatus, number>>> {

@@ -40,11 +40,13 @@ export function describeTaskStoreOverdue(current: () => TaskStore): void {
       ];
       const marked = await taskThrough("R-1", { deadlineMs: 100, heartbeatMs: 50 }, steps);
       expect(await store.get("R-1")).toEqual(marked);
+      expect(await store.countOverdue()).toEqual({ DEADLINE: 1, HEARTBEAT: 1 });
       expect([marked.deadlineAt, marked.lastProgressAt, marked.heartbeatOverdueAt, marked.deadlineOverdueAt]).toEqual([T0 + 110, T0 + 10, T0 + 70, T0 + 120]);
       const progressed = evolveTask(marked, executing, T0 + 130);
       await store.transaction((tx) => tx.updateTask(progressed));
       expect(await store.get("R-1")).toEqual(progressed);
       expect([progressed.deadlineAt, progressed.lastProgressAt, progressed.heartbeatOverdueAt, progressed.deadlineOverdueAt]).toEqual([T0 + 110, T0 + 130, null, T0 + 120]);
+      expect(await store.countOverdue()).toEqual({ DEADLINE: 1, HEARTBEAT: 0 });
     });
 
     it("overdueCandidates: watched DISPATCHED / EXECUTING tasks with an unreported deadline or heartbeat, by id, at most limit; list({ overdue }) the marked ones", async () => {
@@ -69,6 +71,7 @@ export function describeTaskStoreOverdue(current: () => TaskStore): void {
       expect(ids(all.filter((t) => decideTaskOverdue(t, T0 + 200).length > 0))).toEqual(["O-deadline", "O-heart", "O-rearmed"]);
 
       expect(ids(await store.list({ overdue: true }))).toEqual(["O-marked", "O-silent"]);
+      expect(await store.countOverdue()).toEqual({ DEADLINE: 1, HEARTBEAT: 1 });
       expect(ids(await store.list({ overdue: false }))).toEqual(["O-created", "O-deadline", "O-done", "O-heart", "O-rearmed", "O-unwatched"]);
     });
   });

@@ -1,6 +1,7 @@
 import type { OutboxEventDraft } from "@msgx/core";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
+import type { TaskOverdueReason } from "./task-overdue.js";
 import type { TaskRecord, TaskStatus } from "./task-record.js";
 import type { TaskReplayEntry } from "./task-replay.js";
 
@@ -125,6 +126,11 @@ export interface TaskStore {
   purgeFinished(before: number, limit: number): Promise<number>;
   /** A replay audit row by its id. */
   replay(replayId: string): Promise<TaskReplayEntry | undefined>;
+  /**
+   * The tasks overdue now (`isTaskOverdue`: DISPATCHED / EXECUTING with a mark) per cause, both
+   * present (0 when none; a task with both marks counts in both): the `msgx_tasks_overdue` gauge.
+   */
+  countOverdue(): Promise<Readonly<Record<TaskOverdueReason, number>>>;
   /** The number of stored tasks in each status, every status present (0 when none): the `msgx_tasks` gauge. */
   countByStatus(): Promise<Readonly<Record<TaskStatus, number>>>;
 }

@@ -114,6 +114,14 @@ export async function stalePendingCallbacks(db: QueryExecutorProvider, updatedBe
 /** `isTaskOverdue` of `@msgx/tasks`, the predicate of `task_task_overdue_idx`. */
 const OVERDUE = sql`(status IN ('DISPATCHED','EXECUTING') AND (deadline_overdue_at IS NOT NULL OR heartbeat_overdue_at IS NOT NULL))`;
 
+/** Overdue tasks per cause (`task_task_overdue_idx`). */
+export async function countOverdueTasks(db: QueryExecutorProvider): Promise<{ DEADLINE: number; HEARTBEAT: number }> {
+  const { rows } = await sql<{ deadline: unknown; heartbeat: unknown }>`
+    SELECT count(*) FILTER (WHERE deadline_overdue_at IS NOT NULL) AS deadline, count(*) FILTER (WHERE heartbeat_overdue_at IS NOT NULL) AS heartbeat
+    FROM task_task WHERE ${OVERDUE}`.execute(db);
+  return { DEADLINE: Number(rows[0]?.deadline ?? 0), HEARTBEAT: Number(rows[0]?.heartbeat ?? 0) };
+}
+
 /**
  * Watched tasks with an unreported overdue cause (`decideTaskOverdue` of `@msgx/tasks`): the
  * earliest due of each probe (`task_task_deadline_due_idx`, `task_task_heartbeat_due_idx`), then

@@ -29,7 +29,11 @@ export function createTaskHost(ctx: StepContext, given: { readonly dispatcher?: 
   const { parts, config, clock, logger } = ctx;
   const t = config.tasks;
   const store = fencedTaskStore(parts.tasks, parts.fence);
-  const metrics = createTaskMetrics(clock, () => store.countByStatus());
+  const metrics = createTaskMetrics(
+    clock,
+    () => store.countByStatus(),
+    () => store.countOverdue(),
+  );
   const url = t.dispatcher.url;
   const dispatcher =
     given.dispatcher ??

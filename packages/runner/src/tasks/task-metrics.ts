@@ -18,7 +18,7 @@ const DISPATCH_OUTCOMES: readonly DispatchCallOutcome[] = ["accepted", "refused"
  * (true for the whole database) at most every {@link TASK_COUNT_CACHE_MS}; the counters count what
  * this process did.
  */
-export function createTaskMetrics(clock: Clock, countByStatus?: TaskStatusCounter) {
+export function createTaskMetrics(clock: Clock, countByStatus?: TaskStatusCounter, countOverdue?: CountReader) {
   const registry = new Registry();
   storeCountGauge(registry, clock, {
     name: "msgx_tasks",
@@ -26,6 +26,13 @@ export function createTaskMetrics(clock: Clock, countByStatus?: TaskStatusCounte
     label: "status",
     read: countByStatus,
     values: TASK_STATUSES,
+  });
+  storeCountGauge(registry, clock, {
+    name: "msgx_tasks_overdue",
+    help: "DISPATCHED / EXECUTING tasks reported overdue now, by reason (read from the store at most every 15 s)",
+    label: "reason",
+    read: countOverdue,
+    values: TASK_OVERDUE_REASONS,
   });
   const dispatches = new Counter({
     name: "msgx_task_dispatch_total",
