@@ -12,7 +12,7 @@
  * every 2 s), the owner's handler 3 tries 200 ms apart doubling.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, dropKafkaRun, eventually, gatePgAndKafka, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
 import { schemaErrors } from "../../core/test/schemas/event-schemas.js";
 import { metric } from "./reliable-service/rm-processes.js";
-import { getTask, startExecutingSystem, startOwner, TASK_TOKEN, taskApi, type ExecutingSystem, type Owner } from "./task-service/task-processes.js";
+import { getTask, startExecutingSystem, startOwner, TASK_TOKEN, taskApi, writeTaskConfig, type ExecutingSystem, type Owner } from "./task-service/task-processes.js";
 
 const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const BROKERS = process.env["MSGX_TEST_KAFKA_BROKERS"] ?? "127.0.0.1:9092";
@@ -48,22 +48,14 @@ beforeAll(async () => {
   acs = await startExecutingSystem();
   const dir = mkdtempSync(join(tmpdir(), "msgx-task-svc-"));
   dirs.push(dir);
-  const config = join(dir, "msgx.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      tasks: {
-        enabled: true,
-        token: TASK_TOKEN,
-        routing: { mode: "topic-per-owner", topicPattern: TOPIC_PATTERN },
-        owners: [OWNER],
-        dispatcher: { url: acs.url, timeoutMs: 2_000 },
-        dispatchRetry: { initialMs: 300, maxMs: 1_000 },
-        watchdog: { pendingCallbackAlertMs: WATCHDOG_MS, pendingCallbackRetryMs: WATCHDOG_MS },
-        jobIntervalMs: 200,
-      },
-    }),
-  );
+  const config = writeTaskConfig(dir, {
+    routing: { mode: "topic-per-owner", topicPattern: TOPIC_PATTERN },
+    owners: [OWNER],
+    dispatcher: { url: acs.url, timeoutMs: 2_000 },
+    dispatchRetry: { initialMs: 300, maxMs: 1_000 },
+    watchdog: { pendingCallbackAlertMs: WATCHDOG_MS, pendingCallbackRetryMs: WATCHDOG_MS },
+    jobIntervalMs: 200,
+  });
   runner = await spawnRunner(["-c", config, "--pg", PG_URL, "--kafka", BROKERS, "--data-dir", join(dir, "data")], {
     MSGX_PG_SCHEMA: run,
     MSGX_KAFKA_MSG_TOPIC: `msg_${run}`,

@@ -6,6 +6,7 @@ import type { InMemoryPipelineStore } from "@msgx/core/fakes";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
 import { FINAL_TASK_STATUSES, PENDING_CALLBACK_STATUSES, TaskStatus, type TaskRecord } from "./task-record.js";
+import { decideTaskOverdue, isTaskOverdue, type TaskOverdueReason } from "./task-overdue.js";
 import type { TaskReplayEntry } from "./task-replay.js";
 import type { TaskFilter, TaskStore, TaskTransactionOptions, TaskTx } from "./task-store.js";
 
@@ -165,6 +166,7 @@ export class InMemoryTaskStore implements TaskStore {
           (filter.taskIds === undefined || filter.taskIds.includes(task.taskId)) &&
           (filter.callbackFailed === undefined || (task.callbackError !== null) === filter.callbackFailed) &&
           (filter.updatedBefore === undefined || task.updatedAt <= filter.updatedBefore) &&
+          (filter.overdue === undefined || isTaskOverdue(task) === filter.overdue) &&
           (filter.afterTaskId === undefined || task.taskId > filter.afterTaskId),
       )
       .sort(byId)
@@ -202,6 +204,14 @@ export class InMemoryTaskStore implements TaskStore {
       .slice(0, Math.max(0, limit));
   }
 
+  async overdueCandidates(now: number, limit: number): Promise<readonly TaskRecord[]> {
+    this.#check("overdueCandidates");
+    return [...this.tables.tasks.values()]
+      .filter((t) => decideTaskOverdue(t, now).length > 0)
+      .sort(byId)
+      .slice(0, Math.max(0, limit));
+  }
+
   async purgeFinished(before: number, limit: number): Promise<number> {
     this.#check("purgeFinished");
     const n = Number.isNaN(limit) ? 0 : Math.floor(limit);
@@ -222,6 +232,12 @@ export class InMemoryTaskStore implements TaskStore {
   async replay(replayId: string): Promise<TaskReplayEntry | undefined> {
     this.#check("replay");
     return this.tables.replays.find((r) => r.replayId === replayId);
+  }
+
+  async countOverdue(): Promise<Readonly<Record<TaskOverdueReason, number>>> {
+    this.#check("countOverdue");
+    const overdue = [...this.tables.tasks.values()].filter(isTaskOverdue);
+    return { DEADLINE: overdue.filter((t) => t.deadlineOverdueAt !== null).length, HEARTBEAT: overdue.filter((t) => t.heartbeatOverdueAt !== null).length };
   }
 
   async countByStatus(): Promise<Readonly<Record<TaskStatus, number>>> {

@@ -18,6 +18,8 @@ export { TaskService, type TaskServiceDeps, type TaskFeedbackAnswer, type TaskCa
 export { MAX_TASK_REPLAY } from "./task-request-checks.js";
 export type { TaskDispatcher, DispatchAnswer, CancelAnswer } from "./task-dispatcher.js";
 export { DispatchJob, DEFAULT_DISPATCH_RETRY, dispatchBackoffMs, decideDispatchAnswer, type DispatchRetryOptions, type TaskDispatchStep, type DispatchJobDeps, type DispatchJobOptions } from "./dispatch-job.js";
+export { TaskOverdueReason, TASK_OVERDUE_REASONS, NO_TASK_TIMEOUTS, WATCHED_TASK_STATUSES, resolveTaskTimeouts, assertTaskOverduePolicy, decideTaskOverdue, isTaskOverdue, taskHeartbeatDueAt, taskOverdueText, type TaskTimeouts, type TaskOverduePolicy, type ResolvedTaskTimeouts } from "./task-overdue.js";
+export { TaskOverdueJob, DEFAULT_TASK_OVERDUE_BATCH, type TaskOverdueStep, type TaskOverdueJobDeps } from "./task-overdue-job.js";
 export { TaskWatchdogJob, DEFAULT_TASK_WATCHDOG_OPTIONS, type TaskWatchdogOptions, type TaskWatchdogStep, type TaskWatchdogDeps } from "./task-watchdog-job.js";
 export { taskReplayEligibility, taskReplayCandidate, pendingEventDraft, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayCandidate, type TaskReplayResult, type TaskReplayEntry } from "./task-replay.js";
 export { TaskConsumeStatus, TaskCallbackStatus, taskCallbackResultOf, isTaskEventSettled, type TaskConsumeLogEntry, type TaskConsumeLogWrite } from "./task-consume-log.js";

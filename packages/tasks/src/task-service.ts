@@ -5,6 +5,7 @@ import { decideTaskCallback, type TaskCallbackEntry, type TaskCallback } from ".
 import type { TaskDispatcher } from "./task-dispatcher.js";
 import { decideTaskFeedback, TaskFeedbackStatus, type TaskFeedback, type TaskFeedbackEntry } from "./task-feedback.js";
 import { TaskEventHeader } from "./task-headers.js";
+import { assertTaskOverduePolicy, resolveTaskTimeouts, type TaskOverduePolicy } from "./task-overdue.js";
 import { evolveTask } from "./task-machine.js";
 import { assertTaskId, newTaskRecord, PENDING_CALLBACK_STATUSES, sameTaskRequest, TaskStatus, type NewTask, type TaskRecord } from "./task-record.js";
 import { pendingEventDraft, taskReplayCandidate, taskReplayEligibility, type TaskReplayCandidate, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayResult } from "./task-replay.js";
@@ -33,6 +34,11 @@ export interface TaskServiceDeps {
    * `UTC`; the runner passes `tasks.taskNo.timeZone` (the airport's local day is what its users read).
    */
   readonly taskNoTimeZone?: string;
+  /**
+   * The deadlines and heartbeat timeouts given to new tasks (by handler code, business type, or
+   * default; `task-overdue.ts`), watched by `TaskOverdueJob`. Default: none, no task is watched.
+   */
+  readonly overduePolicy?: TaskOverduePolicy;
 }
 
 /** What a cancel asks: why, and the caller's request id (the idempotency key of its CANCELLED feedback). */
@@ -78,6 +84,7 @@ export class TaskService {
   readonly #dispatcher: TaskDispatcher | undefined;
   readonly #ids: () => string;
   readonly #taskNoTimeZone: string;
+  readonly #overduePolicy: TaskOverduePolicy | undefined;
 
   constructor(deps: TaskServiceDeps) {
     this.#store = deps.store;
@@ -88,6 +95,8 @@ export class TaskService {
     this.#ids = deps.ids ?? (() => globalThis.crypto.randomUUID());
     this.#taskNoTimeZone = deps.taskNoTimeZone ?? DEFAULT_TASK_NO_TIME_ZONE;
     assertTaskNoTimeZone(this.#taskNoTimeZone);
+    this.#overduePolicy = deps.overduePolicy;
+    if (this.#overduePolicy !== undefined) assertTaskOverduePolicy(this.#overduePolicy);
     assertTaskRouting(this.#routing);
     if (this.#routing.mode === "topic-per-owner" && this.#routing.owners === undefined) {
       throw new MsgxError("CONFIG", "topic-per-owner task routing needs its owners: the relay has one target per known owner");
@@ -114,7 +123,9 @@ export class TaskService {
     const now = this.#clock.now();
     const day = taskNoDay(now, this.#taskNoTimeZone);
     // Checked before the transaction, under a stand-in number: a refused request takes none.
-    const checked = newTaskRecord(input, now, formatTaskNo(day, 1), this.#dispatcher !== undefined && input.dispatch !== false ? now : null);
+    const dispatchAt = this.#dispatcher !== undefined && input.dispatch !== false ? now : null;
+    const unwatched = newTaskRecord(input, now, formatTaskNo(day, 1), dispatchAt);
+    const checked = { ...unwatched, ...resolveTaskTimeouts(this.#overduePolicy, unwatched) };
     assertKnownOwner(this.#routing, checked.ownerService);
     return this.#store.transaction(async (tx) => {
       // A repeat is answered before a number is taken, so repeats leave no gaps.

@@ -1,6 +1,7 @@
 import type { OutboxEventDraft } from "@msgx/core";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
+import type { TaskOverdueReason } from "./task-overdue.js";
 import type { TaskRecord, TaskStatus } from "./task-record.js";
 import type { TaskReplayEntry } from "./task-replay.js";
 
@@ -62,6 +63,8 @@ export interface TaskFilter {
   readonly callbackFailed?: boolean;
   /** Only tasks last changed at or before this instant (e.g. "pending a callback for 10 min"). */
   readonly updatedBefore?: number;
+  /** true: only tasks reported overdue and still DISPATCHED / EXECUTING (`isTaskOverdue`); false: only the others. */
+  readonly overdue?: boolean;
   readonly afterTaskId?: string;
   readonly limit?: number;
 }
@@ -83,7 +86,7 @@ export interface TaskFilter {
  * - reads outside a transaction see committed data only;
  * - the feedback log is unique on `taskId + externalEventId + status`;
  * - driver errors leave as `MsgxError` (connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`);
- * - the job probes (`dueForDispatch`, `stalePendingCallbacks`, `purgeFinished`) read an index of
+ * - the job probes (`dueForDispatch`, `stalePendingCallbacks`, `overdueCandidates`, `purgeFinished`) read an index of
  *   their own tasks only, never the whole table.
  */
 export interface TaskStore {
@@ -107,6 +110,14 @@ export interface TaskStore {
    */
   stalePendingCallbacks(updatedBefore: number, alertedBefore: number, limit: number): Promise<readonly TaskRecord[]>;
   /**
+   * DISPATCHED / EXECUTING tasks with an overdue cause not yet reported at `now`: the deadline
+   * (`deadlineAt`) at or before `now` and no `deadlineOverdueAt`, or the heartbeat
+   * (`lastProgressAt + heartbeatMs`) at or before `now` and no `heartbeatOverdueAt` — exactly the
+   * tasks `decideTaskOverdue` finds a reason for; at most `limit`, by taskId (the job marks each
+   * one it takes, so the next call finds the rest).
+   */
+  overdueCandidates(now: number, limit: number): Promise<readonly TaskRecord[]>;
+  /**
    * Deletes up to `limit` FINISHED / CANCELLED / FAILED tasks last changed before `before`
    * (strictly), oldest first, with their feedback and callback log rows, in one transaction;
    * returns how many tasks went. A limit below 1 (or NaN) purges nothing; a fractional one is floored.
@@ -115,6 +126,11 @@ export interface TaskStore {
   purgeFinished(before: number, limit: number): Promise<number>;
   /** A replay audit row by its id. */
   replay(replayId: string): Promise<TaskReplayEntry | undefined>;
+  /**
+   * The tasks overdue now (`isTaskOverdue`: DISPATCHED / EXECUTING with a mark) per cause, both
+   * present (0 when none; a task with both marks counts in both): the `msgx_tasks_overdue` gauge.
+   */
+  countOverdue(): Promise<Readonly<Record<TaskOverdueReason, number>>>;
   /** The number of stored tasks in each status, every status present (0 when none): the `msgx_tasks` gauge. */
   countByStatus(): Promise<Readonly<Record<TaskStatus, number>>>;
 }

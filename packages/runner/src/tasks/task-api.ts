@@ -32,6 +32,8 @@ export interface TaskListQuery {
   readonly status?: TaskStatus | undefined;
   /** Only tasks whose owner event is dead: waiting for a callback after the owner reported FAILURE (what a replay takes). */
   readonly dead?: boolean | undefined;
+  /** Only tasks reported overdue (TASK_OVERDUE published) and still DISPATCHED / EXECUTING. */
+  readonly overdue?: boolean | undefined;
   readonly owner?: string | undefined;
   readonly after?: string | undefined;
   readonly size: number;
@@ -84,6 +86,7 @@ export function directTaskApi(deps: TaskApiDeps): TaskApi {
       const rows = await service.list({
         ...(query.status ? { statuses: [query.status] } : query.dead ? { statuses: PENDING_CALLBACK_STATUSES } : {}),
         ...(query.dead ? { callbackFailed: true } : {}),
+        ...(query.overdue ? { overdue: true } : {}),
         ...(query.owner ? { ownerService: query.owner } : {}),
         ...(query.after ? { afterTaskId: query.after } : {}),
         limit: query.size + 1,

@@ -5,13 +5,15 @@ import { Loaded } from "../loaded.js";
 import { PlaceholderTable } from "../placeholder-table.js";
 import { Table } from "../table.js";
 import { useAdmin } from "../use-admin.js";
+import { OverdueTasks } from "./overdue-tasks.js";
 
 type TaskEvent = Readonly<Record<string, unknown>>;
 const COLUMNS = ["taskId", "ownerService", "handlerCode", "bizType", "bizId", "status", "lastEventId", "callbackError"] as const;
 
 /**
  * The task service's dead owner events (docs/task-routing.md): the tasks whose callback to the owner
- * failed for good, replayed by task with the operator's name and a reason (the replay audit).
+ * failed for good, replayed by task with the operator's name and a reason (the replay audit); and
+ * the tasks reported overdue.
  */
 export function TasksView() {
   const [events, reload] = useAdmin<{ tasks: readonly TaskEvent[]; next: string | null }>(`/admin/task-events${query({ status: "DEAD", limit: 100 })}`);
@@ -69,6 +71,7 @@ export function TasksView() {
           );
         }}
       </Loaded>
+      <OverdueTasks />
     </section>
   );
 }
