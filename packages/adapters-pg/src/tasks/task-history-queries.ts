@@ -1,0 +1,42 @@
+import type { ApiCaller } from "@msgx/core";
+import type { TaskCause, TaskHistoryEntry, TaskStatus } from "@msgx/tasks";
+import { sql, type QueryExecutorProvider } from "kysely";
+import { at, json } from "./task-rows.js";
+
+interface HistoryRow {
+  task_id: string;
+  version: number;
+  at: Date;
+  from_status: string | null;
+  to_status: string;
+  cause: TaskCause | string;
+  caller: ApiCaller | string | null;
+  detail: string | null;
+}
+
+/** A jsonb value as the driver hands it back (parsed, or text on drivers that do not parse). */
+const parsed = <T>(v: T | string): T => (typeof v === "string" ? (JSON.parse(v) as T) : v);
+
+/** Appends one history entry (its task is written in this transaction or before). */
+export async function insertTaskHistory(db: QueryExecutorProvider, h: TaskHistoryEntry): Promise<void> {
+  await sql`
+    INSERT INTO task_history (task_id, version, at, from_status, to_status, cause, caller, detail)
+    VALUES (${h.taskId}, ${h.version}, ${at(h.at)}, ${h.from}, ${h.to}, ${json(h.cause)}::jsonb, ${h.caller === null ? null : json(h.caller)}::jsonb, ${h.detail})`.execute(db);
+}
+
+/** The history of one task, oldest first (a primary-key range). */
+export async function taskHistory(db: QueryExecutorProvider, taskId: string): Promise<TaskHistoryEntry[]> {
+  const { rows } = await sql<HistoryRow>`
+    SELECT task_id, version, at, from_status, to_status, cause, caller, detail
+    FROM task_history WHERE task_id = ${taskId} ORDER BY version`.execute(db);
+  return rows.map((r) => ({
+    taskId: r.task_id,
+    version: r.version,
+    at: new Date(r.at).getTime(),
+    from: r.from_status as TaskStatus | null,
+    to: r.to_status as TaskStatus,
+    cause: parsed(r.cause),
+    caller: r.caller === null ? null : parsed(r.caller),
+    detail: r.detail,
+  }));
+}
