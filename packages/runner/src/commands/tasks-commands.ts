@@ -6,6 +6,7 @@ import { createLogger } from "../logging.js";
 import type { TaskView } from "../tasks/task-api.js";
 import { adminHttp } from "./admin-http.js";
 import { adminParts } from "./admin-parts.js";
+import { registerTaskLineageCommand } from "./history-lineage-commands.js";
 import { configFrom, remoteToken, printJson, remoteCommand, type CommonFlags, type RemoteApi } from "./common-options.js";
 
 interface Flags extends CommonFlags {
@@ -65,13 +66,14 @@ const sub = (parent: Command, name: string, description: string): Command => rem
 
 /** `msgx tasks …`: the operator surface of the hosted task service (docs/task-routing.md). */
 export function registerTasksCommands(program: Command): void {
-  const tasks = program.command("tasks").description("task-event routing: show a task, replay dead owner events");
+  const tasks = program.command("tasks").description("task-event routing: show a task, its lineage, replay dead owner events");
   sub(tasks, "show", "one task with its feedback and callback logs")
     .argument("<taskId>", "the task's id (or, with --by-no, its number)")
     .option("--by-no", "the argument is the task number (T202607130001), not the task id")
     .action((id: string, flags: Flags & { byNo?: boolean }) =>
       withApi(flags, async (api) => (flags.byNo ? await api.showByNo(id) : await api.show(id)) ?? { error: flags.byNo ? `no task numbered ${id}` : `no task ${id}` }),
     );
+  registerTaskLineageCommand(tasks);
   sub(tasks, "replay", "publish again the last event of tasks whose owner reported it dead (preflight with --dry-run)")
     .option("--task <taskId>", "a task to replay (repeatable)", collect, [])
     .option("--owner <owner>", "every dead event of this owner service")
