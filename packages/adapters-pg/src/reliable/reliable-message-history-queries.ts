@@ -1,6 +1,7 @@
 import type { ReliableMessageCause, ReliableMessageHistoryEntry } from "@msgx/reliable";
 import { sql } from "kysely";
 import type { Db } from "../queries/db.js";
+import { fromJson } from "../rows/values.js";
 import { ts } from "./reliable-message-row.js";
 
 interface HistoryRow {
@@ -11,7 +12,7 @@ interface HistoryRow {
   to_phase: string;
   event: string;
   detail: string | null;
-  cause: ReliableMessageCause | string;
+  cause: unknown;
 }
 
 /** Appends history entries (of messages already written in this transaction), one statement. */
@@ -38,6 +39,6 @@ export async function messageHistory(db: Db, messageId: string): Promise<Reliabl
     to: r.to_phase as ReliableMessageHistoryEntry["to"],
     event: r.event as ReliableMessageHistoryEntry["event"],
     detail: r.detail,
-    cause: typeof r.cause === "string" ? (JSON.parse(r.cause) as ReliableMessageCause) : r.cause,
+    cause: fromJson<ReliableMessageCause>(r.cause),
   }));
 }

@@ -1,6 +1,7 @@
 import type { ApiCaller } from "@msgx/core";
 import type { TaskCause, TaskHistoryEntry, TaskStatus } from "@msgx/tasks";
 import { sql, type QueryExecutorProvider } from "kysely";
+import { fromJson } from "../rows/values.js";
 import { at, json } from "./task-rows.js";
 
 interface HistoryRow {
@@ -9,13 +10,10 @@ interface HistoryRow {
   at: Date;
   from_status: string | null;
   to_status: string;
-  cause: TaskCause | string;
-  caller: ApiCaller | string | null;
+  cause: unknown;
+  caller: unknown;
   detail: string | null;
 }
-
-/** A jsonb value as the driver hands it back (parsed, or text on drivers that do not parse). */
-const parsed = <T>(v: T | string): T => (typeof v === "string" ? (JSON.parse(v) as T) : v);
 
 /** Appends one history entry (its task is written in this transaction or before). */
 export async function insertTaskHistory(db: QueryExecutorProvider, h: TaskHistoryEntry): Promise<void> {
@@ -35,8 +33,8 @@ export async function taskHistory(db: QueryExecutorProvider, taskId: string): Pr
     at: new Date(r.at).getTime(),
     from: r.from_status as TaskStatus | null,
     to: r.to_status as TaskStatus,
-    cause: parsed(r.cause),
-    caller: r.caller === null ? null : parsed(r.caller),
+    cause: fromJson<TaskCause>(r.cause),
+    caller: r.caller === null ? null : fromJson<ApiCaller>(r.caller),
     detail: r.detail,
   }));
 }
