@@ -57,9 +57,10 @@ function taskChangeDetail(before: TaskRecord | undefined, after: TaskRecord): st
   if (after.externalTaskNo !== null && after.externalTaskNo !== before?.externalTaskNo) parts.push(`external task ${after.externalTaskNo}`);
   if (after.dispatchError !== null && after.dispatchAttempts !== before?.dispatchAttempts) parts.push(`dispatch attempt ${after.dispatchAttempts}: ${after.dispatchError}`);
   if (after.lastEventId !== null && after.lastEventId !== before?.lastEventId) parts.push(`owner event ${after.lastEventId}`);
-  if (after.statusReason !== null && after.statusReason !== before?.statusReason) parts.push(`reason: ${after.statusReason}`);
+  // A refused dispatch's reason is its dispatch error too: said once.
+  if (after.statusReason !== null && after.statusReason !== before?.statusReason && after.statusReason !== after.dispatchError) parts.push(`reason: ${after.statusReason}`);
   if (after.callbackError !== null && after.callbackError !== before?.callbackError) parts.push(`owner reported FAILURE: ${after.callbackError}`);
-  if (before?.callbackError != null && after.callbackError === null && after.status === before.status) parts.push("owner FAILURE cleared");
+  if (before !== undefined && before.callbackError !== null && after.callbackError === null && after.status === before.status) parts.push("owner FAILURE cleared");
   if (after.callbackAlerts !== (before?.callbackAlerts ?? 0)) parts.push(`watchdog alert #${after.callbackAlerts}`);
   return parts.length === 0 ? null : parts.join("; ");
 }
