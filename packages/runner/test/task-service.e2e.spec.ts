@@ -392,14 +392,19 @@ describe.skipIf(!available)(suite, () => {
       expect(res.status).toBe(200);
       const lineage = (await res.json()) as { taskId: string; status: string; entries: Task[] };
       expect(lineage).toMatchObject({ taskId: id, status: "CANCELLED" });
-      expect(lineage.entries.map((e) => [e.from, e.to, e.cause.kind])).toEqual([
+      expect(lineage.entries.map((e) => e.version)).toEqual(lineage.entries.map((_, i) => i + 1));
+      // The status changes; a loaded machine may add entries that keep the status (a dispatch
+      // attempt timed out and retried, a watchdog redelivery while the owner is slow).
+      const changes = lineage.entries.filter((e) => e.from !== e.to);
+      for (const e of lineage.entries.filter((x) => x.from === x.to)) expect(["dispatch", "watchdog"]).toContain(e.cause.kind);
+      expect(changes.map((e) => [e.from, e.to, e.cause.kind])).toEqual([
         [null, "CREATED", "create"],
         ["CREATED", "DISPATCHED", "dispatch"],
         ["DISPATCHED", "EXECUTING", "feedback"],
         ["EXECUTING", "CANCEL_PENDING_CALLBACK", "cancel"],
         ["CANCEL_PENDING_CALLBACK", "CANCELLED", "callback"],
       ]);
-      const [created, dispatched, executing, cancelled, calledBack] = lineage.entries as [Task, Task, Task, Task, Task];
+      const [created, dispatched, executing, cancelled, calledBack] = changes as [Task, Task, Task, Task, Task];
       expect(created.caller).toMatchObject({ route: "POST /task/v1/tasks", remoteAddress: expect.stringMatching(/127\.0\.0\.1/) });
       expect(dispatched).toMatchObject({ cause: { answer: "accepted" }, caller: null, detail: `external task ${acsCalls.find((c) => c.op === "dispatch")!.externalTaskNo}` });
       expect(executing).toMatchObject({ cause: { status: "EXECUTING", externalEventId: expect.any(String) }, caller: { route: "POST /task/v1/tasks/:id/feedback" } });
@@ -408,15 +413,15 @@ describe.skipIf(!available)(suite, () => {
         caller: { route: "POST /task/v1/tasks/:id/cancel", requestId: `${id}-ops-cancel`, userAgent: "lms-ops-console/1.0" },
       });
       expect(calledBack).toMatchObject({ cause: { kind: "callback", result: "SUCCESS", eventId: cancelled.detail.match(/owner event (\S+)/)[1].replace(/;$/, "") } });
-      expect(lineage.entries.map((e) => e.version)).toEqual([1, 2, 3, 4, 5]);
 
       const table = await runCli(["tasks", "lineage", id, "--url", runner!.url]);
       expect(table.code, table.output).toBe(0);
       const lines = table.output.trim().split("\n");
       expect(lines[0]).toMatch(/^VERSION\s+AT \(UTC\)\s+STATUS\s+CAUSE\s+CALLER\s+DETAIL$/);
-      expect(lines.slice(1, -1).map((l) => l.split(/\s{2,}/)[2])).toEqual(["- → CREATED", "CREATED → DISPATCHED", "DISPATCHED → EXECUTING", "EXECUTING → CANCEL_PENDING_CALLBACK", "CANCEL_PENDING_CALLBACK → CANCELLED"]);
-      expect(lines[4]).toContain(`cancel ${id}-cancel: 人工取消`);
-      expect(lines[4]).toContain(`req=${id}-ops-cancel`);
+      expect(lines.slice(1, -1).map((l) => l.split(/\s{2,}/)[2])).toEqual(lineage.entries.map((e) => `${e.from ?? "-"} → ${e.to}`));
+      const cancelLine = lines[lineage.entries.indexOf(cancelled) + 1]!;
+      expect(cancelLine).toContain(`cancel ${id}-cancel: 人工取消`);
+      expect(cancelLine).toContain(`req=${id}-ops-cancel`);
       expect(lines.at(-1)).toMatch(new RegExp(`^task ${id} \\(T\\d+\\) is CANCELLED$`));
       const json = await runCli(["tasks", "lineage", id, "--url", runner!.url, "--json"]);
       expect(JSON.parse(json.output)).toEqual(lineage);
