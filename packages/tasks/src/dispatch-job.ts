@@ -1,4 +1,4 @@
-import { saveTaskChange } from "./task-history.js";
+import { saveTaskChange } from "./save-task-change.js";
 import { isMsgxError } from "@msgx/core";
 import type { Clock } from "@msgx/core";
 import { silentLogger, type Logger } from "@msgx/core";

@@ -1,6 +1,5 @@
 import type { ApiCaller } from "@msgx/core";
 import type { TaskRecord, TaskStatus } from "./task-record.js";
-import type { TaskTx } from "./task-store.js";
 
 /**
  * Why a task changed: a closed union, one kind per input that can change a task.
@@ -25,7 +24,7 @@ export type TaskCause =
 
 /**
  * One change of a task, as its history keeps it. Every command that changes a task writes exactly
- * one entry in the same transaction ({@link saveTaskChange}, {@link saveNewTask}); the entries of a
+ * one entry in the same transaction (`saveTaskChange`, `saveNewTask`); the entries of a
  * task are its versions 1, 2, … in order, and the `to` of the last one is its status now. A
  * purged task takes its history with it.
  */
@@ -63,22 +62,6 @@ function taskChangeDetail(before: TaskRecord | undefined, after: TaskRecord): st
   if (before !== undefined && before.callbackError !== null && after.callbackError === null && after.status === before.status) parts.push("owner FAILURE cleared");
   if (after.callbackAlerts !== (before?.callbackAlerts ?? 0)) parts.push(`watchdog alert #${after.callbackAlerts}`);
   return parts.length === 0 ? null : parts.join("; ");
-}
-
-/**
- * Writes `after` (the successor of `before`) and its history entry in `tx`: the one way a command
- * changes a stored task, so no change goes unrecorded.
- */
-export async function saveTaskChange(tx: TaskTx, before: TaskRecord, after: TaskRecord, cause: TaskCause, caller: ApiCaller | null): Promise<void> {
-  await tx.updateTask(after);
-  await tx.appendHistory(taskHistoryEntry(before, after, cause, caller));
-}
-
-/** Inserts a new task with its first history entry; false (nothing written) when the id is taken. */
-export async function saveNewTask(tx: TaskTx, task: TaskRecord, caller: ApiCaller | null): Promise<boolean> {
-  if (!(await tx.insertTask(task))) return false;
-  await tx.appendHistory(taskHistoryEntry(undefined, task, { kind: "create" }, caller));
-  return true;
 }
 
 /** The status the history says a task is in (its newest entry's `to`), undefined for none. */

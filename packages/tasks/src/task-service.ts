@@ -5,7 +5,8 @@ import { decideTaskCallback, type TaskCallbackEntry, type TaskCallback } from ".
 import type { TaskDispatcher } from "./task-dispatcher.js";
 import { decideTaskFeedback, TaskFeedbackStatus, type TaskFeedback, type TaskFeedbackEntry } from "./task-feedback.js";
 import { TaskEventHeader } from "./task-headers.js";
-import { saveNewTask, saveTaskChange, type TaskHistoryEntry } from "./task-history.js";
+import { saveNewTask, saveTaskChange } from "./save-task-change.js";
+import type { TaskHistoryEntry } from "./task-history.js";
 import { evolveTask } from "./task-machine.js";
 import { assertTaskId, newTaskRecord, PENDING_CALLBACK_STATUSES, sameTaskRequest, TaskStatus, type NewTask, type TaskRecord } from "./task-record.js";
 import { pendingEventDraft, taskReplayCandidate, taskReplayEligibility, type TaskReplayCandidate, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayResult } from "./task-replay.js";
