@@ -4,16 +4,8 @@ import type { Db } from "../queries/db.js";
 import { fromJson } from "../rows/values.js";
 import { ts } from "./reliable-message-row.js";
 
-interface HistoryRow {
-  message_id: string;
-  version: number;
-  at: Date;
-  from_phase: string;
-  to_phase: string;
-  event: string;
-  detail: string | null;
-  cause: unknown;
-}
+/** A row with its columns under the entry's names. */
+type HistoryRow = Omit<ReliableMessageHistoryEntry, "at" | "cause"> & { at: Date; cause: unknown };
 
 /** Appends history entries (of messages already written in this transaction), one statement. */
 export async function insertHistory(db: Db, entries: readonly ReliableMessageHistoryEntry[]): Promise<void> {
@@ -29,16 +21,7 @@ export async function insertHistory(db: Db, entries: readonly ReliableMessageHis
 /** The history of one message, oldest first (a primary-key range). */
 export async function messageHistory(db: Db, messageId: string): Promise<ReliableMessageHistoryEntry[]> {
   const { rows } = await sql<HistoryRow>`
-    SELECT message_id, version, at, from_phase, to_phase, event, detail, cause
+    SELECT message_id AS "messageId", version, at, from_phase AS "from", to_phase AS "to", event, detail, cause
     FROM reliable_message_history WHERE message_id = ${messageId} ORDER BY version`.execute(db);
-  return rows.map((r) => ({
-    messageId: r.message_id,
-    version: r.version,
-    at: new Date(r.at).getTime(),
-    from: r.from_phase as ReliableMessageHistoryEntry["from"],
-    to: r.to_phase as ReliableMessageHistoryEntry["to"],
-    event: r.event as ReliableMessageHistoryEntry["event"],
-    detail: r.detail,
-    cause: fromJson<ReliableMessageCause>(r.cause),
-  }));
+  return rows.map((r) => ({ ...r, at: new Date(r.at).getTime(), cause: fromJson<ReliableMessageCause>(r.cause) }));
 }
