@@ -87,6 +87,8 @@ const RELEASED: Readonly<Record<string, string>> = {
   "0023_reliable_message_deliver_at": "be5342114213a87b",
   "0024_task_numbers": "515e87d0d8e0ee4b",
   "0027_task_overdue": "bd3c571bbdb7a679",
+  "0028_reliable_message_history": "e631742941e382f7",
+  "0029_task_history": "8aa8db19da904c63",
   "reliable-message-consume-log": "1b2a7c2b76ca4842",
   "task-consume-log": "56c7eae71b6bdfc4",
   "task-consume-log-purge": "2a937c732dcf50fe",

@@ -26,6 +26,7 @@ export { SCALAR_FIELDS, REQUIRED_SCHD_FIELDS, COLLECTIONS, INDEXED_SCALARS, type
 export { ProcStatus, type ProcRecord, type ErrorEntry } from "./model/proc-record.js";
 export type { FlightState } from "./model/flight-state.js";
 export { fieldDiff, type FieldChange } from "./model/field-diff.js";
+export type { ApiCaller } from "./model/api-caller.js";
 
 // Codec
 export { DEFAULT_CODEC_OPTIONS, type DecodeResult, type CodecOptions, type CodecLimits } from "./codec/decode-result.js";

@@ -11,6 +11,7 @@ import type {
   ReliableMessageStore,
   ReliableMessageWriteResult,
 } from "./reliable-message-store.js";
+import type { ReliableMessageHistoryEntry } from "./message-history.js";
 import { isFinishedStatus, reliableMessagePhase, type ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 
 /** Orders strings by Unicode code point (what PostgreSQL's `COLLATE "C"` does on UTF-8). */
@@ -33,6 +34,8 @@ export function compareCodePoints(a: string, b: string): number {
  */
 export class InMemoryReliableMessageStore implements ReliableMessageStore {
   readonly messages = new Map<string, ReliableMessage>();
+  /** Each message's history, oldest first; it leaves with its message. */
+  readonly histories = new Map<string, ReliableMessageHistoryEntry[]>();
   /** When set, the next `commit` applies its write and then throws `COMMIT_UNKNOWN` (a lost answer). */
   commitUnknownNext = false;
   readonly #clock: Clock;
@@ -69,32 +72,43 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     if (write.op === "send") return { ok: true, eventId: this.#append(write.send) };
     if (write.op === "insert") {
       if (this.messages.has(write.message.messageId)) return { ok: false, conflict: "exists" };
-      return this.#store(write.message, write.send, null);
+      return this.#store(write.message, write.send, null, write.history ?? null);
     }
     const id = write.op === "delete" ? write.messageId : write.message.messageId;
     const stored = this.messages.get(id);
     if (stored === undefined) return { ok: false, conflict: "missing" };
     if (stored.version !== write.expectedVersion) return { ok: false, conflict: "changed" };
     if (write.op === "delete") {
-      this.messages.delete(id);
+      this.#remove(id);
       return { ok: true, eventId: null };
     }
-    return this.#store(write.message, write.send, write.deadLetter ?? null);
+    return this.#store(write.message, write.send, write.deadLetter ?? null, write.history ?? null);
   }
 
   /** Stores `message` with its rows; every row is checked first, so a refused one writes nothing. */
-  #store(message: ReliableMessage, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null): ReliableMessageWriteResult {
+  #store(message: ReliableMessage, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, history: ReliableMessageHistoryEntry | null): ReliableMessageWriteResult {
     if (send) checkOutboxDraft(send);
     if (deadLetter) checkOutboxDraft(deadLetter);
     const sendId = send ? this.#append(send) : null;
     const deadId = deadLetter ? this.#append(deadLetter) : null;
     this.messages.set(message.messageId, sendId === null ? message : { ...message, lastEventId: sendId });
+    if (history !== null) this.histories.set(message.messageId, [...(this.histories.get(message.messageId) ?? []), history]);
     return { ok: true, eventId: sendId ?? deadId };
   }
 
   #append(draft: OutboxEventDraft): number {
     checkOutboxDraft(draft);
     return this.#db.insertEvent(draft, this.#clock.now());
+  }
+
+  #remove(messageId: string): void {
+    this.messages.delete(messageId);
+    this.histories.delete(messageId);
+  }
+
+  async history(messageId: string): Promise<readonly ReliableMessageHistoryEntry[]> {
+    this.#db.faults.check("rm.history");
+    return [...(this.histories.get(messageId) ?? [])];
   }
 
   async get(messageId: string): Promise<ReliableMessage | undefined> {
@@ -138,7 +152,7 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
       .filter((m) => isFinishedStatus(m.status) && m.updatedAt < before)
       .sort((a, b) => a.updatedAt - b.updatedAt || compareCodePoints(a.messageId, b.messageId))
       .slice(0, limit);
-    for (const m of victims) this.messages.delete(m.messageId);
+    for (const m of victims) this.#remove(m.messageId);
     return victims.length;
   }
 

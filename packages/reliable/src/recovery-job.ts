@@ -93,7 +93,7 @@ export class RecoveryJob {
       let event: string | null;
       let reason: string | null = null;
       try {
-        const outcome = await service.execute(message.messageId, { type: "recover", lastSend }, message);
+        const outcome = await service.execute(message.messageId, { type: "recover", lastSend }, message, { kind: "recovery", lastSend: lastSend.state });
         event = outcome.event;
         reason = outcome.message?.lastError ?? null;
         if (event === "rescheduled" && lastSend.state === "pending") event = "pending";

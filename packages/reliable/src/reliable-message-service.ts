@@ -3,19 +3,25 @@ import { silentLogger, type Logger } from "@msgx/core";
 import { checkReliableMessageDraft, checkMessageId } from "./message-draft.js";
 import { sendDraft } from "./message-envelope.js";
 import { evolveReliableMessage, type ReliableMessageCommand } from "./message-machine.js";
+import type { ReliableMessageCause, ReliableMessageHistoryEntry } from "./message-history.js";
 import { isReliableMessageError } from "./reliable-message-error.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
 import { reliableMessageOptions, type ReliableMessageOptions, type ReliableMessageOptionsInput } from "./reliable-message-options.js";
 import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore, ReliableQueueCounts } from "./reliable-message-store.js";
 import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
 import { confirmDeliveryTime, deliveryTime, type ReliableDelivery } from "./reliable-delivery.js";
-import { runReliableMessageCommand, runReliableMessageCommandBatch, type ReliableMessageBatchResult, type ReliableMessageOutcome } from "./run-command.js";
+import { runReliableMessageCommand, runReliableMessageCommandBatch, type ReliableMessageBatchResult, type ReliableMessageCommandDeps, type ReliableMessageOutcome } from "./run-command.js";
 
 export interface ReliableMessageServiceDeps {
   readonly store: ReliableMessageStore;
   readonly clock: Clock;
   readonly logger?: Logger;
   readonly options?: ReliableMessageOptionsInput;
+  /**
+   * The cause of a change whose call names none, for the message's history: the runner answers
+   * the HTTP call being served. Undefined (or answering undefined): `library`.
+   */
+  readonly causeOf?: () => ReliableMessageCause | undefined;
 }
 
 /** What a bulk resend did. */
@@ -49,8 +55,10 @@ export class ReliableMessageService {
   readonly #store: ReliableMessageStore;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  readonly #causeOf: () => ReliableMessageCause | undefined;
 
   constructor(deps: ReliableMessageServiceDeps) {
+    this.#causeOf = deps.causeOf ?? (() => undefined);
     this.#store = deps.store;
     this.#clock = deps.clock;
     this.#logger = deps.logger ?? silentLogger;
@@ -137,6 +145,11 @@ export class ReliableMessageService {
     return this.execute(checkMessageId(messageId), { type: "mark-dead", ...(reason !== undefined ? { reason } : {}) });
   }
 
+  /** The message's history (its lineage), oldest first; empty for an unknown message. */
+  history(messageId: string): Promise<readonly ReliableMessageHistoryEntry[]> {
+    return this.#store.history(checkMessageId(messageId));
+  }
+
   /** Seed `getMessageByMessageId`. */
   get(messageId: string): Promise<ReliableMessage | undefined> {
     return this.#store.get(checkMessageId(messageId));
@@ -173,7 +186,7 @@ export class ReliableMessageService {
       }
     }
     const valid = messageIds.filter((id) => !invalid.has(id));
-    const done = new Map((await runReliableMessageCommandBatch({ store: this.#store, clock: this.#clock, options: this.options }, valid, { type: "acknowledge" })).map((r) => [r.messageId, r]));
+    const done = new Map((await runReliableMessageCommandBatch(this.#deps(), valid, { type: "acknowledge" })).map((r) => [r.messageId, r]));
     return [...new Set(messageIds)].map((id) => invalid.get(id) ?? done.get(id)!);
   }
 
@@ -252,10 +265,16 @@ export class ReliableMessageService {
 
   /**
    * Runs any command of the machine against one message (the jobs use it). `current` is the state
-   * the caller read, if any. See `runReliableMessageCommand`.
+   * the caller read, if any; `cause` goes to the history (default: `causeOf`, else `library`). See
+   * `runReliableMessageCommand`.
    */
-  execute(messageId: string, command: ReliableMessageCommand, current?: ReliableMessage): Promise<ReliableMessageOutcome> {
-    return runReliableMessageCommand({ store: this.#store, clock: this.#clock, options: this.options }, messageId, command, current);
+  execute(messageId: string, command: ReliableMessageCommand, current?: ReliableMessage, cause?: ReliableMessageCause): Promise<ReliableMessageOutcome> {
+    return runReliableMessageCommand(this.#deps(cause), messageId, command, current);
+  }
+
+  #deps(cause?: ReliableMessageCause): ReliableMessageCommandDeps {
+    const c = cause ?? this.#causeOf();
+    return { store: this.#store, clock: this.#clock, options: this.options, ...(c !== undefined ? { cause: c } : {}) };
   }
 }
 

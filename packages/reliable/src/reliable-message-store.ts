@@ -1,4 +1,5 @@
 import type { OutboxEventDraft } from "@msgx/core";
+import type { ReliableMessageHistoryEntry } from "./message-history.js";
 import type { ReliableMessagePhase, ReliableMessageStatus, ReliableMessage } from "./reliable-message.js";
 
 /**
@@ -13,15 +14,19 @@ import type { ReliableMessagePhase, ReliableMessageStatus, ReliableMessage } fro
  *   it is gone); it is replaced by `message` (same `messageId`).
  * - `delete`: the stored message must have `expectedVersion` (else `changed` / `missing`).
  * - `send`: only an outbox row, no message (seed `directSendMessage`).
+ *
+ * An `insert` or `update` carrying `history` appends that entry to the message's history in the
+ * same transaction (`runReliableMessageCommand` always gives one); a `delete` removes the history.
  */
 export type ReliableMessageWrite =
-  | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null }
+  | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null; readonly history?: ReliableMessageHistoryEntry | null }
   | {
       readonly op: "update";
       readonly expectedVersion: number;
       readonly message: ReliableMessage;
       readonly send: OutboxEventDraft | null;
       readonly deadLetter?: OutboxEventDraft | null;
+      readonly history?: ReliableMessageHistoryEntry | null;
     }
   | { readonly op: "delete"; readonly messageId: string; readonly expectedVersion: number }
   | { readonly op: "send"; readonly send: OutboxEventDraft };
@@ -96,6 +101,13 @@ export interface ReliableMessageStore {
    * the whole batch and throws as `commit` does. An empty batch writes nothing.
    */
   commitMany(writes: readonly ReliableMessageWrite[]): Promise<readonly ReliableMessageWriteResult[]>;
+
+  /**
+   * The history of the message (its lineage): every entry written with its changes, oldest first
+   * (ascending `version`); empty for an unknown message. Entries leave only with their message
+   * (an operator delete, the retention purge).
+   */
+  history(messageId: string): Promise<readonly ReliableMessageHistoryEntry[]>;
 
   /** The message with that id, or undefined. */
   get(messageId: string): Promise<ReliableMessage | undefined>;

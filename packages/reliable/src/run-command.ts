@@ -1,6 +1,7 @@
 import type { Clock } from "@msgx/core";
 import { deadLetterDraft, sendDraft } from "./message-envelope.js";
 import { decideReliableMessage, evolveReliableMessage, impliesDeadLetter, impliesSend, type ReliableMessageCommand, type ReliableMessageContext, type ReliableMessageEvent } from "./message-machine.js";
+import { historyEntry, LIBRARY_CAUSE, type ReliableMessageCause } from "./message-history.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
 import type { ReliableMessageOptions } from "./reliable-message-options.js";
 import type { ReliableMessageWrite, ReliableMessageStore } from "./reliable-message-store.js";
@@ -27,6 +28,8 @@ export interface ReliableMessageCommandDeps {
   readonly options: ReliableMessageOptions;
   /** Compare-and-set rounds before giving up with `CONFLICT` (default 5). */
   readonly casAttempts?: number;
+  /** Why the change is asked for, written to the message's history (default `library`). */
+  readonly cause?: ReliableMessageCause;
 }
 
 /** One message's answer in a batch: its outcome, or the refusal it alone would have had. */
@@ -59,7 +62,7 @@ export async function runReliableMessageCommandBatch(
     const decision = decideReliableMessage(command, state, ctx);
     if (decision.kind === "reject") results.set(id, { messageId: id, error: new ReliableMessageError(decision.code, `message ${id}: ${decision.reason}`, id) });
     else if (decision.kind === "noop") results.set(id, { messageId: id, outcome: { messageId: id, applied: false, event: null, reason: decision.reason, message: state, eventId: null } });
-    else planned.push({ id, plan: plan(id, state, decision.event, ctx) });
+    else planned.push({ id, plan: plan(id, state, decision.event, ctx, deps.cause ?? LIBRARY_CAUSE) });
   }
   const written = await deps.store.commitMany(planned.map((p) => p.plan.write));
   for (const [i, { id, plan: p }] of planned.entries()) {
@@ -83,17 +86,21 @@ interface Planned {
   outcome(eventId: number | null): ReliableMessageOutcome;
 }
 
-/** The write of `event` applied to `state` (its outbox row when it sends, its dead letter when it dies). */
-function plan(messageId: string, state: ReliableMessage | undefined, event: ReliableMessageEvent, ctx: ReliableMessageContext): Planned {
+/**
+ * The write of `event` applied to `state` (its outbox row when it sends, its dead letter when it
+ * dies) and its history entry: the one place every applied change gets its entry.
+ */
+function plan(messageId: string, state: ReliableMessage | undefined, event: ReliableMessageEvent, ctx: ReliableMessageContext, cause: ReliableMessageCause): Planned {
   const next = evolveReliableMessage(state, event, ctx);
   const send = next !== undefined && impliesSend(event) ? sendDraft(next) : null;
   const deadLetter = next !== undefined && impliesDeadLetter(event) ? deadLetterDraft(next) : null;
+  const history = next !== undefined ? historyEntry(state, next, event, cause, ctx.now) : null;
   const write: ReliableMessageWrite =
     state === undefined
-      ? { op: "insert", message: next!, send }
+      ? { op: "insert", message: next!, send, history }
       : next === undefined
         ? { op: "delete", messageId, expectedVersion: state.version }
-        : { op: "update", expectedVersion: state.version, message: next, send, deadLetter };
+        : { op: "update", expectedVersion: state.version, message: next, send, deadLetter, history };
   return {
     write,
     // The store recorded the send's EVENT_ID on the message in the same transaction.
@@ -136,7 +143,7 @@ export async function runReliableMessageCommand(
     if (decision.kind === "noop") {
       return { messageId, applied: false, event: null, reason: decision.reason, message: state, eventId: null };
     }
-    const planned = plan(messageId, state, decision.event, ctx);
+    const planned = plan(messageId, state, decision.event, ctx, deps.cause ?? LIBRARY_CAUSE);
     const result = await deps.store.commit(planned.write);
     if (result.ok) return planned.outcome(result.eventId);
   }

@@ -114,6 +114,19 @@ describe("the embedded runner hosts /task/v1", () => {
     expect((await api("GET", "/task/v1/tasks?overdue=true")).body["tasks"].map((t: { taskId: string }) => t.taskId)).toEqual(["E-4"]);
     expect(await (await fetch(new URL("/metrics", base))).text()).toMatch(/^msgx_task_overdue_total\{reason="DEADLINE"\} 1$/m);
   }, 40_000);
+  it("the lineage of the cancelled task names the cancel and its HTTP caller (/admin/tasks/<id>/lineage); an unknown task is 404", async () => {
+    const answer = await callRunner(base, "GET", "/admin/tasks/E-2/lineage", undefined, "");
+    expect(answer.status).toBe(200);
+    const entries = answer.body["entries"] as { from: string | null; to: string; cause: Record<string, unknown>; caller: Record<string, unknown> | null }[];
+    expect(entries.slice(0, 3).map((e) => [e.from, e.to, e.cause["kind"]])).toEqual([
+      [null, "CREATED", "create"],
+      ["CREATED", "DISPATCHED", "dispatch"],
+      ["DISPATCHED", "CANCEL_PENDING_CALLBACK", "cancel"],
+    ]);
+    expect(entries[2]).toMatchObject({ cause: { reason: "operator" }, caller: { route: "POST /task/v1/tasks/:id/cancel", remoteAddress: expect.stringMatching(/127\.0\.0\.1/) } });
+    expect(entries[1]!.caller).toBeNull();
+    expect((await callRunner(base, "GET", "/admin/tasks/E-none/lineage", undefined, "")).status).toBe(404);
+  }, 20_000);
 });
 
 /** Runs `msgx tasks <args>` in process; returns what it printed. */
@@ -131,6 +144,15 @@ async function msgx(args: readonly string[]): Promise<string> {
 }
 
 describe("msgx tasks --url", () => {
+  it("lineage: the same entries as the admin route, as JSON and as a table", async () => {
+    const json = JSON.parse(await msgx(["lineage", "E-1", "--url", base, "--json"])) as { status: string; entries: { to: string }[] };
+    expect(json).toEqual((await callRunner(base, "GET", "/admin/tasks/E-1/lineage", undefined, "")).body);
+    expect(json.entries.map((e) => e.to)).toEqual(["CREATED", "DISPATCHED", "EXECUTING", "FINISHED_PENDING_CALLBACK", "FINISHED"]);
+    const table = (await msgx(["lineage", "E-1", "--url", base])).trim().split("\n");
+    expect(table).toHaveLength(7);
+    expect(table.at(-1)).toMatch(/^task E-1 \(T\d+\) is FINISHED$/);
+  });
+
   it("shows a task with its logs, and preflights a replay (nothing dead: nothing eligible)", async () => {
     const tokenFile = join(dataDir, "task-token");
     writeFileSync(tokenFile, `${TASK_TOKEN}\n`);

@@ -2,6 +2,7 @@ import type { Clock } from "@msgx/core";
 import { silentLogger, type Logger } from "@msgx/core";
 import { TaskEventType } from "./task-event.js";
 import { evolveTask } from "./task-machine.js";
+import { saveTaskChange } from "./save-task-change.js";
 import { decideTaskOverdue, taskOverdueText, type TaskOverdueReason } from "./task-overdue.js";
 import type { TaskRecord } from "./task-record.js";
 import { DEFAULT_TASK_ROUTING, taskEventDraft, type TaskRouting } from "./task-routing-config.js";
@@ -63,8 +64,9 @@ export class TaskOverdueJob {
         let task: TaskRecord = locked;
         const done: { reason: TaskOverdueReason; task: TaskRecord }[] = [];
         for (const reason of decideTaskOverdue(locked, now)) {
-          task = evolveTask(task, { type: "overdue", reason }, now);
-          await tx.updateTask(task);
+          const next = evolveTask(task, { type: "overdue", reason }, now);
+          await saveTaskChange(tx, task, next, { kind: "overdue", reason }, null);
+          task = next;
           await tx.appendEvents([taskEventDraft(task, TaskEventType.TASK_OVERDUE, `overdue:${reason}`, this.#routing, now, { reason: taskOverdueText(locked, reason, now), overdueReason: reason })]);
           done.push({ reason, task });
         }

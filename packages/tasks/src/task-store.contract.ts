@@ -8,6 +8,7 @@ import { TaskService } from "./task-service.js";
 import type { TaskStore } from "./task-store.js";
 import { clock, expectMsgxError, feedbackEntry, sampleNewTask, T0, type TaskStoreContractSubject, numberedTask } from "./task-store-contract-fixtures.js";
 import { describeTaskStoreOverdue } from "./task-store-overdue.contract.js";
+import { describeTaskHistoryContract } from "./task-history.contract.js";
 import { describeTaskStoreQueries } from "./task-store-queries.contract.js";
 
 /**
@@ -30,6 +31,7 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
 
     describeTaskStoreQueries(() => store);
     describeTaskStoreOverdue(() => store);
+    describeTaskHistoryContract(() => store);
 
     it("insertTask stores every field intact; a taken id returns false and changes nothing", async () => {
       const task = numberedTask(sampleNewTask("T-1"), T0);

@@ -2,6 +2,7 @@ import type { OutboxEventDraft } from "@msgx/core";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
 import type { TaskOverdueReason } from "./task-overdue.js";
+import type { TaskHistoryEntry } from "./task-history.js";
 import type { TaskRecord, TaskStatus } from "./task-record.js";
 import type { TaskReplayEntry } from "./task-replay.js";
 
@@ -42,6 +43,12 @@ export interface TaskTx {
    * PENDING, with EVENT_IDs ascending in the given order.
    */
   appendEvents(events: readonly OutboxEventDraft[]): Promise<void>;
+  /**
+   * Appends a history entry of a task written in this transaction (or before). Commands call it
+   * through `saveTaskChange` / `saveNewTask`, never alone. A second entry for the same task and
+   * version, or one of a task that is not stored, fails the transaction (`MsgxError`).
+   */
+  appendHistory(entry: TaskHistoryEntry): Promise<void>;
   /** Appends a replay audit row (`task_replay`); a taken replay id fails the transaction (`MsgxError`). */
   insertReplay(entry: TaskReplayEntry): Promise<void>;
 }
@@ -97,6 +104,8 @@ export interface TaskStore {
   list(filter: TaskFilter): Promise<readonly TaskRecord[]>;
   /** The feedback log of a task, oldest first. */
   feedback(taskId: string): Promise<readonly TaskFeedbackEntry[]>;
+  /** The history of a task (its lineage), oldest first (ascending version); empty for an unknown task. */
+  history(taskId: string): Promise<readonly TaskHistoryEntry[]>;
   /** The callback log of a task, oldest first. */
   callbacks(taskId: string): Promise<readonly TaskCallbackEntry[]>;
   /**
@@ -119,7 +128,7 @@ export interface TaskStore {
   overdueCandidates(now: number, limit: number): Promise<readonly TaskRecord[]>;
   /**
    * Deletes up to `limit` FINISHED / CANCELLED / FAILED tasks last changed before `before`
-   * (strictly), oldest first, with their feedback and callback log rows, in one transaction;
+   * (strictly), oldest first, with their feedback and callback log rows and their history, in one transaction;
    * returns how many tasks went. A limit below 1 (or NaN) purges nothing; a fractional one is floored.
    * Replay audit rows stay.
    */

@@ -1,11 +1,12 @@
 import { systemClock, type Clock, type OutboxEventDraft } from "@msgx/core";
-import { TASK_STATUSES, type TaskCallbackEntry, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskOverdueReason, type TaskRecord, type TaskReplayEntry, type TaskStatus, type TaskStore, type TaskTransactionOptions, type TaskTx } from "@msgx/tasks";
+import { TASK_STATUSES, type TaskCallbackEntry, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskHistoryEntry, type TaskOverdueReason, type TaskRecord, type TaskReplayEntry, type TaskStatus, type TaskStore, type TaskTransactionOptions, type TaskTx } from "@msgx/tasks";
 import type { Kysely } from "kysely";
 import { pgCall } from "../pg-error-map.js";
 import { pgTransaction } from "../pg-transaction.js";
 import { insertEvents } from "../queries/msg-event.js";
 import { holdFence } from "../queries/pipeline-epoch.js";
 import { countOverdueTasks, countTasksByStatus, dueForDispatch, findFeedback, getReplay, getTask, getTaskByNo, insertCallback, insertFeedback, insertReplay, insertTask, listCallbacks, listFeedback, listTasks, lockTask, nextTaskSeq, overdueCandidates, purgeFinishedTasks, stalePendingCallbacks, updateTask } from "./task-queries.js";
+import { insertTaskHistory, taskHistory } from "./task-history-queries.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 
 export interface PgTaskStoreOptions {
@@ -56,6 +57,10 @@ export class PgTaskStore implements TaskStore {
 
   feedback(taskId: string): Promise<readonly TaskFeedbackEntry[]> {
     return pgCall("task feedback", () => listFeedback(this.#db, taskId));
+  }
+
+  history(taskId: string): Promise<readonly TaskHistoryEntry[]> {
+    return pgCall("task history", () => taskHistory(this.#db, taskId));
   }
 
   callbacks(taskId: string): Promise<readonly TaskCallbackEntry[]> {
@@ -131,6 +136,10 @@ class PgTaskTx implements TaskTx {
 
   insertCallback(entry: TaskCallbackEntry): Promise<void> {
     return pgCall("task callback insert", () => insertCallback(this.#trx, entry));
+  }
+
+  appendHistory(entry: TaskHistoryEntry): Promise<void> {
+    return pgCall("task history insert", () => insertTaskHistory(this.#trx, entry));
   }
 
   insertReplay(entry: TaskReplayEntry): Promise<void> {

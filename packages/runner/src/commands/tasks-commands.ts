@@ -7,6 +7,7 @@ import { directTaskApi, type TaskListQuery, type TaskPage, type TaskView } from 
 import { createTaskMetrics } from "../tasks/task-metrics.js";
 import { adminHttp } from "./admin-http.js";
 import { adminParts } from "./admin-parts.js";
+import { registerTaskLineageCommand } from "./history-lineage-commands.js";
 import { configFrom, remoteToken, printJson, remoteCommand, type CommonFlags, type RemoteApi } from "./common-options.js";
 
 interface Flags extends CommonFlags {
@@ -80,7 +81,7 @@ const sub = (parent: Command, name: string, description: string): Command => rem
 
 /** `msgx tasks …`: the operator surface of the hosted task service (docs/task-routing.md). */
 export function registerTasksCommands(program: Command): void {
-  const tasks = program.command("tasks").description("task-event routing: list and show tasks, replay dead owner events");
+  const tasks = program.command("tasks").description("task-event routing: list and show tasks, their lineage, replay dead owner events");
   sub(tasks, "list", "tasks ascending by id, one page (--overdue: those reported past their deadline or heartbeat)")
     .option("--overdue", "only DISPATCHED / EXECUTING tasks reported overdue (TASK_OVERDUE sent)")
     .option("--status <status>", "only tasks in this status")
@@ -102,6 +103,7 @@ export function registerTasksCommands(program: Command): void {
     .action((id: string, flags: Flags & { byNo?: boolean }) =>
       withApi(flags, async (api) => (flags.byNo ? await api.showByNo(id) : await api.show(id)) ?? { error: flags.byNo ? `no task numbered ${id}` : `no task ${id}` }),
     );
+  registerTaskLineageCommand(tasks);
   sub(tasks, "replay", "publish again the last event of tasks whose owner reported it dead (preflight with --dry-run)")
     .option("--task <taskId>", "a task to replay (repeatable)", collect, [])
     .option("--owner <owner>", "every dead event of this owner service")

@@ -1,4 +1,4 @@
-import { PENDING_CALLBACK_STATUSES, TaskCallbackOutcome, type NewTask, type TaskCallback, type TaskCallbackEntry, type TaskCancelAnswer, type TaskCancelRequest, type TaskFeedback, type TaskFeedbackEntry, type TaskFeedbackOutcome, type TaskRecord, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayResult, type TaskService, type TaskStatus, type TaskStore } from "@msgx/tasks";
+import { PENDING_CALLBACK_STATUSES, TaskCallbackOutcome, type NewTask, type TaskCallback, type TaskCallbackEntry, type TaskCancelAnswer, type TaskCancelRequest, type TaskFeedback, type TaskFeedbackEntry, type TaskFeedbackOutcome, type TaskHistoryEntry, type TaskRecord, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayResult, type TaskService, type TaskStatus, type TaskStore } from "@msgx/tasks";
 import type { CursorPage } from "@msgx/core";
 import type { TaskMetrics } from "./task-metrics.js";
 
@@ -59,6 +59,19 @@ export interface TaskApi {
   cancel(taskId: string, request: TaskCancelRequest): Promise<TaskCancelAnswer>;
   /** Replays the dead owner events of the tasks the filter selects (a dry run lists them only). */
   replay(filter: TaskReplayFilter, request: TaskReplayRequest): Promise<TaskReplayResult>;
+  /**
+   * The task's lineage: every change with its cause and caller, oldest first, and its status now;
+   * undefined for an unknown task (never created, or purged with its history). A malformed id is 400 INVALID.
+   */
+  lineage(taskId: string): Promise<TaskLineage | undefined>;
+}
+
+/** `GET /admin/tasks/:taskId/lineage`: the task's status now and its history, oldest first. */
+export interface TaskLineage {
+  readonly taskId: string;
+  readonly taskNo: string;
+  readonly status: TaskStatus;
+  readonly entries: readonly TaskHistoryEntry[];
 }
 
 export interface TaskApiDeps {
@@ -67,6 +80,12 @@ export interface TaskApiDeps {
   readonly metrics: TaskMetrics;
   /** Called after a call wrote a task event (wakes the relay). */
   readonly onEvent?: () => void;
+}
+
+/** The lineage of `taskId` (undefined for an unknown task); a malformed id throws `TaskRequestError` INVALID. */
+export async function readTaskLineage(service: Pick<TaskService, "get" | "history">, taskId: string): Promise<TaskLineage | undefined> {
+  const [task, entries] = await Promise.all([service.get(taskId), service.history(taskId)]);
+  return task === undefined ? undefined : { taskId, taskNo: task.taskNo, status: task.status, entries };
 }
 
 /** The API over the service in this process. */
@@ -109,6 +128,7 @@ export function directTaskApi(deps: TaskApiDeps): TaskApi {
       if (answer.outcome === "cancelled") deps.onEvent?.();
       return answer;
     },
+    lineage: (taskId) => readTaskLineage(service, taskId),
     async replay(filter, request) {
       const result = await service.replay(filter, request);
       metrics.replayed(result.replayed.length);

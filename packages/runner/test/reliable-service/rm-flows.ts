@@ -72,7 +72,7 @@ export interface RmWorld {
 
 type Message = Record<string, any>;
 
-async function consumer(w: RmWorld, topic: string, opts: Parameters<typeof startConsumer>[2] = {}): Promise<Consumer> {
+export async function consumer(w: RmWorld, topic: string, opts: Parameters<typeof startConsumer>[2] = {}): Promise<Consumer> {
   const c = await startConsumer(topic, w.source(topic, `g-${topic}-${w.consumers.length}`), { url: w.url, waitReady: false, ...opts });
   w.consumers.push(c);
   return c;
@@ -106,13 +106,13 @@ async function waitAcknowledgedBy(w: RmWorld, reader: Consumer, id: string, what
  * acknowledged, the readers are reading, and what the flow sends next does not race their start
  * against the resend schedule. The consumer always acknowledges a "-warm-up" id.
  */
-async function warmUp(w: RmWorld, queue: string, readers: readonly Consumer[]): Promise<void> {
+export async function warmUp(w: RmWorld, queue: string, readers: readonly Consumer[]): Promise<void> {
   const id = `${queue}-warm-up`;
   expect((await produce(w.url, [{ op: "prepare", id, queue, body: "warm-up", confirm: true }]))[0]!.status).toBe(201);
   await waitMessage(w, id, acknowledged, "acknowledged (warm-up)");
   for (const r of readers) await r.ready();
 }
-const dead = (m: Message) => m["dead"] === true;
+export const dead = (m: Message) => m["dead"] === true;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Flow 1: prepare + confirm → delivered once to a plain consumer, which acks over HTTP. */
