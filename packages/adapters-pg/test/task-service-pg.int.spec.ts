@@ -13,6 +13,7 @@ import { taskRoutingMigration } from "../src/tasks/0006-task-routing.js";
 import { taskRoutingServiceMigration } from "../src/tasks/0016-task-routing-service.js";
 import { taskNumbersMigration } from "../src/tasks/0024-task-numbers.js";
 import { taskOverdueMigration } from "../src/tasks/0027-task-overdue.js";
+import { taskHistoryMigration } from "../src/tasks/0029-task-history.js";
 import { PgTaskStore } from "../src/tasks/pg-task-store.js";
 import { randomSchema, SharedPglite } from "./pg-harness.js";
 
@@ -70,6 +71,7 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
     await db.transaction().execute((trx) => taskRoutingServiceMigration(schema).up(trx));
     await db.transaction().execute((trx) => taskNumbersMigration(schema).up(trx));
     await db.transaction().execute((trx) => taskOverdueMigration(schema).up(trx));
+    await db.transaction().execute((trx) => taskHistoryMigration(schema).up(trx));
     await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
     const store = new PgTaskStore(db, { clock: new ManualClock(T0) });
     const old = (await store.get("OLD-1"))!;
@@ -78,6 +80,7 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
     await sql`UPDATE task_task SET status = 'FAILED' WHERE task_id = 'OLD-1'`.execute(db);
     await expect(sql`UPDATE task_task SET status = 'BOGUS' WHERE task_id = 'OLD-1'`.execute(db)).rejects.toThrow(/task_task_status_check/);
     await expect(sql`UPDATE task_task SET dispatch_attempts = -1 WHERE task_id = 'OLD-1'`.execute(db)).rejects.toThrow(/check/);
+    await db.transaction().execute((trx) => taskHistoryMigration(schema).down!(trx));
     await db.transaction().execute((trx) => taskOverdueMigration(schema).down!(trx));
     await db.transaction().execute((trx) => taskNumbersMigration(schema).down!(trx));
     // Down again: FAILED tasks go (the old CHECK has no place for them), the rest stays.
@@ -105,6 +108,7 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
     }
     await db.transaction().execute((trx) => taskNumbersMigration(schema).up(trx));
     await db.transaction().execute((trx) => taskOverdueMigration(schema).up(trx));
+    await db.transaction().execute((trx) => taskHistoryMigration(schema).up(trx));
     await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
     const store = new PgTaskStore(db, { clock: new ManualClock(T0) });
     // 0027 over tasks written before it: not watched, never overdue.
@@ -121,6 +125,7 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
     expect([created.task.taskNo, created.task.startPointCode, created.task.endPointCode, created.task.vehicleCode]).toEqual(["T202607130004", "P1", "P2", "V1"]);
     expect((await store.getByTaskNo("T202607130004"))).toEqual(created.task);
     await expect(sql`UPDATE task_task SET task_no = 'T202607130001' WHERE task_id = 'NEW-1'`.execute(db)).rejects.toThrow(/task_task_task_no_idx/);
+    await db.transaction().execute((trx) => taskHistoryMigration(schema).down!(trx));
     await db.transaction().execute((trx) => taskOverdueMigration(schema).down!(trx));
     await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
     expect((await sql<{ c: string }>`SELECT column_name AS c FROM information_schema.columns WHERE table_schema = ${schema} AND table_name = 'task_task' AND column_name LIKE '%overdue%'`.execute(db)).rows).toEqual([]);
