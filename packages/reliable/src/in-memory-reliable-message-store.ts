@@ -11,6 +11,7 @@ import type {
   ReliableMessageStore,
   ReliableMessageWriteResult,
 } from "./reliable-message-store.js";
+import { heldBehind } from "./key-order.js";
 import { isFinishedStatus, reliableMessagePhase, type ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 
 /** Orders strings by Unicode code point (what PostgreSQL's `COLLATE "C"` does on UTF-8). */
@@ -37,6 +38,8 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
   commitUnknownNext = false;
   readonly #clock: Clock;
   readonly #db: InMemoryPipelineStore;
+  /** The confirm sequence (PostgreSQL: `reliable_message_order_seq`). */
+  #orderSeq = 0;
 
   constructor(clock: Clock, database: InMemoryPipelineStore) {
     this.#clock = clock;
@@ -69,7 +72,7 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     if (write.op === "send") return { ok: true, eventId: this.#append(write.send) };
     if (write.op === "insert") {
       if (this.messages.has(write.message.messageId)) return { ok: false, conflict: "exists" };
-      return this.#store(write.message, write.send, null);
+      return this.#store(write.message, write.send, null, write.sequence === true);
     }
     const id = write.op === "delete" ? write.messageId : write.message.messageId;
     const stored = this.messages.get(id);
@@ -79,17 +82,18 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
       this.messages.delete(id);
       return { ok: true, eventId: null };
     }
-    return this.#store(write.message, write.send, write.deadLetter ?? null);
+    return this.#store(write.message, write.send, write.deadLetter ?? null, write.sequence === true);
   }
 
-  /** Stores `message` with its rows; every row is checked first, so a refused one writes nothing. */
-  #store(message: ReliableMessage, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null): ReliableMessageWriteResult {
+  /** Stores `message` with its rows (and its confirm sequence number when asked); every row is checked first, so a refused one writes nothing. */
+  #store(message: ReliableMessage, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, sequence: boolean): ReliableMessageWriteResult {
     if (send) checkOutboxDraft(send);
     if (deadLetter) checkOutboxDraft(deadLetter);
     const sendId = send ? this.#append(send) : null;
     const deadId = deadLetter ? this.#append(deadLetter) : null;
-    this.messages.set(message.messageId, sendId === null ? message : { ...message, lastEventId: sendId });
-    return { ok: true, eventId: sendId ?? deadId };
+    const orderSeq = sequence && message.key !== null ? ++this.#orderSeq : undefined;
+    this.messages.set(message.messageId, { ...message, ...(sendId !== null ? { lastEventId: sendId } : {}), ...(orderSeq !== undefined ? { orderSeq } : {}) });
+    return { ok: true, eventId: sendId ?? deadId, ...(orderSeq !== undefined ? { orderSeq } : {}) };
   }
 
   #append(draft: OutboxEventDraft): number {
@@ -105,9 +109,15 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
   async due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
     this.#db.faults.check("rm.due");
     return [...this.messages.values()]
-      .filter((m) => m.status === status && !m.dead && m.nextCheckAt !== null && m.nextCheckAt <= now)
+      .filter((m) => m.status === status && !m.dead && m.nextCheckAt !== null && m.nextCheckAt <= now && heldBehind(m, this.messages.values()) === undefined)
       .sort((a, b) => a.nextCheckAt! - b.nextCheckAt! || compareCodePoints(a.messageId, b.messageId))
       .slice(0, limit);
+  }
+
+  async heldBehind(messageId: string): Promise<ReliableMessage | undefined> {
+    this.#db.faults.check("rm.heldBehind");
+    const message = this.messages.get(messageId);
+    return message === undefined ? undefined : heldBehind(message, this.messages.values());
   }
 
   async scan(filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]> {

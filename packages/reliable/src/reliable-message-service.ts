@@ -1,6 +1,7 @@
 import type { Clock } from "@msgx/core";
 import { silentLogger, type Logger } from "@msgx/core";
 import { checkReliableMessageDraft, checkMessageId } from "./message-draft.js";
+import { checkKeyForQueue } from "./key-order.js";
 import { sendDraft } from "./message-envelope.js";
 import { evolveReliableMessage, type ReliableMessageCommand } from "./message-machine.js";
 import { isReliableMessageError } from "./reliable-message-error.js";
@@ -72,6 +73,7 @@ export class ReliableMessageService {
   /** {@link saveWaitingConfirm} with its outcome (`applied` false for a repeated prepare). */
   prepare(draft: ReliableMessageDraft, when?: ReliableDelivery): Promise<ReliableMessageOutcome> {
     const d = checkReliableMessageDraft(draft);
+    checkKeyForQueue(this.options, d);
     return this.execute(d.messageId, { type: "save-waiting", draft: d, deliverAt: deliveryTime(when, this.#clock.now()) });
   }
 
@@ -99,6 +101,7 @@ export class ReliableMessageService {
   /** Seed `saveAndSendMessage`: stores the message SENDING and writes its first send at once (or at `when`). */
   async saveAndSend(draft: ReliableMessageDraft, when?: ReliableDelivery): Promise<ReliableMessageOutcome> {
     const d = checkReliableMessageDraft(draft);
+    checkKeyForQueue(this.options, d);
     return this.execute(d.messageId, { type: "save-and-send", draft: d, deliverAt: deliveryTime(when, this.#clock.now()) });
   }
 
@@ -140,6 +143,14 @@ export class ReliableMessageService {
   /** Seed `getMessageByMessageId`. */
   get(messageId: string): Promise<ReliableMessage | undefined> {
     return this.#store.get(checkMessageId(messageId));
+  }
+
+  /**
+   * What the message waits for on a queue ordered by key (`key-order.ts`): the oldest unfinished
+   * message of its key confirmed before it; undefined when it is not held.
+   */
+  heldBehind(messageId: string): Promise<ReliableMessage | undefined> {
+    return this.#store.heldBehind(checkMessageId(messageId));
   }
 
   /** Seed `deleteMessageByMessageId`, for operators: deletes the message whatever its phase. */

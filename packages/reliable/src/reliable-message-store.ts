@@ -13,15 +13,21 @@ import type { ReliableMessagePhase, ReliableMessageStatus, ReliableMessage } fro
  *   it is gone); it is replaced by `message` (same `messageId`).
  * - `delete`: the stored message must have `expectedVersion` (else `changed` / `missing`).
  * - `send`: only an outbox row, no message (seed `directSendMessage`).
+ *
+ * `sequence` (insert, update): the message is confirmed on a queue ordered by key; the store
+ * stores it with the next confirm sequence number (`orderSeq`, whatever `message.orderSeq` says),
+ * assigned in the same transaction after every earlier assignment to the same queue and key has
+ * committed, so the numbers of a key ascend in commit order (`key-order.ts`).
  */
 export type ReliableMessageWrite =
-  | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null }
+  | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null; readonly sequence?: boolean }
   | {
       readonly op: "update";
       readonly expectedVersion: number;
       readonly message: ReliableMessage;
       readonly send: OutboxEventDraft | null;
       readonly deadLetter?: OutboxEventDraft | null;
+      readonly sequence?: boolean;
     }
   | { readonly op: "delete"; readonly messageId: string; readonly expectedVersion: number }
   | { readonly op: "send"; readonly send: OutboxEventDraft };
@@ -34,6 +40,8 @@ export type ReliableMessageWriteResult =
       readonly ok: true;
       /** The EVENT_ID of the send's outbox row (of the dead-letter row when only that was written), null when the write wrote no row. */
       readonly eventId: number | null;
+      /** The `orderSeq` the write assigned (a write with `sequence` only). */
+      readonly orderSeq?: number;
     }
   | { readonly ok: false; readonly conflict: ReliableMessageWriteConflict };
 
@@ -103,9 +111,17 @@ export interface ReliableMessageStore {
   /**
    * Messages of `status` that are not dead and whose `nextCheckAt` is at or before `now`, oldest
    * `nextCheckAt` first (ties by `messageId`), at most `limit`. Served by an index, whatever the
-   * table size: the jobs call it every pass.
+   * table size: the jobs call it every pass. A message held by its key (`key-order.ts`: an older
+   * message of its key is not finished) is left out, so the recovery job never sends it early.
    */
   due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]>;
+
+  /**
+   * What the message `messageId` waits for under per-key order (`key-order.ts`): the oldest
+   * message of its queue and key confirmed before it that is not finished; undefined when it is
+   * not held (or unknown, or not ordered).
+   */
+  heldBehind(messageId: string): Promise<ReliableMessage | undefined>;
 
   /**
    * Keyset scan for bulk operations: messages matching `filter` with `messageId` greater than

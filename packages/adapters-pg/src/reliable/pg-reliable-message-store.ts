@@ -7,7 +7,9 @@ import { pgTransaction, retryOnConflict } from "../pg-transaction.js";
 import type { Db } from "../queries/db.js";
 import { insertEvents } from "../queries/msg-event.js";
 import {
+  assignOrderSeq,
   countMessagesByQueue,
+  heldBehindMessage,
   countMessagesByState,
   deleteMessage,
   dueMessages,
@@ -105,10 +107,10 @@ export class PgReliableMessageStore implements ReliableMessageStore {
         return { ok: true, eventId: await insertEvent(trx, write.send, now) };
       case "insert":
         if (!(await insertMessage(trx, write.message))) return { ok: false, conflict: "exists" };
-        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, null, now) };
+        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, null, now), ...(await this.#sequence(trx, write)) };
       case "update":
         if (!(await updateMessage(trx, write.message, write.expectedVersion))) return this.#conflict(trx, write.message.messageId);
-        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, write.deadLetter ?? null, now) };
+        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, write.deadLetter ?? null, now), ...(await this.#sequence(trx, write)) };
       case "delete":
         if (!(await deleteMessage(trx, write.messageId, write.expectedVersion))) return this.#conflict(trx, write.messageId);
         return { ok: true, eventId: null };
@@ -123,6 +125,13 @@ export class PgReliableMessageStore implements ReliableMessageStore {
     return sendId ?? deadId;
   }
 
+  /** The confirm sequence number of a write that asks for one (`sequence`), as the result's `orderSeq`. */
+  async #sequence(trx: Db, write: ReliableMessageWrite & { op: "insert" | "update" }): Promise<{ orderSeq?: number }> {
+    const m = write.message;
+    if (write.sequence !== true || m.key === null) return {};
+    return { orderSeq: await assignOrderSeq(trx, m.messageId, m.consumerQueue, m.key) };
+  }
+
   async #conflict(trx: Db, messageId: string): Promise<ReliableMessageWriteResult> {
     return { ok: false, conflict: (await getMessage(trx, messageId)) === undefined ? "missing" : "changed" };
   }
@@ -133,6 +142,10 @@ export class PgReliableMessageStore implements ReliableMessageStore {
 
   due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
     return pgCall("reliable message due", () => dueMessages(this.#db, status, now, limit));
+  }
+
+  heldBehind(messageId: string): Promise<ReliableMessage | undefined> {
+    return pgCall("reliable message heldBehind", () => heldBehindMessage(this.#db, messageId));
   }
 
   scan(filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]> {
@@ -177,7 +190,7 @@ export class PgReliableMessageStore implements ReliableMessageStore {
 function quietUpdates(writes: readonly ReliableMessageWrite[]): ReliableMessage[] | null {
   const messages: ReliableMessage[] = [];
   for (const w of writes) {
-    if (w.op !== "update" || w.send !== null || (w.deadLetter ?? null) !== null || w.message.version !== w.expectedVersion + 1) return null;
+    if (w.op !== "update" || w.send !== null || (w.deadLetter ?? null) !== null || w.sequence === true || w.message.version !== w.expectedVersion + 1) return null;
     messages.push(w.message);
   }
   return new Set(messages.map((m) => m.messageId)).size === messages.length ? messages : null;
