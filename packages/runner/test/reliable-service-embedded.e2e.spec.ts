@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, it } from "vitest";
 import { spawnRunner, type RunnerProcess } from "./runner-process.js";
 import * as flows from "./reliable-service/rm-flows.js";
+import { keyOrderOverHttp } from "./reliable-service/rm-key-order-flow.js";
 import { startChecker, type Checker, type Consumer } from "./reliable-service/rm-processes.js";
 
 const CHECKER_DOWN_MS = 10_000;
@@ -72,4 +73,8 @@ describe("reliable-message service over HTTP on the embedded default (PGlite + J
   it("idempotent prepare, confirm and cancel; 409 for a cancelled or taken id, 404, 400, 401", async () => {
     await flows.idempotentAndRefusing(world());
   }, 60_000);
+
+  it("per-key order: a key's messages are read one at a time in confirm order; a DEAD first message holds its key while the other keys flow", async () => {
+    await keyOrderOverHttp(world());
+  }, 180_000);
 });
