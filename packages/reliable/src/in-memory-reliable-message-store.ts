@@ -3,6 +3,7 @@ import { EventType, type OutboxEventDraft } from "@msgx/core";
 import type { Clock } from "@msgx/core";
 import type { InMemoryPipelineStore } from "@msgx/core/fakes";
 import type {
+  HeldCounts,
   ReliableMessageFilter,
   ReliableMessagePage,
   ReliableMessagePhaseCounts,
@@ -11,7 +12,7 @@ import type {
   ReliableMessageStore,
   ReliableMessageWriteResult,
 } from "./reliable-message-store.js";
-import { heldBehind } from "./key-order.js";
+import { headOfKey, heldBehind, heldBehindDead } from "./key-order.js";
 import { isFinishedStatus, reliableMessagePhase, type ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 
 /** Orders strings by Unicode code point (what PostgreSQL's `COLLATE "C"` does on UTF-8). */
@@ -118,6 +119,19 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     this.#db.faults.check("rm.heldBehind");
     const message = this.messages.get(messageId);
     return message === undefined ? undefined : heldBehind(message, this.messages.values());
+  }
+
+  async headOfKey(queue: string, key: string): Promise<ReliableMessage | undefined> {
+    this.#db.faults.check("rm.headOfKey");
+    return headOfKey(queue, key, this.messages.values());
+  }
+
+  async countHeld(): Promise<HeldCounts> {
+    this.#db.faults.check("rm.countHeld");
+    const all = [...this.messages.values()];
+    const held = all.filter((m) => heldBehind(m, all) !== undefined);
+    const behindDead = held.filter((m) => heldBehindDead(m, all)).length;
+    return { behindDead, behindLive: held.length - behindDead };
   }
 
   async scan(filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]> {

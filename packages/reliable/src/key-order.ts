@@ -53,6 +53,19 @@ export function heldBehind(message: ReliableMessage, others: Iterable<ReliableMe
   return oldest;
 }
 
+/** The head of `queue`'s `key` among `messages`: its unfinished message with the smallest `orderSeq` (held by nothing). */
+export function headOfKey(queue: string, key: string, messages: Iterable<ReliableMessage>): ReliableMessage | undefined {
+  let head: ReliableMessage | undefined;
+  for (const m of messages) {
+    if (m.consumerQueue === queue && m.key === key && m.orderSeq !== null && !releasesKey(m) && (head === undefined || m.orderSeq < head.orderSeq!)) head = m;
+  }
+  return head;
+}
+
+/** True when an older unfinished message of `message`'s key among `others` is DEAD (it holds the key until an operator settles it). */
+export const heldBehindDead = (message: ReliableMessage, others: Iterable<ReliableMessage>): boolean =>
+  [...others].some((o) => olderOfKey(message, o) && !releasesKey(o) && o.dead);
+
 /** Refuses (`INVALID_MESSAGE`) a stored message of an ordered queue without a key. */
 export function checkKeyForQueue(options: ReliableMessageOptions, draft: Required<ReliableMessageDraft>): void {
   if (draft.key === null && isOrderedQueue(options, draft.consumerQueue)) {

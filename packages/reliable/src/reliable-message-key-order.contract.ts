@@ -33,31 +33,36 @@ const inFlight = (m: ReliableMessage): boolean => m.status === ReliableMessageSt
 
 /** Per-key order, part of the store contract (`key-order.ts`); `subject()` is the current test's. */
 export function describeKeyOrderContract(subject: () => ReliableMessageStoreContractSubject, options: { readonly numRuns: number }): void {
-  it("key order: a confirm on an ordered queue sends nothing itself; the store numbers confirms per key; only a key's oldest unfinished message is due; other keys flow", async () => {
+  it("key order: the store numbers confirms per key; a key's head is sent at its confirm or its predecessor's acknowledgement, the others are held (not due); other keys flow", async () => {
     const w = world(subject());
     const draft = (id: string, key: string) => ({ messageId: id, consumerQueue: QUEUE, body: id, key });
     await w.service.prepare(draft("a1", "k-a"));
     await w.service.prepare(draft("a2", "k-a"));
-    const a2 = await w.service.confirmAndSend("a2");
+    // a2 is confirmed first (with a delivery time ahead), so it is the head of k-a: a1 waits for it.
+    const a2 = await w.service.confirmAndSend("a2", { delayMs: 30_000 });
     const a1 = await w.service.confirmAndSend("a1");
     const b1 = await w.service.saveAndSend(draft("b1", "k-b"));
     expect([a2.event, a1.event, b1.event]).toEqual(["scheduled", "scheduled", "saved-and-scheduled"]);
     expect(a2.message!.orderSeq).toBeLessThan(a1.message!.orderSeq!);
     expect((await subject().store.get("a1"))!.orderSeq).toBe(a1.message!.orderSeq);
-    expect(await w.firstSends()).toEqual([]);
-    // Confirm order, not prepare order: a2 first.
-    expect((await subject().store.due(ReliableMessageStatus.SENDING, w.clock.now(), 10)).map((m) => m.messageId).sort()).toEqual(["a2", "b1"]);
+    expect(await w.firstSends()).toEqual(["b1"]);
+    // a1 is due but held behind a2; b1 waits for its acknowledgement.
+    expect(await subject().store.due(ReliableMessageStatus.SENDING, w.clock.now(), 10)).toEqual([]);
     expect((await w.service.heldBehind("a1"))?.messageId).toBe("a2");
     expect(await w.service.heldBehind("a2")).toBeUndefined();
+    expect((await subject().store.headOfKey(QUEUE, "k-a"))?.messageId).toBe("a2");
+    expect(await w.service.countHeld()).toEqual({ behindDead: 0, behindLive: 1 });
+    // Its delivery time comes (before b1's acknowledgement wait of a minute ends).
+    w.clock.advance(30_000);
+    expect((await subject().store.due(ReliableMessageStatus.SENDING, w.clock.now(), 10)).map((m) => m.messageId)).toEqual(["a2"]);
     await w.drain();
-    expect(await w.firstSends()).toEqual(["a2", "b1"]);
     await w.drain();
-    expect(await w.firstSends()).toEqual(["a2", "b1"]);
+    expect(await w.firstSends()).toEqual(["b1", "a2"]);
     await w.service.acknowledge("a2");
-    await w.drain();
-    expect(await w.firstSends()).toEqual(["a2", "b1", "a1"]);
+    expect(await w.firstSends()).toEqual(["b1", "a2", "a1"]);
+    expect((await subject().store.headOfKey(QUEUE, "k-a"))?.messageId).toBe("a1");
     // The business key is the record key: one key stays on one partition.
-    expect((await subject().outboxRows()).map((r) => r.partitionKey)).toEqual(["k-a", "k-b", "k-a"]);
+    expect((await subject().outboxRows()).map((r) => r.partitionKey)).toEqual(["k-b", "k-a", "k-a"]);
   });
 
   it("key order: a DEAD message holds its key until acknowledged or deleted; a delayed one holds the later ones of its key; a missing key is 400 on an ordered queue", async () => {
@@ -69,8 +74,8 @@ export function describeKeyOrderContract(subject: () => ReliableMessageStoreCont
     await w.drain();
     expect(await w.firstSends()).toEqual(["d1"]);
     expect((await w.service.heldBehind("d2"))?.messageId).toBe("d1");
+    expect(await w.service.countHeld()).toEqual({ behindDead: 1, behindLive: 0 });
     await w.service.deleteByMessageId("d1");
-    await w.drain();
     expect(await w.firstSends()).toEqual(["d1", "d2"]);
 
     await w.service.saveAndSend({ messageId: "e1", consumerQueue: QUEUE, body: "1", key: "k-e" }, { delayMs: 60_000 });
@@ -80,6 +85,8 @@ export function describeKeyOrderContract(subject: () => ReliableMessageStoreCont
     w.clock.advance(60_000);
     await w.drain();
     expect(await w.firstSends()).toEqual(["d1", "d2", "e1"]);
+    // e2 waits for e1, sent and not acknowledged yet.
+    expect(await w.service.countHeld()).toEqual({ behindDead: 0, behindLive: 1 });
     await expect(w.service.resendByMessageId("e2")).rejects.toMatchObject({ code: "ILLEGAL_STATE" });
     await expect((async () => w.service.prepare({ messageId: "x", consumerQueue: QUEUE, body: "x" }))()).rejects.toMatchObject({ code: "INVALID_MESSAGE" });
     // Another queue is not ordered: the confirm sends at once, the key is only the record key.

@@ -59,6 +59,8 @@ const bind = (store: ReliableMessageStore): ReliableMessageStore => ({
   get: (id) => store.get(id),
   due: (status, now, limit) => store.due(status, now, limit),
   heldBehind: (id) => store.heldBehind(id),
+  countHeld: () => store.countHeld(),
+  headOfKey: (queue, key) => store.headOfKey(queue, key),
   scan: (f, after, limit) => store.scan(f, after, limit),
   listPage: (f, n, size) => store.listPage(f, n, size),
   purgeFinished: (before, limit) => store.purgeFinished(before, limit),

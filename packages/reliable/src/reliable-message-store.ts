@@ -54,6 +54,12 @@ export interface ReliableQueueCounts {
   readonly phases: ReliableMessagePhaseCounts;
 }
 
+/** Messages held by their key: behind a DEAD older message of the key, or behind live ones only. */
+export interface HeldCounts {
+  readonly behindDead: number;
+  readonly behindLive: number;
+}
+
 /** Which messages to list or scan; every field optional, all given ones must hold. */
 export interface ReliableMessageFilter {
   readonly consumerQueue?: string;
@@ -122,6 +128,19 @@ export interface ReliableMessageStore {
    * not held (or unknown, or not ordered).
    */
   heldBehind(messageId: string): Promise<ReliableMessage | undefined>;
+
+  /**
+   * How many messages are held by their key (`key-order.ts`), split by whether an older message
+   * of the key is DEAD (an operator must settle it) or all older unfinished ones are live: one
+   * count over the unfinished ordered messages, for the metrics gauge.
+   */
+  countHeld(): Promise<HeldCounts>;
+
+  /**
+   * The head of a key: the message of `queue` and `key` with the smallest `orderSeq` that is not
+   * finished (the one no older message holds), or undefined. Served by the key-order index.
+   */
+  headOfKey(queue: string, key: string): Promise<ReliableMessage | undefined>;
 
   /**
    * Keyset scan for bulk operations: messages matching `filter` with `messageId` greater than

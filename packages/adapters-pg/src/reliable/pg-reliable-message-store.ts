@@ -1,4 +1,4 @@
-import { reliableMessagePhase, type ReliableMessage, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
+import { reliableMessagePhase, type HeldCounts, type ReliableMessage, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
 import type { OutboxEventDraft } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { mapPgError, pgCall } from "../pg-error-map.js";
@@ -8,7 +8,9 @@ import type { Db } from "../queries/db.js";
 import { insertEvents } from "../queries/msg-event.js";
 import {
   assignOrderSeq,
+  countHeldMessages,
   countMessagesByQueue,
+  headOfKeyMessage,
   heldBehindMessage,
   countMessagesByState,
   deleteMessage,
@@ -146,6 +148,14 @@ export class PgReliableMessageStore implements ReliableMessageStore {
 
   heldBehind(messageId: string): Promise<ReliableMessage | undefined> {
     return pgCall("reliable message heldBehind", () => heldBehindMessage(this.#db, messageId));
+  }
+
+  headOfKey(queue: string, key: string): Promise<ReliableMessage | undefined> {
+    return pgCall("reliable message headOfKey", () => headOfKeyMessage(this.#db, queue, key));
+  }
+
+  countHeld(): Promise<HeldCounts> {
+    return pgCall("reliable message countHeld", () => countHeldMessages(this.#db));
   }
 
   scan(filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]> {

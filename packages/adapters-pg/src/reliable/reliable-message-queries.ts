@@ -99,6 +99,27 @@ export async function dueMessages(db: Db, status: ReliableMessageStatus, now: nu
   return rows.map(messageFromRow);
 }
 
+/** The unfinished message of `queue`'s `key` with the smallest `order_seq`, over the key-order index (its predicate repeated). */
+export async function headOfKeyMessage(db: Db, queue: string, key: string): Promise<ReliableMessage | undefined> {
+  const { rows } = await sql<ReliableMessageRow>`
+    SELECT ${sql.raw(MESSAGE_COLUMNS)} FROM reliable_message
+    WHERE consumer_queue = ${queue} AND message_key = ${key} AND order_seq IS NOT NULL AND status NOT IN ('ACKNOWLEDGED','CANCELLED')
+    ORDER BY order_seq LIMIT 1`.execute(db);
+  return rows[0] === undefined ? undefined : messageFromRow(rows[0]);
+}
+
+/** Held messages (`heldByKeySql`), and of them those with a DEAD older unfinished message of their key; over the key-order index. */
+export async function countHeldMessages(db: Db): Promise<{ behindDead: number; behindLive: number }> {
+  const { rows } = await sql<{ held: unknown; behind_dead: unknown }>`
+    SELECT count(*) AS held,
+      count(*) FILTER (WHERE EXISTS (SELECT 1 FROM reliable_message AS o WHERE ${olderUnfinishedOfKeySql("m", "o")} AND o.dead)) AS behind_dead
+    FROM reliable_message AS m
+    WHERE m.order_seq IS NOT NULL AND m.status NOT IN ('ACKNOWLEDGED','CANCELLED') AND ${heldByKeySql("m")}`.execute(db);
+  const held = toNumber(rows[0]?.held ?? 0);
+  const behindDead = toNumber(rows[0]?.behind_dead ?? 0);
+  return { behindDead, behindLive: held - behindDead };
+}
+
 /** The oldest unfinished message of `messageId`'s key confirmed before it (what it waits for), or undefined. */
 export async function heldBehindMessage(db: Db, messageId: string): Promise<ReliableMessage | undefined> {
   const columns = sql.raw(MESSAGE_COLUMNS.split(", ").map((c) => `o.${c}`).join(", "));

@@ -5,7 +5,8 @@
  * rest over HTTP. Run by the PostgreSQL + Kafka suite and the embedded one.
  */
 import { expect } from "vitest";
-import { produce, RM_TOKEN, startConsumer } from "./rm-processes.js";
+import { eventually } from "../runner-process.js";
+import { metric, produce, RM_TOKEN, startConsumer } from "./rm-processes.js";
 import { waitMessage, type RmWorld } from "./rm-flows.js";
 
 /** `GET /rm/v1/messages/<id>` whole: the message and what it is held behind. */
@@ -60,6 +61,8 @@ export async function keyOrderOverHttp(w: RmWorld): Promise<void> {
     expect(reader.of(i)).toEqual([]);
   }
   expect((await show(w.url, b3!)).heldBehind).toBeNull();
+  // The gauge is read from the store at most every 15 s: wait for a fresh read.
+  await eventually(async () => ((await metric(w.url, "msgx_reliable_held_messages", { behind: "dead" })) === 2 ? true : undefined), 40_000, "held_messages{behind=dead} 2");
 
   // The operator settles the DEAD message (here: acknowledges it); the key moves on, in order.
   expect((await produce(w.url, [{ op: "ack", id: a1 }]))[0]!.status).toBe(200);
