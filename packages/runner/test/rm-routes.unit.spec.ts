@@ -107,6 +107,7 @@ describe("/rm/v1", () => {
   it("per-key order: a key's second message is held (GET answers heldBehind) until the first is acknowledged; the key is the record key", async () => {
     for (const id of ["k-1", "k-2"]) expect((await prepare(w, id, { queue: "ordered", key: "order-7" }, true)).body).toMatchObject({ message: { status: "SENDING", sendCount: 0, key: "order-7" } });
     expect((await call(w, "GET", "/rm/v1/messages/k-2")).body).toMatchObject({ heldBehind: "k-1", message: { sendCount: 0 } });
+    expect((await call(w, "GET", "/admin/reliable-messages/k-2", undefined, ADMIN)).body).toMatchObject({ messageId: "k-2", heldBehind: "k-1" });
     await w.recovery.step();
     expect((await call(w, "GET", "/rm/v1/messages/k-1")).body).toMatchObject({ heldBehind: null, message: { sendCount: 1 } });
     expect((await call(w, "GET", "/rm/v1/messages/k-2")).body).toMatchObject({ heldBehind: "k-1", message: { sendCount: 0 } });
