@@ -71,7 +71,7 @@ describe.skipIf(!gate.available)("reliable messages on PostgreSQL", () => {
     const t = await freshPgSchema({ clock, max: 8 });
     await migrateReliableMessages(t.db, t.schema);
     return { store: new PgReliableMessageStore(t.db, { clock }), outboxRows: () => outboxRows(t.db), close: t.close };
-  });
+  }, { keyOrderRuns: 15 });
 
   describeRowsFromBefore0015("PostgreSQL", async () => {
     const t = await freshPgSchema({ max: 2 });
@@ -95,7 +95,7 @@ describe("reliable messages on PGlite", () => {
     const t = await pglite.freshSchema({ clock });
     await migrateReliableMessages(t.db, t.schema);
     return { store: new PgReliableMessageStore(t.db, { clock }), outboxRows: () => outboxRows(t.db), close: t.close };
-  });
+  }, { keyOrderRuns: 15 });
   describeRowsFromBefore0015("PGlite", async () => {
     const t = await pglite.freshSchema();
     await migrateReliableMessages(t.db, t.schema);

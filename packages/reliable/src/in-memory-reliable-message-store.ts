@@ -3,6 +3,7 @@ import { EventType, type OutboxEventDraft } from "@msgx/core";
 import type { Clock } from "@msgx/core";
 import type { InMemoryPipelineStore } from "@msgx/core/fakes";
 import type {
+  HeldCounts,
   ReliableMessageFilter,
   ReliableMessagePage,
   ReliableMessagePhaseCounts,
@@ -12,6 +13,7 @@ import type {
   ReliableMessageWriteResult,
 } from "./reliable-message-store.js";
 import type { ReliableMessageHistoryEntry } from "./message-history.js";
+import { headOfKey, heldBehind, heldBehindDead } from "./key-order.js";
 import { isFinishedStatus, reliableMessagePhase, type ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 
 /** Orders strings by Unicode code point (what PostgreSQL's `COLLATE "C"` does on UTF-8). */
@@ -40,6 +42,8 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
   commitUnknownNext = false;
   readonly #clock: Clock;
   readonly #db: InMemoryPipelineStore;
+  /** The confirm sequence (PostgreSQL: `reliable_message_order_seq`). */
+  #orderSeq = 0;
 
   constructor(clock: Clock, database: InMemoryPipelineStore) {
     this.#clock = clock;
@@ -72,7 +76,7 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     if (write.op === "send") return { ok: true, eventId: this.#append(write.send) };
     if (write.op === "insert") {
       if (this.messages.has(write.message.messageId)) return { ok: false, conflict: "exists" };
-      return this.#store(write.message, write.send, null, write.history ?? null);
+      return this.#store(write.message, write.send, null, write.history ?? null, write.sequence === true);
     }
     const id = write.op === "delete" ? write.messageId : write.message.messageId;
     const stored = this.messages.get(id);
@@ -82,18 +86,19 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
       this.#remove(id);
       return { ok: true, eventId: null };
     }
-    return this.#store(write.message, write.send, write.deadLetter ?? null, write.history ?? null);
+    return this.#store(write.message, write.send, write.deadLetter ?? null, write.history ?? null, write.sequence === true);
   }
 
-  /** Stores `message` with its rows; every row is checked first, so a refused one writes nothing. */
-  #store(message: ReliableMessage, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, history: ReliableMessageHistoryEntry | null): ReliableMessageWriteResult {
+  /** Stores `message` with its rows (and its confirm sequence number when asked); every row is checked first, so a refused one writes nothing. */
+  #store(message: ReliableMessage, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, history: ReliableMessageHistoryEntry | null, sequence: boolean): ReliableMessageWriteResult {
     if (send) checkOutboxDraft(send);
     if (deadLetter) checkOutboxDraft(deadLetter);
     const sendId = send ? this.#append(send) : null;
     const deadId = deadLetter ? this.#append(deadLetter) : null;
-    this.messages.set(message.messageId, sendId === null ? message : { ...message, lastEventId: sendId });
+    const orderSeq = sequence && message.key !== null ? ++this.#orderSeq : undefined;
+    this.messages.set(message.messageId, { ...message, ...(sendId !== null ? { lastEventId: sendId } : {}), ...(orderSeq !== undefined ? { orderSeq } : {}) });
     if (history !== null) this.histories.set(message.messageId, [...(this.histories.get(message.messageId) ?? []), history]);
-    return { ok: true, eventId: sendId ?? deadId };
+    return { ok: true, eventId: sendId ?? deadId, ...(orderSeq !== undefined ? { orderSeq } : {}) };
   }
 
   #append(draft: OutboxEventDraft): number {
@@ -119,9 +124,28 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
   async due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
     this.#db.faults.check("rm.due");
     return [...this.messages.values()]
-      .filter((m) => m.status === status && !m.dead && m.nextCheckAt !== null && m.nextCheckAt <= now)
+      .filter((m) => m.status === status && !m.dead && m.nextCheckAt !== null && m.nextCheckAt <= now && heldBehind(m, this.messages.values()) === undefined)
       .sort((a, b) => a.nextCheckAt! - b.nextCheckAt! || compareCodePoints(a.messageId, b.messageId))
       .slice(0, limit);
+  }
+
+  async heldBehind(messageId: string): Promise<ReliableMessage | undefined> {
+    this.#db.faults.check("rm.heldBehind");
+    const message = this.messages.get(messageId);
+    return message === undefined ? undefined : heldBehind(message, this.messages.values());
+  }
+
+  async headOfKey(queue: string, key: string): Promise<ReliableMessage | undefined> {
+    this.#db.faults.check("rm.headOfKey");
+    return headOfKey(queue, key, this.messages.values());
+  }
+
+  async countHeld(): Promise<HeldCounts> {
+    this.#db.faults.check("rm.countHeld");
+    const all = [...this.messages.values()];
+    const held = all.filter((m) => heldBehind(m, all) !== undefined);
+    const behindDead = held.filter((m) => heldBehindDead(m, all)).length;
+    return { behindDead, behindLive: held.length - behindDead };
   }
 
   async scan(filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]> {

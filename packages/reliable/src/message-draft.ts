@@ -6,7 +6,7 @@ export const QUEUE_NAME = /^[A-Za-z0-9._-]{1,100}$/;
 // C0 controls and DEL: they break logs, headers and keys.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-const LIMITS = { messageId: 128, dataType: 50, remark: 200, field: 200, headers: 20, headerKey: 100, headerValue: 1_000 } as const;
+const LIMITS = { messageId: 128, key: 128, dataType: 50, remark: 200, field: 200, headers: 20, headerKey: 100, headerValue: 1_000 } as const;
 /** The longest per-message check delay: 30 days (a longer one is a mistake, not a policy). */
 export const MAX_CHECK_DELAY_MS = 30 * 24 * 3_600_000;
 
@@ -34,6 +34,7 @@ export function checkReliableMessageDraft(draft: ReliableMessageDraft | null | u
     field3: optional(draft.field3, "field3", LIMITS.field, messageId),
     headers: checkHeaders(draft.headers, messageId),
     checkDelayMs: checkDelay(draft.checkDelayMs, messageId),
+    key: checkKey(draft.key, messageId),
   };
 }
 
@@ -52,6 +53,14 @@ function checkHeaders(value: unknown, messageId: string): Readonly<Record<string
     Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
   }
   return entries.length === 0 ? null : out;
+}
+
+/** A business key: 1–128 characters without control characters (it is a Kafka record key and an index entry), or null. */
+function checkKey(value: unknown, messageId: string): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string" || value.length === 0 || value.length > LIMITS.key) throw invalid(`key must be a string of 1–${LIMITS.key} characters`, messageId);
+  if (CONTROL.test(value)) throw invalid("key contains a control character", messageId);
+  return value;
 }
 
 function checkDelay(value: unknown, messageId: string): number | null {

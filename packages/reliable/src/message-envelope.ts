@@ -10,7 +10,9 @@ import type { ReliableMessage } from "./reliable-message.js";
  *   dispatcher per queue.
  * - Topic: one per queue, `rmq.<queue>` by default ({@link reliableMessageTopics}), so a
  *   consumer group subscribes to its queue only.
- * - Record key: the message id, so every send of a message lands on the same partition.
+ * - Record key: the message's business `key` when it has one (so one key stays on one partition,
+ *   in send order), else the message id; either way every send of a message lands on the same
+ *   partition ({@link recordKeyOf}).
  * - Record value: the JSON {@link ReliableMessageEnvelope}. The event id header differs per send; the
  *   consumer dedupes on `messageId`, which every send of the message carries.
  * - Outbox row: `eventType` UPSERT, `stateVersion` the send number, `sourceMsgId` 0 (the row
@@ -59,6 +61,8 @@ export interface ReliableMessageEnvelope {
   readonly field3: string | null;
   /** The producer's application headers, null when none (absent in envelopes from before: read as null). */
   readonly headers: Readonly<Record<string, string>> | null;
+  /** The producer's business key, null when none (absent in envelopes from before: read as null). */
+  readonly key: string | null;
   /** When the message was created and when this send was written (epoch ms). */
   readonly createdAt: number;
   readonly sentAt: number;
@@ -77,6 +81,7 @@ export function envelopeOf(message: ReliableMessage): ReliableMessageEnvelope {
     field2: message.field2,
     field3: message.field3,
     headers: message.headers,
+    key: message.key,
     createdAt: message.createdAt,
     sentAt: message.lastSentAt ?? message.updatedAt,
   };
@@ -92,7 +97,7 @@ export function deadLetterDraft(message: ReliableMessage): OutboxEventDraft {
   const payload: ReliableMessageDeadLetter = { ...envelopeOf(message), deadReason: message.lastError ?? "dead" };
   return {
     target: reliableMessageDlqTarget(message.consumerQueue),
-    partitionKey: message.messageId,
+    partitionKey: recordKeyOf(message),
     eventType: EventType.UPSERT,
     stateVersion: message.sendCount,
     payload,
@@ -101,11 +106,14 @@ export function deadLetterDraft(message: ReliableMessage): OutboxEventDraft {
   };
 }
 
+/** The Kafka record key of `message`'s sends and dead letter: its business key, else its id. */
+export const recordKeyOf = (message: Pick<ReliableMessage, "messageId" | "key">): string => message.key ?? message.messageId;
+
 /** The outbox row that sends `message` (written in the same transaction as its new state). */
 export function sendDraft(message: ReliableMessage): OutboxEventDraft {
   return {
     target: reliableMessageTarget(message.consumerQueue),
-    partitionKey: message.messageId,
+    partitionKey: recordKeyOf(message),
     eventType: EventType.UPSERT,
     stateVersion: message.sendCount,
     payload: envelopeOf(message),
@@ -140,6 +148,8 @@ export function parseReliableMessageEnvelope(value: string | null | undefined): 
   if (headers !== null && (typeof headers !== "object" || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== "string"))) {
     return { ok: false, reason: "envelope field headers is not an object of strings" };
   }
+  const key = o["key"] ?? null;
+  if (key !== null && typeof key !== "string") return { ok: false, reason: "envelope field key is not a string" };
   return {
     ok: true,
     envelope: {
@@ -153,6 +163,7 @@ export function parseReliableMessageEnvelope(value: string | null | undefined): 
       field2: o["field2"] as string | null,
       field3: o["field3"] as string | null,
       headers: headers as Readonly<Record<string, string>> | null,
+      key,
       createdAt: o["createdAt"] as number,
       sentAt: o["sentAt"] as number,
     },

@@ -18,10 +18,11 @@
  * - `REVIEW`: WAITING_CONFIRM with the dead flag: check-back gave up; no job touches it, it is
  *   never delivered nor dead-lettered (it was never confirmed). Left by `confirm` or `cancel`.
  * - `SENDING` with `sendCount` 0: confirmed for a later delivery (RocketMQ's timer messages: the
- *   confirm's time, else the `deliverAt` asked for at the prepare): nothing sent yet,
- *   `nextCheckAt` is the delivery time; the recovery job writes the first send then
- *   (`delivered`), so the resend schedule counts from the delivery. It cannot be acknowledged or
- *   rejected before (`ILLEGAL_STATE`).
+ *   confirm's time, else the `deliverAt` asked for at the prepare) or, on a queue ordered by key,
+ *   for its key's turn (`key-order.ts`): nothing sent yet, `nextCheckAt` is the delivery time (or
+ *   the confirm); the recovery job writes the first send then, once no older message of its key
+ *   is unfinished (`delivered`), so the resend schedule counts from the delivery. It cannot be
+ *   acknowledged or rejected before (`ILLEGAL_STATE`), nor resent when ordered by key.
  * - `SENDING`: confirmed and sent at least once (`sendCount` ≥ 1), waiting for the consumer's
  *   acknowledgement. Left by `acknowledge` to ACKNOWLEDGED. `recover` (the recovery job, given
  *   the outbox state of the last send) waits while that send is still in the outbox (an outage
@@ -41,6 +42,7 @@
  * `version` by one; stores compare-and-set on it, so two writers never both act on one state.
  */
 import { IllegalTransitionError } from "@msgx/core";
+import { isKeyOrdered } from "./key-order.js";
 import { ackWaitAfter, checkDelayOf, checkWaitAfter, rejectWaitAfter, type ReliableMessageOptions } from "./reliable-message-options.js";
 import type { ReliableMessageErrorCode } from "./reliable-message-error.js";
 import {
@@ -142,7 +144,9 @@ const reject = (code: ReliableMessageErrorCode, reason: string): ReliableMessage
 const P = ReliableMessagePhase;
 /** A delivery time given and still ahead: the message is held until then. */
 const isLater = (deliverAt: number | null | undefined, ctx: ReliableMessageContext): boolean => deliverAt !== undefined && deliverAt !== null && deliverAt > ctx.now;
-/** Confirmed for a later delivery and not sent yet. */
+/** When the first send of a scheduled message is due: the delivery time when ahead, else now (a key-ordered one waiting for its turn). */
+const firstSendAt = (deliverAt: number | null | undefined, ctx: ReliableMessageContext): number => (isLater(deliverAt, ctx) ? deliverAt! : ctx.now);
+/** Confirmed for a later delivery (or its key's turn) and not sent yet. */
 const isScheduled = (m: ReliableMessage): boolean => m.status === ReliableMessageStatus.SENDING && m.sendCount === 0;
 const isWaiting = (phase: ReliableMessagePhase): boolean => phase === P.WAITING_CONFIRM || phase === P.REVIEW;
 
@@ -167,7 +171,12 @@ export function decideReliableMessage(command: ReliableMessageCommand, message: 
         ? noop("already saved")
         : reject("ALREADY_EXISTS", `message ${command.draft.messageId} exists (${phase})`);
     case "save-and-send":
-      if (absent) return isLater(command.deliverAt, ctx) ? apply({ type: "saved-and-scheduled", draft: command.draft, at: command.deliverAt! }) : apply({ type: "saved-and-sent", draft: command.draft });
+      if (absent) {
+        const ordered = isKeyOrdered(ctx.options, command.draft.consumerQueue, command.draft.key);
+        return isLater(command.deliverAt, ctx) || ordered
+          ? apply({ type: "saved-and-scheduled", draft: command.draft, at: firstSendAt(command.deliverAt, ctx) })
+          : apply({ type: "saved-and-sent", draft: command.draft });
+      }
       return (phase === P.SENDING || phase === P.DEAD) && sameContent(message!, command.draft)
         ? noop("already saved and sent")
         : reject("ALREADY_EXISTS", `message ${command.draft.messageId} exists (${phase})`);
@@ -176,7 +185,10 @@ export function decideReliableMessage(command: ReliableMessageCommand, message: 
       if (isWaiting(phase)) {
         // A time given at the confirm wins over the one asked for at the prepare.
         const at = command.deliverAt === undefined ? message!.deliverAt : command.deliverAt;
-        return isLater(at, ctx) ? apply({ type: "scheduled", by: command.by, at: at! }) : apply({ type: "confirmed", by: command.by });
+        // On a queue ordered by key the send waits for the key's turn (key-order.ts): scheduled, never sent here.
+        return isLater(at, ctx) || isKeyOrdered(ctx.options, message!.consumerQueue, message!.key)
+          ? apply({ type: "scheduled", by: command.by, at: firstSendAt(at, ctx) })
+          : apply({ type: "confirmed", by: command.by });
       }
       return phase === P.CANCELLED ? reject("CONFLICT", "the message was cancelled") : noop(`already confirmed (${phase})`);
     case "cancel":
@@ -192,6 +204,9 @@ export function decideReliableMessage(command: ReliableMessageCommand, message: 
     case "resend":
       if (absent) return reject("NOT_FOUND", "no such message");
       if (command.onlyDead === true && phase !== P.DEAD) return noop(`no longer dead (${phase})`);
+      if ((phase === P.SENDING || phase === P.DEAD) && message!.sendCount === 0 && isKeyOrdered(ctx.options, message!.consumerQueue, message!.key)) {
+        return reject("ILLEGAL_STATE", "a message ordered by key is first sent in its key's turn, never resent before");
+      }
       if (phase === P.SENDING || phase === P.DEAD) return apply({ type: "resent", by: "operator" });
       return reject("ILLEGAL_STATE", isWaiting(phase) ? "cannot resend a message that is not confirmed" : `cannot resend a finished message (${phase})`);
     case "mark-dead":
@@ -357,6 +372,8 @@ function fresh(draft: CheckedDraft, now: number): ReliableMessage {
     headers: draft.headers,
     checkDelayMs: draft.checkDelayMs,
     deliverAt: null,
+    key: draft.key,
+    orderSeq: null,
     lastEventId: null,
     rejectCount: 0,
     rejectedAt: null,

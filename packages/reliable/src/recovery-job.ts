@@ -31,7 +31,7 @@ export function lastSendState(row: OutboxEvent | undefined): LastSendState {
 export interface RecoveryStep {
   readonly examined: number;
   readonly resent: number;
-  /** Delayed messages whose delivery time came: their first send written. */
+  /** Delayed messages whose delivery time came, and messages ordered by key whose turn came: their first send written. */
   readonly delivered: number;
   /** Redelivered after a consumer's reject (no send of `maxSends` spent). */
   readonly redelivered: number;

@@ -30,7 +30,7 @@ type Step =
   | { readonly t: "ackMany"; readonly ids: readonly number[] }
   | { readonly t: "advance"; readonly ms: number };
 
-const draftOf = (messageId: string) => ({ messageId, body: "{\"amount\":\"12.50\"}", dataType: "json", consumerQueue: "accounting", remark: null, field1: null, field2: null, field3: null, headers: null, checkDelayMs: null });
+const draftOf = (messageId: string) => ({ messageId, body: "{\"amount\":\"12.50\"}", dataType: "json", consumerQueue: "accounting", remark: null, field1: null, field2: null, field3: null, headers: null, checkDelayMs: null, key: null });
 
 const commandArb = (messageId: string): fc.Arbitrary<ReliableMessageCommand> =>
   fc.oneof(
@@ -177,6 +177,9 @@ export const bindReliableMessageStore = (store: ReliableMessageStore): ReliableM
   history: (id) => store.history(id),
   get: (id) => store.get(id),
   due: (status, now, limit) => store.due(status, now, limit),
+  heldBehind: (id) => store.heldBehind(id),
+  countHeld: () => store.countHeld(),
+  headOfKey: (queue, key) => store.headOfKey(queue, key),
   scan: (f, after, limit) => store.scan(f, after, limit),
   listPage: (f, n, size) => store.listPage(f, n, size),
   purgeFinished: (before, limit) => store.purgeFinished(before, limit),

@@ -40,6 +40,12 @@ export interface ReliableMessageOptions {
   readonly rejectWaitsMs: readonly number[];
   /** How soon the recovery job looks again at a message whose last send is still in the outbox (an outage, never an attempt). Default 5 s. */
   readonly outageRecheckMs: number;
+  /**
+   * Queues ordered by key (pg-boss `key_strict_fifo`): a message there needs a `key`, and is first
+   * sent only once every message of its key confirmed before it is finished (see `key-order.ts`).
+   * Default none.
+   */
+  readonly orderedQueues?: readonly string[];
 }
 
 export type AfterMaxChecks = "keep-asking" | "dead";
@@ -92,7 +98,9 @@ export function reliableMessageOptions(partial: ReliableMessageOptionsInput = {}
   for (const [queue, ms] of Object.entries(queues)) {
     if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) throw new RangeError(`queueCheckAfterMs.${queue} must be a non-negative number: ${ms}`);
   }
-  return { ...o, resendWaitsMs: [...o.resendWaitsMs], rejectWaitsMs: [...o.rejectWaitsMs], queueCheckAfterMs: { ...queues } };
+  const ordered = o.orderedQueues ?? [];
+  if (!Array.isArray(ordered) || ordered.some((q) => typeof q !== "string" || q.length === 0)) throw new RangeError("orderedQueues must be queue names");
+  return { ...o, resendWaitsMs: [...o.resendWaitsMs], rejectWaitsMs: [...o.rejectWaitsMs], queueCheckAfterMs: { ...queues }, orderedQueues: [...ordered] };
 }
 
 function checkWaits(name: string, waits: readonly number[]): void {

@@ -1,13 +1,14 @@
 import type { Clock } from "@msgx/core";
-import { silentLogger, type Logger } from "@msgx/core";
+import { isMsgxError, silentLogger, type Logger } from "@msgx/core";
 import { checkReliableMessageDraft, checkMessageId } from "./message-draft.js";
+import { checkKeyForQueue, isKeyOrdered } from "./key-order.js";
 import { sendDraft } from "./message-envelope.js";
 import { evolveReliableMessage, type ReliableMessageCommand } from "./message-machine.js";
 import type { ReliableMessageCause, ReliableMessageHistoryEntry } from "./message-history.js";
 import { isReliableMessageError } from "./reliable-message-error.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
 import { reliableMessageOptions, type ReliableMessageOptions, type ReliableMessageOptionsInput } from "./reliable-message-options.js";
-import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore, ReliableQueueCounts } from "./reliable-message-store.js";
+import type { HeldCounts, ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore, ReliableQueueCounts } from "./reliable-message-store.js";
 import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
 import { confirmDeliveryTime, deliveryTime, type ReliableDelivery } from "./reliable-delivery.js";
 import { runReliableMessageCommand, runReliableMessageCommandBatch, type ReliableMessageBatchResult, type ReliableMessageCommandDeps, type ReliableMessageOutcome } from "./run-command.js";
@@ -80,6 +81,7 @@ export class ReliableMessageService {
   /** {@link saveWaitingConfirm} with its outcome (`applied` false for a repeated prepare). */
   prepare(draft: ReliableMessageDraft, when?: ReliableDelivery): Promise<ReliableMessageOutcome> {
     const d = checkReliableMessageDraft(draft);
+    checkKeyForQueue(this.options, d);
     return this.execute(d.messageId, { type: "save-waiting", draft: d, deliverAt: deliveryTime(when, this.#clock.now()) });
   }
 
@@ -92,7 +94,7 @@ export class ReliableMessageService {
    * one (`NOT_FOUND`).
    */
   async confirmAndSend(messageId: string, when?: ReliableDelivery): Promise<ReliableMessageOutcome> {
-    return this.execute(checkMessageId(messageId), { type: "confirm", by: "producer", deliverAt: confirmDeliveryTime(when, this.#clock.now()) });
+    return this.#advancingKey(await this.execute(checkMessageId(messageId), { type: "confirm", by: "producer", deliverAt: confirmDeliveryTime(when, this.#clock.now()) }));
   }
 
   /**
@@ -107,7 +109,8 @@ export class ReliableMessageService {
   /** Seed `saveAndSendMessage`: stores the message SENDING and writes its first send at once (or at `when`). */
   async saveAndSend(draft: ReliableMessageDraft, when?: ReliableDelivery): Promise<ReliableMessageOutcome> {
     const d = checkReliableMessageDraft(draft);
-    return this.execute(d.messageId, { type: "save-and-send", draft: d, deliverAt: deliveryTime(when, this.#clock.now()) });
+    checkKeyForQueue(this.options, d);
+    return this.#advancingKey(await this.execute(d.messageId, { type: "save-and-send", draft: d, deliverAt: deliveryTime(when, this.#clock.now()) }));
   }
 
   /**
@@ -155,9 +158,25 @@ export class ReliableMessageService {
     return this.#store.get(checkMessageId(messageId));
   }
 
+  /**
+   * What the message waits for on a queue ordered by key (`key-order.ts`): the oldest unfinished
+   * message of its key confirmed before it; undefined when it is not held.
+   */
+  heldBehind(messageId: string): Promise<ReliableMessage | undefined> {
+    return this.#store.heldBehind(checkMessageId(messageId));
+  }
+
+  /** Messages held by their key, behind a DEAD one or behind live ones only (the held gauge). */
+  countHeld(): Promise<HeldCounts> {
+    return this.#store.countHeld();
+  }
+
   /** Seed `deleteMessageByMessageId`, for operators: deletes the message whatever its phase. */
-  deleteByMessageId(messageId: string): Promise<ReliableMessageOutcome> {
-    return this.execute(checkMessageId(messageId), { type: "delete" });
+  async deleteByMessageId(messageId: string): Promise<ReliableMessageOutcome> {
+    const before = await this.#store.get(checkMessageId(messageId));
+    const outcome = await this.execute(messageId, { type: "delete" }, before);
+    if (outcome.applied) await this.#sendHeadOfKey(before);
+    return outcome;
   }
 
   /**
@@ -166,8 +185,8 @@ export class ReliableMessageService {
    * twice); one that was never sent (waiting, review, cancelled) is refused (`ILLEGAL_STATE`), an
    * unknown one `NOT_FOUND`.
    */
-  acknowledge(messageId: string): Promise<ReliableMessageOutcome> {
-    return this.execute(checkMessageId(messageId), { type: "acknowledge" });
+  async acknowledge(messageId: string): Promise<ReliableMessageOutcome> {
+    return this.#advancingKey(await this.execute(checkMessageId(messageId), { type: "acknowledge" }));
   }
 
   /**
@@ -187,6 +206,7 @@ export class ReliableMessageService {
     }
     const valid = messageIds.filter((id) => !invalid.has(id));
     const done = new Map((await runReliableMessageCommandBatch(this.#deps(), valid, { type: "acknowledge" })).map((r) => [r.messageId, r]));
+    for (const r of done.values()) if ("outcome" in r) await this.#advancingKey(r.outcome);
     return [...new Set(messageIds)].map((id) => invalid.get(id) ?? done.get(id)!);
   }
 
@@ -261,6 +281,30 @@ export class ReliableMessageService {
   /** Seed `listPage`: page `pageNum` (1-based) of the messages matching `filter`, oldest first. */
   listPage(filter: ReliableMessageFilter = {}, pageNum = 1, pageSize = 20): Promise<ReliableMessagePage> {
     return this.#store.listPage(filter, pageNum, pageSize);
+  }
+
+  /**
+   * On a queue ordered by key, a change that may let the key move on (a confirm, an
+   * acknowledgement) sends the key's head at once when it is due, rather than at the recovery
+   * job's next pass; the job stays the safety net, so a failure here is only logged.
+   */
+  async #advancingKey(outcome: ReliableMessageOutcome): Promise<ReliableMessageOutcome> {
+    if (outcome.applied) await this.#sendHeadOfKey(outcome.message);
+    return outcome;
+  }
+
+  /** Sends the head of `message`'s key when it was never sent and is due (the head is held by nothing, `key-order.ts`). */
+  async #sendHeadOfKey(message: ReliableMessage | undefined): Promise<void> {
+    if (message === undefined || message.key === null || !isKeyOrdered(this.options, message.consumerQueue, message.key)) return;
+    try {
+      const head = await this.#store.headOfKey(message.consumerQueue, message.key);
+      if (head !== undefined && head.status === ReliableMessageStatus.SENDING && !head.dead && head.sendCount === 0) {
+        await this.execute(head.messageId, { type: "recover" }, head);
+      }
+    } catch (e) {
+      if (!isReliableMessageError(e) && !isMsgxError(e)) throw e;
+      this.#logger.warn("reliable messages: the next message of a key is left to the recovery job", { queue: message.consumerQueue, error: String(e) });
+    }
   }
 
   /**

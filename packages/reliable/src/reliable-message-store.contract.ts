@@ -3,6 +3,7 @@ import { isMsgxError } from "@msgx/core";
 import { ManualClock } from "@msgx/core/fakes";
 import { DeliveryStatus, EventType, type OutboxEvent, type OutboxEventDraft } from "@msgx/core";
 import { deadLetterDraft, sendDraft } from "./message-envelope.js";
+import { describeKeyOrderContract } from "./reliable-message-key-order.contract.js";
 import type { ReliableMessageStore } from "./reliable-message-store.js";
 import { bindReliableMessageStore, describeReliableMessageHistoryContract } from "./reliable-message-history.contract.js";
 import { ReliableMessageService } from "./reliable-message-service.js";
@@ -42,6 +43,8 @@ export function sampleReliableMessage(messageId: string, extra: Partial<Reliable
     headers: null,
     checkDelayMs: null,
     deliverAt: null,
+    key: null,
+    orderSeq: null,
     lastEventId: null,
     rejectCount: 0,
     rejectedAt: null,
@@ -69,7 +72,12 @@ const sending = (message: ReliableMessage, at = T0 + 1_000, extra: Partial<Relia
  * The behaviour every `ReliableMessageStore` must show (see the port's JSDoc). The in-memory fake
  * runs it in a unit spec; each adapter runs it against its real database.
  */
-export function describeReliableMessageStoreContract(name: string, factory: () => Promise<ReliableMessageStoreContractSubject>): void {
+export function describeReliableMessageStoreContract(
+  name: string,
+  factory: () => Promise<ReliableMessageStoreContractSubject>,
+  /** `keyOrderRuns`: runs of the per-key order property (default 40; fewer against a slow database). */
+  features: { readonly keyOrderRuns?: number } = {},
+): void {
   describe(`ReliableMessageStore contract: ${name}`, () => {
     let subject: ReliableMessageStoreContractSubject;
     let store: ReliableMessageStore;
@@ -82,6 +90,7 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
     });
 
     describeReliableMessageHistoryContract(() => store);
+    describeKeyOrderContract(() => subject, { numRuns: features.keyOrderRuns ?? 40 });
 
     const insert = async (m: ReliableMessage, send: OutboxEventDraft | null = null) => {
       const r = await store.commit({ op: "insert", message: m, send });

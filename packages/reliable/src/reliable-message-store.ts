@@ -17,9 +17,14 @@ import type { ReliableMessagePhase, ReliableMessageStatus, ReliableMessage } fro
  *
  * An `insert` or `update` carrying `history` appends that entry to the message's history in the
  * same transaction (`runReliableMessageCommand` always gives one); a `delete` removes the history.
+ *
+ * `sequence` (insert, update): the message is confirmed on a queue ordered by key; the store
+ * stores it with the next confirm sequence number (`orderSeq`, whatever `message.orderSeq` says),
+ * assigned in the same transaction after every earlier assignment to the same queue and key has
+ * committed, so the numbers of a key ascend in commit order (`key-order.ts`).
  */
 export type ReliableMessageWrite =
-  | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null; readonly history?: ReliableMessageHistoryEntry | null }
+  | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null; readonly history?: ReliableMessageHistoryEntry | null; readonly sequence?: boolean }
   | {
       readonly op: "update";
       readonly expectedVersion: number;
@@ -27,6 +32,7 @@ export type ReliableMessageWrite =
       readonly send: OutboxEventDraft | null;
       readonly deadLetter?: OutboxEventDraft | null;
       readonly history?: ReliableMessageHistoryEntry | null;
+      readonly sequence?: boolean;
     }
   | { readonly op: "delete"; readonly messageId: string; readonly expectedVersion: number }
   | { readonly op: "send"; readonly send: OutboxEventDraft };
@@ -39,6 +45,8 @@ export type ReliableMessageWriteResult =
       readonly ok: true;
       /** The EVENT_ID of the send's outbox row (of the dead-letter row when only that was written), null when the write wrote no row. */
       readonly eventId: number | null;
+      /** The `orderSeq` the write assigned (a write with `sequence` only). */
+      readonly orderSeq?: number;
     }
   | { readonly ok: false; readonly conflict: ReliableMessageWriteConflict };
 
@@ -49,6 +57,12 @@ export type ReliableMessagePhaseCounts = Readonly<Record<Exclude<ReliableMessage
 export interface ReliableQueueCounts {
   readonly queue: string;
   readonly phases: ReliableMessagePhaseCounts;
+}
+
+/** Messages held by their key: behind a DEAD older message of the key, or behind live ones only. */
+export interface HeldCounts {
+  readonly behindDead: number;
+  readonly behindLive: number;
 }
 
 /** Which messages to list or scan; every field optional, all given ones must hold. */
@@ -115,9 +129,30 @@ export interface ReliableMessageStore {
   /**
    * Messages of `status` that are not dead and whose `nextCheckAt` is at or before `now`, oldest
    * `nextCheckAt` first (ties by `messageId`), at most `limit`. Served by an index, whatever the
-   * table size: the jobs call it every pass.
+   * table size: the jobs call it every pass. A message held by its key (`key-order.ts`: an older
+   * message of its key is not finished) is left out, so the recovery job never sends it early.
    */
   due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]>;
+
+  /**
+   * What the message `messageId` waits for under per-key order (`key-order.ts`): the oldest
+   * message of its queue and key confirmed before it that is not finished; undefined when it is
+   * not held (or unknown, or not ordered).
+   */
+  heldBehind(messageId: string): Promise<ReliableMessage | undefined>;
+
+  /**
+   * How many messages are held by their key (`key-order.ts`), split by whether an older message
+   * of the key is DEAD (an operator must settle it) or all older unfinished ones are live: one
+   * count over the unfinished ordered messages, for the metrics gauge.
+   */
+  countHeld(): Promise<HeldCounts>;
+
+  /**
+   * The head of a key: the message of `queue` and `key` with the smallest `orderSeq` that is not
+   * finished (the one no older message holds), or undefined. Served by the key-order index.
+   */
+  headOfKey(queue: string, key: string): Promise<ReliableMessage | undefined>;
 
   /**
    * Keyset scan for bulk operations: messages matching `filter` with `messageId` greater than

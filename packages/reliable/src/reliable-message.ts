@@ -54,6 +54,12 @@ export interface ReliableMessageDraft {
    * immunity), overriding the queue default and `checkAfterMs`. A non-negative integer of ms.
    */
   readonly checkDelayMs?: number | null;
+  /**
+   * The business key (an order number, an account): the Kafka record key of every send, so one
+   * key stays on one partition. On a queue ordered by key (`orderedQueues`) it is required and
+   * orders delivery (see `key-order.ts`). 1–128 characters, no control characters.
+   */
+  readonly key?: string | null;
 }
 
 /** A stored message. Times are epoch milliseconds from the service's `Clock`. */
@@ -111,6 +117,14 @@ export interface ReliableMessage {
    * tell a send the broker acknowledged from one still waiting in the outbox.
    */
   readonly lastEventId: number | null;
+  /** The business key of the draft, null when none was given. */
+  readonly key: string | null;
+  /**
+   * The confirm sequence of a message of a queue ordered by key: assigned by the store in the
+   * transaction that confirms it, ascending per key in commit order (null otherwise). Delivery
+   * follows it: see `key-order.ts`.
+   */
+  readonly orderSeq: number | null;
   /** Rejections by the consumer (its handler failed past its own retries) since the last replay. */
   readonly rejectCount: number;
   /** When the consumer rejected the last send; its redelivery is pending until the next send clears it. */
@@ -159,6 +173,7 @@ export function sameContent(message: ReliableMessage, draft: ReliableMessageDraf
     message.field2 === (draft.field2 ?? null) &&
     message.field3 === (draft.field3 ?? null) &&
     message.checkDelayMs === (draft.checkDelayMs ?? null) &&
+    message.key === (draft.key ?? null) &&
     sameHeaders(message.headers, draft.headers)
   );
 }

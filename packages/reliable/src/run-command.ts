@@ -1,5 +1,6 @@
 import type { Clock } from "@msgx/core";
 import { deadLetterDraft, sendDraft } from "./message-envelope.js";
+import { isKeyOrdered } from "./key-order.js";
 import { decideReliableMessage, evolveReliableMessage, impliesDeadLetter, impliesSend, type ReliableMessageCommand, type ReliableMessageContext, type ReliableMessageEvent } from "./message-machine.js";
 import { historyEntry, LIBRARY_CAUSE, type ReliableMessageCause } from "./message-history.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
@@ -67,7 +68,7 @@ export async function runReliableMessageCommandBatch(
   const written = await deps.store.commitMany(planned.map((p) => p.plan.write));
   for (const [i, { id, plan: p }] of planned.entries()) {
     const result = written[i]!;
-    if (result.ok) results.set(id, { messageId: id, outcome: p.outcome(result.eventId) });
+    if (result.ok) results.set(id, { messageId: id, outcome: p.outcome(result) });
     else {
       try {
         results.set(id, { messageId: id, outcome: await runReliableMessageCommand(deps, id, command) });
@@ -83,7 +84,7 @@ export async function runReliableMessageCommandBatch(
 /** A decided change: the write that makes it, and its outcome once written. */
 interface Planned {
   readonly write: ReliableMessageWrite;
-  outcome(eventId: number | null): ReliableMessageOutcome;
+  outcome(written: { readonly eventId: number | null; readonly orderSeq?: number | undefined }): ReliableMessageOutcome;
 }
 
 /**
@@ -94,22 +95,23 @@ function plan(messageId: string, state: ReliableMessage | undefined, event: Reli
   const next = evolveReliableMessage(state, event, ctx);
   const send = next !== undefined && impliesSend(event) ? sendDraft(next) : null;
   const deadLetter = next !== undefined && impliesDeadLetter(event) ? deadLetterDraft(next) : null;
+  const sequence = next !== undefined && (event.type === "scheduled" || event.type === "saved-and-scheduled") && isKeyOrdered(ctx.options, next.consumerQueue, next.key);
   const history = next !== undefined ? historyEntry(state, next, event, cause, ctx.now) : null;
   const write: ReliableMessageWrite =
     state === undefined
-      ? { op: "insert", message: next!, send, history }
+      ? { op: "insert", message: next!, send, history, ...(sequence ? { sequence } : {}) }
       : next === undefined
         ? { op: "delete", messageId, expectedVersion: state.version }
-        : { op: "update", expectedVersion: state.version, message: next, send, deadLetter, history };
+        : { op: "update", expectedVersion: state.version, message: next, send, deadLetter, history, ...(sequence ? { sequence } : {}) };
   return {
     write,
     // The store recorded the send's EVENT_ID on the message in the same transaction.
-    outcome: (eventId) => ({
+    outcome: ({ eventId, orderSeq }) => ({
       messageId,
       applied: true,
       event: event.type,
       reason: null,
-      message: next !== undefined && send !== null ? { ...next, lastEventId: eventId } : next,
+      message: next === undefined ? next : { ...next, ...(send !== null ? { lastEventId: eventId } : {}), ...(orderSeq !== undefined ? { orderSeq } : {}) },
       eventId: send !== null ? eventId : null,
     }),
   };
@@ -145,7 +147,7 @@ export async function runReliableMessageCommand(
     }
     const planned = plan(messageId, state, decision.event, ctx, deps.cause ?? LIBRARY_CAUSE);
     const result = await deps.store.commit(planned.write);
-    if (result.ok) return planned.outcome(result.eventId);
+    if (result.ok) return planned.outcome(result);
   }
   throw new ReliableMessageError("CONFLICT", `message ${messageId}: still changing after ${attempts} compare-and-set rounds`, messageId);
 }

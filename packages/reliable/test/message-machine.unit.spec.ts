@@ -336,9 +336,14 @@ describe("reliable-message state machine", () => {
       field3: null,
       headers: null,
       checkDelayMs: null,
+      key: null,
     });
     const most = { messageId: "m", body: "", consumerQueue: "q", checkDelayMs: 0, headers: { ["k".repeat(100)]: "v".repeat(1_000), ...Object.fromEntries(Array.from({ length: 19 }, (_, i) => [`h${i}`, ""])) } };
     expect(checkReliableMessageDraft(most)).toMatchObject({ checkDelayMs: 0, headers: most.headers });
     expect(checkReliableMessageDraft({ messageId: "m", body: "", consumerQueue: "q", headers: {} }).headers).toBeNull();
+    expect(checkReliableMessageDraft({ messageId: "m", body: "", consumerQueue: "q", key: "order-42" }).key).toBe("order-42");
+    for (const key of ["", "k".repeat(129), "a\u0000b", 7]) {
+      expect(() => checkReliableMessageDraft({ messageId: "m", body: "", consumerQueue: "q", key } as never), JSON.stringify(key)).toThrow(/key/);
+    }
   });
 });

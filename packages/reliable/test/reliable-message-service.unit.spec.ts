@@ -74,6 +74,7 @@ describe("ReliableMessageService", () => {
       field2: null,
       field3: null,
       headers: null,
+      key: null,
       createdAt: w.clock.now() - 500,
       sentAt: w.clock.now(),
     });

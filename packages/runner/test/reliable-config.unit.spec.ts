@@ -105,4 +105,10 @@ describe("serviceOptions", () => {
     expect(serviceOptions(r)).toEqual({ maxSends: 3, queueCheckAfterMs: { a: 0 } });
     expect(serviceOptions(loadConfig({ env: {} }).reliable)).toEqual({});
   });
+
+  it("lists the queues with orderByKey as the service's orderedQueues; a non-boolean is refused", () => {
+    const r = loadConfig({ env: { MSGX_RELIABLE_QUEUES: '{"a":{"orderByKey":true},"b":{"orderByKey":false},"c":{}}' } }).reliable;
+    expect(serviceOptions(r)).toEqual({ orderedQueues: ["a"] });
+    expect(() => loadConfig({ env: { MSGX_RELIABLE_QUEUES: '{"a":{"orderByKey":"yes"}}' } })).toThrow(/orderByKey/);
+  });
 });

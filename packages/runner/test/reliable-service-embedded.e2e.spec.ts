@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, it } from "vitest";
 import { spawnRunner, type RunnerProcess } from "./runner-process.js";
 import * as flows from "./reliable-service/rm-flows.js";
 import { deadMessageLineage } from "./reliable-service/rm-lineage-flow.js";
+import { keyOrderOverHttp } from "./reliable-service/rm-key-order-flow.js";
 import { startChecker, type Checker, type Consumer } from "./reliable-service/rm-processes.js";
 
 const CHECKER_DOWN_MS = 10_000;
@@ -77,4 +78,7 @@ describe("reliable-message service over HTTP on the embedded default (PGlite + J
   it("lineage: why a message is DEAD — prepare and confirm (their HTTP callers), each reject and redelivery, the last reject; over /admin and msgx reliable lineage", async () => {
     await deadMessageLineage(world());
   }, 120_000);
+  it("per-key order: a key's messages are read one at a time in confirm order; a DEAD first message holds its key while the other keys flow", async () => {
+    await keyOrderOverHttp(world());
+  }, 180_000);
 });

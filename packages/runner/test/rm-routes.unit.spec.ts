@@ -42,7 +42,7 @@ function world(createTopics: boolean, topicPrefix?: string) {
   const db = new InMemoryPipelineStore(clock);
   const store = new InMemoryReliableMessageStore(clock, db);
   const logger = new RecordingLogger();
-  const service = new ReliableMessageService({ store, clock, logger, options: { maxRejects: 2, rejectWaitsMs: [1_000] } });
+  const service = new ReliableMessageService({ store, clock, logger, options: { maxRejects: 2, rejectWaitsMs: [1_000], orderedQueues: ["ordered"] } });
   const recovery = new RecoveryJob({ service, store, clock, logger, sends: new InMemoryOutboxStore(db) });
   const metrics = createReliableMetrics(clock, () => service.countByPhase());
   let sends = 0;
@@ -104,6 +104,20 @@ describe("/rm/v1", () => {
     expect((await prepare(w, "m-2", { body: { order: 2, items: [1, 2] } }, true)).status).toBe(200);
   });
 
+  it("per-key order: a key's second message is held (GET answers heldBehind) until the first is acknowledged; the key is the record key", async () => {
+    for (const id of ["k-1", "k-2"]) expect((await prepare(w, id, { queue: "ordered", key: "order-7" }, true)).body).toMatchObject({ message: { status: "SENDING", sendCount: 0, key: "order-7" } });
+    expect((await call(w, "GET", "/rm/v1/messages/k-2")).body).toMatchObject({ heldBehind: "k-1", message: { sendCount: 0 } });
+    expect((await call(w, "GET", "/admin/reliable-messages/k-2", undefined, ADMIN)).body).toMatchObject({ messageId: "k-2", heldBehind: "k-1" });
+    await w.recovery.step();
+    expect((await call(w, "GET", "/rm/v1/messages/k-1")).body).toMatchObject({ heldBehind: null, message: { sendCount: 1 } });
+    expect((await call(w, "GET", "/rm/v1/messages/k-2")).body).toMatchObject({ heldBehind: "k-1", message: { sendCount: 0 } });
+    expect((await call(w, "POST", "/rm/v1/messages/k-2/ack")).status).toBe(409);
+    expect((await call(w, "POST", "/rm/v1/messages/k-1/ack")).status).toBe(200);
+    await w.recovery.step();
+    expect((await call(w, "GET", "/rm/v1/messages/k-2")).body).toMatchObject({ heldBehind: null, message: { sendCount: 1 } });
+    expect(w.db.tables.events.map((e) => e.partitionKey)).toEqual(["order-7", "order-7"]);
+  });
+
   it("answers 400 for a body that is malformed, of the wrong shape, or breaks a rule of the message", async () => {
     const bad = async (body: unknown, pattern: RegExp, code?: string) => {
       const a = await call(w, "POST", "/rm/v1/messages", body);
@@ -124,6 +138,10 @@ describe("/rm/v1", () => {
     await bad({ messageId: "m", queue: "orders", body: "a\u0000b" }, /body field "body" holds a NUL character/);
     await bad({ messageId: "m", queue: "orders", body: "x", headers: { h: "v\u0000" } }, /field "h" holds a NUL character/);
     await bad({ messageId: "m", queue: "orders", body: "x", headers: { "h\u0000": "v" } }, /NUL character/);
+    await bad({ messageId: "m", queue: "orders", body: "x", key: "k\u0000" }, /field "key" holds a NUL character/);
+    await bad({ messageId: "m", queue: "orders", body: "x", key: "k".repeat(129) }, /key/, "INVALID_MESSAGE");
+    await bad({ messageId: "m", queue: "orders", body: "x", key: 7 }, /key/);
+    await bad({ messageId: "m", queue: "ordered", body: "x" }, /key is required on queue ordered/, "INVALID_MESSAGE");
     const noReason = await call(w, "POST", "/rm/v1/messages/m/reject", {});
     expect(noReason).toMatchObject({ status: 400, body: { message: expect.stringMatching(/reason/) } });
   });

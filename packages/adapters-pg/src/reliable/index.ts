@@ -19,4 +19,5 @@ export { RELIABLE_MESSAGE_MIGRATIONS } from "./reliable-message-migrations.js";
 export { reliableMessageMigration, reliableMessageConsumeLogMigration } from "./0005-reliable-message.js";
 export { reliableMessageServiceMigration } from "./0015-reliable-message-service.js";
 export { reliableMessageDeliverAtMigration } from "./0023-reliable-message-deliver-at.js";
+export { reliableMessageKeyOrderMigration } from "./0026-reliable-message-key-order.js";
 export { reliableMessageHistoryMigration } from "./0028-reliable-message-history.js";

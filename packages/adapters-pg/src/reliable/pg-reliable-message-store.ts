@@ -1,4 +1,4 @@
-import { reliableMessagePhase, type ReliableMessage, type ReliableMessageHistoryEntry, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
+import { reliableMessagePhase, type HeldCounts, type ReliableMessage, type ReliableMessageHistoryEntry, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
 import type { OutboxEventDraft } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { mapPgError, pgCall } from "../pg-error-map.js";
@@ -7,7 +7,11 @@ import { pgTransaction, retryOnConflict } from "../pg-transaction.js";
 import type { Db } from "../queries/db.js";
 import { insertEvents } from "../queries/msg-event.js";
 import {
+  assignOrderSeq,
+  countHeldMessages,
   countMessagesByQueue,
+  headOfKeyMessage,
+  heldBehindMessage,
   countMessagesByState,
   deleteMessage,
   dueMessages,
@@ -107,10 +111,10 @@ export class PgReliableMessageStore implements ReliableMessageStore {
         return { ok: true, eventId: await insertEvent(trx, write.send, now) };
       case "insert":
         if (!(await insertMessage(trx, write.message))) return { ok: false, conflict: "exists" };
-        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, null, write.history ?? null, now) };
+        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, null, write.history ?? null, now), ...(await this.#sequence(trx, write)) };
       case "update":
         if (!(await updateMessage(trx, write.message, write.expectedVersion))) return this.#conflict(trx, write.message.messageId);
-        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, write.deadLetter ?? null, write.history ?? null, now) };
+        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, write.deadLetter ?? null, write.history ?? null, now), ...(await this.#sequence(trx, write)) };
       case "delete":
         if (!(await deleteMessage(trx, write.messageId, write.expectedVersion))) return this.#conflict(trx, write.messageId);
         return { ok: true, eventId: null };
@@ -129,6 +133,13 @@ export class PgReliableMessageStore implements ReliableMessageStore {
     return sendId ?? deadId;
   }
 
+  /** The confirm sequence number of a write that asks for one (`sequence`), as the result's `orderSeq`. */
+  async #sequence(trx: Db, write: ReliableMessageWrite & { op: "insert" | "update" }): Promise<{ orderSeq?: number }> {
+    const m = write.message;
+    if (write.sequence !== true || m.key === null) return {};
+    return { orderSeq: await assignOrderSeq(trx, m.messageId, m.consumerQueue, m.key) };
+  }
+
   async #conflict(trx: Db, messageId: string): Promise<ReliableMessageWriteResult> {
     return { ok: false, conflict: (await getMessage(trx, messageId)) === undefined ? "missing" : "changed" };
   }
@@ -143,6 +154,18 @@ export class PgReliableMessageStore implements ReliableMessageStore {
 
   due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
     return pgCall("reliable message due", () => dueMessages(this.#db, status, now, limit));
+  }
+
+  heldBehind(messageId: string): Promise<ReliableMessage | undefined> {
+    return pgCall("reliable message heldBehind", () => heldBehindMessage(this.#db, messageId));
+  }
+
+  headOfKey(queue: string, key: string): Promise<ReliableMessage | undefined> {
+    return pgCall("reliable message headOfKey", () => headOfKeyMessage(this.#db, queue, key));
+  }
+
+  countHeld(): Promise<HeldCounts> {
+    return pgCall("reliable message countHeld", () => countHeldMessages(this.#db));
   }
 
   scan(filter: ReliableMessageFilter, afterMessageId: string | null, limit: number): Promise<readonly ReliableMessage[]> {
@@ -187,7 +210,7 @@ export class PgReliableMessageStore implements ReliableMessageStore {
 function quietUpdates(writes: readonly ReliableMessageWrite[]): ReliableMessage[] | null {
   const messages: ReliableMessage[] = [];
   for (const w of writes) {
-    if (w.op !== "update" || w.send !== null || (w.deadLetter ?? null) !== null || w.message.version !== w.expectedVersion + 1) return null;
+    if (w.op !== "update" || w.send !== null || (w.deadLetter ?? null) !== null || w.sequence === true || w.message.version !== w.expectedVersion + 1) return null;
     messages.push(w.message);
   }
   return new Set(messages.map((m) => m.messageId)).size === messages.length ? messages : null;

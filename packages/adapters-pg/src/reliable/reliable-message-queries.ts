@@ -74,14 +74,75 @@ export async function deleteMessage(db: Db, messageId: string, expectedVersion: 
   return rows.length === 1;
 }
 
-/** Due messages of one status, served by `reliable_message_due_idx` (the predicate repeats its `NOT dead`). */
+/**
+ * The rule of `key-order.ts` as one predicate: `o` is a message of `m`'s queue and key confirmed
+ * before it (a smaller `order_seq`) that is not finished. Served by `reliable_message_key_order_idx`
+ * (the predicate repeats its status list; `o.order_seq < …` implies its `IS NOT NULL`).
+ */
+const olderUnfinishedOfKeySql = (m: string, o: string): RawBuilder<unknown> =>
+  sql.raw(`${o}.consumer_queue = ${m}.consumer_queue AND ${o}.message_key = ${m}.message_key AND ${o}.order_seq < ${m}.order_seq AND ${o}.status NOT IN ('ACKNOWLEDGED','CANCELLED')`);
+
+/** `m` is held by its key: an older message of its key is not finished (`key-order.ts`). */
+export const heldByKeySql = (m: string): RawBuilder<unknown> =>
+  sql`(${sql.raw(m)}.order_seq IS NOT NULL AND EXISTS (SELECT 1 FROM reliable_message AS held_by WHERE ${olderUnfinishedOfKeySql(m, "held_by")}))`;
+
+/**
+ * Due messages of one status, served by `reliable_message_due_idx` (the predicate repeats its
+ * `NOT dead`), without the ones held by their key.
+ */
 export async function dueMessages(db: Db, status: ReliableMessageStatus, now: number, limit: number): Promise<ReliableMessage[]> {
   const { rows } = await sql<ReliableMessageRow>`
-    SELECT ${sql.raw(MESSAGE_COLUMNS)} FROM reliable_message
-    WHERE status = ${status} AND NOT dead AND next_check_at <= ${ts(now)}
+    SELECT ${sql.raw(MESSAGE_COLUMNS)} FROM reliable_message AS m
+    WHERE status = ${status} AND NOT dead AND next_check_at <= ${ts(now)} AND NOT ${heldByKeySql("m")}
     ORDER BY status, next_check_at, message_id
     LIMIT ${limit}::integer`.execute(db);
   return rows.map(messageFromRow);
+}
+
+/** The unfinished message of `queue`'s `key` with the smallest `order_seq`, over the key-order index (its predicate repeated). */
+export async function headOfKeyMessage(db: Db, queue: string, key: string): Promise<ReliableMessage | undefined> {
+  const { rows } = await sql<ReliableMessageRow>`
+    SELECT ${sql.raw(MESSAGE_COLUMNS)} FROM reliable_message
+    WHERE consumer_queue = ${queue} AND message_key = ${key} AND order_seq IS NOT NULL AND status NOT IN ('ACKNOWLEDGED','CANCELLED')
+    ORDER BY order_seq LIMIT 1`.execute(db);
+  return rows[0] === undefined ? undefined : messageFromRow(rows[0]);
+}
+
+/** Held messages (`heldByKeySql`), and of them those with a DEAD older unfinished message of their key; over the key-order index. */
+export async function countHeldMessages(db: Db): Promise<{ behindDead: number; behindLive: number }> {
+  const { rows } = await sql<{ held: unknown; behind_dead: unknown }>`
+    SELECT count(*) AS held,
+      count(*) FILTER (WHERE EXISTS (SELECT 1 FROM reliable_message AS o WHERE ${olderUnfinishedOfKeySql("m", "o")} AND o.dead)) AS behind_dead
+    FROM reliable_message AS m
+    WHERE m.order_seq IS NOT NULL AND m.status NOT IN ('ACKNOWLEDGED','CANCELLED') AND ${heldByKeySql("m")}`.execute(db);
+  const held = toNumber(rows[0]?.held ?? 0);
+  const behindDead = toNumber(rows[0]?.behind_dead ?? 0);
+  return { behindDead, behindLive: held - behindDead };
+}
+
+/** The oldest unfinished message of `messageId`'s key confirmed before it (what it waits for), or undefined. */
+export async function heldBehindMessage(db: Db, messageId: string): Promise<ReliableMessage | undefined> {
+  const columns = sql.raw(MESSAGE_COLUMNS.split(", ").map((c) => `o.${c}`).join(", "));
+  const { rows } = await sql<ReliableMessageRow>`
+    SELECT ${columns} FROM reliable_message AS m JOIN reliable_message AS o ON ${olderUnfinishedOfKeySql("m", "o")}
+    WHERE m.message_id = ${messageId}
+    ORDER BY o.order_seq LIMIT 1`.execute(db);
+  return rows[0] === undefined ? undefined : messageFromRow(rows[0]);
+}
+
+/**
+ * Gives `messageId` (just written, row locked) the next confirm sequence number of its key. The
+ * transaction first takes the key's advisory lock, held until it ends: a later confirm of the key
+ * waits for this one to commit before drawing its number, so the numbers of a key ascend in commit
+ * order and a reader never sees a key's newer number without its older ones. Two keys whose hashes
+ * collide only wait for each other.
+ */
+export async function assignOrderSeq(db: Db, messageId: string, queue: string, key: string): Promise<number> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${queue}), hashtext(${key}))`.execute(db);
+  const { rows } = await sql<{ order_seq: unknown }>`
+    UPDATE reliable_message SET order_seq = nextval('reliable_message_order_seq') WHERE message_id = ${messageId}
+    RETURNING order_seq`.execute(db);
+  return toNumber(rows[0]!.order_seq);
 }
 
 /** Records the EVENT_ID of the send just written for `messageId` (same transaction, row already locked by its write). */

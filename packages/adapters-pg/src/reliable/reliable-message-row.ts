@@ -25,6 +25,8 @@ export interface ReliableMessageRow {
   readonly headers: unknown;
   readonly check_delay_ms: unknown;
   readonly deliver_at: unknown;
+  readonly message_key: string | null;
+  readonly order_seq: unknown;
   readonly last_event_id: unknown;
   readonly reject_count: unknown;
   readonly rejected_at: unknown;
@@ -35,7 +37,7 @@ export interface ReliableMessageRow {
 export const MESSAGE_COLUMNS =
   "message_id, version, message_body, message_data_type, consumer_queue, status, send_count, dead, check_count, " +
   "next_check_at, last_sent_at, created_at, updated_at, confirmed_at, remark, field1, field2, field3, " +
-  "headers, check_delay_ms, last_event_id, reject_count, rejected_at, last_error, deliver_at";
+  "headers, check_delay_ms, last_event_id, reject_count, rejected_at, last_error, deliver_at, message_key, order_seq";
 
 export const messageFromRow = (r: ReliableMessageRow): ReliableMessage => ({
   messageId: r.message_id,
@@ -63,6 +65,8 @@ export const messageFromRow = (r: ReliableMessageRow): ReliableMessage => ({
   rejectedAt: toMsOrNull(r.rejected_at),
   lastError: r.last_error,
   deliverAt: toMsOrNull(r.deliver_at),
+  key: r.message_key ?? null,
+  orderSeq: r.order_seq === null || r.order_seq === undefined ? null : toNumber(r.order_seq),
 });
 
 /** An epoch-millisecond instant as a `timestamptz` parameter (exact to the millisecond). */
@@ -75,4 +79,4 @@ export const messageValues = (m: ReliableMessage): RawBuilder<unknown> => sql`(
   ${m.dead}::boolean, ${m.checkCount}::integer, ${ts(m.nextCheckAt)}, ${ts(m.lastSentAt)}, ${ts(m.createdAt)}, ${ts(m.updatedAt)},
   ${ts(m.confirmedAt)}, ${m.remark}, ${m.field1}, ${m.field2}, ${m.field3},
   ${m.headers === null ? null : JSON.stringify(m.headers)}::jsonb, ${m.checkDelayMs}::bigint, ${m.lastEventId}::bigint,
-  ${m.rejectCount}::integer, ${ts(m.rejectedAt)}, ${m.lastError}, ${ts(m.deliverAt)})`;
+  ${m.rejectCount}::integer, ${ts(m.rejectedAt)}, ${m.lastError}, ${ts(m.deliverAt)}, ${m.key}, ${m.orderSeq}::bigint)`;

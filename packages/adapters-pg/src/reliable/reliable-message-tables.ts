@@ -1,7 +1,7 @@
 import type { ColumnType } from "kysely";
 import type { Int8, Jsonb, Timestamp } from "../rows/column-types.js";
 
-/** `reliable_message` (migrations `reliableMessageMigration`, `reliableMessageServiceMigration`, `reliableMessageDeliverAtMigration`). */
+/** `reliable_message` (migrations `reliableMessageMigration`, `reliableMessageServiceMigration`, `reliableMessageDeliverAtMigration`, `reliableMessageKeyOrderMigration`). */
 export interface ReliableMessageTable {
   message_id: string;
   version: number;
@@ -30,6 +30,10 @@ export interface ReliableMessageTable {
   check_delay_ms: Int8 | null;
   /** The delivery time asked for at the prepare; NULL for "at the confirm" (`reliableMessageDeliverAtMigration`). */
   deliver_at: Timestamp | null;
+  /** The producer's business key (`reliableMessageKeyOrderMigration`). */
+  message_key: string | null;
+  /** The confirm sequence on a queue ordered by key (`reliable_message_order_seq`), NULL otherwise. */
+  order_seq: Int8 | null;
   /** Extra record headers (a JSON object of strings); NULL for none. */
   headers: Jsonb | null;
 }

@@ -303,13 +303,14 @@ describe("the event schemas", () => {
         createdAt: fc.integer({ min: 0, max: 4_102_444_800_000 }),
         lastSentAt: fc.option(fc.integer({ min: 0, max: 4_102_444_800_000 }), { nil: null }),
         lastError: fc.option(fc.string(), { nil: null }),
+        key: fc.option(fc.string({ minLength: 1, maxLength: 128 }).filter((s) => !/[\u0000-\u001f\u007f]/.test(s)), { nil: null }),
       })
       .map((m): ReliableMessage => {
         const draft = checkReliableMessageDraft(m);
         return {
           ...draft,
           version: m.sendCount + 1, status: ReliableMessageStatus.SENDING, sendCount: m.sendCount, dead: false, checkCount: 0, nextCheckAt: null,
-          lastSentAt: m.lastSentAt, createdAt: m.createdAt, updatedAt: m.createdAt, confirmedAt: m.createdAt, deliverAt: null, lastEventId: null, rejectCount: 0,
+          lastSentAt: m.lastSentAt, createdAt: m.createdAt, updatedAt: m.createdAt, confirmedAt: m.createdAt, deliverAt: null, orderSeq: null, lastEventId: null, rejectCount: 0,
           rejectedAt: null, lastError: m.lastError,
         };
       });
@@ -329,7 +330,7 @@ describe("the event schemas", () => {
     const valid = envelopeOf({
       ...checkReliableMessageDraft({ messageId: "pay-42", body: "{}", consumerQueue: "accounting" }),
       version: 2, status: ReliableMessageStatus.SENDING, sendCount: 1, dead: false, checkCount: 0, nextCheckAt: null, lastSentAt: 5, createdAt: 1, updatedAt: 5,
-      confirmedAt: 5, deliverAt: null, lastEventId: null, rejectCount: 0, rejectedAt: null, lastError: null,
+      confirmedAt: 5, deliverAt: null, orderSeq: null, lastEventId: null, rejectCount: 0, rejectedAt: null, lastError: null,
     });
     it.each([
       ["another envelope schema", { ...valid, schema: "msgx.reliable-message/2" }],

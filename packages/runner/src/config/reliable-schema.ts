@@ -51,6 +51,11 @@ const queueSettings = z
     checkerToken: z.string().min(1).optional(),
     /** The queue's default check delay (a message's own `checkDelayMs` wins). */
     checkAfterMs: z.coerce.number().int().min(0).optional(),
+    /**
+     * Per-key order (pg-boss `key_strict_fifo`): every message needs a `key`, and a key's next
+     * message is first sent only once the older ones of the key are finished (docs/reliable-message.md).
+     */
+    orderByKey: z.boolean().optional(),
   })
   .strict();
 
@@ -148,7 +153,7 @@ export const reliableSection = z
 
 /** What `serviceOptions` reads: the section's output (it runs inside the section's own check too). */
 interface ReliableSettings {
-  readonly queues: Readonly<Record<string, { readonly checkAfterMs?: number | undefined }>>;
+  readonly queues: Readonly<Record<string, { readonly checkAfterMs?: number | undefined; readonly orderByKey?: boolean | undefined }>>;
   readonly checkAfterMs?: number | undefined;
   readonly checkIntervalMs?: number | undefined;
   readonly maxCheckIntervalMs?: number | undefined;
@@ -161,11 +166,12 @@ interface ReliableSettings {
   readonly outageRecheckMs?: number | undefined;
 }
 
-/** The service's options from the section: only what is set (the rest is the service's default), and each queue's `checkAfterMs`. */
+/** The service's options from the section: only what is set (the rest is the service's default), each queue's `checkAfterMs`, and the queues ordered by key. */
 export function serviceOptions(r: ReliableSettings): ReliableMessageOptionsInput {
   const queueCheckAfterMs = Object.fromEntries(
     Object.entries(r.queues).flatMap(([queue, q]) => (q.checkAfterMs === undefined ? [] : [[queue, q.checkAfterMs] as const])),
   );
+  const orderedQueues = Object.entries(r.queues).flatMap(([queue, q]) => (q.orderByKey === true ? [queue] : []));
   const set = {
     checkAfterMs: r.checkAfterMs,
     checkIntervalMs: r.checkIntervalMs,
@@ -181,6 +187,7 @@ export function serviceOptions(r: ReliableSettings): ReliableMessageOptionsInput
   return {
     ...Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined)),
     ...(Object.keys(queueCheckAfterMs).length > 0 ? { queueCheckAfterMs } : {}),
+    ...(orderedQueues.length > 0 ? { orderedQueues } : {}),
   };
 }
 

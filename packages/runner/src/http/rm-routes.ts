@@ -26,6 +26,10 @@ const prepareBody = z
     field2: text,
     field3: text,
     checkDelayMs: z.number().int().min(0).nullish(),
+    key: z
+      .string()
+      .nullish()
+      .describe("The business key, 1–128 characters without control characters: the Kafka record key; on a queue with orderByKey it is required and a key's messages are delivered one at a time in confirm order."),
     deliverAt: z.number().int().min(0).nullish().describe("First sent at this time (epoch ms), at the confirm's send unless the confirm gives a time of its own; at most 30 days ahead."),
     delayMs: z.number().int().min(0).nullish().describe("First sent this long (ms) after this call, unless the confirm gives a time of its own; at most 30 days; not with deliverAt."),
   })
@@ -68,6 +72,7 @@ const directSendInput = (b: z.output<typeof directSendBody>): DirectSendInput =>
   field1: orUndefined(b.field1),
   field2: orUndefined(b.field2),
   field3: orUndefined(b.field3),
+  key: orUndefined(b.key),
 });
 
 /**
@@ -92,7 +97,7 @@ export function registerRmRoutes(app: HttpApp, api: ReliableMessageApi, token: s
   app.post("/rm/v1/acks", { schema: { body: batchAckBody } }, async (request) => api.ackMany(request.body.messageIds));
   app.get("/rm/v1/messages/:id", { schema: { params: idParams } }, async (request, reply) => {
     const message = await api.get(request.params.id);
-    return message ? { message } : reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no message ${request.params.id}` });
+    return message ? { message, heldBehind: await api.heldBehind(request.params.id) } : reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no message ${request.params.id}` });
   });
   app.post("/rm/v1/messages/:id/confirm", { schema: { params: idParams, body: confirmBody } }, async (request) =>
     api.confirm(request.params.id, { deliverAt: request.body?.deliverAt ?? null, delayMs: request.body?.delayMs ?? null }),

@@ -3,10 +3,13 @@ import { currentCaller } from "../http/request-caller.js";
 import { reliableMessagePhase, ReliableMessageService, type BulkResendResult, type ReliableMessageCause, type ReliableMessageHistoryEntry, type ReliableMessagePhase, type ReliableMessage, type ReliableMessageFilter, type ReliableMessageOutcome, type ReliableMessagePage, type ReliableMessageOptionsInput, type ReliableMessageStore, type ReliableQueueCounts } from "@msgx/reliable";
 import { type Clock, type Logger, type PipelineStore } from "@msgx/core";
 
+/** A message as an operator sees it: on a queue ordered by key, `heldBehind` names the unfinished older message of its key it waits for (else null). */
+export type ReliableAdminView = ReliableMessage & { readonly heldBehind: string | null };
+
 /** The operator surface of the reliable-message service (SPEC §4), direct or over HTTP. */
 export interface ReliableAdminApi {
   list(filter: ReliableMessageFilter, pageNum: number, pageSize: number): Promise<ReliableMessagePage>;
-  get(messageId: string): Promise<ReliableMessage | undefined>;
+  get(messageId: string): Promise<ReliableAdminView | undefined>;
   resend(messageId: string): Promise<ReliableMessageOutcome>;
   markDead(messageId: string): Promise<ReliableMessageOutcome>;
   resendDead(queue: string, pageSize?: number): Promise<BulkResendResult>;
@@ -69,7 +72,10 @@ export function directReliableAdmin(service: ReliableMessageService, audit: Reli
       return message === undefined ? undefined : { messageId: id, phase: reliableMessagePhase(message), entries };
     },
     list: (filter, pageNum, pageSize) => service.listPage(filter, pageNum, pageSize),
-    get: (id) => service.get(id),
+    get: async (id) => {
+      const m = await service.get(id);
+      return m === undefined ? undefined : { ...m, heldBehind: (await service.heldBehind(id))?.messageId ?? null };
+    },
     resend: (id) => service.resendByMessageId(id),
     markDead: (id) => service.markDead(id),
     resendDead: (queue, pageSize) => service.resendAllDeadByQueue(queue, pageSize),

@@ -17,6 +17,8 @@ export interface ReliableMessageInput {
   readonly field2?: string | undefined;
   readonly field3?: string | undefined;
   readonly checkDelayMs?: number | undefined;
+  /** The business key (the record key; required on a queue ordered by key). */
+  readonly key?: string | undefined;
 }
 
 /** What a direct send takes: a prepare's fields without the check-back's. */
@@ -59,6 +61,8 @@ export interface ReliableMessageApi {
   confirm(messageId: string, when?: ReliableDelivery): Promise<ReliableCommandAnswer>;
   cancel(messageId: string): Promise<ReliableCommandAnswer>;
   get(messageId: string): Promise<ReliableMessageView | undefined>;
+  /** On a queue ordered by key: the id of the message this one waits for (the oldest unfinished older one of its key), else null. */
+  heldBehind(messageId: string): Promise<string | null>;
   /** The consumer's end-to-end acknowledgement. */
   ack(messageId: string): Promise<ReliableCommandAnswer>;
   /**
@@ -117,6 +121,7 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
       const m = await service.get(id);
       return m ? messageView(m) : undefined;
     },
+    heldBehind: async (id) => (await service.heldBehind(id))?.messageId ?? null,
     ack: async (id) => answer(await service.acknowledge(id)),
     async ackMany(ids) {
       const toResult = (r: ReliableMessageBatchResult): BatchAckResult => {
@@ -196,5 +201,6 @@ function toDraft(input: ReliableMessageInput | DirectSendInput): ReliableMessage
     field3: input.field3 ?? null,
     headers: input.headers ?? null,
     checkDelayMs: ("checkDelayMs" in input ? input.checkDelayMs : undefined) ?? null,
+    key: input.key ?? null,
   };
 }

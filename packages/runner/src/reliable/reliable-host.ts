@@ -27,7 +27,14 @@ export function createReliableHost(ctx: StepContext): ReliableHost {
   const { parts, config, clock, logger } = ctx;
   const r = config.reliable;
   const service = new ReliableMessageService({ store: parts.reliable, clock, logger, options: serviceOptions(r), causeOf: requestCause });
-  const metrics = createReliableMetrics(clock, () => service.countByPhase());
+  const metrics = createReliableMetrics(
+    clock,
+    () => service.countByPhase(),
+    async () => {
+      const held = await service.countHeld();
+      return { dead: held.behindDead, live: held.behindLive };
+    },
+  );
   const admin = directReliableAdmin(service, { store: parts.store, clock });
   return {
     service,

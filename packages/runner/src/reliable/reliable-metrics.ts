@@ -15,8 +15,15 @@ export type PhaseCounter = CountReader;
  * gauge is read from the store (true for the whole database) at most every 15 s, since finished
  * messages stay for the retention window; the counters count what this process did.
  */
-export function createReliableMetrics(clock: Clock, countByPhase?: PhaseCounter) {
+export function createReliableMetrics(clock: Clock, countByPhase?: PhaseCounter, countHeld?: CountReader) {
   const registry = new Registry();
+  storeCountGauge(registry, clock, {
+    name: "msgx_reliable_held_messages",
+    help: "Messages of queues ordered by key waiting for an older message of their key (read from the store at most every 15 s): behind=dead (an older one is DEAD: an operator must resend, acknowledge or delete it), behind=live",
+    label: "behind",
+    read: countHeld,
+    values: ["dead", "live"],
+  });
   storeCountGauge(registry, clock, {
     name: "msgx_reliable_messages",
     help: "Stored reliable messages by phase (WAITING_CONFIRM, REVIEW, SENDING, DEAD, ACKNOWLEDGED, CANCELLED; read from the store at most every 15 s)",

@@ -8,6 +8,7 @@
 // --mode ack (default): each record's handler runs, then POST /rm/v1/messages/<id>/ack. The first
 //   N deliveries of a message id (--fail-times, default 0) "fail": POST …/reject {reason} instead;
 //   with --silent-times N the first N get no answer at all (a consumer that died before its ack).
+//   With --only-suffix S, both counts apply only to message ids ending in S (the others are handled).
 //   A warm-up message (id ending in "-warm-up") is always handled: it only shows the consumer reads.
 //   A message id whose handler already succeeded is not handled again (the consumer's dedupe on
 //   messageId, as a consume log does), only acknowledged again.
@@ -30,6 +31,7 @@ const token = arg("token");
 const mode = arg("mode") ?? "ack";
 const failTimes = Number(arg("fail-times") ?? 0);
 const silentTimes = Number(arg("silent-times") ?? 0);
+const onlySuffix = arg("only-suffix");
 const print = (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -51,7 +53,8 @@ async function onRecord(record) {
   const value = record.value === null ? null : JSON.parse(record.value);
   const id = value?.messageId ?? record.key;
   if (mode === "none") return print({ record: { ...record, value }, effect: false, answer: null });
-  const n = id.endsWith("-warm-up") ? Infinity : (deliveries.get(id) ?? 0) + 1;
+  const spared = id.endsWith("-warm-up") || (onlySuffix !== undefined && !id.endsWith(onlySuffix));
+  const n = spared ? Infinity : (deliveries.get(id) ?? 0) + 1;
   deliveries.set(id, n);
   const at = `/rm/v1/messages/${encodeURIComponent(id)}`;
   if (n <= silentTimes) return print({ record: { ...record, value }, effect: false, answer: null });

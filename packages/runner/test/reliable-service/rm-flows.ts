@@ -19,6 +19,8 @@ export function rmQueues(run: string) {
     unacked: `${run}.unacked`,
     outage: `${run}.outage`,
     rules: `${run}.rules`,
+    /** Ordered by key (`orderByKey`). */
+    ordered: `${run}.ordered`,
   } as const;
 }
 export type RmQueues = ReturnType<typeof rmQueues>;
@@ -52,7 +54,7 @@ export function rmConfig(q: RmQueues, checker: Checker): Record<string, unknown>
       maxRejects: 3,
       rejectWaitsMs: [200],
       outageRecheckMs: 500,
-      queues: { [q.checkBack]: { ...at(q.checkBack), checkAfterMs: CHECK_BACK_QUEUE_DELAY_MS }, [q.checkerDown]: at(q.checkerDown), [q.rules]: at(q.rules) },
+      queues: { [q.checkBack]: { ...at(q.checkBack), checkAfterMs: CHECK_BACK_QUEUE_DELAY_MS }, [q.checkerDown]: at(q.checkerDown), [q.rules]: at(q.rules), [q.ordered]: { orderByKey: true } },
     },
   };
 }

@@ -119,7 +119,7 @@ export type ConsumerSource = { readonly brokers: string; readonly group: string 
 export async function startConsumer(
   topic: string,
   source: ConsumerSource,
-  opts: { url?: string; mode?: "ack" | "none"; failTimes?: number; silentTimes?: number; waitReady?: boolean; readyTimeoutMs?: number } = {},
+  opts: { url?: string; mode?: "ack" | "none"; failTimes?: number; silentTimes?: number; onlySuffix?: string; waitReady?: boolean; readyTimeoutMs?: number } = {},
 ): Promise<Consumer> {
   const args = [
     "--topic",
@@ -132,6 +132,7 @@ export async function startConsumer(
     String(opts.failTimes ?? 0),
     "--silent-times",
     String(opts.silentTimes ?? 0),
+    ...(opts.onlySuffix !== undefined ? ["--only-suffix", opts.onlySuffix] : []),
   ];
   const c = spawnScript("consumer.mjs", args);
   const records = () => c.lines.filter((l): l is ConsumedRecord => typeof l === "object" && l !== null && "record" in l);
