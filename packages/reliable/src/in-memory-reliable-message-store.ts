@@ -10,8 +10,10 @@ import type {
   ReliableMessageWrite,
   ReliableMessageStore,
   ReliableMessageWriteResult,
+  SubscriptionDeliveryWrite,
 } from "./reliable-message-store.js";
-import { isFinishedStatus, reliableMessagePhase, type ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
+import { isFinishedStatus, reliableMessagePhase, ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
+import type { SubscriptionDelivery } from "./subscription-delivery.js";
 
 /** Orders strings by Unicode code point (what PostgreSQL's `COLLATE "C"` does on UTF-8). */
 export function compareCodePoints(a: string, b: string): number {
@@ -33,6 +35,8 @@ export function compareCodePoints(a: string, b: string): number {
  */
 export class InMemoryReliableMessageStore implements ReliableMessageStore {
   readonly messages = new Map<string, ReliableMessage>();
+  /** Subscription deliveries by message id, then subscription. */
+  readonly subscriptionDeliveries = new Map<string, Map<string, SubscriptionDelivery>>();
   /** When set, the next `commit` applies its write and then throws `COMMIT_UNKNOWN` (a lost answer). */
   commitUnknownNext = false;
   readonly #clock: Clock;
@@ -69,27 +73,40 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     if (write.op === "send") return { ok: true, eventId: this.#append(write.send) };
     if (write.op === "insert") {
       if (this.messages.has(write.message.messageId)) return { ok: false, conflict: "exists" };
-      return this.#store(write.message, write.send, null);
+      return this.#store(write.message, write.send, null, write.deliveries ?? []);
     }
     const id = write.op === "delete" ? write.messageId : write.message.messageId;
     const stored = this.messages.get(id);
     if (stored === undefined) return { ok: false, conflict: "missing" };
     if (stored.version !== write.expectedVersion) return { ok: false, conflict: "changed" };
     if (write.op === "delete") {
-      this.messages.delete(id);
+      this.#remove(id);
       return { ok: true, eventId: null };
     }
-    return this.#store(write.message, write.send, write.deadLetter ?? null);
+    return this.#store(write.message, write.send, write.deadLetter ?? null, write.deliveries ?? []);
   }
 
-  /** Stores `message` with its rows; every row is checked first, so a refused one writes nothing. */
-  #store(message: ReliableMessage, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null): ReliableMessageWriteResult {
-    if (send) checkOutboxDraft(send);
-    if (deadLetter) checkOutboxDraft(deadLetter);
+  #remove(messageId: string): void {
+    this.messages.delete(messageId);
+    this.subscriptionDeliveries.delete(messageId);
+  }
+
+  /** Stores `message` with its rows and deliveries; every row is checked first, so a refused one writes nothing. */
+  #store(message: ReliableMessage, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, deliveries: readonly SubscriptionDeliveryWrite[]): ReliableMessageWriteResult {
+    for (const d of [send, deadLetter, ...deliveries.flatMap((w) => [w.send, w.deadLetter ?? null])]) if (d) checkOutboxDraft(d);
     const sendId = send ? this.#append(send) : null;
     const deadId = deadLetter ? this.#append(deadLetter) : null;
     this.messages.set(message.messageId, sendId === null ? message : { ...message, lastEventId: sendId });
-    return { ok: true, eventId: sendId ?? deadId };
+    let firstId: number | null = null;
+    for (const w of deliveries) {
+      const id = w.send ? this.#append(w.send) : null;
+      const dlq = w.deadLetter ? this.#append(w.deadLetter) : null;
+      firstId ??= id ?? dlq;
+      const bySub = this.subscriptionDeliveries.get(message.messageId) ?? new Map<string, SubscriptionDelivery>();
+      bySub.set(w.delivery.subscription, id === null ? w.delivery : { ...w.delivery, lastEventId: id });
+      this.subscriptionDeliveries.set(message.messageId, bySub);
+    }
+    return { ok: true, eventId: sendId ?? deadId ?? firstId };
   }
 
   #append(draft: OutboxEventDraft): number {
@@ -100,6 +117,20 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
   async get(messageId: string): Promise<ReliableMessage | undefined> {
     this.#db.faults.check("rm.get");
     return this.messages.get(messageId);
+  }
+
+  async deliveries(messageId: string): Promise<readonly SubscriptionDelivery[]> {
+    this.#db.faults.check("rm.deliveries");
+    return [...(this.subscriptionDeliveries.get(messageId)?.values() ?? [])].sort((a, b) => compareCodePoints(a.subscription, b.subscription));
+  }
+
+  async dueDeliveries(now: number, limit: number): Promise<readonly SubscriptionDelivery[]> {
+    this.#db.faults.check("rm.dueDeliveries");
+    return [...this.subscriptionDeliveries.values()]
+      .flatMap((m) => [...m.values()])
+      .filter((d) => d.status === ReliableMessageStatus.SENDING && !d.dead && d.nextCheckAt !== null && d.nextCheckAt <= now)
+      .sort((a, b) => a.nextCheckAt! - b.nextCheckAt! || compareCodePoints(a.messageId, b.messageId) || compareCodePoints(a.subscription, b.subscription))
+      .slice(0, limit);
   }
 
   async due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
@@ -138,7 +169,7 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
       .filter((m) => isFinishedStatus(m.status) && m.updatedAt < before)
       .sort((a, b) => a.updatedAt - b.updatedAt || compareCodePoints(a.messageId, b.messageId))
       .slice(0, limit);
-    for (const m of victims) this.messages.delete(m.messageId);
+    for (const m of victims) this.#remove(m.messageId);
     return victims.length;
   }
 
@@ -196,7 +227,11 @@ export const emptyPhaseCounts = (): { -readonly [K in keyof ReliableMessagePhase
 
 /** The outbox rows a write asks for. */
 const outboxDrafts = (w: ReliableMessageWrite): OutboxEventDraft[] =>
-  w.op === "send" ? [w.send] : w.op === "insert" ? (w.send ? [w.send] : []) : w.op === "update" ? [w.send, w.deadLetter].filter((d): d is OutboxEventDraft => d !== null && d !== undefined) : [];
+  w.op === "send"
+    ? [w.send]
+    : w.op === "delete"
+      ? []
+      : [w.send, w.op === "update" ? w.deadLetter : null, ...(w.deliveries ?? []).flatMap((d) => [d.send, d.deadLetter])].filter((d): d is OutboxEventDraft => d !== null && d !== undefined);
 
 /** The checks `msg_event`'s constraints make, so the fake refuses what PostgreSQL refuses. */
 function checkOutboxDraft(d: OutboxEventDraft): void {

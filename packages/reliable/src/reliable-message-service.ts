@@ -10,6 +10,10 @@ import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCo
 import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
 import { confirmDeliveryTime, deliveryTime, type ReliableDelivery } from "./reliable-delivery.js";
 import { runReliableMessageCommand, runReliableMessageCommandBatch, type ReliableMessageBatchResult, type ReliableMessageOutcome } from "./run-command.js";
+import { runSubscriptionCommand } from "./run-subscription-command.js";
+import { subscriptionsOf } from "./reliable-message-options.js";
+import { checkSubscriptionArgument, subscriptionNamesFor, type SubscriptionDelivery } from "./subscription-delivery.js";
+import type { SubscriptionCommand } from "./subscription-machine.js";
 
 export interface ReliableMessageServiceDeps {
   readonly store: ReliableMessageStore;
@@ -109,8 +113,11 @@ export class ReliableMessageService {
   async directSend(draft: ReliableMessageDraft): Promise<{ readonly eventId: number }> {
     const d = checkReliableMessageDraft(draft);
     const transient = evolveReliableMessage(undefined, { type: "saved-and-sent", draft: d }, { now: this.#clock.now(), options: this.options })!;
-    const result = await this.#store.commit({ op: "send", send: sendDraft(transient) });
-    if (!result.ok || result.eventId === null) throw new Error(`store answered a send-only write with ${JSON.stringify(result)}`);
+    // A queue with subscriptions gets one send per subscription topic, in one transaction.
+    const subs = subscriptionsOf(this.options, d.consumerQueue);
+    const sends = subs.length === 0 ? [sendDraft(transient)] : subs.map((sub) => sendDraft(transient, sub));
+    const [result] = await this.#store.commitMany(sends.map((send) => ({ op: "send", send })));
+    if (result === undefined || !result.ok || result.eventId === null) throw new Error(`store answered a send-only write with ${JSON.stringify(result)}`);
     return { eventId: result.eventId };
   }
 
@@ -125,16 +132,21 @@ export class ReliableMessageService {
    * with `maxSends` used for one acknowledgement wait. An unconfirmed or finished message is
    * refused (`ILLEGAL_STATE`): the seed would have delivered a business action that may never commit.
    */
-  resendByMessageId(messageId: string): Promise<ReliableMessageOutcome> {
-    return this.execute(checkMessageId(messageId), { type: "resend" });
+  resendByMessageId(messageId: string, subscription?: string): Promise<ReliableMessageOutcome> {
+    return this.#route(messageId, subscription, { type: "resend" });
   }
 
   /**
    * Seed `setMessageToAreadlyDead`: no job resends it any more; its dead-letter row is written.
    * Refused for an unconfirmed or finished message.
    */
-  markDead(messageId: string, reason?: string): Promise<ReliableMessageOutcome> {
-    return this.execute(checkMessageId(messageId), { type: "mark-dead", ...(reason !== undefined ? { reason } : {}) });
+  markDead(messageId: string, reason?: string, subscription?: string): Promise<ReliableMessageOutcome> {
+    return this.#route(messageId, subscription, { type: "mark-dead", ...(reason !== undefined ? { reason } : {}) });
+  }
+
+  /** The subscription deliveries of a message (none for a queue without subscriptions or a message not sent yet). */
+  subscriptions(messageId: string): Promise<readonly SubscriptionDelivery[]> {
+    return this.#store.deliveries(checkMessageId(messageId));
   }
 
   /** Seed `getMessageByMessageId`. */
@@ -153,8 +165,24 @@ export class ReliableMessageService {
    * twice); one that was never sent (waiting, review, cancelled) is refused (`ILLEGAL_STATE`), an
    * unknown one `NOT_FOUND`.
    */
-  acknowledge(messageId: string): Promise<ReliableMessageOutcome> {
-    return this.execute(checkMessageId(messageId), { type: "acknowledge" });
+  acknowledge(messageId: string, subscription?: string): Promise<ReliableMessageOutcome> {
+    return this.#route(messageId, subscription, { type: "acknowledge" });
+  }
+
+  /**
+   * A command of a consumer or operator that may name a subscription: to that subscription's
+   * delivery when the message has subscriptions (then one must be named: `INVALID_MESSAGE`
+   * otherwise, or for a name the message does not have), else to the message.
+   */
+  async #route(messageId: string, subscription: string | undefined, command: SubscriptionCommand): Promise<ReliableMessageOutcome> {
+    const id = checkMessageId(messageId);
+    const deps = { store: this.#store, clock: this.#clock, options: this.options };
+    const message = await this.#store.get(id);
+    if (message === undefined) return runReliableMessageCommand(deps, id, command, null);
+    const deliveries = await this.#store.deliveries(id);
+    checkSubscriptionArgument(id, message.consumerQueue, subscriptionNamesFor(message, deliveries, subscriptionsOf(this.options, message.consumerQueue)), subscription);
+    if (deliveries.length > 0 && subscription !== undefined) return runSubscriptionCommand(deps, id, subscription, command, { message, deliveries });
+    return runReliableMessageCommand(deps, id, command, message);
   }
 
   /**
@@ -162,7 +190,7 @@ export class ReliableMessageService {
    * result per distinct id, in the order given, each the outcome or the refusal `acknowledge`
    * would have given that id alone (`NOT_FOUND`, `ILLEGAL_STATE`; an acknowledged one a no-op).
    */
-  async acknowledgeMany(messageIds: readonly string[]): Promise<readonly ReliableMessageBatchResult[]> {
+  async acknowledgeMany(messageIds: readonly string[], subscription?: string): Promise<readonly ReliableMessageBatchResult[]> {
     const invalid = new Map<string, ReliableMessageBatchResult>();
     for (const id of messageIds) {
       try {
@@ -173,8 +201,26 @@ export class ReliableMessageService {
       }
     }
     const valid = messageIds.filter((id) => !invalid.has(id));
-    const done = new Map((await runReliableMessageCommandBatch({ store: this.#store, clock: this.#clock, options: this.options }, valid, { type: "acknowledge" })).map((r) => [r.messageId, r]));
+    // A message of a queue with subscriptions is acknowledged per subscription, one transaction per id.
+    const routed = subscription !== undefined ? new Set(valid) : await this.#withSubscriptions(valid);
+    const batch = valid.filter((id) => !routed.has(id));
+    const done = new Map((await runReliableMessageCommandBatch({ store: this.#store, clock: this.#clock, options: this.options }, batch, { type: "acknowledge" })).map((r) => [r.messageId, r]));
+    for (const id of routed) {
+      try {
+        done.set(id, { messageId: id, outcome: await this.acknowledge(id, subscription) });
+      } catch (e) {
+        if (!isReliableMessageError(e)) throw e;
+        done.set(id, { messageId: id, error: e });
+      }
+    }
     return [...new Set(messageIds)].map((id) => invalid.get(id) ?? done.get(id)!);
+  }
+
+  /** Those of `ids` whose queue has subscriptions configured (none read when no queue has any). */
+  async #withSubscriptions(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    if (ids.length === 0 || Object.keys(this.options.subscriptions ?? {}).length === 0) return new Set();
+    const stored = await this.#store.scan({ messageIds: ids }, null, ids.length);
+    return new Set(stored.filter((m) => subscriptionsOf(this.options, m.consumerQueue).length > 0).map((m) => m.messageId));
   }
 
   /**
@@ -184,11 +230,11 @@ export class ReliableMessageService {
    * redelivery, or of a dead or acknowledged message, is a no-op; an unsent one is refused
    * (`ILLEGAL_STATE`), an unknown one `NOT_FOUND`. `reason` is kept as `lastError` (cut to 1,000 characters).
    */
-  async reject(messageId: string, reason: string): Promise<ReliableMessageOutcome> {
+  async reject(messageId: string, reason: string, subscription?: string): Promise<ReliableMessageOutcome> {
     const id = checkMessageId(messageId);
     if (typeof reason !== "string") throw new ReliableMessageError("INVALID_MESSAGE", "invalid reject: reason is not a string", id);
     const cut = reason.length > MAX_REJECT_REASON ? reason.slice(0, MAX_REJECT_REASON) : reason;
-    return this.execute(id, { type: "reject", reason: cut.length === 0 ? "rejected by the consumer" : cut });
+    return this.#route(id, subscription, { type: "reject", reason: cut.length === 0 ? "rejected by the consumer" : cut });
   }
 
   /**
@@ -256,6 +302,11 @@ export class ReliableMessageService {
    */
   execute(messageId: string, command: ReliableMessageCommand, current?: ReliableMessage): Promise<ReliableMessageOutcome> {
     return runReliableMessageCommand({ store: this.#store, clock: this.#clock, options: this.options }, messageId, command, current);
+  }
+
+  /** Runs a command of the delivery machine against one subscription's delivery of a message (the recovery job uses it). */
+  executeSubscription(messageId: string, subscription: string, command: SubscriptionCommand): Promise<ReliableMessageOutcome> {
+    return runSubscriptionCommand({ store: this.#store, clock: this.#clock, options: this.options }, messageId, subscription, command);
   }
 }
 

@@ -6,6 +6,7 @@ import { deadLetterDraft, sendDraft } from "./message-envelope.js";
 import type { ReliableMessageStore } from "./reliable-message-store.js";
 import { ReliableMessageService } from "./reliable-message-service.js";
 import { ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
+import { describeSubscriptionDeliveryContract } from "./subscription-delivery-store.contract.js";
 
 /** One fresh, empty store per test, and a way to read the outbox it writes. */
 export interface ReliableMessageStoreContractSubject {
@@ -54,6 +55,8 @@ const bind = (store: ReliableMessageStore): ReliableMessageStore => ({
   commit: (w) => store.commit(w),
   commitMany: (ws) => store.commitMany(ws),
   get: (id) => store.get(id),
+  deliveries: (id) => store.deliveries(id),
+  dueDeliveries: (now, limit) => store.dueDeliveries(now, limit),
   due: (status, now, limit) => store.due(status, now, limit),
   scan: (f, after, limit) => store.scan(f, after, limit),
   listPage: (f, n, size) => store.listPage(f, n, size),
@@ -500,4 +503,5 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
       await expect(store.listPage({}, 1, 0)).rejects.toBeInstanceOf(RangeError);
     });
   });
+  describeSubscriptionDeliveryContract(name, factory);
 }

@@ -1,5 +1,17 @@
 import type { OutboxEventDraft } from "@msgx/core";
 import type { ReliableMessagePhase, ReliableMessageStatus, ReliableMessage } from "./reliable-message.js";
+import type { SubscriptionDelivery } from "./subscription-delivery.js";
+
+/**
+ * A subscription's delivery written with a message change (an upsert by message id and
+ * subscription): its `send` row (to the subscription's topic) sets its `lastEventId` like a
+ * message's send; its `deadLetter` row is written beside it.
+ */
+export interface SubscriptionDeliveryWrite {
+  readonly delivery: SubscriptionDelivery;
+  readonly send: OutboxEventDraft | null;
+  readonly deadLetter?: OutboxEventDraft | null;
+}
 
 /**
  * One atomic change of the store. A `send` is an outbox row (`MSG_EVENT`) to the queue's topic
@@ -13,15 +25,21 @@ import type { ReliableMessagePhase, ReliableMessageStatus, ReliableMessage } fro
  *   it is gone); it is replaced by `message` (same `messageId`).
  * - `delete`: the stored message must have `expectedVersion` (else `changed` / `missing`).
  * - `send`: only an outbox row, no message (seed `directSendMessage`).
+ *
+ * `deliveries` (insert and update): the subscription deliveries the change writes, in the same
+ * transaction and under the same compare-and-set on the message: a delivery changes only with
+ * its message's `version`, so two acknowledgements of different subscriptions never both miss
+ * that they were the last.
  */
 export type ReliableMessageWrite =
-  | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null }
+  | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null; readonly deliveries?: readonly SubscriptionDeliveryWrite[] }
   | {
       readonly op: "update";
       readonly expectedVersion: number;
       readonly message: ReliableMessage;
       readonly send: OutboxEventDraft | null;
       readonly deadLetter?: OutboxEventDraft | null;
+      readonly deliveries?: readonly SubscriptionDeliveryWrite[];
     }
   | { readonly op: "delete"; readonly messageId: string; readonly expectedVersion: number }
   | { readonly op: "send"; readonly send: OutboxEventDraft };
@@ -99,6 +117,20 @@ export interface ReliableMessageStore {
 
   /** The message with that id, or undefined. */
   get(messageId: string): Promise<ReliableMessage | undefined>;
+
+  /**
+   * The subscription deliveries of a message, ascending by subscription name (code-point order);
+   * none for an unknown message or one of a queue without subscriptions. Deleted with the message
+   * (operator delete, retention purge).
+   */
+  deliveries(messageId: string): Promise<readonly SubscriptionDelivery[]>;
+
+  /**
+   * Deliveries SENDING, not dead, whose `nextCheckAt` is at or before `now`, oldest `nextCheckAt`
+   * first (ties by message id, then subscription), at most `limit`: the recovery job's work,
+   * served by an index like `due`.
+   */
+  dueDeliveries(now: number, limit: number): Promise<readonly SubscriptionDelivery[]>;
 
   /**
    * Messages of `status` that are not dead and whose `nextCheckAt` is at or before `now`, oldest
