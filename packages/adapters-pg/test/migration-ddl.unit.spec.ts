@@ -86,6 +86,7 @@ const RELEASED: Readonly<Record<string, string>> = {
   "0022_recent_flights": "e34ebe35b2fe49c8",
   "0023_reliable_message_deliver_at": "be5342114213a87b",
   "0024_task_numbers": "515e87d0d8e0ee4b",
+  "0025_reliable_message_subscriptions": "4b50038ccf2a31b1",
   "reliable-message-consume-log": "1b2a7c2b76ca4842",
   "task-consume-log": "56c7eae71b6bdfc4",
   "task-consume-log-purge": "2a937c732dcf50fe",

@@ -1,4 +1,4 @@
-import { reliableMessagePhase, type ReliableMessage, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
+import { reliableMessagePhase, type SubscriptionDelivery, type SubscriptionDeliveryWrite, type ReliableMessage, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
 import type { OutboxEventDraft } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { mapPgError, pgCall } from "../pg-error-map.js";
@@ -22,6 +22,7 @@ import {
   updateMessagesToNextVersion,
 } from "./reliable-message-queries.js";
 import type { MsgxDatabase } from "../rows/tables.js";
+import { dueDeliveries, messageDeliveries, upsertDelivery } from "./subscription-delivery-queries.js";
 
 /** `clock` stamps the outbox rows' `created_at`. */
 export type PgReliableMessageStoreOptions = PgStoreOptions;
@@ -105,10 +106,10 @@ export class PgReliableMessageStore implements ReliableMessageStore {
         return { ok: true, eventId: await insertEvent(trx, write.send, now) };
       case "insert":
         if (!(await insertMessage(trx, write.message))) return { ok: false, conflict: "exists" };
-        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, null, now) };
+        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, null, now, write.deliveries ?? []) };
       case "update":
         if (!(await updateMessage(trx, write.message, write.expectedVersion))) return this.#conflict(trx, write.message.messageId);
-        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, write.deadLetter ?? null, now) };
+        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, write.deadLetter ?? null, now, write.deliveries ?? []) };
       case "delete":
         if (!(await deleteMessage(trx, write.messageId, write.expectedVersion))) return this.#conflict(trx, write.messageId);
         return { ok: true, eventId: null };
@@ -116,11 +117,26 @@ export class PgReliableMessageStore implements ReliableMessageStore {
   }
 
   /** The outbox rows of a message write (after its compare-and-set, so EVENT_IDs follow commit order); the send's id, else the dead letter's. */
-  async #rows(trx: Db, messageId: string, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, now: number): Promise<number | null> {
+  async #rows(trx: Db, messageId: string, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, now: number, deliveries: readonly SubscriptionDeliveryWrite[]): Promise<number | null> {
     const sendId = send ? await insertEvent(trx, send, now) : null;
     if (sendId !== null) await setLastEventId(trx, messageId, sendId);
     const deadId = deadLetter ? await insertEvent(trx, deadLetter, now) : null;
-    return sendId ?? deadId;
+    let firstId: number | null = null;
+    for (const w of deliveries) {
+      const id = w.send ? await insertEvent(trx, w.send, now) : null;
+      const dlq = w.deadLetter ? await insertEvent(trx, w.deadLetter, now) : null;
+      firstId ??= id ?? dlq;
+      await upsertDelivery(trx, w.delivery, id);
+    }
+    return sendId ?? deadId ?? firstId;
+  }
+
+  deliveries(messageId: string): Promise<readonly SubscriptionDelivery[]> {
+    return pgCall("reliable message deliveries", () => messageDeliveries(this.#db, messageId));
+  }
+
+  dueDeliveries(now: number, limit: number): Promise<readonly SubscriptionDelivery[]> {
+    return pgCall("reliable message due deliveries", () => dueDeliveries(this.#db, now, limit));
   }
 
   async #conflict(trx: Db, messageId: string): Promise<ReliableMessageWriteResult> {
@@ -177,7 +193,7 @@ export class PgReliableMessageStore implements ReliableMessageStore {
 function quietUpdates(writes: readonly ReliableMessageWrite[]): ReliableMessage[] | null {
   const messages: ReliableMessage[] = [];
   for (const w of writes) {
-    if (w.op !== "update" || w.send !== null || (w.deadLetter ?? null) !== null || w.message.version !== w.expectedVersion + 1) return null;
+    if (w.op !== "update" || w.send !== null || (w.deadLetter ?? null) !== null || (w.deliveries ?? []).length > 0 || w.message.version !== w.expectedVersion + 1) return null;
     messages.push(w.message);
   }
   return new Set(messages.map((m) => m.messageId)).size === messages.length ? messages : null;

@@ -2,6 +2,7 @@ import type { MigrationSet } from "../migrations/migrate.js";
 import { reliableMessageMigration } from "./0005-reliable-message.js";
 import { reliableMessageServiceMigration } from "./0015-reliable-message-service.js";
 import { reliableMessageDeliverAtMigration } from "./0023-reliable-message-deliver-at.js";
+import { reliableMessageSubscriptionsMigration } from "./0025-reliable-message-subscriptions.js";
 
 /**
  * The reliable-message service's table (seed 002), beside the outbox its sends go to, for the
@@ -17,5 +18,7 @@ export const RELIABLE_MESSAGE_MIGRATIONS: MigrationSet = {
     "0015_reliable_message_service": reliableMessageServiceMigration,
     // The delivery time asked for at the prepare.
     "0023_reliable_message_deliver_at": reliableMessageDeliverAtMigration,
+    // Subscriptions (fan-out): one delivery row per message and subscription.
+    "0025_reliable_message_subscriptions": reliableMessageSubscriptionsMigration,
   },
 };
