@@ -121,7 +121,8 @@ function plan(messageId: string, state: ReliableMessage | undefined, event: Reli
       event: event.type,
       reason: null,
       message: next !== undefined && send !== null ? { ...next, lastEventId: eventId } : next,
-      eventId: send !== null ? eventId : null,
+      // A fan-out's first delivery row stands for its sends.
+      eventId: send !== null || deliveries.length > 0 ? eventId : null,
     }),
   };
 }

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, it } from "vitest";
 import { spawnRunner, type RunnerProcess } from "./runner-process.js";
 import * as flows from "./reliable-service/rm-flows.js";
+import { fanOutToThreeSubscriptions } from "./reliable-service/rm-fan-out-flow.js";
 import { startChecker, type Checker, type Consumer } from "./reliable-service/rm-processes.js";
 
 const CHECKER_DOWN_MS = 10_000;
@@ -72,4 +73,8 @@ describe("reliable-message service over HTTP on the embedded default (PGlite + J
   it("idempotent prepare, confirm and cancel; 409 for a cancelled or taken id, 404, 400, 401", async () => {
     await flows.idempotentAndRefusing(world());
   }, 60_000);
+
+  it("three subscriptions on rmq-sub.<queue>.<subscription>.jsonl: slow, rejecting once, DEAD then resent by an operator; ACKNOWLEDGED only after all three acknowledged", async () => {
+    await fanOutToThreeSubscriptions(world());
+  }, 180_000);
 });

@@ -1,13 +1,19 @@
 import { adminHttp } from "../commands/admin-http.js";
 import { reliableMessagePhase, ReliableMessageService, type BulkResendResult, type ReliableMessage, type ReliableMessageFilter, type ReliableMessageOutcome, type ReliableMessagePage, type ReliableMessageOptionsInput, type ReliableMessageStore, type ReliableQueueCounts } from "@msgx/reliable";
 import { type Clock, type Logger, type PipelineStore } from "@msgx/core";
+import { messageWithSubscriptions, type ReliableMessageView } from "./reliable-api.js";
+
+const subscriptionParam = (subscription: string | undefined): string => (subscription === undefined ? "" : `?subscription=${encodeURIComponent(subscription)}`);
 
 /** The operator surface of the reliable-message service (SPEC §4), direct or over HTTP. */
 export interface ReliableAdminApi {
   list(filter: ReliableMessageFilter, pageNum: number, pageSize: number): Promise<ReliableMessagePage>;
-  get(messageId: string): Promise<ReliableMessage | undefined>;
-  resend(messageId: string): Promise<ReliableMessageOutcome>;
-  markDead(messageId: string): Promise<ReliableMessageOutcome>;
+  /** The message, with each subscription's delivery when its queue has subscriptions. */
+  get(messageId: string): Promise<ReliableMessageView | undefined>;
+  /** Resend the message, or only its delivery to `subscription` (required for a message of a queue with subscriptions). */
+  resend(messageId: string, subscription?: string): Promise<ReliableMessageOutcome>;
+  /** Mark the message dead, or only its delivery to `subscription` (required likewise). */
+  markDead(messageId: string, subscription?: string): Promise<ReliableMessageOutcome>;
   resendDead(queue: string, pageSize?: number): Promise<BulkResendResult>;
   /** The phase counts of every queue holding a message, by queue name. */
   queues(): Promise<readonly ReliableQueueCounts[]>;
@@ -46,9 +52,12 @@ export function directReliableAdmin(service: ReliableMessageService, audit: Reli
       return { deleted: before };
     },
     list: (filter, pageNum, pageSize) => service.listPage(filter, pageNum, pageSize),
-    get: (id) => service.get(id),
-    resend: (id) => service.resendByMessageId(id),
-    markDead: (id) => service.markDead(id),
+    get: async (id) => {
+      const m = await service.get(id);
+      return m ? messageWithSubscriptions(m, await service.subscriptions(id)) : undefined;
+    },
+    resend: (id, subscription) => service.resendByMessageId(id, subscription),
+    markDead: (id, subscription) => service.markDead(id, undefined, subscription),
     resendDead: (queue, pageSize) => service.resendAllDeadByQueue(queue, pageSize),
     queues: () => service.countByQueue(),
   };
@@ -67,8 +76,8 @@ export function httpReliableAdmin(baseUrl: string, token: string | undefined): R
     },
     get: (id) => call("GET", `${base}/${encodeURIComponent(id)}`),
     delete: async (id, operator) => (await call<{ deleted: ReliableMessage | null }>("DELETE", `${base}/${encodeURIComponent(id)}?operator=${encodeURIComponent(operator)}`))!,
-    resend: async (id) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/resend`))!,
-    markDead: async (id) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/mark-dead`))!,
+    resend: async (id, subscription) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/resend${subscriptionParam(subscription)}`))!,
+    markDead: async (id, subscription) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/mark-dead${subscriptionParam(subscription)}`))!,
     resendDead: async (queue, pageSize) =>
       (await call<BulkResendResult>("POST", `${base}/resend-dead?queue=${encodeURIComponent(queue)}${pageSize ? `&size=${pageSize}` : ""}`))!,
     queues: async () => (await call<{ queues: (ReliableQueueCounts & { waiting: number; dead: number })[] }>("GET", `${base}/queues`))!.queues.map(({ queue, phases }) => ({ queue, phases })),

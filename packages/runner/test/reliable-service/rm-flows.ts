@@ -19,6 +19,7 @@ export function rmQueues(run: string) {
     unacked: `${run}.unacked`,
     outage: `${run}.outage`,
     rules: `${run}.rules`,
+    fanOut: `${run}.fan-out`,
   } as const;
 }
 export type RmQueues = ReturnType<typeof rmQueues>;
@@ -27,6 +28,9 @@ export type RmQueues = ReturnType<typeof rmQueues>;
 const CHECK_BACK_QUEUE_DELAY_MS = 1_000;
 /** A message's own check delay (like RocketMQ's check immunity), longer than its queue's. */
 const MESSAGE_CHECK_DELAY_MS = 2_000;
+
+/** The subscriptions of the fan-out flow's queue (issue 36 item 1). */
+export const FAN_OUT_SUBSCRIPTIONS = ["ledger", "audit", "mail"] as const;
 
 /** `rmConfig`'s maxSends. */
 const MAX_SENDS = 3;
@@ -52,7 +56,7 @@ export function rmConfig(q: RmQueues, checker: Checker): Record<string, unknown>
       maxRejects: 3,
       rejectWaitsMs: [200],
       outageRecheckMs: 500,
-      queues: { [q.checkBack]: { ...at(q.checkBack), checkAfterMs: CHECK_BACK_QUEUE_DELAY_MS }, [q.checkerDown]: at(q.checkerDown), [q.rules]: at(q.rules) },
+      queues: { [q.checkBack]: { ...at(q.checkBack), checkAfterMs: CHECK_BACK_QUEUE_DELAY_MS }, [q.checkerDown]: at(q.checkerDown), [q.rules]: at(q.rules), [q.fanOut]: { subscriptions: [...FAN_OUT_SUBSCRIPTIONS] } },
     },
   };
 }
@@ -72,7 +76,7 @@ export interface RmWorld {
 
 type Message = Record<string, any>;
 
-async function consumer(w: RmWorld, topic: string, opts: Parameters<typeof startConsumer>[2] = {}): Promise<Consumer> {
+export async function consumer(w: RmWorld, topic: string, opts: Parameters<typeof startConsumer>[2] = {}): Promise<Consumer> {
   const c = await startConsumer(topic, w.source(topic, `g-${topic}-${w.consumers.length}`), { url: w.url, waitReady: false, ...opts });
   w.consumers.push(c);
   return c;
@@ -86,7 +90,7 @@ export function waitMessage(w: RmWorld, id: string, ok: (m: Message) => boolean,
   }, timeoutMs, `${id} ${what}`);
 }
 
-const acknowledged = (m: Message) => m["status"] === "ACKNOWLEDGED";
+export const acknowledged = (m: Message) => m["status"] === "ACKNOWLEDGED";
 
 /**
  * Waits until the service shows `id` ACKNOWLEDGED and `reader` has reported the acknowledgement
@@ -106,7 +110,7 @@ async function waitAcknowledgedBy(w: RmWorld, reader: Consumer, id: string, what
  * acknowledged, the readers are reading, and what the flow sends next does not race their start
  * against the resend schedule. The consumer always acknowledges a "-warm-up" id.
  */
-async function warmUp(w: RmWorld, queue: string, readers: readonly Consumer[]): Promise<void> {
+export async function warmUp(w: RmWorld, queue: string, readers: readonly Consumer[]): Promise<void> {
   const id = `${queue}-warm-up`;
   expect((await produce(w.url, [{ op: "prepare", id, queue, body: "warm-up", confirm: true }]))[0]!.status).toBe(201);
   await waitMessage(w, id, acknowledged, "acknowledged (warm-up)");
