@@ -6,10 +6,12 @@
  * and acknowledges each record over HTTP (`POST /rm/v1/messages/<id>/ack?subscription=`); a
  * producer saves and sends messages (`POST /rm/v1/messages?confirm=true`, `--concurrency` calls
  * in flight). A message's latency is from the start of its confirm call to the answer of the last
- * subscription's acknowledgement; the rate is messages over the time from the first confirm to
- * the last message acknowledged by all.
+ * subscription's acknowledgement. Two phases per mode: **latency**, `--latency-messages` sent one
+ * at a time (the next once the previous is acknowledged by all: nothing queued), and **rate**,
+ * `--messages` sent with `--concurrency` confirms in flight, messages over the time from the first
+ * confirm to the last message acknowledged by all (its latencies include the backlog).
  *
- *   node bench/run.mjs reliable-fan-out [--messages 500] [--concurrency 4] [--rounds 1]
+ *   node bench/run.mjs reliable-fan-out [--messages 500] [--latency-messages 100] [--concurrency 4] [--rounds 1]
  *
  * Needs `packages/runner/dist` (npx pnpm build), PostgreSQL and Kafka.
  */
@@ -23,6 +25,7 @@ import { fmt, kafkaClient, latencyStats, machineInfo, numArg, printTable, REPO, 
 const MESSAGES = numArg("messages", 500);
 const CONCURRENCY = numArg("concurrency", 4);
 const ROUNDS = numArg("rounds", 1);
+const LATENCY_MESSAGES = numArg("latency-messages", 100);
 const TOKEN = "bench-reliable-token-0123456789";
 const auth = { authorization: `Bearer ${TOKEN}` };
 
@@ -125,9 +128,24 @@ interface Result {
   readonly seconds: number;
   readonly messagesPerSecond: number;
   readonly latencyMs: ReturnType<typeof latencyStats>;
+  /** The latency phase: one message at a time. */
+  readonly unloadedMs: ReturnType<typeof latencyStats>;
+}
+
+async function confirm(url: string, mode: Mode, messageId: string): Promise<void> {
+  const r = await call(url, "POST", "/rm/v1/messages?confirm=true", { messageId, queue: mode.queue, body: { booking: messageId, amount: 10 } });
+  if (r.status !== 201) throw new Error(`prepare ${messageId}: ${r.status} ${JSON.stringify(r.json)}`);
 }
 
 async function measure(url: string, mode: Mode, round: number, acks: Acks): Promise<Result> {
+  const unloaded: number[] = [];
+  for (let i = 0; i < LATENCY_MESSAGES; i++) {
+    const id = `${mode.name}-r${round}-one-${i}`;
+    const s0 = performance.now();
+    await confirm(url, mode, id);
+    await acks.wait(id, 60_000);
+    unloaded.push(acks.doneAt(id)! - s0);
+  }
   const ids = Array.from({ length: MESSAGES }, (_, i) => `${mode.name}-r${round}-${i}`);
   const started = new Map<string, number>();
   const t0 = performance.now();
@@ -137,8 +155,7 @@ async function measure(url: string, mode: Mode, round: number, acks: Acks): Prom
       while (next < ids.length) {
         const messageId = ids[next++]!;
         started.set(messageId, performance.now());
-        const r = await call(url, "POST", "/rm/v1/messages?confirm=true", { messageId, queue: mode.queue, body: { booking: messageId, amount: 10 } });
-        if (r.status !== 201) throw new Error(`prepare ${messageId}: ${r.status} ${JSON.stringify(r.json)}`);
+        await confirm(url, mode, messageId);
       }
     }),
   );
@@ -156,6 +173,7 @@ async function measure(url: string, mode: Mode, round: number, acks: Acks): Prom
     seconds,
     messagesPerSecond: ids.length / seconds,
     latencyMs: latencyStats(ids.map((id) => acks.doneAt(id)! - started.get(id)!)),
+    unloadedMs: latencyStats(unloaded),
   };
 }
 
@@ -182,13 +200,14 @@ async function main(): Promise<void> {
     const results: Result[] = [];
     for (let round = 1; round <= ROUNDS; round++) for (const mode of modes) results.push(await measure(runner.url, mode, round, acks.get(mode.name)!));
     printTable(
-      ["mode", "subscriptions", "messages", "s", "msg/s", "p50 ms", "p99 ms"],
-      results.map((r) => [r.mode, r.subscriptions, r.messages, fmt(r.seconds, 2), fmt(r.messagesPerSecond), fmt(r.latencyMs.p50, 1), fmt(r.latencyMs.p99, 1)]),
+      ["mode", "subscriptions", "one at a time p50 ms", "p99 ms", "messages", "s", "msg/s", "under load p50 ms", "p99 ms"],
+      results.map((r) => [r.mode, r.subscriptions, fmt(r.unloadedMs.p50, 1), fmt(r.unloadedMs.p99, 1), r.messages, fmt(r.seconds, 2), fmt(r.messagesPerSecond), fmt(r.latencyMs.p50, 1), fmt(r.latencyMs.p99, 1)]),
     );
     const rate = (name: string) => results.filter((r) => r.mode === name).reduce((s, r) => s + r.messagesPerSecond, 0) / ROUNDS;
     const ratio = rate("three") / rate("one");
-    console.log(`fan-out to 3: ${fmt(ratio, 2)}× the rate of 1 subscription (load average ${machine.loadAverage1m} on ${machine.nproc} CPUs)`);
-    console.log(writeReport("reliable-fan-out", { machine, messages: MESSAGES, concurrency: CONCURRENCY, rounds: ROUNDS, results, ratio }));
+    const p50 = (name: string) => results.filter((r) => r.mode === name).reduce((s, r) => s + r.unloadedMs.p50, 0) / ROUNDS;
+    console.log(`fan-out to 3: ${fmt(ratio, 2)}× the rate of 1 subscription, ${fmt(p50("three") / p50("one"), 2)}× its one-at-a-time p50 (load average ${machine.loadAverage1m} on ${machine.nproc} CPUs)`);
+    console.log(writeReport("reliable-fan-out", { machine, messages: MESSAGES, latencyMessages: LATENCY_MESSAGES, concurrency: CONCURRENCY, rounds: ROUNDS, results, ratio }));
   } finally {
     for (const stop of stops) await stop().catch(() => undefined);
     await runner.stop();
