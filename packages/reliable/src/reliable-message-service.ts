@@ -116,7 +116,7 @@ export class ReliableMessageService {
     // A queue with subscriptions gets one send per subscription topic, in one transaction.
     const subs = subscriptionsOf(this.options, d.consumerQueue);
     const sends = subs.length === 0 ? [sendDraft(transient)] : subs.map((sub) => sendDraft(transient, sub));
-    const [result] = await this.#store.commitMany(sends.map((send) => ({ op: "send", send })));
+    const [result] = sends.length === 1 ? [await this.#store.commit({ op: "send", send: sends[0]! })] : await this.#store.commitMany(sends.map((send) => ({ op: "send", send })));
     if (result === undefined || !result.ok || result.eventId === null) throw new Error(`store answered a send-only write with ${JSON.stringify(result)}`);
     return { eventId: result.eventId };
   }
