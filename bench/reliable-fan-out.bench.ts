@@ -15,12 +15,12 @@
  *
  * Needs `packages/runner/dist` (npx pnpm build), PostgreSQL and Kafka.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPgStores } from "@msgx/adapters-pg";
-import { fmt, kafkaClient, latencyStats, machineInfo, numArg, printTable, REPO, runTag, URLS, writeReport } from "./fault/infra.js";
+import { spawnCliRunner } from "./fault/runner.js";
+import { fmt, kafkaClient, latencyStats, machineInfo, numArg, printTable, runTag, URLS, writeReport } from "./fault/infra.js";
 
 const MESSAGES = numArg("messages", 500);
 const CONCURRENCY = numArg("concurrency", 4);
@@ -40,22 +40,7 @@ async function startRunner(tag: string, dir: string, modes: readonly Mode[]): Pr
   const config = join(dir, "msgx.json");
   const queues = Object.fromEntries(modes.filter((m) => m.subscriptions.length > 0).map((m) => [m.queue, { subscriptions: m.subscriptions }]));
   writeFileSync(config, JSON.stringify({ reliable: { token: TOKEN, jobIntervalMs: 1_000, queues } }));
-  const child = spawn(process.execPath, [join(REPO, "packages/runner/dist/cli.js"), "run", "--http-port", "0", "-c", config, "--pg", URLS.pg, "--kafka", URLS.brokers, "--data-dir", join(dir, "data")], {
-    env: { ...process.env, MSGX_PG_SCHEMA: tag, MSGX_LOG_LEVEL: "warn", MSGX_KAFKA_MSG_TOPIC: `msg_${tag}`, MSGX_KAFKA_SCHD_TOPIC: `schd_${tag}`, MSGX_KAFKA_REF_TOPIC: `ref_${tag}` },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    const look = (d: Buffer) => {
-      out += d.toString();
-      const m = /msgx listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    };
-    child.stdout.on("data", look);
-    child.stderr.on("data", look);
-    child.on("exit", (code) => reject(new Error(`runner exited ${code}:\n${out}`)));
-  });
-  return { url, stop: () => new Promise<void>((resolve) => (child.once("exit", () => resolve()), child.kill("SIGTERM"))) };
+  return spawnCliRunner(["-c", config, "--pg", URLS.pg, "--kafka", URLS.brokers, "--data-dir", join(dir, "data")], { MSGX_PG_SCHEMA: tag, MSGX_LOG_LEVEL: "warn", MSGX_KAFKA_MSG_TOPIC: `msg_${tag}`, MSGX_KAFKA_SCHD_TOPIC: `schd_${tag}`, MSGX_KAFKA_REF_TOPIC: `ref_${tag}` });
 }
 
 async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
