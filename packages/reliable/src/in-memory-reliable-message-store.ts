@@ -133,6 +133,17 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
       .slice(0, limit);
   }
 
+  async scanDeadDeliveries(queue: string, after: { readonly messageId: string; readonly subscription: string } | null, limit: number): Promise<readonly SubscriptionDelivery[]> {
+    this.#db.faults.check("rm.scanDeadDeliveries");
+    const order = (a: { messageId: string; subscription: string }, b: { messageId: string; subscription: string }) =>
+      compareCodePoints(a.messageId, b.messageId) || compareCodePoints(a.subscription, b.subscription);
+    return [...this.subscriptionDeliveries.values()]
+      .flatMap((m) => [...m.values()])
+      .filter((d) => d.dead && d.status === ReliableMessageStatus.SENDING && this.messages.get(d.messageId)?.consumerQueue === queue && (after === null || order(d, after) > 0))
+      .sort(order)
+      .slice(0, limit);
+  }
+
   async due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
     this.#db.faults.check("rm.due");
     return [...this.messages.values()]

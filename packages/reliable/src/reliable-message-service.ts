@@ -261,7 +261,8 @@ export class ReliableMessageService {
   /**
    * Seed `reSendAllDeadMessageByQueueName`: resends every dead message of `queueName`, scanning
    * in pages of `pageSize` (1–5,000, default 1,000) by message id, each resend its own
-   * transaction. Unlike the seed it clears the dead flag (the seed resent and left them dead).
+   * transaction, then every DEAD subscription delivery of the queue's messages the same way (to
+   * its subscription only). Unlike the seed it clears the dead flag (the seed resent and left them dead).
    */
   async resendAllDeadByQueue(queueName: string, pageSize?: number): Promise<BulkResendResult> {
     const size = clampPageSize(pageSize);
@@ -287,7 +288,37 @@ export class ReliableMessageService {
       after = page[page.length - 1]!.messageId;
       if (page.length < size) break;
     }
+    const deliveries = await this.#resendDeadDeliveries(queueName, size);
+    resent += deliveries.resent;
+    skipped += deliveries.skipped;
+    pages += deliveries.pages;
     this.#logger.info("reliable messages: dead letters resent", { queue: queueName, resent, skipped, pages });
+    return { resent, skipped, pages };
+  }
+
+  /** The DEAD subscription deliveries of `queue`, resent each in its own transaction (keyset pages). */
+  async #resendDeadDeliveries(queue: string, size: number): Promise<BulkResendResult> {
+    let after: { messageId: string; subscription: string } | null = null;
+    let resent = 0;
+    let skipped = 0;
+    let pages = 0;
+    for (;;) {
+      const page = await this.#store.scanDeadDeliveries(queue, after, size);
+      if (page.length === 0) break;
+      pages += 1;
+      for (const d of page) {
+        try {
+          if ((await this.executeSubscription(d.messageId, d.subscription, { type: "resend", onlyDead: true })).applied) resent += 1;
+          else skipped += 1;
+        } catch (e) {
+          if (!isReliableMessageError(e)) throw e;
+          skipped += 1;
+        }
+      }
+      const last = page[page.length - 1]!;
+      after = { messageId: last.messageId, subscription: last.subscription };
+      if (page.length < size) break;
+    }
     return { resent, skipped, pages };
   }
 

@@ -57,6 +57,7 @@ const bind = (store: ReliableMessageStore): ReliableMessageStore => ({
   get: (id) => store.get(id),
   deliveries: (id) => store.deliveries(id),
   dueDeliveries: (now, limit) => store.dueDeliveries(now, limit),
+  scanDeadDeliveries: (queue, after, limit) => store.scanDeadDeliveries(queue, after, limit),
   due: (status, now, limit) => store.due(status, now, limit),
   scan: (f, after, limit) => store.scan(f, after, limit),
   listPage: (f, n, size) => store.listPage(f, n, size),

@@ -133,6 +133,13 @@ export interface ReliableMessageStore {
   dueDeliveries(now: number, limit: number): Promise<readonly SubscriptionDelivery[]>;
 
   /**
+   * Keyset scan of the DEAD deliveries of messages of `queue` (for the bulk replay): those after
+   * `after` in (message id, subscription) order (code points), at most `limit`. A replay that
+   * changes what it scans does not skip or repeat a delivery.
+   */
+  scanDeadDeliveries(queue: string, after: { readonly messageId: string; readonly subscription: string } | null, limit: number): Promise<readonly SubscriptionDelivery[]>;
+
+  /**
    * Messages of `status` that are not dead and whose `nextCheckAt` is at or before `now`, oldest
    * `nextCheckAt` first (ties by `messageId`), at most `limit`. Served by an index, whatever the
    * table size: the jobs call it every pass.

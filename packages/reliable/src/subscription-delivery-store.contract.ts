@@ -100,6 +100,22 @@ export function describeSubscriptionDeliveryContract(name: string, factory: () =
       expect((await store.get("F-4"))?.status).toBe("ACKNOWLEDGED");
     });
 
+    it("scanDeadDeliveries: the queue's DEAD deliveries by message id then subscription, keyset; the bulk replay resends them to their subscription only", async () => {
+      for (const id of ["D-2", "D-1"]) {
+        await sent(id);
+        for (const sub of ["mail", "audit"]) await service.markDead(id, "down", sub);
+      }
+      await service.saveAndSend({ messageId: "P-9", body: "{}", consumerQueue: "payments" });
+      const all = await store.scanDeadDeliveries("accounting", null, 10);
+      expect(all.map((d) => [d.messageId, d.subscription])).toEqual([["D-1", "audit"], ["D-1", "mail"], ["D-2", "audit"], ["D-2", "mail"]]);
+      expect((await store.scanDeadDeliveries("accounting", { messageId: "D-1", subscription: "mail" }, 1)).map((d) => [d.messageId, d.subscription])).toEqual([["D-2", "audit"]]);
+      expect(await store.scanDeadDeliveries("payments", null, 10)).toEqual([]);
+      const before = (await subject.outboxRows()).length;
+      expect(await service.resendAllDeadByQueue("accounting", 3)).toEqual({ resent: 4, skipped: 0, pages: 2 });
+      expect((await subject.outboxRows()).slice(before).map((r) => r.target).sort()).toEqual(["audit", "audit", "mail", "mail"].map((s) => `KAFKA:rmq-sub.accounting.${s}`));
+      expect(await store.scanDeadDeliveries("accounting", null, 10)).toEqual([]);
+    });
+
     it("two subscriptions acknowledging at once: the message ends ACKNOWLEDGED (the compare-and-set is on the message)", async () => {
       await sent("F-5");
       await service.acknowledge("F-5", "audit");

@@ -22,7 +22,7 @@ import {
   updateMessagesToNextVersion,
 } from "./reliable-message-queries.js";
 import type { MsgxDatabase } from "../rows/tables.js";
-import { dueDeliveries, messageDeliveries, upsertDelivery } from "./subscription-delivery-queries.js";
+import { dueDeliveries, messageDeliveries, scanDeadDeliveries, upsertDelivery } from "./subscription-delivery-queries.js";
 
 /** `clock` stamps the outbox rows' `created_at`. */
 export type PgReliableMessageStoreOptions = PgStoreOptions;
@@ -137,6 +137,10 @@ export class PgReliableMessageStore implements ReliableMessageStore {
 
   dueDeliveries(now: number, limit: number): Promise<readonly SubscriptionDelivery[]> {
     return pgCall("reliable message due deliveries", () => dueDeliveries(this.#db, now, limit));
+  }
+
+  scanDeadDeliveries(queue: string, after: { readonly messageId: string; readonly subscription: string } | null, limit: number): Promise<readonly SubscriptionDelivery[]> {
+    return pgCall("reliable message dead deliveries", () => scanDeadDeliveries(this.#db, queue, after, limit));
   }
 
   async #conflict(trx: Db, messageId: string): Promise<ReliableMessageWriteResult> {

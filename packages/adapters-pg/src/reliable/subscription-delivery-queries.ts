@@ -69,3 +69,17 @@ export async function dueDeliveries(db: Db, now: number, limit: number): Promise
     ORDER BY next_check_at, message_id, subscription LIMIT ${limit}::integer`.execute(db);
   return rows.map(fromRow);
 }
+
+/**
+ * A keyset page of the DEAD deliveries of `queue`'s messages, by message id then subscription (the
+ * join reads the queue's messages through `reliable_message_queue_idx`; an operator's bulk replay).
+ */
+export async function scanDeadDeliveries(db: Db, queue: string, after: { readonly messageId: string; readonly subscription: string } | null, limit: number): Promise<SubscriptionDelivery[]> {
+  const cols = sql.raw(COLUMNS.split(", ").map((c) => `d.${c}`).join(", "));
+  const from = after === null ? sql`TRUE` : sql`(d.message_id, d.subscription) > (${after.messageId}, ${after.subscription})`;
+  const { rows } = await sql<DeliveryRow>`
+    SELECT ${cols} FROM reliable_message_subscription d JOIN reliable_message m ON m.message_id = d.message_id
+    WHERE m.consumer_queue = ${queue} AND d.status = 'SENDING' AND d.dead AND ${from}
+    ORDER BY d.message_id, d.subscription LIMIT ${limit}::integer`.execute(db);
+  return rows.map(fromRow);
+}
