@@ -5,9 +5,10 @@
  * DEAD and is resent by an operator; the others are not touched by any of it, and the message is
  * ACKNOWLEDGED only once all three have acknowledged.
  */
+import { execFileSync } from "node:child_process";
 import { expect } from "vitest";
 import { schemaErrors } from "../../../core/test/schemas/event-schemas.js";
-import { eventually } from "../runner-process.js";
+import { CLI, eventually } from "../runner-process.js";
 import { consumer, FAN_OUT_SUBSCRIPTIONS, waitMessage, warmUp, type RmWorld } from "./rm-flows.js";
 import { produce, type Consumer } from "./rm-processes.js";
 
@@ -53,6 +54,10 @@ export async function fanOutToThreeSubscriptions(w: RmWorld): Promise<void> {
   expect(letter).toHaveLength(1);
   expect(letter[0]!.record.value).toMatchObject({ messageId: id, subscription: mail, deadReason: expect.any(String) });
   expect(schemaErrors("reliable-message-dead-letter", letter[0]!.record.value)).toEqual([]);
+
+  // The operator's CLI shows each subscription's state (through the admin API).
+  const shown = JSON.parse(execFileSync(process.execPath, [CLI, "reliable", "show", id, "--url", w.url], { encoding: "utf8" })) as Message;
+  expect((shown["subscriptions"] as Message[]).map((d) => [d["subscription"], d["phase"]])).toEqual([[audit, "ACKNOWLEDGED"], [ledger, "ACKNOWLEDGED"], [mail, "DEAD"]]);
 
   // The operator resends mail's delivery only; mail acknowledges it and the message is done.
   const [resent] = await produce(w.url, [{ op: "resend", id, subscription: mail }]);
