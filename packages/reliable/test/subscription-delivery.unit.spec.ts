@@ -38,7 +38,8 @@ describe("subscriptions", () => {
     expect(a).toMatchObject({ sendCount: 1, lastSentAt: T0, nextCheckAt: T0 + 60_000, status: "SENDING", dead: false });
     const decision = decideSubscriptionDelivery({ type: "reject", reason: "no" }, sent, a, ctx);
     expect(decision).toEqual({ kind: "apply", event: { type: "rejected", reason: "no", final: true } });
-    const dead = evolveSubscriptionDelivery(sent, a, (decision as { event: never }).event, ctx);
+    if (decision.kind !== "apply") throw new Error("expected an event");
+    const dead = evolveSubscriptionDelivery(sent, a, decision.event, ctx);
     expect(subscriptionPhase(dead)).toBe("DEAD");
     expect(dead).toMatchObject({ messageId: "M-1", subscription: "a", rejectCount: 1, lastError: "no", updatedAt: T0 + 1_000 });
     expect(decideSubscriptionDelivery({ type: "acknowledge" }, sent, dead, ctx)).toEqual({ kind: "apply", event: { type: "acknowledged" } });
