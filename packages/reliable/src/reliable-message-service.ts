@@ -267,59 +267,19 @@ export class ReliableMessageService {
   async resendAllDeadByQueue(queueName: string, pageSize?: number): Promise<BulkResendResult> {
     const size = clampPageSize(pageSize);
     const filter: ReliableMessageFilter = { consumerQueue: queueName, status: ReliableMessageStatus.SENDING, dead: true };
-    let after: string | null = null;
-    let resent = 0;
-    let skipped = 0;
-    let pages = 0;
-    for (;;) {
-      const page = await this.#store.scan(filter, after, size);
-      if (page.length === 0) break;
-      pages += 1;
-      for (const m of page) {
-        try {
-          const outcome = await this.execute(m.messageId, { type: "resend", onlyDead: true }, m);
-          if (outcome.applied) resent += 1;
-          else skipped += 1;
-        } catch (e) {
-          if (!isReliableMessageError(e)) throw e;
-          skipped += 1;
-        }
-      }
-      after = page[page.length - 1]!.messageId;
-      if (page.length < size) break;
-    }
-    const deliveries = await this.#resendDeadDeliveries(queueName, size);
-    resent += deliveries.resent;
-    skipped += deliveries.skipped;
-    pages += deliveries.pages;
-    this.#logger.info("reliable messages: dead letters resent", { queue: queueName, resent, skipped, pages });
-    return { resent, skipped, pages };
-  }
-
-  /** The DEAD subscription deliveries of `queue`, resent each in its own transaction (keyset pages). */
-  async #resendDeadDeliveries(queue: string, size: number): Promise<BulkResendResult> {
-    let after: { messageId: string; subscription: string } | null = null;
-    let resent = 0;
-    let skipped = 0;
-    let pages = 0;
-    for (;;) {
-      const page = await this.#store.scanDeadDeliveries(queue, after, size);
-      if (page.length === 0) break;
-      pages += 1;
-      for (const d of page) {
-        try {
-          if ((await this.executeSubscription(d.messageId, d.subscription, { type: "resend", onlyDead: true })).applied) resent += 1;
-          else skipped += 1;
-        } catch (e) {
-          if (!isReliableMessageError(e)) throw e;
-          skipped += 1;
-        }
-      }
-      const last = page[page.length - 1]!;
-      after = { messageId: last.messageId, subscription: last.subscription };
-      if (page.length < size) break;
-    }
-    return { resent, skipped, pages };
+    const messages = await resendPages<ReliableMessage>(
+      (last) => this.#store.scan(filter, last?.messageId ?? null, size),
+      size,
+      async (m) => (await this.execute(m.messageId, { type: "resend", onlyDead: true }, m)).applied,
+    );
+    const deliveries = await resendPages<SubscriptionDelivery>(
+      (last) => this.#store.scanDeadDeliveries(queueName, last, size),
+      size,
+      async (d) => (await this.executeSubscription(d.messageId, d.subscription, { type: "resend", onlyDead: true })).applied,
+    );
+    const result = { resent: messages.resent + deliveries.resent, skipped: messages.skipped + deliveries.skipped, pages: messages.pages + deliveries.pages };
+    this.#logger.info("reliable messages: dead letters resent", { queue: queueName, ...result });
+    return result;
   }
 
   /** Seed `listPage`: page `pageNum` (1-based) of the messages matching `filter`, oldest first. */
@@ -341,3 +301,30 @@ export class ReliableMessageService {
   }
 }
 
+/**
+ * Walks keyset pages of `size` (`scan` given the last item of the previous page) and resends each
+ * item in its own transaction; a refusal or a no-op (changed under the scan) counts as skipped.
+ */
+async function resendPages<T>(scan: (last: T | null) => Promise<readonly T[]>, size: number, resend: (item: T) => Promise<boolean>): Promise<BulkResendResult> {
+  let last: T | null = null;
+  let resent = 0;
+  let skipped = 0;
+  let pages = 0;
+  for (;;) {
+    const page = await scan(last);
+    if (page.length === 0) break;
+    pages += 1;
+    for (const item of page) {
+      try {
+        if (await resend(item)) resent += 1;
+        else skipped += 1;
+      } catch (e) {
+        if (!isReliableMessageError(e)) throw e;
+        skipped += 1;
+      }
+    }
+    last = page[page.length - 1]!;
+    if (page.length < size) break;
+  }
+  return { resent, skipped, pages };
+}
