@@ -12,6 +12,8 @@ import { migrateToLatest, PGliteDialect, type PGliteLike } from "../src/index.js
 import { taskRoutingMigration } from "../src/tasks/0006-task-routing.js";
 import { taskRoutingServiceMigration } from "../src/tasks/0016-task-routing-service.js";
 import { taskNumbersMigration } from "../src/tasks/0024-task-numbers.js";
+import { taskOverdueMigration } from "../src/tasks/0027-task-overdue.js";
+import { taskHistoryMigration } from "../src/tasks/0029-task-history.js";
 import { PgTaskStore } from "../src/tasks/pg-task-store.js";
 import { randomSchema, SharedPglite } from "./pg-harness.js";
 
@@ -68,6 +70,8 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
       VALUES ('OLD-1', 'LMS', 'LMS_X', 'B', 'B1', 'ACS', '{}'::jsonb, 'CREATED', 1, ${new Date(T0)}, ${new Date(T0)})`.execute(db);
     await db.transaction().execute((trx) => taskRoutingServiceMigration(schema).up(trx));
     await db.transaction().execute((trx) => taskNumbersMigration(schema).up(trx));
+    await db.transaction().execute((trx) => taskOverdueMigration(schema).up(trx));
+    await db.transaction().execute((trx) => taskHistoryMigration(schema).up(trx));
     await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
     const store = new PgTaskStore(db, { clock: new ManualClock(T0) });
     const old = (await store.get("OLD-1"))!;
@@ -76,6 +80,8 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
     await sql`UPDATE task_task SET status = 'FAILED' WHERE task_id = 'OLD-1'`.execute(db);
     await expect(sql`UPDATE task_task SET status = 'BOGUS' WHERE task_id = 'OLD-1'`.execute(db)).rejects.toThrow(/task_task_status_check/);
     await expect(sql`UPDATE task_task SET dispatch_attempts = -1 WHERE task_id = 'OLD-1'`.execute(db)).rejects.toThrow(/check/);
+    await db.transaction().execute((trx) => taskHistoryMigration(schema).down!(trx));
+    await db.transaction().execute((trx) => taskOverdueMigration(schema).down!(trx));
     await db.transaction().execute((trx) => taskNumbersMigration(schema).down!(trx));
     // Down again: FAILED tasks go (the old CHECK has no place for them), the rest stays.
     await sql`
@@ -87,7 +93,7 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
     await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(db);
   });
 
-  it("0024 numbers the tasks written before it by UTC creation day, in creation order; new creates count on after them; down drops it all", async () => {
+  it("0024 numbers the tasks written before it by UTC creation day, in creation order; new creates count on after them; 0027 leaves them unwatched; down drops it all", async () => {
     const db = new Kysely<any>({ dialect: new PGliteDialect({ pglite }) });
     const schema = randomSchema();
     await migrateToLatest(db, { schema, modules: ["pipeline"] });
@@ -101,8 +107,17 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
         VALUES (${id}, 'LMS', 'LMS_X', 'B', ${id}, 'ACS', '{}'::jsonb, 'CREATED', 1, ${new Date(at)}, ${new Date(at)})`.execute(db);
     }
     await db.transaction().execute((trx) => taskNumbersMigration(schema).up(trx));
+    await db.transaction().execute((trx) => taskOverdueMigration(schema).up(trx));
+    await db.transaction().execute((trx) => taskHistoryMigration(schema).up(trx));
     await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
     const store = new PgTaskStore(db, { clock: new ManualClock(T0) });
+    // 0027 over tasks written before it: not watched, never overdue.
+    const before = (await store.get("OLD-a"))!;
+    expect([before.deadlineMs, before.heartbeatMs, before.deadlineAt, before.lastProgressAt, before.deadlineOverdueAt, before.heartbeatOverdueAt]).toEqual([null, null, null, null, null, null]);
+    await sql`UPDATE task_task SET status = 'DISPATCHED' WHERE task_id = 'OLD-a'`.execute(db);
+    expect(await store.overdueCandidates(T0 + 365 * 24 * 3_600_000, 10)).toEqual([]);
+    await sql`UPDATE task_task SET status = 'CREATED' WHERE task_id = 'OLD-a'`.execute(db);
+    await expect(sql`UPDATE task_task SET heartbeat_ms = 0 WHERE task_id = 'OLD-a'`.execute(db)).rejects.toThrow(/check/);
     const numbers = Object.fromEntries((await store.list({})).map((t) => [t.taskId, [t.taskNo, t.startPointCode, t.vehicleCode]]));
     expect(numbers).toEqual({ "OLD-a": ["T202607130002", null, null], "OLD-b": ["T202607130003", null, null], "OLD-c": ["T202607130001", null, null], "OLD-d": ["T202607140001", null, null] });
     const service = new TaskService({ store, clock: new ManualClock(T0) });
@@ -110,13 +125,17 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
     expect([created.task.taskNo, created.task.startPointCode, created.task.endPointCode, created.task.vehicleCode]).toEqual(["T202607130004", "P1", "P2", "V1"]);
     expect((await store.getByTaskNo("T202607130004"))).toEqual(created.task);
     await expect(sql`UPDATE task_task SET task_no = 'T202607130001' WHERE task_id = 'NEW-1'`.execute(db)).rejects.toThrow(/task_task_task_no_idx/);
+    await db.transaction().execute((trx) => taskHistoryMigration(schema).down!(trx));
+    await db.transaction().execute((trx) => taskOverdueMigration(schema).down!(trx));
+    await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
+    expect((await sql<{ c: string }>`SELECT column_name AS c FROM information_schema.columns WHERE table_schema = ${schema} AND table_name = 'task_task' AND column_name LIKE '%overdue%'`.execute(db)).rows).toEqual([]);
     await db.transaction().execute((trx) => taskNumbersMigration(schema).down!(trx));
     await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
     expect((await sql<{ t: string | null }>`SELECT to_regclass('task_no_seq')::text AS t`.execute(db)).rows[0]?.t).toBeNull();
     await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(db);
   });
 
-  it("the dispatch, watchdog and purge probes are read from their partial indexes, in index order (no sort)", async () => {
+  it("the dispatch, watchdog, overdue and purge probes are read from their partial indexes, in index order (no sort)", async () => {
     const t = await shared.freshSchema();
     try {
       const store = (db: Kysely<any>) => new PgTaskStore(db);
@@ -129,6 +148,15 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
       const [purge] = await plansOf(t.db, (db) => store(db).purgeFinished(T0, 100));
       expect(purge).toContain("task_task_finished_idx");
       expect(purge).not.toContain("Sort");
+      // Overdue (0027): each cause's probe reads its own partial index by due time; the list of overdue tasks its own.
+      const [overdue] = await plansOf(t.db, (db) => store(db).overdueCandidates(T0, 50));
+      expect(overdue).toContain("task_task_deadline_due_idx");
+      expect(overdue).toContain("task_task_heartbeat_due_idx");
+      expect(overdue).not.toMatch(/Seq Scan/);
+      const [listed] = await plansOf(t.db, (db) => store(db).list({ overdue: true, limit: 21 }));
+      expect(listed).toContain("task_task_overdue_idx");
+      const [counted] = await plansOf(t.db, (db) => store(db).countOverdue());
+      expect(counted).toContain("task_task_overdue_idx");
     } finally {
       await t.close();
     }

@@ -1,5 +1,6 @@
 // State tables
 export { states, type ValueOf } from "./base/states.js";
+export type { CursorPage } from "./base/cursor-page.js";
 
 // Errors
 export { ErrorClass } from "./errors/error-class.js";
@@ -25,6 +26,7 @@ export { SCALAR_FIELDS, REQUIRED_SCHD_FIELDS, COLLECTIONS, INDEXED_SCALARS, type
 export { ProcStatus, type ProcRecord, type ErrorEntry } from "./model/proc-record.js";
 export type { FlightState } from "./model/flight-state.js";
 export { fieldDiff, type FieldChange } from "./model/field-diff.js";
+export type { ApiCaller } from "./model/api-caller.js";
 
 // Codec
 export { DEFAULT_CODEC_OPTIONS, type DecodeResult, type CodecOptions, type CodecLimits } from "./codec/decode-result.js";
@@ -163,8 +165,8 @@ export {
   type RunDecision,
   type IdentityBinding,
   type IdentityOwner,
-  type SnapshotLogEntry,
 } from "./processing/run-decision.js";
+export type { SnapshotLogEntry } from "./processing/snapshot-log-entry.js";
 export { prepareRun } from "./processing/prepare-run.js";
 export { decideRun } from "./processing/decide-run.js";
 export { Pump, DEFAULT_PUMP_OPTIONS, type PumpDeps, type PumpOptions } from "./processing/pump.js";

@@ -128,7 +128,7 @@ export class CheckBackJob {
       const answer = await this.#ask(message, signal);
       const decision = decideCheckBack(message, answer, service.options);
       try {
-        const outcome = await service.execute(message.messageId, decision.command, message);
+        const outcome = await service.execute(message.messageId, decision.command, message, { kind: "check-back", answer: checkAnswerText(answer) });
         if (!outcome.applied) {
           counts.raced += 1;
           continue;
@@ -149,7 +149,7 @@ export class CheckBackJob {
           messageId: message.messageId,
           queue: message.consumerQueue,
           checks: message.checkCount + 1,
-          answer: answer.kind === "verdict" ? answer.verdict : answer.kind === "error" ? answer.error : "no checker registered",
+          answer: checkAnswerText(answer),
         });
       }
     }
@@ -174,3 +174,6 @@ export class CheckBackJob {
     }
   }
 }
+
+/** A check-back answer as the log and the message's history name it. */
+const checkAnswerText = (answer: CheckAnswer): string => (answer.kind === "verdict" ? answer.verdict : answer.kind === "error" ? answer.error : "no checker registered");

@@ -12,6 +12,7 @@ import type {
   ReliableMessageWriteResult,
   SubscriptionDeliveryWrite,
 } from "./reliable-message-store.js";
+import type { ReliableMessageHistoryEntry } from "./message-history.js";
 import { isFinishedStatus, reliableMessagePhase, ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 import type { SubscriptionDelivery } from "./subscription-delivery.js";
 
@@ -37,6 +38,8 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
   readonly messages = new Map<string, ReliableMessage>();
   /** Subscription deliveries by message id, then subscription. */
   readonly subscriptionDeliveries = new Map<string, Map<string, SubscriptionDelivery>>();
+  /** Each message's history, oldest first; it leaves with its message. */
+  readonly histories = new Map<string, ReliableMessageHistoryEntry[]>();
   /** When set, the next `commit` applies its write and then throws `COMMIT_UNKNOWN` (a lost answer). */
   commitUnknownNext = false;
   readonly #clock: Clock;
@@ -73,7 +76,7 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     if (write.op === "send") return { ok: true, eventId: this.#append(write.send) };
     if (write.op === "insert") {
       if (this.messages.has(write.message.messageId)) return { ok: false, conflict: "exists" };
-      return this.#store(write.message, write.send, null, write.deliveries ?? []);
+      return this.#store(write.message, write.send, null, write.history ?? null, write.deliveries ?? []);
     }
     const id = write.op === "delete" ? write.messageId : write.message.messageId;
     const stored = this.messages.get(id);
@@ -83,20 +86,22 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
       this.#remove(id);
       return { ok: true, eventId: null };
     }
-    return this.#store(write.message, write.send, write.deadLetter ?? null, write.deliveries ?? []);
+    return this.#store(write.message, write.send, write.deadLetter ?? null, write.history ?? null, write.deliveries ?? []);
   }
 
   #remove(messageId: string): void {
     this.messages.delete(messageId);
     this.subscriptionDeliveries.delete(messageId);
+    this.histories.delete(messageId);
   }
 
-  /** Stores `message` with its rows and deliveries; every row is checked first, so a refused one writes nothing. */
-  #store(message: ReliableMessage, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, deliveries: readonly SubscriptionDeliveryWrite[]): ReliableMessageWriteResult {
+  /** Stores `message` with its rows, history entry and deliveries; every row is checked first, so a refused one writes nothing. */
+  #store(message: ReliableMessage, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, history: ReliableMessageHistoryEntry | null, deliveries: readonly SubscriptionDeliveryWrite[]): ReliableMessageWriteResult {
     for (const d of [send, deadLetter, ...deliveries.flatMap((w) => [w.send, w.deadLetter ?? null])]) if (d) checkOutboxDraft(d);
     const sendId = send ? this.#append(send) : null;
     const deadId = deadLetter ? this.#append(deadLetter) : null;
     this.messages.set(message.messageId, sendId === null ? message : { ...message, lastEventId: sendId });
+    if (history !== null) this.histories.set(message.messageId, [...(this.histories.get(message.messageId) ?? []), history]);
     let firstId: number | null = null;
     for (const w of deliveries) {
       const id = w.send ? this.#append(w.send) : null;
@@ -112,6 +117,11 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
   #append(draft: OutboxEventDraft): number {
     checkOutboxDraft(draft);
     return this.#db.insertEvent(draft, this.#clock.now());
+  }
+
+  async history(messageId: string): Promise<readonly ReliableMessageHistoryEntry[]> {
+    this.#db.faults.check("rm.history");
+    return [...(this.histories.get(messageId) ?? [])];
   }
 
   async get(messageId: string): Promise<ReliableMessage | undefined> {

@@ -93,7 +93,7 @@ export class RecoveryJob {
       let event: string | null;
       let reason: string | null = null;
       try {
-        const outcome = await service.execute(message.messageId, { type: "recover", lastSend }, message);
+        const outcome = await service.execute(message.messageId, { type: "recover", lastSend }, message, { kind: "recovery", lastSend: lastSend.state });
         event = outcome.event;
         reason = outcome.message?.lastError ?? null;
         if (event === "rescheduled" && lastSend.state === "pending") event = "pending";
@@ -149,7 +149,7 @@ export class RecoveryJob {
       const lastSend = lastSendState(d.lastEventId === null ? undefined : rows.get(d.lastEventId));
       let event: string | null = null;
       try {
-        event = (await service.executeSubscription(d.messageId, d.subscription, { type: "recover", lastSend })).event;
+        event = (await service.executeSubscription(d.messageId, d.subscription, { type: "recover", lastSend }, { kind: "recovery", lastSend: lastSend.state })).event;
       } catch (e) {
         if (!isReliableMessageError(e)) throw e;
       }

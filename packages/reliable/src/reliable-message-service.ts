@@ -3,13 +3,14 @@ import { silentLogger, type Logger } from "@msgx/core";
 import { checkReliableMessageDraft, checkMessageId } from "./message-draft.js";
 import { sendDraft } from "./message-envelope.js";
 import { evolveReliableMessage, type ReliableMessageCommand } from "./message-machine.js";
+import type { ReliableMessageCause, ReliableMessageHistoryEntry } from "./message-history.js";
 import { isReliableMessageError } from "./reliable-message-error.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
 import { reliableMessageOptions, type ReliableMessageOptions, type ReliableMessageOptionsInput } from "./reliable-message-options.js";
 import type { ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore, ReliableQueueCounts } from "./reliable-message-store.js";
 import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
 import { confirmDeliveryTime, deliveryTime, type ReliableDelivery } from "./reliable-delivery.js";
-import { runReliableMessageCommand, runReliableMessageCommandBatch, type ReliableMessageBatchResult, type ReliableMessageOutcome } from "./run-command.js";
+import { runReliableMessageCommand, runReliableMessageCommandBatch, type ReliableMessageBatchResult, type ReliableMessageCommandDeps, type ReliableMessageOutcome } from "./run-command.js";
 import { runSubscriptionCommand } from "./run-subscription-command.js";
 import { subscriptionsOf } from "./reliable-message-options.js";
 import { checkSubscriptionArgument, subscriptionNamesFor, type SubscriptionDelivery } from "./subscription-delivery.js";
@@ -20,6 +21,11 @@ export interface ReliableMessageServiceDeps {
   readonly clock: Clock;
   readonly logger?: Logger;
   readonly options?: ReliableMessageOptionsInput;
+  /**
+   * The cause of a change whose call names none, for the message's history: the runner answers
+   * the HTTP call being served. Undefined (or answering undefined): `library`.
+   */
+  readonly causeOf?: () => ReliableMessageCause | undefined;
 }
 
 /** What a bulk resend did. */
@@ -53,8 +59,10 @@ export class ReliableMessageService {
   readonly #store: ReliableMessageStore;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  readonly #causeOf: () => ReliableMessageCause | undefined;
 
   constructor(deps: ReliableMessageServiceDeps) {
+    this.#causeOf = deps.causeOf ?? (() => undefined);
     this.#store = deps.store;
     this.#clock = deps.clock;
     this.#logger = deps.logger ?? silentLogger;
@@ -149,6 +157,11 @@ export class ReliableMessageService {
     return this.#store.deliveries(checkMessageId(messageId));
   }
 
+  /** The message's history (its lineage), oldest first; empty for an unknown message. */
+  history(messageId: string): Promise<readonly ReliableMessageHistoryEntry[]> {
+    return this.#store.history(checkMessageId(messageId));
+  }
+
   /** Seed `getMessageByMessageId`. */
   get(messageId: string): Promise<ReliableMessage | undefined> {
     return this.#store.get(checkMessageId(messageId));
@@ -176,7 +189,7 @@ export class ReliableMessageService {
    */
   async #route(messageId: string, subscription: string | undefined, command: SubscriptionCommand): Promise<ReliableMessageOutcome> {
     const id = checkMessageId(messageId);
-    const deps = { store: this.#store, clock: this.#clock, options: this.options };
+    const deps = this.#deps();
     const message = await this.#store.get(id);
     if (message === undefined) return runReliableMessageCommand(deps, id, command, null);
     const deliveries = await this.#store.deliveries(id);
@@ -204,7 +217,7 @@ export class ReliableMessageService {
     // A message of a queue with subscriptions is acknowledged per subscription, one transaction per id.
     const routed = subscription !== undefined ? new Set(valid) : await this.#withSubscriptions(valid);
     const batch = valid.filter((id) => !routed.has(id));
-    const done = new Map((await runReliableMessageCommandBatch({ store: this.#store, clock: this.#clock, options: this.options }, batch, { type: "acknowledge" })).map((r) => [r.messageId, r]));
+    const done = new Map((await runReliableMessageCommandBatch(this.#deps(), batch, { type: "acknowledge" })).map((r) => [r.messageId, r]));
     for (const id of routed) {
       try {
         done.set(id, { messageId: id, outcome: await this.acknowledge(id, subscription) });
@@ -289,15 +302,21 @@ export class ReliableMessageService {
 
   /**
    * Runs any command of the machine against one message (the jobs use it). `current` is the state
-   * the caller read, if any. See `runReliableMessageCommand`.
+   * the caller read, if any; `cause` goes to the history (default: `causeOf`, else `library`). See
+   * `runReliableMessageCommand`.
    */
-  execute(messageId: string, command: ReliableMessageCommand, current?: ReliableMessage): Promise<ReliableMessageOutcome> {
-    return runReliableMessageCommand({ store: this.#store, clock: this.#clock, options: this.options }, messageId, command, current);
+  execute(messageId: string, command: ReliableMessageCommand, current?: ReliableMessage, cause?: ReliableMessageCause): Promise<ReliableMessageOutcome> {
+    return runReliableMessageCommand(this.#deps(cause), messageId, command, current);
+  }
+
+  #deps(cause?: ReliableMessageCause): ReliableMessageCommandDeps {
+    const c = cause ?? this.#causeOf();
+    return { store: this.#store, clock: this.#clock, options: this.options, ...(c !== undefined ? { cause: c } : {}) };
   }
 
   /** Runs a command of the delivery machine against one subscription's delivery of a message (the recovery job uses it). */
-  executeSubscription(messageId: string, subscription: string, command: SubscriptionCommand): Promise<ReliableMessageOutcome> {
-    return runSubscriptionCommand({ store: this.#store, clock: this.#clock, options: this.options }, messageId, subscription, command);
+  executeSubscription(messageId: string, subscription: string, command: SubscriptionCommand, cause?: ReliableMessageCause): Promise<ReliableMessageOutcome> {
+    return runSubscriptionCommand(this.#deps(cause), messageId, subscription, command);
   }
 }
 

@@ -4,6 +4,7 @@ import { ManualClock } from "@msgx/core/fakes";
 import { DeliveryStatus, EventType, type OutboxEvent, type OutboxEventDraft } from "@msgx/core";
 import { deadLetterDraft, sendDraft } from "./message-envelope.js";
 import type { ReliableMessageStore } from "./reliable-message-store.js";
+import { bindReliableMessageStore, describeReliableMessageHistoryContract } from "./reliable-message-history.contract.js";
 import { ReliableMessageService } from "./reliable-message-service.js";
 import { ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 import { describeSubscriptionDeliveryContract } from "./subscription-delivery-store.contract.js";
@@ -50,21 +51,7 @@ export function sampleReliableMessage(messageId: string, extra: Partial<Reliable
   };
 }
 
-/** Every member of `store` bound to it, to override one in a test. */
-const bind = (store: ReliableMessageStore): ReliableMessageStore => ({
-  commit: (w) => store.commit(w),
-  commitMany: (ws) => store.commitMany(ws),
-  get: (id) => store.get(id),
-  deliveries: (id) => store.deliveries(id),
-  dueDeliveries: (now, limit) => store.dueDeliveries(now, limit),
-  scanDeadDeliveries: (queue, after, limit) => store.scanDeadDeliveries(queue, after, limit),
-  due: (status, now, limit) => store.due(status, now, limit),
-  scan: (f, after, limit) => store.scan(f, after, limit),
-  listPage: (f, n, size) => store.listPage(f, n, size),
-  purgeFinished: (before, limit) => store.purgeFinished(before, limit),
-  countByPhase: () => store.countByPhase(),
-  countByQueue: () => store.countByQueue(),
-});
+const bind = bindReliableMessageStore;
 
 /** `message` confirmed and sent once at `at`. */
 const sending = (message: ReliableMessage, at = T0 + 1_000, extra: Partial<ReliableMessage> = {}): ReliableMessage => ({
@@ -94,6 +81,8 @@ export function describeReliableMessageStoreContract(name: string, factory: () =
     afterEach(async () => {
       await subject.close();
     });
+
+    describeReliableMessageHistoryContract(() => store);
 
     const insert = async (m: ReliableMessage, send: OutboxEventDraft | null = null) => {
       const r = await store.commit({ op: "insert", message: m, send });

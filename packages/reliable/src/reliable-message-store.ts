@@ -1,4 +1,5 @@
 import type { OutboxEventDraft } from "@msgx/core";
+import type { ReliableMessageHistoryEntry } from "./message-history.js";
 import type { ReliableMessagePhase, ReliableMessageStatus, ReliableMessage } from "./reliable-message.js";
 import type { SubscriptionDelivery } from "./subscription-delivery.js";
 
@@ -30,9 +31,12 @@ export interface SubscriptionDeliveryWrite {
  * transaction and under the same compare-and-set on the message: a delivery changes only with
  * its message's `version`, so two acknowledgements of different subscriptions never both miss
  * that they were the last.
+ *
+ * An `insert` or `update` carrying `history` appends that entry to the message's history in the
+ * same transaction (`runReliableMessageCommand` always gives one); a `delete` removes the history.
  */
 export type ReliableMessageWrite =
-  | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null; readonly deliveries?: readonly SubscriptionDeliveryWrite[] }
+  | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null; readonly history?: ReliableMessageHistoryEntry | null; readonly deliveries?: readonly SubscriptionDeliveryWrite[] }
   | {
       readonly op: "update";
       readonly expectedVersion: number;
@@ -40,6 +44,7 @@ export type ReliableMessageWrite =
       readonly send: OutboxEventDraft | null;
       readonly deadLetter?: OutboxEventDraft | null;
       readonly deliveries?: readonly SubscriptionDeliveryWrite[];
+      readonly history?: ReliableMessageHistoryEntry | null;
     }
   | { readonly op: "delete"; readonly messageId: string; readonly expectedVersion: number }
   | { readonly op: "send"; readonly send: OutboxEventDraft };
@@ -114,6 +119,13 @@ export interface ReliableMessageStore {
    * the whole batch and throws as `commit` does. An empty batch writes nothing.
    */
   commitMany(writes: readonly ReliableMessageWrite[]): Promise<readonly ReliableMessageWriteResult[]>;
+
+  /**
+   * The history of the message (its lineage): every entry written with its changes, oldest first
+   * (ascending `version`); empty for an unknown message. Entries leave only with their message
+   * (an operator delete, the retention purge).
+   */
+  history(messageId: string): Promise<readonly ReliableMessageHistoryEntry[]>;
 
   /** The message with that id, or undefined. */
   get(messageId: string): Promise<ReliableMessage | undefined>;

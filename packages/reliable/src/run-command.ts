@@ -1,6 +1,7 @@
 import type { Clock } from "@msgx/core";
 import { deadLetterDraft, sendDraft } from "./message-envelope.js";
 import { decideReliableMessage, evolveReliableMessage, impliesDeadLetter, impliesSend, type ReliableMessageCommand, type ReliableMessageContext, type ReliableMessageEvent } from "./message-machine.js";
+import { historyEntry, LIBRARY_CAUSE, type ReliableMessageCause } from "./message-history.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
 import type { ReliableMessageOptions } from "./reliable-message-options.js";
 import type { ReliableMessageWrite, ReliableMessageStore } from "./reliable-message-store.js";
@@ -34,6 +35,8 @@ export interface ReliableMessageCommandDeps {
   readonly options: ReliableMessageOptions;
   /** Compare-and-set rounds before giving up with `CONFLICT` (default 5). */
   readonly casAttempts?: number;
+  /** Why the change is asked for, written to the message's history (default `library`). */
+  readonly cause?: ReliableMessageCause;
 }
 
 /** One message's answer in a batch: its outcome, or the refusal it alone would have had. */
@@ -66,7 +69,7 @@ export async function runReliableMessageCommandBatch(
     const decision = decideReliableMessage(command, state, ctx);
     if (decision.kind === "reject") results.set(id, { messageId: id, error: new ReliableMessageError(decision.code, `message ${id}: ${decision.reason}`, id) });
     else if (decision.kind === "noop") results.set(id, { messageId: id, outcome: { messageId: id, applied: false, event: null, reason: decision.reason, message: state, eventId: null } });
-    else planned.push({ id, plan: plan(id, state, decision.event, ctx) });
+    else planned.push({ id, plan: plan(id, state, decision.event, ctx, deps.cause ?? LIBRARY_CAUSE) });
   }
   const written = await deps.store.commitMany(planned.map((p) => p.plan.write));
   for (const [i, { id, plan: p }] of planned.entries()) {
@@ -94,9 +97,10 @@ interface Planned {
  * The write of `event` applied to `state` (its outbox row when it sends, its dead letter when it
  * dies). The first send of a message of a queue with subscriptions is a first delivery per
  * subscription instead, each with its send to the subscription's topic; the message itself then
- * waits for them (no `nextCheckAt` of its own).
+ * waits for them (no `nextCheckAt` of its own). With its history entry: the one place every
+ * applied change gets its entry.
  */
-function plan(messageId: string, state: ReliableMessage | undefined, event: ReliableMessageEvent, ctx: ReliableMessageContext): Planned {
+function plan(messageId: string, state: ReliableMessage | undefined, event: ReliableMessageEvent, ctx: ReliableMessageContext, cause: ReliableMessageCause): Planned {
   const evolved = evolveReliableMessage(state, event, ctx);
   const fanOut = evolved !== undefined && isFirstSend(event) ? subscriptionsOf(ctx.options, evolved.consumerQueue) : [];
   const deliveries = fanOut.map((sub) => {
@@ -106,12 +110,13 @@ function plan(messageId: string, state: ReliableMessage | undefined, event: Reli
   const next = fanOut.length > 0 ? { ...evolved!, nextCheckAt: null } : evolved;
   const send = next !== undefined && impliesSend(event) && fanOut.length === 0 ? sendDraft(next) : null;
   const deadLetter = next !== undefined && impliesDeadLetter(event) ? deadLetterDraft(next) : null;
+  const history = next !== undefined ? historyEntry(state, next, event, cause, ctx.now) : null;
   const write: ReliableMessageWrite =
     state === undefined
-      ? { op: "insert", message: next!, send, deliveries }
+      ? { op: "insert", message: next!, send, history, deliveries }
       : next === undefined
         ? { op: "delete", messageId, expectedVersion: state.version }
-        : { op: "update", expectedVersion: state.version, message: next, send, deadLetter, deliveries };
+        : { op: "update", expectedVersion: state.version, message: next, send, deadLetter, history, deliveries };
   return {
     write,
     // The store recorded the send's EVENT_ID on the message in the same transaction.
@@ -155,7 +160,7 @@ export async function runReliableMessageCommand(
     if (decision.kind === "noop") {
       return { messageId, applied: false, event: null, reason: decision.reason, message: state, eventId: null };
     }
-    const planned = plan(messageId, state, decision.event, ctx);
+    const planned = plan(messageId, state, decision.event, ctx, deps.cause ?? LIBRARY_CAUSE);
     const result = await deps.store.commit(planned.write);
     if (result.ok) return planned.outcome(result.eventId);
   }

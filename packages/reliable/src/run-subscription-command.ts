@@ -1,4 +1,5 @@
 import { deadLetterDraft, sendDraft } from "./message-envelope.js";
+import { historyEntry, LIBRARY_CAUSE } from "./message-history.js";
 import { evolveReliableMessage, impliesDeadLetter, impliesSend } from "./message-machine.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
 import { ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
@@ -11,7 +12,8 @@ import { decideSubscriptionDelivery, evolveSubscriptionDelivery, type Subscripti
  * its deliveries, decide, evolve, and write the delivery (with its send to the subscription's
  * topic, or its dead letter) and the message in one compare-and-set on the message's `version`.
  * The acknowledgement that leaves no delivery unacknowledged also moves the message to
- * ACKNOWLEDGED in that transaction; any other change only raises the message's version, so two
+ * ACKNOWLEDGED in that transaction; any other change only raises the message's version (each
+ * change is one entry of the message's history, naming the subscription), so two
  * subscriptions acknowledging at once conflict, and the one that re-reads sees it is the last.
  * A lost compare-and-set reads again and decides again, as for a message.
  */
@@ -43,11 +45,16 @@ export async function runSubscriptionCommand(
       allAcked && message.status === ReliableMessageStatus.SENDING
         ? evolveReliableMessage(message, { type: "acknowledged" }, ctx)!
         : { ...message, version: message.version + 1, updatedAt: ctx.now };
+    // The message's history gets the entry of its new version: the delivery's event, named by the subscription.
+    const cause = deps.cause ?? LIBRARY_CAUSE;
+    const detail = historyEntry(deliveryView(message, delivery), view, event, cause, ctx.now).detail;
+    const history = { ...historyEntry(message, nextMessage, event, cause, ctx.now), detail: `subscription ${subscription}${detail === null ? "" : `: ${detail}`}` };
     const result = await deps.store.commit({
       op: "update",
       expectedVersion: message.version,
       message: nextMessage,
       send: null,
+      history,
       deliveries: [{ delivery: next, send, deadLetter }],
     });
     if (result.ok) {

@@ -108,6 +108,7 @@ describe("msgx in the first ten minutes", () => {
     ["reliable", "list"],
     ["reliable", "show", "m-1"],
     ["tasks", "show", "t-1"],
+    ["tasks", "list", "--overdue"],
     ["request", "list"],
   ];
 

@@ -5,7 +5,7 @@
  * delegating to their services, 404 "not enabled" when a service is off, every bad parameter a
  * 400 — never a 500, no request failure logged.
  */
-import { DispatchJob, TaskService } from "@msgx/tasks";
+import { DispatchJob, TaskOverdueJob, TaskService } from "@msgx/tasks";
 import { newProcRecord } from "@msgx/core/testing";
 import { RunnerRole, StatusSamples, type FlightState, type Logger } from "@msgx/core";
 import { ReliableMessageService } from "@msgx/reliable";
@@ -57,7 +57,7 @@ function world(services: { readonly tasks: boolean; readonly reliable: boolean }
   const ops = createOpsReads({ presence, throughput: new InMemoryThroughputReader(db), flights: new InMemoryFlightReader(db) }, samples, clock);
 
   const taskStore = new InMemoryTaskStore(clock, db);
-  const taskService = new TaskService({ store: taskStore, clock, logger, dispatcher: new InMemoryTaskDispatcher(), routing: { mode: "owner-header", topic: "TASK_EVENT_TOPIC", owners: ["LMS"] }, ids: () => "replay-1" });
+  const taskService = new TaskService({ store: taskStore, clock, logger, dispatcher: new InMemoryTaskDispatcher(), routing: { mode: "owner-header", topic: "TASK_EVENT_TOPIC", owners: ["LMS"] }, ids: () => "replay-1", overduePolicy: { byHandlerCode: { SLOW: { heartbeatMs: 1_000 } } } });
   const dispatch = new DispatchJob({ store: taskStore, dispatcher: new InMemoryTaskDispatcher(), clock, logger });
   const rmService = new ReliableMessageService({ store: new InMemoryReliableMessageStore(clock, db), clock, logger, options: { maxRejects: 1, rejectWaitsMs: [1_000] } });
   let relayWakes = 0;
@@ -74,7 +74,7 @@ function world(services: { readonly tasks: boolean; readonly reliable: boolean }
   } satisfies HttpContext;
   const app = createHttpServer(ctx);
   apps.push(app);
-  return { app, db, clock, logger, presence, samples, taskService, dispatch, rm, rmService, relayWakes: () => relayWakes };
+  return { app, db, clock, logger, presence, samples, taskService, taskStore, dispatch, rm, rmService, relayWakes: () => relayWakes };
 }
 
 type World = ReturnType<typeof world>;
@@ -204,6 +204,19 @@ describe("task events under /admin", () => {
     const done = await post(w, "/admin/task-events/replay", { taskIds: ["T-1"], reason: "fixed the handler", by: "duty engineer" });
     expect(done).toMatchObject({ status: 200, body: { replayId: "replay-1", replayed: ["T-1"] } });
     expect((await get(w, "/admin/task-events?status=DEAD")).body).toEqual({ tasks: [], next: null });
+  });
+
+  it("list the tasks reported overdue (status=OVERDUE): DISPATCHED / EXECUTING past their deadline or heartbeat", async () => {
+    const w = use(world({ tasks: true, reliable: false }));
+    await w.taskService.create({ taskId: "T-slow", ownerService: "LMS", handlerCode: "SLOW", bizType: "B", bizId: "b1", externalSystem: "ACS" });
+    await w.taskService.create({ taskId: "T-fast", ownerService: "LMS", handlerCode: "H", bizType: "B", bizId: "b2", externalSystem: "ACS" });
+    await w.dispatch.step();
+    expect((await get(w, "/admin/task-events?status=OVERDUE")).body).toEqual({ tasks: [], next: null });
+    w.clock.advance(1_000);
+    expect((await new TaskOverdueJob({ store: w.taskStore, clock: w.clock }).step()).overdue).toEqual({ DEADLINE: 0, HEARTBEAT: 1 });
+    const overdue = await get(w, "/admin/task-events?status=OVERDUE");
+    expect(overdue).toMatchObject({ status: 200, body: { tasks: [{ taskId: "T-slow", status: "DISPATCHED", heartbeatMs: 1_000, heartbeatOverdueAt: w.clock.now() }], next: null } });
+    expect((overdue.body!["tasks"] as unknown[]).length).toBe(1);
   });
 
   it.each([

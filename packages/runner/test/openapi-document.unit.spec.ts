@@ -110,6 +110,7 @@ describe("the OpenAPI document", () => {
     expect(doc.paths["/task/v1/tasks"]!["get"]!.parameters!.map((p) => `${p.name}:${JSON.stringify(p.schema)}`)).toEqual([
       expect.stringMatching(/^status:\{"type":"string","enum":\["CREATED",/),
       'owner:{"type":"string","minLength":1,"maxLength":64}',
+      'overdue:{"type":"string","enum":["true","false"]}',
       'after:{"type":"string","minLength":1,"maxLength":128}',
       'size:{"type":"string","pattern":"^\\\\d{1,16}$"}',
     ]);

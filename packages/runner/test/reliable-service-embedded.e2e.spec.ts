@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, it } from "vitest";
 import { spawnRunner, type RunnerProcess } from "./runner-process.js";
 import * as flows from "./reliable-service/rm-flows.js";
 import { fanOutToThreeSubscriptions } from "./reliable-service/rm-fan-out-flow.js";
+import { deadMessageLineage } from "./reliable-service/rm-lineage-flow.js";
 import { startChecker, type Checker, type Consumer } from "./reliable-service/rm-processes.js";
 
 const CHECKER_DOWN_MS = 10_000;
@@ -73,6 +74,10 @@ describe("reliable-message service over HTTP on the embedded default (PGlite + J
   it("idempotent prepare, confirm and cancel; 409 for a cancelled or taken id, 404, 400, 401", async () => {
     await flows.idempotentAndRefusing(world());
   }, 60_000);
+
+  it("lineage: why a message is DEAD — prepare and confirm (their HTTP callers), each reject and redelivery, the last reject; over /admin and msgx reliable lineage", async () => {
+    await deadMessageLineage(world());
+  }, 120_000);
 
   it("three subscriptions on rmq-sub.<queue>.<subscription>.jsonl: slow, rejecting once, DEAD then resent by an operator; ACKNOWLEDGED only after all three acknowledged", async () => {
     await fanOutToThreeSubscriptions(world());

@@ -9,6 +9,7 @@
  */
 import { describe, it } from "vitest";
 import * as flows from "./reliable-service/rm-flows.js";
+import { deadMessageLineage } from "./reliable-service/rm-lineage-flow.js";
 import { pgKafkaRmWorld } from "./reliable-service/pg-kafka-world.js";
 
 const CHECKER_DOWN_MS = Number(process.env["MSGX_TEST_RM_CHECKER_DOWN_MS"] ?? 60_000);
@@ -40,4 +41,8 @@ describe.skipIf(!available)(suite, () => {
   it("idempotent prepare, confirm and cancel; 409 for a cancelled or taken id, 404, 400, 401", async () => {
     await flows.idempotentAndRefusing(world());
   }, 60_000);
+
+  it("lineage: why a message is DEAD — prepare and confirm (their HTTP callers), each reject and redelivery, the last reject; over /admin and msgx reliable lineage", async () => {
+    await deadMessageLineage(world());
+  }, 120_000);
 });

@@ -141,3 +141,14 @@ export async function dropKafkaRun(brokers: string, run: string): Promise<void> 
     await admin.disconnect();
   }
 }
+
+/** Runs the built `msgx` CLI; its exit code and output. */
+export function runCli(args: readonly string[]): Promise<{ code: number | string; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    child.on("exit", (code, signal) => resolve({ code: code ?? signal ?? -1, output }));
+  });
+}

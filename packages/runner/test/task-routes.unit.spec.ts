@@ -159,6 +159,9 @@ describe("/task/v1", () => {
     expect(page2.body).toMatchObject({ tasks: [{ taskId: "L-3" }], next: null });
     const dispatched = await call(w, "GET", "/task/v1/tasks?status=DISPATCHED");
     expect(dispatched.body!["tasks"].map((t: { taskId: string }) => t.taskId)).toEqual(["L-2"]);
+    // None overdue (no timeouts here): overdue=true lists nothing, overdue=false the same as no filter.
+    expect((await call(w, "GET", "/task/v1/tasks?overdue=true")).body).toEqual({ tasks: [], next: null });
+    expect((await call(w, "GET", "/task/v1/tasks?overdue=false&size=2")).body!["next"]).toBe("L-2");
   });
 
   it("cancel before dispatch records it at once (idempotent); after dispatch, or while waiting for it, it cancels in the executing system first", async () => {
@@ -223,6 +226,7 @@ describe("/task/v1", () => {
     await bad("/task/v1/replay", { owner: "LMS" }, /reason/);
     expect((await call(w, "GET", "/task/v1/tasks?size=0")).status).toBe(400);
     expect((await call(w, "GET", "/task/v1/tasks?status=DONE")).status).toBe(400);
+    expect(await call(w, "GET", "/task/v1/tasks?overdue=yes")).toMatchObject({ status: 400, body: { message: expect.stringMatching(/query overdue: overdue must be true or false/) } });
     expect(await call(w, "GET", "/task/v1/tasks?page=2")).toMatchObject({ status: 400, body: { message: expect.stringMatching(/query page: pages are by key: after=/) } });
   });
 

@@ -11,16 +11,15 @@
  * doubling to 1 s, the watchdog alerting on a task pending its owner's callback for 2 s (and again
  * every 2 s), the owner's handler 3 tries 200 ms apart doubling.
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI, dropKafkaRun, eventually, gatePgAndKafka, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
+import { dropKafkaRun, eventually, gatePgAndKafka, runCli, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
 import { schemaErrors } from "../../core/test/schemas/event-schemas.js";
 import { metric } from "./reliable-service/rm-processes.js";
-import { getTask, startExecutingSystem, startOwner, TASK_TOKEN, taskApi, type ExecutingSystem, type Owner } from "./task-service/task-processes.js";
+import { getTask, startExecutingSystem, startOwner, TASK_TOKEN, taskApi, writeTaskConfig, type ExecutingSystem, type Owner } from "./task-service/task-processes.js";
 
 const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const BROKERS = process.env["MSGX_TEST_KAFKA_BROKERS"] ?? "127.0.0.1:9092";
@@ -48,22 +47,14 @@ beforeAll(async () => {
   acs = await startExecutingSystem();
   const dir = mkdtempSync(join(tmpdir(), "msgx-task-svc-"));
   dirs.push(dir);
-  const config = join(dir, "msgx.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      tasks: {
-        enabled: true,
-        token: TASK_TOKEN,
-        routing: { mode: "topic-per-owner", topicPattern: TOPIC_PATTERN },
-        owners: [OWNER],
-        dispatcher: { url: acs.url, timeoutMs: 2_000 },
-        dispatchRetry: { initialMs: 300, maxMs: 1_000 },
-        watchdog: { pendingCallbackAlertMs: WATCHDOG_MS, pendingCallbackRetryMs: WATCHDOG_MS },
-        jobIntervalMs: 200,
-      },
-    }),
-  );
+  const config = writeTaskConfig(dir, {
+    routing: { mode: "topic-per-owner", topicPattern: TOPIC_PATTERN },
+    owners: [OWNER],
+    dispatcher: { url: acs.url, timeoutMs: 2_000 },
+    dispatchRetry: { initialMs: 300, maxMs: 1_000 },
+    watchdog: { pendingCallbackAlertMs: WATCHDOG_MS, pendingCallbackRetryMs: WATCHDOG_MS },
+    jobIntervalMs: 200,
+  });
   runner = await spawnRunner(["-c", config, "--pg", PG_URL, "--kafka", BROKERS, "--data-dir", join(dir, "data")], {
     MSGX_PG_SCHEMA: run,
     MSGX_KAFKA_MSG_TOPIC: `msg_${run}`,
@@ -371,15 +362,65 @@ describe.skipIf(!available)(suite, () => {
       expect(await getTask(runner!.url, id)).toBeUndefined();
       expect((await taskApi(runner!.url, "POST", "/task/v1/tasks", newTask(id), null)).status, "no token").toBe(401);
     }), 30_000);
-});
 
-/** Runs the built `msgx` CLI; its exit code and output. */
-function runCli(args: readonly string[]): Promise<{ code: number | string; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    child.on("exit", (code, signal) => resolve({ code: code ?? signal ?? -1, output }));
-  });
-}
+  it("lineage: created, dispatched, fed back by the executing system, cancelled → CANCEL_PENDING_CALLBACK naming the cancel's caller, then the owner's callback; over /admin and msgx tasks lineage", () =>
+    timed("lineage", async () => {
+      const id = `${run}-lineage`;
+      await create(id);
+      await waitTask(id, (t) => t.status === "DISPATCHED", "dispatched");
+      expect((await acs!.report(id, "EXECUTING", { progress: "vehicle V12 at A01" })).status).toBe(200);
+      await waitTask(id, (t) => t.status === "EXECUTING", "executing");
+      // The cancel comes from an operator's tool: its request id and User-Agent name it in the lineage.
+      const cancel = await fetch(new URL(`/task/v1/tasks/${id}/cancel`, runner!.url), {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${TASK_TOKEN}`, "x-request-id": `${id}-ops-cancel`, "user-agent": "lms-ops-console/1.0" },
+        body: JSON.stringify({ reason: "人工取消", requestId: `${id}-cancel` }),
+      });
+      expect(cancel.status).toBe(200);
+      await waitTask(id, (t) => t.status === "CANCELLED", "cancelled after the owner's callback");
+      const acsCalls = (await acs!.calls()).filter((c) => c.taskId === id);
+
+      const res = await fetch(new URL(`/admin/tasks/${id}/lineage`, runner!.url));
+      expect(res.status).toBe(200);
+      const lineage = (await res.json()) as { taskId: string; status: string; entries: Task[] };
+      expect(lineage).toMatchObject({ taskId: id, status: "CANCELLED" });
+      expect(lineage.entries.map((e) => e.version)).toEqual(lineage.entries.map((_, i) => i + 1));
+      // The status changes; a loaded machine may add entries that keep the status (a dispatch
+      // attempt timed out and retried, a watchdog redelivery while the owner is slow).
+      const changes = lineage.entries.filter((e) => e.from !== e.to);
+      for (const e of lineage.entries.filter((x) => x.from === x.to)) expect(["dispatch", "watchdog"]).toContain(e.cause.kind);
+      expect(changes.map((e) => [e.from, e.to, e.cause.kind])).toEqual([
+        [null, "CREATED", "create"],
+        ["CREATED", "DISPATCHED", "dispatch"],
+        ["DISPATCHED", "EXECUTING", "feedback"],
+        ["EXECUTING", "CANCEL_PENDING_CALLBACK", "cancel"],
+        ["CANCEL_PENDING_CALLBACK", "CANCELLED", "callback"],
+      ]);
+      const [created, dispatched, executing, cancelled, calledBack] = changes as [Task, Task, Task, Task, Task];
+      expect(created.caller).toMatchObject({ route: "POST /task/v1/tasks", remoteAddress: expect.stringMatching(/127\.0\.0\.1/) });
+      expect(dispatched).toMatchObject({ cause: { answer: "accepted" }, caller: null, detail: `external task ${acsCalls.find((c) => c.op === "dispatch")!.externalTaskNo}` });
+      expect(executing).toMatchObject({ cause: { status: "EXECUTING", externalEventId: expect.any(String) }, caller: { route: "POST /task/v1/tasks/:id/feedback" } });
+      expect(cancelled).toMatchObject({
+        cause: { kind: "cancel", requestId: `${id}-cancel`, reason: "人工取消" },
+        caller: { route: "POST /task/v1/tasks/:id/cancel", requestId: `${id}-ops-cancel`, userAgent: "lms-ops-console/1.0" },
+      });
+      expect(calledBack).toMatchObject({ cause: { kind: "callback", result: "SUCCESS", eventId: cancelled.detail.match(/owner event (\S+)/)[1].replace(/;$/, "") } });
+
+      const table = await runCli(["tasks", "lineage", id, "--url", runner!.url]);
+      expect(table.code, table.output).toBe(0);
+      const lines = table.output.trim().split("\n");
+      expect(lines[0]).toMatch(/^VERSION\s+AT \(UTC\)\s+STATUS\s+CAUSE\s+CALLER\s+DETAIL$/);
+      expect(lines.slice(1, -1).map((l) => l.split(/\s{2,}/)[2])).toEqual(lineage.entries.map((e) => `${e.from ?? "-"} → ${e.to}`));
+      const cancelLine = lines[lineage.entries.indexOf(cancelled) + 1]!;
+      expect(cancelLine).toContain(`cancel ${id}-cancel: 人工取消`);
+      expect(cancelLine).toContain(`req=${id}-ops-cancel`);
+      expect(lines.at(-1)).toMatch(new RegExp(`^task ${id} \\(T\\d+\\) is CANCELLED$`));
+      const json = await runCli(["tasks", "lineage", id, "--url", runner!.url, "--json"]);
+      expect(JSON.parse(json.output)).toEqual(lineage);
+
+      expect((await fetch(new URL(`/admin/tasks/${run}-never/lineage`, runner!.url))).status).toBe(404);
+      expect((await fetch(new URL(`/admin/tasks/${encodeURIComponent("bad id!")}/lineage`, runner!.url))).status).toBe(400);
+      const unknown = await runCli(["tasks", "lineage", `${run}-never`, "--url", runner!.url]);
+      expect([unknown.code, unknown.output]).toEqual([2, expect.stringContaining(`no task ${run}-never is stored`)]);
+    }), 60_000);
+});

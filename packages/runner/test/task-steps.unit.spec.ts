@@ -3,7 +3,8 @@
  * a task topic before its first send and waits (without losing anything) while it cannot, sends
  * `KAFKA:task:<owner>` rows to the owner's topic with the owner header; the dispatch step sends
  * due tasks and counts refusals; the watchdog alerts on a task pending its callback too long, sends
- * its event again and wakes the relay; the retention job purges final tasks only.
+ * its event again and wakes the relay; the overdue step publishes TASK_OVERDUE and counts it; the
+ * retention job purges final tasks only.
  */
 import { TaskService } from "@msgx/tasks";
 import { type RouterStep } from "@msgx/core";
@@ -97,7 +98,7 @@ describe("hosted task steps", () => {
     expect(await w.host.metrics.render()).toMatch(/^msgx_task_failed_total 1$/m);
 
     const ctx = { parts: w.parts, config: w.config, logger: w.logger, clock: w.clock };
-    expect(taskSteps(ctx, createTaskHost(ctx)).map((s) => s.name)).toEqual(["task-relay", "task-watchdog"]);
+    expect(taskSteps(ctx, createTaskHost(ctx)).map((s) => s.name)).toEqual(["task-relay", "task-watchdog", "task-overdue"]);
   });
 
   it("an unreachable executing system: nothing spent, the dispatch step waits longer (doubling to 10 s), back to its period once it answers", async () => {
@@ -127,6 +128,23 @@ describe("hosted task steps", () => {
     expect(records[1]).toMatchObject({ key: "P-1", headers: { "msgx-redeliver": "watchdog" } });
     // Not again before the retry period.
     expect(await w.run("task-watchdog")).toMatchObject({ wake: [] });
+  });
+
+  it("the overdue step publishes TASK_OVERDUE for a task past its heartbeat (tasks.overdue), counts it by reason and wakes the relay", async () => {
+    const w = world({ "overdue.byHandlerCode": JSON.stringify({ LMS_CALL: { heartbeatMs: 30_000 } }) });
+    await w.service.create(newTask("O-1"));
+    await w.run("task-dispatch");
+    expect(await w.run("task-overdue")).toMatchObject({ wake: [] });
+    w.clock.advance(30_000);
+    expect(await w.run("task-overdue")).toMatchObject({ after: 1_000, wake: ["task-relay"] });
+    expect(await w.host.metrics.render()).toMatch(/^msgx_task_overdue_total\{reason="HEARTBEAT"\} 1$/m);
+    expect(await w.host.metrics.render()).toMatch(/^msgx_task_overdue_total\{reason="DEADLINE"\} 0$/m);
+    expect(await w.host.metrics.render()).toMatch(/^msgx_tasks_overdue\{reason="HEARTBEAT"\} 1$/m);
+    await w.run("task-relay");
+    expect(w.broker.records("TASK_EVENT_TOPIC").map((r) => [r.key, r.headers["msgx-task-event"]])).toEqual([["O-1", "TASK_OVERDUE"]]);
+    expect(w.logger.lines.filter((l) => l.level === "warn" && l.msg.startsWith("task overdue")).map((l) => l.fields?.["reason"])).toEqual(["HEARTBEAT"]);
+    // Once per silence.
+    expect(await w.run("task-overdue")).toMatchObject({ wake: [] });
   });
 
   it("msgx_tasks reads the store's counts per status, at most every 15 s", async () => {

@@ -15,7 +15,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropPgAndKafkaRun, gatePgAndKafka, runTagged, spawnRunner, stopRunner, type RunnerProcess } from "./runner-process.js";
 import { spawnScript, stopScript, type ScriptProcess } from "./script-process.js";
-import { awaitTaskStatus, endTask, TASK_TOKEN, taskApi } from "./task-service/task-processes.js";
+import { awaitTaskStatus, endTask, plainOwnerDeliveries, TASK_TOKEN, taskApi } from "./task-service/task-processes.js";
 
 const PG_URL = process.env["MSGX_TEST_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const BROKERS = process.env["MSGX_TEST_KAFKA_BROKERS"] ?? "127.0.0.1:9092";
@@ -29,16 +29,10 @@ const suite = "topic-per-owner task routing: two owners with no msgx code, each 
 const pgClient = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
 const available = await gatePgAndKafka(suite, pgClient, BROKERS);
 
-interface Delivered {
-  readonly record: { readonly topic: string; readonly key: string | null; readonly headers: Record<string, string | null>; readonly value: Record<string, any> | null };
-  readonly handled: boolean;
-  readonly callback: number | null;
-}
-
 let dir: string | undefined;
 let runner: RunnerProcess | undefined;
 const owners = new Map<OwnerName, ScriptProcess>();
-const delivered = (owner: OwnerName): Delivered[] => (owners.get(owner)?.lines ?? []).filter((l): l is Delivered => typeof l === "object" && l !== null && "record" in l);
+const delivered = (owner: OwnerName) => plainOwnerDeliveries(owners.get(owner));
 
 beforeAll(async () => {
   if (!available) return;

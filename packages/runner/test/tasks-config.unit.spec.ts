@@ -96,6 +96,25 @@ describe("tasks configuration", () => {
     refusedNaming({ MSGX_TASKS_ENABLED: "yes" }, /tasks\.enabled/);
   });
 
+  it("tasks.overdue: nothing watched by default; timeouts by handler code and business type from JSON text or the file; bad ones refused naming the key", () => {
+    expect(loadConfig({ env: {} }).tasks.overdue).toEqual({ default: {}, byHandlerCode: {}, byBizType: {} });
+    const fromEnv = loadConfig({
+      env: {
+        MSGX_TASKS_OVERDUE_DEFAULT_HEARTBEAT_MS: "60000",
+        MSGX_TASKS_OVERDUE_BY_HANDLER_CODE: '{"LMS_MOVE":{"deadlineMs":600000}}',
+        MSGX_TASKS_OVERDUE_BY_BIZ_TYPE: '{"搬运":{"heartbeatMs":30000}}',
+      },
+    }).tasks.overdue;
+    expect(fromEnv).toEqual({ default: { heartbeatMs: 60_000 }, byHandlerCode: { LMS_MOVE: { deadlineMs: 600_000 } }, byBizType: { 搬运: { heartbeatMs: 30_000 } } });
+    const file = join(mkdtempSync(join(tmpdir(), "msgx-tasks-overdue-")), "msgx.json");
+    writeFileSync(file, JSON.stringify({ tasks: { overdue: { byHandlerCode: { FAST: { heartbeatMs: 5_000 } } } } }));
+    expect(loadConfig({ file, env: {} }).tasks.overdue.byHandlerCode).toEqual({ FAST: { heartbeatMs: 5_000 } });
+    refusedNaming({ MSGX_TASKS_OVERDUE_DEFAULT_DEADLINE_MS: "0" }, /tasks\.overdue\.default\.deadlineMs/);
+    refusedNaming({ MSGX_TASKS_OVERDUE_BY_HANDLER_CODE: "{not json" }, /tasks\.overdue\.byHandlerCode/);
+    refusedNaming({ MSGX_TASKS_OVERDUE_BY_HANDLER_CODE: '{"bad code":{"deadlineMs":1}}' }, /tasks\.overdue\.byHandlerCode/);
+    refusedNaming({ MSGX_TASKS_OVERDUE_BY_BIZ_TYPE: '{"B":{"deadlineMs":1,"timeoutMs":2}}' }, /tasks\.overdue\.byBizType/);
+  });
+
   it("never echoes a dispatcher URL it refuses (it may carry credentials)", () => {
     expect(() => loadConfig({ env: { MSGX_TASKS_DISPATCHER_URL: "ftp://user:secret@acs/tasks" } })).toThrow(expect.objectContaining({ message: expect.not.stringContaining("secret") }));
   });

@@ -5,7 +5,8 @@
  * (Idempotency-Key = taskId), its EXECUTING and FINISHED feedback land as owner events in
  * `<data-dir>/events/TASK_EVENT_TOPIC.jsonl` with the owner header, the owner's callback finishes
  * it; a cancel after dispatch goes through the executing system; an unknown owner is 422; `/metrics`
- * shows the task series; `msgx tasks show|replay --url` read and preflight through the runner.
+ * shows the task series; a watched task left silent gets TASK_OVERDUE (HEARTBEAT, DEADLINE); `msgx
+ * tasks show|replay --url` read and preflight through the runner.
  * (The multi-process flows on PostgreSQL and Kafka are task-service.e2e.)
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -50,6 +51,8 @@ beforeAll(async () => {
         "tasks.token": TASK_TOKEN,
         "tasks.owners": "LMS,WMS",
         "tasks.jobIntervalMs": "100",
+        // Only LMS_SLOW tasks are watched: the other flows here end long before any timeout.
+        "tasks.overdue.byHandlerCode": JSON.stringify({ LMS_SLOW: { heartbeatMs: 300, deadlineMs: 900 } }),
         // PGlite runs in this process: a loaded machine may stall the executing system's answers.
         "tasks.dispatcher.timeoutMs": "15000",
         "tasks.dispatcher.url": `http://127.0.0.1:${(acs.address() as AddressInfo).port}/acs`,
@@ -101,6 +104,29 @@ describe("the embedded runner hosts /task/v1", () => {
     expect(await api("POST", "/task/v1/tasks", task("E-3", "MES"))).toMatchObject({ status: 422, body: { code: "UNKNOWN_OWNER" } });
     expect((await api("GET", "/task/v1/tasks/E-2", undefined, "")).status).toBe(401);
   }, 40_000);
+
+  it("a watched task left silent: TASK_OVERDUE (HEARTBEAT, then DEADLINE) in the owner's JSONL, status kept, listed as overdue", async () => {
+    expect((await api("POST", "/task/v1/tasks", { ...task("E-4"), handlerCode: "LMS_SLOW" })).status).toBe(201);
+    await vi.waitFor(async () => expect(await statusOf("E-4")).toBe("DISPATCHED"), { timeout: 20_000, interval: 100 });
+    const overdue = () => delivered().filter((l) => l.key === "E-4" && l.headers["msgx-task-event"] === "TASK_OVERDUE").map((l) => (JSON.parse(l.value) as { overdueReason: string }).overdueReason);
+    await vi.waitFor(() => expect(overdue().sort()).toEqual(["DEADLINE", "HEARTBEAT"]), { timeout: 20_000, interval: 100 });
+    expect(await statusOf("E-4")).toBe("DISPATCHED");
+    expect((await api("GET", "/task/v1/tasks?overdue=true")).body["tasks"].map((t: { taskId: string }) => t.taskId)).toEqual(["E-4"]);
+    expect(await (await fetch(new URL("/metrics", base))).text()).toMatch(/^msgx_task_overdue_total\{reason="DEADLINE"\} 1$/m);
+  }, 40_000);
+  it("the lineage of the cancelled task names the cancel and its HTTP caller (/admin/tasks/<id>/lineage); an unknown task is 404", async () => {
+    const answer = await callRunner(base, "GET", "/admin/tasks/E-2/lineage", undefined, "");
+    expect(answer.status).toBe(200);
+    const entries = answer.body["entries"] as { from: string | null; to: string; cause: Record<string, unknown>; caller: Record<string, unknown> | null }[];
+    expect(entries.slice(0, 3).map((e) => [e.from, e.to, e.cause["kind"]])).toEqual([
+      [null, "CREATED", "create"],
+      ["CREATED", "DISPATCHED", "dispatch"],
+      ["DISPATCHED", "CANCEL_PENDING_CALLBACK", "cancel"],
+    ]);
+    expect(entries[2]).toMatchObject({ cause: { reason: "operator" }, caller: { route: "POST /task/v1/tasks/:id/cancel", remoteAddress: expect.stringMatching(/127\.0\.0\.1/) } });
+    expect(entries[1]!.caller).toBeNull();
+    expect((await callRunner(base, "GET", "/admin/tasks/E-none/lineage", undefined, "")).status).toBe(404);
+  }, 20_000);
 });
 
 /** Runs `msgx tasks <args>` in process; returns what it printed. */
@@ -118,6 +144,15 @@ async function msgx(args: readonly string[]): Promise<string> {
 }
 
 describe("msgx tasks --url", () => {
+  it("lineage: the same entries as the admin route, as JSON and as a table", async () => {
+    const json = JSON.parse(await msgx(["lineage", "E-1", "--url", base, "--json"])) as { status: string; entries: { to: string }[] };
+    expect(json).toEqual((await callRunner(base, "GET", "/admin/tasks/E-1/lineage", undefined, "")).body);
+    expect(json.entries.map((e) => e.to)).toEqual(["CREATED", "DISPATCHED", "EXECUTING", "FINISHED_PENDING_CALLBACK", "FINISHED"]);
+    const table = (await msgx(["lineage", "E-1", "--url", base])).trim().split("\n");
+    expect(table).toHaveLength(7);
+    expect(table.at(-1)).toMatch(/^task E-1 \(T\d+\) is FINISHED$/);
+  });
+
   it("shows a task with its logs, and preflights a replay (nothing dead: nothing eligible)", async () => {
     const tokenFile = join(dataDir, "task-token");
     writeFileSync(tokenFile, `${TASK_TOKEN}\n`);

@@ -1,3 +1,4 @@
+import { saveTaskChange } from "./save-task-change.js";
 import { isMsgxError } from "@msgx/core";
 import type { Clock } from "@msgx/core";
 import { silentLogger, type Logger } from "@msgx/core";
@@ -162,7 +163,7 @@ export class DispatchJob {
       const transition = decideDispatchAnswer(task, answer, now, this.#retry);
       if (transition === null) return null;
       const next = evolveTask(task, transition, now);
-      await tx.updateTask(next);
+      await saveTaskChange(tx, task, next, { kind: "dispatch", answer: transition.type === "dispatched" ? "accepted" : transition.type === "dispatchRefused" ? "refused" : "failed" }, null);
       return next;
     });
   }

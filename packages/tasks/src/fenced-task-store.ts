@@ -14,10 +14,13 @@ export function fencedTaskStore(store: TaskStore, fence: number | undefined): Ta
     list: (filter) => store.list(filter),
     feedback: (taskId) => store.feedback(taskId),
     callbacks: (taskId) => store.callbacks(taskId),
+    history: (taskId) => store.history(taskId),
     dueForDispatch: (now, limit) => store.dueForDispatch(now, limit),
     stalePendingCallbacks: (updatedBefore, alertedBefore, limit) => store.stalePendingCallbacks(updatedBefore, alertedBefore, limit),
+    overdueCandidates: (now, limit) => store.overdueCandidates(now, limit),
     purgeFinished: (before, limit) => store.purgeFinished(before, limit),
     replay: (replayId) => store.replay(replayId),
     countByStatus: () => store.countByStatus(),
+    countOverdue: () => store.countOverdue(),
   };
 }

@@ -5,7 +5,9 @@ import type { FaultPlan } from "@msgx/core/fakes";
 import type { InMemoryPipelineStore } from "@msgx/core/fakes";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
+import type { TaskHistoryEntry } from "./task-history.js";
 import { FINAL_TASK_STATUSES, PENDING_CALLBACK_STATUSES, TaskStatus, type TaskRecord } from "./task-record.js";
+import { decideTaskOverdue, isTaskOverdue, type TaskOverdueReason } from "./task-overdue.js";
 import type { TaskReplayEntry } from "./task-replay.js";
 import type { TaskFilter, TaskStore, TaskTransactionOptions, TaskTx } from "./task-store.js";
 
@@ -16,6 +18,8 @@ export interface InMemoryTaskTables {
   readonly feedback: TaskFeedbackEntry[];
   readonly callbacks: TaskCallbackEntry[];
   readonly replays: TaskReplayEntry[];
+  /** Every task's history, in write order. */
+  readonly history: TaskHistoryEntry[];
   /** The last task number given out per day (`yyyyMMdd`). */
   readonly taskSeqs: Map<string, number>;
 }
@@ -32,7 +36,7 @@ const keyOf = (k: TaskFeedbackKey): string => JSON.stringify([k.taskId, k.extern
  * `task.commit`), `commitUnknownNext` (commit, then report the outcome unknown).
  */
 export class InMemoryTaskStore implements TaskStore {
-  readonly tables: InMemoryTaskTables = { tasks: new Map(), feedback: [], callbacks: [], replays: [], taskSeqs: new Map() };
+  readonly tables: InMemoryTaskTables = { tasks: new Map(), feedback: [], callbacks: [], replays: [], history: [], taskSeqs: new Map() };
   /** When set, the next commit applies its writes and then throws `COMMIT_UNKNOWN`. */
   commitUnknownNext = false;
   readonly #clock: Clock;
@@ -62,6 +66,7 @@ export class InMemoryTaskStore implements TaskStore {
     const callbacks: TaskCallbackEntry[] = [];
     const events: OutboxEventDraft[] = [];
     const replays: TaskReplayEntry[] = [];
+    const history: TaskHistoryEntry[] = [];
     const seqs = new Map<string, number>();
     const current = (id: string): TaskRecord | undefined => tasks.get(id) ?? t.tasks.get(id);
     const tx: TaskTx = {
@@ -113,6 +118,16 @@ export class InMemoryTaskStore implements TaskStore {
         this.#check("appendEvents");
         events.push(...drafts);
       },
+      appendHistory: async (entry) => {
+        this.#check("appendHistory");
+        const stored = current(entry.taskId);
+        // The row's foreign key and primary key: a task's entry, once per version.
+        if (stored === undefined) throw new MsgxError("INFRA", `foreign key violation: no task ${entry.taskId} for its history`);
+        if ([...t.history, ...history].some((h) => h.taskId === entry.taskId && h.version === entry.version)) {
+          throw new MsgxError("INFRA", `unique violation: history of task ${entry.taskId} version ${entry.version} is written already`);
+        }
+        history.push(entry);
+      },
       insertReplay: async (entry) => {
         this.#check("insertReplay");
         if ([...t.replays, ...replays].some((r) => r.replayId === entry.replayId)) {
@@ -130,6 +145,7 @@ export class InMemoryTaskStore implements TaskStore {
     t.feedback.push(...feedback);
     t.callbacks.push(...callbacks);
     t.replays.push(...replays);
+    t.history.push(...history);
     for (const [day, seq] of seqs) t.taskSeqs.set(day, seq);
     this.#appendOutbox(events);
     if (this.commitUnknownNext) {
@@ -165,6 +181,7 @@ export class InMemoryTaskStore implements TaskStore {
           (filter.taskIds === undefined || filter.taskIds.includes(task.taskId)) &&
           (filter.callbackFailed === undefined || (task.callbackError !== null) === filter.callbackFailed) &&
           (filter.updatedBefore === undefined || task.updatedAt <= filter.updatedBefore) &&
+          (filter.overdue === undefined || isTaskOverdue(task) === filter.overdue) &&
           (filter.afterTaskId === undefined || task.taskId > filter.afterTaskId),
       )
       .sort(byId)
@@ -174,6 +191,11 @@ export class InMemoryTaskStore implements TaskStore {
   async feedback(taskId: string): Promise<readonly TaskFeedbackEntry[]> {
     this.#check("feedback");
     return this.tables.feedback.filter((e) => e.taskId === taskId);
+  }
+
+  async history(taskId: string): Promise<readonly TaskHistoryEntry[]> {
+    this.#check("history");
+    return this.tables.history.filter((e) => e.taskId === taskId).sort((a, b) => a.version - b.version);
   }
 
   async callbacks(taskId: string): Promise<readonly TaskCallbackEntry[]> {
@@ -202,6 +224,14 @@ export class InMemoryTaskStore implements TaskStore {
       .slice(0, Math.max(0, limit));
   }
 
+  async overdueCandidates(now: number, limit: number): Promise<readonly TaskRecord[]> {
+    this.#check("overdueCandidates");
+    return [...this.tables.tasks.values()]
+      .filter((t) => decideTaskOverdue(t, now).length > 0)
+      .sort(byId)
+      .slice(0, Math.max(0, limit));
+  }
+
   async purgeFinished(before: number, limit: number): Promise<number> {
     this.#check("purgeFinished");
     const n = Number.isNaN(limit) ? 0 : Math.floor(limit);
@@ -216,12 +246,19 @@ export class InMemoryTaskStore implements TaskStore {
     for (const id of gone) t.tasks.delete(id);
     t.feedback.splice(0, t.feedback.length, ...t.feedback.filter((e) => !ids.has(e.taskId)));
     t.callbacks.splice(0, t.callbacks.length, ...t.callbacks.filter((e) => !ids.has(e.taskId)));
+    t.history.splice(0, t.history.length, ...t.history.filter((e) => !ids.has(e.taskId)));
     return gone.length;
   }
 
   async replay(replayId: string): Promise<TaskReplayEntry | undefined> {
     this.#check("replay");
     return this.tables.replays.find((r) => r.replayId === replayId);
+  }
+
+  async countOverdue(): Promise<Readonly<Record<TaskOverdueReason, number>>> {
+    this.#check("countOverdue");
+    const overdue = [...this.tables.tasks.values()].filter(isTaskOverdue);
+    return { DEADLINE: overdue.filter((t) => t.deadlineOverdueAt !== null).length, HEARTBEAT: overdue.filter((t) => t.heartbeatOverdueAt !== null).length };
   }
 
   async countByStatus(): Promise<Readonly<Record<TaskStatus, number>>> {

@@ -12,12 +12,15 @@ export { DEFAULT_TASK_ROUTING, TASK_TARGET, assertTaskRouting, assertKnownOwner,
 export { TaskEventHeader, taskEventHeaders } from "./task-headers.js";
 export { TaskFeedbackStatus, TaskFeedbackOutcome, decideTaskFeedback, type TaskFeedback, type TaskFeedbackKey, type TaskFeedbackEntry, type TaskFeedbackDecision } from "./task-feedback.js";
 export { TaskCallbackResult, TaskCallbackOutcome, decideTaskCallback, type TaskCallback, type TaskCallbackEntry, type TaskCallbackDecision } from "./task-callback.js";
+export type { TaskCause, TaskHistoryEntry } from "./task-history.js";
 export type { TaskStore, TaskTx, TaskFilter, TaskTransactionOptions } from "./task-store.js";
 export { fencedTaskStore } from "./fenced-task-store.js";
 export { TaskService, type TaskServiceDeps, type TaskFeedbackAnswer, type TaskCallbackAnswer, type TaskCancelRequest, type TaskCancelAnswer } from "./task-service.js";
 export { MAX_TASK_REPLAY } from "./task-request-checks.js";
 export type { TaskDispatcher, DispatchAnswer, CancelAnswer } from "./task-dispatcher.js";
 export { DispatchJob, DEFAULT_DISPATCH_RETRY, dispatchBackoffMs, decideDispatchAnswer, type DispatchRetryOptions, type TaskDispatchStep, type DispatchJobDeps, type DispatchJobOptions } from "./dispatch-job.js";
+export { TaskOverdueReason, TASK_OVERDUE_REASONS, NO_TASK_TIMEOUTS, WATCHED_TASK_STATUSES, resolveTaskTimeouts, assertTaskOverduePolicy, decideTaskOverdue, isTaskOverdue, taskHeartbeatDueAt, taskOverdueText, type TaskTimeouts, type TaskOverduePolicy, type ResolvedTaskTimeouts } from "./task-overdue.js";
+export { TaskOverdueJob, DEFAULT_TASK_OVERDUE_BATCH, type TaskOverdueStep, type TaskOverdueJobDeps } from "./task-overdue-job.js";
 export { TaskWatchdogJob, DEFAULT_TASK_WATCHDOG_OPTIONS, type TaskWatchdogOptions, type TaskWatchdogStep, type TaskWatchdogDeps } from "./task-watchdog-job.js";
 export { taskReplayEligibility, taskReplayCandidate, pendingEventDraft, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayCandidate, type TaskReplayResult, type TaskReplayEntry } from "./task-replay.js";
 export { TaskConsumeStatus, TaskCallbackStatus, taskCallbackResultOf, isTaskEventSettled, type TaskConsumeLogEntry, type TaskConsumeLogWrite } from "./task-consume-log.js";

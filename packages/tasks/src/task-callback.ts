@@ -1,3 +1,4 @@
+import type { TaskEventMessage } from "./task-event.js";
 import { evolveTask } from "./task-machine.js";
 import { awaitsCallback, FINAL_TASK_STATUSES, type TaskRecord } from "./task-record.js";
 import { states, type ValueOf } from "@msgx/core";
@@ -8,12 +9,10 @@ export type TaskCallbackResult = ValueOf<typeof TaskCallbackResult>;
 
 /**
  * The owner reporting back (seed 001 §9: `POST /rpc-api/task/callback-result`, or a record on the
- * result topic). Safe to repeat: the task service answers a repeated callback without change.
+ * result topic) on the task event it handled, named by that event's `taskId` and `eventId`. Safe
+ * to repeat: the task service answers a repeated callback without change.
  */
-export interface TaskCallback {
-  readonly taskId: string;
-  /** The `eventId` of the task event the owner handled. */
-  readonly eventId: string;
+export interface TaskCallback extends Pick<TaskEventMessage, "taskId" | "eventId"> {
   readonly result: TaskCallbackResult;
   readonly message?: string | null;
 }
@@ -28,12 +27,8 @@ export interface TaskCallback {
 export const TaskCallbackOutcome = states("APPLIED", "RECORDED", "DUPLICATE", "REJECTED");
 export type TaskCallbackOutcome = ValueOf<typeof TaskCallbackOutcome>;
 
-/** A row of the callback log (`task_callback`): every callback received, repeats included. */
-export interface TaskCallbackEntry {
-  readonly taskId: string;
-  readonly eventId: string;
-  readonly result: TaskCallbackResult;
-  readonly message: string | null;
+/** A row of the callback log (`task_callback`): every callback received (its message null when it had none), repeats included. */
+export interface TaskCallbackEntry extends Required<TaskCallback> {
   readonly outcome: TaskCallbackOutcome;
   readonly reason: string | null;
   readonly receivedAt: number;

@@ -167,7 +167,7 @@ export class TaskEventConsumer<Tx> {
     const callback = expectsTaskCallback(event.eventType);
     const handler = registry.get(event.handlerCode);
     if (handler === undefined && callback) return this.#deadLetter({ ...base, callback }, prior?.attempts ?? 0, registry.unknownReason(event.handlerCode), now);
-    // Progress for a code no handler has is acknowledged like progress a handler does not take:
+    // Progress (or an overdue warning) for a code no handler has is acknowledged like one a handler does not take:
     // nothing waits on it, and the task's final event is dead-lettered and reported with the reason.
     if (handler === undefined) this.#logger.warn("task progress event for an unknown handler code acknowledged", { owner: this.owner, eventId: event.eventId, handlerCode: event.handlerCode });
 
@@ -230,6 +230,10 @@ async function runHandler<Tx>(handler: TaskEventHandler<Tx>, event: TaskEventMes
     case TaskEventType.TASK_EXECUTING:
       // Progress is optional to handle: without the method the event is simply acknowledged.
       if (handler.onTaskExecuting !== undefined) await handler.onTaskExecuting(event, ctx);
+      return;
+    case TaskEventType.TASK_OVERDUE:
+      // The same for overdue warnings: the owner decides (cancel, wait) when it handles them.
+      if (handler.onTaskOverdue !== undefined) await handler.onTaskOverdue(event, ctx);
       return;
   }
 }

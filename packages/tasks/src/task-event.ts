@@ -1,11 +1,13 @@
 import { isRoutingCode, type TaskExternalRef, type TaskPayload, type TaskRecord, type TaskSubject } from "./task-record.js";
 import { states, type ValueOf } from "@msgx/core";
+import type { TaskOverdueReason } from "./task-overdue.js";
 
 /**
- * The events a task publishes to its owner. `TASK_EXECUTING` (progress; no callback expected) came
- * after the first release: a consumer older than it dead-letters it as an unknown event type.
+ * The events a task publishes to its owner. `TASK_EXECUTING` (progress) and `TASK_OVERDUE` (past
+ * its deadline or heartbeat timeout) expect no callback and came after the first release: a
+ * consumer older than them dead-letters them as an unknown event type.
  */
-export const TaskEventType = states("TASK_FINISHED", "TASK_CANCELLED", "TASK_EXECUTING");
+export const TaskEventType = states("TASK_FINISHED", "TASK_CANCELLED", "TASK_EXECUTING", "TASK_OVERDUE");
 export type TaskEventType = ValueOf<typeof TaskEventType>;
 
 /** The schema version of {@link TaskEventMessage}; bumped on any incompatible change. */
@@ -41,6 +43,12 @@ export interface TaskEventMessage extends TaskSubject, TaskExternalRef {
    * before TASK_EXECUTING existed.
    */
   readonly progress?: string | null;
+  /** TASK_OVERDUE only: which timeout ran out. */
+  readonly overdueReason?: TaskOverdueReason;
+  /** TASK_OVERDUE only: when the deadline ran out (ISO-8601 UTC), null when the task has none. */
+  readonly deadlineAt?: string | null;
+  /** TASK_OVERDUE only: the dispatch or last EXECUTING feedback (ISO-8601 UTC), null when never dispatched. */
+  readonly lastProgressAt?: string | null;
   /** When the task service recorded the feedback, ISO-8601 UTC. */
   readonly occurredAt: string;
   /** The task's request payload, as created. */
@@ -57,7 +65,11 @@ export interface TaskEventExtras {
   readonly progress?: string | null;
   /** The task version the event belongs to (republishing an earlier event). Default: the task's. */
   readonly version?: number;
+  /** TASK_OVERDUE: the cause; the event then carries the task's deadline and last progress. */
+  readonly overdueReason?: TaskOverdueReason;
 }
+
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /** The version an event id names (`<taskId>#<version>`); NaN when it names none. */
 export const taskEventVersion = (eventId: string): number => {
@@ -95,6 +107,9 @@ export function taskEventMessage(
     externalEventId,
     reason: extras.reason !== undefined ? extras.reason : task.statusReason,
     progress: extras.progress ?? null,
+    ...(extras.overdueReason === undefined
+      ? {}
+      : { overdueReason: extras.overdueReason, deadlineAt: isoOrNull(task.deadlineAt), lastProgressAt: isoOrNull(task.lastProgressAt) }),
     occurredAt: new Date(at).toISOString(),
     payload: task.payload,
   };
@@ -109,8 +124,8 @@ const isTextOrNull = (v: unknown): v is string | null => v === null || typeof v 
 const EVENT_TYPES: readonly unknown[] = Object.values(TaskEventType);
 const isTaskEventType = (v: unknown): v is TaskEventType => EVENT_TYPES.includes(v);
 
-/** True for an event the owner reports back on (FINISHED, CANCELLED); progress events expect no callback. */
-export const expectsTaskCallback = (eventType: string): boolean => eventType !== TaskEventType.TASK_EXECUTING;
+/** True for an event the owner reports back on (FINISHED, CANCELLED); progress and overdue events expect none. */
+export const expectsTaskCallback = (eventType: string): boolean => eventType === TaskEventType.TASK_FINISHED || eventType === TaskEventType.TASK_CANCELLED;
 
 /**
  * Parses and checks a record value. An event type this version does not know is reported as such

@@ -33,6 +33,12 @@ export interface TaskEventHandler<Tx> {
    * callback for it. Optional: without it the event is acknowledged (SUCCEEDED, nothing reported).
    */
   onTaskExecuting?(event: TaskEventMessage, ctx: TaskHandlerContext<Tx>): Promise<void>;
+  /**
+   * The task is past its deadline or heartbeat timeout (`TASK_OVERDUE`, `overdueReason`); its
+   * status did not change: cancel it (`POST /task/v1/tasks/{id}/cancel`) or let it run. Handled
+   * like `onTaskExecuting` (no callback); optional.
+   */
+  onTaskOverdue?(event: TaskEventMessage, ctx: TaskHandlerContext<Tx>): Promise<void>;
 }
 
 /**

@@ -15,6 +15,9 @@
  * - `EXECUTING`: the external system reported the task running (a TASK_EXECUTING event to the
  *   owner; each further report under a new id is a progress event, EXECUTING -> EXECUTING).
  *   Leaves on FINISHED or CANCELLED feedback.
+ *   A DISPATCHED or EXECUTING task past its deadline, or silent past its heartbeat timeout, is
+ *   marked overdue (one TASK_OVERDUE event per cause, `task-overdue.ts`) without leaving its
+ *   status: the owner decides what to do (cancel it, wait).
  * - `FINISHED_PENDING_CALLBACK`: entered on FINISHED feedback, in the same transaction as the
  *   TASK_FINISHED outbox event addressed to the owner. Waits for the owner's callback: SUCCESS
  *   leaves to FINISHED; FAILURE (the owner's handler dead-lettered the event) stays here with
@@ -33,6 +36,7 @@
  * {@link evolveTask} is the one choke point that changes a task and refuses illegal transitions.
  */
 import { IllegalTransitionError } from "@msgx/core";
+import type { TaskOverdueReason } from "./task-overdue.js";
 import { TaskStatus, type TaskRecord } from "./task-record.js";
 
 /** What happened to a task; the input of {@link evolveTask}. */
@@ -51,7 +55,9 @@ export type TaskTransition =
   /** An operator replayed the pending event: the FAILURE is cleared, the event goes out again. */
   | { readonly type: "replayed" }
   /** The watchdog alerted on the task and sent its pending event again. */
-  | { readonly type: "callbackRedelivered" };
+  | { readonly type: "callbackRedelivered" }
+  /** The overdue job published TASK_OVERDUE for one cause (`task-overdue.ts`); the status stays. */
+  | { readonly type: "overdue"; readonly reason: TaskOverdueReason };
 
 const S = TaskStatus;
 const ACTIVE = [S.CREATED, S.DISPATCHED, S.EXECUTING] as const;
@@ -70,6 +76,7 @@ export const LEGAL_TASK_FROM: Readonly<Record<TaskTransition["type"], readonly T
   callbackFailed: PENDING,
   replayed: PENDING,
   callbackRedelivered: PENDING,
+  overdue: [S.DISPATCHED, S.EXECUTING],
 };
 
 /** True when `transition` may be applied to a task in `status`. */
@@ -96,6 +103,7 @@ function apply(task: TaskRecord, transition: TaskTransition, now: number): TaskR
     case "dispatched":
       return {
         ...base,
+        ...signOfLife(task, now),
         status: S.DISPATCHED,
         externalTaskNo: transition.externalTaskNo,
         dispatchAttempts: task.dispatchAttempts + (transition.attempted === true ? 1 : 0),
@@ -106,7 +114,7 @@ function apply(task: TaskRecord, transition: TaskTransition, now: number): TaskR
     case "dispatchRefused":
       return { ...base, status: S.FAILED, dispatchAttempts: task.dispatchAttempts + 1, dispatchError: transition.reason, statusReason: transition.reason };
     case "executing":
-      return { ...base, status: S.EXECUTING, externalTaskNo: transition.externalTaskNo ?? task.externalTaskNo };
+      return { ...base, ...signOfLife(task, now), status: S.EXECUTING, externalTaskNo: transition.externalTaskNo ?? task.externalTaskNo };
     case "finished":
     case "cancelled":
       return {
@@ -124,5 +132,16 @@ function apply(task: TaskRecord, transition: TaskTransition, now: number): TaskR
       return { ...base, callbackError: null };
     case "callbackRedelivered":
       return { ...base, callbackAlerts: task.callbackAlerts + 1, callbackAlertAt: now };
+    case "overdue":
+      return transition.reason === "DEADLINE" ? { ...base, deadlineOverdueAt: now } : { ...base, heartbeatOverdueAt: now };
   }
+}
+
+/**
+ * The dispatch and each EXECUTING report: the executing system's last sign of life is now (the
+ * heartbeat is re-armed), and the deadline starts at the first of them.
+ */
+function signOfLife(task: TaskRecord, now: number): Pick<TaskRecord, "deadlineAt" | "lastProgressAt" | "heartbeatOverdueAt"> {
+  const deadlineAt = task.deadlineAt ?? (task.deadlineMs === null ? null : now + task.deadlineMs);
+  return { deadlineAt, lastProgressAt: now, heartbeatOverdueAt: null };
 }

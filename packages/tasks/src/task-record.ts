@@ -92,6 +92,18 @@ export interface TaskRecord extends TaskSubject, TaskExternalRef {
   readonly callbackAlerts: number;
   /** The watchdog's last alert (and redelivery) on this task; null when it never alerted. */
   readonly callbackAlertAt: number | null;
+  /** Time allowed from dispatch to a FINISHED / CANCELLED report (`task-overdue.ts`), fixed at create; null = no deadline. */
+  readonly deadlineMs: number | null;
+  /** Time allowed between progress reports (the dispatch counts as one), fixed at create; null = no heartbeat watch. */
+  readonly heartbeatMs: number | null;
+  /** When the deadline runs out: set when the task is first dispatched (or reported on), with a `deadlineMs`. */
+  readonly deadlineAt: number | null;
+  /** The dispatch or the last EXECUTING feedback: the executing system's last sign of life. */
+  readonly lastProgressAt: number | null;
+  /** When TASK_OVERDUE (DEADLINE) was published; null before (once per task). */
+  readonly deadlineOverdueAt: number | null;
+  /** When TASK_OVERDUE (HEARTBEAT) was published for the current silence; an EXECUTING feedback clears it. */
+  readonly heartbeatOverdueAt: number | null;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
@@ -134,9 +146,9 @@ const isJsonObject = (v: unknown): v is TaskPayload => typeof v === "object" && 
 /**
  * Checks a create request and builds the CREATED record (version 1) under `taskNo` (the number
  * its store gave it). `dispatchAt`: when the dispatch job should send it (null: it is dispatched
- * by its caller, `markDispatched`).
+ * by its caller, `markDispatched`); `timeouts`: its deadline and heartbeat (`resolveTaskTimeouts`).
  */
-export function newTaskRecord(input: NewTask, now: number, taskNo: string, dispatchAt: number | null = null): TaskRecord {
+export function newTaskRecord(input: NewTask, now: number, taskNo: string, dispatchAt: number | null = null, timeouts: Pick<TaskRecord, "deadlineMs" | "heartbeatMs"> = { deadlineMs: null, heartbeatMs: null }): TaskRecord {
   assertTaskId(input.taskId);
   assertRoutingCode(input.ownerService, "ownerService");
   assertRoutingCode(input.handlerCode, "handlerCode");
@@ -174,6 +186,12 @@ export function newTaskRecord(input: NewTask, now: number, taskNo: string, dispa
     dispatchError: null,
     callbackAlerts: 0,
     callbackAlertAt: null,
+    deadlineMs: timeouts.deadlineMs,
+    heartbeatMs: timeouts.heartbeatMs,
+    deadlineAt: null,
+    lastProgressAt: null,
+    deadlineOverdueAt: null,
+    heartbeatOverdueAt: null,
     createdAt: now,
     updatedAt: now,
   };

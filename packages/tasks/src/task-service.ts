@@ -1,10 +1,13 @@
-import { MsgxError } from "@msgx/core";
+import { MsgxError, type ApiCaller } from "@msgx/core";
 import type { Clock } from "@msgx/core";
 import { silentLogger, type Logger } from "@msgx/core";
 import { decideTaskCallback, type TaskCallbackEntry, type TaskCallback } from "./task-callback.js";
 import type { TaskDispatcher } from "./task-dispatcher.js";
 import { decideTaskFeedback, TaskFeedbackStatus, type TaskFeedback, type TaskFeedbackEntry } from "./task-feedback.js";
 import { TaskEventHeader } from "./task-headers.js";
+import { assertTaskOverduePolicy, resolveTaskTimeouts, type TaskOverduePolicy } from "./task-overdue.js";
+import { saveNewTask, saveTaskChange } from "./save-task-change.js";
+import type { TaskHistoryEntry } from "./task-history.js";
 import { evolveTask } from "./task-machine.js";
 import { assertTaskId, newTaskRecord, PENDING_CALLBACK_STATUSES, sameTaskRequest, TaskStatus, type NewTask, type TaskRecord } from "./task-record.js";
 import { pendingEventDraft, taskReplayCandidate, taskReplayEligibility, type TaskReplayCandidate, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayResult } from "./task-replay.js";
@@ -33,6 +36,16 @@ export interface TaskServiceDeps {
    * `UTC`; the runner passes `tasks.taskNo.timeZone` (the airport's local day is what its users read).
    */
   readonly taskNoTimeZone?: string;
+  /**
+   * The deadlines and heartbeat timeouts given to new tasks (by handler code, business type, or
+   * default; `task-overdue.ts`), watched by `TaskOverdueJob`. Default: none, no task is watched.
+   */
+  readonly overduePolicy?: TaskOverduePolicy;
+  /**
+   * The HTTP call being served, for the tasks' history (the runner answers it); undefined (or
+   * answering undefined): the change was not asked for over HTTP.
+   */
+  readonly callerOf?: () => ApiCaller | undefined;
 }
 
 /** What a cancel asks: why, and the caller's request id (the idempotency key of its CANCELLED feedback). */
@@ -78,8 +91,11 @@ export class TaskService {
   readonly #dispatcher: TaskDispatcher | undefined;
   readonly #ids: () => string;
   readonly #taskNoTimeZone: string;
+  readonly #overduePolicy: TaskOverduePolicy | undefined;
+  readonly #callerOf: () => ApiCaller | undefined;
 
   constructor(deps: TaskServiceDeps) {
+    this.#callerOf = deps.callerOf ?? (() => undefined);
     this.#store = deps.store;
     this.#clock = deps.clock;
     this.#routing = deps.routing ?? DEFAULT_TASK_ROUTING;
@@ -88,6 +104,8 @@ export class TaskService {
     this.#ids = deps.ids ?? (() => globalThis.crypto.randomUUID());
     this.#taskNoTimeZone = deps.taskNoTimeZone ?? DEFAULT_TASK_NO_TIME_ZONE;
     assertTaskNoTimeZone(this.#taskNoTimeZone);
+    this.#overduePolicy = deps.overduePolicy;
+    if (this.#overduePolicy !== undefined) assertTaskOverduePolicy(this.#overduePolicy);
     assertTaskRouting(this.#routing);
     if (this.#routing.mode === "topic-per-owner" && this.#routing.owners === undefined) {
       throw new MsgxError("CONFIG", "topic-per-owner task routing needs its owners: the relay has one target per known owner");
@@ -114,14 +132,16 @@ export class TaskService {
     const now = this.#clock.now();
     const day = taskNoDay(now, this.#taskNoTimeZone);
     // Checked before the transaction, under a stand-in number: a refused request takes none.
-    const checked = newTaskRecord(input, now, formatTaskNo(day, 1), this.#dispatcher !== undefined && input.dispatch !== false ? now : null);
+    const dispatchAt = this.#dispatcher !== undefined && input.dispatch !== false ? now : null;
+    const unwatched = newTaskRecord(input, now, formatTaskNo(day, 1), dispatchAt);
+    const checked = { ...unwatched, ...resolveTaskTimeouts(this.#overduePolicy, unwatched) };
     assertKnownOwner(this.#routing, checked.ownerService);
     return this.#store.transaction(async (tx) => {
       // A repeat is answered before a number is taken, so repeats leave no gaps.
       const prior = await tx.lockTask(checked.taskId);
       if (prior === undefined) {
         const fresh = { ...checked, taskNo: formatTaskNo(day, await tx.nextTaskSeq(day)) };
-        if (await tx.insertTask(fresh)) return { created: true, task: fresh };
+        if (await saveNewTask(tx, fresh, this.#caller())) return { created: true, task: fresh };
       }
       const stored = prior ?? (await tx.lockTask(checked.taskId));
       if (stored === undefined) throw new TaskRequestError("CONFLICT", `task ${checked.taskId} vanished while being created`);
@@ -148,7 +168,7 @@ export class TaskService {
         return task;
       }
       const next = evolveTask(task, { type: "dispatched", externalTaskNo }, now);
-      await tx.updateTask(next);
+      await saveTaskChange(tx, task, next, { kind: "mark-dispatched", externalTaskNo }, this.#caller());
       return next;
     });
   }
@@ -172,7 +192,7 @@ export class TaskService {
           return { entry: decision.entry, duplicate: true, task };
         case "logged":
           await tx.insertFeedback(decision.entry);
-          if (decision.task !== null) await tx.updateTask(decision.task);
+          if (decision.task !== null) await saveTaskChange(tx, task, decision.task, { kind: "feedback", externalEventId: feedback.externalEventId, status: feedback.status }, this.#caller());
           if (decision.event !== null) await tx.appendEvents([decision.event]);
           return { entry: decision.entry, duplicate: false, task: decision.task ?? task };
       }
@@ -192,7 +212,7 @@ export class TaskService {
       const decision = decideTaskCallback(task, callback, now);
       if (decision.kind === "unknown-task") throw new TaskRequestError("NOT_FOUND", `no task ${callback.taskId}`);
       await tx.insertCallback(decision.entry);
-      if (decision.task !== null) await tx.updateTask(decision.task);
+      if (decision.task !== null) await saveTaskChange(tx, task, decision.task, { kind: "callback", eventId: callback.eventId, result: callback.result }, this.#caller());
       return { entry: decision.entry, task: decision.task ?? task };
     });
     const fields = { taskId: callback.taskId, eventId: callback.eventId, result: callback.result, outcome: answer.entry.outcome };
@@ -274,7 +294,7 @@ export class TaskService {
         throw new TaskRequestError(task.status === TaskStatus.FINISHED_PENDING_CALLBACK || task.status === TaskStatus.FINISHED ? "TOO_LATE" : "ILLEGAL_STATE", `task ${task.taskId}: ${why}`);
       }
       await tx.insertFeedback(decision.entry);
-      await tx.updateTask(decision.task);
+      await saveTaskChange(tx, task, decision.task, { kind: "cancel", requestId, reason }, this.#caller());
       if (decision.event !== null) await tx.appendEvents([decision.event]);
       return { outcome: "cancelled", task: decision.task };
     });
@@ -311,7 +331,7 @@ export class TaskService {
         const task = await tx.lockTask(taskId);
         if (task === undefined || !taskReplayEligibility(task).eligible) continue;
         const next = evolveTask(task, { type: "replayed" }, now);
-        await tx.updateTask(next);
+        await saveTaskChange(tx, task, next, { kind: "replay", replayId, by }, this.#caller());
         await tx.appendEvents([pendingEventDraft(next, feedback.get(taskId) ?? [], this.#routing, { [TaskEventHeader.REPLAY]: replayId })]);
         done.push(taskId);
       }
@@ -355,6 +375,16 @@ export class TaskService {
   }
 
   /** The task with that number; a value that is no task number is `INVALID`. */
+  /** The task's history (its lineage), oldest first; empty for an unknown task. */
+  history(taskId: string): Promise<readonly TaskHistoryEntry[]> {
+    assertTaskId(taskId);
+    return this.#store.history(taskId);
+  }
+
+  #caller(): ApiCaller | null {
+    return this.#callerOf() ?? null;
+  }
+
   async getByTaskNo(taskNo: string): Promise<TaskRecord | undefined> {
     assertTaskNo(taskNo);
     return this.#store.getByTaskNo(taskNo);

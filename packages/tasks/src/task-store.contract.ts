@@ -7,6 +7,8 @@ import { DEFAULT_TASK_ROUTING, taskEventDraft } from "./task-routing-config.js";
 import { TaskService } from "./task-service.js";
 import type { TaskStore } from "./task-store.js";
 import { clock, expectMsgxError, feedbackEntry, sampleNewTask, T0, type TaskStoreContractSubject, numberedTask } from "./task-store-contract-fixtures.js";
+import { describeTaskStoreOverdue } from "./task-store-overdue.contract.js";
+import { describeTaskHistoryContract } from "./task-history.contract.js";
 import { describeTaskStoreQueries } from "./task-store-queries.contract.js";
 
 /**
@@ -28,6 +30,8 @@ export function describeTaskStoreContract(name: string, factory: () => Promise<T
     const insert = async (task: TaskRecord): Promise<boolean> => store.transaction((tx) => tx.insertTask(task));
 
     describeTaskStoreQueries(() => store);
+    describeTaskStoreOverdue(() => store);
+    describeTaskHistoryContract(() => store);
 
     it("insertTask stores every field intact; a taken id returns false and changes nothing", async () => {
       const task = numberedTask(sampleNewTask("T-1"), T0);

@@ -1,6 +1,8 @@
 import type { OutboxEventDraft } from "@msgx/core";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
+import type { TaskOverdueReason } from "./task-overdue.js";
+import type { TaskHistoryEntry } from "./task-history.js";
 import type { TaskRecord, TaskStatus } from "./task-record.js";
 import type { TaskReplayEntry } from "./task-replay.js";
 
@@ -41,6 +43,12 @@ export interface TaskTx {
    * PENDING, with EVENT_IDs ascending in the given order.
    */
   appendEvents(events: readonly OutboxEventDraft[]): Promise<void>;
+  /**
+   * Appends a history entry of a task written in this transaction (or before). Commands call it
+   * through `saveTaskChange` / `saveNewTask`, never alone. A second entry for the same task and
+   * version, or one of a task that is not stored, fails the transaction (`MsgxError`).
+   */
+  appendHistory(entry: TaskHistoryEntry): Promise<void>;
   /** Appends a replay audit row (`task_replay`); a taken replay id fails the transaction (`MsgxError`). */
   insertReplay(entry: TaskReplayEntry): Promise<void>;
 }
@@ -62,6 +70,8 @@ export interface TaskFilter {
   readonly callbackFailed?: boolean;
   /** Only tasks last changed at or before this instant (e.g. "pending a callback for 10 min"). */
   readonly updatedBefore?: number;
+  /** true: only tasks reported overdue and still DISPATCHED / EXECUTING (`isTaskOverdue`); false: only the others. */
+  readonly overdue?: boolean;
   readonly afterTaskId?: string;
   readonly limit?: number;
 }
@@ -83,7 +93,7 @@ export interface TaskFilter {
  * - reads outside a transaction see committed data only;
  * - the feedback log is unique on `taskId + externalEventId + status`;
  * - driver errors leave as `MsgxError` (connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`);
- * - the job probes (`dueForDispatch`, `stalePendingCallbacks`, `purgeFinished`) read an index of
+ * - the job probes (`dueForDispatch`, `stalePendingCallbacks`, `overdueCandidates`, `purgeFinished`) read an index of
  *   their own tasks only, never the whole table.
  */
 export interface TaskStore {
@@ -94,6 +104,8 @@ export interface TaskStore {
   list(filter: TaskFilter): Promise<readonly TaskRecord[]>;
   /** The feedback log of a task, oldest first. */
   feedback(taskId: string): Promise<readonly TaskFeedbackEntry[]>;
+  /** The history of a task (its lineage), oldest first (ascending version); empty for an unknown task. */
+  history(taskId: string): Promise<readonly TaskHistoryEntry[]>;
   /** The callback log of a task, oldest first. */
   callbacks(taskId: string): Promise<readonly TaskCallbackEntry[]>;
   /**
@@ -107,14 +119,27 @@ export interface TaskStore {
    */
   stalePendingCallbacks(updatedBefore: number, alertedBefore: number, limit: number): Promise<readonly TaskRecord[]>;
   /**
+   * DISPATCHED / EXECUTING tasks with an overdue cause not yet reported at `now`: the deadline
+   * (`deadlineAt`) at or before `now` and no `deadlineOverdueAt`, or the heartbeat
+   * (`lastProgressAt + heartbeatMs`) at or before `now` and no `heartbeatOverdueAt` — exactly the
+   * tasks `decideTaskOverdue` finds a reason for; at most `limit`, by taskId (the job marks each
+   * one it takes, so the next call finds the rest).
+   */
+  overdueCandidates(now: number, limit: number): Promise<readonly TaskRecord[]>;
+  /**
    * Deletes up to `limit` FINISHED / CANCELLED / FAILED tasks last changed before `before`
-   * (strictly), oldest first, with their feedback and callback log rows, in one transaction;
+   * (strictly), oldest first, with their feedback and callback log rows and their history, in one transaction;
    * returns how many tasks went. A limit below 1 (or NaN) purges nothing; a fractional one is floored.
    * Replay audit rows stay.
    */
   purgeFinished(before: number, limit: number): Promise<number>;
   /** A replay audit row by its id. */
   replay(replayId: string): Promise<TaskReplayEntry | undefined>;
+  /**
+   * The tasks overdue now (`isTaskOverdue`: DISPATCHED / EXECUTING with a mark) per cause, both
+   * present (0 when none; a task with both marks counts in both): the `msgx_tasks_overdue` gauge.
+   */
+  countOverdue(): Promise<Readonly<Record<TaskOverdueReason, number>>>;
   /** The number of stored tasks in each status, every status present (0 when none): the `msgx_tasks` gauge. */
   countByStatus(): Promise<Readonly<Record<TaskStatus, number>>>;
 }

@@ -1,3 +1,4 @@
+import { saveTaskChange } from "./save-task-change.js";
 import type { Clock } from "@msgx/core";
 import { silentLogger, type Logger } from "@msgx/core";
 import { TaskEventHeader } from "./task-headers.js";
@@ -84,7 +85,7 @@ export class TaskWatchdogJob {
         // Re-checked under the lock: the callback may have come meanwhile.
         if (task === undefined || !awaitsCallback(task.status) || task.version !== seen.version) return null;
         const next = evolveTask(task, { type: "callbackRedelivered" }, now);
-        await tx.updateTask(next);
+        await saveTaskChange(tx, task, next, { kind: "watchdog" }, null);
         if (redeliver) await tx.appendEvents([pendingEventDraft(next, feedback, this.#routing, { [TaskEventHeader.REDELIVER]: "watchdog" })]);
         return next;
       });

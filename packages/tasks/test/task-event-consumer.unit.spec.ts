@@ -64,6 +64,7 @@ describe("TaskEventConsumer", () => {
             }
             ctx.tx.stage(() => effects.push(`${code}:executing:${e.taskId}`));
           },
+          onTaskOverdue: async (e: TaskEventMessage, ctx: { tx: InMemoryTaskTxHandle }) => ctx.tx.stage(() => effects.push(`${code}:overdue:${e.overdueReason}:${e.taskId}`)),
         }
       : {}),
   });
@@ -215,6 +216,19 @@ describe("TaskEventConsumer", () => {
       expect(await consumer.handle(record(e))).toEqual({ did: "dead", eventId: "X4#2", reason: "attempts exhausted (3); last: Error: progress table locked (attempt 3)" });
       expect(await log.get("X4#2")).toMatchObject({ status: "DEAD", attempts: 3, callbackStatus: null });
       expect([effects, nudges, await log.dueCallbacks(clock.now() + 1, 10)]).toEqual([[], 0, []]);
+    });
+  });
+
+  describe("TASK_OVERDUE", () => {
+    it("runs onTaskOverdue in the consume log transaction with no callback; a handler without it acknowledges; a redelivery is a duplicate", async () => {
+      const overdue = { ...event("O1", "LMS_SLITTER_DOWN_AGV", "TASK_OVERDUE"), overdueReason: "HEARTBEAT" as const, deadlineAt: null, lastProgressAt: "2026-07-13T08:00:00.000Z" };
+      expect(await consumer.handle(record(overdue))).toEqual({ did: "succeeded", eventId: "O1#2", attempt: 1 });
+      expect(effects).toEqual(["LMS_SLITTER_DOWN_AGV:overdue:HEARTBEAT:O1"]);
+      expect(await log.get("O1#2")).toMatchObject({ eventType: "TASK_OVERDUE", status: "SUCCEEDED", callbackStatus: null });
+      expect(await consumer.handle(record(overdue, "LMS", "8"))).toEqual({ did: "duplicate", eventId: "O1#2" });
+      expect(await consumer.handle(record(event("O2", "LMS_STOCK_AREA_CALL_TUBE", "TASK_OVERDUE")))).toEqual({ did: "succeeded", eventId: "O2#2", attempt: 1 });
+      expect(await consumer.handle(record(event("O3", "LMS_NO_SUCH", "TASK_OVERDUE")))).toEqual({ did: "succeeded", eventId: "O3#2", attempt: 1 });
+      expect([effects.length, nudges, await log.dueCallbacks(clock.now() + 1, 10)]).toEqual([1, 0, []]);
     });
   });
 

@@ -21,3 +21,4 @@ export { reliableMessageMigration, reliableMessageConsumeLogMigration } from "./
 export { reliableMessageServiceMigration } from "./0015-reliable-message-service.js";
 export { reliableMessageDeliverAtMigration } from "./0023-reliable-message-deliver-at.js";
 export { reliableMessageSubscriptionsMigration } from "./0025-reliable-message-subscriptions.js";
+export { reliableMessageHistoryMigration } from "./0028-reliable-message-history.js";

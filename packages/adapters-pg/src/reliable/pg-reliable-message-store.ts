@@ -1,4 +1,4 @@
-import { reliableMessagePhase, type SubscriptionDelivery, type SubscriptionDeliveryWrite, type ReliableMessage, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
+import { reliableMessagePhase, type SubscriptionDelivery, type SubscriptionDeliveryWrite, type ReliableMessage, type ReliableMessageHistoryEntry, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
 import type { OutboxEventDraft } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { mapPgError, pgCall } from "../pg-error-map.js";
@@ -23,6 +23,7 @@ import {
 } from "./reliable-message-queries.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 import { dueDeliveries, messageDeliveries, scanDeadDeliveries, upsertDelivery } from "./subscription-delivery-queries.js";
+import { insertHistory, messageHistory } from "./reliable-message-history-queries.js";
 
 /** `clock` stamps the outbox rows' `created_at`. */
 export type PgReliableMessageStoreOptions = PgStoreOptions;
@@ -77,6 +78,7 @@ export class PgReliableMessageStore implements ReliableMessageStore {
         if (quiet !== null) {
           try {
             const replaced = await updateMessagesToNextVersion(trx, quiet);
+            await insertHistory(trx, writes.flatMap((w) => (w.op === "update" && w.history && replaced.has(w.message.messageId) ? [w.history] : [])));
             const lost = quiet.filter((m) => !replaced.has(m.messageId)).map((m) => m.messageId);
             const stored = lost.length === 0 ? new Set<string>() : await storedMessageIds(trx, lost);
             return quiet.map((m): ReliableMessageWriteResult =>
@@ -106,18 +108,23 @@ export class PgReliableMessageStore implements ReliableMessageStore {
         return { ok: true, eventId: await insertEvent(trx, write.send, now) };
       case "insert":
         if (!(await insertMessage(trx, write.message))) return { ok: false, conflict: "exists" };
-        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, null, now, write.deliveries ?? []) };
+        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, null, write.history ?? null, now, write.deliveries ?? []) };
       case "update":
         if (!(await updateMessage(trx, write.message, write.expectedVersion))) return this.#conflict(trx, write.message.messageId);
-        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, write.deadLetter ?? null, now, write.deliveries ?? []) };
+        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, write.deadLetter ?? null, write.history ?? null, now, write.deliveries ?? []) };
       case "delete":
         if (!(await deleteMessage(trx, write.messageId, write.expectedVersion))) return this.#conflict(trx, write.messageId);
         return { ok: true, eventId: null };
     }
   }
 
-  /** The outbox rows of a message write (after its compare-and-set, so EVENT_IDs follow commit order); the send's id, else the dead letter's. */
-  async #rows(trx: Db, messageId: string, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, now: number, deliveries: readonly SubscriptionDeliveryWrite[]): Promise<number | null> {
+  /**
+   * The outbox rows, the history entry and the subscription deliveries of a message write (after
+   * its compare-and-set, so EVENT_IDs follow commit order); the send's id, else the dead letter's,
+   * else the first delivery's.
+   */
+  async #rows(trx: Db, messageId: string, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, history: ReliableMessageHistoryEntry | null, now: number, deliveries: readonly SubscriptionDeliveryWrite[]): Promise<number | null> {
+    if (history !== null) await insertHistory(trx, [history]);
     const sendId = send ? await insertEvent(trx, send, now) : null;
     if (sendId !== null) await setLastEventId(trx, messageId, sendId);
     const deadId = deadLetter ? await insertEvent(trx, deadLetter, now) : null;
@@ -145,6 +152,10 @@ export class PgReliableMessageStore implements ReliableMessageStore {
 
   async #conflict(trx: Db, messageId: string): Promise<ReliableMessageWriteResult> {
     return { ok: false, conflict: (await getMessage(trx, messageId)) === undefined ? "missing" : "changed" };
+  }
+
+  history(messageId: string): Promise<readonly ReliableMessageHistoryEntry[]> {
+    return pgCall("reliable message history", () => messageHistory(this.#db, messageId));
   }
 
   get(messageId: string): Promise<ReliableMessage | undefined> {

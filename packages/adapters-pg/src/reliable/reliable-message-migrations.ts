@@ -3,6 +3,7 @@ import { reliableMessageMigration } from "./0005-reliable-message.js";
 import { reliableMessageServiceMigration } from "./0015-reliable-message-service.js";
 import { reliableMessageDeliverAtMigration } from "./0023-reliable-message-deliver-at.js";
 import { reliableMessageSubscriptionsMigration } from "./0025-reliable-message-subscriptions.js";
+import { reliableMessageHistoryMigration } from "./0028-reliable-message-history.js";
 
 /**
  * The reliable-message service's table (seed 002), beside the outbox its sends go to, for the
@@ -20,5 +21,7 @@ export const RELIABLE_MESSAGE_MIGRATIONS: MigrationSet = {
     "0023_reliable_message_deliver_at": reliableMessageDeliverAtMigration,
     // Subscriptions (fan-out): one delivery row per message and subscription.
     "0025_reliable_message_subscriptions": reliableMessageSubscriptionsMigration,
+    // Each message's history (its lineage), one row per state change.
+    "0028_reliable_message_history": reliableMessageHistoryMigration,
   },
 };

@@ -22,4 +22,6 @@ export { TASK_ROUTING_MIGRATIONS } from "./task-routing-migrations.js";
 export { taskRoutingMigration, taskConsumeLogMigration } from "./0006-task-routing.js";
 export { taskRoutingServiceMigration } from "./0016-task-routing-service.js";
 export { taskNumbersMigration } from "./0024-task-numbers.js";
+export { taskOverdueMigration } from "./0027-task-overdue.js";
+export { taskHistoryMigration } from "./0029-task-history.js";
 export { taskConsumeLogPurgeMigration } from "./0017-task-consume-log-purge.js";

@@ -1,11 +1,12 @@
 import { systemClock, type Clock, type OutboxEventDraft } from "@msgx/core";
-import { TASK_STATUSES, type TaskCallbackEntry, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskRecord, type TaskReplayEntry, type TaskStatus, type TaskStore, type TaskTransactionOptions, type TaskTx } from "@msgx/tasks";
+import { TASK_STATUSES, type TaskCallbackEntry, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskHistoryEntry, type TaskOverdueReason, type TaskRecord, type TaskReplayEntry, type TaskStatus, type TaskStore, type TaskTransactionOptions, type TaskTx } from "@msgx/tasks";
 import type { Kysely } from "kysely";
 import { pgCall } from "../pg-error-map.js";
 import { pgTransaction } from "../pg-transaction.js";
 import { insertEvents } from "../queries/msg-event.js";
 import { holdFence } from "../queries/pipeline-epoch.js";
-import { countTasksByStatus, dueForDispatch, findFeedback, getReplay, getTask, getTaskByNo, insertCallback, insertFeedback, insertReplay, insertTask, listCallbacks, listFeedback, listTasks, lockTask, nextTaskSeq, purgeFinishedTasks, stalePendingCallbacks, updateTask } from "./task-queries.js";
+import { countOverdueTasks, countTasksByStatus, dueForDispatch, findFeedback, getReplay, getTask, getTaskByNo, insertCallback, insertFeedback, insertReplay, insertTask, listCallbacks, listFeedback, listTasks, lockTask, nextTaskSeq, overdueCandidates, purgeFinishedTasks, stalePendingCallbacks, updateTask } from "./task-queries.js";
+import { insertTaskHistory, taskHistory } from "./task-history-queries.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 
 export interface PgTaskStoreOptions {
@@ -58,6 +59,10 @@ export class PgTaskStore implements TaskStore {
     return pgCall("task feedback", () => listFeedback(this.#db, taskId));
   }
 
+  history(taskId: string): Promise<readonly TaskHistoryEntry[]> {
+    return pgCall("task history", () => taskHistory(this.#db, taskId));
+  }
+
   callbacks(taskId: string): Promise<readonly TaskCallbackEntry[]> {
     return pgCall("task callbacks", () => listCallbacks(this.#db, taskId));
   }
@@ -68,6 +73,14 @@ export class PgTaskStore implements TaskStore {
 
   stalePendingCallbacks(updatedBefore: number, alertedBefore: number, limit: number): Promise<readonly TaskRecord[]> {
     return pgCall("task stale pending callbacks", () => stalePendingCallbacks(this.#db, updatedBefore, alertedBefore, limit));
+  }
+
+  countOverdue(): Promise<Readonly<Record<TaskOverdueReason, number>>> {
+    return pgCall("task overdue count", () => countOverdueTasks(this.#db));
+  }
+
+  overdueCandidates(now: number, limit: number): Promise<readonly TaskRecord[]> {
+    return pgCall("task overdue candidates", () => overdueCandidates(this.#db, now, limit));
   }
 
   async purgeFinished(before: number, limit: number): Promise<number> {
@@ -123,6 +136,10 @@ class PgTaskTx implements TaskTx {
 
   insertCallback(entry: TaskCallbackEntry): Promise<void> {
     return pgCall("task callback insert", () => insertCallback(this.#trx, entry));
+  }
+
+  appendHistory(entry: TaskHistoryEntry): Promise<void> {
+    return pgCall("task history insert", () => insertTaskHistory(this.#trx, entry));
   }
 
   insertReplay(entry: TaskReplayEntry): Promise<void> {

@@ -1,5 +1,5 @@
 import { MsgxError } from "@msgx/core";
-import { type TaskCallbackEntry, type TaskConsumeLogEntry, type TaskConsumeLogFilter, type TaskConsumeLogWrite, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskRecord, type TaskReplayEntry } from "@msgx/tasks";
+import { taskHeartbeatDueAt, type TaskCallbackEntry, type TaskConsumeLogEntry, type TaskConsumeLogFilter, type TaskConsumeLogWrite, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskRecord, type TaskReplayEntry } from "@msgx/tasks";
 import { sql, type QueryExecutorProvider } from "kysely";
 import { at, atOrNull, CALLBACK_COLUMNS, callbackFromRow, REPLAY_COLUMNS, replayFromRow, type ReplayRow, CONSUME_COLUMNS, consumeFromRow, FEEDBACK_COLUMNS, feedbackFromRow, json, TASK_COLUMNS, taskFromRow, type CallbackRow, type ConsumeRow, type FeedbackRow, type TaskRow } from "./task-rows.js";
 
@@ -27,11 +27,14 @@ export async function insertTask(db: QueryExecutorProvider, t: TaskRecord): Prom
     INSERT INTO task_task (task_id, task_no, start_point_code, end_point_code, vehicle_code, owner_service, handler_code, biz_type, biz_id, external_system, external_task_type,
                            external_task_no, payload, status, version, last_event_id, status_reason, callback_error,
                            dispatch_attempts, next_dispatch_at, dispatch_error, callback_alerts, callback_alert_at,
+                           deadline_ms, heartbeat_ms, deadline_at, last_progress_at, heartbeat_due_at, deadline_overdue_at, heartbeat_overdue_at,
                            created_at, updated_at)
     VALUES (${t.taskId}, ${t.taskNo}, ${t.startPointCode}, ${t.endPointCode}, ${t.vehicleCode}, ${t.ownerService}, ${t.handlerCode}, ${t.bizType}, ${t.bizId}, ${t.externalSystem},
             ${t.externalTaskType}, ${t.externalTaskNo}, ${json(t.payload)}::jsonb, ${t.status}, ${t.version},
             ${t.lastEventId}, ${t.statusReason}, ${t.callbackError}, ${t.dispatchAttempts}, ${atOrNull(t.nextDispatchAt)},
-            ${t.dispatchError}, ${t.callbackAlerts}, ${atOrNull(t.callbackAlertAt)}, ${at(t.createdAt)}, ${at(t.updatedAt)})
+            ${t.dispatchError}, ${t.callbackAlerts}, ${atOrNull(t.callbackAlertAt)},
+            ${t.deadlineMs}, ${t.heartbeatMs}, ${atOrNull(t.deadlineAt)}, ${atOrNull(t.lastProgressAt)}, ${atOrNull(taskHeartbeatDueAt(t))},
+            ${atOrNull(t.deadlineOverdueAt)}, ${atOrNull(t.heartbeatOverdueAt)}, ${at(t.createdAt)}, ${at(t.updatedAt)})
     ON CONFLICT (task_id) DO NOTHING
     RETURNING task_id`.execute(db);
   return rows.length === 1;
@@ -64,7 +67,9 @@ export async function updateTask(db: QueryExecutorProvider, t: TaskRecord): Prom
         version = ${t.version}, last_event_id = ${t.lastEventId}, status_reason = ${t.statusReason},
         callback_error = ${t.callbackError}, dispatch_attempts = ${t.dispatchAttempts},
         next_dispatch_at = ${atOrNull(t.nextDispatchAt)}, dispatch_error = ${t.dispatchError},
-        callback_alerts = ${t.callbackAlerts}, callback_alert_at = ${atOrNull(t.callbackAlertAt)}, updated_at = ${at(t.updatedAt)}
+        callback_alerts = ${t.callbackAlerts}, callback_alert_at = ${atOrNull(t.callbackAlertAt)},
+        deadline_at = ${atOrNull(t.deadlineAt)}, last_progress_at = ${atOrNull(t.lastProgressAt)}, heartbeat_due_at = ${atOrNull(taskHeartbeatDueAt(t))},
+        deadline_overdue_at = ${atOrNull(t.deadlineOverdueAt)}, heartbeat_overdue_at = ${atOrNull(t.heartbeatOverdueAt)}, updated_at = ${at(t.updatedAt)}
     WHERE task_id = ${t.taskId} AND version = ${t.version - 1}
     RETURNING task_id`.execute(db);
   if (rows.length !== 1) throw new MsgxError("CONFLICT", `task ${t.taskId}: stored version is not ${t.version - 1}`);
@@ -78,6 +83,7 @@ export async function listTasks(db: QueryExecutorProvider, f: TaskFilter): Promi
   if (f.taskIds !== undefined) where.push(sql`task_id = ANY(${[...f.taskIds]}::text[])`);
   if (f.callbackFailed !== undefined) where.push(f.callbackFailed ? sql`callback_error IS NOT NULL` : sql`callback_error IS NULL`);
   if (f.updatedBefore !== undefined) where.push(sql`updated_at <= ${at(f.updatedBefore)}`);
+  if (f.overdue !== undefined) where.push(f.overdue ? OVERDUE : sql`NOT (${OVERDUE})`);
   if (f.afterTaskId !== undefined) where.push(sql`task_id > ${f.afterTaskId}`);
   const limit = f.limit === undefined ? sql`` : sql`LIMIT ${f.limit}`;
   const { rows } = await sql<TaskRow>`
@@ -102,6 +108,37 @@ export async function stalePendingCallbacks(db: QueryExecutorProvider, updatedBe
     WHERE status IN ('FINISHED_PENDING_CALLBACK','CANCEL_PENDING_CALLBACK') AND updated_at <= ${at(updatedBefore)}
       AND (callback_alert_at IS NULL OR callback_alert_at <= ${at(alertedBefore)})
     ORDER BY updated_at, task_id LIMIT ${Math.max(0, Math.floor(limit))}`.execute(db);
+  return rows.map(taskFromRow);
+}
+
+/** `isTaskOverdue` of `@msgx/tasks`, the predicate of `task_task_overdue_idx`. */
+const OVERDUE = sql`(status IN ('DISPATCHED','EXECUTING') AND (deadline_overdue_at IS NOT NULL OR heartbeat_overdue_at IS NOT NULL))`;
+
+/** Overdue tasks per cause (`task_task_overdue_idx`). */
+export async function countOverdueTasks(db: QueryExecutorProvider): Promise<{ DEADLINE: number; HEARTBEAT: number }> {
+  const { rows } = await sql<{ deadline: unknown; heartbeat: unknown }>`
+    SELECT count(*) FILTER (WHERE deadline_overdue_at IS NOT NULL) AS deadline, count(*) FILTER (WHERE heartbeat_overdue_at IS NOT NULL) AS heartbeat
+    FROM task_task WHERE ${OVERDUE}`.execute(db);
+  return { DEADLINE: Number(rows[0]?.deadline ?? 0), HEARTBEAT: Number(rows[0]?.heartbeat ?? 0) };
+}
+
+/**
+ * Watched tasks with an unreported overdue cause (`decideTaskOverdue` of `@msgx/tasks`): the
+ * earliest due of each probe (`task_task_deadline_due_idx`, `task_task_heartbeat_due_idx`), then
+ * at most `limit` of them by id.
+ */
+export async function overdueCandidates(db: QueryExecutorProvider, now: number, limit: number): Promise<TaskRecord[]> {
+  const n = Math.max(0, Math.floor(limit));
+  const { rows } = await sql<TaskRow>`
+    SELECT ${sql.raw(TASK_COLUMNS)} FROM task_task WHERE task_id IN (
+      (SELECT task_id FROM task_task
+       WHERE status IN ('DISPATCHED','EXECUTING') AND deadline_at IS NOT NULL AND deadline_overdue_at IS NULL AND deadline_at <= ${at(now)}
+       ORDER BY deadline_at, task_id LIMIT ${n})
+      UNION
+      (SELECT task_id FROM task_task
+       WHERE status IN ('DISPATCHED','EXECUTING') AND heartbeat_due_at IS NOT NULL AND heartbeat_overdue_at IS NULL AND heartbeat_due_at <= ${at(now)}
+       ORDER BY heartbeat_due_at, task_id LIMIT ${n}))
+    ORDER BY task_id LIMIT ${n}`.execute(db);
   return rows.map(taskFromRow);
 }
 

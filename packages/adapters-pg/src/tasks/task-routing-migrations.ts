@@ -2,6 +2,8 @@ import type { MigrationSet } from "../migrations/migrate.js";
 import { taskRoutingMigration } from "./0006-task-routing.js";
 import { taskRoutingServiceMigration } from "./0016-task-routing-service.js";
 import { taskNumbersMigration } from "./0024-task-numbers.js";
+import { taskOverdueMigration } from "./0027-task-overdue.js";
+import { taskHistoryMigration } from "./0029-task-history.js";
 
 /**
  * The task service's tables (seed 001; they write `msg_event`), for the database that hosts it:
@@ -16,5 +18,9 @@ export const TASK_ROUTING_MIGRATIONS: MigrationSet = {
     "0016_task_routing_service": taskRoutingServiceMigration,
     // taskNo and its per-day counter; the seed's start / end point and vehicle.
     "0024_task_numbers": taskNumbersMigration,
+    // Deadlines and heartbeats: the task's timeouts, its last progress, the overdue marks and probes.
+    "0027_task_overdue": taskOverdueMigration,
+    // Each task's history (its lineage), one row per change.
+    "0029_task_history": taskHistoryMigration,
   },
 };

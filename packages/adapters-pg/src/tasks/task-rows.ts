@@ -4,11 +4,12 @@ import { toMs, toMsOrNull, toNumber } from "../rows/values.js";
 import type { TaskCallbackTable, TaskEventConsumeLogTable, TaskFeedbackTable, TaskReplayTable, TaskTaskTable } from "./task-tables.js";
 
 /** `task_task` as the driver returns it. */
-export type TaskRow = DriverRow<TaskTaskTable>;
+export type TaskRow = DriverRow<Omit<TaskTaskTable, "heartbeat_due_at">>;
 
 export const TASK_COLUMNS = `task_id, task_no, start_point_code, end_point_code, vehicle_code, owner_service, handler_code, biz_type, biz_id, external_system, external_task_type,
   external_task_no, payload, status, version, last_event_id, status_reason, callback_error, dispatch_attempts,
-  next_dispatch_at, dispatch_error, callback_alerts, callback_alert_at, created_at, updated_at`;
+  next_dispatch_at, dispatch_error, callback_alerts, callback_alert_at, deadline_ms, heartbeat_ms, deadline_at, last_progress_at,
+  deadline_overdue_at, heartbeat_overdue_at, created_at, updated_at`;
 
 export const taskFromRow = (r: TaskRow): TaskRecord => ({
   taskId: r.task_id,
@@ -34,6 +35,12 @@ export const taskFromRow = (r: TaskRow): TaskRecord => ({
   dispatchError: r.dispatch_error,
   callbackAlerts: toNumber(r.callback_alerts),
   callbackAlertAt: toMsOrNull(r.callback_alert_at),
+  deadlineMs: r.deadline_ms === null ? null : toNumber(r.deadline_ms),
+  heartbeatMs: r.heartbeat_ms === null ? null : toNumber(r.heartbeat_ms),
+  deadlineAt: toMsOrNull(r.deadline_at),
+  lastProgressAt: toMsOrNull(r.last_progress_at),
+  deadlineOverdueAt: toMsOrNull(r.deadline_overdue_at),
+  heartbeatOverdueAt: toMsOrNull(r.heartbeat_overdue_at),
   createdAt: toMs(r.created_at),
   updatedAt: toMs(r.updated_at),
 });

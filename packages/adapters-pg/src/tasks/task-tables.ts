@@ -31,6 +31,15 @@ export interface TaskTaskTable {
   dispatch_error: string | null;
   callback_alerts: Count;
   callback_alert_at: Timestamp | null;
+  /** Deadlines and heartbeats (migration `0027_task_overdue`). */
+  deadline_ms: Int8 | null;
+  heartbeat_ms: Int8 | null;
+  deadline_at: Timestamp | null;
+  last_progress_at: Timestamp | null;
+  /** `last_progress_at + heartbeat_ms`, written by the store for the heartbeat probe's index. */
+  heartbeat_due_at: Timestamp | null;
+  deadline_overdue_at: Timestamp | null;
+  heartbeat_overdue_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -10,7 +10,8 @@ import type { OutboxStore } from "../delivery/outbox-store.js";
 import type { PipelineStore } from "../processing/pipeline-store.js";
 import { evolveProc, type ProcEvent } from "../processing/proc-machine.js";
 import { DEFAULT_RETRY_POLICY } from "../runtime/retry-policy.js";
-import { emptyRunDecision, type SnapshotLogEntry } from "../processing/run-decision.js";
+import { emptyRunDecision } from "../processing/run-decision.js";
+import type { SnapshotLogEntry } from "../processing/snapshot-log-entry.js";
 import { sampleFlight } from "../processing/pipeline-store.contract.js";
 import type { MaintenanceStore, RetiredFlight } from "./maintenance-store.js";
 

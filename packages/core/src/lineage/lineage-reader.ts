@@ -1,3 +1,4 @@
+import type { CursorPage } from "../base/cursor-page.js";
 import type { ErrorClass } from "../errors/error-class.js";
 import { FLID_PATTERN } from "../flight/flight-reader.js";
 import type { FieldChange } from "../model/field-diff.js";
@@ -66,12 +67,11 @@ export interface LineageVersion {
   readonly changes: readonly FieldChange[];
 }
 
-/** One page of a key's lineage, newest version first. */
-export interface LineagePage {
-  readonly versions: readonly LineageVersion[];
-  /** The `beforeVersion` of the next page (this page's oldest version), or null when no older version is stored. */
-  readonly next: number | null;
-}
+/**
+ * One page of a key's lineage, newest version first; `next` is the `beforeVersion` of the next page
+ * (this page's oldest version), or null when no older version is stored.
+ */
+export type LineagePage = CursorPage<"versions", LineageVersion, number>;
 
 /**
  * Read access to the lineage of a flight or reference entry: for each stored version, the message

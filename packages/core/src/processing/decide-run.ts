@@ -5,7 +5,7 @@ import type { BackfillEntry } from "../ports/mailbox.js";
 import { evolveProc } from "./proc-machine.js";
 import { DEFAULT_UNSUPPORTED_POLICY } from "../runtime/retry-policy.js";
 import { PIPELINE_OPERATOR, type AuditEntry } from "./run-decision.js";
-import type { IdentityBinding, RequestClose, RunDecision, RunWarning, SnapshotLogEntry } from "./run-decision.js";
+import type { IdentityBinding, RequestClose, RunDecision, RunWarning } from "./run-decision.js";
 import type { OpenRequest } from "../requests/open-request.js";
 import { refKey, type RefChange } from "../requests/reference-entry.js";
 import { RunReferences } from "../requests/reference-view.js";
@@ -15,7 +15,7 @@ import { decideOne } from "./decide-one.js";
 import { identityReusedAudit, identityVerdict } from "./identity-verdict.js";
 import type { PreparedRun } from "./prepare-run.js";
 import type { LoadedState, RunContext } from "./run-context.js";
-import { snapshotLogEntry } from "./snapshot-log-entry.js";
+import { snapshotLogEntry, type SnapshotLogEntry } from "./snapshot-log-entry.js";
 import { unsupportedAudit, unsupportedSkipped } from "./unsupported-outcome.js";
 
 /**

@@ -2,7 +2,8 @@ import type { ErrorClass } from "../errors/error-class.js";
 import type { FlightState } from "../model/flight-state.js";
 import type { ProcRecord, ProcStatus } from "../model/proc-record.js";
 import type { Meta } from "../model/meta.js";
-import type { AuditEntry, IdentityOwner, RunDecision, SnapshotLogEntry } from "./run-decision.js";
+import type { AuditEntry, IdentityOwner, RunDecision } from "./run-decision.js";
+import type { SnapshotLogEntry } from "./snapshot-log-entry.js";
 import type { RefEntry } from "../requests/reference-entry.js";
 import type { RequestRecord } from "../requests/request-record.js";
 

@@ -1,10 +1,11 @@
 import type { FlightState } from "../model/flight-state.js";
-import type { ProcRecord, ProcStatus } from "../model/proc-record.js";
+import type { ProcRecord } from "../model/proc-record.js";
 import type { OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { BackfillEntry } from "../ports/mailbox.js";
 import type { RefChange } from "../requests/reference-entry.js";
 import type { RequestRecord } from "../requests/request-record.js";
 import type { MessageWarning } from "./processor.js";
+import type { SnapshotLogEntry } from "./snapshot-log-entry.js";
 
 /** The operator named on the audit rows the pipeline appends by itself. */
 export const PIPELINE_OPERATOR = "msgx";
@@ -54,26 +55,6 @@ export interface RequestClose {
   readonly request: RequestRecord;
   /** The version loaded with the run; the store writes the close only over it (compare-and-set). */
   readonly expectedVersion: number;
-}
-
-/**
- * One `SCHD_SNAP_LOG` row: the trail of a snapshot message (`SCHD/DNLD` or `SCHD/RESP`) a run
- * decided, whatever the outcome (a duplicate, a refused package and a retried failure included).
- * Kept `history.snapLogRetentionDays` (90) and purged by `SnapLogCleaner`.
- */
-export interface SnapshotLogEntry {
-  readonly msgId: number;
-  readonly styp: "DNLD" | "RESP";
-  /** The operation day of the package's first flight as stored after the message; null when none is. */
-  readonly operationDay: string | null;
-  /** `RECS` as declared; null when absent. */
-  readonly declaredRecs: number | null;
-  /** `FLTR` records in the package. */
-  readonly flights: number;
-  /** The message's status after the run. */
-  readonly outcome: ProcStatus;
-  /** The record's reason (why it was skipped, refused or failed, or a note on success); null when none. */
-  readonly reason: string | null;
 }
 
 /**

@@ -64,6 +64,7 @@ const SAMPLE: { readonly [T in TaskTransition["type"]]: Extract<TaskTransition, 
   callbackFailed: { type: "callbackFailed", error: "dead" },
   replayed: { type: "replayed" },
   callbackRedelivered: { type: "callbackRedelivered" },
+  overdue: { type: "overdue", reason: "HEARTBEAT" },
 };
 const created = newTaskRecord({ taskId: "T1", ownerService: "LMS", handlerCode: "LMS_MOVE", bizType: "MOVE", bizId: "B1", externalSystem: "ACS" }, 1_000, "T202607130001");
 

@@ -5,13 +5,14 @@
  * the rest are the routes' own answers. Times in epoch milliseconds.
  */
 
-import type { ErrorClass, FieldChange, LineageVersion, Meta, ProcStatus } from "@msgx/core";
+import type { ErrorClass, FieldChange, Meta, ProcStatus } from "@msgx/core";
 
 export type {
   ErrorClass,
   FieldChange,
   FlightPayload,
   LineageEvent,
+  LineagePage,
   LineageVersion,
   Meta,
   PipelineStatus,
@@ -111,12 +112,6 @@ export interface AuditEntry {
   readonly detail: unknown;
 }
 
-/** A flight's or a reference key's versions, newest first; `next` is the `before` of the next page. */
-export interface Lineage {
-  readonly versions: readonly LineageVersion[];
-  readonly next: number | null;
-}
-
 export interface ReliableMessage {
   readonly messageId: string;
   readonly consumerQueue: string;
@@ -135,4 +130,33 @@ export interface ReliableQueue {
   readonly dead: number;
   /** Messages per phase (`WAITING_CONFIRM`, `SENDING`, `REVIEW`, `DEAD`). */
   readonly phases?: Readonly<Record<string, number>>;
+}
+
+/** The HTTP call a change was made in (`ApiCaller`). */
+export interface HistoryCaller {
+  readonly route: string;
+  readonly requestId: string;
+  readonly remoteAddress: string;
+  readonly userAgent: string | null;
+}
+
+/** One change of a reliable message or a task (`/admin/reliable-messages/:id/lineage`, `/admin/tasks/:taskId/lineage`). */
+export interface HistoryEntry {
+  readonly version: number;
+  readonly at: number;
+  readonly from: string | null;
+  readonly to: string;
+  /** The reliable-message machine's event; absent for a task. */
+  readonly event?: string;
+  readonly cause: { readonly kind: string; readonly caller?: HistoryCaller } & Readonly<Record<string, unknown>>;
+  /** A task's caller (a message's is in its `api` cause). */
+  readonly caller?: HistoryCaller | null;
+  readonly detail: string | null;
+}
+
+/** A lineage answer: the phase or status now and the changes, oldest first. */
+export interface HistoryLineage {
+  readonly phase?: string;
+  readonly status?: string;
+  readonly entries: readonly HistoryEntry[];
 }

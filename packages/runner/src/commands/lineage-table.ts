@@ -1,4 +1,5 @@
 import type { FieldChange, LineagePage, LineageVersion } from "@msgx/core";
+import { textTable } from "./text-table.js";
 
 /** The widest a CHANGES cell gets before it is cut (with `…`); `--json` prints everything. */
 const CHANGES_WIDTH = 120;
@@ -11,18 +12,15 @@ const HEADER = ["VERSION", "AT (UTC)", "MSG", "TYPE", "DTTM", "STATUS", "PUBLISH
  * says how to page on when older versions exist.
  */
 export function lineageTable(page: LineagePage): string {
-  const rows = page.versions.map(row);
-  const widths = HEADER.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
   const more = page.next === null ? [] : [`older versions: --before ${page.next}`];
-  return [line(HEADER), ...rows.map(line), ...more].join("\n");
+  return [...textTable(HEADER, page.versions.map(row)), ...more].join("\n");
 }
 
 function row(v: LineageVersion): string[] {
   const s = v.source;
   return [
     String(v.version),
-    new Date(v.at).toISOString().replace("T", " ").slice(0, 19),
+    utcSecond(v.at),
     s === null ? "-" : String(s.msgId),
     s === null ? "-" : `${s.type ?? "?"}/${s.subtype ?? "?"}`,
     s?.dttm ?? "-",
@@ -38,5 +36,8 @@ function change(c: FieldChange): string {
   if (!("after" in c)) return `-${c.field}`;
   return `${c.field}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}`;
 }
+
+/** An instant as `yyyy-MM-dd HH:mm:ss` (UTC). */
+export const utcSecond = (ms: number): string => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
 
 const cut = (text: string): string => (text.length <= CHANGES_WIDTH ? text : `${text.slice(0, CHANGES_WIDTH - 1)}…`);

@@ -5,6 +5,7 @@ import { serviceOptions } from "../config/reliable-schema.js";
 import { createLogger } from "../logging.js";
 import { directReliableAdmin, httpReliableAdmin, reliableService, type ReliableAdminApi } from "../reliable/reliable-admin.js";
 import { adminParts } from "./admin-parts.js";
+import { registerReliableLineageCommand } from "./history-lineage-commands.js";
 import { configFrom, remoteToken, printJson, remoteCommand, type CommonFlags } from "./common-options.js";
 
 interface Flags extends CommonFlags {
@@ -39,7 +40,7 @@ function positiveFlag(name: string, value: string): number {
 
 /** `msgx reliable …`: the operator surface of the reliable-message service (SPEC §4). */
 export function registerReliableCommands(program: Command): void {
-  const rm = program.command("reliable").description("reliable messages (prepare/confirm/check-back/recovery service): list, resend, mark dead, delete");
+  const rm = program.command("reliable").description("reliable messages (prepare/confirm/check-back/recovery service): list, show, lineage, resend, mark dead, delete");
   remoteCommand(rm, "list", "list messages, newest first, paged")
     .option("--queue <queue>", "consumer queue")
     .option("--status <status>", `one of ${Object.values(ReliableMessageStatus).join(", ")}`)
@@ -60,6 +61,7 @@ export function registerReliableCommands(program: Command): void {
       }),
     );
   remoteCommand(rm, "show", "one message, with each subscription's delivery state when its queue has subscriptions").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, async (api) => (await api.get(id)) ?? { error: `no message ${id}` }));
+  registerReliableLineageCommand(rm);
   remoteCommand(rm, "resend", "resend one SENDING or dead message (a new outbox row, same message id)")
     .argument("<messageId>")
     .option("--subscription <name>", "only its delivery to this subscription (required when its queue has subscriptions)")

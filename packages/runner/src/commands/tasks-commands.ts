@@ -1,11 +1,13 @@
 import type { Command } from "commander";
-import { isTaskRequestError, TaskService, type TaskRecord, type TaskReplayFilter, type TaskReplayResult } from "@msgx/tasks";
+import { isTaskRequestError, TASK_STATUSES, TaskService, type TaskStatus, type TaskRecord, type TaskReplayFilter, type TaskReplayResult } from "@msgx/tasks";
 import { MsgxError, systemClock } from "@msgx/core";
 import { taskRouting } from "../config/tasks-schema.js";
 import { createLogger } from "../logging.js";
-import type { TaskView } from "../tasks/task-api.js";
+import { directTaskApi, type TaskListQuery, type TaskPage, type TaskView } from "../tasks/task-api.js";
+import { createTaskMetrics } from "../tasks/task-metrics.js";
 import { adminHttp } from "./admin-http.js";
 import { adminParts } from "./admin-parts.js";
+import { registerTaskLineageCommand } from "./history-lineage-commands.js";
 import { configFrom, remoteToken, printJson, remoteCommand, type CommonFlags, type RemoteApi } from "./common-options.js";
 
 interface Flags extends CommonFlags {
@@ -19,6 +21,18 @@ interface TaskCommandsApi {
   /** The same by task number (`T202607130001`). */
   showByNo(taskNo: string): Promise<TaskView | undefined>;
   replay(filter: TaskReplayFilter, by: string, reason: string, dryRun: boolean): Promise<TaskReplayResult>;
+  /** One page of tasks, ascending by id (`/task/v1/tasks`). */
+  list(query: TaskListQuery): Promise<TaskPage>;
+}
+
+/** `GET /task/v1/tasks`'s query string for `query`. */
+function listQueryString(query: TaskListQuery): string {
+  const q = new URLSearchParams({ size: String(query.size) });
+  if (query.status) q.set("status", query.status);
+  if (query.owner) q.set("owner", query.owner);
+  if (query.after) q.set("after", query.after);
+  if (query.overdue) q.set("overdue", "true");
+  return q.toString();
 }
 
 async function withApi(flags: Flags, fn: (api: TaskCommandsApi) => Promise<unknown>): Promise<void> {
@@ -30,6 +44,7 @@ async function withApi(flags: Flags, fn: (api: TaskCommandsApi) => Promise<unkno
         show: (id) => call<TaskView>("GET", `/task/v1/tasks/${encodeURIComponent(id)}`),
         showByNo: (no) => call<TaskView>("GET", `/task/v1/tasks/by-no/${encodeURIComponent(no)}`),
         replay: async (filter, by, reason, dryRun) => (await call<TaskReplayResult>("POST", "/task/v1/replay", { ...filter, by, reason, dryRun }))!,
+        list: async (query) => (await call<TaskPage>("GET", `/task/v1/tasks?${listQueryString(query)}`))!,
       }),
     );
     return;
@@ -45,6 +60,7 @@ async function withApi(flags: Flags, fn: (api: TaskCommandsApi) => Promise<unkno
         show: async (id) => view(await service.get(id)),
         showByNo: async (no) => view(await service.getByTaskNo(no)),
         replay: (filter, by, reason, dryRun) => service.replay(filter, { by, reason, dryRun }),
+        list: (query) => directTaskApi({ service, store: parts.tasks, metrics: createTaskMetrics(systemClock) }).list(query),
       }),
     );
   } catch (e) {
@@ -65,13 +81,29 @@ const sub = (parent: Command, name: string, description: string): Command => rem
 
 /** `msgx tasks …`: the operator surface of the hosted task service (docs/task-routing.md). */
 export function registerTasksCommands(program: Command): void {
-  const tasks = program.command("tasks").description("task-event routing: show a task, replay dead owner events");
+  const tasks = program.command("tasks").description("task-event routing: list and show tasks, their lineage, replay dead owner events");
+  sub(tasks, "list", "tasks ascending by id, one page (--overdue: those reported past their deadline or heartbeat)")
+    .option("--overdue", "only DISPATCHED / EXECUTING tasks reported overdue (TASK_OVERDUE sent)")
+    .option("--status <status>", "only tasks in this status")
+    .option("--owner <owner>", "only this owner service's tasks")
+    .option("--after <taskId>", "the page after this task id (the previous answer's next)")
+    .option("--size <n>", "tasks per page, 1 to 500", "20")
+    .action((flags: Flags & { overdue?: boolean; status?: string; owner?: string; after?: string; size: string }) =>
+      withApi(flags, (api) => {
+        const size = Number(flags.size);
+        if (!Number.isSafeInteger(size) || size < 1 || size > 500) throw new MsgxError("CONFIG", `--size must be an integer from 1 to 500: ${flags.size}`, { retriable: false });
+        const status = flags.status;
+        if (status !== undefined && !(TASK_STATUSES as readonly string[]).includes(status)) throw new MsgxError("CONFIG", `--status must be one of ${TASK_STATUSES.join(", ")}: ${status}`, { retriable: false });
+        return api.list({ size, overdue: flags.overdue === true, ...(status ? { status: status as TaskStatus } : {}), ...(flags.owner ? { owner: flags.owner } : {}), ...(flags.after ? { after: flags.after } : {}) });
+      }),
+    );
   sub(tasks, "show", "one task with its feedback and callback logs")
     .argument("<taskId>", "the task's id (or, with --by-no, its number)")
     .option("--by-no", "the argument is the task number (T202607130001), not the task id")
     .action((id: string, flags: Flags & { byNo?: boolean }) =>
       withApi(flags, async (api) => (flags.byNo ? await api.showByNo(id) : await api.show(id)) ?? { error: flags.byNo ? `no task numbered ${id}` : `no task ${id}` }),
     );
+  registerTaskLineageCommand(tasks);
   sub(tasks, "replay", "publish again the last event of tasks whose owner reported it dead (preflight with --dry-run)")
     .option("--task <taskId>", "a task to replay (repeatable)", collect, [])
     .option("--owner <owner>", "every dead event of this owner service")

@@ -1,14 +1,11 @@
 import { readFile } from "node:fs/promises";
-import { errorMessage, flightToPayload, MAX_FLIGHT_LIST_LIMIT, MsgxError, type ComparableFlight, type FlightPayload, type FlightState } from "@msgx/core";
+import { errorMessage, flightToPayload, MAX_FLIGHT_LIST_LIMIT, MsgxError, type ComparableFlight, type CursorPage, type FlightPayload, type FlightState } from "@msgx/core";
 
 /** One answer of `GET /all/flights`: a page of flights and the cursor of the next (`null`: the last). */
-export interface FlightPage {
-  readonly flights: readonly ComparableFlight[];
-  readonly next: string | null;
-}
+export type FlightPage = CursorPage<"flights", ComparableFlight, string>;
 
 /** The page `GET /all/flights` answers for a store's list of at most `limit` flights: a full page names its last FLID as `next`. */
-export function allFlightsPage(flights: readonly FlightState[], limit: number): { flights: FlightPayload[]; next: string | null } {
+export function allFlightsPage(flights: readonly FlightState[], limit: number): CursorPage<"flights", FlightPayload, string> {
   return { flights: flights.map(flightToPayload), next: flights.length === limit ? flights.at(-1)!.flid : null };
 }
 

@@ -16,6 +16,43 @@ const owners = z
   .pipe(z.array(z.string().refine(isRoutingCode, "an owner must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}")))
   .default([]);
 
+/** One kind of task's timeouts; an absent one is not watched. */
+const taskTimeouts = z
+  .object({
+    /** From dispatch to a FINISHED / CANCELLED report (Temporal's start-to-close timeout). */
+    deadlineMs: z.coerce.number().int().min(1).optional(),
+    /** From the dispatch or the last EXECUTING report to the next one (Temporal's heartbeat timeout). */
+    heartbeatMs: z.coerce.number().int().min(1).optional(),
+  })
+  .strict();
+
+/** Timeouts by key: a JSON object in the file, or its JSON text in an environment variable. */
+const timeoutsBy = (key: z.ZodType<string>) => {
+  const map = z.record(key, taskTimeouts);
+  const fromText = z.string().transform((text, ctx): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      ctx.addIssue({ code: "custom", message: 'must be a JSON object such as {"LMS_MOVE":{"deadlineMs":600000}}' });
+      return z.NEVER;
+    }
+  });
+  return z.union([map, fromText.pipe(map)]).default({});
+};
+
+/**
+ * `tasks.overdue`: each timeout from the task's `byHandlerCode` entry, else its `byBizType` entry,
+ * else `default`; fixed on the task when it is created.
+ */
+const taskOverdueSection = z
+  .object({
+    default: taskTimeouts.prefault({}),
+    byHandlerCode: timeoutsBy(z.string().refine(isRoutingCode, "a handler code must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}")),
+    byBizType: timeoutsBy(z.string().min(1)),
+  })
+  .strict()
+  .prefault({});
+
 /**
  * `tasks.*`: the task service the runner hosts (docs/task-routing.md "Hosted by the msgx runner"):
  * its HTTP API `/task/v1`, the relay of task events, dispatch to the executing system, the
@@ -70,6 +107,8 @@ export const tasksSection = z
       })
       .strict()
       .prefault({}),
+    /** Deadlines and heartbeats (docs/task-routing.md "Deadlines and heartbeats"); nothing set = no task is watched. */
+    overdue: taskOverdueSection,
     callback: z
       .object({
         /**

@@ -9,6 +9,7 @@ import { acceptJsonBodies } from "./json-body.js";
 import type { HttpApp } from "./http-app.js";
 import { registerLineageRoutes } from "./lineage-routes.js";
 import { registerReliableRoutes } from "./reliable-routes.js";
+import { registerTaskLineageRoutes } from "./task-lineage-routes.js";
 import { registerRequestRoutes } from "./request-routes.js";
 import { documentScope } from "./route-docs.js";
 import { decimal } from "./zod-validation.js";
@@ -112,6 +113,7 @@ export function registerAdminRoutes(app: HttpApp, ctx: HttpContext): void {
 
   registerLineageRoutes(app, ctx.lineage);
   registerReliableRoutes(app, ctx.reliable);
+  if (ctx.tasks) registerTaskLineageRoutes(app, ctx.tasks);
   registerConsoleDataRoutes(app, ctx);
   registerCompareRoutes(app, ctx);
   if (ctx.requests) registerRequestRoutes(app, ctx.requests);

@@ -7,10 +7,14 @@ import { HttpError } from "./http-error.js";
 import { replayTasks, taskReplayBody } from "./task-routes.js";
 import { decimal, routeName, routeQueue } from "./zod-validation.js";
 
-/** `status=DEAD` lists the tasks whose owner event is dead (what a replay takes); any other is a task status. */
+/**
+ * `status=DEAD` lists the tasks whose owner event is dead (what a replay takes); `status=OVERDUE`
+ * the tasks reported past their deadline or heartbeat; any other is a task status.
+ */
 const DEAD = "DEAD";
+const OVERDUE = "OVERDUE";
 const taskEventsQuery = z.object({
-  status: z.enum([DEAD, ...Object.values(TaskStatus)], { error: `status must be ${DEAD} or a task status (${Object.values(TaskStatus).join(", ")})` }).optional(),
+  status: z.enum([DEAD, OVERDUE, ...Object.values(TaskStatus)], { error: `status must be ${DEAD}, ${OVERDUE} or a task status (${Object.values(TaskStatus).join(", ")})` }).optional(),
   /** The last taskId of the previous page (`next` of its answer). */
   after: routeName(128).optional(),
   limit: decimal(1, 500).default(50),
@@ -58,7 +62,8 @@ export function registerConsoleDataRoutes(app: HttpApp, ctx: HttpContext): void 
   app.get("/admin/task-events", { schema: { querystring: taskEventsQuery } }, async (request) => {
     if (!ctx.tasks) throw notEnabled("task service", "tasks.enabled");
     const { status, after, limit } = request.query;
-    return ctx.tasks.list({ ...(status === DEAD ? { dead: true } : status ? { status } : {}), ...(after ? { after } : {}), size: limit });
+    const only = status === DEAD ? { dead: true } : status === OVERDUE ? { overdue: true } : status ? { status } : {};
+    return ctx.tasks.list({ ...only, ...(after ? { after } : {}), size: limit });
   });
 
   app.post("/admin/task-events/replay", { schema: { body: taskReplayBody } }, async (request) => {

@@ -18,7 +18,8 @@ const listQuery = z.object({
 const idParams = z.object({ id: routeText(128) });
 
 /**
- * `/admin/reliable-messages…` (behind the admin token): list, show, resend, mark dead, delete
+ * `/admin/reliable-messages…` (behind the admin token): list, show, the lineage (every state
+ * change with its cause, oldest first; 404 for an unknown message), resend, mark dead, delete
  * (audited), resend the dead messages of a queue.
  */
 export function registerReliableRoutes(app: HttpApp, api: ReliableAdminApi): void {
@@ -35,6 +36,10 @@ export function registerReliableRoutes(app: HttpApp, api: ReliableAdminApi): voi
   app.get("/admin/reliable-messages/:id", { schema: { params: idParams } }, async (request, reply) => {
     const m = await api.get(request.params.id);
     return m ?? reply.code(404).send({ error: "not found", message: "no such message" });
+  });
+  app.get("/admin/reliable-messages/:id/lineage", { schema: { params: idParams } }, async (request, reply) => {
+    const lineage = await api.lineage(request.params.id);
+    return lineage ?? reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no message ${request.params.id}` });
   });
   app.delete(
     "/admin/reliable-messages/:id",

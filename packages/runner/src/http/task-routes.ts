@@ -90,6 +90,8 @@ const callbackBody = z
 const listQuery = z.object({
   status: z.enum(TaskStatus).optional(),
   owner: routeName(64).optional(),
+  /** `true`: only tasks reported overdue (TASK_OVERDUE) and still DISPATCHED / EXECUTING. */
+  overdue: z.enum(["true", "false"], { error: "overdue must be true or false" }).optional(),
   /** The last taskId of the previous page (`next` of its answer). */
   after: routeName(128).optional(),
   size: decimal(1, 500).default(20),
@@ -143,7 +145,10 @@ export function registerTaskRoutes(app: HttpApp, api: TaskApi, token: string | u
     });
     return reply.code(created ? 201 : 200).send({ created, task });
   });
-  app.get("/task/v1/tasks", { schema: { querystring: listQuery } }, async (request) => api.list(request.query));
+  app.get("/task/v1/tasks", { schema: { querystring: listQuery } }, async (request) => {
+    const { overdue, ...query } = request.query;
+    return api.list({ ...query, overdue: overdue === "true" });
+  });
   app.get("/task/v1/tasks/:id", { schema: { params: idParams } }, async (request, reply) => {
     const view = await api.get(request.params.id);
     return view ?? reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no task ${request.params.id}` });

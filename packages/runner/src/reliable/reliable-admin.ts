@@ -1,5 +1,6 @@
 import { adminHttp } from "../commands/admin-http.js";
-import { reliableMessagePhase, ReliableMessageService, type BulkResendResult, type ReliableMessage, type ReliableMessageFilter, type ReliableMessageOutcome, type ReliableMessagePage, type ReliableMessageOptionsInput, type ReliableMessageStore, type ReliableQueueCounts } from "@msgx/reliable";
+import { currentCaller } from "../http/request-caller.js";
+import { reliableMessagePhase, ReliableMessageService, type BulkResendResult, type ReliableMessageCause, type ReliableMessageHistoryEntry, type ReliableMessagePhase, type ReliableMessage, type ReliableMessageFilter, type ReliableMessageOutcome, type ReliableMessagePage, type ReliableMessageOptionsInput, type ReliableMessageStore, type ReliableQueueCounts } from "@msgx/reliable";
 import { type Clock, type Logger, type PipelineStore } from "@msgx/core";
 import { messageWithSubscriptions, type ReliableMessageView } from "./reliable-api.js";
 
@@ -23,7 +24,25 @@ export interface ReliableAdminApi {
    * {@link RELIABLE_DELETE_AUDIT_ACTION}) holding what was deleted. `deleted` is null when there was no such message.
    */
   delete(messageId: string, operator: string): Promise<{ readonly deleted: ReliableMessage | null }>;
+  /**
+   * The message's lineage: every state change with its cause, oldest first, and its phase now;
+   * undefined when no such message is stored (never was, deleted, or purged with its history).
+   */
+  lineage(messageId: string): Promise<ReliableMessageLineage | undefined>;
 }
+
+/** `GET /admin/reliable-messages/:id/lineage`: the message's phase now and its history, oldest first. */
+export interface ReliableMessageLineage {
+  readonly messageId: string;
+  readonly phase: ReliableMessagePhase;
+  readonly entries: readonly ReliableMessageHistoryEntry[];
+}
+
+/** The cause of a change made while serving an HTTP call: that call (`causeOf` of the runner's services). */
+export const requestCause = (): ReliableMessageCause | undefined => {
+  const caller = currentCaller();
+  return caller === undefined ? undefined : { kind: "api", caller };
+};
 
 /** The audit row's `action` of an operator's delete of a reliable message. */
 export const RELIABLE_DELETE_AUDIT_ACTION = "reliable-message-delete";
@@ -36,7 +55,7 @@ export interface ReliableAuditTrail {
 
 /** The service over msgx's own database: every send is an outbox row in the same transaction. */
 export function reliableService(store: ReliableMessageStore, clock: Clock, logger?: Logger, options?: ReliableMessageOptionsInput): ReliableMessageService {
-  return new ReliableMessageService({ store, clock, ...(logger ? { logger } : {}), ...(options ? { options } : {}) });
+  return new ReliableMessageService({ store, clock, causeOf: requestCause, ...(logger ? { logger } : {}), ...(options ? { options } : {}) });
 }
 
 export function directReliableAdmin(service: ReliableMessageService, audit: ReliableAuditTrail): ReliableAdminApi {
@@ -50,6 +69,10 @@ export function directReliableAdmin(service: ReliableMessageService, audit: Reli
       const detail = JSON.stringify({ messageId, queue: consumerQueue, phase: reliableMessagePhase(before), status, dead, sendCount, createdAt, confirmedAt, field1 });
       await audit.store.transaction((tx) => tx.appendAudit({ at: audit.clock.now(), operator, action: RELIABLE_DELETE_AUDIT_ACTION, msgIds: [], detail }));
       return { deleted: before };
+    },
+    lineage: async (id) => {
+      const [message, entries] = await Promise.all([service.get(id), service.history(id)]);
+      return message === undefined ? undefined : { messageId: id, phase: reliableMessagePhase(message), entries };
     },
     list: (filter, pageNum, pageSize) => service.listPage(filter, pageNum, pageSize),
     get: async (id) => {
@@ -75,6 +98,7 @@ export function httpReliableAdmin(baseUrl: string, token: string | undefined): R
       return (await call<ReliableMessagePage>("GET", `${base}?${q}`))!;
     },
     get: (id) => call("GET", `${base}/${encodeURIComponent(id)}`),
+    lineage: (id) => call("GET", `${base}/${encodeURIComponent(id)}/lineage`),
     delete: async (id, operator) => (await call<{ deleted: ReliableMessage | null }>("DELETE", `${base}/${encodeURIComponent(id)}?operator=${encodeURIComponent(operator)}`))!,
     resend: async (id, subscription) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/resend${subscriptionParam(subscription)}`))!,
     markDead: async (id, subscription) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/mark-dead${subscriptionParam(subscription)}`))!,

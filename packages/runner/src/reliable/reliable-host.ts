@@ -1,3 +1,4 @@
+import { requestCause } from "./reliable-admin.js";
 import { ReliableMessageService, type ReliableMessageChecker } from "@msgx/reliable";
 import type { StepContext } from "../app/step-context.js";
 import { serviceOptions } from "../config/reliable-schema.js";
@@ -25,7 +26,7 @@ export interface ReliableHost {
 export function createReliableHost(ctx: StepContext): ReliableHost {
   const { parts, config, clock, logger } = ctx;
   const r = config.reliable;
-  const service = new ReliableMessageService({ store: parts.reliable, clock, logger, options: serviceOptions(r) });
+  const service = new ReliableMessageService({ store: parts.reliable, clock, logger, options: serviceOptions(r), causeOf: requestCause });
   const metrics = createReliableMetrics(clock, () => service.countByPhase());
   const admin = directReliableAdmin(service, { store: parts.store, clock });
   return {

@@ -1,4 +1,5 @@
-import { PENDING_CALLBACK_STATUSES, TaskCallbackOutcome, type NewTask, type TaskCallback, type TaskCallbackEntry, type TaskCancelAnswer, type TaskCancelRequest, type TaskFeedback, type TaskFeedbackEntry, type TaskFeedbackOutcome, type TaskRecord, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayResult, type TaskService, type TaskStatus, type TaskStore } from "@msgx/tasks";
+import { PENDING_CALLBACK_STATUSES, TaskCallbackOutcome, type NewTask, type TaskCallback, type TaskCallbackEntry, type TaskCancelAnswer, type TaskCancelRequest, type TaskFeedback, type TaskFeedbackEntry, type TaskFeedbackOutcome, type TaskHistoryEntry, type TaskRecord, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayResult, type TaskService, type TaskStatus, type TaskStore } from "@msgx/tasks";
+import type { CursorPage } from "@msgx/core";
 import type { TaskMetrics } from "./task-metrics.js";
 
 /** A task with its feedback and callback logs, oldest first (`GET /task/v1/tasks/:id`). */
@@ -9,10 +10,7 @@ export interface TaskView {
 }
 
 /** A page of tasks ascending by id; `next` is the `after` of the next page (null on the last). */
-export interface TaskPage {
-  readonly tasks: readonly TaskRecord[];
-  readonly next: string | null;
-}
+export type TaskPage = CursorPage<"tasks", TaskRecord, string>;
 
 /** What a feedback did (the first answer again for a repeat) and the task after it. */
 export interface TaskFeedbackView {
@@ -34,6 +32,8 @@ export interface TaskListQuery {
   readonly status?: TaskStatus | undefined;
   /** Only tasks whose owner event is dead: waiting for a callback after the owner reported FAILURE (what a replay takes). */
   readonly dead?: boolean | undefined;
+  /** Only tasks reported overdue (TASK_OVERDUE published) and still DISPATCHED / EXECUTING. */
+  readonly overdue?: boolean | undefined;
   readonly owner?: string | undefined;
   readonly after?: string | undefined;
   readonly size: number;
@@ -59,6 +59,19 @@ export interface TaskApi {
   cancel(taskId: string, request: TaskCancelRequest): Promise<TaskCancelAnswer>;
   /** Replays the dead owner events of the tasks the filter selects (a dry run lists them only). */
   replay(filter: TaskReplayFilter, request: TaskReplayRequest): Promise<TaskReplayResult>;
+  /**
+   * The task's lineage: every change with its cause and caller, oldest first, and its status now;
+   * undefined for an unknown task (never created, or purged with its history). A malformed id is 400 INVALID.
+   */
+  lineage(taskId: string): Promise<TaskLineage | undefined>;
+}
+
+/** `GET /admin/tasks/:taskId/lineage`: the task's status now and its history, oldest first. */
+export interface TaskLineage {
+  readonly taskId: string;
+  readonly taskNo: string;
+  readonly status: TaskStatus;
+  readonly entries: readonly TaskHistoryEntry[];
 }
 
 export interface TaskApiDeps {
@@ -67,6 +80,12 @@ export interface TaskApiDeps {
   readonly metrics: TaskMetrics;
   /** Called after a call wrote a task event (wakes the relay). */
   readonly onEvent?: () => void;
+}
+
+/** The lineage of `taskId` (undefined for an unknown task); a malformed id throws `TaskRequestError` INVALID. */
+export async function readTaskLineage(service: Pick<TaskService, "get" | "history">, taskId: string): Promise<TaskLineage | undefined> {
+  const [task, entries] = await Promise.all([service.get(taskId), service.history(taskId)]);
+  return task === undefined ? undefined : { taskId, taskNo: task.taskNo, status: task.status, entries };
 }
 
 /** The API over the service in this process. */
@@ -86,6 +105,7 @@ export function directTaskApi(deps: TaskApiDeps): TaskApi {
       const rows = await service.list({
         ...(query.status ? { statuses: [query.status] } : query.dead ? { statuses: PENDING_CALLBACK_STATUSES } : {}),
         ...(query.dead ? { callbackFailed: true } : {}),
+        ...(query.overdue ? { overdue: true } : {}),
         ...(query.owner ? { ownerService: query.owner } : {}),
         ...(query.after ? { afterTaskId: query.after } : {}),
         limit: query.size + 1,
@@ -108,6 +128,7 @@ export function directTaskApi(deps: TaskApiDeps): TaskApi {
       if (answer.outcome === "cancelled") deps.onEvent?.();
       return answer;
     },
+    lineage: (taskId) => readTaskLineage(service, taskId),
     async replay(filter, request) {
       const result = await service.replay(filter, request);
       metrics.replayed(result.replayed.length);

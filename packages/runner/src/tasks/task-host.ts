@@ -1,3 +1,4 @@
+import { currentCaller } from "../http/request-caller.js";
 import { fencedTaskStore, TaskService, type TaskDispatcher, type TaskStore } from "@msgx/tasks";
 import type { StepContext } from "../app/step-context.js";
 import { taskRouting } from "../config/tasks-schema.js";
@@ -29,12 +30,16 @@ export function createTaskHost(ctx: StepContext, given: { readonly dispatcher?: 
   const { parts, config, clock, logger } = ctx;
   const t = config.tasks;
   const store = fencedTaskStore(parts.tasks, parts.fence);
-  const metrics = createTaskMetrics(clock, () => store.countByStatus());
+  const metrics = createTaskMetrics(
+    clock,
+    () => store.countByStatus(),
+    () => store.countOverdue(),
+  );
   const url = t.dispatcher.url;
   const dispatcher =
     given.dispatcher ??
     (url === undefined ? undefined : httpTaskDispatcher({ url, token: t.dispatcher.token, timeoutMs: t.dispatcher.timeoutMs, observe: (outcome) => metrics.dispatch(outcome) }));
-  const service = new TaskService({ store, clock, logger, routing: taskRouting(t), taskNoTimeZone: t.taskNo.timeZone, ...(dispatcher ? { dispatcher } : {}) });
+  const service = new TaskService({ store, clock, logger, routing: taskRouting(t), taskNoTimeZone: t.taskNo.timeZone, overduePolicy: t.overdue, callerOf: currentCaller, ...(dispatcher ? { dispatcher } : {}) });
   const topic = t.callback.resultTopic;
   const brokers = (config.kafka.brokers ?? "").split(",").map((b) => b.trim()).filter(Boolean);
   const resultTopic =

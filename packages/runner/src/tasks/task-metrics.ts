@@ -1,4 +1,4 @@
-import { TASK_CALLBACK_RECORD_OUTCOMES, TASK_STATUSES, type TaskCallbackRecordOutcome } from "@msgx/tasks";
+import { TASK_CALLBACK_RECORD_OUTCOMES, TASK_OVERDUE_REASONS, TASK_STATUSES, type TaskCallbackRecordOutcome, type TaskOverdueReason } from "@msgx/tasks";
 import { type Clock } from "@msgx/core";
 import { Counter, Registry } from "prom-client";
 import { STORE_COUNT_CACHE_MS, storeCountGauge, type CountReader } from "../app/cached-counts.js";
@@ -18,7 +18,7 @@ const DISPATCH_OUTCOMES: readonly DispatchCallOutcome[] = ["accepted", "refused"
  * (true for the whole database) at most every {@link TASK_COUNT_CACHE_MS}; the counters count what
  * this process did.
  */
-export function createTaskMetrics(clock: Clock, countByStatus?: TaskStatusCounter) {
+export function createTaskMetrics(clock: Clock, countByStatus?: TaskStatusCounter, countOverdue?: CountReader) {
   const registry = new Registry();
   storeCountGauge(registry, clock, {
     name: "msgx_tasks",
@@ -26,6 +26,13 @@ export function createTaskMetrics(clock: Clock, countByStatus?: TaskStatusCounte
     label: "status",
     read: countByStatus,
     values: TASK_STATUSES,
+  });
+  storeCountGauge(registry, clock, {
+    name: "msgx_tasks_overdue",
+    help: "DISPATCHED / EXECUTING tasks reported overdue now, by reason (read from the store at most every 15 s)",
+    label: "reason",
+    read: countOverdue,
+    values: TASK_OVERDUE_REASONS,
   });
   const dispatches = new Counter({
     name: "msgx_task_dispatch_total",
@@ -42,9 +49,16 @@ export function createTaskMetrics(clock: Clock, countByStatus?: TaskStatusCounte
     labelNames: ["outcome"],
     registers: [registry],
   });
+  const overdue = new Counter({
+    name: "msgx_task_overdue_total",
+    help: "TASK_OVERDUE events this process published, by reason: DEADLINE (past its deadline from dispatch), HEARTBEAT (no progress report within its heartbeat timeout)",
+    labelNames: ["reason"],
+    registers: [registry],
+  });
   // Every series exists from the first scrape, so a rate() over them starts at 0 rather than absent.
   for (const outcome of DISPATCH_OUTCOMES) dispatches.inc({ outcome }, 0);
   for (const outcome of TASK_CALLBACK_RECORD_OUTCOMES) callbackRecords.inc({ outcome }, 0);
+  for (const reason of TASK_OVERDUE_REASONS) overdue.inc({ reason }, 0);
   return {
     dispatch(outcome: DispatchCallOutcome): void {
       dispatches.inc({ outcome });
@@ -57,6 +71,9 @@ export function createTaskMetrics(clock: Clock, countByStatus?: TaskStatusCounte
     },
     callbackRecord(outcome: TaskCallbackRecordOutcome): void {
       callbackRecords.inc({ outcome });
+    },
+    overdue(reason: TaskOverdueReason, n = 1): void {
+      if (n > 0) overdue.inc({ reason }, n);
     },
     failed(n = 1): void {
       if (n > 0) failed.inc(n);

@@ -1,4 +1,4 @@
-import { DispatchJob, TASK_TARGET, TaskWatchdogJob, taskTopic } from "@msgx/tasks";
+import { DispatchJob, TASK_OVERDUE_REASONS, TASK_TARGET, TaskOverdueJob, TaskWatchdogJob, taskTopic } from "@msgx/tasks";
 import { type RouterStep } from "@msgx/core";
 import type { StepContext } from "../app/step-context.js";
 import { TargetRelay } from "../app/target-relay.js";
@@ -15,6 +15,15 @@ const OUTAGE_MAX_WAIT_MS = 10_000;
 
 /** How often the `task-callbacks` step looks whether its consumer runs. */
 const CALLBACKS_RECHECK_MS = 5_000;
+
+/** Runs a job's `step` until a batch is not full, at most {@link MAX_BATCHES_PER_RUN} times, telling `each` every result. */
+async function inBatches<S extends { readonly more: boolean }>(step: () => Promise<S>, each: (result: S) => void): Promise<void> {
+  for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
+    const result = await step();
+    each(result);
+    if (!result.more) break;
+  }
+}
 
 /** The relay's step name: `/task/v1` and the jobs wake it after writing a task event. */
 export const TASK_RELAY_STEP = "task-relay";
@@ -42,7 +51,9 @@ export function taskTargetTopic(target: string, routing: { readonly topic: strin
  *   the result topic (creating the topic first, `tasks.createTopics`), and again after a failed start;
  *   `startPipeline` stops it after the loops;
  * - `task-watchdog`: the `TaskWatchdogJob`, alerting on tasks pending their owner's callback past
- *   `tasks.watchdog.pendingCallbackAlertMs` and sending their event again (wakes the relay).
+ *   `tasks.watchdog.pendingCallbackAlertMs` and sending their event again (wakes the relay);
+ * - `task-overdue`: the `TaskOverdueJob`, publishing TASK_OVERDUE for DISPATCHED / EXECUTING tasks
+ *   past their deadline or heartbeat timeout (`tasks.overdue`), once per cause (wakes the relay).
  */
 export function taskSteps(ctx: StepContext, host: TaskHost): RouterStep[] {
   const { parts, config, clock, logger } = ctx;
@@ -77,12 +88,13 @@ export function taskSteps(ctx: StepContext, host: TaskHost): RouterStep[] {
     steps.push({
       name: "task-dispatch",
       run: async (signal) => {
-        for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
-          const step = await job.step(signal);
-          host.metrics.failed(step.refused);
-          outages = step.outage ? outages + 1 : 0;
-          if (!step.more) break;
-        }
+        await inBatches(
+          () => job.step(signal),
+          (step) => {
+            host.metrics.failed(step.refused);
+            outages = step.outage ? outages + 1 : 0;
+          },
+        );
         // An unreachable executing system is asked less often (and logged less) the longer it stays down.
         const after = outages === 0 ? t.jobIntervalMs : Math.max(t.jobIntervalMs, exponentialBackoff({ initialMs: t.jobIntervalMs, maxMs: OUTAGE_MAX_WAIT_MS }, outages));
         return { after, wake: [] };
@@ -105,13 +117,31 @@ export function taskSteps(ctx: StepContext, host: TaskHost): RouterStep[] {
     name: "task-watchdog",
     run: async (signal) => {
       let redelivered = 0;
-      for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
-        const step = await watchdog.step(signal);
-        host.metrics.pendingAlerts(step.alerted);
-        redelivered += step.redelivered;
-        if (!step.more) break;
-      }
+      await inBatches(
+        () => watchdog.step(signal),
+        (step) => {
+          host.metrics.pendingAlerts(step.alerted);
+          redelivered += step.redelivered;
+        },
+      );
       return { after: t.jobIntervalMs, wake: redelivered > 0 ? [TASK_RELAY_STEP] : [] };
+    },
+  });
+  const overdue = new TaskOverdueJob({ store: host.store, clock, logger, routing: host.service.routing });
+  steps.push({
+    name: "task-overdue",
+    run: async (signal) => {
+      let written = 0;
+      await inBatches(
+        () => overdue.step(signal),
+        (step) => {
+          for (const reason of TASK_OVERDUE_REASONS) {
+            host.metrics.overdue(reason, step.overdue[reason]);
+            written += step.overdue[reason];
+          }
+        },
+      );
+      return { after: t.jobIntervalMs, wake: written > 0 ? [TASK_RELAY_STEP] : [] };
     },
   });
   return steps;

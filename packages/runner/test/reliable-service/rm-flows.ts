@@ -116,7 +116,7 @@ export async function warmUp(w: RmWorld, queue: string, readers: readonly Consum
   await waitMessage(w, id, acknowledged, "acknowledged (warm-up)");
   for (const r of readers) await r.ready();
 }
-const dead = (m: Message) => m["dead"] === true;
+export const dead = (m: Message) => m["dead"] === true;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Flow 1: prepare + confirm → delivered once to a plain consumer, which acks over HTTP. */

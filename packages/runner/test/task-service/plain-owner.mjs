@@ -9,7 +9,7 @@
 // from the beginning, and prints {"ready": true} once it has joined; then one JSON line per record:
 //   {"record": {topic, partition, key, headers, value: <parsed JSON>}, "handled": bool, "callback": <HTTP status> | null}
 // TASK_FINISHED / TASK_CANCELLED get POST <runner>/task/v1/callbacks {taskId, eventId, result: SUCCESS};
-// TASK_EXECUTING expects no callback. The offset is committed after the callback was answered 2xx.
+// TASK_EXECUTING and TASK_OVERDUE expect no callback. The offset is committed after the callback was answered 2xx.
 // With --result-topic, the callback is instead a TaskCallbackMessage record on that topic (seed §9.2;
 // key taskId, acks from every in-sync replica), and "callback" is "sent" once the broker took it.
 import kafkajs from "kafkajs";
@@ -83,7 +83,7 @@ await consumer.run({
     const record = { topic: from, partition, key: message.key?.toString("utf8") ?? null, headers, value };
     const first = value !== null && !handled.has(value.eventId);
     if (first) handled.add(value.eventId);
-    const answers = value !== null && value.eventType !== "TASK_EXECUTING";
+    const answers = value !== null && (value.eventType === "TASK_FINISHED" || value.eventType === "TASK_CANCELLED");
     print({ record, handled: first, callback: answers ? await callback(value) : null });
   },
 });

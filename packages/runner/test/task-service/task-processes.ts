@@ -4,6 +4,8 @@
  * This file only spawns them, steers them over HTTP and reads what they print; plus the test's own
  * reads of the task service's API (`/task/v1`, with fetch).
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { eventually } from "../runner-process.js";
 import { spawnScript as spawnProcess, stopScript, type ScriptProcess } from "../script-process.js";
@@ -168,3 +170,22 @@ export async function awaitTaskStatus(url: string, taskId: string, want: string,
     throw new Error(`${String(e)}\n${context()}`);
   });
 }
+
+/** Writes `<dir>/msgx.json` hosting the task service (`tasks.enabled`, the suite's token) with `tasks` on top; its path. */
+export function writeTaskConfig(dir: string, tasks: Record<string, unknown>): string {
+  const config = join(dir, "msgx.json");
+  writeFileSync(config, JSON.stringify({ tasks: { enabled: true, token: TASK_TOKEN, ...tasks } }));
+  return config;
+}
+
+/** One line test/task-service/plain-owner.mjs prints per record it read. */
+export interface PlainOwnerDelivery {
+  readonly record: { readonly topic: string; readonly key: string | null; readonly headers: Record<string, string | null>; readonly value: Record<string, any> | null };
+  readonly handled: boolean;
+  /** The callback's HTTP status ("sent" on a result topic); null for events that expect none. */
+  readonly callback: number | string | null;
+}
+
+/** What a plain-owner.mjs process printed per record, in order (none before it started). */
+export const plainOwnerDeliveries = (owner: ScriptProcess | undefined): PlainOwnerDelivery[] =>
+  (owner?.lines ?? []).filter((l): l is PlainOwnerDelivery => typeof l === "object" && l !== null && "record" in l);

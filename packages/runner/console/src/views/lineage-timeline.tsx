@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { query } from "../admin-client.js";
-import type { Lineage, LineageEvent, LineageVersion } from "../api-types.js";
+import type { LineageEvent, LineagePage, LineageVersion } from "../api-types.js";
 import { dttm, instant, DASH } from "../format.js";
 import { FieldDiffTable } from "../field-diff-table.js";
 import { Loaded } from "../loaded.js";
@@ -15,7 +15,7 @@ import { href } from "../use-hash-route.js";
  */
 export function LineageTimeline(props: { basePath: string; what: string }) {
   const [before, setBefore] = useState<number | undefined>();
-  const [page] = useAdmin<Lineage>(`${props.basePath}/lineage${query({ limit: 20, before })}`);
+  const [page] = useAdmin<LineagePage>(`${props.basePath}/lineage${query({ limit: 20, before })}`);
   return (
     <section aria-labelledby="lineage-title">
       <h2 id="lineage-title">Lineage</h2>

@@ -7,6 +7,7 @@ import { PlaceholderTable } from "../placeholder-table.js";
 import { num, Table, type Column } from "../table.js";
 import { ToggleTabs } from "../toggle-tabs.js";
 import { useAdmin } from "../use-admin.js";
+import { HistoryTimeline } from "./history-timeline.js";
 
 const FILTERS = [
   { id: "dead", label: "Dead", params: { dead: "true" } },
@@ -24,6 +25,7 @@ export function ReliableView() {
     `/admin/reliable-messages${query({ size: 50, ...FILTERS.find((f) => f.id === filter)!.params })}`,
   );
   const [note, setNote] = useState<string | undefined>();
+  const [shown, setShown] = useState<string | undefined>();
   const act = async (path: string, done: string) => {
     const a = await adminPost<unknown>(path, {});
     setNote(a.ok ? done : `${a.error}: ${a.message}`);
@@ -95,6 +97,9 @@ export function ReliableView() {
                     <td data-label="action">
                       <button type="button" onClick={() => void act(`/admin/reliable-messages/${encodeURIComponent(m.messageId)}/resend`, `Message ${m.messageId} sent again.`)}>
                         Resend
+                      </button>{" "}
+                      <button type="button" aria-pressed={shown === m.messageId} onClick={() => setShown(shown === m.messageId ? undefined : m.messageId)}>
+                        Lineage
                       </button>
                     </td>
                   </tr>
@@ -105,6 +110,7 @@ export function ReliableView() {
           )
         }
       </Loaded>
+      {shown !== undefined && <HistoryTimeline key={shown} path={`/admin/reliable-messages/${encodeURIComponent(shown)}/lineage`} what={`message ${shown}`} />}
     </section>
   );
 }

@@ -1,0 +1,16 @@
+import { z } from "zod";
+import type { TaskApi } from "../tasks/task-api.js";
+import type { HttpApp } from "./http-app.js";
+import { routeName } from "./zod-validation.js";
+
+/**
+ * `GET /admin/tasks/<taskId>/lineage` (behind the admin token; docs/lineage.md): the task's status
+ * now and every change with its cause and caller, oldest first → `{taskId, taskNo, status, entries}`.
+ * 404 for an unknown task; an id that is not a task id is 400 INVALID (the service's pattern).
+ */
+export function registerTaskLineageRoutes(app: HttpApp, api: TaskApi): void {
+  app.get("/admin/tasks/:taskId/lineage", { schema: { params: z.object({ taskId: routeName(128) }) } }, async (request, reply) => {
+    const lineage = await api.lineage(request.params.taskId);
+    return lineage ?? reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no task ${request.params.taskId}` });
+  });
+}
