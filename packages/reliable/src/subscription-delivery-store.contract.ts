@@ -61,6 +61,14 @@ export function describeSubscriptionDeliveryContract(name: string, factory: () =
       expect(last).toMatchObject({ applied: true, event: "acknowledged", message: { status: "ACKNOWLEDGED" }, delivery: { subscription: "mail", status: "ACKNOWLEDGED" } });
       expect((await store.get("F-2"))?.status).toBe("ACKNOWLEDGED");
       expect((await store.deliveries("F-2")).map((d) => d.status)).toEqual(["ACKNOWLEDGED", "ACKNOWLEDGED", "ACKNOWLEDGED"]);
+      // Each delivery change is one entry of the message's history, its versions in order, naming the subscription.
+      const history = await store.history("F-2");
+      expect(history.map((h) => h.version)).toEqual(history.map((_, i) => i + 1));
+      expect(history.slice(-3).map((h) => [h.event, h.detail?.split(":")[0], h.to])).toEqual([
+        ["acknowledged", "subscription ledger", "SENDING"],
+        ["acknowledged", "subscription audit", "SENDING"],
+        ["acknowledged", "subscription mail", "ACKNOWLEDGED"],
+      ]);
     });
 
     it("a call must name one of the message's subscriptions (INVALID_MESSAGE naming it); a queue without any refuses a name", async () => {
