@@ -9,12 +9,12 @@
  *
  * Needs `packages/runner/dist` (npx pnpm build) and PostgreSQL.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPgStores } from "@msgx/adapters-pg";
-import { fmt, latencyStats, machineInfo, numArg, printTable, REPO, runTag, URLS, writeReport } from "./fault/infra.js";
+import { spawnCliRunner } from "./fault/runner.js";
+import { fmt, latencyStats, machineInfo, numArg, printTable, runTag, URLS, writeReport } from "./fault/infra.js";
 
 const MESSAGES = numArg("messages", 2_000);
 const BATCH = numArg("batch", 100);
@@ -24,29 +24,7 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 async function startRunner(schema: string, dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const config = join(dir, "msgx.json");
   writeFileSync(config, JSON.stringify({ reliable: { token: TOKEN } }));
-  const child = spawn(process.execPath, [join(REPO, "packages/runner/dist/cli.js"), "run", "--http-port", "0", "-c", config, "--pg", URLS.pg, "--data-dir", join(dir, "data")], {
-    env: { ...process.env, MSGX_PG_SCHEMA: schema, MSGX_LOG_LEVEL: "warn" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    const look = (d: Buffer) => {
-      out += d.toString();
-      const m = /msgx listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    };
-    child.stdout.on("data", look);
-    child.stderr.on("data", look);
-    child.on("exit", (code) => reject(new Error(`runner exited ${code}:\n${out}`)));
-  });
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
+  return spawnCliRunner(["-c", config, "--pg", URLS.pg, "--data-dir", join(dir, "data")], { MSGX_PG_SCHEMA: schema, MSGX_LOG_LEVEL: "warn" });
 }
 
 async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {

@@ -157,3 +157,24 @@ export async function waitQuiet(url: string, total: number, timeoutMs: number, o
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/**
+ * Spawns `msgx run <args>` (the built CLI) with `env` over the process's own, and waits until it
+ * listens; `stop` sends SIGTERM and waits for the exit. For benchmarks that give the runner a
+ * config file of their own (the reliable-message ones).
+ */
+export async function spawnCliRunner(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ readonly url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [CLI, "run", "--http-port", "0", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    const look = (d: Buffer) => {
+      out += d.toString();
+      const m = /msgx listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    };
+    child.stdout.on("data", look);
+    child.stderr.on("data", look);
+    child.on("exit", (code) => reject(new Error(`runner exited ${code}:\n${out}`)));
+  });
+  return { url, stop: () => new Promise<void>((resolve) => (child.once("exit", () => resolve()), child.kill("SIGTERM"))) };
+}

@@ -86,6 +86,7 @@ const RELEASED: Readonly<Record<string, string>> = {
   "0022_recent_flights": "e34ebe35b2fe49c8",
   "0023_reliable_message_deliver_at": "be5342114213a87b",
   "0024_task_numbers": "515e87d0d8e0ee4b",
+  "0025_reliable_message_subscriptions": "4b50038ccf2a31b1",
   "0026_reliable_message_key_order": "1c7082e7aca9ca51",
   "0027_task_overdue": "bd3c571bbdb7a679",
   "0028_reliable_message_history": "e631742941e382f7",

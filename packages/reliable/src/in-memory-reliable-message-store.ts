@@ -11,10 +11,12 @@ import type {
   ReliableMessageWrite,
   ReliableMessageStore,
   ReliableMessageWriteResult,
+  SubscriptionDeliveryWrite,
 } from "./reliable-message-store.js";
 import type { ReliableMessageHistoryEntry } from "./message-history.js";
 import { headOfKey, heldBehind, heldBehindDead } from "./key-order.js";
-import { isFinishedStatus, reliableMessagePhase, type ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
+import { isFinishedStatus, reliableMessagePhase, ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
+import type { SubscriptionDelivery } from "./subscription-delivery.js";
 
 /** Orders strings by Unicode code point (what PostgreSQL's `COLLATE "C"` does on UTF-8). */
 export function compareCodePoints(a: string, b: string): number {
@@ -36,6 +38,8 @@ export function compareCodePoints(a: string, b: string): number {
  */
 export class InMemoryReliableMessageStore implements ReliableMessageStore {
   readonly messages = new Map<string, ReliableMessage>();
+  /** Subscription deliveries by message id, then subscription. */
+  readonly subscriptionDeliveries = new Map<string, Map<string, SubscriptionDelivery>>();
   /** Each message's history, oldest first; it leaves with its message. */
   readonly histories = new Map<string, ReliableMessageHistoryEntry[]>();
   /** When set, the next `commit` applies its write and then throws `COMMIT_UNKNOWN` (a lost answer). */
@@ -76,7 +80,7 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     if (write.op === "send") return { ok: true, eventId: this.#append(write.send) };
     if (write.op === "insert") {
       if (this.messages.has(write.message.messageId)) return { ok: false, conflict: "exists" };
-      return this.#store(write.message, write.send, null, write.history ?? null, write.sequence === true);
+      return this.#store(write.message, write.send, null, write.history ?? null, write.deliveries ?? [], write.sequence === true);
     }
     const id = write.op === "delete" ? write.messageId : write.message.messageId;
     const stored = this.messages.get(id);
@@ -86,29 +90,38 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
       this.#remove(id);
       return { ok: true, eventId: null };
     }
-    return this.#store(write.message, write.send, write.deadLetter ?? null, write.history ?? null, write.sequence === true);
+    return this.#store(write.message, write.send, write.deadLetter ?? null, write.history ?? null, write.deliveries ?? [], write.sequence === true);
   }
 
-  /** Stores `message` with its rows (and its confirm sequence number when asked); every row is checked first, so a refused one writes nothing. */
-  #store(message: ReliableMessage, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, history: ReliableMessageHistoryEntry | null, sequence: boolean): ReliableMessageWriteResult {
-    if (send) checkOutboxDraft(send);
-    if (deadLetter) checkOutboxDraft(deadLetter);
+  #remove(messageId: string): void {
+    this.messages.delete(messageId);
+    this.subscriptionDeliveries.delete(messageId);
+    this.histories.delete(messageId);
+  }
+
+  /** Stores `message` with its rows, history entry and deliveries (and its confirm sequence number when asked); every row is checked first, so a refused one writes nothing. */
+  #store(message: ReliableMessage, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, history: ReliableMessageHistoryEntry | null, deliveries: readonly SubscriptionDeliveryWrite[], sequence: boolean): ReliableMessageWriteResult {
+    for (const d of [send, deadLetter, ...deliveries.flatMap((w) => [w.send, w.deadLetter ?? null])]) if (d) checkOutboxDraft(d);
     const sendId = send ? this.#append(send) : null;
     const deadId = deadLetter ? this.#append(deadLetter) : null;
     const orderSeq = sequence && message.key !== null ? ++this.#orderSeq : undefined;
     this.messages.set(message.messageId, { ...message, ...(sendId !== null ? { lastEventId: sendId } : {}), ...(orderSeq !== undefined ? { orderSeq } : {}) });
     if (history !== null) this.histories.set(message.messageId, [...(this.histories.get(message.messageId) ?? []), history]);
-    return { ok: true, eventId: sendId ?? deadId, ...(orderSeq !== undefined ? { orderSeq } : {}) };
+    let firstId: number | null = null;
+    for (const w of deliveries) {
+      const id = w.send ? this.#append(w.send) : null;
+      const dlq = w.deadLetter ? this.#append(w.deadLetter) : null;
+      firstId ??= id ?? dlq;
+      const bySub = this.subscriptionDeliveries.get(message.messageId) ?? new Map<string, SubscriptionDelivery>();
+      bySub.set(w.delivery.subscription, id === null ? w.delivery : { ...w.delivery, lastEventId: id });
+      this.subscriptionDeliveries.set(message.messageId, bySub);
+    }
+    return { ok: true, eventId: sendId ?? deadId ?? firstId, ...(orderSeq !== undefined ? { orderSeq } : {}) };
   }
 
   #append(draft: OutboxEventDraft): number {
     checkOutboxDraft(draft);
     return this.#db.insertEvent(draft, this.#clock.now());
-  }
-
-  #remove(messageId: string): void {
-    this.messages.delete(messageId);
-    this.histories.delete(messageId);
   }
 
   async history(messageId: string): Promise<readonly ReliableMessageHistoryEntry[]> {
@@ -119,6 +132,31 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
   async get(messageId: string): Promise<ReliableMessage | undefined> {
     this.#db.faults.check("rm.get");
     return this.messages.get(messageId);
+  }
+
+  async deliveries(messageId: string): Promise<readonly SubscriptionDelivery[]> {
+    this.#db.faults.check("rm.deliveries");
+    return [...(this.subscriptionDeliveries.get(messageId)?.values() ?? [])].sort((a, b) => compareCodePoints(a.subscription, b.subscription));
+  }
+
+  async dueDeliveries(now: number, limit: number): Promise<readonly SubscriptionDelivery[]> {
+    this.#db.faults.check("rm.dueDeliveries");
+    return [...this.subscriptionDeliveries.values()]
+      .flatMap((m) => [...m.values()])
+      .filter((d) => d.status === ReliableMessageStatus.SENDING && !d.dead && d.nextCheckAt !== null && d.nextCheckAt <= now)
+      .sort((a, b) => a.nextCheckAt! - b.nextCheckAt! || compareCodePoints(a.messageId, b.messageId) || compareCodePoints(a.subscription, b.subscription))
+      .slice(0, limit);
+  }
+
+  async scanDeadDeliveries(queue: string, after: { readonly messageId: string; readonly subscription: string } | null, limit: number): Promise<readonly SubscriptionDelivery[]> {
+    this.#db.faults.check("rm.scanDeadDeliveries");
+    const order = (a: { messageId: string; subscription: string }, b: { messageId: string; subscription: string }) =>
+      compareCodePoints(a.messageId, b.messageId) || compareCodePoints(a.subscription, b.subscription);
+    return [...this.subscriptionDeliveries.values()]
+      .flatMap((m) => [...m.values()])
+      .filter((d) => d.dead && d.status === ReliableMessageStatus.SENDING && this.messages.get(d.messageId)?.consumerQueue === queue && (after === null || order(d, after) > 0))
+      .sort(order)
+      .slice(0, limit);
   }
 
   async due(status: ReliableMessageStatus, now: number, limit: number): Promise<readonly ReliableMessage[]> {
@@ -234,7 +272,11 @@ export const emptyPhaseCounts = (): { -readonly [K in keyof ReliableMessagePhase
 
 /** The outbox rows a write asks for. */
 const outboxDrafts = (w: ReliableMessageWrite): OutboxEventDraft[] =>
-  w.op === "send" ? [w.send] : w.op === "insert" ? (w.send ? [w.send] : []) : w.op === "update" ? [w.send, w.deadLetter].filter((d): d is OutboxEventDraft => d !== null && d !== undefined) : [];
+  w.op === "send"
+    ? [w.send]
+    : w.op === "delete"
+      ? []
+      : [w.send, w.op === "update" ? w.deadLetter : null, ...(w.deliveries ?? []).flatMap((d) => [d.send, d.deadLetter])].filter((d): d is OutboxEventDraft => d !== null && d !== undefined);
 
 /** The checks `msg_event`'s constraints make, so the fake refuses what PostgreSQL refuses. */
 function checkOutboxDraft(d: OutboxEventDraft): void {

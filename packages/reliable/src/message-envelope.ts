@@ -30,6 +30,24 @@ export const RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX = "rmq-dlq.";
 /** The `schema` field of every envelope; a consumer refuses other versions. */
 export const RELIABLE_MESSAGE_ENVELOPE_SCHEMA = "msgx.reliable-message/1";
 
+/**
+ * The target and topic of one subscription of a queue: `KAFKA:rmq-sub.<queue>.<subscription>` →
+ * `rmq-sub.<queue>.<subscription>` (issue 36 item 1). Every send of the subscription, first and
+ * resends, goes there, so a resend for one subscription never reaches another; a subscription name
+ * has no dot, so the part after the last dot names it. "KAFKA:rmq." prefixes neither this nor the DLQ target.
+ */
+export const RELIABLE_SUBSCRIPTION_TARGET_PREFIX = "KAFKA:rmq-sub.";
+export const RELIABLE_SUBSCRIPTION_TOPIC_PREFIX = "rmq-sub.";
+
+/** The delivery target of `subscription` of `queue`. */
+export const reliableSubscriptionTarget = (queue: string, subscription: string): Target => `${RELIABLE_SUBSCRIPTION_TARGET_PREFIX}${queue}.${subscription}`;
+
+/** The queue and subscription a subscription target's rest (`<queue>.<subscription>`) names. */
+export function splitSubscriptionTarget(rest: string): { readonly queue: string; readonly subscription: string } {
+  const dot = rest.lastIndexOf(".");
+  return { queue: rest.slice(0, dot), subscription: rest.slice(dot + 1) };
+}
+
 /** The delivery target of `queue`. */
 export const reliableMessageTarget = (queue: string): Target => `${RELIABLE_MESSAGE_TARGET_PREFIX}${queue}`;
 
@@ -66,6 +84,8 @@ export interface ReliableMessageEnvelope {
   /** When the message was created and when this send was written (epoch ms). */
   readonly createdAt: number;
   readonly sentAt: number;
+  /** On a subscription's topic only: the subscription this record is for (absent on a queue without subscriptions). */
+  readonly subscription?: string;
 }
 
 /** The envelope of `message`'s current send (a SENDING record right after a send event). */
@@ -93,8 +113,8 @@ export interface ReliableMessageDeadLetter extends ReliableMessageEnvelope {
 }
 
 /** The dead-letter row of `message` (a DEAD record right after the event that killed it). */
-export function deadLetterDraft(message: ReliableMessage): OutboxEventDraft {
-  const payload: ReliableMessageDeadLetter = { ...envelopeOf(message), deadReason: message.lastError ?? "dead" };
+export function deadLetterDraft(message: ReliableMessage, subscription?: string): OutboxEventDraft {
+  const payload: ReliableMessageDeadLetter = { ...envelopeOf(message), ...(subscription !== undefined ? { subscription } : {}), deadReason: message.lastError ?? "dead" };
   return {
     target: reliableMessageDlqTarget(message.consumerQueue),
     partitionKey: recordKeyOf(message),
@@ -109,14 +129,18 @@ export function deadLetterDraft(message: ReliableMessage): OutboxEventDraft {
 /** The Kafka record key of `message`'s sends and dead letter: its business key, else its id. */
 export const recordKeyOf = (message: Pick<ReliableMessage, "messageId" | "key">): string => message.key ?? message.messageId;
 
-/** The outbox row that sends `message` (written in the same transaction as its new state). */
-export function sendDraft(message: ReliableMessage): OutboxEventDraft {
+/**
+ * The outbox row that sends `message` (written in the same transaction as its new state): to the
+ * queue's topic, or with `subscription` (the message as that subscription sees it) to the
+ * subscription's topic, its envelope naming the subscription.
+ */
+export function sendDraft(message: ReliableMessage, subscription?: string): OutboxEventDraft {
   return {
-    target: reliableMessageTarget(message.consumerQueue),
+    target: subscription === undefined ? reliableMessageTarget(message.consumerQueue) : reliableSubscriptionTarget(message.consumerQueue, subscription),
     partitionKey: recordKeyOf(message),
     eventType: EventType.UPSERT,
     stateVersion: message.sendCount,
-    payload: envelopeOf(message),
+    payload: subscription === undefined ? envelopeOf(message) : { ...envelopeOf(message), subscription },
     sourceMsgId: 0,
     traceparent: null,
   };
@@ -145,6 +169,8 @@ export function parseReliableMessageEnvelope(value: string | null | undefined): 
     ["sendCount", "createdAt", "sentAt"].find((k) => !int(k));
   if (bad !== undefined) return { ok: false, reason: `envelope field ${bad} is missing or of the wrong type` };
   const headers = o["headers"] ?? null;
+  const subscription = o["subscription"];
+  if (subscription !== undefined && typeof subscription !== "string") return { ok: false, reason: "envelope field subscription is not a string" };
   if (headers !== null && (typeof headers !== "object" || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== "string"))) {
     return { ok: false, reason: "envelope field headers is not an object of strings" };
   }
@@ -166,6 +192,7 @@ export function parseReliableMessageEnvelope(value: string | null | undefined): 
       key,
       createdAt: o["createdAt"] as number,
       sentAt: o["sentAt"] as number,
+      ...(subscription !== undefined ? { subscription } : {}),
     },
   };
 }

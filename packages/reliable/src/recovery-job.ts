@@ -128,11 +128,43 @@ export class RecoveryJob {
         counts.skipped += 1;
       }
     }
+    const deliveries = await this.#stepDeliveries(counts, signal);
     if (counts.pending > 0) {
       this.#logger.warn("reliable messages: last sends still in the outbox (broker outage or backlog); not counted as attempts", { pending: counts.pending });
     }
     // A full batch of messages that were not due after all (the schedule was lengthened) is no
     // reason to call again at once.
-    return { ...counts, more: due.length === this.#batchSize && counts.skipped < counts.examined };
+    return { ...counts, more: (due.length === this.#batchSize || deliveries === this.#batchSize) && counts.skipped < counts.examined };
+  }
+
+  /** The same for the subscription deliveries that are due (each subscription on its own schedule); returns how many were due. */
+  async #stepDeliveries(counts: Record<"examined" | "resent" | "redelivered" | "pending" | "dead" | "skipped", number>, signal?: AbortSignal): Promise<number> {
+    const { service, store, sends, clock } = this.#deps;
+    const due = await store.dueDeliveries(clock.now(), this.#batchSize);
+    const eventIds = due.flatMap((d) => (d.lastEventId === null ? [] : [d.lastEventId]));
+    const rows = new Map((eventIds.length === 0 ? [] : await sends.get(eventIds)).map((e) => [e.eventId, e]));
+    for (const d of due) {
+      signal?.throwIfAborted();
+      counts.examined += 1;
+      const lastSend = lastSendState(d.lastEventId === null ? undefined : rows.get(d.lastEventId));
+      let event: string | null = null;
+      try {
+        event = (await service.executeSubscription(d.messageId, d.subscription, { type: "recover", lastSend }, { kind: "recovery", lastSend: lastSend.state })).event;
+      } catch (e) {
+        if (!isReliableMessageError(e)) throw e;
+      }
+      const about = { messageId: d.messageId, subscription: d.subscription };
+      if (event === "rescheduled" && lastSend.state === "pending") counts.pending += 1;
+      else if (event === "redelivered") counts.redelivered += 1;
+      else if (event === "resent") {
+        counts.resent += 1;
+        this.#logger.info("reliable message resent to a subscription: no acknowledgement", { ...about, send: d.sendCount + 1 });
+      } else if (event === "marked-dead") {
+        counts.dead += 1;
+        this.#deadCount += 1;
+        this.#logger.error("reliable message dead for a subscription", { ...about, sends: d.sendCount });
+      } else counts.skipped += 1;
+    }
+    return due.length;
   }
 }

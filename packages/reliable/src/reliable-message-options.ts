@@ -1,4 +1,5 @@
 import { exponentialBackoff } from "@msgx/core";
+import { MAX_SUBSCRIPTIONS, SUBSCRIPTION_NAME } from "./subscription-delivery.js";
 /**
  * Timing of the check-back and recovery jobs and the consumer reject budget. All durations in
  * milliseconds.
@@ -46,6 +47,13 @@ export interface ReliableMessageOptions {
    * Default none.
    */
   readonly orderedQueues?: readonly string[];
+  /**
+   * Named subscriptions (consumer groups) per queue: queue → names (`SUBSCRIPTION_NAME`, at most
+   * `MAX_SUBSCRIPTIONS`, no repeats). Each subscription gets every confirmed message of its queue
+   * on its own topic and acknowledges, rejects, is resent and dead-lettered on its own; the message
+   * is ACKNOWLEDGED when all have acknowledged. A queue not listed has one acknowledgement (no subscriptions).
+   */
+  readonly subscriptions?: Readonly<Record<string, readonly string[]>>;
 }
 
 export type AfterMaxChecks = "keep-asking" | "dead";
@@ -100,8 +108,24 @@ export function reliableMessageOptions(partial: ReliableMessageOptionsInput = {}
   }
   const ordered = o.orderedQueues ?? [];
   if (!Array.isArray(ordered) || ordered.some((q) => typeof q !== "string" || q.length === 0)) throw new RangeError("orderedQueues must be queue names");
-  return { ...o, resendWaitsMs: [...o.resendWaitsMs], rejectWaitsMs: [...o.rejectWaitsMs], queueCheckAfterMs: { ...queues }, orderedQueues: [...ordered] };
+  return { ...o, resendWaitsMs: [...o.resendWaitsMs], rejectWaitsMs: [...o.rejectWaitsMs], queueCheckAfterMs: { ...queues }, orderedQueues: [...ordered], subscriptions: checkSubscriptions(o.subscriptions ?? {}) };
 }
+
+function checkSubscriptions(subs: Readonly<Record<string, readonly string[]>>): Readonly<Record<string, readonly string[]>> {
+  if (typeof subs !== "object" || subs === null || Array.isArray(subs)) throw new RangeError("subscriptions must be an object of queue → subscription names");
+  const out: Record<string, readonly string[]> = {};
+  for (const [queue, names] of Object.entries(subs)) {
+    if (!Array.isArray(names) || names.length === 0 || names.length > MAX_SUBSCRIPTIONS) throw new RangeError(`subscriptions.${queue} must list 1 to ${MAX_SUBSCRIPTIONS} names`);
+    const bad = names.find((n) => typeof n !== "string" || !SUBSCRIPTION_NAME.test(n));
+    if (bad !== undefined) throw new RangeError(`subscriptions.${queue}: ${JSON.stringify(bad)} is not a subscription name ([A-Za-z0-9_-], 1-50 characters)`);
+    if (new Set(names).size !== names.length) throw new RangeError(`subscriptions.${queue} names a subscription twice`);
+    out[queue] = [...names];
+  }
+  return out;
+}
+
+/** The subscriptions of `queue` (none: one acknowledgement per message). */
+export const subscriptionsOf = (options: ReliableMessageOptions, queue: string): readonly string[] => options.subscriptions?.[queue] ?? [];
 
 function checkWaits(name: string, waits: readonly number[]): void {
   if (!Array.isArray(waits) || waits.length === 0 || waits.some((w) => typeof w !== "number" || !Number.isFinite(w) || w <= 0)) {

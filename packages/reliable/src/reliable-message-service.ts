@@ -12,6 +12,10 @@ import type { HeldCounts, ReliableMessageFilter, ReliableMessagePage, ReliableMe
 import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
 import { confirmDeliveryTime, deliveryTime, type ReliableDelivery } from "./reliable-delivery.js";
 import { runReliableMessageCommand, runReliableMessageCommandBatch, type ReliableMessageBatchResult, type ReliableMessageCommandDeps, type ReliableMessageOutcome } from "./run-command.js";
+import { runSubscriptionCommand } from "./run-subscription-command.js";
+import { subscriptionsOf } from "./reliable-message-options.js";
+import { checkSubscriptionArgument, subscriptionNamesFor, type SubscriptionDelivery } from "./subscription-delivery.js";
+import type { SubscriptionCommand } from "./subscription-machine.js";
 
 export interface ReliableMessageServiceDeps {
   readonly store: ReliableMessageStore;
@@ -120,8 +124,11 @@ export class ReliableMessageService {
   async directSend(draft: ReliableMessageDraft): Promise<{ readonly eventId: number }> {
     const d = checkReliableMessageDraft(draft);
     const transient = evolveReliableMessage(undefined, { type: "saved-and-sent", draft: d }, { now: this.#clock.now(), options: this.options })!;
-    const result = await this.#store.commit({ op: "send", send: sendDraft(transient) });
-    if (!result.ok || result.eventId === null) throw new Error(`store answered a send-only write with ${JSON.stringify(result)}`);
+    // A queue with subscriptions gets one send per subscription topic, in one transaction.
+    const subs = subscriptionsOf(this.options, d.consumerQueue);
+    const sends = subs.length === 0 ? [sendDraft(transient)] : subs.map((sub) => sendDraft(transient, sub));
+    const [result] = sends.length === 1 ? [await this.#store.commit({ op: "send", send: sends[0]! })] : await this.#store.commitMany(sends.map((send) => ({ op: "send", send })));
+    if (result === undefined || !result.ok || result.eventId === null) throw new Error(`store answered a send-only write with ${JSON.stringify(result)}`);
     return { eventId: result.eventId };
   }
 
@@ -136,16 +143,21 @@ export class ReliableMessageService {
    * with `maxSends` used for one acknowledgement wait. An unconfirmed or finished message is
    * refused (`ILLEGAL_STATE`): the seed would have delivered a business action that may never commit.
    */
-  resendByMessageId(messageId: string): Promise<ReliableMessageOutcome> {
-    return this.execute(checkMessageId(messageId), { type: "resend" });
+  resendByMessageId(messageId: string, subscription?: string): Promise<ReliableMessageOutcome> {
+    return this.#route(messageId, subscription, { type: "resend" });
   }
 
   /**
    * Seed `setMessageToAreadlyDead`: no job resends it any more; its dead-letter row is written.
    * Refused for an unconfirmed or finished message.
    */
-  markDead(messageId: string, reason?: string): Promise<ReliableMessageOutcome> {
-    return this.execute(checkMessageId(messageId), { type: "mark-dead", ...(reason !== undefined ? { reason } : {}) });
+  markDead(messageId: string, reason?: string, subscription?: string): Promise<ReliableMessageOutcome> {
+    return this.#route(messageId, subscription, { type: "mark-dead", ...(reason !== undefined ? { reason } : {}) });
+  }
+
+  /** The subscription deliveries of a message (none for a queue without subscriptions or a message not sent yet). */
+  subscriptions(messageId: string): Promise<readonly SubscriptionDelivery[]> {
+    return this.#store.deliveries(checkMessageId(messageId));
   }
 
   /** The message's history (its lineage), oldest first; empty for an unknown message. */
@@ -185,8 +197,24 @@ export class ReliableMessageService {
    * twice); one that was never sent (waiting, review, cancelled) is refused (`ILLEGAL_STATE`), an
    * unknown one `NOT_FOUND`.
    */
-  async acknowledge(messageId: string): Promise<ReliableMessageOutcome> {
-    return this.#advancingKey(await this.execute(checkMessageId(messageId), { type: "acknowledge" }));
+  async acknowledge(messageId: string, subscription?: string): Promise<ReliableMessageOutcome> {
+    return this.#advancingKey(await this.#route(messageId, subscription, { type: "acknowledge" }));
+  }
+
+  /**
+   * A command of a consumer or operator that may name a subscription: to that subscription's
+   * delivery when the message has subscriptions (then one must be named: `INVALID_MESSAGE`
+   * otherwise, or for a name the message does not have), else to the message.
+   */
+  async #route(messageId: string, subscription: string | undefined, command: SubscriptionCommand): Promise<ReliableMessageOutcome> {
+    const id = checkMessageId(messageId);
+    const deps = this.#deps();
+    const message = await this.#store.get(id);
+    if (message === undefined) return runReliableMessageCommand(deps, id, command, null);
+    const deliveries = await this.#store.deliveries(id);
+    checkSubscriptionArgument(id, message.consumerQueue, subscriptionNamesFor(message, deliveries, subscriptionsOf(this.options, message.consumerQueue)), subscription);
+    if (deliveries.length > 0 && subscription !== undefined) return runSubscriptionCommand(deps, id, subscription, command, { message, deliveries });
+    return runReliableMessageCommand(deps, id, command, message);
   }
 
   /**
@@ -194,7 +222,7 @@ export class ReliableMessageService {
    * result per distinct id, in the order given, each the outcome or the refusal `acknowledge`
    * would have given that id alone (`NOT_FOUND`, `ILLEGAL_STATE`; an acknowledged one a no-op).
    */
-  async acknowledgeMany(messageIds: readonly string[]): Promise<readonly ReliableMessageBatchResult[]> {
+  async acknowledgeMany(messageIds: readonly string[], subscription?: string): Promise<readonly ReliableMessageBatchResult[]> {
     const invalid = new Map<string, ReliableMessageBatchResult>();
     for (const id of messageIds) {
       try {
@@ -205,9 +233,27 @@ export class ReliableMessageService {
       }
     }
     const valid = messageIds.filter((id) => !invalid.has(id));
-    const done = new Map((await runReliableMessageCommandBatch(this.#deps(), valid, { type: "acknowledge" })).map((r) => [r.messageId, r]));
+    // A message of a queue with subscriptions is acknowledged per subscription, one transaction per id.
+    const routed = subscription !== undefined ? new Set(valid) : await this.#withSubscriptions(valid);
+    const batch = valid.filter((id) => !routed.has(id));
+    const done = new Map((await runReliableMessageCommandBatch(this.#deps(), batch, { type: "acknowledge" })).map((r) => [r.messageId, r]));
+    for (const id of routed) {
+      try {
+        done.set(id, { messageId: id, outcome: await this.acknowledge(id, subscription) });
+      } catch (e) {
+        if (!isReliableMessageError(e)) throw e;
+        done.set(id, { messageId: id, error: e });
+      }
+    }
     for (const r of done.values()) if ("outcome" in r) await this.#advancingKey(r.outcome);
     return [...new Set(messageIds)].map((id) => invalid.get(id) ?? done.get(id)!);
+  }
+
+  /** Those of `ids` whose queue has subscriptions configured (none read when no queue has any). */
+  async #withSubscriptions(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    if (ids.length === 0 || Object.keys(this.options.subscriptions ?? {}).length === 0) return new Set();
+    const stored = await this.#store.scan({ messageIds: ids }, null, ids.length);
+    return new Set(stored.filter((m) => subscriptionsOf(this.options, m.consumerQueue).length > 0).map((m) => m.messageId));
   }
 
   /**
@@ -217,11 +263,11 @@ export class ReliableMessageService {
    * redelivery, or of a dead or acknowledged message, is a no-op; an unsent one is refused
    * (`ILLEGAL_STATE`), an unknown one `NOT_FOUND`. `reason` is kept as `lastError` (cut to 1,000 characters).
    */
-  async reject(messageId: string, reason: string): Promise<ReliableMessageOutcome> {
+  async reject(messageId: string, reason: string, subscription?: string): Promise<ReliableMessageOutcome> {
     const id = checkMessageId(messageId);
     if (typeof reason !== "string") throw new ReliableMessageError("INVALID_MESSAGE", "invalid reject: reason is not a string", id);
     const cut = reason.length > MAX_REJECT_REASON ? reason.slice(0, MAX_REJECT_REASON) : reason;
-    return this.execute(id, { type: "reject", reason: cut.length === 0 ? "rejected by the consumer" : cut });
+    return this.#route(id, subscription, { type: "reject", reason: cut.length === 0 ? "rejected by the consumer" : cut });
   }
 
   /**
@@ -248,34 +294,25 @@ export class ReliableMessageService {
   /**
    * Seed `reSendAllDeadMessageByQueueName`: resends every dead message of `queueName`, scanning
    * in pages of `pageSize` (1–5,000, default 1,000) by message id, each resend its own
-   * transaction. Unlike the seed it clears the dead flag (the seed resent and left them dead).
+   * transaction, then every DEAD subscription delivery of the queue's messages the same way (to
+   * its subscription only). Unlike the seed it clears the dead flag (the seed resent and left them dead).
    */
   async resendAllDeadByQueue(queueName: string, pageSize?: number): Promise<BulkResendResult> {
     const size = clampPageSize(pageSize);
     const filter: ReliableMessageFilter = { consumerQueue: queueName, status: ReliableMessageStatus.SENDING, dead: true };
-    let after: string | null = null;
-    let resent = 0;
-    let skipped = 0;
-    let pages = 0;
-    for (;;) {
-      const page = await this.#store.scan(filter, after, size);
-      if (page.length === 0) break;
-      pages += 1;
-      for (const m of page) {
-        try {
-          const outcome = await this.execute(m.messageId, { type: "resend", onlyDead: true }, m);
-          if (outcome.applied) resent += 1;
-          else skipped += 1;
-        } catch (e) {
-          if (!isReliableMessageError(e)) throw e;
-          skipped += 1;
-        }
-      }
-      after = page[page.length - 1]!.messageId;
-      if (page.length < size) break;
-    }
-    this.#logger.info("reliable messages: dead letters resent", { queue: queueName, resent, skipped, pages });
-    return { resent, skipped, pages };
+    const messages = await resendPages<ReliableMessage>(
+      (last) => this.#store.scan(filter, last?.messageId ?? null, size),
+      size,
+      async (m) => (await this.execute(m.messageId, { type: "resend", onlyDead: true }, m)).applied,
+    );
+    const deliveries = await resendPages<SubscriptionDelivery>(
+      (last) => this.#store.scanDeadDeliveries(queueName, last, size),
+      size,
+      async (d) => (await this.executeSubscription(d.messageId, d.subscription, { type: "resend", onlyDead: true })).applied,
+    );
+    const result = { resent: messages.resent + deliveries.resent, skipped: messages.skipped + deliveries.skipped, pages: messages.pages + deliveries.pages };
+    this.#logger.info("reliable messages: dead letters resent", { queue: queueName, ...result });
+    return result;
   }
 
   /** Seed `listPage`: page `pageNum` (1-based) of the messages matching `filter`, oldest first. */
@@ -320,5 +357,37 @@ export class ReliableMessageService {
     const c = cause ?? this.#causeOf();
     return { store: this.#store, clock: this.#clock, options: this.options, ...(c !== undefined ? { cause: c } : {}) };
   }
+
+  /** Runs a command of the delivery machine against one subscription's delivery of a message (the recovery job uses it). */
+  executeSubscription(messageId: string, subscription: string, command: SubscriptionCommand, cause?: ReliableMessageCause): Promise<ReliableMessageOutcome> {
+    return runSubscriptionCommand(this.#deps(cause), messageId, subscription, command);
+  }
 }
 
+/**
+ * Walks keyset pages of `size` (`scan` given the last item of the previous page) and resends each
+ * item in its own transaction; a refusal or a no-op (changed under the scan) counts as skipped.
+ */
+async function resendPages<T>(scan: (last: T | null) => Promise<readonly T[]>, size: number, resend: (item: T) => Promise<boolean>): Promise<BulkResendResult> {
+  let last: T | null = null;
+  let resent = 0;
+  let skipped = 0;
+  let pages = 0;
+  for (;;) {
+    const page = await scan(last);
+    if (page.length === 0) break;
+    pages += 1;
+    for (const item of page) {
+      try {
+        if (await resend(item)) resent += 1;
+        else skipped += 1;
+      } catch (e) {
+        if (!isReliableMessageError(e)) throw e;
+        skipped += 1;
+      }
+    }
+    last = page[page.length - 1]!;
+    if (page.length < size) break;
+  }
+  return { resent, skipped, pages };
+}

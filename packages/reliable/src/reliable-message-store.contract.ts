@@ -8,6 +8,7 @@ import type { ReliableMessageStore } from "./reliable-message-store.js";
 import { bindReliableMessageStore, describeReliableMessageHistoryContract } from "./reliable-message-history.contract.js";
 import { ReliableMessageService } from "./reliable-message-service.js";
 import { ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
+import { describeSubscriptionDeliveryContract } from "./subscription-delivery-store.contract.js";
 
 /** One fresh, empty store per test, and a way to read the outbox it writes. */
 export interface ReliableMessageStoreContractSubject {
@@ -501,4 +502,5 @@ export function describeReliableMessageStoreContract(
       await expect(store.listPage({}, 1, 0)).rejects.toBeInstanceOf(RangeError);
     });
   });
+  describeSubscriptionDeliveryContract(name, factory);
 }

@@ -1,6 +1,18 @@
 import type { OutboxEventDraft } from "@msgx/core";
 import type { ReliableMessageHistoryEntry } from "./message-history.js";
 import type { ReliableMessagePhase, ReliableMessageStatus, ReliableMessage } from "./reliable-message.js";
+import type { SubscriptionDelivery } from "./subscription-delivery.js";
+
+/**
+ * A subscription's delivery written with a message change (an upsert by message id and
+ * subscription): its `send` row (to the subscription's topic) sets its `lastEventId` like a
+ * message's send; its `deadLetter` row is written beside it.
+ */
+export interface SubscriptionDeliveryWrite {
+  readonly delivery: SubscriptionDelivery;
+  readonly send: OutboxEventDraft | null;
+  readonly deadLetter?: OutboxEventDraft | null;
+}
 
 /**
  * One atomic change of the store. A `send` is an outbox row (`MSG_EVENT`) to the queue's topic
@@ -15,6 +27,11 @@ import type { ReliableMessagePhase, ReliableMessageStatus, ReliableMessage } fro
  * - `delete`: the stored message must have `expectedVersion` (else `changed` / `missing`).
  * - `send`: only an outbox row, no message (seed `directSendMessage`).
  *
+ * `deliveries` (insert and update): the subscription deliveries the change writes, in the same
+ * transaction and under the same compare-and-set on the message: a delivery changes only with
+ * its message's `version`, so two acknowledgements of different subscriptions never both miss
+ * that they were the last.
+ *
  * An `insert` or `update` carrying `history` appends that entry to the message's history in the
  * same transaction (`runReliableMessageCommand` always gives one); a `delete` removes the history.
  *
@@ -24,13 +41,14 @@ import type { ReliableMessagePhase, ReliableMessageStatus, ReliableMessage } fro
  * committed, so the numbers of a key ascend in commit order (`key-order.ts`).
  */
 export type ReliableMessageWrite =
-  | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null; readonly history?: ReliableMessageHistoryEntry | null; readonly sequence?: boolean }
+  | { readonly op: "insert"; readonly message: ReliableMessage; readonly send: OutboxEventDraft | null; readonly history?: ReliableMessageHistoryEntry | null; readonly deliveries?: readonly SubscriptionDeliveryWrite[]; readonly sequence?: boolean }
   | {
       readonly op: "update";
       readonly expectedVersion: number;
       readonly message: ReliableMessage;
       readonly send: OutboxEventDraft | null;
       readonly deadLetter?: OutboxEventDraft | null;
+      readonly deliveries?: readonly SubscriptionDeliveryWrite[];
       readonly history?: ReliableMessageHistoryEntry | null;
       readonly sequence?: boolean;
     }
@@ -125,6 +143,27 @@ export interface ReliableMessageStore {
 
   /** The message with that id, or undefined. */
   get(messageId: string): Promise<ReliableMessage | undefined>;
+
+  /**
+   * The subscription deliveries of a message, ascending by subscription name (code-point order);
+   * none for an unknown message or one of a queue without subscriptions. Deleted with the message
+   * (operator delete, retention purge).
+   */
+  deliveries(messageId: string): Promise<readonly SubscriptionDelivery[]>;
+
+  /**
+   * Deliveries SENDING, not dead, whose `nextCheckAt` is at or before `now`, oldest `nextCheckAt`
+   * first (ties by message id, then subscription), at most `limit`: the recovery job's work,
+   * served by an index like `due`.
+   */
+  dueDeliveries(now: number, limit: number): Promise<readonly SubscriptionDelivery[]>;
+
+  /**
+   * Keyset scan of the DEAD deliveries of messages of `queue` (for the bulk replay): those after
+   * `after` in (message id, subscription) order (code points), at most `limit`. A replay that
+   * changes what it scans does not skip or repeat a delivery.
+   */
+  scanDeadDeliveries(queue: string, after: { readonly messageId: string; readonly subscription: string } | null, limit: number): Promise<readonly SubscriptionDelivery[]>;
 
   /**
    * Messages of `status` that are not dead and whose `nextCheckAt` is at or before `now`, oldest

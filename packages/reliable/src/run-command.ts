@@ -7,6 +7,11 @@ import { ReliableMessageError } from "./reliable-message-error.js";
 import type { ReliableMessageOptions } from "./reliable-message-options.js";
 import type { ReliableMessageWrite, ReliableMessageStore } from "./reliable-message-store.js";
 import type { ReliableMessage } from "./reliable-message.js";
+import { subscriptionsOf } from "./reliable-message-options.js";
+import { deliveryView, firstDelivery, type SubscriptionDelivery } from "./subscription-delivery.js";
+
+/** The events that send a message for the first time: where a queue with subscriptions fans out. */
+const isFirstSend = (event: ReliableMessageEvent): boolean => event.type === "confirmed" || event.type === "saved-and-sent" || event.type === "delivered";
 
 /** What a command did to one message. */
 export interface ReliableMessageOutcome {
@@ -21,6 +26,8 @@ export interface ReliableMessageOutcome {
   readonly message: ReliableMessage | undefined;
   /** The EVENT_ID of the outbox row the command wrote, when it sent (the dead-letter row is not a send). */
   readonly eventId: number | null;
+  /** For a command to one subscription: its delivery after the command. */
+  readonly delivery?: SubscriptionDelivery | undefined;
 }
 
 export interface ReliableMessageCommandDeps {
@@ -89,20 +96,29 @@ interface Planned {
 
 /**
  * The write of `event` applied to `state` (its outbox row when it sends, its dead letter when it
- * dies) and its history entry: the one place every applied change gets its entry.
+ * dies). The first send of a message of a queue with subscriptions is a first delivery per
+ * subscription instead, each with its send to the subscription's topic; the message itself then
+ * waits for them (no `nextCheckAt` of its own). With its history entry: the one place every
+ * applied change gets its entry.
  */
 function plan(messageId: string, state: ReliableMessage | undefined, event: ReliableMessageEvent, ctx: ReliableMessageContext, cause: ReliableMessageCause): Planned {
-  const next = evolveReliableMessage(state, event, ctx);
-  const send = next !== undefined && impliesSend(event) ? sendDraft(next) : null;
+  const evolved = evolveReliableMessage(state, event, ctx);
+  const fanOut = evolved !== undefined && isFirstSend(event) ? subscriptionsOf(ctx.options, evolved.consumerQueue) : [];
+  const deliveries = fanOut.map((sub) => {
+    const delivery = firstDelivery(evolved!, sub);
+    return { delivery, send: sendDraft(deliveryView(evolved!, delivery), sub) };
+  });
+  const next = fanOut.length > 0 ? { ...evolved!, nextCheckAt: null } : evolved;
+  const send = next !== undefined && impliesSend(event) && fanOut.length === 0 ? sendDraft(next) : null;
   const deadLetter = next !== undefined && impliesDeadLetter(event) ? deadLetterDraft(next) : null;
   const sequence = next !== undefined && (event.type === "scheduled" || event.type === "saved-and-scheduled") && isKeyOrdered(ctx.options, next.consumerQueue, next.key);
   const history = next !== undefined ? historyEntry(state, next, event, cause, ctx.now) : null;
   const write: ReliableMessageWrite =
     state === undefined
-      ? { op: "insert", message: next!, send, history, ...(sequence ? { sequence } : {}) }
+      ? { op: "insert", message: next!, send, history, deliveries, ...(sequence ? { sequence } : {}) }
       : next === undefined
         ? { op: "delete", messageId, expectedVersion: state.version }
-        : { op: "update", expectedVersion: state.version, message: next, send, deadLetter, history, ...(sequence ? { sequence } : {}) };
+        : { op: "update", expectedVersion: state.version, message: next, send, deadLetter, history, deliveries, ...(sequence ? { sequence } : {}) };
   return {
     write,
     // The store recorded the send's EVENT_ID on the message in the same transaction.
@@ -112,7 +128,8 @@ function plan(messageId: string, state: ReliableMessage | undefined, event: Reli
       event: event.type,
       reason: null,
       message: next === undefined ? next : { ...next, ...(send !== null ? { lastEventId: eventId } : {}), ...(orderSeq !== undefined ? { orderSeq } : {}) },
-      eventId: send !== null ? eventId : null,
+      // A fan-out's first delivery row stands for its sends.
+      eventId: send !== null || deliveries.length > 0 ? eventId : null,
     }),
   };
 }

@@ -51,6 +51,16 @@ describe("reliable configuration", () => {
     });
   });
 
+  it("subscriptions per queue reach the service's options; a bad name, a repeat or an overlapping topic prefix is refused naming its key", () => {
+    const r = loadConfig({ env: { MSGX_RELIABLE_QUEUES: '{"orders":{"subscriptions":["ledger","audit"]},"mail":{}}' } }).reliable;
+    expect(r.subscriptionTopicPrefix).toBe("rmq-sub.");
+    expect(serviceOptions(r).subscriptions).toEqual({ orders: ["ledger", "audit"] });
+    refusedNaming({ MSGX_RELIABLE_QUEUES: '{"orders":{"subscriptions":["led.ger"]}}' }, /subscriptions\.orders/);
+    refusedNaming({ MSGX_RELIABLE_QUEUES: '{"orders":{"subscriptions":["a","a"]}}' }, /subscriptions\.orders names a subscription twice/);
+    refusedNaming({ MSGX_RELIABLE_QUEUES: '{"orders":{"subscriptions":[]}}' }, /subscriptions\.orders/);
+    refusedNaming({ MSGX_RELIABLE_SUBSCRIPTION_TOPIC_PREFIX: "rmq.sub." }, /subscriptionTopicPrefix/);
+  });
+
   it("reads the same from a config file: arrays and objects as JSON", () => {
     const file = join(mkdtempSync(join(tmpdir(), "msgx-rm-config-")), "msgx.json");
     writeFileSync(file, JSON.stringify({ reliable: { resendWaitsMs: [500, 700], queues: { "pay.v2": { checkAfterMs: 0 } }, maxCheckIntervalMs: 9000 } }));

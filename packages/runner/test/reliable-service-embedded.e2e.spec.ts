@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, it } from "vitest";
 import { spawnRunner, type RunnerProcess } from "./runner-process.js";
 import * as flows from "./reliable-service/rm-flows.js";
+import { fanOutToThreeSubscriptions } from "./reliable-service/rm-fan-out-flow.js";
 import { deadMessageLineage } from "./reliable-service/rm-lineage-flow.js";
 import { keyOrderOverHttp } from "./reliable-service/rm-key-order-flow.js";
 import { startChecker, type Checker, type Consumer } from "./reliable-service/rm-processes.js";
@@ -80,5 +81,9 @@ describe("reliable-message service over HTTP on the embedded default (PGlite + J
   }, 120_000);
   it("per-key order: a key's messages are read one at a time in confirm order; a DEAD first message holds its key while the other keys flow", async () => {
     await keyOrderOverHttp(world());
+  }, 180_000);
+
+  it("three subscriptions on rmq-sub.<queue>.<subscription>.jsonl: slow, rejecting once, DEAD then resent by an operator; ACKNOWLEDGED only after all three acknowledged", async () => {
+    await fanOutToThreeSubscriptions(world());
   }, 180_000);
 });

@@ -42,7 +42,7 @@ function world(createTopics: boolean, topicPrefix?: string) {
   const db = new InMemoryPipelineStore(clock);
   const store = new InMemoryReliableMessageStore(clock, db);
   const logger = new RecordingLogger();
-  const service = new ReliableMessageService({ store, clock, logger, options: { maxRejects: 2, rejectWaitsMs: [1_000], orderedQueues: ["ordered"] } });
+  const service = new ReliableMessageService({ store, clock, logger, options: { maxRejects: 2, rejectWaitsMs: [1_000], subscriptions: { fanout: ["a", "b", "c"] }, orderedQueues: ["ordered"] } });
   const recovery = new RecoveryJob({ service, store, clock, logger, sends: new InMemoryOutboxStore(db) });
   const metrics = createReliableMetrics(clock, () => service.countByPhase());
   let sends = 0;
@@ -95,6 +95,28 @@ describe("/rm/v1", () => {
     const twice = await call(w, "POST", "/rm/v1/messages/m-1/confirm");
     expect(twice).toMatchObject({ status: 200, body: { applied: false, message: { status: "SENDING", sendCount: 1 } } });
     expect(w.sends()).toBe(1);
+  });
+
+  it("a queue with subscriptions: ack, batch ack, reject and the operator's resend and mark-dead name one (400 naming it when missing or unknown); GET shows each; ACKNOWLEDGED with the last", async () => {
+    expect((await prepare(w, "f-1", { queue: "fanout" }, true)).status).toBe(201);
+    expect(w.sends()).toBe(1);
+    const missing = await call(w, "POST", "/rm/v1/messages/f-1/ack");
+    expect(missing).toMatchObject({ status: 400, body: { code: "INVALID_MESSAGE", message: expect.stringContaining("a, b, c") } });
+    expect(await call(w, "POST", "/rm/v1/messages/f-1/ack?subscription=d")).toMatchObject({ status: 400, body: { code: "INVALID_MESSAGE", message: expect.stringContaining('"d"') } });
+    expect((await call(w, "POST", "/rm/v1/messages/f-1/ack?subscription=not.a.name")).status).toBe(400);
+    expect(await call(w, "POST", "/rm/v1/messages/f-1/ack?subscription=a")).toMatchObject({ status: 200, body: { applied: true, message: { status: "SENDING" }, subscription: { subscription: "a", phase: "ACKNOWLEDGED" } } });
+    expect(await call(w, "POST", "/rm/v1/messages/f-1/reject?subscription=b", { reason: "later" })).toMatchObject({ status: 200, body: { subscription: { subscription: "b", rejectCount: 1 } } });
+    expect(await call(w, "POST", "/rm/v1/acks?subscription=b", { messageIds: ["f-1", "nope"] })).toMatchObject({ status: 200, body: { acknowledged: 1, failed: 1 } });
+    expect(await call(w, "POST", "/admin/reliable-messages/f-1/mark-dead", undefined, ADMIN)).toMatchObject({ status: 400, body: { code: "INVALID_MESSAGE" } });
+    expect(await call(w, "POST", "/admin/reliable-messages/f-1/mark-dead?subscription=c", undefined, ADMIN)).toMatchObject({ status: 200, body: { delivery: { subscription: "c", dead: true } } });
+    const shown = await call(w, "GET", "/rm/v1/messages/f-1");
+    expect((shown.body!["message"] as { subscriptions: { subscription: string; phase: string }[] }).subscriptions.map((d) => [d.subscription, d.phase])).toEqual([["a", "ACKNOWLEDGED"], ["b", "ACKNOWLEDGED"], ["c", "DEAD"]]);
+    expect(await call(w, "GET", "/admin/reliable-messages/f-1", undefined, ADMIN)).toMatchObject({ status: 200, body: { subscriptions: [{ subscription: "a" }, { subscription: "b" }, { subscription: "c", phase: "DEAD" }] } });
+    expect(await call(w, "POST", "/admin/reliable-messages/f-1/resend?subscription=c", undefined, ADMIN)).toMatchObject({ status: 200, body: { applied: true, delivery: { dead: false, sendCount: 2 } } });
+    expect(await call(w, "POST", "/rm/v1/messages/f-1/ack?subscription=c")).toMatchObject({ status: 200, body: { message: { status: "ACKNOWLEDGED", phase: "ACKNOWLEDGED" } } });
+    // A queue without subscriptions refuses a name.
+    await prepare(w, "f-2", {}, true);
+    expect(await call(w, "POST", "/rm/v1/messages/f-2/ack?subscription=a")).toMatchObject({ status: 400, body: { message: expect.stringContaining("no subscriptions") } });
   });
 
   it("saves and sends in one call with ?confirm=true; a JSON body is stored as its JSON text", async () => {

@@ -39,7 +39,7 @@ export interface MigrationSet {
  * The migration sets of the main entry, each named after the module whose stores use its tables.
  * Every other module builds on `pipeline` (its outbox, its flights). The names are the ones
  * deployed databases hold in `msgx_migration`: released ones never change. Versions 0005, 0015,
- * 0023 (reliable messages) and 0006, 0016, 0024, 0027 (task routing) belong to the sets of the subpaths.
+ * 0023, 0025 (reliable messages) and 0006, 0016, 0024, 0027 (task routing) belong to the sets of the subpaths.
  */
 export const MIGRATION_MODULES = {
   /** Processing state, identities, the outbox, backfill, intake, leadership, audit, flights. */

@@ -11,6 +11,7 @@ export type {
   ReliableMessageConsumeLogTable,
   ReliableMessageDatabase,
   ReliableMessageConsumeLogDatabase,
+  ReliableMessageSubscriptionTable,
 } from "./reliable-message-tables.js";
 
 // The service's migrations (its database) and the consumer-side log's, which lives in a consumer's
@@ -19,5 +20,6 @@ export { RELIABLE_MESSAGE_MIGRATIONS } from "./reliable-message-migrations.js";
 export { reliableMessageMigration, reliableMessageConsumeLogMigration } from "./0005-reliable-message.js";
 export { reliableMessageServiceMigration } from "./0015-reliable-message-service.js";
 export { reliableMessageDeliverAtMigration } from "./0023-reliable-message-deliver-at.js";
+export { reliableMessageSubscriptionsMigration } from "./0025-reliable-message-subscriptions.js";
 export { reliableMessageKeyOrderMigration } from "./0026-reliable-message-key-order.js";
 export { reliableMessageHistoryMigration } from "./0028-reliable-message-history.js";

@@ -1,4 +1,4 @@
-import { reliableMessagePhase, type HeldCounts, type ReliableMessage, type ReliableMessageHistoryEntry, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
+import { reliableMessagePhase, type SubscriptionDelivery, type SubscriptionDeliveryWrite, type HeldCounts, type ReliableMessage, type ReliableMessageHistoryEntry, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
 import type { OutboxEventDraft } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { mapPgError, pgCall } from "../pg-error-map.js";
@@ -26,6 +26,7 @@ import {
   updateMessagesToNextVersion,
 } from "./reliable-message-queries.js";
 import type { MsgxDatabase } from "../rows/tables.js";
+import { dueDeliveries, messageDeliveries, scanDeadDeliveries, upsertDelivery } from "./subscription-delivery-queries.js";
 import { insertHistory, messageHistory } from "./reliable-message-history-queries.js";
 
 /** `clock` stamps the outbox rows' `created_at`. */
@@ -111,10 +112,10 @@ export class PgReliableMessageStore implements ReliableMessageStore {
         return { ok: true, eventId: await insertEvent(trx, write.send, now) };
       case "insert":
         if (!(await insertMessage(trx, write.message))) return { ok: false, conflict: "exists" };
-        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, null, write.history ?? null, now), ...(await this.#sequence(trx, write)) };
+        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, null, write.history ?? null, now, write.deliveries ?? []), ...(await this.#sequence(trx, write)) };
       case "update":
         if (!(await updateMessage(trx, write.message, write.expectedVersion))) return this.#conflict(trx, write.message.messageId);
-        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, write.deadLetter ?? null, write.history ?? null, now), ...(await this.#sequence(trx, write)) };
+        return { ok: true, eventId: await this.#rows(trx, write.message.messageId, write.send, write.deadLetter ?? null, write.history ?? null, now, write.deliveries ?? []), ...(await this.#sequence(trx, write)) };
       case "delete":
         if (!(await deleteMessage(trx, write.messageId, write.expectedVersion))) return this.#conflict(trx, write.messageId);
         return { ok: true, eventId: null };
@@ -122,15 +123,35 @@ export class PgReliableMessageStore implements ReliableMessageStore {
   }
 
   /**
-   * The outbox rows and the history entry of a message write (after its compare-and-set, so
-   * EVENT_IDs follow commit order); the send's id, else the dead letter's.
+   * The outbox rows, the history entry and the subscription deliveries of a message write (after
+   * its compare-and-set, so EVENT_IDs follow commit order); the send's id, else the dead letter's,
+   * else the first delivery's.
    */
-  async #rows(trx: Db, messageId: string, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, history: ReliableMessageHistoryEntry | null, now: number): Promise<number | null> {
+  async #rows(trx: Db, messageId: string, send: OutboxEventDraft | null, deadLetter: OutboxEventDraft | null, history: ReliableMessageHistoryEntry | null, now: number, deliveries: readonly SubscriptionDeliveryWrite[]): Promise<number | null> {
     if (history !== null) await insertHistory(trx, [history]);
     const sendId = send ? await insertEvent(trx, send, now) : null;
     if (sendId !== null) await setLastEventId(trx, messageId, sendId);
     const deadId = deadLetter ? await insertEvent(trx, deadLetter, now) : null;
-    return sendId ?? deadId;
+    let firstId: number | null = null;
+    for (const w of deliveries) {
+      const id = w.send ? await insertEvent(trx, w.send, now) : null;
+      const dlq = w.deadLetter ? await insertEvent(trx, w.deadLetter, now) : null;
+      firstId ??= id ?? dlq;
+      await upsertDelivery(trx, w.delivery, id);
+    }
+    return sendId ?? deadId ?? firstId;
+  }
+
+  deliveries(messageId: string): Promise<readonly SubscriptionDelivery[]> {
+    return pgCall("reliable message deliveries", () => messageDeliveries(this.#db, messageId));
+  }
+
+  dueDeliveries(now: number, limit: number): Promise<readonly SubscriptionDelivery[]> {
+    return pgCall("reliable message due deliveries", () => dueDeliveries(this.#db, now, limit));
+  }
+
+  scanDeadDeliveries(queue: string, after: { readonly messageId: string; readonly subscription: string } | null, limit: number): Promise<readonly SubscriptionDelivery[]> {
+    return pgCall("reliable message dead deliveries", () => scanDeadDeliveries(this.#db, queue, after, limit));
   }
 
   /** The confirm sequence number of a write that asks for one (`sequence`), as the result's `orderSeq`. */
@@ -210,7 +231,7 @@ export class PgReliableMessageStore implements ReliableMessageStore {
 function quietUpdates(writes: readonly ReliableMessageWrite[]): ReliableMessage[] | null {
   const messages: ReliableMessage[] = [];
   for (const w of writes) {
-    if (w.op !== "update" || w.send !== null || (w.deadLetter ?? null) !== null || w.sequence === true || w.message.version !== w.expectedVersion + 1) return null;
+    if (w.op !== "update" || w.send !== null || (w.deadLetter ?? null) !== null || (w.deliveries ?? []).length > 0 || w.sequence === true || w.message.version !== w.expectedVersion + 1) return null;
     messages.push(w.message);
   }
   return new Set(messages.map((m) => m.messageId)).size === messages.length ? messages : null;

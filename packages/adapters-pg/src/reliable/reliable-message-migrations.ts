@@ -2,6 +2,7 @@ import type { MigrationSet } from "../migrations/migrate.js";
 import { reliableMessageMigration } from "./0005-reliable-message.js";
 import { reliableMessageServiceMigration } from "./0015-reliable-message-service.js";
 import { reliableMessageDeliverAtMigration } from "./0023-reliable-message-deliver-at.js";
+import { reliableMessageSubscriptionsMigration } from "./0025-reliable-message-subscriptions.js";
 import { reliableMessageKeyOrderMigration } from "./0026-reliable-message-key-order.js";
 import { reliableMessageHistoryMigration } from "./0028-reliable-message-history.js";
 
@@ -19,6 +20,8 @@ export const RELIABLE_MESSAGE_MIGRATIONS: MigrationSet = {
     "0015_reliable_message_service": reliableMessageServiceMigration,
     // The delivery time asked for at the prepare.
     "0023_reliable_message_deliver_at": reliableMessageDeliverAtMigration,
+    // Subscriptions (fan-out): one delivery row per message and subscription.
+    "0025_reliable_message_subscriptions": reliableMessageSubscriptionsMigration,
     // The business key and the confirm sequence of per-key order.
     "0026_reliable_message_key_order": reliableMessageKeyOrderMigration,
     // Each message's history (its lineage), one row per state change.

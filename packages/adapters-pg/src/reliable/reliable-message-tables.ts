@@ -38,6 +38,24 @@ export interface ReliableMessageTable {
   headers: Jsonb | null;
 }
 
+/** `reliable_message_subscription`: one message's delivery to one subscription (`reliableMessageSubscriptionsMigration`). */
+export interface ReliableMessageSubscriptionTable {
+  message_id: string;
+  subscription: string;
+  /** SENDING or ACKNOWLEDGED. */
+  status: string;
+  send_count: number;
+  dead: boolean;
+  next_check_at: Timestamp | null;
+  last_sent_at: Timestamp | null;
+  last_event_id: Int8 | null;
+  reject_count: number;
+  rejected_at: Timestamp | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** `reliable_message_consume_log`, in a consumer's own database (`reliableMessageConsumeLogMigration`). */
 export interface ReliableMessageConsumeLogTable {
   message_id: string;
@@ -49,6 +67,7 @@ export interface ReliableMessageConsumeLogTable {
 /** The table the reliable-message store adds to msgx's database (its outbox rows go to `msg_event`). */
 export interface ReliableMessageDatabase {
   reliable_message: ReliableMessageTable;
+  reliable_message_subscription: ReliableMessageSubscriptionTable;
 }
 
 /**

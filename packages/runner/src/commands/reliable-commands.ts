@@ -60,10 +60,16 @@ export function registerReliableCommands(program: Command): void {
         return api.list(filter, positiveFlag("page", flags.page), positiveFlag("size", flags.size));
       }),
     );
-  remoteCommand(rm, "show", "one message").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, async (api) => (await api.get(id)) ?? { error: `no message ${id}` }));
+  remoteCommand(rm, "show", "one message, with each subscription's delivery state when its queue has subscriptions").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, async (api) => (await api.get(id)) ?? { error: `no message ${id}` }));
   registerReliableLineageCommand(rm);
-  remoteCommand(rm, "resend", "resend one SENDING or dead message (a new outbox row, same message id)").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, (api) => api.resend(id)));
-  remoteCommand(rm, "mark-dead", "mark one message dead (jobs leave it alone)").argument("<messageId>").action((id: string, flags: Flags) => withApi(flags, (api) => api.markDead(id)));
+  remoteCommand(rm, "resend", "resend one SENDING or dead message (a new outbox row, same message id)")
+    .argument("<messageId>")
+    .option("--subscription <name>", "only its delivery to this subscription (required when its queue has subscriptions)")
+    .action((id: string, flags: Flags & { subscription?: string }) => withApi(flags, (api) => api.resend(id, flags.subscription)));
+  remoteCommand(rm, "mark-dead", "mark one message dead (jobs leave it alone)")
+    .argument("<messageId>")
+    .option("--subscription <name>", "only its delivery to this subscription (required when its queue has subscriptions)")
+    .action((id: string, flags: Flags & { subscription?: string }) => withApi(flags, (api) => api.markDead(id, flags.subscription)));
   remoteCommand(rm, "delete", "delete one message whatever its phase (never delivered or resent again); audited (msgx audit)")
     .argument("<messageId>")
     .option("--operator <name>", "who asks (written to the audit row)", process.env["USER"] ?? "cli")

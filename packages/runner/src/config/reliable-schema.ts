@@ -1,4 +1,4 @@
-import { checkReliableMessageDraft, isReliableMessageError, RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, reliableMessageOptions, type ReliableMessageOptionsInput } from "@msgx/reliable";
+import { checkReliableMessageDraft, isReliableMessageError, RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, RELIABLE_SUBSCRIPTION_TOPIC_PREFIX, reliableMessageOptions, type ReliableMessageOptionsInput } from "@msgx/reliable";
 import { z } from "zod";
 
 const positive = (d: number) => z.coerce.number().int().min(1).default(d);
@@ -56,6 +56,11 @@ const queueSettings = z
      * message is first sent only once the older ones of the key are finished (docs/reliable-message.md).
      */
     orderByKey: z.boolean().optional(),
+    /**
+     * Named subscriptions (consumer groups) of the queue: each gets every confirmed message on its
+     * own topic and acknowledges, rejects and is resent on its own; unset: one acknowledgement.
+     */
+    subscriptions: z.array(z.string()).optional(),
   })
   .strict();
 
@@ -107,6 +112,8 @@ export const reliableSection = z
     topicPrefix: topicPrefix("reliable.topicPrefix", RELIABLE_MESSAGE_TOPIC_PREFIX),
     /** A queue's dead-letter topic is this prefix and the queue name (`rmq-dlq.orders`). */
     dlqTopicPrefix: topicPrefix("reliable.dlqTopicPrefix", RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX),
+    /** A subscription's topic is this prefix, the queue name, a dot and the subscription (`rmq-sub.orders.ledger`). */
+    subscriptionTopicPrefix: topicPrefix("reliable.subscriptionTopicPrefix", RELIABLE_SUBSCRIPTION_TOPIC_PREFIX),
     /** Period of the check-back and recovery steps. */
     jobIntervalMs: positive(5_000),
     checkAfterMs: optionalMs(0),
@@ -141,6 +148,12 @@ export const reliableSection = z
     if (r.topicPrefix.startsWith(r.dlqTopicPrefix) || r.dlqTopicPrefix.startsWith(r.topicPrefix)) {
       ctx.addIssue({ code: "custom", path: ["dlqTopicPrefix"], message: `reliable.topicPrefix (${r.topicPrefix}) and reliable.dlqTopicPrefix (${r.dlqTopicPrefix}) must not start with one another` });
     }
+    // Nor a subscription's topic a queue's or a dead-letter topic (queue names may hold dots).
+    for (const [key, other] of [["topicPrefix", r.topicPrefix], ["dlqTopicPrefix", r.dlqTopicPrefix]] as const) {
+      if (r.subscriptionTopicPrefix.startsWith(other) || other.startsWith(r.subscriptionTopicPrefix)) {
+        ctx.addIssue({ code: "custom", path: ["subscriptionTopicPrefix"], message: `reliable.subscriptionTopicPrefix (${r.subscriptionTopicPrefix}) and reliable.${key} (${other}) must not start with one another` });
+      }
+    }
     // The service checks its options together (RangeError); refuse at load what it would refuse at start.
     try {
       reliableMessageOptions(serviceOptions(r));
@@ -153,7 +166,7 @@ export const reliableSection = z
 
 /** What `serviceOptions` reads: the section's output (it runs inside the section's own check too). */
 interface ReliableSettings {
-  readonly queues: Readonly<Record<string, { readonly checkAfterMs?: number | undefined; readonly orderByKey?: boolean | undefined }>>;
+  readonly queues: Readonly<Record<string, { readonly checkAfterMs?: number | undefined; readonly orderByKey?: boolean | undefined; readonly subscriptions?: readonly string[] | undefined }>>;
   readonly checkAfterMs?: number | undefined;
   readonly checkIntervalMs?: number | undefined;
   readonly maxCheckIntervalMs?: number | undefined;
@@ -184,10 +197,12 @@ export function serviceOptions(r: ReliableSettings): ReliableMessageOptionsInput
     rejectWaitsMs: r.rejectWaitsMs,
     outageRecheckMs: r.outageRecheckMs,
   };
+  const subscriptions = Object.fromEntries(Object.entries(r.queues).flatMap(([queue, q]) => (q.subscriptions === undefined ? [] : [[queue, q.subscriptions] as const])));
   return {
     ...Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined)),
     ...(Object.keys(queueCheckAfterMs).length > 0 ? { queueCheckAfterMs } : {}),
     ...(orderedQueues.length > 0 ? { orderedQueues } : {}),
+    ...(Object.keys(subscriptions).length > 0 ? { subscriptions } : {}),
   };
 }
 

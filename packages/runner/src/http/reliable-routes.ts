@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
 import type { HttpApp } from "./http-app.js";
 import { decimal, routeQueue, routeText } from "./zod-validation.js";
+import { subscriptionQuery } from "./rm-routes.js";
 
 /** Pages are by number here: past a million pages of 500 is a mistake, not a page. */
 const MAX_PAGE = 1_000_000;
@@ -48,6 +49,6 @@ export function registerReliableRoutes(app: HttpApp, api: ReliableAdminApi): voi
       return deleted ? { deleted } : reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no message ${request.params.id}` });
     },
   );
-  app.post("/admin/reliable-messages/:id/resend", { schema: { params: idParams } }, async (request) => api.resend(request.params.id));
-  app.post("/admin/reliable-messages/:id/mark-dead", { schema: { params: idParams } }, async (request) => api.markDead(request.params.id));
+  app.post("/admin/reliable-messages/:id/resend", { schema: { params: idParams, querystring: subscriptionQuery } }, async (request) => api.resend(request.params.id, request.query.subscription));
+  app.post("/admin/reliable-messages/:id/mark-dead", { schema: { params: idParams, querystring: subscriptionQuery } }, async (request) => api.markDead(request.params.id, request.query.subscription));
 }

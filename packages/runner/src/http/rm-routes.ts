@@ -1,3 +1,4 @@
+import { SUBSCRIPTION_NAME } from "@msgx/reliable";
 import { z } from "zod";
 import type { DirectSendInput, ReliableMessageApi } from "../reliable/reliable-api.js";
 import { requireBearer } from "./bearer-token.js";
@@ -57,6 +58,17 @@ const batchAckBody = z
 const prepareQuery = z.object({ confirm: z.enum(["true", "false"]).default("false") });
 /** A message id as `checkReliableMessageDraft` allows it: at most 128 characters. */
 const idParams = z.object({ id: routeText(128) });
+/**
+ * The subscription a consumer's call is for: required for a message of a queue with subscriptions
+ * (the service answers 400 naming it when it is missing or unknown), refused for one without.
+ */
+export const subscriptionQuery = z.object({
+  subscription: z
+    .string()
+    .regex(SUBSCRIPTION_NAME, "subscription is a subscription name: [A-Za-z0-9_-], 1-50 characters")
+    .optional()
+    .describe("The subscription (consumer group) of the message's queue this call is for; required when the queue has subscriptions."),
+});
 const rejectBody = z.object({ reason: z.string({ error: "reason is required (a string)" }).min(1, "reason is empty").max(2_000) }).strict();
 
 const orUndefined = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
@@ -94,7 +106,7 @@ export function registerRmRoutes(app: HttpApp, api: ReliableMessageApi, token: s
     return reply.code(created ? 201 : 200).send({ message });
   });
   app.post("/rm/v1/direct-sends", { schema: { body: directSendBody } }, async (request, reply) => reply.code(202).send(await api.directSend(directSendInput(request.body))));
-  app.post("/rm/v1/acks", { schema: { body: batchAckBody } }, async (request) => api.ackMany(request.body.messageIds));
+  app.post("/rm/v1/acks", { schema: { body: batchAckBody, querystring: subscriptionQuery } }, async (request) => api.ackMany(request.body.messageIds, request.query.subscription));
   app.get("/rm/v1/messages/:id", { schema: { params: idParams } }, async (request, reply) => {
     const message = await api.get(request.params.id);
     return message ? { message, heldBehind: await api.heldBehind(request.params.id) } : reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no message ${request.params.id}` });
@@ -103,7 +115,9 @@ export function registerRmRoutes(app: HttpApp, api: ReliableMessageApi, token: s
     api.confirm(request.params.id, { deliverAt: request.body?.deliverAt ?? null, delayMs: request.body?.delayMs ?? null }),
   );
   app.post("/rm/v1/messages/:id/cancel", { schema: { params: idParams } }, async (request) => api.cancel(request.params.id));
-  app.post("/rm/v1/messages/:id/ack", { schema: { params: idParams } }, async (request) => api.ack(request.params.id));
-  app.post("/rm/v1/messages/:id/reject", { schema: { params: idParams, body: rejectBody } }, async (request) => api.reject(request.params.id, request.body.reason));
+  app.post("/rm/v1/messages/:id/ack", { schema: { params: idParams, querystring: subscriptionQuery } }, async (request) => api.ack(request.params.id, request.query.subscription));
+  app.post("/rm/v1/messages/:id/reject", { schema: { params: idParams, body: rejectBody, querystring: subscriptionQuery } }, async (request) =>
+    api.reject(request.params.id, request.body.reason, request.query.subscription),
+  );
   app.post("/rm/v1/queues/:queue/replay-dead", { schema: { params: z.object({ queue: routeQueue }) } }, async (request) => api.replayDead(request.params.queue));
 }

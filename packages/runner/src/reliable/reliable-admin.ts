@@ -2,16 +2,22 @@ import { adminHttp } from "../commands/admin-http.js";
 import { currentCaller } from "../http/request-caller.js";
 import { reliableMessagePhase, ReliableMessageService, type BulkResendResult, type ReliableMessageCause, type ReliableMessageHistoryEntry, type ReliableMessagePhase, type ReliableMessage, type ReliableMessageFilter, type ReliableMessageOutcome, type ReliableMessagePage, type ReliableMessageOptionsInput, type ReliableMessageStore, type ReliableQueueCounts } from "@msgx/reliable";
 import { type Clock, type Logger, type PipelineStore } from "@msgx/core";
+import { messageWithSubscriptions, type ReliableMessageView } from "./reliable-api.js";
 
-/** A message as an operator sees it: on a queue ordered by key, `heldBehind` names the unfinished older message of its key it waits for (else null). */
-export type ReliableAdminView = ReliableMessage & { readonly heldBehind: string | null };
+const subscriptionParam = (subscription: string | undefined): string => (subscription === undefined ? "" : `?subscription=${encodeURIComponent(subscription)}`);
+
+/** A message as an operator sees it (with its subscriptions' deliveries when its queue has them): on a queue ordered by key, `heldBehind` names the unfinished older message of its key it waits for (else null). */
+export type ReliableAdminView = ReliableMessageView & { readonly heldBehind: string | null };
 
 /** The operator surface of the reliable-message service (SPEC §4), direct or over HTTP. */
 export interface ReliableAdminApi {
   list(filter: ReliableMessageFilter, pageNum: number, pageSize: number): Promise<ReliableMessagePage>;
+  /** The message, with each subscription's delivery when its queue has subscriptions. */
   get(messageId: string): Promise<ReliableAdminView | undefined>;
-  resend(messageId: string): Promise<ReliableMessageOutcome>;
-  markDead(messageId: string): Promise<ReliableMessageOutcome>;
+  /** Resend the message, or only its delivery to `subscription` (required for a message of a queue with subscriptions). */
+  resend(messageId: string, subscription?: string): Promise<ReliableMessageOutcome>;
+  /** Mark the message dead, or only its delivery to `subscription` (required likewise). */
+  markDead(messageId: string, subscription?: string): Promise<ReliableMessageOutcome>;
   resendDead(queue: string, pageSize?: number): Promise<BulkResendResult>;
   /** The phase counts of every queue holding a message, by queue name. */
   queues(): Promise<readonly ReliableQueueCounts[]>;
@@ -74,10 +80,10 @@ export function directReliableAdmin(service: ReliableMessageService, audit: Reli
     list: (filter, pageNum, pageSize) => service.listPage(filter, pageNum, pageSize),
     get: async (id) => {
       const m = await service.get(id);
-      return m === undefined ? undefined : { ...m, heldBehind: (await service.heldBehind(id))?.messageId ?? null };
+      return m ? { ...messageWithSubscriptions(m, await service.subscriptions(id)), heldBehind: (await service.heldBehind(id))?.messageId ?? null } : undefined;
     },
-    resend: (id) => service.resendByMessageId(id),
-    markDead: (id) => service.markDead(id),
+    resend: (id, subscription) => service.resendByMessageId(id, subscription),
+    markDead: (id, subscription) => service.markDead(id, undefined, subscription),
     resendDead: (queue, pageSize) => service.resendAllDeadByQueue(queue, pageSize),
     queues: () => service.countByQueue(),
   };
@@ -97,8 +103,8 @@ export function httpReliableAdmin(baseUrl: string, token: string | undefined): R
     get: (id) => call("GET", `${base}/${encodeURIComponent(id)}`),
     lineage: (id) => call("GET", `${base}/${encodeURIComponent(id)}/lineage`),
     delete: async (id, operator) => (await call<{ deleted: ReliableMessage | null }>("DELETE", `${base}/${encodeURIComponent(id)}?operator=${encodeURIComponent(operator)}`))!,
-    resend: async (id) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/resend`))!,
-    markDead: async (id) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/mark-dead`))!,
+    resend: async (id, subscription) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/resend${subscriptionParam(subscription)}`))!,
+    markDead: async (id, subscription) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/mark-dead${subscriptionParam(subscription)}`))!,
     resendDead: async (queue, pageSize) =>
       (await call<BulkResendResult>("POST", `${base}/resend-dead?queue=${encodeURIComponent(queue)}${pageSize ? `&size=${pageSize}` : ""}`))!,
     queues: async () => (await call<{ queues: (ReliableQueueCounts & { waiting: number; dead: number })[] }>("GET", `${base}/queues`))!.queues.map(({ queue, phases }) => ({ queue, phases })),

@@ -1,4 +1,4 @@
-import { checkReliableMessageDraft, type ReliableMessageBatchResult, type ReliableDelivery, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
+import { checkReliableMessageDraft, subscriptionPhase, type SubscriptionDelivery, type ReliableMessageBatchResult, type ReliableDelivery, RELIABLE_MESSAGE_TOPIC_PREFIX, ReliableMessagePhase, reliableMessagePhase, type BulkResendResult, type ReliableMessage, type ReliableMessageDraft, type ReliableMessageOutcome, type ReliableMessageService } from "@msgx/reliable";
 import { isMsgxError } from "@msgx/core";
 import type { QueueTopicsPort } from "../app/app-parts.js";
 import { errorAnswer, HttpError } from "../http/http-error.js";
@@ -36,13 +36,23 @@ export interface BatchAckAnswer {
   readonly results: readonly BatchAckResult[];
 }
 
-/** A stored message as the API shows it: every stored field, its queue under `queue`, and its phase. */
-export type ReliableMessageView = ReliableMessage & { readonly queue: string; readonly phase: ReliableMessagePhase };
+/** A message's delivery to one subscription as the API shows it: its stored fields and its phase (SENDING, DEAD, ACKNOWLEDGED). */
+export type SubscriptionView = SubscriptionDelivery & { readonly phase: ReliableMessagePhase };
 
-/** What a command answers: whether it changed anything (false for a repeat), and the message after it. */
+/**
+ * A stored message as the API shows it: every stored field, its queue under `queue`, and its
+ * phase; on a GET of a message of a queue with subscriptions, each subscription's delivery.
+ */
+export type ReliableMessageView = ReliableMessage & { readonly queue: string; readonly phase: ReliableMessagePhase; readonly subscriptions?: readonly SubscriptionView[] };
+
+/**
+ * What a command answers: whether it changed anything (false for a repeat), and the message after
+ * it; for a command to one subscription, that subscription's delivery after it.
+ */
 export interface ReliableCommandAnswer {
   readonly applied: boolean;
   readonly message: ReliableMessageView | null;
+  readonly subscription?: SubscriptionView;
 }
 
 /**
@@ -63,27 +73,36 @@ export interface ReliableMessageApi {
   get(messageId: string): Promise<ReliableMessageView | undefined>;
   /** On a queue ordered by key: the id of the message this one waits for (the oldest unfinished older one of its key), else null. */
   heldBehind(messageId: string): Promise<string | null>;
-  /** The consumer's end-to-end acknowledgement. */
-  ack(messageId: string): Promise<ReliableCommandAnswer>;
+  /**
+   * The consumer's end-to-end acknowledgement; of a message of a queue with subscriptions, the
+   * acknowledgement of `subscription` (required then), the message ACKNOWLEDGED with the last one.
+   */
+  ack(messageId: string, subscription?: string): Promise<ReliableCommandAnswer>;
   /**
    * Acknowledges each of `messageIds` (each distinct id once, all in one store transaction:
    * `ReliableMessageService.acknowledgeMany`): one answer per id in the order given, a refusal
    * (unknown id, never sent) answered for that id only; a repeated id answers `applied: false`. A
    * store fault throws for the whole call; every ack is idempotent, so the caller sends the batch again.
    */
-  ackMany(messageIds: readonly string[]): Promise<BatchAckAnswer>;
+  ackMany(messageIds: readonly string[], subscription?: string): Promise<BatchAckAnswer>;
   /**
    * Seed `directSendMessage`: a send of the message without a stored record (no check-back, no
    * resend, no dead letter; its acknowledgement answers NOT_FOUND). A retry sends it again.
    */
   directSend(input: DirectSendInput): Promise<{ readonly eventId: number; readonly messageId: string; readonly queue: string }>;
   /** The consumer's handler failed past its own retries: redelivered later, DEAD at the reject budget. */
-  reject(messageId: string, reason: string): Promise<ReliableCommandAnswer>;
+  reject(messageId: string, reason: string, subscription?: string): Promise<ReliableCommandAnswer>;
   /** Resends every DEAD message of `queue` (the dead-letter replay). */
   replayDead(queue: string): Promise<BulkResendResult>;
 }
 
 export const messageView = (m: ReliableMessage): ReliableMessageView => ({ ...m, queue: m.consumerQueue, phase: reliableMessagePhase(m) });
+
+export const subscriptionView = (d: SubscriptionDelivery): SubscriptionView => ({ ...d, phase: subscriptionPhase(d) });
+
+/** The message with its subscriptions' deliveries, when it has any. */
+export const messageWithSubscriptions = (m: ReliableMessage, deliveries: readonly SubscriptionDelivery[]): ReliableMessageView =>
+  deliveries.length === 0 ? messageView(m) : { ...messageView(m), subscriptions: deliveries.map(subscriptionView) };
 
 export interface ReliableApiDeps {
   readonly service: ReliableMessageService;
@@ -103,7 +122,8 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
   const { service, metrics } = deps;
   const answer = (outcome: ReliableMessageOutcome): ReliableCommandAnswer => {
     if (outcome.eventId !== null) deps.onSend?.();
-    return { applied: outcome.applied, message: outcome.message ? messageView(outcome.message) : null };
+    const base = { applied: outcome.applied, message: outcome.message ? messageView(outcome.message) : null };
+    return outcome.delivery ? { ...base, subscription: subscriptionView(outcome.delivery) } : base;
   };
   return {
     async prepare(input, confirm, when) {
@@ -119,11 +139,11 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
     cancel: async (id) => answer(await service.cancel(id)),
     get: async (id) => {
       const m = await service.get(id);
-      return m ? messageView(m) : undefined;
+      return m ? messageWithSubscriptions(m, await service.subscriptions(id)) : undefined;
     },
     heldBehind: async (id) => (await service.heldBehind(id))?.messageId ?? null,
-    ack: async (id) => answer(await service.acknowledge(id)),
-    async ackMany(ids) {
+    ack: async (id, subscription) => answer(await service.acknowledge(id, subscription)),
+    async ackMany(ids, subscription) {
       const toResult = (r: ReliableMessageBatchResult): BatchAckResult => {
         if ("outcome" in r) return { messageId: r.messageId, ok: true, applied: r.outcome.applied, phase: r.outcome.message ? reliableMessagePhase(r.outcome.message) : null };
         const { status, body } = errorAnswer(r.error);
@@ -131,7 +151,7 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
       };
       // Each distinct id once, all in one store transaction; a repeated id answers as the retry
       // it is: not applied again.
-      const byId = new Map((await service.acknowledgeMany(ids)).map((r) => [r.messageId, toResult(r)]));
+      const byId = new Map((await service.acknowledgeMany(ids, subscription)).map((r) => [r.messageId, toResult(r)]));
       const seen = new Set<string>();
       const results = ids.map((id) => {
         const r = byId.get(id)!;
@@ -149,11 +169,12 @@ export function directReliableApi(deps: ReliableApiDeps): ReliableMessageApi {
       deps.onSend?.();
       return { eventId, messageId: draft.messageId, queue: draft.consumerQueue };
     },
-    reject: async (id, reason) => {
-      const outcome = await service.reject(id, reason);
+    reject: async (id, reason, subscription) => {
+      const outcome = await service.reject(id, reason, subscription);
       if (outcome.applied) {
         metrics.rejected();
-        if (outcome.message && reliableMessagePhase(outcome.message) === ReliableMessagePhase.DEAD) metrics.dead();
+        const dead = outcome.delivery ? outcome.delivery.dead : outcome.message && reliableMessagePhase(outcome.message) === ReliableMessagePhase.DEAD;
+        if (dead) metrics.dead();
       }
       return answer(outcome);
     },

@@ -1,4 +1,4 @@
-import { CheckBackJob, RecoveryJob, RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, RELIABLE_MESSAGE_TARGET_PREFIX, ReliableMessageStatus } from "@msgx/reliable";
+import { CheckBackJob, RecoveryJob, RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_SUBSCRIPTION_TARGET_PREFIX, ReliableMessageStatus, splitSubscriptionTarget } from "@msgx/reliable";
 import { type RouterStep } from "@msgx/core";
 import type { StepContext } from "../app/step-context.js";
 import { TargetRelay } from "../app/target-relay.js";
@@ -17,8 +17,9 @@ export const RELIABLE_RELAY_STEP = "reliable-relay";
 
 /**
  * The reliable-message service's router steps (docs/reliable-message.md "Hosted by the msgx runner"):
- * - `reliable-relay`: one `MsgDispatcher` per target with pending rows, `KAFKA:rmq.<queue>` and
- *   `KAFKA:rmq-dlq.<queue>` (so a stuck queue blocks only itself); before a queue's first send it
+ * - `reliable-relay`: one `MsgDispatcher` per target with pending rows, `KAFKA:rmq.<queue>`,
+ *   `KAFKA:rmq-dlq.<queue>` and `KAFKA:rmq-sub.<queue>.<subscription>` (so a stuck queue or
+ *   subscription blocks only itself); before a queue's first send it
  *   creates `rmq.<queue>` and `rmq-dlq.<queue>` (`reliable.createTopics`; JSONL needs none);
  * - `reliable-check-back`: asks each queue's checker about WAITING_CONFIRM messages past their
  *   check delay (the checker of a queue is registered the first time one of its messages is due);
@@ -31,9 +32,16 @@ export function reliableSteps(ctx: StepContext, host: ReliableHost): RouterStep[
   const r = config.reliable;
   // Each kind of reliable target and the topic it goes to: the queue topics and their dead-letter
   // topics. The targets in the outbox keep their fixed prefixes; only the topics are configurable.
+  // A subscription's target ends `<queue>.<subscription>`: the queue is what comes before the last dot.
+  const queueTopics = (queue: string) => [`${r.topicPrefix}${queue}`, `${r.dlqTopicPrefix}${queue}`];
   const targetKinds = [
-    { targetPrefix: RELIABLE_MESSAGE_TARGET_PREFIX, topicPrefix: r.topicPrefix },
-    { targetPrefix: RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, topicPrefix: r.dlqTopicPrefix },
+    { targetPrefix: RELIABLE_MESSAGE_TARGET_PREFIX, topicPrefix: r.topicPrefix, create: queueTopics },
+    { targetPrefix: RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, topicPrefix: r.dlqTopicPrefix, create: queueTopics },
+    {
+      targetPrefix: RELIABLE_SUBSCRIPTION_TARGET_PREFIX,
+      topicPrefix: r.subscriptionTopicPrefix,
+      create: (rest: string) => [`${r.subscriptionTopicPrefix}${rest}`, `${r.dlqTopicPrefix}${splitSubscriptionTarget(rest).queue}`],
+    },
   ] as const;
   const relay = new TargetRelay(ctx, {
     createTopics: r.createTopics,
@@ -52,8 +60,7 @@ export function reliableSteps(ctx: StepContext, host: ReliableHost): RouterStep[
           for (const target of await parts.outbox.pendingTargets(kind.targetPrefix)) {
             signal.throwIfAborted();
             const queue = target.slice(kind.targetPrefix.length);
-            const create = [`${r.topicPrefix}${queue}`, `${r.dlqTopicPrefix}${queue}`];
-            await relay.drain({ target, topic: `${kind.topicPrefix}${queue}`, create, about: { queue } }, signal);
+            await relay.drain({ target, topic: `${kind.topicPrefix}${queue}`, create: kind.create(queue), about: { queue } }, signal);
           }
         }
         return { after: DISCOVER_EVERY_MS, wake: [] };

@@ -4,6 +4,7 @@
 //
 //   node consumer.mjs --topic T (--brokers B --group G | --jsonl FILE) [--url U] [--token T]
 //                     [--mode ack|none] [--fail-times N] [--silent-times N]
+//                     [--subscription S] [--delay-ms N]
 //
 // --mode ack (default): each record's handler runs, then POST /rm/v1/messages/<id>/ack. The first
 //   N deliveries of a message id (--fail-times, default 0) "fail": POST …/reject {reason} instead;
@@ -12,6 +13,10 @@
 //   A warm-up message (id ending in "-warm-up") is always handled: it only shows the consumer reads.
 //   A message id whose handler already succeeded is not handled again (the consumer's dedupe on
 //   messageId, as a consume log does), only acknowledged again.
+// --subscription S: the consumer of one subscription of a queue with subscriptions: it acks and
+//   rejects with ?subscription=S, and a record whose envelope names another subscription is
+//   reported with "foreign": true and not answered.
+// --delay-ms N: a slow handler: each record waits N ms before its answer.
 // --mode none: read only (the dead-letter reader).
 // A Kafka consumer waits until its topic exists (the service creates it on first use), subscribes
 // from the beginning, and prints {"ready": true} once its first fetch is done; a file reader is
@@ -32,6 +37,9 @@ const mode = arg("mode") ?? "ack";
 const failTimes = Number(arg("fail-times") ?? 0);
 const silentTimes = Number(arg("silent-times") ?? 0);
 const onlySuffix = arg("only-suffix");
+const subscription = arg("subscription");
+const delayMs = Number(arg("delay-ms") ?? 0);
+const query = subscription === undefined ? "" : `?subscription=${encodeURIComponent(subscription)}`;
 const print = (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -53,6 +61,8 @@ async function onRecord(record) {
   const value = record.value === null ? null : JSON.parse(record.value);
   const id = value?.messageId ?? record.key;
   if (mode === "none") return print({ record: { ...record, value }, effect: false, answer: null });
+  if (subscription !== undefined && value?.subscription !== subscription) return print({ record: { ...record, value }, effect: false, answer: null, foreign: true });
+  if (delayMs > 0) await sleep(delayMs);
   const spared = id.endsWith("-warm-up") || (onlySuffix !== undefined && !id.endsWith(onlySuffix));
   const n = spared ? Infinity : (deliveries.get(id) ?? 0) + 1;
   deliveries.set(id, n);
@@ -60,11 +70,11 @@ async function onRecord(record) {
   if (n <= silentTimes) return print({ record: { ...record, value }, effect: false, answer: null });
   if (n <= silentTimes + failTimes) {
     const reason = `handler failed on delivery ${n}`;
-    return print({ record: { ...record, value }, effect: false, answer: { op: "reject", status: await post(`${at}/reject`, { reason }) } });
+    return print({ record: { ...record, value }, effect: false, answer: { op: "reject", status: await post(`${at}/reject${query}`, { reason }) } });
   }
   const effect = !handled.has(id);
   handled.add(id);
-  print({ record: { ...record, value }, effect, answer: { op: "ack", status: await post(`${at}/ack`, {}) } });
+  print({ record: { ...record, value }, effect, answer: { op: "ack", status: await post(`${at}/ack${query}`, {}) } });
 }
 
 async function fromKafka() {

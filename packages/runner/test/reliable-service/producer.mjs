@@ -13,6 +13,8 @@
 //   {"op": "replay-dead", "queue"}                                                POST /rm/v1/queues/<queue>/replay-dead
 //   {"op": "direct-send", "id", "queue", "body", "headers"?}                      POST /rm/v1/direct-sends
 //   {"op": "acks", "ids": [...]}                                                  POST /rm/v1/acks {messageIds}
+//   "subscription" on ack, reject and acks: ?subscription= (a queue with subscriptions)
+//   {"op": "resend" | "mark-dead", "id", "subscription"?}                           POST /admin/reliable-messages/<id>/<op>[?subscription=] (admin token)
 //   {"op": "delete", "id", "operator"?}                                           DELETE /admin/reliable-messages/<id>?operator= (admin token: --admin-token)
 // Prints one JSON line per step: {"op", "id", "status": <HTTP status>, "body": <JSON answer>}; exits 0
 // once every step has an answer (whatever its status: the test judges), 1 when the service is unreachable.
@@ -38,6 +40,7 @@ const call = async (method, path, body, bearer = token) => {
   return { status: res.status, body: json };
 };
 const at = (id) => `/rm/v1/messages/${encodeURIComponent(id)}`;
+const sub = (step) => (step.subscription === undefined ? "" : `?subscription=${encodeURIComponent(step.subscription)}`);
 
 for (const step of steps) {
   let answer;
@@ -55,10 +58,14 @@ for (const step of steps) {
     }
     case "cancel":
     case "ack":
-      answer = await call("POST", `${at(step.id)}/${step.op}`, {});
+      answer = await call("POST", `${at(step.id)}/${step.op}${sub(step)}`, {});
       break;
     case "reject":
-      answer = await call("POST", `${at(step.id)}/reject`, { reason: step.reason });
+      answer = await call("POST", `${at(step.id)}/reject${sub(step)}`, { reason: step.reason });
+      break;
+    case "resend":
+    case "mark-dead":
+      answer = await call("POST", `/admin/reliable-messages/${encodeURIComponent(step.id)}/${step.op}${sub(step)}`, undefined, adminToken);
       break;
     case "get":
       answer = await call("GET", at(step.id));
@@ -72,7 +79,7 @@ for (const step of steps) {
       break;
     }
     case "acks":
-      answer = await call("POST", "/rm/v1/acks", { messageIds: step.ids });
+      answer = await call("POST", `/rm/v1/acks${sub(step)}`, { messageIds: step.ids });
       break;
     case "delete":
       answer = await call("DELETE", `/admin/reliable-messages/${encodeURIComponent(step.id)}${step.operator ? `?operator=${encodeURIComponent(step.operator)}` : ""}`, undefined, adminToken);

@@ -21,6 +21,7 @@ export function rmQueues(run: string) {
     rules: `${run}.rules`,
     /** Ordered by key (`orderByKey`). */
     ordered: `${run}.ordered`,
+    fanOut: `${run}.fan-out`,
   } as const;
 }
 export type RmQueues = ReturnType<typeof rmQueues>;
@@ -29,6 +30,9 @@ export type RmQueues = ReturnType<typeof rmQueues>;
 const CHECK_BACK_QUEUE_DELAY_MS = 1_000;
 /** A message's own check delay (like RocketMQ's check immunity), longer than its queue's. */
 const MESSAGE_CHECK_DELAY_MS = 2_000;
+
+/** The subscriptions of the fan-out flow's queue (issue 36 item 1). */
+export const FAN_OUT_SUBSCRIPTIONS = ["ledger", "audit", "mail"] as const;
 
 /** `rmConfig`'s maxSends. */
 const MAX_SENDS = 3;
@@ -54,7 +58,7 @@ export function rmConfig(q: RmQueues, checker: Checker): Record<string, unknown>
       maxRejects: 3,
       rejectWaitsMs: [200],
       outageRecheckMs: 500,
-      queues: { [q.checkBack]: { ...at(q.checkBack), checkAfterMs: CHECK_BACK_QUEUE_DELAY_MS }, [q.checkerDown]: at(q.checkerDown), [q.rules]: at(q.rules), [q.ordered]: { orderByKey: true } },
+      queues: { [q.checkBack]: { ...at(q.checkBack), checkAfterMs: CHECK_BACK_QUEUE_DELAY_MS }, [q.checkerDown]: at(q.checkerDown), [q.rules]: at(q.rules), [q.ordered]: { orderByKey: true }, [q.fanOut]: { subscriptions: [...FAN_OUT_SUBSCRIPTIONS] } },
     },
   };
 }
@@ -88,7 +92,7 @@ export function waitMessage(w: RmWorld, id: string, ok: (m: Message) => boolean,
   }, timeoutMs, `${id} ${what}`);
 }
 
-const acknowledged = (m: Message) => m["status"] === "ACKNOWLEDGED";
+export const acknowledged = (m: Message) => m["status"] === "ACKNOWLEDGED";
 
 /**
  * Waits until the service shows `id` ACKNOWLEDGED and `reader` has reported the acknowledgement

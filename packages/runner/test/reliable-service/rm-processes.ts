@@ -96,6 +96,8 @@ export interface ConsumedRecord {
   /** The handler ran for the first time for this message id (the consumer's dedupe). */
   readonly effect: boolean;
   readonly answer: { readonly op: "ack" | "reject"; readonly status: number } | null;
+  /** A consumer of one subscription read a record naming another one (never answered). */
+  readonly foreign?: true;
 }
 
 export interface Consumer {
@@ -119,7 +121,7 @@ export type ConsumerSource = { readonly brokers: string; readonly group: string 
 export async function startConsumer(
   topic: string,
   source: ConsumerSource,
-  opts: { url?: string; mode?: "ack" | "none"; failTimes?: number; silentTimes?: number; onlySuffix?: string; waitReady?: boolean; readyTimeoutMs?: number } = {},
+  opts: { url?: string; mode?: "ack" | "none"; failTimes?: number; silentTimes?: number; waitReady?: boolean; readyTimeoutMs?: number; subscription?: string; delayMs?: number; onlySuffix?: string } = {},
 ): Promise<Consumer> {
   const args = [
     "--topic",
@@ -133,6 +135,8 @@ export async function startConsumer(
     "--silent-times",
     String(opts.silentTimes ?? 0),
     ...(opts.onlySuffix !== undefined ? ["--only-suffix", opts.onlySuffix] : []),
+    ...(opts.subscription !== undefined ? ["--subscription", opts.subscription] : []),
+    ...(opts.delayMs !== undefined ? ["--delay-ms", String(opts.delayMs)] : []),
   ];
   const c = spawnScript("consumer.mjs", args);
   const records = () => c.lines.filter((l): l is ConsumedRecord => typeof l === "object" && l !== null && "record" in l);
