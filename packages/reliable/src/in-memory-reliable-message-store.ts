@@ -13,7 +13,7 @@ import type {
   ReliableMessageWriteResult,
   SubscriptionDeliveryWrite,
 } from "./reliable-message-store.js";
-import type { ReliableMessageHistoryEntry } from "./message-history.js";
+import { withHistoryEntry, type ReliableMessageHistoryEntry } from "./message-history.js";
 import { headOfKey, heldBehind, heldBehindDead } from "./key-order.js";
 import { isFinishedStatus, reliableMessagePhase, ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 import type { SubscriptionDelivery } from "./subscription-delivery.js";
@@ -106,7 +106,7 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
     const deadId = deadLetter ? this.#append(deadLetter) : null;
     const orderSeq = sequence && message.key !== null ? ++this.#orderSeq : undefined;
     this.messages.set(message.messageId, { ...message, ...(sendId !== null ? { lastEventId: sendId } : {}), ...(orderSeq !== undefined ? { orderSeq } : {}) });
-    if (history !== null) this.histories.set(message.messageId, [...(this.histories.get(message.messageId) ?? []), history]);
+    if (history !== null) this.histories.set(message.messageId, withHistoryEntry(this.histories.get(message.messageId) ?? [], history));
     let firstId: number | null = null;
     for (const w of deliveries) {
       const id = w.send ? this.#append(w.send) : null;

@@ -12,6 +12,7 @@ export { decideReliableMessage, evolveReliableMessage, impliesSend, impliesDeadL
 export { RELIABLE_MESSAGE_TARGET_PREFIX, RELIABLE_MESSAGE_TOPIC_PREFIX, RELIABLE_MESSAGE_DLQ_TARGET_PREFIX, RELIABLE_MESSAGE_DLQ_TOPIC_PREFIX, RELIABLE_MESSAGE_ENVELOPE_SCHEMA, RELIABLE_SUBSCRIPTION_TARGET_PREFIX, RELIABLE_SUBSCRIPTION_TOPIC_PREFIX, reliableSubscriptionTarget, splitSubscriptionTarget, reliableMessageTarget, reliableMessageTopics, reliableMessageDlqTarget, reliableMessageDlqTopics, deadLetterDraft, recordKeyOf, parseReliableMessageEnvelope, type ReliableMessageEnvelope, type ReliableMessageDeadLetter, type ReliableMessageEnvelopeParse } from "./message-envelope.js";
 export type { HeldCounts, ReliableMessageStore, SubscriptionDeliveryWrite, ReliableMessageWrite, ReliableMessageWriteResult, ReliableMessageWriteConflict, ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableQueueCounts } from "./reliable-message-store.js";
 export type { ReliableMessageCause, ReliableMessageHistoryEntry } from "./message-history.js";
+export { collapsed, collapsesInto, isOutageRecheck, withHistoryEntry } from "./message-history.js";
 export type { ReliableMessageOutcome, ReliableMessageBatchResult } from "./run-command.js";
 export { deliveryTime, confirmDeliveryTime, MAX_DELIVERY_DELAY_MS, type ReliableDelivery } from "./reliable-delivery.js";
 export { ReliableMessageService, MAX_REJECT_REASON, type ReliableMessageServiceDeps, type BulkResendResult } from "./reliable-message-service.js";

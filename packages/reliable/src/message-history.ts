@@ -20,10 +20,11 @@ export type ReliableMessageCause =
 export const LIBRARY_CAUSE: ReliableMessageCause = { kind: "library" };
 
 /**
- * One state change of a message, as its history keeps it. Every applied event writes exactly one
- * entry, in the same transaction as the change (`runReliableMessageCommand` builds it, the store
- * writes it); the entries of a message are its versions 1, 2, … in order, and the `to` of the last
- * one is the message's phase now. A message that is deleted or purged takes its history with it.
+ * One state change of a message, as its history keeps it. Every applied event writes one entry, in
+ * the same transaction as the change (`runReliableMessageCommand` builds it, the store writes it),
+ * except that a run of identical "still waiting" changes is one entry ({@link collapsesInto}):
+ * versions strictly increase, the newest entry's is the message's version, and the `to` of the
+ * last one is the message's phase now. A message that is deleted or purged takes its history with it.
  */
 export interface ReliableMessageHistoryEntry {
   readonly messageId: string;
@@ -38,6 +39,10 @@ export interface ReliableMessageHistoryEntry {
   /** What the event carried, for a reader: the send number, the reject or dead reason, the next look. */
   readonly detail: string | null;
   readonly cause: ReliableMessageCause;
+  /** How many changes this entry stands for: 1, or n for n identical waits in a row (`version` and `at` are the last one's). */
+  readonly repeats: number;
+  /** When the first of them was written, epoch ms (`at` for a single change). */
+  readonly firstAt: number;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -53,7 +58,39 @@ export function historyEntry(before: ReliableMessage | undefined, after: Reliabl
     event: event.type,
     detail: historyDetail(event, after),
     cause,
+    repeats: 1,
+    firstAt: at,
   };
+}
+
+/**
+ * True when `entry` is a recheck of a message whose last send is still in the outbox (the broker
+ * away): the recovery job makes one every `outageRecheckMs`, so a long outage would otherwise
+ * write thousands of identical entries per message.
+ */
+export const isOutageRecheck = (entry: ReliableMessageHistoryEntry): boolean =>
+  entry.event === "rescheduled" && entry.cause.kind === "recovery" && entry.cause.lastSend === "pending";
+
+/**
+ * The collapse rule: `next` folds into the message's newest entry `last` when both are outage
+ * rechecks between the same phases. The stores then replace `last` with {@link collapsed} instead
+ * of appending, so the entries still replay to the phase and the newest one's version is the
+ * message's. (The PostgreSQL store states the same test in its UPDATE's WHERE.)
+ */
+export const collapsesInto = (last: ReliableMessageHistoryEntry | undefined, next: ReliableMessageHistoryEntry): last is ReliableMessageHistoryEntry =>
+  last !== undefined && isOutageRecheck(next) && isOutageRecheck(last) && last.from === next.from && last.to === next.to && last.version < next.version;
+
+/** `last` moved on by `next`: `next`'s version, time and detail, one more repeat, `last`'s first time. */
+export const collapsed = (last: ReliableMessageHistoryEntry, next: ReliableMessageHistoryEntry): ReliableMessageHistoryEntry => ({
+  ...next,
+  repeats: last.repeats + next.repeats,
+  firstAt: last.firstAt,
+});
+
+/** `history` with `entry` written the way the stores write it: folded into the newest entry, or appended. */
+export function withHistoryEntry(history: readonly ReliableMessageHistoryEntry[], entry: ReliableMessageHistoryEntry): ReliableMessageHistoryEntry[] {
+  const last = history.at(-1);
+  return collapsesInto(last, entry) ? [...history.slice(0, -1), collapsed(last, entry)] : [...history, entry];
 }
 
 /** The reader's line for an event: what it carried and what it made of the message. */

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { expect, it } from "vitest";
 import { EventType } from "@msgx/core";
 import { ManualClock } from "@msgx/core/fakes";
-import { phaseOfHistory, type ReliableMessageCause } from "./message-history.js";
+import { collapsesInto, isOutageRecheck, phaseOfHistory, type ReliableMessageCause } from "./message-history.js";
 import type { LastSendState, ReliableMessageCommand } from "./message-machine.js";
 import { isReliableMessageError } from "./reliable-message-error.js";
 import { ReliableMessageService } from "./reliable-message-service.js";
@@ -20,7 +20,7 @@ const caller = (n: number): ReliableMessageCause => ({
 });
 const causeArb: fc.Arbitrary<ReliableMessageCause> = fc.oneof(
   fc.nat(99).map(caller),
-  fc.constantFrom<ReliableMessageCause>({ kind: "check-back", answer: "LATER" }, { kind: "recovery", lastSend: "sent" }, { kind: "library" }),
+  fc.constantFrom<ReliableMessageCause>({ kind: "check-back", answer: "LATER" }, { kind: "recovery", lastSend: "sent" }, { kind: "recovery", lastSend: "pending" }, { kind: "library" }),
 );
 const lastSendArb: fc.Arbitrary<LastSendState> = fc.constantFrom<LastSendState>({ state: "pending" }, { state: "sent", at: T0 }, { state: "dead", error: "too large" }, { state: "unknown" });
 
@@ -89,10 +89,11 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 /**
  * The history every `ReliableMessageStore` keeps, through the service (run inside
  * `describeReliableMessageStoreContract`, so every store that passes it keeps one): each applied
- * command writes one entry, whatever the sequence, and the entries replay to the message's phase.
+ * command writes one entry, or folds into the newest one when both are outage rechecks
+ * (`collapsesInto`), whatever the sequence, and the entries replay to the message's phase.
  */
 export function describeReliableMessageHistoryContract(store: () => ReliableMessageStore): void {
-  it("history: any sequence of commands leaves one entry per applied change, versions 1…n chained from → to, the last `to` the stored phase, causes intact", async () => {
+  it("history: any sequence of commands leaves one entry per applied change (a run of outage rechecks one entry with its repeats), versions increasing, chained from → to, the last `to` the stored phase, causes intact", async () => {
     let run = 0;
     const seen = new Set<string>();
     await fc.assert(
@@ -127,8 +128,15 @@ export function describeReliableMessageHistoryContract(store: () => ReliableMess
           const history = await store().history(id(n));
           const message = await store().get(id(n));
           expect(phaseOfHistory(history), id(n)).toBe(reliableMessagePhase(message));
-          expect(history.map((h) => h.version)).toEqual(history.map((_, i) => i + 1));
-          expect(history.map((h) => h.cause)).toEqual(applied.get(id(n)) ?? []);
+          history.forEach((h, i) => expect(h.version).toBeGreaterThan(i === 0 ? 0 : history[i - 1]!.version));
+          if (history.length > 0) expect(history[0]!.version).toBe(1);
+          expect(history.flatMap((h) => Array.from({ length: h.repeats }, () => h.cause))).toEqual(applied.get(id(n)) ?? []);
+          // Only outage rechecks fold, never two in a row left apart, and never anything else.
+          history.forEach((h, i) => {
+            expect(h.firstAt).toBeLessThanOrEqual(h.at);
+            if (h.repeats > 1) expect(isOutageRecheck(h)).toBe(true);
+            if (i > 0) expect(collapsesInto(history[i - 1], h)).toBe(false);
+          });
           history.forEach((h, i) => expect(h.from).toBe(i === 0 ? "ABSENT" : history[i - 1]!.to));
           for (const h of history) seen.add(h.event);
           if (message !== undefined) expect(history.at(-1)?.version).toBe(message.version);
@@ -138,6 +146,36 @@ export function describeReliableMessageHistoryContract(store: () => ReliableMess
     );
     // Every event of the machine was reached (a deleted message keeps no history), so each one's entry was checked.
     expect([...seen].sort()).toEqual(ALL_EVENTS);
+  });
+
+  it("history: N outage rechecks in a row are one entry with repeats N (version and time of the last, time of the first); another change starts a new entry", async () => {
+    const clock = new ManualClock(T0);
+    const service = new ReliableMessageService({ store: store(), clock, options: { outageRecheckMs: 5_000 } });
+    const recheck = { kind: "recovery", lastSend: "pending" } as const;
+    await service.prepare({ messageId: "HO-1", body: "{}", consumerQueue: "accounting" });
+    await service.confirmAndSend("HO-1");
+    const outage = async (n: number): Promise<void> => {
+      for (let i = 0; i < n; i++) {
+        // The next look is due: after the acknowledgement wait at first, then every outageRecheckMs.
+        clock.advance((await store().get("HO-1"))!.nextCheckAt! - clock.now());
+        expect((await service.execute("HO-1", { type: "recover", lastSend: { state: "pending" } }, undefined, recheck)).event).toBe("rescheduled");
+      }
+    };
+    const firstRecheck = (await store().get("HO-1"))!.nextCheckAt!;
+    await outage(40);
+    let history = await store().history("HO-1");
+    expect(history.map((h) => [h.event, h.version, h.repeats])).toEqual([["saved", 1, 1], ["confirmed", 2, 1], ["rescheduled", 42, 40]]);
+    expect([history[2]!.firstAt, history[2]!.at]).toEqual([firstRecheck, firstRecheck + 39 * 5_000]);
+    expect(history[2]!.detail).toBe(`last send still in the outbox, next look at ${new Date(firstRecheck + 40 * 5_000).toISOString()}`);
+    expect((await store().get("HO-1"))?.version).toBe(42);
+    // The broker is back and the send went out: an acknowledgement wait, then another outage.
+    clock.advance(5_000);
+    await service.execute("HO-1", { type: "recover", lastSend: { state: "sent", at: clock.now() } }, undefined, { kind: "recovery", lastSend: "sent" });
+    await service.execute("HO-1", { type: "resend" });
+    await outage(3);
+    history = await store().history("HO-1");
+    expect(history.map((h) => [h.event, h.repeats])).toEqual([["saved", 1], ["confirmed", 1], ["rescheduled", 40], ["rescheduled", 1], ["resent", 1], ["rescheduled", 3]]);
+    expect(history.at(-1)?.version).toBe((await store().get("HO-1"))?.version);
   });
 
   it("history: an entry commits with its change only (a refused outbox row writes neither), and leaves with its message (delete, purge)", async () => {

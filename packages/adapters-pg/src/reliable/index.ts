@@ -23,3 +23,4 @@ export { reliableMessageDeliverAtMigration } from "./0023-reliable-message-deliv
 export { reliableMessageSubscriptionsMigration } from "./0025-reliable-message-subscriptions.js";
 export { reliableMessageKeyOrderMigration } from "./0026-reliable-message-key-order.js";
 export { reliableMessageHistoryMigration } from "./0028-reliable-message-history.js";
+export { reliableMessageHistoryRepeatsMigration } from "./0030-reliable-message-history-repeats.js";

@@ -5,6 +5,7 @@ import { reliableMessageDeliverAtMigration } from "./0023-reliable-message-deliv
 import { reliableMessageSubscriptionsMigration } from "./0025-reliable-message-subscriptions.js";
 import { reliableMessageKeyOrderMigration } from "./0026-reliable-message-key-order.js";
 import { reliableMessageHistoryMigration } from "./0028-reliable-message-history.js";
+import { reliableMessageHistoryRepeatsMigration } from "./0030-reliable-message-history-repeats.js";
 
 /**
  * The reliable-message service's table (seed 002), beside the outbox its sends go to, for the
@@ -26,5 +27,7 @@ export const RELIABLE_MESSAGE_MIGRATIONS: MigrationSet = {
     "0026_reliable_message_key_order": reliableMessageKeyOrderMigration,
     // Each message's history (its lineage), one row per state change.
     "0028_reliable_message_history": reliableMessageHistoryMigration,
+    // A history row stands for a run of identical outage rechecks.
+    "0030_reliable_message_history_repeats": reliableMessageHistoryRepeatsMigration,
   },
 };
