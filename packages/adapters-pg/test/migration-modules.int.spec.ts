@@ -64,9 +64,10 @@ describe("migration modules (PGlite)", () => {
       "0028_reliable_message_history",
       "0029_task_history",
       "0030_reliable_message_history_repeats",
+      "0031_task_history_repeats",
     ]);
     expect(Object.keys(msgxMigrations("public", HOST_MIGRATIONS))).toEqual(names);
-    expect(Object.keys(msgxMigrations("public"))).toEqual(names.filter((n) => !/^00(05|06|15|16|23|24|25|26|27|28|29|30)_/.test(n)));
+    expect(Object.keys(msgxMigrations("public"))).toEqual(names.filter((n) => !/^00(05|06|15|16|23|24|25|26|27|28|29|30|31)_/.test(n)));
     expect(Object.keys(msgxMigrations("public", ["jobs"]))).toEqual(["0001_pipeline", "0002_flights", "0004_reader_indexes", "0007_maintenance", "0009_outbox_json", "0010_flight_collections", "0012_identity_content", "0013_outbox_headers", "0014_proc_trace", "0018_lineage", "0019_console", "0020_leadership_lease", "0021_pipeline_enter", "0022_recent_flights"]);
   });
 
@@ -108,7 +109,7 @@ describe("migration modules (PGlite)", () => {
     // The runner's list adds the subpaths' sets to a flight database: their versions sort before
     // applied ones and still run.
     const hosted = await migrateToLatest(db, { schema, modules: HOST_MIGRATIONS });
-    expect(hosted.results?.map((r) => r.migrationName)).toEqual(["0005_reliable_message", "0006_task_routing", "0015_reliable_message_service", "0016_task_routing_service", "0023_reliable_message_deliver_at", "0024_task_numbers", "0025_reliable_message_subscriptions", "0026_reliable_message_key_order", "0027_task_overdue", "0028_reliable_message_history", "0029_task_history", "0030_reliable_message_history_repeats"]);
+    expect(hosted.results?.map((r) => r.migrationName)).toEqual(["0005_reliable_message", "0006_task_routing", "0015_reliable_message_service", "0016_task_routing_service", "0023_reliable_message_deliver_at", "0024_task_numbers", "0025_reliable_message_subscriptions", "0026_reliable_message_key_order", "0027_task_overdue", "0028_reliable_message_history", "0029_task_history", "0030_reliable_message_history_repeats", "0031_task_history_repeats"]);
     expect(await tables(db, schema)).toEqual([...flights, "reliable_message", "reliable_message_history", "reliable_message_subscription", "task_callback", "task_feedback", "task_history", "task_no_seq", "task_replay", "task_task"].sort());
   });
 

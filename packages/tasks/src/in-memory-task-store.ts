@@ -5,7 +5,7 @@ import type { FaultPlan } from "@msgx/core/fakes";
 import type { InMemoryPipelineStore } from "@msgx/core/fakes";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
-import type { TaskHistoryEntry } from "./task-history.js";
+import { collapsedTaskEntry, taskEntryCollapsesInto, type TaskHistoryEntry } from "./task-history.js";
 import { FINAL_TASK_STATUSES, PENDING_CALLBACK_STATUSES, TaskStatus, type TaskRecord } from "./task-record.js";
 import { decideTaskOverdue, isTaskOverdue, type TaskOverdueReason } from "./task-overdue.js";
 import type { TaskReplayEntry } from "./task-replay.js";
@@ -67,6 +67,8 @@ export class InMemoryTaskStore implements TaskStore {
     const events: OutboxEventDraft[] = [];
     const replays: TaskReplayEntry[] = [];
     const history: TaskHistoryEntry[] = [];
+    // The newest entries a watchdog alert folded into: replaced by the folded entry at the commit.
+    const folded = new Set<TaskHistoryEntry>();
     const seqs = new Map<string, number>();
     const current = (id: string): TaskRecord | undefined => tasks.get(id) ?? t.tasks.get(id);
     const tx: TaskTx = {
@@ -126,7 +128,11 @@ export class InMemoryTaskStore implements TaskStore {
         if ([...t.history, ...history].some((h) => h.taskId === entry.taskId && h.version === entry.version)) {
           throw new MsgxError("INFRA", `unique violation: history of task ${entry.taskId} version ${entry.version} is written already`);
         }
-        history.push(entry);
+        const last = [...t.history, ...history].filter((h) => h.taskId === entry.taskId && !folded.has(h)).sort((a, b) => a.version - b.version).at(-1);
+        if (taskEntryCollapsesInto(last, entry)) {
+          folded.add(last);
+          history.push(collapsedTaskEntry(last, entry));
+        } else history.push(entry);
       },
       insertReplay: async (entry) => {
         this.#check("insertReplay");
@@ -145,7 +151,7 @@ export class InMemoryTaskStore implements TaskStore {
     t.feedback.push(...feedback);
     t.callbacks.push(...callbacks);
     t.replays.push(...replays);
-    t.history.push(...history);
+    t.history.splice(0, t.history.length, ...t.history.filter((h) => !folded.has(h)), ...history.filter((h) => !folded.has(h)));
     for (const [day, seq] of seqs) t.taskSeqs.set(day, seq);
     this.#appendOutbox(events);
     if (this.commitUnknownNext) {

@@ -4,7 +4,7 @@ import { isMsgxError, type ApiCaller } from "@msgx/core";
 import { ManualClock } from "@msgx/core/fakes";
 import { DispatchJob } from "./dispatch-job.js";
 import { InMemoryTaskDispatcher } from "./in-memory-task-dispatcher.js";
-import { statusOfHistory } from "./task-history.js";
+import { statusOfHistory, taskEntryCollapsesInto } from "./task-history.js";
 import { isTaskRequestError } from "./task-request-error.js";
 import { TaskService } from "./task-service.js";
 import type { TaskStore } from "./task-store.js";
@@ -66,11 +66,12 @@ const OVERDUE_POLICY = { default: { deadlineMs: 5 * 60_000, heartbeatMs: 4 * 60_
 
 /**
  * The history every `TaskStore` keeps, through the service and its jobs (run inside
- * `describeTaskStoreContract`): each change writes one entry in its transaction, whatever the
- * sequence, and the entries replay to the task's status.
+ * `describeTaskStoreContract`): each change writes one entry in its transaction, or folds into the
+ * newest one when both are watchdog alerts (`taskEntryCollapsesInto`), whatever the sequence, and
+ * the entries replay to the task's status.
  */
 export function describeTaskHistoryContract(store: () => TaskStore): void {
-  it("history: any sequence of commands and jobs leaves versions 1…n chained from → to, the last `to` the stored status; HTTP changes name their caller, job changes none", async () => {
+  it("history: any sequence of commands and jobs leaves versions from 1 increasing (a run of watchdog alerts one entry), chained from → to, the last `to` the stored status; HTTP changes name their caller, job changes none", async () => {
     let run = 0;
     const seen = new Set<string>();
     await fc.assert(
@@ -123,7 +124,15 @@ export function describeTaskHistoryContract(store: () => TaskStore): void {
           const history = await store().history(taskId(n));
           const task = await store().get(taskId(n));
           expect(statusOfHistory(history), taskId(n)).toBe(task?.status);
-          expect(history.map((h) => h.version)).toEqual(history.map((_, i) => i + 1));
+          history.forEach((h, i) => {
+            expect(h.version).toBeGreaterThan(i === 0 ? 0 : history[i - 1]!.version);
+            // An entry stands for the versions after the previous one's, so none is lost; only watchdog alerts fold.
+            expect(h.version - h.repeats).toBe(i === 0 ? 0 : history[i - 1]!.version);
+            if (h.repeats > 1) expect(h.cause.kind).toBe("watchdog");
+            expect(h.firstAt).toBeLessThanOrEqual(h.at);
+            if (i > 0) expect(taskEntryCollapsesInto(history[i - 1], h)).toBe(false);
+          });
+          if (history.length > 0) expect(history[0]!.version).toBe(1);
           if (task !== undefined) expect(history.at(-1)?.version).toBe(task.version);
           history.forEach((h, i) => expect(h.from).toBe(i === 0 ? null : history[i - 1]!.to));
           for (const h of history) seen.add(h.cause.kind);
@@ -135,6 +144,29 @@ export function describeTaskHistoryContract(store: () => TaskStore): void {
     );
     // The runs reached every kind of change, so each one's entry was checked.
     expect([...seen].sort()).toEqual(["callback", "cancel", "create", "dispatch", "feedback", "mark-dispatched", "overdue", "replay", "watchdog"]);
+  });
+
+  it("history: N watchdog alerts on a task pending its callback are one entry with repeats N (version, time and alert number of the last, time of the first)", async () => {
+    const clock = new ManualClock(T0);
+    const service = new TaskService({ store: store(), clock });
+    const watchdog = new TaskWatchdogJob({ store: store(), clock }, { pendingCallbackAlertMs: 60_000, pendingCallbackRetryMs: 60_000, batchSize: 1_000 });
+    await service.create(sampleNewTask("TW-1"));
+    await service.markDispatched("TW-1", "ACS-9");
+    await service.feedback({ taskId: "TW-1", externalEventId: "acs-evt-9", status: "FINISHED" });
+    const alertedAt: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      clock.advance(60_000);
+      await watchdog.step();
+      expect((await store().get("TW-1"))?.callbackAlerts).toBe(i + 1);
+      alertedAt.push(clock.now());
+    }
+    const history = await store().history("TW-1");
+    expect(history.map((h) => [h.cause.kind, h.version, h.repeats])).toEqual([["create", 1, 1], ["mark-dispatched", 2, 1], ["feedback", 3, 1], ["watchdog", 15, 12]]);
+    expect(history[3]).toMatchObject({ from: "FINISHED_PENDING_CALLBACK", to: "FINISHED_PENDING_CALLBACK", detail: "watchdog alert #12", firstAt: alertedAt[0], at: alertedAt[11] });
+    // The owner's answer is a change of its own.
+    const pending = (await store().get("TW-1"))!;
+    await service.callback({ taskId: "TW-1", eventId: pending.lastEventId!, result: "SUCCESS" });
+    expect((await store().history("TW-1")).map((h) => [h.cause.kind, h.version, h.repeats])).toEqual([["create", 1, 1], ["mark-dispatched", 2, 1], ["feedback", 3, 1], ["watchdog", 15, 12], ["callback", 16, 1]]);
   });
 
   it("history: a cancelled task's last entry names the cancel, its request and its caller; the history leaves with the purged task", async () => {

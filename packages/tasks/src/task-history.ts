@@ -27,10 +27,11 @@ export type TaskCause =
   | { readonly kind: "replay"; readonly replayId: string; readonly by: string };
 
 /**
- * One change of a task, as its history keeps it. Every command that changes a task writes exactly
- * one entry in the same transaction (`saveTaskChange`, `saveNewTask`); the entries of a
- * task are its versions 1, 2, … in order, and the `to` of the last one is its status now. A
- * purged task takes its history with it.
+ * One change of a task, as its history keeps it. Every command that changes a task writes one
+ * entry in the same transaction (`saveTaskChange`, `saveNewTask`), except that the watchdog's
+ * alerts on a task still pending its callback fold into one entry ({@link taskEntryCollapsesInto}):
+ * versions strictly increase, the newest entry's is the task's version, and the `to` of the last
+ * one is its status now. A purged task takes its history with it.
  */
 export interface TaskHistoryEntry {
   readonly taskId: string;
@@ -46,12 +47,29 @@ export interface TaskHistoryEntry {
   readonly caller: ApiCaller | null;
   /** What the change made of the task, for a reader: the external number, the reason, the error. */
   readonly detail: string | null;
+  /** How many changes this entry stands for: 1, or n for n watchdog alerts in a row (`version`, `at`, `detail` are the last one's). */
+  readonly repeats: number;
+  /** When the first of them was written, epoch ms (`at` for a single change). */
+  readonly firstAt: number;
 }
 
 /** The entry of the change from `before` (undefined: the create) to `after`. */
 export function taskHistoryEntry(before: TaskRecord | undefined, after: TaskRecord, cause: TaskCause, caller: ApiCaller | null): TaskHistoryEntry {
-  return { taskId: after.taskId, version: after.version, at: after.updatedAt, from: before?.status ?? null, to: after.status, cause, caller, detail: taskChangeDetail(before, after) };
+  return { taskId: after.taskId, version: after.version, at: after.updatedAt, from: before?.status ?? null, to: after.status, cause, caller, detail: taskChangeDetail(before, after), repeats: 1, firstAt: after.updatedAt };
 }
+
+/**
+ * The collapse rule: a watchdog alert folds into the task's newest entry `last` when that is a
+ * watchdog alert too, of the previous version and the same status (the watchdog alerts again every
+ * `pendingCallbackRetryMs` while the owner stays silent, which would otherwise grow the history
+ * without bound). The stores then replace `last` with {@link collapsedTaskEntry}. (The PostgreSQL
+ * store states the same test in its UPDATE's WHERE.)
+ */
+export const taskEntryCollapsesInto = (last: TaskHistoryEntry | undefined, next: TaskHistoryEntry): last is TaskHistoryEntry =>
+  last !== undefined && next.cause.kind === "watchdog" && last.cause.kind === "watchdog" && last.version === next.version - 1 && last.from === next.from && last.to === next.to;
+
+/** `last` moved on by `next`: `next`'s version, time and detail, one more repeat, `last`'s first time. */
+export const collapsedTaskEntry = (last: TaskHistoryEntry, next: TaskHistoryEntry): TaskHistoryEntry => ({ ...next, repeats: last.repeats + next.repeats, firstAt: last.firstAt });
 
 /** The fields a change moved that a reader asks about, as one line (null when none). */
 function taskChangeDetail(before: TaskRecord | undefined, after: TaskRecord): string | null {

@@ -24,4 +24,5 @@ export { taskRoutingServiceMigration } from "./0016-task-routing-service.js";
 export { taskNumbersMigration } from "./0024-task-numbers.js";
 export { taskOverdueMigration } from "./0027-task-overdue.js";
 export { taskHistoryMigration } from "./0029-task-history.js";
+export { taskHistoryRepeatsMigration } from "./0031-task-history-repeats.js";
 export { taskConsumeLogPurgeMigration } from "./0017-task-consume-log-purge.js";

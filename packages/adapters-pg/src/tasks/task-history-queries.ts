@@ -5,19 +5,35 @@ import { fromJson } from "../rows/values.js";
 import { at, json } from "./task-rows.js";
 
 /** A row with its columns under the entry's names. */
-type HistoryRow = Omit<TaskHistoryEntry, "at" | "cause" | "caller"> & { at: Date; cause: unknown; caller: unknown };
+type HistoryRow = Omit<TaskHistoryEntry, "at" | "cause" | "caller" | "firstAt"> & { at: Date; cause: unknown; caller: unknown; firstAt: Date | null };
 
-/** Appends one history entry (its task is written in this transaction or before). */
+/**
+ * Writes one history entry (its task is written in this transaction or before, to the version
+ * after the one it replaced). A watchdog alert first tries to fold into the task's newest row
+ * (`taskEntryCollapsesInto` in `@msgx/tasks`: that row is the previous version, a watchdog alert
+ * of the same status): one UPDATE moves it on; else, and for any other entry, one INSERT.
+ */
 export async function insertTaskHistory(db: QueryExecutorProvider, h: TaskHistoryEntry): Promise<void> {
+  if (h.cause.kind === "watchdog") {
+    const folded = await sql`
+      UPDATE task_history
+         SET version = ${h.version}, at = ${at(h.at)}, detail = ${h.detail}, repeats = repeats + ${h.repeats}::integer, first_at = COALESCE(first_at, at)
+       WHERE task_id = ${h.taskId} AND version = ${h.version - 1}::integer AND cause->>'kind' = 'watchdog'
+         AND from_status IS NOT DISTINCT FROM ${h.from}::text AND to_status = ${h.to}`.execute(db);
+    if (folded.numAffectedRows === 1n) return;
+  }
   await sql`
-    INSERT INTO task_history (task_id, version, at, from_status, to_status, cause, caller, detail)
-    VALUES (${h.taskId}, ${h.version}, ${at(h.at)}, ${h.from}, ${h.to}, ${json(h.cause)}::jsonb, ${h.caller === null ? null : json(h.caller)}::jsonb, ${h.detail})`.execute(db);
+    INSERT INTO task_history (task_id, version, at, from_status, to_status, cause, caller, detail, repeats, first_at)
+    VALUES (${h.taskId}, ${h.version}, ${at(h.at)}, ${h.from}, ${h.to}, ${json(h.cause)}::jsonb, ${h.caller === null ? null : json(h.caller)}::jsonb, ${h.detail}, ${h.repeats}, ${at(h.firstAt)})`.execute(db);
 }
 
 /** The history of one task, oldest first (a primary-key range). */
 export async function taskHistory(db: QueryExecutorProvider, taskId: string): Promise<TaskHistoryEntry[]> {
   const { rows } = await sql<HistoryRow>`
-    SELECT task_id AS "taskId", version, at, from_status AS "from", to_status AS "to", cause, caller, detail
+    SELECT task_id AS "taskId", version, at, from_status AS "from", to_status AS "to", cause, caller, detail, repeats, first_at AS "firstAt"
     FROM task_history WHERE task_id = ${taskId} ORDER BY version`.execute(db);
-  return rows.map((r) => ({ ...r, at: new Date(r.at).getTime(), cause: fromJson<TaskCause>(r.cause), caller: r.caller === null ? null : fromJson<ApiCaller>(r.caller) }));
+  return rows.map((r) => {
+    const when = new Date(r.at).getTime();
+    return { ...r, at: when, cause: fromJson<TaskCause>(r.cause), caller: r.caller === null ? null : fromJson<ApiCaller>(r.caller), firstAt: r.firstAt === null ? when : new Date(r.firstAt).getTime() };
+  });
 }

@@ -4,6 +4,7 @@ import { taskRoutingServiceMigration } from "./0016-task-routing-service.js";
 import { taskNumbersMigration } from "./0024-task-numbers.js";
 import { taskOverdueMigration } from "./0027-task-overdue.js";
 import { taskHistoryMigration } from "./0029-task-history.js";
+import { taskHistoryRepeatsMigration } from "./0031-task-history-repeats.js";
 
 /**
  * The task service's tables (seed 001; they write `msg_event`), for the database that hosts it:
@@ -22,5 +23,7 @@ export const TASK_ROUTING_MIGRATIONS: MigrationSet = {
     "0027_task_overdue": taskOverdueMigration,
     // Each task's history (its lineage), one row per change.
     "0029_task_history": taskHistoryMigration,
+    // A history row stands for a run of watchdog alerts.
+    "0031_task_history_repeats": taskHistoryRepeatsMigration,
   },
 };
