@@ -1,6 +1,7 @@
 // State tables
 export { states, type ValueOf } from "./base/states.js";
 export type { CursorPage } from "./base/cursor-page.js";
+export { newestFirstPage } from "./base/newest-first-page.js";
 
 // Errors
 export { ErrorClass } from "./errors/error-class.js";

@@ -1,4 +1,4 @@
-import { MsgxError } from "@msgx/core";
+import { MsgxError, newestFirstPage, type LineageQuery } from "@msgx/core";
 import { EventType, type OutboxEventDraft } from "@msgx/core";
 import type { Clock } from "@msgx/core";
 import type { InMemoryPipelineStore } from "@msgx/core/fakes";
@@ -13,7 +13,7 @@ import type {
   ReliableMessageWriteResult,
   SubscriptionDeliveryWrite,
 } from "./reliable-message-store.js";
-import { withHistoryEntry, type ReliableMessageHistoryEntry } from "./message-history.js";
+import { withHistoryEntry, type ReliableMessageHistoryEntry, type ReliableMessageHistoryPage } from "./message-history.js";
 import { headOfKey, heldBehind, heldBehindDead } from "./key-order.js";
 import { isFinishedStatus, reliableMessagePhase, ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
 import type { SubscriptionDelivery } from "./subscription-delivery.js";
@@ -127,6 +127,12 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
   async history(messageId: string): Promise<readonly ReliableMessageHistoryEntry[]> {
     this.#db.faults.check("rm.history");
     return [...(this.histories.get(messageId) ?? [])];
+  }
+
+  async historyPage(messageId: string, query: LineageQuery): Promise<ReliableMessageHistoryPage> {
+    this.#db.faults.check("rm.history");
+    const below = (this.histories.get(messageId) ?? []).filter((h) => query.beforeVersion === undefined || h.version < query.beforeVersion);
+    return newestFirstPage("entries", below.reverse().slice(0, query.limit + 1), query.limit);
   }
 
   async get(messageId: string): Promise<ReliableMessage | undefined> {

@@ -1,4 +1,4 @@
-import type { ApiCaller } from "@msgx/core";
+import type { ApiCaller, CursorPage } from "@msgx/core";
 import type { LastSendState, ReliableMessageEvent } from "./message-machine.js";
 import { reliableMessagePhase, type ReliableMessage, type ReliableMessagePhase } from "./reliable-message.js";
 
@@ -44,6 +44,9 @@ export interface ReliableMessageHistoryEntry {
   /** When the first of them was written, epoch ms (`at` for a single change). */
   readonly firstAt: number;
 }
+
+/** A page of a message's history, newest first; `next` is the `beforeVersion` of the page after it. */
+export type ReliableMessageHistoryPage = CursorPage<"entries", ReliableMessageHistoryEntry, number>;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

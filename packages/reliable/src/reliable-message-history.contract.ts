@@ -213,6 +213,7 @@ export const bindReliableMessageStore = (store: ReliableMessageStore): ReliableM
   commit: (w) => store.commit(w),
   commitMany: (ws) => store.commitMany(ws),
   history: (id) => store.history(id),
+  historyPage: (id, query) => store.historyPage(id, query),
   deliveries: (id) => store.deliveries(id),
   dueDeliveries: (now, limit) => store.dueDeliveries(now, limit),
   scanDeadDeliveries: (queue, after, limit) => store.scanDeadDeliveries(queue, after, limit),

@@ -1,10 +1,10 @@
-import type { Clock } from "@msgx/core";
+import type { Clock, LineageQuery } from "@msgx/core";
 import { isMsgxError, silentLogger, type Logger } from "@msgx/core";
 import { checkReliableMessageDraft, checkMessageId } from "./message-draft.js";
 import { checkKeyForQueue, isKeyOrdered } from "./key-order.js";
 import { sendDraft } from "./message-envelope.js";
 import { evolveReliableMessage, type ReliableMessageCommand } from "./message-machine.js";
-import type { ReliableMessageCause, ReliableMessageHistoryEntry } from "./message-history.js";
+import type { ReliableMessageCause, ReliableMessageHistoryEntry, ReliableMessageHistoryPage } from "./message-history.js";
 import { isReliableMessageError } from "./reliable-message-error.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
 import { reliableMessageOptions, type ReliableMessageOptions, type ReliableMessageOptionsInput } from "./reliable-message-options.js";
@@ -163,6 +163,11 @@ export class ReliableMessageService {
   /** The message's history (its lineage), oldest first; empty for an unknown message. */
   history(messageId: string): Promise<readonly ReliableMessageHistoryEntry[]> {
     return this.#store.history(checkMessageId(messageId));
+  }
+
+  /** One page of the message's history, newest first (`ReliableMessageStore.historyPage`). */
+  historyPage(messageId: string, query: LineageQuery): Promise<ReliableMessageHistoryPage> {
+    return this.#store.historyPage(checkMessageId(messageId), query);
   }
 
   /** Seed `getMessageByMessageId`. */

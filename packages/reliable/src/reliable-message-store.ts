@@ -1,5 +1,5 @@
-import type { OutboxEventDraft } from "@msgx/core";
-import type { ReliableMessageHistoryEntry } from "./message-history.js";
+import type { LineageQuery, OutboxEventDraft } from "@msgx/core";
+import type { ReliableMessageHistoryEntry, ReliableMessageHistoryPage } from "./message-history.js";
 import type { ReliableMessagePhase, ReliableMessageStatus, ReliableMessage } from "./reliable-message.js";
 import type { SubscriptionDelivery } from "./subscription-delivery.js";
 
@@ -140,6 +140,13 @@ export interface ReliableMessageStore {
    * (an operator delete, the retention purge).
    */
   history(messageId: string): Promise<readonly ReliableMessageHistoryEntry[]>;
+
+  /**
+   * One page of the message's history, newest first (descending `version`): at most
+   * `query.limit` entries below `query.beforeVersion` when given, and `next`, the `beforeVersion`
+   * of the page after it (null on the last). Empty for an unknown message.
+   */
+  historyPage(messageId: string, query: LineageQuery): Promise<ReliableMessageHistoryPage>;
 
   /** The message with that id, or undefined. */
   get(messageId: string): Promise<ReliableMessage | undefined>;

@@ -15,6 +15,7 @@ export function fencedTaskStore(store: TaskStore, fence: number | undefined): Ta
     feedback: (taskId) => store.feedback(taskId),
     callbacks: (taskId) => store.callbacks(taskId),
     history: (taskId) => store.history(taskId),
+    historyPage: (taskId, query) => store.historyPage(taskId, query),
     dueForDispatch: (now, limit) => store.dueForDispatch(now, limit),
     stalePendingCallbacks: (updatedBefore, alertedBefore, limit) => store.stalePendingCallbacks(updatedBefore, alertedBefore, limit),
     overdueCandidates: (now, limit) => store.overdueCandidates(now, limit),

@@ -1,11 +1,11 @@
-import { MsgxError } from "@msgx/core";
+import { MsgxError, newestFirstPage, type LineageQuery } from "@msgx/core";
 import type { OutboxEventDraft } from "@msgx/core";
 import type { Clock } from "@msgx/core";
 import type { FaultPlan } from "@msgx/core/fakes";
 import type { InMemoryPipelineStore } from "@msgx/core/fakes";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
-import { collapsedTaskEntry, taskEntryCollapsesInto, type TaskHistoryEntry } from "./task-history.js";
+import { collapsedTaskEntry, taskEntryCollapsesInto, type TaskHistoryEntry, type TaskHistoryPage } from "./task-history.js";
 import { FINAL_TASK_STATUSES, PENDING_CALLBACK_STATUSES, TaskStatus, type TaskRecord } from "./task-record.js";
 import { decideTaskOverdue, isTaskOverdue, type TaskOverdueReason } from "./task-overdue.js";
 import type { TaskReplayEntry } from "./task-replay.js";
@@ -197,6 +197,12 @@ export class InMemoryTaskStore implements TaskStore {
   async feedback(taskId: string): Promise<readonly TaskFeedbackEntry[]> {
     this.#check("feedback");
     return this.tables.feedback.filter((e) => e.taskId === taskId);
+  }
+
+  async historyPage(taskId: string, query: LineageQuery): Promise<TaskHistoryPage> {
+    this.#check("history");
+    const below = (await this.history(taskId)).filter((h) => query.beforeVersion === undefined || h.version < query.beforeVersion);
+    return newestFirstPage("entries", [...below].reverse().slice(0, query.limit + 1), query.limit);
   }
 
   async history(taskId: string): Promise<readonly TaskHistoryEntry[]> {

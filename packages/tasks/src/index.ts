@@ -12,7 +12,7 @@ export { DEFAULT_TASK_ROUTING, TASK_TARGET, assertTaskRouting, assertKnownOwner,
 export { TaskEventHeader, taskEventHeaders } from "./task-headers.js";
 export { TaskFeedbackStatus, TaskFeedbackOutcome, decideTaskFeedback, type TaskFeedback, type TaskFeedbackKey, type TaskFeedbackEntry, type TaskFeedbackDecision } from "./task-feedback.js";
 export { TaskCallbackResult, TaskCallbackOutcome, decideTaskCallback, type TaskCallback, type TaskCallbackEntry, type TaskCallbackDecision } from "./task-callback.js";
-export type { TaskCause, TaskHistoryEntry } from "./task-history.js";
+export type { TaskCause, TaskHistoryEntry, TaskHistoryPage } from "./task-history.js";
 export { collapsedTaskEntry, taskEntryCollapsesInto } from "./task-history.js";
 export type { TaskStore, TaskTx, TaskFilter, TaskTransactionOptions } from "./task-store.js";
 export { fencedTaskStore } from "./fenced-task-store.js";

@@ -1,4 +1,4 @@
-import type { ApiCaller } from "@msgx/core";
+import type { ApiCaller, CursorPage } from "@msgx/core";
 import type { TaskOverdueReason } from "./task-overdue.js";
 import type { TaskRecord, TaskStatus } from "./task-record.js";
 
@@ -52,6 +52,9 @@ export interface TaskHistoryEntry {
   /** When the first of them was written, epoch ms (`at` for a single change). */
   readonly firstAt: number;
 }
+
+/** A page of a task's history, newest first; `next` is the `beforeVersion` of the page after it. */
+export type TaskHistoryPage = CursorPage<"entries", TaskHistoryEntry, number>;
 
 /** The entry of the change from `before` (undefined: the create) to `after`. */
 export function taskHistoryEntry(before: TaskRecord | undefined, after: TaskRecord, cause: TaskCause, caller: ApiCaller | null): TaskHistoryEntry {

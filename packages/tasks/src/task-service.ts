@@ -1,4 +1,4 @@
-import { MsgxError, type ApiCaller } from "@msgx/core";
+import { MsgxError, type ApiCaller, type LineageQuery } from "@msgx/core";
 import type { Clock } from "@msgx/core";
 import { silentLogger, type Logger } from "@msgx/core";
 import { decideTaskCallback, type TaskCallbackEntry, type TaskCallback } from "./task-callback.js";
@@ -7,7 +7,7 @@ import { decideTaskFeedback, TaskFeedbackStatus, type TaskFeedback, type TaskFee
 import { TaskEventHeader } from "./task-headers.js";
 import { assertTaskOverduePolicy, resolveTaskTimeouts, type TaskOverduePolicy } from "./task-overdue.js";
 import { saveNewTask, saveTaskChange } from "./save-task-change.js";
-import type { TaskHistoryEntry } from "./task-history.js";
+import type { TaskHistoryEntry, TaskHistoryPage } from "./task-history.js";
 import { evolveTask } from "./task-machine.js";
 import { assertTaskId, newTaskRecord, PENDING_CALLBACK_STATUSES, sameTaskRequest, TaskStatus, type NewTask, type TaskRecord } from "./task-record.js";
 import { pendingEventDraft, taskReplayCandidate, taskReplayEligibility, type TaskReplayCandidate, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayResult } from "./task-replay.js";
@@ -379,6 +379,12 @@ export class TaskService {
   history(taskId: string): Promise<readonly TaskHistoryEntry[]> {
     assertTaskId(taskId);
     return this.#store.history(taskId);
+  }
+
+  /** One page of the task's history, newest first (`TaskStore.historyPage`). */
+  historyPage(taskId: string, query: LineageQuery): Promise<TaskHistoryPage> {
+    assertTaskId(taskId);
+    return this.#store.historyPage(taskId, query);
   }
 
   #caller(): ApiCaller | null {

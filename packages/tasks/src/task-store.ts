@@ -1,8 +1,8 @@
-import type { OutboxEventDraft } from "@msgx/core";
+import type { LineageQuery, OutboxEventDraft } from "@msgx/core";
 import type { TaskCallbackEntry } from "./task-callback.js";
 import type { TaskFeedbackEntry, TaskFeedbackKey } from "./task-feedback.js";
 import type { TaskOverdueReason } from "./task-overdue.js";
-import type { TaskHistoryEntry } from "./task-history.js";
+import type { TaskHistoryEntry, TaskHistoryPage } from "./task-history.js";
 import type { TaskRecord, TaskStatus } from "./task-record.js";
 import type { TaskReplayEntry } from "./task-replay.js";
 
@@ -106,6 +106,12 @@ export interface TaskStore {
   feedback(taskId: string): Promise<readonly TaskFeedbackEntry[]>;
   /** The history of a task (its lineage), oldest first (ascending version); empty for an unknown task. */
   history(taskId: string): Promise<readonly TaskHistoryEntry[]>;
+  /**
+   * One page of a task's history, newest first (descending `version`): at most `query.limit`
+   * entries below `query.beforeVersion` when given, and `next`, the `beforeVersion` of the page
+   * after it (null on the last). Empty for an unknown task.
+   */
+  historyPage(taskId: string, query: LineageQuery): Promise<TaskHistoryPage>;
   /** The callback log of a task, oldest first. */
   callbacks(taskId: string): Promise<readonly TaskCallbackEntry[]>;
   /**

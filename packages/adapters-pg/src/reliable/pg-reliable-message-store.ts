@@ -1,5 +1,5 @@
-import { reliableMessagePhase, type SubscriptionDelivery, type SubscriptionDeliveryWrite, type HeldCounts, type ReliableMessage, type ReliableMessageHistoryEntry, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
-import type { OutboxEventDraft } from "@msgx/core";
+import { reliableMessagePhase, type SubscriptionDelivery, type SubscriptionDeliveryWrite, type HeldCounts, type ReliableMessage, type ReliableMessageHistoryEntry, type ReliableMessageHistoryPage, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
+import type { LineageQuery, OutboxEventDraft } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { mapPgError, pgCall } from "../pg-error-map.js";
 import { PgStoreSettings, type PgStoreOptions } from "../pg-store-settings.js";
@@ -27,7 +27,7 @@ import {
 } from "./reliable-message-queries.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 import { dueDeliveries, messageDeliveries, scanDeadDeliveries, upsertDelivery } from "./subscription-delivery-queries.js";
-import { insertHistory, messageHistory } from "./reliable-message-history-queries.js";
+import { insertHistory, messageHistory, messageHistoryPage } from "./reliable-message-history-queries.js";
 
 /** `clock` stamps the outbox rows' `created_at`. */
 export type PgReliableMessageStoreOptions = PgStoreOptions;
@@ -167,6 +167,10 @@ export class PgReliableMessageStore implements ReliableMessageStore {
 
   history(messageId: string): Promise<readonly ReliableMessageHistoryEntry[]> {
     return pgCall("reliable message history", () => messageHistory(this.#db, messageId));
+  }
+
+  historyPage(messageId: string, query: LineageQuery): Promise<ReliableMessageHistoryPage> {
+    return pgCall("reliable message history", () => messageHistoryPage(this.#db, messageId, query));
   }
 
   get(messageId: string): Promise<ReliableMessage | undefined> {

@@ -1,4 +1,5 @@
-import { isOutageRecheck, type ReliableMessageCause, type ReliableMessageHistoryEntry } from "@msgx/reliable";
+import { newestFirstPage, type LineageQuery } from "@msgx/core";
+import { isOutageRecheck, type ReliableMessageCause, type ReliableMessageHistoryEntry, type ReliableMessageHistoryPage } from "@msgx/reliable";
 import { sql } from "kysely";
 import type { Db } from "../queries/db.js";
 import { fromJson } from "../rows/values.js";
@@ -41,13 +42,24 @@ async function foldRechecks(db: Db, rechecks: readonly ReliableMessageHistoryEnt
   return new Set(rows.map((r) => r.messageId));
 }
 
+const HISTORY_COLUMNS = sql`message_id AS "messageId", version, at, from_phase AS "from", to_phase AS "to", event, detail, cause, repeats, first_at AS "firstAt"`;
+
 /** The history of one message, oldest first (a primary-key range). */
 export async function messageHistory(db: Db, messageId: string): Promise<ReliableMessageHistoryEntry[]> {
+  const { rows } = await sql<HistoryRow>`SELECT ${HISTORY_COLUMNS} FROM reliable_message_history WHERE message_id = ${messageId} ORDER BY version`.execute(db);
+  return rows.map(historyEntryOf);
+}
+
+/** One page of a message's history, newest first (a backward primary-key range, one row past the page). */
+export async function messageHistoryPage(db: Db, messageId: string, query: LineageQuery): Promise<ReliableMessageHistoryPage> {
   const { rows } = await sql<HistoryRow>`
-    SELECT message_id AS "messageId", version, at, from_phase AS "from", to_phase AS "to", event, detail, cause, repeats, first_at AS "firstAt"
-    FROM reliable_message_history WHERE message_id = ${messageId} ORDER BY version`.execute(db);
-  return rows.map((r) => {
-    const at = new Date(r.at).getTime();
-    return { ...r, at, cause: fromJson<ReliableMessageCause>(r.cause), firstAt: r.firstAt === null ? at : new Date(r.firstAt).getTime() };
-  });
+    SELECT ${HISTORY_COLUMNS} FROM reliable_message_history
+    WHERE message_id = ${messageId} ${query.beforeVersion === undefined ? sql`` : sql`AND version < ${query.beforeVersion}::integer`}
+    ORDER BY version DESC LIMIT ${query.limit + 1}::integer`.execute(db);
+  return newestFirstPage("entries", rows.map(historyEntryOf), query.limit);
+}
+
+function historyEntryOf(r: HistoryRow): ReliableMessageHistoryEntry {
+  const at = new Date(r.at).getTime();
+  return { ...r, at, cause: fromJson<ReliableMessageCause>(r.cause), firstAt: r.firstAt === null ? at : new Date(r.firstAt).getTime() };
 }

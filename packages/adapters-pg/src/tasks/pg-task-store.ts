@@ -1,12 +1,12 @@
-import { systemClock, type Clock, type OutboxEventDraft } from "@msgx/core";
-import { TASK_STATUSES, type TaskCallbackEntry, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskHistoryEntry, type TaskOverdueReason, type TaskRecord, type TaskReplayEntry, type TaskStatus, type TaskStore, type TaskTransactionOptions, type TaskTx } from "@msgx/tasks";
+import { systemClock, type Clock, type LineageQuery, type OutboxEventDraft } from "@msgx/core";
+import { TASK_STATUSES, type TaskCallbackEntry, type TaskFeedbackEntry, type TaskFeedbackKey, type TaskFilter, type TaskHistoryEntry, type TaskHistoryPage, type TaskOverdueReason, type TaskRecord, type TaskReplayEntry, type TaskStatus, type TaskStore, type TaskTransactionOptions, type TaskTx } from "@msgx/tasks";
 import type { Kysely } from "kysely";
 import { pgCall } from "../pg-error-map.js";
 import { pgTransaction } from "../pg-transaction.js";
 import { insertEvents } from "../queries/msg-event.js";
 import { holdFence } from "../queries/pipeline-epoch.js";
 import { countOverdueTasks, countTasksByStatus, dueForDispatch, findFeedback, getReplay, getTask, getTaskByNo, insertCallback, insertFeedback, insertReplay, insertTask, listCallbacks, listFeedback, listTasks, lockTask, nextTaskSeq, overdueCandidates, purgeFinishedTasks, stalePendingCallbacks, updateTask } from "./task-queries.js";
-import { insertTaskHistory, taskHistory } from "./task-history-queries.js";
+import { insertTaskHistory, taskHistory, taskHistoryPage } from "./task-history-queries.js";
 import type { MsgxDatabase } from "../rows/tables.js";
 
 export interface PgTaskStoreOptions {
@@ -61,6 +61,10 @@ export class PgTaskStore implements TaskStore {
 
   history(taskId: string): Promise<readonly TaskHistoryEntry[]> {
     return pgCall("task history", () => taskHistory(this.#db, taskId));
+  }
+
+  historyPage(taskId: string, query: LineageQuery): Promise<TaskHistoryPage> {
+    return pgCall("task history", () => taskHistoryPage(this.#db, taskId, query));
   }
 
   callbacks(taskId: string): Promise<readonly TaskCallbackEntry[]> {

@@ -1,5 +1,5 @@
-import type { ApiCaller } from "@msgx/core";
-import type { TaskCause, TaskHistoryEntry } from "@msgx/tasks";
+import { newestFirstPage, type ApiCaller, type LineageQuery } from "@msgx/core";
+import type { TaskCause, TaskHistoryEntry, TaskHistoryPage } from "@msgx/tasks";
 import { sql, type QueryExecutorProvider } from "kysely";
 import { fromJson } from "../rows/values.js";
 import { at, json } from "./task-rows.js";
@@ -27,13 +27,24 @@ export async function insertTaskHistory(db: QueryExecutorProvider, h: TaskHistor
     VALUES (${h.taskId}, ${h.version}, ${at(h.at)}, ${h.from}, ${h.to}, ${json(h.cause)}::jsonb, ${h.caller === null ? null : json(h.caller)}::jsonb, ${h.detail}, ${h.repeats}, ${at(h.firstAt)})`.execute(db);
 }
 
+const HISTORY_COLUMNS = sql`task_id AS "taskId", version, at, from_status AS "from", to_status AS "to", cause, caller, detail, repeats, first_at AS "firstAt"`;
+
 /** The history of one task, oldest first (a primary-key range). */
 export async function taskHistory(db: QueryExecutorProvider, taskId: string): Promise<TaskHistoryEntry[]> {
+  const { rows } = await sql<HistoryRow>`SELECT ${HISTORY_COLUMNS} FROM task_history WHERE task_id = ${taskId} ORDER BY version`.execute(db);
+  return rows.map(historyEntryOf);
+}
+
+/** One page of a task's history, newest first (a backward primary-key range, one row past the page). */
+export async function taskHistoryPage(db: QueryExecutorProvider, taskId: string, query: LineageQuery): Promise<TaskHistoryPage> {
   const { rows } = await sql<HistoryRow>`
-    SELECT task_id AS "taskId", version, at, from_status AS "from", to_status AS "to", cause, caller, detail, repeats, first_at AS "firstAt"
-    FROM task_history WHERE task_id = ${taskId} ORDER BY version`.execute(db);
-  return rows.map((r) => {
-    const when = new Date(r.at).getTime();
-    return { ...r, at: when, cause: fromJson<TaskCause>(r.cause), caller: r.caller === null ? null : fromJson<ApiCaller>(r.caller), firstAt: r.firstAt === null ? when : new Date(r.firstAt).getTime() };
-  });
+    SELECT ${HISTORY_COLUMNS} FROM task_history
+    WHERE task_id = ${taskId} ${query.beforeVersion === undefined ? sql`` : sql`AND version < ${query.beforeVersion}::integer`}
+    ORDER BY version DESC LIMIT ${query.limit + 1}::integer`.execute(db);
+  return newestFirstPage("entries", rows.map(historyEntryOf), query.limit);
+}
+
+function historyEntryOf(r: HistoryRow): TaskHistoryEntry {
+  const when = new Date(r.at).getTime();
+  return { ...r, at: when, cause: fromJson<TaskCause>(r.cause), caller: r.caller === null ? null : fromJson<ApiCaller>(r.caller), firstAt: r.firstAt === null ? when : new Date(r.firstAt).getTime() };
 }

@@ -1,4 +1,4 @@
-import { errorMessage, MsgxError } from "@msgx/core";
+import { errorMessage, MsgxError, type LineageQuery } from "@msgx/core";
 
 /** Calls a running runner's admin API: JSON in and out, the bearer token when given. */
 export type AdminCall = <T>(method: string, path: string, body?: unknown) => Promise<T | undefined>;
@@ -55,3 +55,6 @@ export function unreachableRunner(baseUrl: string, cause: unknown, wayOut = "sta
   const why = cause instanceof Error && cause.cause instanceof Error ? `${cause.message}: ${cause.cause.message}` : errorMessage(cause);
   return new MsgxError("DEPENDENCY_UNAVAILABLE", `no msgx runner answers at ${baseUrl} (${why}): ${wayOut}`, { cause, retriable: false });
 }
+
+/** The query string of a lineage route (`/admin/…/lineage`) asking for the page `q`. */
+export const lineageQueryString = (q: LineageQuery): string => `?limit=${q.limit}${q.beforeVersion !== undefined ? `&before=${q.beforeVersion}` : ""}`;

@@ -45,21 +45,28 @@ function taskCauseText(c: TaskCause): string {
   }
 }
 
-/** A message's lineage as a text table, oldest change first, with its phase now on the last line. */
+/** An entry's time: its own, or for a run of repeats `×n since <first>` too. */
+const whenText = (h: { readonly at: number; readonly repeats: number; readonly firstAt: number }): string =>
+  h.repeats === 1 ? utcSecond(h.at) : `${utcSecond(h.at)} (×${h.repeats} since ${utcSecond(h.firstAt)})`;
+
+/** The table's last lines: the phase or status now, and how to page on when older entries exist. */
+const footer = (now: string, next: number | null): string[] => [now, ...(next === null ? [] : [`older entries: --before ${next}`])];
+
+/** A page of a message's lineage as a text table, newest change first, with its phase now below. */
 export function reliableLineageTable(l: ReliableMessageLineage): string {
-  const rows = l.entries.map((h) => [String(h.version), utcSecond(h.at), `${h.from} → ${h.to}`, h.event, reliableCauseText(h.cause), h.detail ?? ""]);
-  return [...textTable(["VERSION", "AT (UTC)", "PHASE", "EVENT", "CAUSE", "DETAIL"], rows), `message ${l.messageId} is ${l.phase}`].join("\n");
+  const rows = l.entries.map((h) => [String(h.version), whenText(h), `${h.from} → ${h.to}`, h.event, reliableCauseText(h.cause), h.detail ?? ""]);
+  return [...textTable(["VERSION", "AT (UTC)", "PHASE", "EVENT", "CAUSE", "DETAIL"], rows), ...footer(`message ${l.messageId} is ${l.phase}`, l.next)].join("\n");
 }
 
-/** A task's lineage as a text table, oldest change first, with its status now on the last line. */
+/** A page of a task's lineage as a text table, newest change first, with its status now below. */
 export function taskLineageTable(l: TaskLineage): string {
   const rows = l.entries.map((h) => [
     String(h.version),
-    utcSecond(h.at),
+    whenText(h),
     `${h.from ?? "-"} → ${h.to}`,
     taskCauseText(h.cause),
     h.caller === null ? "-" : callerText(h.caller),
     h.detail ?? "",
   ]);
-  return [...textTable(["VERSION", "AT (UTC)", "STATUS", "CAUSE", "CALLER", "DETAIL"], rows), `task ${l.taskId} (${l.taskNo}) is ${l.status}`].join("\n");
+  return [...textTable(["VERSION", "AT (UTC)", "STATUS", "CAUSE", "CALLER", "DETAIL"], rows), ...footer(`task ${l.taskId} (${l.taskNo}) is ${l.status}`, l.next)].join("\n");
 }

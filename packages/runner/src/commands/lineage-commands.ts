@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { DEFAULT_LINEAGE_LIMIT, MAX_LINEAGE_LIMIT, MsgxError, type LineagePage, type LineageQuery, type LineageReader } from "@msgx/core";
 import { createLogger } from "../logging.js";
-import { adminHttp } from "./admin-http.js";
+import { adminHttp, lineageQueryString } from "./admin-http.js";
 import { adminParts } from "./admin-parts.js";
 import { configFrom, remoteToken, withCommonOptions, withRemoteOptions, type CommonFlags } from "./common-options.js";
 import { lineageTable } from "./lineage-table.js";
@@ -38,12 +38,8 @@ export function registerLineageCommands(program: Command, flights: Command): voi
 }
 
 function lineageCommand(parent: Command, description: string): Command {
-  const cmd = withCommonOptions(parent.command("lineage"))
-    .description(description)
-    .option("--limit <n>", `how many versions (1–${MAX_LINEAGE_LIMIT})`, String(DEFAULT_LINEAGE_LIMIT))
-    .option("--before <version>", "only versions below this one (paging: the table's last line says which)")
-    .option("--json", "print the page as JSON, every change in full (the shape of the admin route)");
-  return withRemoteOptions(cmd);
+  const cmd = withCommonOptions(parent.command("lineage")).description(description);
+  return withRemoteOptions(withPageOptions(cmd, "versions").option("--json", "print the page as JSON, every change in full (the shape of the admin route)"));
 }
 
 /** Prints the page of `read` as a table, or with `--json` as the admin route answers it (`key` first). */
@@ -64,7 +60,15 @@ async function show(flags: LineageFlags, what: string, key: Readonly<Record<stri
   }
 }
 
-function lineageQuery(flags: LineageFlags): LineageQuery {
+/** The `--limit`/`--before` flags of a lineage command (`msgx flights|reference|reliable|tasks lineage`). */
+export function withPageOptions(cmd: Command, what: string): Command {
+  return cmd
+    .option("--limit <n>", `how many ${what} (1–${MAX_LINEAGE_LIMIT})`, String(DEFAULT_LINEAGE_LIMIT))
+    .option("--before <version>", `only ${what} below this version (paging: the table's last line says which)`);
+}
+
+/** The page the `--limit`/`--before` flags ask for; a bad value is a CONFIG error (exit 2). */
+export function lineageQuery(flags: Pick<LineageFlags, "limit" | "before">): LineageQuery {
   const limit = Number(flags.limit);
   if (!/^\d+$/.test(flags.limit) || limit < 1 || limit > MAX_LINEAGE_LIMIT) throw new MsgxError("CONFIG", `--limit must be 1–${MAX_LINEAGE_LIMIT}, not ${flags.limit}`);
   if (flags.before !== undefined && !/^[1-9]\d{0,15}$/.test(flags.before)) throw new MsgxError("CONFIG", `--before must be a version (a positive integer), not ${flags.before}`);
@@ -74,9 +78,8 @@ function lineageQuery(flags: LineageFlags): LineageQuery {
 /** The lineage routes of a running runner; a 404 (no version stored) is an empty page. */
 function httpLineage(baseUrl: string, token: string | undefined): LineageReader {
   const call = adminHttp(baseUrl, token);
-  const qs = (q: LineageQuery) => `?limit=${q.limit}${q.beforeVersion !== undefined ? `&before=${q.beforeVersion}` : ""}`;
   return {
-    flightLineage: async (flid, q) => (await call<LineagePage>("GET", `/admin/flights/${encodeURIComponent(flid)}/lineage${qs(q)}`)) ?? EMPTY,
-    referenceLineage: async (rtype, rkey, q) => (await call<LineagePage>("GET", `/admin/reference/${encodeURIComponent(rtype)}/${encodeURIComponent(rkey)}/lineage${qs(q)}`)) ?? EMPTY,
+    flightLineage: async (flid, q) => (await call<LineagePage>("GET", `/admin/flights/${encodeURIComponent(flid)}/lineage${lineageQueryString(q)}`)) ?? EMPTY,
+    referenceLineage: async (rtype, rkey, q) => (await call<LineagePage>("GET", `/admin/reference/${encodeURIComponent(rtype)}/${encodeURIComponent(rkey)}/lineage${lineageQueryString(q)}`)) ?? EMPTY,
   };
 }

@@ -4,7 +4,8 @@ import { HttpError } from "./http-error.js";
 import type { HttpApp } from "./http-app.js";
 import { decimal, routeName } from "./zod-validation.js";
 
-const pageQuery = z.object({ limit: decimal(1, MAX_LINEAGE_LIMIT).default(DEFAULT_LINEAGE_LIMIT), before: decimal(1).optional() });
+/** `?limit=&before=` of every lineage route: 1–500 (default 50), `before` a version. */
+export const pageQuery = z.object({ limit: decimal(1, MAX_LINEAGE_LIMIT).default(DEFAULT_LINEAGE_LIMIT), before: decimal(1).optional() });
 
 /**
  * Lineage (docs/lineage.md), newest version first, `next` the `before` of the next page:
@@ -37,7 +38,7 @@ export function registerLineageRoutes(app: HttpApp, lineage: LineageReader): voi
   );
 }
 
-const lineageQuery = (q: { limit: number; before?: number | undefined }): LineageQuery => ({ limit: q.limit, ...(q.before !== undefined ? { beforeVersion: q.before } : {}) });
+export const lineageQuery = (q: { limit: number; before?: number | undefined }): LineageQuery => ({ limit: q.limit, ...(q.before !== undefined ? { beforeVersion: q.before } : {}) });
 
 const absent = (page: LineagePage, q: { before?: number | undefined }): boolean => page.versions.length === 0 && q.before === undefined;
 

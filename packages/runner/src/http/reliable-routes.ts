@@ -2,6 +2,7 @@ import { ReliableMessageStatus } from "@msgx/reliable";
 import { z } from "zod";
 import type { ReliableAdminApi } from "../reliable/reliable-admin.js";
 import type { HttpApp } from "./http-app.js";
+import { lineageQuery, pageQuery } from "./lineage-routes.js";
 import { decimal, routeQueue, routeText } from "./zod-validation.js";
 import { subscriptionQuery } from "./rm-routes.js";
 
@@ -18,8 +19,8 @@ const listQuery = z.object({
 const idParams = z.object({ id: routeText(128) });
 
 /**
- * `/admin/reliable-messages…` (behind the admin token): list, show, the lineage (every state
- * change with its cause, oldest first; 404 for an unknown message), resend, mark dead, delete
+ * `/admin/reliable-messages…` (behind the admin token): list, show, the lineage (a page of its state
+ * changes with their causes, newest first, `?limit=&before=` as the flight lineage; 404 for an unknown message), resend, mark dead, delete
  * (audited), resend the dead messages of a queue.
  */
 export function registerReliableRoutes(app: HttpApp, api: ReliableAdminApi): void {
@@ -37,8 +38,8 @@ export function registerReliableRoutes(app: HttpApp, api: ReliableAdminApi): voi
     const m = await api.get(request.params.id);
     return m ?? reply.code(404).send({ error: "not found", message: "no such message" });
   });
-  app.get("/admin/reliable-messages/:id/lineage", { schema: { params: idParams } }, async (request, reply) => {
-    const lineage = await api.lineage(request.params.id);
+  app.get("/admin/reliable-messages/:id/lineage", { schema: { params: idParams, querystring: pageQuery } }, async (request, reply) => {
+    const lineage = await api.lineage(request.params.id, lineageQuery(request.query));
     return lineage ?? reply.code(404).send({ error: "not found", code: "NOT_FOUND", message: `no message ${request.params.id}` });
   });
   app.delete(

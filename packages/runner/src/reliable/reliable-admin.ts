@@ -1,7 +1,7 @@
-import { adminHttp } from "../commands/admin-http.js";
+import { adminHttp, lineageQueryString } from "../commands/admin-http.js";
 import { currentCaller } from "../http/request-caller.js";
-import { reliableMessagePhase, ReliableMessageService, type BulkResendResult, type ReliableMessageCause, type ReliableMessageHistoryEntry, type ReliableMessagePhase, type ReliableMessage, type ReliableMessageFilter, type ReliableMessageOutcome, type ReliableMessagePage, type ReliableMessageOptionsInput, type ReliableMessageStore, type ReliableQueueCounts } from "@msgx/reliable";
-import { type Clock, type Logger, type PipelineStore } from "@msgx/core";
+import { reliableMessagePhase, ReliableMessageService, type BulkResendResult, type ReliableMessageCause, type ReliableMessageHistoryPage, type ReliableMessagePhase, type ReliableMessage, type ReliableMessageFilter, type ReliableMessageOutcome, type ReliableMessagePage, type ReliableMessageOptionsInput, type ReliableMessageStore, type ReliableQueueCounts } from "@msgx/reliable";
+import { type Clock, type LineageQuery, type Logger, type PipelineStore } from "@msgx/core";
 import { messageWithSubscriptions, type ReliableMessageView } from "./reliable-api.js";
 
 const subscriptionParam = (subscription: string | undefined): string => (subscription === undefined ? "" : `?subscription=${encodeURIComponent(subscription)}`);
@@ -28,17 +28,17 @@ export interface ReliableAdminApi {
    */
   delete(messageId: string, operator: string): Promise<{ readonly deleted: ReliableMessage | null }>;
   /**
-   * The message's lineage: every state change with its cause, oldest first, and its phase now;
-   * undefined when no such message is stored (never was, deleted, or purged with its history).
+   * The message's lineage: one page of its state changes with their causes, newest first, and
+   * its phase now; undefined when no such message is stored (never was, deleted, or purged with
+   * its history).
    */
-  lineage(messageId: string): Promise<ReliableMessageLineage | undefined>;
+  lineage(messageId: string, query: LineageQuery): Promise<ReliableMessageLineage | undefined>;
 }
 
-/** `GET /admin/reliable-messages/:id/lineage`: the message's phase now and its history, oldest first. */
-export interface ReliableMessageLineage {
+/** `GET /admin/reliable-messages/:id/lineage`: the message's phase now and a page of its history, newest first. */
+export interface ReliableMessageLineage extends ReliableMessageHistoryPage {
   readonly messageId: string;
   readonly phase: ReliableMessagePhase;
-  readonly entries: readonly ReliableMessageHistoryEntry[];
 }
 
 /** The cause of a change made while serving an HTTP call: that call (`causeOf` of the runner's services). */
@@ -73,9 +73,9 @@ export function directReliableAdmin(service: ReliableMessageService, audit: Reli
       await audit.store.transaction((tx) => tx.appendAudit({ at: audit.clock.now(), operator, action: RELIABLE_DELETE_AUDIT_ACTION, msgIds: [], detail }));
       return { deleted: before };
     },
-    lineage: async (id) => {
-      const [message, entries] = await Promise.all([service.get(id), service.history(id)]);
-      return message === undefined ? undefined : { messageId: id, phase: reliableMessagePhase(message), entries };
+    lineage: async (id, query) => {
+      const [message, page] = await Promise.all([service.get(id), service.historyPage(id, query)]);
+      return message === undefined ? undefined : { messageId: id, phase: reliableMessagePhase(message), ...page };
     },
     list: (filter, pageNum, pageSize) => service.listPage(filter, pageNum, pageSize),
     get: async (id) => {
@@ -101,7 +101,7 @@ export function httpReliableAdmin(baseUrl: string, token: string | undefined): R
       return (await call<ReliableMessagePage>("GET", `${base}?${q}`))!;
     },
     get: (id) => call("GET", `${base}/${encodeURIComponent(id)}`),
-    lineage: (id) => call("GET", `${base}/${encodeURIComponent(id)}/lineage`),
+    lineage: (id, query) => call("GET", `${base}/${encodeURIComponent(id)}/lineage${lineageQueryString(query)}`),
     delete: async (id, operator) => (await call<{ deleted: ReliableMessage | null }>("DELETE", `${base}/${encodeURIComponent(id)}?operator=${encodeURIComponent(operator)}`))!,
     resend: async (id, subscription) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/resend${subscriptionParam(subscription)}`))!,
     markDead: async (id, subscription) => (await call<ReliableMessageOutcome>("POST", `${base}/${encodeURIComponent(id)}/mark-dead${subscriptionParam(subscription)}`))!,

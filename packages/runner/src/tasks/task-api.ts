@@ -1,5 +1,5 @@
-import { PENDING_CALLBACK_STATUSES, TaskCallbackOutcome, type NewTask, type TaskCallback, type TaskCallbackEntry, type TaskCancelAnswer, type TaskCancelRequest, type TaskFeedback, type TaskFeedbackEntry, type TaskFeedbackOutcome, type TaskHistoryEntry, type TaskRecord, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayResult, type TaskService, type TaskStatus, type TaskStore } from "@msgx/tasks";
-import type { CursorPage } from "@msgx/core";
+import { PENDING_CALLBACK_STATUSES, TaskCallbackOutcome, type NewTask, type TaskCallback, type TaskCallbackEntry, type TaskCancelAnswer, type TaskCancelRequest, type TaskFeedback, type TaskFeedbackEntry, type TaskFeedbackOutcome, type TaskHistoryPage, type TaskRecord, type TaskReplayFilter, type TaskReplayRequest, type TaskReplayResult, type TaskService, type TaskStatus, type TaskStore } from "@msgx/tasks";
+import type { CursorPage, LineageQuery } from "@msgx/core";
 import type { TaskMetrics } from "./task-metrics.js";
 
 /** A task with its feedback and callback logs, oldest first (`GET /task/v1/tasks/:id`). */
@@ -60,18 +60,17 @@ export interface TaskApi {
   /** Replays the dead owner events of the tasks the filter selects (a dry run lists them only). */
   replay(filter: TaskReplayFilter, request: TaskReplayRequest): Promise<TaskReplayResult>;
   /**
-   * The task's lineage: every change with its cause and caller, oldest first, and its status now;
+   * The task's lineage: one page of its changes with their causes and callers, newest first, and its status now;
    * undefined for an unknown task (never created, or purged with its history). A malformed id is 400 INVALID.
    */
-  lineage(taskId: string): Promise<TaskLineage | undefined>;
+  lineage(taskId: string, query: LineageQuery): Promise<TaskLineage | undefined>;
 }
 
-/** `GET /admin/tasks/:taskId/lineage`: the task's status now and its history, oldest first. */
-export interface TaskLineage {
+/** `GET /admin/tasks/:taskId/lineage`: the task's status now and a page of its history, newest first. */
+export interface TaskLineage extends TaskHistoryPage {
   readonly taskId: string;
   readonly taskNo: string;
   readonly status: TaskStatus;
-  readonly entries: readonly TaskHistoryEntry[];
 }
 
 export interface TaskApiDeps {
@@ -83,9 +82,9 @@ export interface TaskApiDeps {
 }
 
 /** The lineage of `taskId` (undefined for an unknown task); a malformed id throws `TaskRequestError` INVALID. */
-export async function readTaskLineage(service: Pick<TaskService, "get" | "history">, taskId: string): Promise<TaskLineage | undefined> {
-  const [task, entries] = await Promise.all([service.get(taskId), service.history(taskId)]);
-  return task === undefined ? undefined : { taskId, taskNo: task.taskNo, status: task.status, entries };
+export async function readTaskLineage(service: Pick<TaskService, "get" | "historyPage">, taskId: string, query: LineageQuery): Promise<TaskLineage | undefined> {
+  const [task, page] = await Promise.all([service.get(taskId), service.historyPage(taskId, query)]);
+  return task === undefined ? undefined : { taskId, taskNo: task.taskNo, status: task.status, ...page };
 }
 
 /** The API over the service in this process. */
@@ -128,7 +127,7 @@ export function directTaskApi(deps: TaskApiDeps): TaskApi {
       if (answer.outcome === "cancelled") deps.onEvent?.();
       return answer;
     },
-    lineage: (taskId) => readTaskLineage(service, taskId),
+    lineage: (taskId, query) => readTaskLineage(service, taskId, query),
     async replay(filter, request) {
       const result = await service.replay(filter, request);
       metrics.replayed(result.replayed.length);
