@@ -382,13 +382,15 @@ describe.skipIf(!available)(suite, () => {
 
       const res = await fetch(new URL(`/admin/tasks/${id}/lineage`, runner!.url));
       expect(res.status).toBe(200);
-      const lineage = (await res.json()) as { taskId: string; status: string; entries: Task[] };
-      expect(lineage).toMatchObject({ taskId: id, status: "CANCELLED" });
-      expect(lineage.entries.map((e) => e.version)).toEqual(lineage.entries.map((_, i) => i + 1));
+      const lineage = (await res.json()) as { taskId: string; status: string; entries: Task[]; next: number | null };
+      expect(lineage).toMatchObject({ taskId: id, status: "CANCELLED", next: null });
+      // Newest first, every version there: one per change, or a run of watchdog alerts per entry.
+      const oldestFirst = [...lineage.entries].reverse();
+      oldestFirst.forEach((e, i) => expect(e.version - e.repeats).toBe(i === 0 ? 0 : oldestFirst[i - 1]!.version));
       // The status changes; a loaded machine may add entries that keep the status (a dispatch
       // attempt timed out and retried, a watchdog redelivery while the owner is slow).
-      const changes = lineage.entries.filter((e) => e.from !== e.to);
-      for (const e of lineage.entries.filter((x) => x.from === x.to)) expect(["dispatch", "watchdog"]).toContain(e.cause.kind);
+      const changes = oldestFirst.filter((e) => e.from !== e.to);
+      for (const e of oldestFirst.filter((x) => x.from === x.to)) expect(["dispatch", "watchdog"]).toContain(e.cause.kind);
       expect(changes.map((e) => [e.from, e.to, e.cause.kind])).toEqual([
         [null, "CREATED", "create"],
         ["CREATED", "DISPATCHED", "dispatch"],
@@ -417,6 +419,15 @@ describe.skipIf(!available)(suite, () => {
       expect(lines.at(-1)).toMatch(new RegExp(`^task ${id} \\(T\\d+\\) is CANCELLED$`));
       const json = await runCli(["tasks", "lineage", id, "--url", runner!.url, "--json"]);
       expect(JSON.parse(json.output)).toEqual(lineage);
+
+      // Paging as the flight lineage: `next` is the `before` of the older page.
+      const first = (await (await fetch(new URL(`/admin/tasks/${id}/lineage?limit=2`, runner!.url))).json()) as typeof lineage;
+      expect(first).toEqual({ ...lineage, entries: lineage.entries.slice(0, 2), next: lineage.entries[1]!.version });
+      const rest = (await (await fetch(new URL(`/admin/tasks/${id}/lineage?before=${first.next}`, runner!.url))).json()) as typeof lineage;
+      expect([...first.entries, ...rest.entries]).toEqual(lineage.entries);
+      for (const bad of ["?limit=0", "?limit=501", "?before=x"]) expect((await fetch(new URL(`/admin/tasks/${id}/lineage${bad}`, runner!.url))).status, bad).toBe(400);
+      const paged = await runCli(["tasks", "lineage", id, "--url", runner!.url, "--limit", "2"]);
+      expect(paged.output.trim().split("\n").at(-1)).toBe(`older entries: --before ${first.next}`);
 
       expect((await fetch(new URL(`/admin/tasks/${run}-never/lineage`, runner!.url))).status).toBe(404);
       expect((await fetch(new URL(`/admin/tasks/${encodeURIComponent("bad id!")}/lineage`, runner!.url))).status).toBe(400);

@@ -117,7 +117,8 @@ describe("the embedded runner hosts /task/v1", () => {
   it("the lineage of the cancelled task names the cancel and its HTTP caller (/admin/tasks/<id>/lineage); an unknown task is 404", async () => {
     const answer = await callRunner(base, "GET", "/admin/tasks/E-2/lineage", undefined, "");
     expect(answer.status).toBe(200);
-    const entries = answer.body["entries"] as { from: string | null; to: string; cause: Record<string, unknown>; caller: Record<string, unknown> | null }[];
+    // Newest first (as the flight lineage): the oldest three are the story.
+    const entries = (answer.body["entries"] as { from: string | null; to: string; cause: Record<string, unknown>; caller: Record<string, unknown> | null }[]).toReversed();
     expect(entries.slice(0, 3).map((e) => [e.from, e.to, e.cause["kind"]])).toEqual([
       [null, "CREATED", "create"],
       ["CREATED", "DISPATCHED", "dispatch"],
@@ -147,7 +148,7 @@ describe("msgx tasks --url", () => {
   it("lineage: the same entries as the admin route, as JSON and as a table", async () => {
     const json = JSON.parse(await msgx(["lineage", "E-1", "--url", base, "--json"])) as { status: string; entries: { to: string }[] };
     expect(json).toEqual((await callRunner(base, "GET", "/admin/tasks/E-1/lineage", undefined, "")).body);
-    expect(json.entries.map((e) => e.to)).toEqual(["CREATED", "DISPATCHED", "EXECUTING", "FINISHED_PENDING_CALLBACK", "FINISHED"]);
+    expect(json.entries.map((e) => e.to)).toEqual(["FINISHED", "FINISHED_PENDING_CALLBACK", "EXECUTING", "DISPATCHED", "CREATED"]);
     const table = (await msgx(["lineage", "E-1", "--url", base])).trim().split("\n");
     expect(table).toHaveLength(7);
     expect(table.at(-1)).toMatch(/^task E-1 \(T\d+\) is FINISHED$/);

@@ -152,11 +152,16 @@ export interface HistoryEntry {
   /** A task's caller (a message's is in its `api` cause). */
   readonly caller?: HistoryCaller | null;
   readonly detail: string | null;
+  /** How many changes the entry stands for (a run of outage rechecks or watchdog alerts); `at` is the last one's. */
+  readonly repeats: number;
+  /** When the first of them was written. */
+  readonly firstAt: number;
 }
 
-/** A lineage answer: the phase or status now and the changes, oldest first. */
+/** A lineage answer: the phase or status now and a page of the changes, newest first; `next` the `before` of the older page. */
 export interface HistoryLineage {
   readonly phase?: string;
   readonly status?: string;
   readonly entries: readonly HistoryEntry[];
+  readonly next: number | null;
 }

@@ -3,7 +3,7 @@
  * message DEAD" answered by its lineage. The producer (producer.mjs) prepares and confirms over HTTP,
  * a plain kafkajs consumer (consumer.mjs) rejects every delivery until the service gives up; the
  * lineage over `/admin/reliable-messages/<id>/lineage` and `msgx reliable lineage` lists each step
- * with its cause, in order.
+ * with its cause, newest first, in pages.
  */
 import { expect } from "vitest";
 import { runCli } from "../runner-process.js";
@@ -26,11 +26,13 @@ export async function deadMessageLineage(w: RmWorld): Promise<void> {
 
   const res = await fetch(new URL(`/admin/reliable-messages/${encodeURIComponent(id)}/lineage`, w.url));
   expect(res.status).toBe(200);
-  const lineage = (await res.json()) as { messageId: string; phase: string; entries: Entry[] };
-  expect(lineage).toMatchObject({ messageId: id, phase: "DEAD" });
-  expect(lineage.entries.map((e) => e.version)).toEqual(lineage.entries.map((_, i) => i + 1));
+  const lineage = (await res.json()) as { messageId: string; phase: string; entries: Entry[]; next: number | null };
+  expect(lineage).toMatchObject({ messageId: id, phase: "DEAD", next: null });
+  // Newest first, every version there: one per change, or a run of repeats per entry.
+  const oldestFirst = [...lineage.entries].reverse();
+  oldestFirst.forEach((e, i) => expect(e.version - e.repeats).toBe(i === 0 ? 0 : oldestFirst[i - 1]!.version));
   // The recovery job's looks while a send waits for its acknowledgement are entries too; the story is the rest.
-  const story = lineage.entries.filter((e) => e.event !== "rescheduled");
+  const story = oldestFirst.filter((e) => e.event !== "rescheduled");
   const route = (e: Entry): string => (e.cause.kind === "api" ? e.cause.caller.route : e.cause.kind);
   expect(story.slice(0, 2).map((e) => [e.from, e.to, e.event, route(e), e.detail])).toEqual([
     ["ABSENT", "WAITING_CONFIRM", "saved", "POST /rm/v1/messages", null],
@@ -62,10 +64,28 @@ export async function deadMessageLineage(w: RmWorld): Promise<void> {
   expect(table.code, table.output).toBe(0);
   const lines = table.output.trim().split("\n");
   expect(lines[0]).toMatch(/^VERSION\s+AT \(UTC\)\s+PHASE\s+EVENT\s+CAUSE\s+DETAIL$/);
-  expect(lines.slice(1, -1).map((l) => l.split(/\s{2,}/)[3]).filter((e) => e !== "rescheduled")).toEqual(story.map((e) => e.event));
+  expect(lines.slice(1, -1).map((l) => l.split(/\s{2,}/)[3]).filter((e) => e !== "rescheduled")).toEqual([...story].reverse().map((e) => e.event));
   expect(lines.at(-1)).toBe(`message ${id} is DEAD`);
   const json = await runCli(["reliable", "lineage", id, "--url", w.url, "--json"]);
   expect(JSON.parse(json.output)).toEqual(lineage);
+
+  // Paging as the flight lineage: `next` is the `before` of the older page; the pages together are the whole.
+  const page = async (q: string): Promise<{ status: number; body: { entries: Entry[]; next: number | null } }> => {
+    const r = await fetch(new URL(`/admin/reliable-messages/${encodeURIComponent(id)}/lineage${q}`, w.url));
+    return { status: r.status, body: (await r.json()) as { entries: Entry[]; next: number | null } };
+  };
+  const first = await page("?limit=2");
+  expect(first.status).toBe(200);
+  expect(first.body).toEqual({ messageId: id, phase: "DEAD", entries: lineage.entries.slice(0, 2), next: lineage.entries[1]!.version });
+  const rest = await page(`?limit=500&before=${first.body.next}`);
+  expect([...first.body.entries, ...rest.body.entries]).toEqual(lineage.entries);
+  expect(rest.body.next).toBeNull();
+  for (const bad of ["?limit=0", "?limit=501", "?limit=x", "?before=0", "?before=-3"]) expect((await page(bad)).status, bad).toBe(400);
+  const paged = await runCli(["reliable", "lineage", id, "--url", w.url, "--limit", "2"]);
+  expect(paged.code, paged.output).toBe(0);
+  expect(paged.output.trim().split("\n").slice(-2)).toEqual([`message ${id} is DEAD`, `older entries: --before ${first.body.next}`]);
+  const badLimit = await runCli(["reliable", "lineage", id, "--url", w.url, "--limit", "0"]);
+  expect(badLimit.code).toBe(2);
 
   expect((await fetch(new URL(`/admin/reliable-messages/${encodeURIComponent(`${id}-never`)}/lineage`, w.url))).status).toBe(404);
   expect((await fetch(new URL(`/admin/reliable-messages/${"x".repeat(129)}/lineage`, w.url))).status).toBe(400);

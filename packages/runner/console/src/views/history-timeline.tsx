@@ -1,6 +1,9 @@
+import { useState } from "preact/hooks";
+import { query } from "../admin-client.js";
 import type { HistoryCaller, HistoryEntry, HistoryLineage } from "../api-types.js";
 import { instant } from "../format.js";
 import { Loaded } from "../loaded.js";
+import { Pager } from "../pager.js";
 import { useAdmin } from "../use-admin.js";
 
 /** The cause's own fields as `key value` pairs (its kind and caller are shown apart). */
@@ -21,11 +24,13 @@ function Caller(props: { caller: HistoryCaller }) {
 }
 
 /**
- * A reliable message's or a task's lineage (`path`, docs/lineage.md), oldest change first: per
- * change the phase or status it left and entered, its cause and the HTTP call that made it.
+ * A reliable message's or a task's lineage (`path`, docs/lineage.md), newest change first, 20 a
+ * page as the flight timeline: per change the phase or status it left and entered, its cause and
+ * the HTTP call that made it; a run of repeats (outage rechecks, watchdog alerts) as one item.
  */
 export function HistoryTimeline(props: { path: string; what: string }) {
-  const [lineage] = useAdmin<HistoryLineage>(props.path);
+  const [before, setBefore] = useState<number | undefined>();
+  const [lineage] = useAdmin<HistoryLineage>(`${props.path}${query({ limit: 20, before })}`);
   return (
     <section aria-label={`Lineage of ${props.what}`}>
       <h2>Lineage of {props.what}</h2>
@@ -42,7 +47,7 @@ export function HistoryTimeline(props: { path: string; what: string }) {
                 return (
                   <li key={e.version} class="version" data-testid={`history-${e.version}`}>
                     <h3>
-                      {e.from ?? "new"} → {e.to} <span class="muted small">{instant(e.at)}</span>
+                      {e.from ?? "new"} → {e.to} <span class="muted small">{e.repeats > 1 ? `${e.repeats}× from ${instant(e.firstAt)} to ${instant(e.at)}` : instant(e.at)}</span>
                     </h3>
                     <p class="source">
                       {e.event !== undefined && <span class="mono">{e.event} </span>}
@@ -59,6 +64,7 @@ export function HistoryTimeline(props: { path: string; what: string }) {
                 );
               })}
             </ol>
+            <Pager first="Newest" next="Older changes" onFirst={before !== undefined ? () => setBefore(undefined) : undefined} onNext={l.next !== null ? () => setBefore(l.next ?? undefined) : undefined} />
           </>
         )}
       </Loaded>
