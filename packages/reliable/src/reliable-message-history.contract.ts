@@ -176,6 +176,14 @@ export function describeReliableMessageHistoryContract(store: () => ReliableMess
     history = await store().history("HO-1");
     expect(history.map((h) => [h.event, h.repeats])).toEqual([["saved", 1], ["confirmed", 1], ["rescheduled", 40], ["rescheduled", 1], ["resent", 1], ["rescheduled", 3]]);
     expect(history.at(-1)?.version).toBe((await store().get("HO-1"))?.version);
+    // Pages newest first: `next` is the `beforeVersion` of the older page, the pages together the whole.
+    const pages = [await store().historyPage("HO-1", { limit: 4 })];
+    while (pages.at(-1)!.next !== null) pages.push(await store().historyPage("HO-1", { limit: 4, beforeVersion: pages.at(-1)!.next! }));
+    expect(pages.map((p) => p.entries.length)).toEqual([4, 2]);
+    expect(pages[0]!.next).toBe(pages[0]!.entries[3]!.version);
+    expect(pages.flatMap((p) => p.entries)).toEqual([...history].reverse());
+    expect(await store().historyPage("HO-1", { limit: 6 })).toEqual({ entries: [...history].reverse(), next: null });
+    expect(await store().historyPage("HO-none", { limit: 6 })).toEqual({ entries: [], next: null });
   });
 
   it("history: an entry commits with its change only (a refused outbox row writes neither), and leaves with its message (delete, purge)", async () => {

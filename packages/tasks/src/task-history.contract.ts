@@ -166,7 +166,15 @@ export function describeTaskHistoryContract(store: () => TaskStore): void {
     // The owner's answer is a change of its own.
     const pending = (await store().get("TW-1"))!;
     await service.callback({ taskId: "TW-1", eventId: pending.lastEventId!, result: "SUCCESS" });
-    expect((await store().history("TW-1")).map((h) => [h.cause.kind, h.version, h.repeats])).toEqual([["create", 1, 1], ["mark-dispatched", 2, 1], ["feedback", 3, 1], ["watchdog", 15, 12], ["callback", 16, 1]]);
+    const all = await store().history("TW-1");
+    expect(all.map((h) => [h.cause.kind, h.version, h.repeats])).toEqual([["create", 1, 1], ["mark-dispatched", 2, 1], ["feedback", 3, 1], ["watchdog", 15, 12], ["callback", 16, 1]]);
+    // Pages newest first: `next` is the `beforeVersion` of the older page, the pages together the whole.
+    const first = await store().historyPage("TW-1", { limit: 2 });
+    expect(first).toEqual({ entries: [all[4], all[3]], next: 15 });
+    const second = await store().historyPage("TW-1", { limit: 2, beforeVersion: 15 });
+    expect(second).toEqual({ entries: [all[2], all[1]], next: 2 });
+    expect(await store().historyPage("TW-1", { limit: 2, beforeVersion: 2 })).toEqual({ entries: [all[0]], next: null });
+    expect(await store().historyPage("TW-none", { limit: 2 })).toEqual({ entries: [], next: null });
   });
 
   it("history: a cancelled task's last entry names the cancel, its request and its caller; the history leaves with the purged task", async () => {
