@@ -2,6 +2,7 @@ import { newestFirstPage, type LineageQuery } from "@msgx/core";
 import { isOutageRecheck, type ReliableMessageCause, type ReliableMessageHistoryEntry, type ReliableMessageHistoryPage } from "@msgx/reliable";
 import { sql } from "kysely";
 import type { Db } from "../queries/db.js";
+import { historyPageRows } from "../queries/history-page.js";
 import { fromJson } from "../rows/values.js";
 import { ts } from "./reliable-message-row.js";
 
@@ -52,10 +53,7 @@ export async function messageHistory(db: Db, messageId: string): Promise<Reliabl
 
 /** One page of a message's history, newest first (a backward primary-key range, one row past the page). */
 export async function messageHistoryPage(db: Db, messageId: string, query: LineageQuery): Promise<ReliableMessageHistoryPage> {
-  const { rows } = await sql<HistoryRow>`
-    SELECT ${HISTORY_COLUMNS} FROM reliable_message_history
-    WHERE message_id = ${messageId} ${query.beforeVersion === undefined ? sql`` : sql`AND version < ${query.beforeVersion}::integer`}
-    ORDER BY version DESC LIMIT ${query.limit + 1}::integer`.execute(db);
+  const rows = await historyPageRows<HistoryRow>(db, "reliable_message_history", "message_id", messageId, HISTORY_COLUMNS, query);
   return newestFirstPage("entries", rows.map(historyEntryOf), query.limit);
 }
 

@@ -1,6 +1,7 @@
 import { newestFirstPage, type ApiCaller, type LineageQuery } from "@msgx/core";
 import type { TaskCause, TaskHistoryEntry, TaskHistoryPage } from "@msgx/tasks";
 import { sql, type QueryExecutorProvider } from "kysely";
+import { historyPageRows } from "../queries/history-page.js";
 import { fromJson } from "../rows/values.js";
 import { at, json } from "./task-rows.js";
 
@@ -37,10 +38,7 @@ export async function taskHistory(db: QueryExecutorProvider, taskId: string): Pr
 
 /** One page of a task's history, newest first (a backward primary-key range, one row past the page). */
 export async function taskHistoryPage(db: QueryExecutorProvider, taskId: string, query: LineageQuery): Promise<TaskHistoryPage> {
-  const { rows } = await sql<HistoryRow>`
-    SELECT ${HISTORY_COLUMNS} FROM task_history
-    WHERE task_id = ${taskId} ${query.beforeVersion === undefined ? sql`` : sql`AND version < ${query.beforeVersion}::integer`}
-    ORDER BY version DESC LIMIT ${query.limit + 1}::integer`.execute(db);
+  const rows = await historyPageRows<HistoryRow>(db, "task_history", "task_id", taskId, HISTORY_COLUMNS, query);
   return newestFirstPage("entries", rows.map(historyEntryOf), query.limit);
 }
 
