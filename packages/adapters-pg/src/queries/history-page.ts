@@ -1,16 +1,29 @@
 import { sql, type QueryExecutorProvider, type RawBuilder } from "kysely";
-import type { LineageQuery } from "@msgx/core";
+import { newestFirstPage, type CursorPage, type LineageQuery } from "@msgx/core";
+
+/** A history table keyed by `(<keyColumn>, version)`: its select list and how a row becomes an entry. */
+export interface HistoryTable<R, E extends { readonly version: number }> {
+  readonly table: string;
+  readonly keyColumn: string;
+  readonly columns: RawBuilder<unknown>;
+  entryOf(row: R): E;
+}
+
+/** Every entry of one key, oldest first (a primary-key range). */
+export async function historyOf<R, E extends { readonly version: number }>(db: QueryExecutorProvider, t: HistoryTable<R, E>, key: string): Promise<E[]> {
+  const { rows } = await sql<R>`SELECT ${t.columns} FROM ${sql.table(t.table)} WHERE ${sql.ref(t.keyColumn)} = ${key} ORDER BY version`.execute(db);
+  return rows.map((r) => t.entryOf(r));
+}
 
 /**
- * The rows of one key's history (a `<key column>, version` primary key) for a page newest first:
- * those below `query.beforeVersion`, descending, one past `query.limit` (what `newestFirstPage`
- * needs to tell whether an older page exists). A backward range of the primary key.
+ * One page of a key's entries, newest first: those below `query.beforeVersion`, read one past
+ * `query.limit` so `newestFirstPage` knows whether an older page exists (a backward primary-key range).
  */
-export async function historyPageRows<R>(db: QueryExecutorProvider, table: string, keyColumn: string, key: string, columns: RawBuilder<unknown>, query: LineageQuery): Promise<R[]> {
+export async function historyPageOf<R, E extends { readonly version: number }>(db: QueryExecutorProvider, t: HistoryTable<R, E>, key: string, query: LineageQuery): Promise<CursorPage<"entries", E, number>> {
   const below = query.beforeVersion === undefined ? sql`` : sql`AND version < ${query.beforeVersion}::integer`;
   const { rows } = await sql<R>`
-    SELECT ${columns} FROM ${sql.table(table)}
-    WHERE ${sql.ref(keyColumn)} = ${key} ${below}
+    SELECT ${t.columns} FROM ${sql.table(t.table)}
+    WHERE ${sql.ref(t.keyColumn)} = ${key} ${below}
     ORDER BY version DESC LIMIT ${query.limit + 1}::integer`.execute(db);
-  return rows;
+  return newestFirstPage("entries", rows.map((r) => t.entryOf(r)), query.limit);
 }

@@ -1,8 +1,8 @@
-import { newestFirstPage, type LineageQuery } from "@msgx/core";
+import type { LineageQuery } from "@msgx/core";
 import { isOutageRecheck, type ReliableMessageCause, type ReliableMessageHistoryEntry, type ReliableMessageHistoryPage } from "@msgx/reliable";
 import { sql } from "kysely";
 import type { Db } from "../queries/db.js";
-import { historyPageRows } from "../queries/history-page.js";
+import { historyOf, historyPageOf, type HistoryTable } from "../queries/history-page.js";
 import { fromJson } from "../rows/values.js";
 import { ts } from "./reliable-message-row.js";
 
@@ -43,21 +43,18 @@ async function foldRechecks(db: Db, rechecks: readonly ReliableMessageHistoryEnt
   return new Set(rows.map((r) => r.messageId));
 }
 
-const HISTORY_COLUMNS = sql`message_id AS "messageId", version, at, from_phase AS "from", to_phase AS "to", event, detail, cause, repeats, first_at AS "firstAt"`;
+const HISTORY: HistoryTable<HistoryRow, ReliableMessageHistoryEntry> = {
+  table: "reliable_message_history",
+  keyColumn: "message_id",
+  columns: sql`message_id AS "messageId", version, at, from_phase AS "from", to_phase AS "to", event, detail, cause, repeats, first_at AS "firstAt"`,
+  entryOf: (r) => {
+    const at = new Date(r.at).getTime();
+    return { ...r, at, cause: fromJson<ReliableMessageCause>(r.cause), firstAt: r.firstAt === null ? at : new Date(r.firstAt).getTime() };
+  },
+};
 
-/** The history of one message, oldest first (a primary-key range). */
-export async function messageHistory(db: Db, messageId: string): Promise<ReliableMessageHistoryEntry[]> {
-  const { rows } = await sql<HistoryRow>`SELECT ${HISTORY_COLUMNS} FROM reliable_message_history WHERE message_id = ${messageId} ORDER BY version`.execute(db);
-  return rows.map(historyEntryOf);
-}
+/** The history of one message, oldest first. */
+export const messageHistory = (db: Db, messageId: string): Promise<ReliableMessageHistoryEntry[]> => historyOf(db, HISTORY, messageId);
 
-/** One page of a message's history, newest first (a backward primary-key range, one row past the page). */
-export async function messageHistoryPage(db: Db, messageId: string, query: LineageQuery): Promise<ReliableMessageHistoryPage> {
-  const rows = await historyPageRows<HistoryRow>(db, "reliable_message_history", "message_id", messageId, HISTORY_COLUMNS, query);
-  return newestFirstPage("entries", rows.map(historyEntryOf), query.limit);
-}
-
-function historyEntryOf(r: HistoryRow): ReliableMessageHistoryEntry {
-  const at = new Date(r.at).getTime();
-  return { ...r, at, cause: fromJson<ReliableMessageCause>(r.cause), firstAt: r.firstAt === null ? at : new Date(r.firstAt).getTime() };
-}
+/** One page of a message's history, newest first. */
+export const messageHistoryPage = (db: Db, messageId: string, query: LineageQuery): Promise<ReliableMessageHistoryPage> => historyPageOf(db, HISTORY, messageId, query);

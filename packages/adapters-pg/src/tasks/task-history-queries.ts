@@ -1,7 +1,7 @@
-import { newestFirstPage, type ApiCaller, type LineageQuery } from "@msgx/core";
+import type { ApiCaller, LineageQuery } from "@msgx/core";
 import type { TaskCause, TaskHistoryEntry, TaskHistoryPage } from "@msgx/tasks";
 import { sql, type QueryExecutorProvider } from "kysely";
-import { historyPageRows } from "../queries/history-page.js";
+import { historyOf, historyPageOf, type HistoryTable } from "../queries/history-page.js";
 import { fromJson } from "../rows/values.js";
 import { at, json } from "./task-rows.js";
 
@@ -28,21 +28,18 @@ export async function insertTaskHistory(db: QueryExecutorProvider, h: TaskHistor
     VALUES (${h.taskId}, ${h.version}, ${at(h.at)}, ${h.from}, ${h.to}, ${json(h.cause)}::jsonb, ${h.caller === null ? null : json(h.caller)}::jsonb, ${h.detail}, ${h.repeats}, ${at(h.firstAt)})`.execute(db);
 }
 
-const HISTORY_COLUMNS = sql`task_id AS "taskId", version, at, from_status AS "from", to_status AS "to", cause, caller, detail, repeats, first_at AS "firstAt"`;
+const HISTORY: HistoryTable<HistoryRow, TaskHistoryEntry> = {
+  table: "task_history",
+  keyColumn: "task_id",
+  columns: sql`task_id AS "taskId", version, at, from_status AS "from", to_status AS "to", cause, caller, detail, repeats, first_at AS "firstAt"`,
+  entryOf: (r) => {
+    const when = new Date(r.at).getTime();
+    return { ...r, at: when, cause: fromJson<TaskCause>(r.cause), caller: r.caller === null ? null : fromJson<ApiCaller>(r.caller), firstAt: r.firstAt === null ? when : new Date(r.firstAt).getTime() };
+  },
+};
 
-/** The history of one task, oldest first (a primary-key range). */
-export async function taskHistory(db: QueryExecutorProvider, taskId: string): Promise<TaskHistoryEntry[]> {
-  const { rows } = await sql<HistoryRow>`SELECT ${HISTORY_COLUMNS} FROM task_history WHERE task_id = ${taskId} ORDER BY version`.execute(db);
-  return rows.map(historyEntryOf);
-}
+/** The history of one task, oldest first. */
+export const taskHistory = (db: QueryExecutorProvider, taskId: string): Promise<TaskHistoryEntry[]> => historyOf(db, HISTORY, taskId);
 
-/** One page of a task's history, newest first (a backward primary-key range, one row past the page). */
-export async function taskHistoryPage(db: QueryExecutorProvider, taskId: string, query: LineageQuery): Promise<TaskHistoryPage> {
-  const rows = await historyPageRows<HistoryRow>(db, "task_history", "task_id", taskId, HISTORY_COLUMNS, query);
-  return newestFirstPage("entries", rows.map(historyEntryOf), query.limit);
-}
-
-function historyEntryOf(r: HistoryRow): TaskHistoryEntry {
-  const when = new Date(r.at).getTime();
-  return { ...r, at: when, cause: fromJson<TaskCause>(r.cause), caller: r.caller === null ? null : fromJson<ApiCaller>(r.caller), firstAt: r.firstAt === null ? when : new Date(r.firstAt).getTime() };
-}
+/** One page of a task's history, newest first. */
+export const taskHistoryPage = (db: QueryExecutorProvider, taskId: string, query: LineageQuery): Promise<TaskHistoryPage> => historyPageOf(db, HISTORY, taskId, query);
