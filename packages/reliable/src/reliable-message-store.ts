@@ -33,7 +33,8 @@ export interface SubscriptionDeliveryWrite {
  * that they were the last.
  *
  * An `insert` or `update` carrying `history` appends that entry to the message's history in the
- * same transaction (`runReliableMessageCommand` always gives one); a `delete` removes the history.
+ * same transaction (`runReliableMessageCommand` always gives one), or folds it into the newest
+ * entry when `collapsesInto` says so (a run of outage rechecks); a `delete` removes the history.
  *
  * `sequence` (insert, update): the message is confirmed on a queue ordered by key; the store
  * stores it with the next confirm sequence number (`orderSeq`, whatever `message.orderSeq` says),

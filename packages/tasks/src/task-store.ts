@@ -44,8 +44,9 @@ export interface TaskTx {
    */
   appendEvents(events: readonly OutboxEventDraft[]): Promise<void>;
   /**
-   * Appends a history entry of a task written in this transaction (or before). Commands call it
-   * through `saveTaskChange` / `saveNewTask`, never alone. A second entry for the same task and
+   * Appends a history entry of a task written in this transaction (or before), or folds it into
+   * the task's newest entry when `taskEntryCollapsesInto` says so (a run of watchdog alerts).
+   * Commands call it through `saveTaskChange` / `saveNewTask`, never alone. A second entry for the same task and
    * version, or one of a task that is not stored, fails the transaction (`MsgxError`).
    */
   appendHistory(entry: TaskHistoryEntry): Promise<void>;
