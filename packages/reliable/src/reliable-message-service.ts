@@ -8,7 +8,7 @@ import type { ReliableMessageCause, ReliableMessageHistoryEntry } from "./messag
 import { isReliableMessageError } from "./reliable-message-error.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
 import { reliableMessageOptions, type ReliableMessageOptions, type ReliableMessageOptionsInput } from "./reliable-message-options.js";
-import type { HeldCounts, ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore, ReliableQueueCounts } from "./reliable-message-store.js";
+import type { HeldCounts, ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore, ReliableQueueCounts, SubscriptionDeliveryCounts } from "./reliable-message-store.js";
 import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
 import { confirmDeliveryTime, deliveryTime, type ReliableDelivery } from "./reliable-delivery.js";
 import { runReliableMessageCommand, runReliableMessageCommandBatch, type ReliableMessageBatchResult, type ReliableMessageCommandDeps, type ReliableMessageOutcome } from "./run-command.js";
@@ -284,6 +284,11 @@ export class ReliableMessageService {
   /** How many messages are in each phase (the metrics gauge). */
   countByPhase(): Promise<ReliableMessagePhaseCounts> {
     return this.#store.countByPhase();
+  }
+
+  /** The subscription deliveries per queue, subscription and phase (`ReliableMessageStore.countDeliveries`). */
+  countDeliveries(): Promise<readonly SubscriptionDeliveryCounts[]> {
+    return this.#store.countDeliveries();
   }
 
   /** The phase counts of every queue holding a message (the operators' queue list). */

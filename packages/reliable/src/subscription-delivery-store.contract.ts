@@ -124,6 +124,26 @@ export function describeSubscriptionDeliveryContract(name: string, factory: () =
       expect(await store.scanDeadDeliveries("accounting", null, 10)).toEqual([]);
     });
 
+    it("countDeliveries: each queue's subscriptions by delivery phase, zeros included, by queue then subscription; the message stays SENDING in countByPhase", async () => {
+      expect(await store.countDeliveries()).toEqual([]);
+      const two = new ReliableMessageService({ store, clock, options: { subscriptions: { accounting: SUBS, billing: ["x"] }, maxRejects: 1 } });
+      await sent("C-1");
+      await sent("C-2");
+      await two.saveAndSend({ messageId: "B-1", body: "{}", consumerQueue: "billing" });
+      await service.saveAndSend({ messageId: "P-1", body: "{}", consumerQueue: "payments" });
+      await service.acknowledge("C-1", "audit");
+      await service.markDead("C-2", "down", "ledger");
+      await two.reject("B-1", "refused", "x");
+      const phases = (sending: number, dead: number, acknowledged: number) => ({ SENDING: sending, DEAD: dead, ACKNOWLEDGED: acknowledged });
+      expect(await store.countDeliveries()).toEqual([
+        { queue: "accounting", subscription: "audit", phases: phases(1, 0, 1) },
+        { queue: "accounting", subscription: "ledger", phases: phases(1, 1, 0) },
+        { queue: "accounting", subscription: "mail", phases: phases(2, 0, 0) },
+        { queue: "billing", subscription: "x", phases: phases(0, 1, 0) },
+      ]);
+      expect(await store.countByPhase()).toMatchObject({ SENDING: 4, DEAD: 0 });
+    });
+
     it("two subscriptions acknowledging at once: the message ends ACKNOWLEDGED (the compare-and-set is on the message)", async () => {
       await sent("F-5");
       await service.acknowledge("F-5", "audit");
