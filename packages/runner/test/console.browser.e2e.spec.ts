@@ -23,6 +23,15 @@ const VIEWPORTS = [
   { name: "390×844", viewport: PHONE },
 ] as const;
 
+/** A page at `viewport` whose errors are collected, and whose text is printed when the test fails (the reason is usually on the page). */
+async function newPageAt(browser: Browser, viewport: { width: number; height: number }, onTestFailed: (fn: () => Promise<void>) => void): Promise<{ page: Page; pageErrors: string[] }> {
+  const page = await browser.newPage({ viewport });
+  const pageErrors: string[] = [];
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  onTestFailed(async () => console.error(`[${SUITE}] page ${page.url()}:\n${await page.locator("body").innerText().catch(String)}`));
+  return { page, pageErrors };
+}
+
 /**
  * The console's walk-throughs (issue 31 items 11–15), once per viewport, each on a world of its own
  * (console-world.ts): a replay changes what the next walk-through would see (a replayed dead letter
@@ -55,14 +64,8 @@ describe.skipIf(!gate.available)(SUITE, () => {
 
       const stateVersion = async (flid: string) => (await world.admin("GET", `/admin/flights/${flid}`)).body["stateVersion"] as number;
 
-      /** A page at this run's viewport whose errors are collected, and whose text is printed when the test fails (the reason is usually on the page). */
-      async function newPage(onTestFailed: (fn: () => Promise<void>) => void): Promise<{ page: Page; pageErrors: string[] }> {
-        const page = await browser.newPage({ viewport });
-        const pageErrors: string[] = [];
-        page.on("pageerror", (e) => pageErrors.push(e.message));
-        onTestFailed(async () => console.error(`[${SUITE}] page ${page.url()}:\n${await page.locator("body").innerText().catch(String)}`));
-        return { page, pageErrors };
-      }
+      /** A page at this run's viewport (see `newPageAt`). */
+      const newPage = (onTestFailed: (fn: () => Promise<void>) => void) => newPageAt(browser, viewport, onTestFailed);
 
       /** Opens a flight's lineage from the flights view's search. */
       async function openLineage(page: Page, flid: string): Promise<void> {
@@ -381,10 +384,7 @@ describe.skipIf(!gate.available)(`${SUITE}: reliable messages and tasks`, () => 
   }
 
   it("a reliable message's Lineage shows its timeline: prepared, confirmed, by which HTTP call", async ({ onTestFailed }) => {
-    const page = await browser.newPage({ viewport: LAPTOP });
-    const pageErrors: string[] = [];
-    page.on("pageerror", (e) => pageErrors.push(e.message));
-    onTestFailed(async () => console.error(`[${SUITE}] page ${page.url()}:\n${await page.locator("body").innerText().catch(String)}`));
+    const { page, pageErrors } = await newPageAt(browser, LAPTOP, onTestFailed);
     await openConsole(page, world.url, "#/reliable");
     await page.getByRole("button", { name: "Sending", exact: true }).click();
     const row = page.locator("tr", { hasText: world.messageId });
@@ -399,10 +399,7 @@ describe.skipIf(!gate.available)(`${SUITE}: reliable messages and tasks`, () => 
   });
 
   it("a task whose owner called back FAILURE (its event dead): its Lineage shows the timeline to FINISHED_PENDING_CALLBACK, the feedback's HTTP call; the overdue task is listed with its reason", async ({ onTestFailed }) => {
-    const page = await browser.newPage({ viewport: LAPTOP });
-    const pageErrors: string[] = [];
-    page.on("pageerror", (e) => pageErrors.push(e.message));
-    onTestFailed(async () => console.error(`[${SUITE}] page ${page.url()}:\n${await page.locator("body").innerText().catch(String)}`));
+    const { page, pageErrors } = await newPageAt(browser, LAPTOP, onTestFailed);
     await openConsole(page, world.url, "#/tasks");
     const overdue = page.locator("section", { has: page.getByRole("heading", { name: "Overdue tasks" }) }).locator("tr", { hasText: world.overdueTaskId });
     await overdue.waitFor();
