@@ -14,6 +14,7 @@ import { embeddedRmWorld } from "./reliable-service/embedded-world.js";
 import { fanOutToThreeSubscriptions } from "./reliable-service/rm-fan-out-flow.js";
 import { deadMessageLineage } from "./reliable-service/rm-lineage-flow.js";
 import { keyOrderOverHttp } from "./reliable-service/rm-key-order-flow.js";
+import { orderedQueueWithSubscriptions } from "./reliable-service/rm-ordered-fan-out-flow.js";
 
 const CHECKER_DOWN_MS = 10_000;
 const SUITE = "reliable-message service over HTTP on the embedded default (PGlite + JSONL)";
@@ -55,6 +56,10 @@ describe(SUITE, () => {
 
   it("three subscriptions on rmq-sub.<queue>.<subscription>.jsonl: slow, rejecting once, DEAD then resent by an operator; ACKNOWLEDGED only after all three acknowledged", async () => {
     await fanOutToThreeSubscriptions(world());
+  }, 180_000);
+
+  it("a queue ordered by key and subscribed: the key's head fans out; the next message is held until every subscription acknowledged the head (mail's DEAD delivery resent by an operator)", async () => {
+    await orderedQueueWithSubscriptions(world());
   }, 180_000);
 });
 
