@@ -15,7 +15,8 @@ import { metric, produce, type Consumer } from "./rm-processes.js";
 type Message = Record<string, any>;
 const SUB_PREFIX = "rmq-sub.";
 
-const phaseOf = (m: Message, sub: string): string | undefined => (m["subscriptions"] as Message[] | undefined)?.find((s) => s["subscription"] === sub)?.["phase"];
+/** A subscribed message's delivery phase for `sub`, as `GET /rm/v1/messages/<id>` shows it. */
+export const phaseOf = (m: Message, sub: string): string | undefined => (m["subscriptions"] as Message[] | undefined)?.find((s) => s["subscription"] === sub)?.["phase"];
 const acked = (c: Consumer, id: string) => c.of(id).filter((r) => r.answer?.op === "ack" && r.answer.status === 200);
 
 export async function fanOutToThreeSubscriptions(w: RmWorld): Promise<void> {
