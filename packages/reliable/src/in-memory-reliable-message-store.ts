@@ -11,12 +11,14 @@ import type {
   ReliableMessageWrite,
   ReliableMessageStore,
   ReliableMessageWriteResult,
+  SubscriptionDeliveryCounts,
+  SubscriptionDeliveryPhase,
   SubscriptionDeliveryWrite,
 } from "./reliable-message-store.js";
 import { withHistoryEntry, type ReliableMessageHistoryEntry, type ReliableMessageHistoryPage } from "./message-history.js";
 import { headOfKey, heldBehind, heldBehindDead } from "./key-order.js";
 import { isFinishedStatus, reliableMessagePhase, ReliableMessageStatus, type ReliableMessage } from "./reliable-message.js";
-import type { SubscriptionDelivery } from "./subscription-delivery.js";
+import { subscriptionPhase, type SubscriptionDelivery } from "./subscription-delivery.js";
 
 /** Orders strings by Unicode code point (what PostgreSQL's `COLLATE "C"` does on UTF-8). */
 export function compareCodePoints(a: string, b: string): number {
@@ -240,6 +242,22 @@ export class InMemoryReliableMessageStore implements ReliableMessageStore {
       byQueue.set(m.consumerQueue, counts);
     }
     return [...byQueue].sort(([a], [b]) => compareCodePoints(a, b)).map(([queue, phases]) => ({ queue, phases }));
+  }
+
+  async countDeliveries(): Promise<readonly SubscriptionDeliveryCounts[]> {
+    this.#db.faults.check("rm.countDeliveries");
+    const byKey = new Map<string, { queue: string; subscription: string; phases: Record<SubscriptionDeliveryPhase, number> }>();
+    for (const [messageId, bySub] of this.subscriptionDeliveries) {
+      const queue = this.messages.get(messageId)?.consumerQueue;
+      if (queue === undefined) continue;
+      for (const d of bySub.values()) {
+        const key = JSON.stringify([queue, d.subscription]);
+        const counts = byKey.get(key) ?? { queue, subscription: d.subscription, phases: { SENDING: 0, DEAD: 0, ACKNOWLEDGED: 0 } };
+        counts.phases[subscriptionPhase(d) as SubscriptionDeliveryPhase] += 1;
+        byKey.set(key, counts);
+      }
+    }
+    return [...byKey.values()].sort((a, b) => compareCodePoints(a.queue, b.queue) || compareCodePoints(a.subscription, b.subscription));
   }
 
   #matching(f: ReliableMessageFilter): ReliableMessage[] {

@@ -235,4 +235,5 @@ export const bindReliableMessageStore = (store: ReliableMessageStore): ReliableM
   purgeFinished: (before, limit) => store.purgeFinished(before, limit),
   countByPhase: () => store.countByPhase(),
   countByQueue: () => store.countByQueue(),
+  countDeliveries: () => store.countDeliveries(),
 });

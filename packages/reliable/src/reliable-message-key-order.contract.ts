@@ -4,16 +4,23 @@ import { ManualClock } from "@msgx/core/fakes";
 import { isReliableMessageError } from "./reliable-message-error.js";
 import { reliableMessageTarget } from "./message-envelope.js";
 import { RecoveryJob } from "./recovery-job.js";
-import type { ReliableMessageStoreContractSubject } from "./reliable-message-store.contract.js";
 import { ReliableMessageService } from "./reliable-message-service.js";
 import { ReliableMessageStatus, isFinishedStatus, type ReliableMessage } from "./reliable-message.js";
+import type { ReliableMessageStore } from "./reliable-message-store.js";
+import type { OutboxEvent } from "@msgx/core";
+
+/** What `ReliableMessageStoreContractSubject` gives (its contract calls this one; taken structurally, so the two files do not import each other). */
+interface KeyOrderSubject {
+  readonly store: ReliableMessageStore;
+  outboxRows(): Promise<readonly OutboxEvent[]>;
+}
 
 const QUEUE = "ordered";
 const KEYS = ["k-a", "k-b", "k-c"] as const;
 const T0 = Date.UTC(2026, 2, 5, 9, 0, 0);
 
 /** A service and a recovery job over the subject's store, with `QUEUE` ordered by key. */
-function world(subject: ReliableMessageStoreContractSubject) {
+function world(subject: KeyOrderSubject) {
   const clock = new ManualClock(T0);
   const service = new ReliableMessageService({ store: subject.store, clock, options: { orderedQueues: [QUEUE], maxRejects: 2, rejectWaitsMs: [1_000] } });
   const sends = { get: async (ids: readonly number[]) => (await subject.outboxRows()).filter((r) => ids.includes(r.eventId)) };
@@ -32,7 +39,7 @@ function world(subject: ReliableMessageStoreContractSubject) {
 const inFlight = (m: ReliableMessage): boolean => m.status === ReliableMessageStatus.SENDING && m.sendCount > 0;
 
 /** Per-key order, part of the store contract (`key-order.ts`); `subject()` is the current test's. */
-export function describeKeyOrderContract(subject: () => ReliableMessageStoreContractSubject, options: { readonly numRuns: number }): void {
+export function describeKeyOrderContract(subject: () => KeyOrderSubject, options: { readonly numRuns: number }): void {
   it("key order: the store numbers confirms per key; a key's head is sent at its confirm or its predecessor's acknowledgement, the others are held (not due); other keys flow", async () => {
     const w = world(subject());
     const draft = (id: string, key: string) => ({ messageId: id, consumerQueue: QUEUE, body: id, key });

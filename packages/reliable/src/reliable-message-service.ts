@@ -8,11 +8,11 @@ import type { ReliableMessageCause, ReliableMessageHistoryEntry, ReliableMessage
 import { isReliableMessageError } from "./reliable-message-error.js";
 import { ReliableMessageError } from "./reliable-message-error.js";
 import { reliableMessageOptions, type ReliableMessageOptions, type ReliableMessageOptionsInput } from "./reliable-message-options.js";
-import type { HeldCounts, ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore, ReliableQueueCounts } from "./reliable-message-store.js";
+import type { HeldCounts, ReliableMessageFilter, ReliableMessagePage, ReliableMessagePhaseCounts, ReliableMessageStore, ReliableQueueCounts, SubscriptionDeliveryCounts } from "./reliable-message-store.js";
 import { ReliableMessageStatus, type ReliableMessage, type ReliableMessageDraft } from "./reliable-message.js";
 import { confirmDeliveryTime, deliveryTime, type ReliableDelivery } from "./reliable-delivery.js";
 import { runReliableMessageCommand, runReliableMessageCommandBatch, type ReliableMessageBatchResult, type ReliableMessageCommandDeps, type ReliableMessageOutcome } from "./run-command.js";
-import { runSubscriptionCommand } from "./run-subscription-command.js";
+import { runSubscriptionCommand, runSubscriptionCommandBatch } from "./run-subscription-command.js";
 import { subscriptionsOf } from "./reliable-message-options.js";
 import { checkSubscriptionArgument, subscriptionNamesFor, type SubscriptionDelivery } from "./subscription-delivery.js";
 import type { SubscriptionCommand } from "./subscription-machine.js";
@@ -223,9 +223,10 @@ export class ReliableMessageService {
   }
 
   /**
-   * {@link acknowledge} for many messages in one store transaction (a consumer's batch): one
-   * result per distinct id, in the order given, each the outcome or the refusal `acknowledge`
-   * would have given that id alone (`NOT_FOUND`, `ILLEGAL_STATE`; an acknowledged one a no-op).
+   * {@link acknowledge} for many messages in one store transaction (a consumer's batch; with
+   * `subscription`, of each message's delivery to it): one result per distinct id, in the order
+   * given, each the outcome or the refusal `acknowledge` would have given that id alone
+   * (`NOT_FOUND`, `ILLEGAL_STATE`, `INVALID_MESSAGE`; an acknowledged one a no-op).
    */
   async acknowledgeMany(messageIds: readonly string[], subscription?: string): Promise<readonly ReliableMessageBatchResult[]> {
     const invalid = new Map<string, ReliableMessageBatchResult>();
@@ -238,13 +239,16 @@ export class ReliableMessageService {
       }
     }
     const valid = messageIds.filter((id) => !invalid.has(id));
-    // A message of a queue with subscriptions is acknowledged per subscription, one transaction per id.
-    const routed = subscription !== undefined ? new Set(valid) : await this.#withSubscriptions(valid);
+    // Named: every id's delivery to that subscription, one transaction. Unnamed: the messages of
+    // queues without subscriptions in one transaction; one of a queue with subscriptions answers
+    // as `acknowledge` would (INVALID_MESSAGE naming them, or its own single acknowledgement).
+    const routed = subscription !== undefined ? new Set<string>() : await this.#withSubscriptions(valid);
     const batch = valid.filter((id) => !routed.has(id));
-    const done = new Map((await runReliableMessageCommandBatch(this.#deps(), batch, { type: "acknowledge" })).map((r) => [r.messageId, r]));
+    const run = subscription !== undefined ? runSubscriptionCommandBatch(this.#deps(), batch, subscription, { type: "acknowledge" }) : runReliableMessageCommandBatch(this.#deps(), batch, { type: "acknowledge" });
+    const done = new Map((await run).map((r) => [r.messageId, r]));
     for (const id of routed) {
       try {
-        done.set(id, { messageId: id, outcome: await this.acknowledge(id, subscription) });
+        done.set(id, { messageId: id, outcome: await this.acknowledge(id) });
       } catch (e) {
         if (!isReliableMessageError(e)) throw e;
         done.set(id, { messageId: id, error: e });
@@ -289,6 +293,11 @@ export class ReliableMessageService {
   /** How many messages are in each phase (the metrics gauge). */
   countByPhase(): Promise<ReliableMessagePhaseCounts> {
     return this.#store.countByPhase();
+  }
+
+  /** The subscription deliveries per queue, subscription and phase (`ReliableMessageStore.countDeliveries`). */
+  countDeliveries(): Promise<readonly SubscriptionDeliveryCounts[]> {
+    return this.#store.countDeliveries();
   }
 
   /** The phase counts of every queue holding a message (the operators' queue list). */

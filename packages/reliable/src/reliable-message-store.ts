@@ -78,6 +78,16 @@ export interface ReliableQueueCounts {
   readonly phases: ReliableMessagePhaseCounts;
 }
 
+/** How many deliveries of one subscription of one queue are in each delivery phase (zeros included). */
+export interface SubscriptionDeliveryCounts {
+  readonly queue: string;
+  readonly subscription: string;
+  readonly phases: Readonly<Record<SubscriptionDeliveryPhase, number>>;
+}
+
+/** The phases a subscription delivery can be in (`subscriptionPhase`). */
+export type SubscriptionDeliveryPhase = "SENDING" | "DEAD" | "ACKNOWLEDGED";
+
 /** Messages held by their key: behind a DEAD older message of the key, or behind live ones only. */
 export interface HeldCounts {
   readonly behindDead: number;
@@ -230,4 +240,11 @@ export interface ReliableMessageStore {
    * code-point order: one grouped count, for the operators' queue list.
    */
   countByQueue(): Promise<readonly ReliableQueueCounts[]>;
+
+  /**
+   * The delivery phase counts of every (queue, subscription) holding a delivery (zeros included),
+   * ascending by queue then subscription in code-point order: one grouped count, for the
+   * per-subscription gauge (a message with a DEAD delivery is SENDING in `countByPhase`).
+   */
+  countDeliveries(): Promise<readonly SubscriptionDeliveryCounts[]>;
 }

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "@msgx/core/fakes";
 import type { OutboxEvent } from "@msgx/core";
 import { ReliableMessageService } from "./reliable-message-service.js";
+import { bindReliableMessageStore } from "./reliable-message-history.contract.js";
 import type { ReliableMessageStore } from "./reliable-message-store.js";
 
 const T0 = Date.UTC(2026, 2, 5, 8, 0, 0);
@@ -122,6 +123,66 @@ export function describeSubscriptionDeliveryContract(name: string, factory: () =
       expect(await service.resendAllDeadByQueue("accounting", 3)).toEqual({ resent: 4, skipped: 0, pages: 2 });
       expect((await subject.outboxRows()).slice(before).map((r) => r.target).sort()).toEqual(["audit", "audit", "mail", "mail"].map((s) => `KAFKA:rmq-sub.accounting.${s}`));
       expect(await store.scanDeadDeliveries("accounting", null, 10)).toEqual([]);
+    });
+
+    it("countDeliveries: each queue's subscriptions by delivery phase, zeros included, by queue then subscription; the message stays SENDING in countByPhase", async () => {
+      expect(await store.countDeliveries()).toEqual([]);
+      const two = new ReliableMessageService({ store, clock, options: { subscriptions: { accounting: SUBS, billing: ["x"] }, maxRejects: 1 } });
+      await sent("C-1");
+      await sent("C-2");
+      await two.saveAndSend({ messageId: "B-1", body: "{}", consumerQueue: "billing" });
+      await service.saveAndSend({ messageId: "P-1", body: "{}", consumerQueue: "payments" });
+      await service.acknowledge("C-1", "audit");
+      await service.markDead("C-2", "down", "ledger");
+      await two.reject("B-1", "refused", "x");
+      const phases = (sending: number, dead: number, acknowledged: number) => ({ SENDING: sending, DEAD: dead, ACKNOWLEDGED: acknowledged });
+      expect(await store.countDeliveries()).toEqual([
+        { queue: "accounting", subscription: "audit", phases: phases(1, 0, 1) },
+        { queue: "accounting", subscription: "ledger", phases: phases(1, 1, 0) },
+        { queue: "accounting", subscription: "mail", phases: phases(2, 0, 0) },
+        { queue: "billing", subscription: "x", phases: phases(0, 1, 0) },
+      ]);
+      expect(await store.countByPhase()).toMatchObject({ SENDING: 4, DEAD: 0 });
+    });
+
+    it("a batch acknowledgement naming a subscription is one commitMany: each id answers on its own, the last one completes its message, one changed meanwhile is decided again", async () => {
+      for (const id of ["B-1", "B-2", "B-3"]) await sent(id);
+      await service.acknowledge("B-2", "audit");
+      for (const s of ["ledger", "mail"]) await service.acknowledge("B-3", s);
+      await service.saveWaitingConfirm({ messageId: "B-W", body: "{}", consumerQueue: "accounting" });
+      await service.saveAndSend({ messageId: "P-2", body: "{}", consumerQueue: "payments" });
+      const batches: number[] = [];
+      const counting: ReliableMessageStore = { ...bindReliableMessageStore(store), commit: async () => expect.fail("one transaction per id"), commitMany: (writes) => (batches.push(writes.length), store.commitMany(writes)) };
+      const batched = new ReliableMessageService({ store: counting, clock, options: { subscriptions: { accounting: SUBS } } });
+      const results = await batched.acknowledgeMany(["B-1", "B-2", "NOPE", "B-W", "P-2", "B-3", "B-2"], "audit");
+      expect(batches).toEqual([2]);
+      expect(results.map((r) => ("outcome" in r ? [r.messageId, r.outcome.applied, r.outcome.delivery?.status] : [r.messageId, r.error.code]))).toEqual([
+        ["B-1", true, "ACKNOWLEDGED"],
+        ["B-2", false, "ACKNOWLEDGED"],
+        ["NOPE", "NOT_FOUND"],
+        ["B-W", "ILLEGAL_STATE"],
+        ["P-2", "INVALID_MESSAGE"],
+        ["B-3", true, "ACKNOWLEDGED"],
+      ]);
+      expect((await store.get("B-3"))?.status).toBe("ACKNOWLEDGED");
+      expect((await store.get("B-1"))?.status).toBe("SENDING");
+      expect((await store.deliveries("B-1")).map((d) => d.status)).toEqual(["ACKNOWLEDGED", "SENDING", "SENDING"]);
+      // Another subscription's acknowledgement lands between the read and the batch's write: that id is decided again on its own, the other one is not failed.
+      await sent("B-4");
+      const racing: ReliableMessageStore = {
+        ...bindReliableMessageStore(store),
+        commitMany: async (writes) => {
+          await service.acknowledge("B-4", "ledger");
+          return store.commitMany(writes);
+        },
+      };
+      const raced = new ReliableMessageService({ store: racing, clock, options: { subscriptions: { accounting: SUBS } } });
+      expect(await raced.acknowledgeMany(["B-4", "B-1"], "mail")).toMatchObject([
+        { messageId: "B-4", outcome: { applied: true, delivery: { subscription: "mail", status: "ACKNOWLEDGED" } } },
+        { messageId: "B-1", outcome: { applied: true, delivery: { subscription: "mail", status: "ACKNOWLEDGED" } } },
+      ]);
+      expect((await store.deliveries("B-4")).map((d) => [d.subscription, d.status])).toEqual([["audit", "SENDING"], ["ledger", "ACKNOWLEDGED"], ["mail", "ACKNOWLEDGED"]]);
+      expect((await store.history("B-4")).slice(-2).map((h) => h.detail?.split(":")[0])).toEqual(["subscription ledger", "subscription mail"]);
     });
 
     it("two subscriptions acknowledging at once: the message ends ACKNOWLEDGED (the compare-and-set is on the message)", async () => {

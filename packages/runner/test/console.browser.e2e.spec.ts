@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
+import { startConsoleServicesWorld, type ConsoleServicesWorld } from "./console-services-world.js";
 import { CONSOLE_TOKEN, gateChromium, GROUP_SUBTYPE, HELD_SUBTYPE, launchChromium, openConsole, POISON_RUNWAY, startConsoleWorld, type ConsoleWorld } from "./console-world.js";
 
 const SUITE = "the console in chromium (the built binary, embedded)";
@@ -21,6 +22,15 @@ const VIEWPORTS = [
   { name: "1366×768", viewport: LAPTOP },
   { name: "390×844", viewport: PHONE },
 ] as const;
+
+/** A page at `viewport` whose errors are collected, and whose text is printed when the test fails (the reason is usually on the page). */
+async function newPageAt(browser: Browser, viewport: { width: number; height: number }, onTestFailed: (fn: () => Promise<void>) => void): Promise<{ page: Page; pageErrors: string[] }> {
+  const page = await browser.newPage({ viewport });
+  const pageErrors: string[] = [];
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  onTestFailed(async () => console.error(`[${SUITE}] page ${page.url()}:\n${await page.locator("body").innerText().catch(String)}`));
+  return { page, pageErrors };
+}
 
 /**
  * The console's walk-throughs (issue 31 items 11–15), once per viewport, each on a world of its own
@@ -54,14 +64,8 @@ describe.skipIf(!gate.available)(SUITE, () => {
 
       const stateVersion = async (flid: string) => (await world.admin("GET", `/admin/flights/${flid}`)).body["stateVersion"] as number;
 
-      /** A page at this run's viewport whose errors are collected, and whose text is printed when the test fails (the reason is usually on the page). */
-      async function newPage(onTestFailed: (fn: () => Promise<void>) => void): Promise<{ page: Page; pageErrors: string[] }> {
-        const page = await browser.newPage({ viewport });
-        const pageErrors: string[] = [];
-        page.on("pageerror", (e) => pageErrors.push(e.message));
-        onTestFailed(async () => console.error(`[${SUITE}] page ${page.url()}:\n${await page.locator("body").innerText().catch(String)}`));
-        return { page, pageErrors };
-      }
+      /** A page at this run's viewport (see `newPageAt`). */
+      const newPage = (onTestFailed: (fn: () => Promise<void>) => void) => newPageAt(browser, viewport, onTestFailed);
 
       /** Opens a flight's lineage from the flights view's search. */
       async function openLineage(page: Page, flid: string): Promise<void> {
@@ -341,4 +345,75 @@ describe.skipIf(!gate.available)(SUITE, () => {
       });
     });
   }
+});
+
+/** A lineage as `/admin/reliable-messages/<id>/lineage` and `/admin/tasks/<id>/lineage` give it (docs/lineage.md), the part this suite reads. */
+interface History {
+  readonly entries: readonly { version: number; from: string | null; to: string; cause: { kind: string; caller?: { route: string } | null }; caller?: { route: string } | null }[];
+}
+
+/**
+ * Issue 36 items 11 and 7 in the console: the lineage timeline of a reliable message and of a
+ * task (each change's from → to, its cause and the HTTP call that made it), and the overdue tasks.
+ */
+describe.skipIf(!gate.available)(`${SUITE}: reliable messages and tasks`, () => {
+  let browser: Browser;
+  let world: ConsoleServicesWorld;
+  beforeAll(async () => {
+    const started = await Promise.allSettled([launchChromium().then((b) => void (browser = b)), startConsoleServicesWorld().then((w) => void (world = w))]);
+    for (const r of started) if (r.status === "rejected") throw r.reason;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await world?.stop();
+  });
+
+  /** Every change of the admin route's lineage is a row of the timeline, with its from → to, its cause and its caller's route. */
+  async function expectTimeline(page: Page, path: string): Promise<void> {
+    const lineage = (await world.call("GET", path)).body as unknown as History;
+    expect(lineage.entries.length).toBeGreaterThan(1);
+    for (const e of lineage.entries) {
+      const row = page.getByTestId(`history-${e.version}`);
+      await row.waitFor();
+      const shown = await row.innerText();
+      expect(shown).toContain(`${e.from ?? "new"} → ${e.to}`);
+      expect(shown).toContain(e.cause.kind);
+      const caller = e.cause.caller ?? e.caller ?? null;
+      if (caller !== null) expect(shown).toContain(caller.route);
+    }
+  }
+
+  it("a reliable message's Lineage shows its timeline: prepared, confirmed, by which HTTP call", async ({ onTestFailed }) => {
+    const { page, pageErrors } = await newPageAt(browser, LAPTOP, onTestFailed);
+    await openConsole(page, world.url, "#/reliable");
+    await page.getByRole("button", { name: "Sending", exact: true }).click();
+    const row = page.locator("tr", { hasText: world.messageId });
+    await row.getByRole("button", { name: "Lineage" }).click();
+    await page.getByRole("heading", { name: `Lineage of message ${world.messageId}` }).waitFor();
+    await expectTimeline(page, `/admin/reliable-messages/${world.messageId}/lineage`);
+    const timeline = await page.locator("ol.timeline").innerText();
+    expect(timeline).toContain("WAITING_CONFIRM → SENDING");
+    expect(timeline).toContain("POST /rm/v1/messages/:id/confirm");
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it("a task whose owner called back FAILURE (its event dead): its Lineage shows the timeline to FINISHED_PENDING_CALLBACK, the feedback's HTTP call; the overdue task is listed with its reason", async ({ onTestFailed }) => {
+    const { page, pageErrors } = await newPageAt(browser, LAPTOP, onTestFailed);
+    await openConsole(page, world.url, "#/tasks");
+    const overdue = page.locator("section", { has: page.getByRole("heading", { name: "Overdue tasks" }) }).locator("tr", { hasText: world.overdueTaskId });
+    await overdue.waitFor();
+    expect(await overdue.innerText()).toMatch(/DISPATCHED[\s\S]*ACS-2[\s\S]*DEADLINE/);
+    expect(await page.locator("tr", { hasText: world.deadTaskId }).count()).toBe(1);
+
+    await page.locator("tr", { hasText: world.deadTaskId }).getByRole("button", { name: "Lineage" }).click();
+    await page.getByRole("heading", { name: `Lineage of task ${world.deadTaskId}` }).waitFor();
+    await expectTimeline(page, `/admin/tasks/${world.deadTaskId}/lineage`);
+    const timeline = await page.locator("ol.timeline").innerText();
+    expect(timeline).toContain("new → CREATED");
+    expect(timeline).toContain("DISPATCHED → FINISHED_PENDING_CALLBACK");
+    expect(timeline).toContain("POST /task/v1/tasks/:id/feedback");
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
 });

@@ -5,53 +5,24 @@
  * msgx code; a consumer reads `<data-dir>/events/rmq.<queue>.jsonl` (and `rmq-dlq.<queue>.jsonl`).
  * Same flows as reliable-service.e2e.spec.ts (test/reliable-service/rm-flows.ts), the checker's
  * outage shortened to 10 s (the real-infrastructure suite runs the minute), no broker to stop.
+ * A second runner with `reliable.topicPrefix` set runs issue 36's items 5 and 2 (the flows of
+ * reliable-service-http-extras.e2e.spec.ts) on `<data-dir>/events/<prefix><queue>.jsonl`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, it } from "vitest";
-import { spawnRunner, type RunnerProcess } from "./runner-process.js";
+import { describe, it } from "vitest";
 import * as flows from "./reliable-service/rm-flows.js";
+import { embeddedRmWorld } from "./reliable-service/embedded-world.js";
 import { fanOutToThreeSubscriptions } from "./reliable-service/rm-fan-out-flow.js";
 import { deadMessageLineage } from "./reliable-service/rm-lineage-flow.js";
 import { keyOrderOverHttp } from "./reliable-service/rm-key-order-flow.js";
-import { startChecker, type Checker, type Consumer } from "./reliable-service/rm-processes.js";
+import { orderedQueueWithSubscriptions } from "./reliable-service/rm-ordered-fan-out-flow.js";
 
 const CHECKER_DOWN_MS = 10_000;
-const dir = mkdtempSync(join(tmpdir(), "msgx-rm-embedded-"));
-const dataDir = join(dir, "data");
-let runner: RunnerProcess | undefined;
-let checker: Checker | undefined;
-const consumers: Consumer[] = [];
-const q = flows.rmQueues("emb");
-const world = (): flows.RmWorld => ({
-  url: runner!.url,
-  checker: checker!,
-  q,
-  consumers,
-  source: (topic) => ({ jsonl: join(dataDir, "events", `${topic}.jsonl`) }),
-});
+const SUITE = "reliable-message service over HTTP on the embedded default (PGlite + JSONL)";
+/** The prefixed block's topics: its files are `<data-dir>/events/<PREFIX><queue>.jsonl`. */
+const PREFIX = "msgx-ext.";
 
-beforeAll(async () => {
-  checker = await startChecker();
-  const config = join(dir, "msgx.json");
-  writeFileSync(config, JSON.stringify(flows.rmConfig(q, checker)));
-  runner = await spawnRunner(["-c", config, "--data-dir", dataDir]);
-}, 120_000);
-afterEach(async () => {
-  await Promise.all(consumers.splice(0).map((c) => c.stop()));
-});
-afterAll(async () => {
-  if (runner) {
-    runner.child.kill("SIGTERM");
-    const code = await runner.exited;
-    if (code !== 0) console.error(`[reliable service embedded] runner exited ${code}:\n${runner.output().slice(-5_000)}`);
-  }
-  await checker?.stop();
-  rmSync(dir, { recursive: true, force: true });
-}, 60_000);
-
-describe("reliable-message service over HTTP on the embedded default (PGlite + JSONL)", () => {
+describe(SUITE, () => {
+  const world = embeddedRmWorld(SUITE, "emb");
   it("prepare + confirm: delivered once to a reader of the topic file, acknowledged over HTTP; the id is not reused", async () => {
     await flows.preparedAndConfirmedDeliveredOnce(world());
   }, 120_000);
@@ -85,5 +56,21 @@ describe("reliable-message service over HTTP on the embedded default (PGlite + J
 
   it("three subscriptions on rmq-sub.<queue>.<subscription>.jsonl: slow, rejecting once, DEAD then resent by an operator; ACKNOWLEDGED only after all three acknowledged", async () => {
     await fanOutToThreeSubscriptions(world());
+  }, 180_000);
+
+  it("a queue ordered by key and subscribed: the key's head fans out; the next message is held until every subscription acknowledged the head (mail's DEAD delivery resent by an operator)", async () => {
+    await orderedQueueWithSubscriptions(world());
+  }, 180_000);
+});
+
+describe(`${SUITE}, reliable.topicPrefix ${PREFIX}`, () => {
+  const world = embeddedRmWorld(`${SUITE}, prefixed`, "embext", { topicPrefix: PREFIX, dlqTopicPrefix: "msgx-ext-dlq." });
+
+  it(`direct sends and saves-and-sends on ${PREFIX}<queue>.jsonl; one batch acknowledges the stored ones, each refusal answered per id; an operator's delete is audited`, async () => {
+    await flows.directSendBatchAckAndDelete(world(), PREFIX);
+  }, 180_000);
+
+  it("delayed delivery: delayMs on a save-and-send, deliverAt on a confirm, delayMs on a prepare confirmed without a time; held until then, delivered once, acknowledged", async () => {
+    await flows.delayedDeliveryOverHttp(world(), PREFIX);
   }, 180_000);
 });

@@ -44,7 +44,7 @@ function world(createTopics: boolean, topicPrefix?: string) {
   const logger = new RecordingLogger();
   const service = new ReliableMessageService({ store, clock, logger, options: { maxRejects: 2, rejectWaitsMs: [1_000], subscriptions: { fanout: ["a", "b", "c"] }, orderedQueues: ["ordered"] } });
   const recovery = new RecoveryJob({ service, store, clock, logger, sends: new InMemoryOutboxStore(db) });
-  const metrics = createReliableMetrics(clock, () => service.countByPhase());
+  const metrics = createReliableMetrics(clock, () => service.countByPhase(), undefined, () => service.countDeliveries());
   let sends = 0;
   const topics = new FakeTopics();
   const api = directReliableApi({ service, metrics, topics, createTopics, ...(topicPrefix ? { topicPrefix } : {}), onSend: () => void (sends += 1) });
@@ -112,6 +112,12 @@ describe("/rm/v1", () => {
     const shown = await call(w, "GET", "/rm/v1/messages/f-1");
     expect((shown.body!["message"] as { subscriptions: { subscription: string; phase: string }[] }).subscriptions.map((d) => [d.subscription, d.phase])).toEqual([["a", "ACKNOWLEDGED"], ["b", "ACKNOWLEDGED"], ["c", "DEAD"]]);
     expect(await call(w, "GET", "/admin/reliable-messages/f-1", undefined, ADMIN)).toMatchObject({ status: 200, body: { subscriptions: [{ subscription: "a" }, { subscription: "b" }, { subscription: "c", phase: "DEAD" }] } });
+    // The dead delivery shows on /metrics by queue and subscription; the message itself stays SENDING.
+    const metrics = await w.metrics.render();
+    expect(metrics).toMatch(/^msgx_reliable_deliveries\{queue="fanout",subscription="c",phase="DEAD"\} 1$/m);
+    expect(metrics).toMatch(/^msgx_reliable_deliveries\{queue="fanout",subscription="a",phase="DEAD"\} 0$/m);
+    expect(metrics).toMatch(/^msgx_reliable_deliveries\{queue="fanout",subscription="b",phase="ACKNOWLEDGED"\} 1$/m);
+    expect(metrics).toMatch(/^msgx_reliable_messages\{phase="SENDING"\} 1$/m);
     expect(await call(w, "POST", "/admin/reliable-messages/f-1/resend?subscription=c", undefined, ADMIN)).toMatchObject({ status: 200, body: { applied: true, delivery: { dead: false, sendCount: 2 } } });
     expect(await call(w, "POST", "/rm/v1/messages/f-1/ack?subscription=c")).toMatchObject({ status: 200, body: { message: { status: "ACKNOWLEDGED", phase: "ACKNOWLEDGED" } } });
     // A queue without subscriptions refuses a name.

@@ -1,4 +1,4 @@
-import { reliableMessagePhase, type SubscriptionDelivery, type SubscriptionDeliveryWrite, type HeldCounts, type ReliableMessage, type ReliableMessageHistoryEntry, type ReliableMessageHistoryPage, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
+import { reliableMessagePhase, subscriptionPhase, type SubscriptionDelivery, type SubscriptionDeliveryCounts, type SubscriptionDeliveryPhase, type SubscriptionDeliveryWrite, type HeldCounts, type ReliableMessage, type ReliableMessageHistoryEntry, type ReliableMessageHistoryPage, type ReliableMessageFilter, type ReliableMessagePage, type ReliableMessagePhaseCounts, type ReliableQueueCounts, type ReliableMessageStatus, type ReliableMessageStore, type ReliableMessageWrite, type ReliableMessageWriteResult } from "@msgx/reliable";
 import type { LineageQuery, OutboxEventDraft } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { mapPgError, pgCall } from "../pg-error-map.js";
@@ -26,7 +26,7 @@ import {
   updateMessagesToNextVersion,
 } from "./reliable-message-queries.js";
 import type { MsgxDatabase } from "../rows/tables.js";
-import { dueDeliveries, messageDeliveries, scanDeadDeliveries, upsertDelivery } from "./subscription-delivery-queries.js";
+import { countDeliveriesBySubscription, dueDeliveries, messageDeliveries, scanDeadDeliveries, upsertDelivery } from "./subscription-delivery-queries.js";
 import { insertHistory, messageHistory, messageHistoryPage } from "./reliable-message-history-queries.js";
 
 /** `clock` stamps the outbox rows' `created_at`. */
@@ -229,6 +229,18 @@ export class PgReliableMessageStore implements ReliableMessageStore {
     }
     return [...byQueue].map(([queue, phases]) => ({ queue, phases }));
   }
+  async countDeliveries(): Promise<readonly SubscriptionDeliveryCounts[]> {
+    const rows = await pgCall("reliable delivery count", () => countDeliveriesBySubscription(this.#db));
+    const byKey = new Map<string, { queue: string; subscription: string; phases: Record<SubscriptionDeliveryPhase, number> }>();
+    for (const r of rows) {
+      const key = JSON.stringify([r.queue, r.subscription]);
+      const counts = byKey.get(key) ?? { queue: r.queue, subscription: r.subscription, phases: { SENDING: 0, DEAD: 0, ACKNOWLEDGED: 0 } };
+      counts.phases[subscriptionPhase({ status: r.status, dead: r.dead } as SubscriptionDelivery) as SubscriptionDeliveryPhase] += r.n;
+      byKey.set(key, counts);
+    }
+    return [...byKey.values()];
+  }
+
 }
 
 /** The messages of `writes` when every one is an update writing no outbox row, to the next version, of a message no other write touches; else null. */

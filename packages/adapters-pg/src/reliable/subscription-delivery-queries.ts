@@ -83,3 +83,12 @@ export async function scanDeadDeliveries(db: Db, queue: string, after: { readonl
     ORDER BY d.message_id, d.subscription LIMIT ${limit}::integer`.execute(db);
   return rows.map(fromRow);
 }
+
+/** Deliveries per queue, subscription, status and dead flag (one grouped count), ascending by queue then subscription (both `COLLATE "C"`). */
+export async function countDeliveriesBySubscription(db: Db): Promise<{ queue: string; subscription: string; status: string; dead: boolean; n: number }[]> {
+  const { rows } = await sql<{ queue: string; subscription: string; status: string; dead: boolean; n: unknown }>`
+    SELECT m.consumer_queue AS queue, d.subscription, d.status, d.dead, count(*) AS n
+    FROM reliable_message_subscription d JOIN reliable_message m ON m.message_id = d.message_id
+    GROUP BY m.consumer_queue, d.subscription, d.status, d.dead ORDER BY m.consumer_queue, d.subscription`.execute(db);
+  return rows.map((r) => ({ queue: r.queue, subscription: r.subscription, status: r.status, dead: r.dead, n: toNumber(r.n) }));
+}

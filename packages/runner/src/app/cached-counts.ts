@@ -11,8 +11,8 @@ export const STORE_COUNT_CACHE_MS = 15_000;
  * `read`, answered from the last result while it is younger than `maxAgeMs` on `clock`. A failed
  * read throws and keeps the last result for the next call.
  */
-export function cachedCounts(read: CountReader, clock: Clock, maxAgeMs = STORE_COUNT_CACHE_MS): CountReader {
-  let cached: { readonly at: number; readonly counts: Readonly<Record<string, number>> } | undefined;
+export function cachedCounts<T = Readonly<Record<string, number>>>(read: () => Promise<T>, clock: Clock, maxAgeMs = STORE_COUNT_CACHE_MS): () => Promise<T> {
+  let cached: { readonly at: number; readonly counts: T } | undefined;
   return async () => {
     if (cached === undefined || clock.now() - cached.at >= maxAgeMs) cached = { at: clock.now(), counts: await read() };
     return cached.counts;

@@ -34,6 +34,7 @@ export function createReliableHost(ctx: StepContext): ReliableHost {
       const held = await service.countHeld();
       return { dead: held.behindDead, live: held.behindLive };
     },
+    () => service.countDeliveries(),
   );
   const admin = directReliableAdmin(service, { store: parts.store, clock });
   return {

@@ -1,6 +1,8 @@
 import type { Clock } from "@msgx/core";
+import type { SubscriptionDeliveryCounts } from "@msgx/reliable";
 import { Counter, Registry } from "prom-client";
 import { storeCountGauge, type CountReader } from "../app/cached-counts.js";
+import { deliveryCountGauge } from "./delivery-count-gauge.js";
 import type { CheckerOutcome } from "./http-checker.js";
 
 /** Why an alert was raised: an inconclusive check-back at or past `maxChecks`, or a message that went DEAD. */
@@ -11,12 +13,15 @@ export type PhaseCounter = CountReader;
 
 /**
  * The reliable-message service's metrics (docs/operations.md). Every label has a bounded set of
- * values — phases, check-back outcomes, alert kinds — never a queue or message id. The phase
- * gauge is read from the store (true for the whole database) at most every 15 s, since finished
- * messages stay for the retention window; the counters count what this process did.
+ * values — phases, check-back outcomes, alert kinds, and for the delivery gauge the configured
+ * queues with subscriptions and their subscriptions (at most `MAX_SUBSCRIPTIONS` each) — never a
+ * message id. The phase and delivery gauges are read from the store (true for the whole database)
+ * at most every 15 s, since finished messages stay for the retention window; the counters count
+ * what this process did.
  */
-export function createReliableMetrics(clock: Clock, countByPhase?: PhaseCounter, countHeld?: CountReader) {
+export function createReliableMetrics(clock: Clock, countByPhase?: PhaseCounter, countHeld?: CountReader, countDeliveries?: () => Promise<readonly SubscriptionDeliveryCounts[]>) {
   const registry = new Registry();
+  deliveryCountGauge(registry, clock, countDeliveries);
   storeCountGauge(registry, clock, {
     name: "msgx_reliable_held_messages",
     help: "Messages of queues ordered by key waiting for an older message of their key (read from the store at most every 15 s): behind=dead (an older one is DEAD: an operator must resend, acknowledge or delete it), behind=live",

@@ -10,12 +10,13 @@ import { expect } from "vitest";
 import { schemaErrors } from "../../../core/test/schemas/event-schemas.js";
 import { CLI, eventually } from "../runner-process.js";
 import { consumer, FAN_OUT_SUBSCRIPTIONS, waitMessage, warmUp, type RmWorld } from "./rm-flows.js";
-import { produce, type Consumer } from "./rm-processes.js";
+import { metric, produce, type Consumer } from "./rm-processes.js";
 
 type Message = Record<string, any>;
 const SUB_PREFIX = "rmq-sub.";
 
-const phaseOf = (m: Message, sub: string): string | undefined => (m["subscriptions"] as Message[] | undefined)?.find((s) => s["subscription"] === sub)?.["phase"];
+/** A subscribed message's delivery phase for `sub`, as `GET /rm/v1/messages/<id>` shows it. */
+export const phaseOf = (m: Message, sub: string): string | undefined => (m["subscriptions"] as Message[] | undefined)?.find((s) => s["subscription"] === sub)?.["phase"];
 const acked = (c: Consumer, id: string) => c.of(id).filter((r) => r.answer?.op === "ack" && r.answer.status === 200);
 
 export async function fanOutToThreeSubscriptions(w: RmWorld): Promise<void> {
@@ -58,6 +59,10 @@ export async function fanOutToThreeSubscriptions(w: RmWorld): Promise<void> {
   // The operator's CLI shows each subscription's state (through the admin API).
   const shown = JSON.parse(execFileSync(process.execPath, [CLI, "reliable", "show", id, "--url", w.url], { encoding: "utf8" })) as Message;
   expect((shown["subscriptions"] as Message[]).map((d) => [d["subscription"], d["phase"]])).toEqual([[audit, "ACKNOWLEDGED"], [ledger, "ACKNOWLEDGED"], [mail, "DEAD"]]);
+  // /metrics shows the dead delivery by queue and subscription (read from the store at most every 15 s).
+  const deliveries = (subscription: string, phase: string) => metric(w.url, "msgx_reliable_deliveries", { queue, subscription, phase });
+  await eventually(async () => ((await deliveries(mail, "DEAD")) === 1 ? true : undefined), 30_000, `msgx_reliable_deliveries{${mail}, DEAD} 1`);
+  expect(await deliveries(ledger, "DEAD")).toBe(0);
 
   // The operator resends mail's delivery only; mail acknowledges it and the message is done.
   const [resent] = await produce(w.url, [{ op: "resend", id, subscription: mail }]);

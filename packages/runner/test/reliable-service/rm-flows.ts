@@ -22,6 +22,8 @@ export function rmQueues(run: string) {
     /** Ordered by key (`orderByKey`). */
     ordered: `${run}.ordered`,
     fanOut: `${run}.fan-out`,
+    /** Ordered by key and subscribed (`ORDERED_FAN_OUT_SUBSCRIPTIONS`). */
+    orderedFanOut: `${run}.ordered-fan-out`,
   } as const;
 }
 export type RmQueues = ReturnType<typeof rmQueues>;
@@ -33,6 +35,9 @@ const MESSAGE_CHECK_DELAY_MS = 2_000;
 
 /** The subscriptions of the fan-out flow's queue (issue 36 item 1). */
 export const FAN_OUT_SUBSCRIPTIONS = ["ledger", "audit", "mail"] as const;
+
+/** The subscriptions of the queue both ordered by key and subscribed (issue 36 items 1 and 3 together). */
+export const ORDERED_FAN_OUT_SUBSCRIPTIONS = ["ledger", "mail"] as const;
 
 /** `rmConfig`'s maxSends. */
 const MAX_SENDS = 3;
@@ -58,7 +63,7 @@ export function rmConfig(q: RmQueues, checker: Checker): Record<string, unknown>
       maxRejects: 3,
       rejectWaitsMs: [200],
       outageRecheckMs: 500,
-      queues: { [q.checkBack]: { ...at(q.checkBack), checkAfterMs: CHECK_BACK_QUEUE_DELAY_MS }, [q.checkerDown]: at(q.checkerDown), [q.rules]: at(q.rules), [q.ordered]: { orderByKey: true }, [q.fanOut]: { subscriptions: [...FAN_OUT_SUBSCRIPTIONS] } },
+      queues: { [q.checkBack]: { ...at(q.checkBack), checkAfterMs: CHECK_BACK_QUEUE_DELAY_MS }, [q.checkerDown]: at(q.checkerDown), [q.rules]: at(q.rules), [q.ordered]: { orderByKey: true }, [q.fanOut]: { subscriptions: [...FAN_OUT_SUBSCRIPTIONS] }, [q.orderedFanOut]: { orderByKey: true, subscriptions: [...ORDERED_FAN_OUT_SUBSCRIPTIONS] } },
     },
   };
 }
