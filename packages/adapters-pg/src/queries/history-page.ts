@@ -9,6 +9,12 @@ export interface HistoryTable<R, E extends { readonly version: number }> {
   entryOf(row: R): E;
 }
 
+/** A history row's times as epoch ms: `first_at` is NULL for a single change, whose first time is its `at`. */
+export function historyTimes(row: { readonly at: Date; readonly firstAt: Date | null }): { readonly at: number; readonly firstAt: number } {
+  const at = new Date(row.at).getTime();
+  return { at, firstAt: row.firstAt === null ? at : new Date(row.firstAt).getTime() };
+}
+
 /** Every entry of one key, oldest first (a primary-key range). */
 export async function historyOf<R, E extends { readonly version: number }>(db: QueryExecutorProvider, t: HistoryTable<R, E>, key: string): Promise<E[]> {
   const { rows } = await sql<R>`SELECT ${t.columns} FROM ${sql.table(t.table)} WHERE ${sql.ref(t.keyColumn)} = ${key} ORDER BY version`.execute(db);

@@ -1,21 +1,8 @@
-import type { Kysely, Migration } from "kysely";
-import { runDdl } from "../migrations/ddl.js";
+import type { Migration } from "kysely";
+import { historyRepeatsMigration } from "../migrations/history-repeats-ddl.js";
 
 /**
  * A history row can stand for a run of identical outage rechecks (`collapsesInto` in
- * `@msgx/reliable`): `repeats` counts them and `first_at` keeps the first one's time, while
- * `version` and `at` move on with the last. Existing rows are single changes.
+ * `@msgx/reliable`). In the `reliable-message` set as `0030_reliable_message_history_repeats`.
  */
-const UP = [
-  `ALTER TABLE reliable_message_history
-     ADD COLUMN repeats  integer NOT NULL DEFAULT 1 CHECK (repeats >= 1),
-     ADD COLUMN first_at timestamptz`,
-];
-
-const DOWN = [`ALTER TABLE reliable_message_history DROP COLUMN repeats, DROP COLUMN first_at`];
-
-/** In the `reliable-message` set as `0030_reliable_message_history_repeats`. */
-export const reliableMessageHistoryRepeatsMigration = (schema: string): Migration => ({
-  up: (db: Kysely<unknown>) => runDdl(db, schema, UP),
-  down: (db: Kysely<unknown>) => runDdl(db, schema, DOWN),
-});
+export const reliableMessageHistoryRepeatsMigration = (schema: string): Migration => historyRepeatsMigration("reliable_message_history", schema);

@@ -2,7 +2,7 @@ import type { LineageQuery } from "@msgx/core";
 import { isOutageRecheck, type ReliableMessageCause, type ReliableMessageHistoryEntry, type ReliableMessageHistoryPage } from "@msgx/reliable";
 import { sql } from "kysely";
 import type { Db } from "../queries/db.js";
-import { historyOf, historyPageOf, type HistoryTable } from "../queries/history-page.js";
+import { historyOf, historyPageOf, historyTimes, type HistoryTable } from "../queries/history-page.js";
 import { fromJson } from "../rows/values.js";
 import { ts } from "./reliable-message-row.js";
 
@@ -47,10 +47,7 @@ const HISTORY: HistoryTable<HistoryRow, ReliableMessageHistoryEntry> = {
   table: "reliable_message_history",
   keyColumn: "message_id",
   columns: sql`message_id AS "messageId", version, at, from_phase AS "from", to_phase AS "to", event, detail, cause, repeats, first_at AS "firstAt"`,
-  entryOf: (r) => {
-    const at = new Date(r.at).getTime();
-    return { ...r, at, cause: fromJson<ReliableMessageCause>(r.cause), firstAt: r.firstAt === null ? at : new Date(r.firstAt).getTime() };
-  },
+  entryOf: (r) => ({ ...r, ...historyTimes(r), cause: fromJson<ReliableMessageCause>(r.cause) }),
 };
 
 /** The history of one message, oldest first. */

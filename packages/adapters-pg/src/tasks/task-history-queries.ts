@@ -1,7 +1,7 @@
 import type { ApiCaller, LineageQuery } from "@msgx/core";
 import type { TaskCause, TaskHistoryEntry, TaskHistoryPage } from "@msgx/tasks";
 import { sql, type QueryExecutorProvider } from "kysely";
-import { historyOf, historyPageOf, type HistoryTable } from "../queries/history-page.js";
+import { historyOf, historyPageOf, historyTimes, type HistoryTable } from "../queries/history-page.js";
 import { fromJson } from "../rows/values.js";
 import { at, json } from "./task-rows.js";
 
@@ -32,10 +32,7 @@ const HISTORY: HistoryTable<HistoryRow, TaskHistoryEntry> = {
   table: "task_history",
   keyColumn: "task_id",
   columns: sql`task_id AS "taskId", version, at, from_status AS "from", to_status AS "to", cause, caller, detail, repeats, first_at AS "firstAt"`,
-  entryOf: (r) => {
-    const when = new Date(r.at).getTime();
-    return { ...r, at: when, cause: fromJson<TaskCause>(r.cause), caller: r.caller === null ? null : fromJson<ApiCaller>(r.caller), firstAt: r.firstAt === null ? when : new Date(r.firstAt).getTime() };
-  },
+  entryOf: (r) => ({ ...r, ...historyTimes(r), cause: fromJson<TaskCause>(r.cause), caller: r.caller === null ? null : fromJson<ApiCaller>(r.caller) }),
 };
 
 /** The history of one task, oldest first. */
