@@ -14,6 +14,7 @@ import { taskRoutingServiceMigration } from "../src/tasks/0016-task-routing-serv
 import { taskNumbersMigration } from "../src/tasks/0024-task-numbers.js";
 import { taskOverdueMigration } from "../src/tasks/0027-task-overdue.js";
 import { taskHistoryMigration } from "../src/tasks/0029-task-history.js";
+import { taskHistoryRepeatsMigration } from "../src/tasks/0031-task-history-repeats.js";
 import { PgTaskStore } from "../src/tasks/pg-task-store.js";
 import { randomSchema, SharedPglite } from "./pg-harness.js";
 
@@ -72,6 +73,7 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
     await db.transaction().execute((trx) => taskNumbersMigration(schema).up(trx));
     await db.transaction().execute((trx) => taskOverdueMigration(schema).up(trx));
     await db.transaction().execute((trx) => taskHistoryMigration(schema).up(trx));
+    await db.transaction().execute((trx) => taskHistoryRepeatsMigration(schema).up(trx));
     await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
     const store = new PgTaskStore(db, { clock: new ManualClock(T0) });
     const old = (await store.get("OLD-1"))!;
@@ -80,6 +82,7 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
     await sql`UPDATE task_task SET status = 'FAILED' WHERE task_id = 'OLD-1'`.execute(db);
     await expect(sql`UPDATE task_task SET status = 'BOGUS' WHERE task_id = 'OLD-1'`.execute(db)).rejects.toThrow(/task_task_status_check/);
     await expect(sql`UPDATE task_task SET dispatch_attempts = -1 WHERE task_id = 'OLD-1'`.execute(db)).rejects.toThrow(/check/);
+    await db.transaction().execute((trx) => taskHistoryRepeatsMigration(schema).down!(trx));
     await db.transaction().execute((trx) => taskHistoryMigration(schema).down!(trx));
     await db.transaction().execute((trx) => taskOverdueMigration(schema).down!(trx));
     await db.transaction().execute((trx) => taskNumbersMigration(schema).down!(trx));
@@ -109,6 +112,7 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
     await db.transaction().execute((trx) => taskNumbersMigration(schema).up(trx));
     await db.transaction().execute((trx) => taskOverdueMigration(schema).up(trx));
     await db.transaction().execute((trx) => taskHistoryMigration(schema).up(trx));
+    await db.transaction().execute((trx) => taskHistoryRepeatsMigration(schema).up(trx));
     await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
     const store = new PgTaskStore(db, { clock: new ManualClock(T0) });
     // 0027 over tasks written before it: not watched, never overdue.
@@ -125,6 +129,7 @@ describe("task service on PGlite: migration 0016, probes, flows", () => {
     expect([created.task.taskNo, created.task.startPointCode, created.task.endPointCode, created.task.vehicleCode]).toEqual(["T202607130004", "P1", "P2", "V1"]);
     expect((await store.getByTaskNo("T202607130004"))).toEqual(created.task);
     await expect(sql`UPDATE task_task SET task_no = 'T202607130001' WHERE task_id = 'NEW-1'`.execute(db)).rejects.toThrow(/task_task_task_no_idx/);
+    await db.transaction().execute((trx) => taskHistoryRepeatsMigration(schema).down!(trx));
     await db.transaction().execute((trx) => taskHistoryMigration(schema).down!(trx));
     await db.transaction().execute((trx) => taskOverdueMigration(schema).down!(trx));
     await sql`SET search_path TO ${sql.id(schema)}`.execute(db);
