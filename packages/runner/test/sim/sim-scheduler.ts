@@ -92,6 +92,7 @@ export class SimScheduler {
   #pending: PendingOp[] = [];
   #timers: VirtualTimer[] = [];
   #nextId = 1;
+  #closed = false;
   readonly frozen = new Set<string>();
   readonly dead = new Set<string>();
   /** Dependencies down until the instant (virtual ms). */
@@ -124,8 +125,16 @@ export class SimScheduler {
     return this.logging ? (this.#hash >>> 0).toString(16).padStart(8, "0") : undefined;
   }
 
+  /**
+   * Ends the run's trace: a continuation still pending when the run returns (an answer that reaches
+   * its caller after the last step) must not add a line to a trace the caller already holds.
+   */
+  close(): void {
+    this.#closed = true;
+  }
+
   log(line: string): void {
-    if (!this.logging) return;
+    if (!this.logging || this.#closed) return;
     // The line is `+<instant, padded to 7> <line>`; it is hashed in parts, and built only when traced.
     const at = String(this.clock.monotonic() - this.start);
     this.#hashText("+");

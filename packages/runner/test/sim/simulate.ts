@@ -273,6 +273,7 @@ export async function simulate(seed: number, options: SimOptions = {}): Promise<
     failure = e instanceof Error ? e.message : String(e);
     sched.log(`FAILED: ${failure}`);
   }
+  sched.close();
   return {
     seed,
     failure,
