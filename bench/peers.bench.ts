@@ -29,7 +29,10 @@
  *
  *   node bench/run.mjs peers [--messages 20000] [--jobs 2000] [--queue-jobs 10] [--queue-fast-jobs 100]
  *                            [--queue-fast-poll-ms 100] [--boss-work-jobs 5]
- *                            [--flights 500] [--max-run 200] [--baseline-messages 2000]
+ *                            [--flights 500] [--max-run 200] [--baseline-messages 2000] [--ceiling-only]
+ *
+ * `--ceiling-only` runs msgx and the ceiling and nothing else: the pump ÷ ceiling figure alone,
+ * for an A/B of two builds in one sequence.
  */
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
@@ -53,6 +56,7 @@ const QUEUE_JOBS = numArg("queue-jobs", 10);
 const QUEUE_FAST_JOBS = numArg("queue-fast-jobs", 100);
 const QUEUE_FAST_POLL_MS = numArg("queue-fast-poll-ms", 100);
 const BOSS_WORK_JOBS = numArg("boss-work-jobs", 5);
+const CEILING_ONLY = process.argv.includes("--ceiling-only");
 
 // The peers are loaded at run time from bench/node_modules (not bundled: they read files of their
 // own package); only their types are imported.
@@ -107,10 +111,20 @@ const result = (system: string, items: number, seconds: number, note: string): R
 
 // ------------------------------------------------------------------------------------------- msgx
 
-/** Wraps a store so every `applyRun` of a committed transaction is kept (the ceiling replays them). */
+/**
+ * Wraps a store so every decision it commits is kept (the ceiling replays them): each `applyRun` of
+ * a committed transaction, and each run committed in one round trip (`commitRun`).
+ */
 function capturing(store: PipelineStore, decisions: RunDecision[]): PipelineStore {
   return new Proxy(store, {
     get(target, prop) {
+      if (prop === "commitRun") {
+        const commitRun = Reflect.get(target, prop) as (d: RunDecision, o: unknown) => Promise<void>;
+        return async (d: RunDecision, options: unknown) => {
+          await commitRun.call(target, d, options);
+          decisions.push(d);
+        };
+      }
       if (prop !== "transaction") {
         const v = Reflect.get(target, prop) as unknown;
         return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
@@ -463,6 +477,13 @@ async function main(): Promise<void> {
     const decisions: RunDecision[] = [];
     const msgx = show(await runMsgx(MAX_RUN, dnld, flops, decisions));
     const ceiling = show(await runCeiling(dnld, flops, decisions));
+    if (CEILING_ONLY) {
+      const fraction = msgx.perSecond / ceiling.perSecond;
+      console.log(`  msgx as a fraction of the ceiling: ${fraction.toFixed(2)} (target ≥ 0.8: ${fraction >= 0.8 ? "met" : "NOT met"})`);
+      const file = writeReport("peers", { messages: MESSAGES, flights: FLIGHTS, maxRun: MAX_RUN, ceilingOnly: true, machine, results, ratios: { msgxFractionOfCeiling: fraction } });
+      console.log(`  written ${file}`);
+      return;
+    }
     const msgx1 = show(await runMsgx(1, dnld, flops.slice(0, BASELINE_MESSAGES)));
     const light = lightWork(pool, flids);
     const same = sameWork(pool, dnld, flops, jobs, decisions, sameCount);
@@ -499,7 +520,7 @@ async function main(): Promise<void> {
     );
     console.log();
     const x = (v: number) => `${v.toFixed(1)}×`;
-    console.log(`  msgx ÷ graphile-worker c1: light job ${x(ratios.msgxOverGraphileC1)}; same writes ${x(ratios.msgxOverGraphileC1SameWrites)} (target ≥ 20× on the same writes: ${ratios.msgxOverGraphileC1SameWrites >= 20 ? "met" : "NOT met"})`);
+    console.log(`  msgx ÷ graphile-worker c1: light job ${x(ratios.msgxOverGraphileC1)}; same writes ${x(ratios.msgxOverGraphileC1SameWrites)} (the ≥ 20× target on the same writes was retired by issue 32: it asked for 2.7× the ceiling)`);
     console.log(`  msgx ÷ graphile-worker named queue: light job ${x(ratios.msgxOverGraphileNamedQueue)}, same writes ${x(ratios.msgxOverGraphileNamedQueueSameWrites)} (target ≥ 100×: ${Math.min(ratios.msgxOverGraphileNamedQueue, ratios.msgxOverGraphileNamedQueueSameWrites) >= 100 ? "met" : "NOT met"}); with pollInterval ${QUEUE_FAST_POLL_MS} ms: light job ${x(ratios.msgxOverGraphileNamedQueueFastPoll)}, same writes ${x(ratios.msgxOverGraphileNamedQueueFastPollSameWrites)}`);
     console.log(`  msgx ÷ pg-boss one worker (loop): light job ${x(ratios.msgxOverPgBossLoop)}, same writes ${x(ratios.msgxOverPgBossLoopSameWrites)}; ÷ pg-boss work(): light job ${ratios.msgxOverPgBossWork.toFixed(0)}×, same writes ${ratios.msgxOverPgBossWorkSameWrites.toFixed(0)}×`);
     console.log(`  msgx as a fraction of the ceiling: ${ratios.msgxFractionOfCeiling.toFixed(2)} (target ≥ 0.8: ${ratios.msgxFractionOfCeiling >= 0.8 ? "met" : "NOT met"})`);
