@@ -1,9 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { MsgxError, ReplayService, type PipelineStore, type PipelineTx } from "@msgx/core";
+import { MsgxError, ReplayService, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
 import { PipelineWorld, sisXml } from "./pipeline-world.js";
 
 /** A store whose `applyRun` fails (not an outage) whenever it would end `poisonId` SUCCEEDED. */
 function poisonWrites(store: PipelineStore, poisonId: number): PipelineStore {
+  const refuse = (d: RunDecision) => {
+    if (d.records.some((r) => r.msgId === poisonId && r.status === "SUCCEEDED")) {
+      throw new MsgxError("INFRA", `value too long for message ${poisonId}`, { retriable: false });
+    }
+  };
   const applyRunFailing = (tx: PipelineTx): PipelineTx => ({
     loadRecords: (ids) => tx.loadRecords(ids),
     identityOwners: (keys) => tx.identityOwners(keys),
@@ -12,9 +17,7 @@ function poisonWrites(store: PipelineStore, poisonId: number): PipelineStore {
     loadReferences: (rtypes) => tx.loadReferences(rtypes),
     appendAudit: (entry) => tx.appendAudit(entry),
     applyRun: async (d) => {
-      if (d.records.some((r) => r.msgId === poisonId && r.status === "SUCCEEDED")) {
-        throw new MsgxError("INFRA", `value too long for message ${poisonId}`, { retriable: false });
-      }
+      refuse(d);
       return tx.applyRun(d);
     },
   });
@@ -28,6 +31,11 @@ function poisonWrites(store: PipelineStore, poisonId: number): PipelineStore {
     groups: (s, n) => store.groups(s, n),
     audits: (l) => store.audits(l),
     transaction: (fn, o) => store.transaction((tx) => fn(applyRunFailing(tx)), o),
+    loadRunState: (k, f) => store.loadRunState(k, f),
+    commitRun: async (d, o) => {
+      refuse(d);
+      return store.commitRun(d, o);
+    },
     dueBackfill: (n, l) => store.dueBackfill(n, l),
     completeBackfill: (ids) => store.completeBackfill(ids),
     deferBackfill: (t) => store.deferBackfill(t),
