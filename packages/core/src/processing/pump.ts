@@ -269,7 +269,10 @@ export class Pump {
 
   /**
    * The fast path (issue 32): decides the run from the leader's memory, loading only what it
-   * misses (`loadRunState`), and commits it with `commitRun` in one round trip. A stale answer
+   * misses (`loadRunState`), and commits it with `commitRun` in one round trip. An identity key
+   * the memory does not hold is taken as unbound: every outcome that reads an owner binds the key
+   * when it finds none (`identityVerdict`, `decideOne`), and `commitRun` checks each new binding
+   * in the store. A stale answer
    * loads what it names (bound keys) or everything again (the generation moved on) and decides
    * again; after {@link MAX_STALE_ANSWERS} of them, or {@link MAX_LOADS} loads, the run takes the
    * slow path (undefined).
@@ -280,7 +283,6 @@ export class Pump {
     // What this run loaded itself, at the memory's generation: used even where the memory's
     // bounds (or the dedupe window) would not keep it.
     let owners = new Map<string, IdentityOwner>();
-    let checkedKeys = new Set<string>();
     let flights = new Map<string, FlightState | null>();
     let keys: readonly string[] = [];
     let loads = 0;
@@ -292,12 +294,10 @@ export class Pump {
         const loaded = await store.loadRunState(keys, missing);
         if (loaded.generation !== memory.generation) {
           owners = new Map();
-          checkedKeys = new Set();
           flights = new Map();
         }
         memory.adopt(loaded, missing, ctx.now);
         for (const [k, o] of loaded.owners) owners.set(k, o);
-        for (const k of keys) checkedKeys.add(k);
         for (const f of missing) flights.set(f, loaded.flights.get(f) ?? null);
         keys = [];
         continue;
@@ -307,9 +307,6 @@ export class Pump {
       for (const [f, flight] of flights) if (flight !== null) held.set(f, flight);
       const identityOwners = new Map([...memory.owners(part.identityKeys, ctx.now), ...owners]);
       const decision = withTraces(decideRun(part, { identityOwners, flights: held }, ctx), spans);
-      // A key taken as unbound that the decision does not bind is checked by no one: load it first.
-      keys = uncheckedKeys(part, decision, identityOwners).filter((k) => !checkedKeys.has(k));
-      if (keys.length > 0) continue;
       this.#deps.failpoint?.("pump.before-commit");
       try {
         await store.commitRun(decision, { generation, ...this.#fenceOption() });
@@ -399,18 +396,6 @@ function withTraces(decision: RunDecision, spans: ReadonlyMap<number, TraceSpan>
 const MAX_STALE_ANSWERS = 2;
 /** Reads of `loadRunState` a run makes before it commits through a transaction instead. */
 const MAX_LOADS = 4;
-
-/**
- * The identity keys of the decided messages that no owner was known for and that the decision
- * does not bind: their outcome took them as unbound, but `commitRun` checks only new bindings.
- */
-function uncheckedKeys(part: PreparedRun, decision: RunDecision, owners: ReadonlyMap<string, IdentityOwner>): string[] {
-  const decided = new Set(decision.records.map((r) => r.msgId));
-  const bound = new Set(decision.bindings.map((b) => b.identityKey));
-  return part.messages.flatMap((m) =>
-    decided.has(m.record.msgId) && m.record.identityKey === null && m.identityKey !== null && !owners.has(m.identityKey) && !bound.has(m.identityKey) ? [m.identityKey] : [],
-  );
-}
 
 /** Writes a decision and the audit rows it carries, in the caller's transaction. */
 async function applyDecision(tx: PipelineTx, decision: RunDecision): Promise<void> {

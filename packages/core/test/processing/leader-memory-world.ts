@@ -1,10 +1,9 @@
 import {
-  decodeMessage,
-  defaultProcessors,
+  createPump,
   HistorySweeper,
-  InboxPoller,
+  type InboxPoller,
   isMsgxError,
-  Pump,
+  type Pump,
   ReplayService,
   SimulatedCrashMarker,
   silentLogger,
@@ -34,8 +33,8 @@ export class LeaderWorld {
   readonly mailbox = new InMemoryMailbox(this.clock);
   readonly pipeline = new InMemoryPipelineStore(this.clock);
   readonly maintenance = new InMemoryMaintenanceStore(this.pipeline, this.clock);
-  readonly poller: InboxPoller;
   readonly store: PipelineStore;
+  poller!: InboxPoller;
   pump!: Pump;
   armed: PumpFailpoint | undefined;
   /** What `commitRun` answered, over the world's life: the property must reach each case. */
@@ -55,29 +54,25 @@ export class LeaderWorld {
       }
     };
     this.store = broken === "commit-run-skips-generation" ? skippingGenerationCheck(this.pipeline) : this.pipeline;
-    this.poller = new InboxPoller({ store: this.store, mailbox: this.mailbox, clock: this.clock, logger: silentLogger }, { batchSize: 50, gapGraceMs: 1_000 });
     this.restart();
   }
 
-  /** A new pump over the same stores, fenced with the current epoch: what a crash or a new leader leaves. */
+  /** A new pump and intake over the same stores, fenced with the current epoch: what a crash or a new leader leaves. */
   restart(): void {
-    this.pump = new Pump(
+    const failpoint = (name: PumpFailpoint) => {
+      if (this.armed !== name) return;
+      this.armed = undefined;
+      throw new SimulatedCrashMarker(name);
+    };
+    const composed = createPump(
+      { store: this.store, mailbox: this.mailbox, clock: this.clock, failpoint },
       {
-        store: this.store,
-        mailbox: this.mailbox,
-        clock: this.clock,
-        logger: silentLogger,
-        decode: (raw) => decodeMessage(raw),
-        processors: defaultProcessors(),
-        horizon: () => this.poller.horizon,
-        failpoint: (name) => {
-          if (this.armed !== name) return;
-          this.armed = undefined;
-          throw new SimulatedCrashMarker(name);
-        },
+        intake: { batchSize: 50, gapGraceMs: 1_000 },
+        pump: { maxRun: 5, fence: this.pipeline.tables.epoch, decideFromMemory: this.#fromMemory, identity: { includeDayBoundary: false, window: WINDOW_MS } },
       },
-      { maxRun: 5, fence: this.pipeline.tables.epoch, decideFromMemory: this.#fromMemory, identity: { includeDayBoundary: false, window: WINDOW_MS } },
     );
+    this.poller = composed.intake;
+    this.pump = composed.pump;
   }
 
   /** Polls, then steps the pump up to `n` times; a simulated crash rebuilds the pump. */
@@ -125,7 +120,7 @@ export class LeaderWorld {
     const flights = [...this.pipeline.tables.flights.values()];
     const f = flights[pick % Math.max(1, flights.length)];
     if (f === undefined) return;
-    const changed: FlightState = { ...f, stateVersion: f.stateVersion + 1, scalars: { ...f.scalars, REMK: `admin ${pick}` } };
+    const changed: FlightState = { ...f, stateVersion: f.stateVersion + 1, scalars: { ...f.scalars, STND: `A${pick % 100}` } };
     await this.#outside(() => this.pipeline.transaction((tx) => tx.applyRun({ records: [], bindings: [], flights: [changed], events: [], backfill: [] })));
   }
 

@@ -8,7 +8,7 @@ const flight = (flid: string, stateVersion = 1): FlightState => ({
   operationDay: "20260305",
   stateVersion,
   lastMsgId: 1,
-  lastSrcDttm: null,
+  lastSrcDttm: "20260305020000",
   deleted: false,
   scalars: {},
   collections: {},
