@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { emptyRunDecision, LeaderMemory, type FlightState } from "@msgx/core";
+import { emptyRunDecision, type FlightState } from "@msgx/core";
+import { LeaderMemory } from "@msgx/core/testing";
 
 const HOUR = 3_600_000;
 const flight = (flid: string, stateVersion = 1): FlightState => ({
