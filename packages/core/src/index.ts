@@ -50,7 +50,8 @@ export {
   type SubsystemColumns,
   type SubsystemValues,
 } from "./ports/subsystem-columns.js";
-export type { PipelineStore, PipelineTx, InboxEntry, IntakeState, BackfillTodo, RecordFilter } from "./processing/pipeline-store.js";
+export type { PipelineStore, PipelineTx, InboxEntry, IntakeState, BackfillTodo, RecordFilter, LoadedRunState, CommitRunOptions } from "./processing/pipeline-store.js";
+export { StaleRunError } from "./processing/stale-run-error.js";
 export type { AuditEntry } from "./processing/run-decision.js";
 export type { DeliveryPort, DeliveryRecord, DeliveryPlacement, ProducerFencing } from "./ports/delivery-port.js";
 export type { StatusReader, PipelineStatus } from "./processing/status-reader.js";
@@ -171,6 +172,7 @@ export type { SnapshotLogEntry } from "./processing/snapshot-log-entry.js";
 export { prepareRun } from "./processing/prepare-run.js";
 export { decideRun } from "./processing/decide-run.js";
 export { Pump, DEFAULT_PUMP_OPTIONS, type PumpDeps, type PumpOptions } from "./processing/pump.js";
+export { DEFAULT_LEADER_MEMORY_OPTIONS, type LeaderMemoryOptions, type LeaderMemorySizes } from "./processing/leader-memory.js";
 export { SimulatedCrashMarker } from "./runtime/simulated-crash.js";
 export { BackfillSweeper, DEFAULT_BACKFILL_SWEEP_OPTIONS, type BackfillSweepOptions } from "./processing/backfill-sweeper.js";
 

@@ -50,6 +50,7 @@ export { type DeliveryFailpoint } from "./delivery/delivery-deps.js";
 export { evolveProc, newProcRecord, type ProcEvent } from "./processing/proc-machine.js";
 export { decideExhaust } from "./processing/decide-run.js";
 export { type PumpStep, type PumpFailpoint } from "./processing/pump.js";
+export { LeaderMemory } from "./processing/leader-memory.js";
 export { type BreakerCell, type StepGuard } from "./runtime/guarded-step.js";
 export { PipelineStep } from "./exchange/wake-edges.js";
 export { type ProcessedStep } from "./exchange/pipeline-router.js";

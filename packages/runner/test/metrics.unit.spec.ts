@@ -49,4 +49,16 @@ describe("metrics", () => {
     expect(line(after, 'msgx_delivery_pending{target="msg"}')).toBe('msgx_delivery_pending{target="msg"} 0');
     expect(line(after, 'msgx_delivery_dead{target="msg"}')).toBe('msgx_delivery_dead{target="msg"} 0');
   });
+
+  it("reads the leader's memory sizes at scrape time, by kind, once a source is watched", async () => {
+    const metrics = createMetrics(unreachable, new ManualClock());
+    expect((await metrics.render()).body).not.toMatch(/^msgx_leader_memory_entries\{/m);
+    let sizes = { flights: 12, identities: 340 };
+    metrics.watchLeaderMemory(() => sizes);
+    const body = (await metrics.render()).body;
+    expect(line(body, 'msgx_leader_memory_entries{kind="flights"}')).toBe('msgx_leader_memory_entries{kind="flights"} 12');
+    expect(line(body, 'msgx_leader_memory_entries{kind="identities"}')).toBe('msgx_leader_memory_entries{kind="identities"} 340');
+    sizes = { flights: 0, identities: 0 };
+    expect(line((await metrics.render()).body, 'msgx_leader_memory_entries{kind="flights"}')).toBe('msgx_leader_memory_entries{kind="flights"} 0');
+  });
 });

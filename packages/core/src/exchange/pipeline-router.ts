@@ -14,6 +14,7 @@ import { BackfillSweeper } from "../processing/backfill-sweeper.js";
 import type { PipelineStore } from "../processing/pipeline-store.js";
 import type { ProcessorTable } from "../processing/processor.js";
 import { Pump, type PumpDeps, type PumpFailpoint, type PumpOptions, type PumpStep } from "../processing/pump.js";
+import type { LeaderMemorySizes } from "../processing/leader-memory.js";
 import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { normalTraceparent } from "../runtime/traceparent.js";
@@ -98,6 +99,11 @@ export class PipelineRouter {
   #stop!: (why: string) => void;
   /** Resolves with the reason once this runner must stop: `fenced`, or `leadership lost: <why>`. */
   readonly stopped = new Promise<string>((resolve) => (this.#stop = (why) => ((this.#halted = true), resolve(why))));
+
+  /** How many flights and identity owners the pump's memory holds (`msgx_leader_memory_entries`). */
+  get leaderMemory(): LeaderMemorySizes {
+    return this.#pump.memory.sizes;
+  }
 
   constructor(deps: PipelineRouterDeps, options: Partial<PipelineRouterOptions> = {}) {
     this.#deps = deps;

@@ -68,6 +68,8 @@ export class InMemoryMaintenanceStore implements MaintenanceStore {
               const version = r.tombstoneVersion ?? r.finalState.stateVersion;
               if (version >= (t.retired.get(r.flid)?.stateVersion ?? 0)) t.retired.set(r.flid, retiredFlightState(r.flid, version, r.finalState.lastMsgId));
             }
+            // The leader may hold these flights in memory: it must load them again.
+            t.generation += 1;
             const now = this.clock.now();
             for (const e of events) {
               this.pipeline.insertEvent(e, now);

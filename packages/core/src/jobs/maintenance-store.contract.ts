@@ -130,6 +130,19 @@ export function describeMaintenanceStoreContract(name: string, factory: () => Pr
         expect(events[0]!.eventId).toBeLessThan(events[1]!.eventId);
       });
 
+      it("moves the pipeline's state generation on with a retirement (the leader may hold those flights), not with a refused one", async () => {
+        const live = flight("10", "20260310", { version: 4 });
+        await storeFlights([live]);
+        const generation = async () => (await h.pipeline.loadRunState([], [])).generation;
+        const before = await generation();
+        const stale = retirement({ ...live, stateVersion: 3 });
+        await expect(s.transaction((tx) => tx.retireFlights([stale.retired], stale.events))).rejects.toSatisfy(isMsgxError);
+        expect(await generation()).toBe(before);
+        const a = retirement(live);
+        await s.transaction((tx) => tx.retireFlights([a.retired], a.events));
+        expect(await generation()).not.toBe(before);
+      });
+
       it("a flight retired and stated again lives again and can retire again", async () => {
         const first = flight("10", "20260310", { version: 2 });
         await storeFlights([first]);

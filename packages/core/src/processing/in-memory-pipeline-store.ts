@@ -8,8 +8,10 @@ import type {
   ArchivedRecord,
   AuditRow,
   BackfillTodo,
+  CommitRunOptions,
   InboxEntry,
   IntakeState,
+  LoadedRunState,
   PipelineStore,
   PipelineTx,
   RecordFilter,
@@ -22,6 +24,7 @@ import { newRequestTables, type InMemoryRequestTables } from "../requests/in-mem
 import { refKey } from "../requests/reference-entry.js";
 import { isAnswerableRequest } from "../requests/request-status.js";
 import { FaultPlan } from "../testing/fault-plan.js";
+import { StaleRunError } from "./stale-run-error.js";
 
 /** First delay of a backfill todo: the pump tries at once after commit; the sweep only later. */
 export const BACKFILL_FIRST_DELAY_MS = 30_000;
@@ -51,14 +54,20 @@ export interface InMemoryTables {
   readonly requestTables: InMemoryRequestTables;
   intake: IntakeState | undefined;
   epoch: number;
+  /**
+   * The state generation: moved on by every commit of `transaction` and by the maintenance fake's
+   * `retireFlights`, never by `enqueue` or `commitRun` (the leader's memory is valid for one).
+   */
+  generation: number;
   nextEventId: number;
   nextSnapId: number;
 }
 
 /**
  * The in-memory `PipelineStore`: maps and arrays, one transaction at a time, writes staged and
- * applied at commit. Fault hooks: `faults` (outage, fail next N), `commitUnknownNext` (commit,
- * then report that the outcome is unknown), `epoch` for fencing.
+ * applied at commit. Fault hooks: `faults` (outage, fail next N; `commitRun` checks `commitRun`
+ * and then `commit`), `commitUnknownNext` (commit, then report that the outcome is unknown),
+ * `epoch` for fencing, `generation` for the leader's memory.
  */
 export class InMemoryPipelineStore implements PipelineStore {
   readonly faults = new FaultPlan("pipeline-store");
@@ -77,6 +86,7 @@ export class InMemoryPipelineStore implements PipelineStore {
     requestTables: newRequestTables(),
     intake: undefined,
     epoch: 0,
+    generation: 0,
     nextEventId: 1,
     nextSnapId: 1,
   };
@@ -197,7 +207,7 @@ export class InMemoryPipelineStore implements PipelineStore {
     const tx: PipelineTx = {
       loadRecords: async (ids) => ids.flatMap((id) => (t.records.has(id) ? [t.records.get(id)!] : [])),
       identityOwners: async (keys) => new Map(keys.flatMap((k) => (t.identities.has(k) ? [[k, this.#owner(k)]] : []))),
-      loadFlights: async (flids) => new Map(flids.flatMap((f) => { const found = t.flights.get(f) ?? t.retired.get(f); return found === undefined ? [] : [[f, found]]; })),
+      loadFlights: async (flids) => this.#flights(flids),
       openRequests: async () =>
         [...t.requestTables.requests.values()].filter((r) => isAnswerableRequest(r.status)).sort((a, b) => Number(a.requestId) - Number(b.requestId)),
       loadReferences: async (rtypes) => [...t.requestTables.references.values()].filter((r) => rtypes.includes(r.rtype)),
@@ -215,11 +225,61 @@ export class InMemoryPipelineStore implements PipelineStore {
     }
     this.faults.check("commit");
     for (const write of staged) write();
+    t.generation += 1;
+    this.#commitUnknown();
+    return result;
+  }
+
+  async loadRunState(keys: readonly string[], flids: readonly string[]): Promise<LoadedRunState> {
+    this.faults.check("loadRunState");
+    const t = this.tables;
+    return {
+      generation: t.generation,
+      owners: new Map(keys.flatMap((k) => (t.identities.has(k) ? [[k, this.#owner(k)]] : []))),
+      flights: this.#flights(flids),
+    };
+  }
+
+  commitRun(decision: RunDecision, options: CommitRunOptions): Promise<void> {
+    return this.exclusive(async () => {
+      this.faults.check("commitRun");
+      const t = this.tables;
+      if (options.fence !== undefined && options.fence !== t.epoch) {
+        throw new MsgxError("FENCED", `fence ${options.fence} is stale (epoch ${t.epoch})`);
+      }
+      if (decision.requests !== undefined && decision.requests.length > 0) {
+        throw new MsgxError("INFRA", "a run that answers requests commits through transaction");
+      }
+      if (options.generation !== t.generation) {
+        throw new StaleRunError(`state generation ${t.generation}, the run was decided at ${options.generation}`, { generation: t.generation });
+      }
+      const boundKeys = decision.bindings.flatMap((b) => {
+        const owner = t.identities.get(b.identityKey);
+        return b.replaces === undefined && owner !== undefined && owner !== b.msgId ? [b.identityKey] : [];
+      });
+      if (boundKeys.length > 0) {
+        throw new StaleRunError(`identities bound already: ${boundKeys.join(", ")}`, { generation: t.generation, boundKeys });
+      }
+      this.#validate(decision);
+      this.faults.check("commit");
+      this.#apply(decision);
+      for (const audit of decision.audits ?? []) t.audits.push(audit);
+      this.#commitUnknown();
+    });
+  }
+
+  /** Ends a commit that applied its writes as a lost connection would, when armed (`commitUnknownNext`). */
+  #commitUnknown(): void {
     if (this.commitUnknownNext) {
       this.commitUnknownNext = false;
       throw new MsgxError("COMMIT_UNKNOWN", "connection lost during COMMIT (simulated; it did commit)");
     }
-    return result;
+  }
+
+  /** The flights among `flids` as `loadFlights` gives them: stored ones, else the retired tombstone. */
+  #flights(flids: readonly string[]): Map<string, FlightState> {
+    const t = this.tables;
+    return new Map(flids.flatMap((f) => { const found = t.flights.get(f) ?? t.retired.get(f); return found === undefined ? [] : [[f, found]]; }));
   }
 
   /** A bound key's owner as `identityOwners` gives it. */

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isMsgxError } from "../errors/msgx-error.js";
+import { StaleRunError } from "./stale-run-error.js";
 import type { FlightState } from "../model/flight-state.js";
 import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
 import type { PipelineStore } from "./pipeline-store.js";
@@ -314,6 +315,117 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
       const second = await s.audits(2, first.at(-1)!.auditId);
       expect(second.map((a) => a.operator)).toEqual(["op3", "op2"]);
       expect((await s.audits(10, all.at(-1)!.auditId)).length).toBe(0);
+    });
+
+    describe("the leader's fast path: loadRunState and commitRun", () => {
+      const generation = async () => (await s.loadRunState([], [])).generation;
+      const run = async (ids: number[], extra: Partial<RunDecision> = {}): Promise<RunDecision> => ({
+        ...emptyRunDecision,
+        records: await Promise.all(ids.map(async (id) => succeeded((await s.get(id))!, T0))),
+        ...extra,
+      });
+
+      it("commits what applyRun and appendAudit would write, visible to loadRunState, get, unfinished, dueBackfill and audits", async () => {
+        await enqueue([1, 2, 3]);
+        const g = await generation();
+        const flight = sampleFlight();
+        const audit = { at: T0, operator: "msgx", action: "identity-reused", msgIds: [2, 1], detail: "x" };
+        const decision = await run([1, 2], {
+          bindings: [{ identityKey: "K1", msgId: 1, contentHash: "h1" }, { identityKey: "K2", msgId: 2, contentHash: null }],
+          flights: [flight],
+          events: [{ target: "KAFKA:msg", partitionKey: "900101", eventType: "UPSERT", stateVersion: 1, payload: { a: 1 }, sourceMsgId: 1 }],
+          backfill: [1, 2].map((msgId) => ({ msgId, processedAt: T0, meta })),
+          audits: [audit],
+        });
+        await s.commitRun(decision, { generation: g });
+        expect(await s.get(1)).toEqual(decision.records[0]);
+        expect((await s.unfinished(0, 10)).map((r) => r.msgId)).toEqual([3]);
+        const loaded = await s.loadRunState(["K1", "K2", "K3"], ["900101", "404"]);
+        expect(loaded.generation).toBe(g);
+        expect(loaded.owners).toEqual(
+          new Map([
+            ["K1", { msgId: 1, contentHash: "h1", boundAt: expect.any(Number) }],
+            ["K2", { msgId: 2, contentHash: null, boundAt: expect.any(Number) }],
+          ]),
+        );
+        expect(loaded.flights).toEqual(new Map([["900101", flight]]));
+        expect((await s.dueBackfill(T0 + 86_400_000, 10)).map((t) => t.msgId)).toEqual([1, 2]);
+        expect((await s.audits(10)).map(({ auditId: _, ...a }) => a)).toEqual([audit]);
+        // loadRunState gives what the pipeline transaction reads.
+        await s.transaction(async (tx) => {
+          expect(await tx.identityOwners(["K1", "K2", "K3"])).toEqual(loaded.owners);
+          expect(await tx.loadFlights(["900101", "404"])).toEqual(loaded.flights);
+        });
+      });
+
+      it("moves the generation on with every transaction, never with enqueue or commitRun", async () => {
+        const g0 = await generation();
+        await enqueue([1, 2]);
+        expect(await generation()).toBe(g0);
+        await s.transaction(async (tx) => tx.appendAudit({ at: T0, operator: "ops", action: "note", msgIds: [], detail: "" }));
+        const g1 = await generation();
+        expect(g1).not.toBe(g0);
+        await s.commitRun(await run([1]), { generation: g1 });
+        expect(await generation()).toBe(g1);
+        await s.transaction((tx) => tx.applyRun({ ...emptyRunDecision, flights: [sampleFlight()] }));
+        const g2 = await generation();
+        expect([g0, g1]).not.toContain(g2);
+      });
+
+      it("refuses a run decided at an older generation with a StaleRunError and writes nothing", async () => {
+        await enqueue([1]);
+        const g = await generation();
+        await s.transaction(async (tx) => tx.appendAudit({ at: T0, operator: "ops", action: "note", msgIds: [], detail: "" }));
+        const decision = await run([1], { bindings: [{ identityKey: "K1", msgId: 1 }], flights: [sampleFlight()], backfill: [{ msgId: 1, processedAt: T0, meta }] });
+        const refused = await s.commitRun(decision, { generation: g }).catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(StaleRunError);
+        expect(refused).toMatchObject({ kind: "CONFLICT", boundKeys: [] });
+        expect((await s.get(1))?.status).toBe(ProcStatus.PENDING);
+        const loaded = await s.loadRunState(["K1"], ["900101"]);
+        expect([loaded.owners.size, loaded.flights.size]).toEqual([0, 0]);
+        expect(await s.dueBackfill(T0 + 86_400_000, 10)).toEqual([]);
+      });
+
+      it("refuses a new binding whose key another message holds, naming the key, and writes nothing", async () => {
+        await enqueue([1, 2]);
+        await s.transaction(async (tx) => tx.applyRun(await run([1], { bindings: [{ identityKey: "K", msgId: 1 }] })));
+        const g = await generation();
+        const decision = await run([2], { bindings: [{ identityKey: "K", msgId: 2 }, { identityKey: "L", msgId: 2 }], flights: [sampleFlight()] });
+        const refused = await s.commitRun(decision, { generation: g }).catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(StaleRunError);
+        expect((refused as StaleRunError).boundKeys).toEqual(["K"]);
+        expect((await s.get(2))?.status).toBe(ProcStatus.PENDING);
+        const loaded = await s.loadRunState(["K", "L"], ["900101"]);
+        expect(loaded.generation).toBe(g);
+        expect([...loaded.owners].map(([k, o]) => [k, o.msgId])).toEqual([["K", 1]]);
+        expect(loaded.flights.size).toBe(0);
+      });
+
+      it("moves a binding with replaces from the owner it names", async () => {
+        await enqueue([1, 2]);
+        await s.transaction(async (tx) => tx.applyRun(await run([1], { bindings: [{ identityKey: "K", msgId: 1, contentHash: "h1" }] })));
+        const g = await generation();
+        await s.commitRun(await run([2], { bindings: [{ identityKey: "K", msgId: 2, contentHash: "h2", replaces: 1 }] }), { generation: g });
+        expect((await s.loadRunState(["K"], [])).owners.get("K")).toEqual({ msgId: 2, contentHash: "h2", boundAt: expect.any(Number) });
+      });
+
+      it("refuses a stale fence FENCED and writes nothing", async () => {
+        await enqueue([1]);
+        const epoch = await h.bumpEpoch();
+        await h.bumpEpoch();
+        const g = await generation();
+        await expect(s.commitRun(await run([1], { flights: [sampleFlight()] }), { generation: g, fence: epoch })).rejects.toMatchObject({ kind: "FENCED" });
+        expect((await s.get(1))?.status).toBe(ProcStatus.PENDING);
+        expect((await s.loadRunState([], ["900101"])).flights.size).toBe(0);
+      });
+
+      it("refuses a run that closes requests: those commit through transaction", async () => {
+        await enqueue([1]);
+        const g = await generation();
+        const decision = { ...(await run([1])), requests: [{ request: { requestId: "1" } as never, expectedVersion: 1 }] };
+        await expect(s.commitRun(decision, { generation: g })).rejects.toMatchObject({ kind: "INFRA" });
+        expect((await s.get(1))?.status).toBe(ProcStatus.PENDING);
+      });
     });
   });
 }

@@ -16,7 +16,11 @@ import { GuardedSteps } from "../runtime/guarded-step.js";
 import { DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
 import type { ProcessorTable } from "./processor.js";
 import { DEFAULT_RETRY_POLICY, DEFAULT_UNSUPPORTED_POLICY, type RetryPolicy, type UnsupportedPolicy } from "../runtime/retry-policy.js";
-import type { RunDecision, RunWarning } from "./run-decision.js";
+import type { IdentityOwner, RunDecision, RunWarning } from "./run-decision.js";
+import type { RunContext } from "./run-context.js";
+import type { FlightState } from "../model/flight-state.js";
+import { DEFAULT_LEADER_MEMORY_OPTIONS, LeaderMemory, type LeaderMemoryOptions } from "./leader-memory.js";
+import { StaleRunError } from "./stale-run-error.js";
 import { duePrefix } from "../outbox/due-prefix.js";
 import { DEFAULT_MAX_RECORD_BYTES } from "../outbox/record-size.js";
 
@@ -38,6 +42,14 @@ export interface PumpOptions {
    * a message with an event over it ends DEAD(PROTOCOL) before anything of it is written. 0: unchecked.
    */
   readonly maxRecordBytes: number;
+  /** The bounds of the leader's memory (`LeaderMemory`). */
+  readonly memory: LeaderMemoryOptions;
+  /**
+   * Decide runs that read no open requests and no reference rows from the leader's memory and
+   * commit them with `commitRun` (issue 32). Off: every run commits through `transaction`, as
+   * the tests that compare the two paths need.
+   */
+  readonly decideFromMemory: boolean;
 }
 
 export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
@@ -47,6 +59,8 @@ export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
   breaker: DEFAULT_BREAKER_POLICY,
   maxRun: 200,
   maxRecordBytes: DEFAULT_MAX_RECORD_BYTES,
+  memory: DEFAULT_LEADER_MEMORY_OPTIONS,
+  decideFromMemory: true,
 };
 
 export interface PumpDeps {
@@ -97,11 +111,14 @@ export class Pump {
   #healthySince: number;
   /** The write-back of the last committed run, still on its way (see `#backfillBehind`). */
   #backfilling: Promise<void> | null = null;
+  /** The flights and identity owners the fast path decides from (lost with the pump, as in a crash). */
+  readonly memory: LeaderMemory;
 
   constructor(deps: PumpDeps, options: Partial<PumpOptions> = {}) {
     this.#deps = deps;
     this.#options = { ...DEFAULT_PUMP_OPTIONS, ...options };
     this.#healthySince = deps.clock.now();
+    this.memory = new LeaderMemory(this.#options.memory, this.#options.identity.window);
     this.#steps = new GuardedSteps<PumpStep>({
       clock: deps.clock,
       logger: deps.logger,
@@ -196,7 +213,7 @@ export class Pump {
   }
 
   async #commitRun(prepared: PreparedRun, spans: ReadonlyMap<number, TraceSpan>, now: number): Promise<PumpStep> {
-    const { store, processors } = this.#deps;
+    const { processors } = this.#deps;
     const { policy, identity, unsupported, maxRecordBytes } = this.#options;
     const ctx = { now, policy, identity, processors, unsupported, maxRecordBytes };
 
@@ -205,19 +222,9 @@ export class Pump {
     for (let size = prepared.messages.length; size >= 1; size = Math.floor(size / 2)) {
       const part = { ...prepared, messages: prepared.messages.slice(0, size) };
       try {
-        const decision = await store.transaction(async (tx) => {
-          // Open requests are read (and locked) only when a message of the run may answer one.
-          const [identityOwners, flights, requests, references] = await Promise.all([
-            tx.identityOwners(part.identityKeys),
-            tx.loadFlights(part.flightIds),
-            part.needsRequests ? tx.openRequests() : [],
-            part.referenceTypes ? tx.loadReferences(part.referenceTypes) : [],
-          ]);
-          const d = withTraces(decideRun(part, { identityOwners, flights, requests, references }, ctx), spans);
-          await applyDecision(tx, d);
-          this.#deps.failpoint?.("pump.before-commit");
-          return d;
-        }, this.#fenceOption());
+        // A run that reads open requests or reference rows decides in a transaction: the leader holds neither.
+        const fast = this.#options.decideFromMemory && part.needsRequests !== true && part.referenceTypes === undefined;
+        const decision = (fast ? await this.#commitFromMemory(part, spans, ctx) : undefined) ?? (await this.#commitInTransaction(part, spans, ctx));
         this.#deps.failpoint?.("pump.after-commit");
         for (const w of decision.warnings ?? []) this.#deps.logger.warn("message warning", { msgId: w.msgId, code: w.code, detail: w.detail });
         await this.#backfillBehind(decision);
@@ -238,8 +245,92 @@ export class Pump {
     return { did: "idle" };
   }
 
+  /** The slow path: reads the state the run needs and commits the decision in one transaction. */
+  async #commitInTransaction(part: PreparedRun, spans: ReadonlyMap<number, TraceSpan>, ctx: RunContext): Promise<RunDecision> {
+    try {
+      return await this.#deps.store.transaction(async (tx) => {
+        // Open requests are read (and locked) only when a message of the run may answer one.
+        const [identityOwners, flights, requests, references] = await Promise.all([
+          tx.identityOwners(part.identityKeys),
+          tx.loadFlights(part.flightIds),
+          part.needsRequests ? tx.openRequests() : [],
+          part.referenceTypes ? tx.loadReferences(part.referenceTypes) : [],
+        ]);
+        const d = withTraces(decideRun(part, { identityOwners, flights, requests, references }, ctx), spans);
+        await applyDecision(tx, d);
+        this.#deps.failpoint?.("pump.before-commit");
+        return d;
+      }, this.#fenceOption());
+    } finally {
+      // A transaction moves the state generation on: what the memory holds is no longer current.
+      this.memory.drop();
+    }
+  }
+
+  /**
+   * The fast path (issue 32): decides the run from the leader's memory, loading only what it
+   * misses (`loadRunState`), and commits it with `commitRun` in one round trip. An identity key
+   * the memory does not hold is taken as unbound: every outcome that reads an owner binds the key
+   * when it finds none (`identityVerdict`, `decideOne`), and `commitRun` checks each new binding
+   * in the store. A stale answer
+   * loads what it names (bound keys) or everything again (the generation moved on) and decides
+   * again; after {@link MAX_STALE_ANSWERS} of them, or {@link MAX_LOADS} loads, the run takes the
+   * slow path (undefined).
+   */
+  async #commitFromMemory(part: PreparedRun, spans: ReadonlyMap<number, TraceSpan>, ctx: RunContext): Promise<RunDecision | undefined> {
+    const { store } = this.#deps;
+    const memory = this.memory;
+    // What this run loaded itself, at the memory's generation: used even where the memory's
+    // bounds (or the dedupe window) would not keep it.
+    let owners = new Map<string, IdentityOwner>();
+    let flights = new Map<string, FlightState | null>();
+    let keys: readonly string[] = [];
+    let loads = 0;
+    let stale = 0;
+    for (;;) {
+      const missing = memory.missingFlights(part.flightIds).filter((f) => !flights.has(f));
+      if (memory.generation === undefined || missing.length > 0 || keys.length > 0) {
+        if (++loads > MAX_LOADS) return undefined;
+        const loaded = await store.loadRunState(keys, missing);
+        if (loaded.generation !== memory.generation) {
+          owners = new Map();
+          flights = new Map();
+        }
+        memory.adopt(loaded, missing, ctx.now);
+        for (const [k, o] of loaded.owners) owners.set(k, o);
+        for (const f of missing) flights.set(f, loaded.flights.get(f) ?? null);
+        keys = [];
+        continue;
+      }
+      const generation = memory.generation;
+      const held = memory.flights(part.flightIds);
+      for (const [f, flight] of flights) if (flight !== null) held.set(f, flight);
+      const identityOwners = new Map([...memory.owners(part.identityKeys, ctx.now), ...owners]);
+      const decision = withTraces(decideRun(part, { identityOwners, flights: held }, ctx), spans);
+      this.#deps.failpoint?.("pump.before-commit");
+      try {
+        await store.commitRun(decision, { generation, ...this.#fenceOption() });
+      } catch (e) {
+        const retry = e instanceof StaleRunError && ++stale <= MAX_STALE_ANSWERS;
+        // Bound keys name what to load; anything else (the generation moved on, an outage, an
+        // unknown outcome, a new leader, a refusal) may have left the store holding what the memory does not.
+        if (retry && e.boundKeys.length > 0) keys = e.boundKeys;
+        else memory.drop();
+        if (retry) continue;
+        if (e instanceof StaleRunError) return undefined;
+        throw e;
+      }
+      memory.committed(decision, ctx.now);
+      return decision;
+    }
+  }
+
   async #commit(decision: RunDecision): Promise<void> {
-    await this.#deps.store.transaction((tx) => applyDecision(tx, decision), this.#fenceOption());
+    try {
+      await this.#deps.store.transaction((tx) => applyDecision(tx, decision), this.#fenceOption());
+    } finally {
+      this.memory.drop();
+    }
   }
 
   /**
@@ -300,6 +391,11 @@ function withTraces(decision: RunDecision, spans: ReadonlyMap<number, TraceSpan>
   });
   return { ...decision, events };
 }
+
+/** Stale answers of `commitRun` a run takes before it commits through a transaction instead. */
+const MAX_STALE_ANSWERS = 2;
+/** Reads of `loadRunState` a run makes before it commits through a transaction instead. */
+const MAX_LOADS = 4;
 
 /** Writes a decision and the audit rows it carries, in the caller's transaction. */
 async function applyDecision(tx: PipelineTx, decision: RunDecision): Promise<void> {

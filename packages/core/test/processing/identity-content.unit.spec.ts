@@ -59,7 +59,9 @@ describe("a taken identity (WIRE.md \"SEQN and identity\", SPEC §2.2)", () => {
     const w = new PipelineWorld(200);
     w.mailbox.insert(estt(900001));
     await settle(w);
+    // A write from outside the pipeline moves the state generation on, as every writer must.
     w.store.tables.identityHashes.delete(KEY);
+    w.store.tables.generation += 1;
     w.mailbox.insert(estt(900002));
     const [step] = await settle(w);
     expect(await w.store.get(2)).toMatchObject({ status: "SKIPPED", reason: "duplicate-of:1" });

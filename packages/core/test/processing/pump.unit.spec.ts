@@ -1,9 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { MsgxError, ReplayService, type PipelineStore, type PipelineTx } from "@msgx/core";
+import { MsgxError, ReplayService, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
 import { PipelineWorld, sisXml } from "./pipeline-world.js";
 
 /** A store whose `applyRun` fails (not an outage) whenever it would end `poisonId` SUCCEEDED. */
 function poisonWrites(store: PipelineStore, poisonId: number): PipelineStore {
+  const refuse = (d: RunDecision) => {
+    if (d.records.some((r) => r.msgId === poisonId && r.status === "SUCCEEDED")) {
+      throw new MsgxError("INFRA", `value too long for message ${poisonId}`, { retriable: false });
+    }
+  };
   const applyRunFailing = (tx: PipelineTx): PipelineTx => ({
     loadRecords: (ids) => tx.loadRecords(ids),
     identityOwners: (keys) => tx.identityOwners(keys),
@@ -12,9 +17,7 @@ function poisonWrites(store: PipelineStore, poisonId: number): PipelineStore {
     loadReferences: (rtypes) => tx.loadReferences(rtypes),
     appendAudit: (entry) => tx.appendAudit(entry),
     applyRun: async (d) => {
-      if (d.records.some((r) => r.msgId === poisonId && r.status === "SUCCEEDED")) {
-        throw new MsgxError("INFRA", `value too long for message ${poisonId}`, { retriable: false });
-      }
+      refuse(d);
       return tx.applyRun(d);
     },
   });
@@ -28,6 +31,11 @@ function poisonWrites(store: PipelineStore, poisonId: number): PipelineStore {
     groups: (s, n) => store.groups(s, n),
     audits: (l) => store.audits(l),
     transaction: (fn, o) => store.transaction((tx) => fn(applyRunFailing(tx)), o),
+    loadRunState: (k, f) => store.loadRunState(k, f),
+    commitRun: async (d, o) => {
+      refuse(d);
+      return store.commitRun(d, o);
+    },
     dueBackfill: (n, l) => store.dueBackfill(n, l),
     completeBackfill: (ids) => store.completeBackfill(ids),
     deferBackfill: (t) => store.deferBackfill(t),
@@ -200,6 +208,66 @@ describe("Pump", () => {
     expect(await w.sweeper.step()).toEqual({ done: 1, deferred: 0 });
     expect(w.mailbox.rows.get(1)?.processedAt).not.toBeNull();
   });
+  describe("the leader's memory (fast path)", () => {
+    /** The store with each call the pump makes counted by method. */
+    const counted = (w: PipelineWorld): Map<string, number> => {
+      const calls = new Map<string, number>();
+      w.wrapStore = (store) =>
+        new Proxy(store, {
+          get: (t, key) => {
+            const v: unknown = Reflect.get(t, key);
+            if (typeof v !== "function") return v;
+            return (...args: unknown[]) => {
+              calls.set(String(key), (calls.get(String(key)) ?? 0) + 1);
+              return (v as (...a: unknown[]) => unknown).apply(t, args);
+            };
+          },
+        });
+      w.restart();
+      return calls;
+    };
+    const run = async (w: PipelineWorld, calls: Map<string, number>, seqns: number[], kind: "valid" | "ignorable" = "valid") => {
+      for (const seqn of seqns) w.mailbox.insert(sisXml(kind, seqn));
+      await w.poller.step();
+      calls.clear();
+      await w.pumpSteps(1);
+      return Object.fromEntries([...calls].filter(([k]) => ["loadRunState", "commitRun", "transaction"].includes(k)));
+    };
+
+    it("reads owners and flights once; a warm leader commits a run in one commitRun and nothing else", async () => {
+      const w = new PipelineWorld(200);
+      const calls = counted(w);
+      expect(await run(w, calls, [1, 2])).toEqual({ loadRunState: 1, commitRun: 1 });
+      // A resend whose owner and flight it holds: decided from memory alone.
+      expect(await run(w, calls, [1])).toEqual({ commitRun: 1 });
+      expect((await w.store.get(3))?.reason).toBe("duplicate-of:1");
+      expect(await run(w, calls, [3, 4])).toEqual({ loadRunState: 1, commitRun: 1 });
+      expect(w.pump.memory.sizes).toEqual({ flights: 4, identities: 4 });
+    });
+
+    it("takes a key it does not hold as unbound; the store refuses the binding, the owner is loaded and the run decided again", async () => {
+      const w = new PipelineWorld(200);
+      const calls = counted(w);
+      await run(w, calls, [1]);
+      w.restart();
+      // A new pump holds nothing: one load for the flight, a refusal naming the key, one load of its owner.
+      expect(await run(w, calls, [1])).toEqual({ loadRunState: 2, commitRun: 2 });
+      expect((await w.store.get(2))?.reason).toBe("duplicate-of:1");
+      expect(w.store.tables.identities.get("AODB|FLOP|ESTT|1")).toBe(1);
+    });
+
+    it("after a transaction of another writer, loads again and decides from the store's state", async () => {
+      const w = new PipelineWorld(200);
+      const calls = counted(w);
+      await run(w, calls, [1]);
+      await new ReplayService({ store: w.store, clock: w.clock }).replay({ msgIds: [1] }, "ops").catch(() => undefined);
+      await w.store.transaction(async (tx) => tx.appendAudit({ at: 0, operator: "ops", action: "note", msgIds: [], detail: "" }));
+      // Nothing to load for a message without flights: decided from memory, refused (the generation
+      // moved on), the memory dropped and loaded again, decided again.
+      expect(await run(w, calls, [2], "ignorable")).toEqual({ commitRun: 2, loadRunState: 1 });
+      expect((await w.store.get(2))?.status).toBe("SKIPPED");
+    });
+  });
 });
 
 describe("InboxPoller", () => {
@@ -267,4 +335,5 @@ describe("InboxPoller", () => {
     await w.pumpSteps(5);
     expect((await w.store.get(late))?.status).toBe("SUCCEEDED");
   });
+
 });

@@ -54,6 +54,7 @@ export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger
   const maintenance = createMaintenanceJobs(context, { ...(config.reliable.enabled ? { reliable: reliable.service } : {}), ...(tasks ? { tasks: parts.tasks } : {}) });
   const metrics = exchangeMetrics(context, handling, maintenance, reliable, tasks);
   const router = pipelineRouter(context, handling, metrics);
+  metrics.watchLeaderMemory(() => router.leaderMemory);
   const samples = new StatusSamples();
   for (const step of runnerSteps(context, { maintenance, reliable, tasks, samples })) router.add(step);
   void parts.leadershipLost?.then((why) => router.leadershipLost(why));
@@ -111,6 +112,7 @@ function pipelineRouter(context: StepContext, handling: MessageHandling, metrics
         unsupported: handling.unsupported,
         identity: handling.identity,
         maxRun: p.maxRun,
+        memory: { maxFlights: p.memoryFlights, maxIdentities: p.memoryIdentities },
         maxRecordBytes: config.kafka.maxRecordBytes,
         ...(parts.fence !== undefined ? { fence: parts.fence } : {}),
       },

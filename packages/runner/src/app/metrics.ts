@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { typeOutcomeOf, type Clock, type ErrorClass, type ProcRecord, type ProcStatus, type ReconcileCounts, type StatusReader } from "@msgx/core";
+import { typeOutcomeOf, type Clock, type ErrorClass, type LeaderMemorySizes, type ProcRecord, type ProcStatus, type ReconcileCounts, type StatusReader } from "@msgx/core";
 
 /**
  * Prometheus metrics. Gauges are read from the store at scrape time (one status query), so they
@@ -30,6 +30,19 @@ export function createMetrics(
     labelNames: ["type", "outcome"],
     registers: [registry],
   });
+  let leaderMemory: (() => LeaderMemorySizes) | undefined;
+  new Gauge({
+    name: "msgx_leader_memory_entries",
+    help: "Entries the leader holds in memory to decide runs from, by kind (flights, identities)",
+    labelNames: ["kind"],
+    registers: [registry],
+    collect() {
+      const sizes = leaderMemory?.();
+      if (sizes === undefined) return;
+      this.set({ kind: "flights" }, sizes.flights);
+      this.set({ kind: "identities" }, sizes.identities);
+    },
+  });
   const typeLabel = (type: string): string => (knownTypes.has(type) ? type : "other");
   const headAge = new Gauge({ name: "msgx_head_age_seconds", help: "Age of the oldest unfinished message (0 when none)", registers: [registry] });
   const backlog = new Gauge({ name: "msgx_backlog", help: "Messages by processing status", labelNames: ["status"], registers: [registry] });
@@ -57,6 +70,10 @@ export function createMetrics(
   const targets = new Set<string>();
 
   return {
+    /** Where `msgx_leader_memory_entries` is read from at scrape time (the pump's memory). */
+    watchLeaderMemory(sizes: () => LeaderMemorySizes): void {
+      leaderMemory = sizes;
+    },
     recordProcessed(records: readonly { status: ProcStatus; errorClass: ErrorClass | null; latencyMs: number }[]): void {
       for (const r of records) {
         processed.inc({ status: r.status, error_class: r.errorClass ?? "" });

@@ -169,6 +169,10 @@ export const ConfigSchema = z
         /** Messages per transaction (group commit); 1 = one message per transaction. */
         maxRun: positive(200),
         gapGraceMs: ms(10_000),
+        /** The most flights the leader holds in memory (least recently used evicted first). */
+        memoryFlights: positive(20_000),
+        /** The most identity owners the leader holds in memory, only those inside `identity.window`. */
+        memoryIdentities: positive(100_000),
       })
       .strict()
       .prefault({}),

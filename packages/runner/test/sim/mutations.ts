@@ -24,11 +24,13 @@ const wrapping =
 export const MUTATIONS: readonly Mutation[] = [
   {
     guard: "the fence check (a stale leader's commit is refused FENCED)",
-    how: "the pipeline store drops the fence of every transaction",
+    how: "the pipeline store drops the fence of every transaction and every commitRun",
     plant: (world) => {
       const store = world.store;
       const transaction = store.transaction.bind(store);
       store.transaction = (fn) => transaction(fn, {});
+      const commitRun = store.commitRun.bind(store);
+      store.commitRun = (decision, { generation }) => commitRun(decision, { generation });
     },
   },
   {
@@ -55,14 +57,16 @@ export const MUTATIONS: readonly Mutation[] = [
   },
   {
     guard: "identity dedupe (a resent message is SKIPPED as a duplicate)",
-    how: "the pump's transaction sees no identity owners",
+    how: "the pump's transaction and its loadRunState see no identity owners",
     plant: wrapping("store", (port) => {
       const store = port as PipelineStore;
       return new Proxy(store, {
         get: (t, key) =>
           key === "transaction"
             ? <T>(fn: (tx: PipelineTx) => Promise<T>, o?: { readonly fence?: number }) => t.transaction((tx) => fn({ ...tx, identityOwners: async () => new Map() }), o)
-            : (Reflect.get(t, key) as unknown),
+            : key === "loadRunState"
+              ? async (keys: readonly string[], flids: readonly string[]) => ({ ...(await t.loadRunState(keys, flids)), owners: new Map() })
+              : (Reflect.get(t, key) as unknown),
       });
     }),
   },

@@ -81,7 +81,7 @@ export class SimInvariants {
         }
         return;
       }
-      if (!op.ok || op.dep !== "pg" || op.method !== "transaction") return;
+      if (!op.ok || op.dep !== "pg" || (op.method !== "transaction" && op.method !== "commitRun")) return;
       const fence = (op.args[1] as { fence?: number } | undefined)?.fence;
       if (fence === undefined) return;
       const epoch = world.store.tables.epoch;

@@ -238,7 +238,7 @@ export class SimScheduler {
       let at = 0;
       for (; !this.#running(pending[at]!.owner) || k-- > 0; at++);
       const op = pending[at]!;
-      if (op.method === "transaction" && this.rng.chance(this.odds.freeze) && this.#inject("freeze", `${op.owner} freezes before its ${op.dep}.transaction commits`)) {
+      if ((op.method === "transaction" || op.method === "commitRun") && this.rng.chance(this.odds.freeze) && this.#inject("freeze", `${op.owner} freezes before its ${op.dep}.${op.method} commits`)) {
         this.freeze(op.owner, 3_000 + this.rng.int(6_000));
         return true;
       }

@@ -66,7 +66,7 @@ export function simConfig(overrides: Readonly<Record<string, string>> = {}): Msg
 const SIM_CONFIG = simConfig();
 
 /** Methods of the fakes that return a promise without being `async` functions: calls to a dependency too. */
-const PROMISING = ["transaction", "archiveTerminal", "registerMissingBackfill", "update"];
+const PROMISING = ["transaction", "commitRun", "archiveTerminal", "registerMissingBackfill", "update"];
 /** The calls of each fake's class (`calls`), found once. */
 const callsOf = new WeakMap<object, readonly string[]>();
 /** Every async method of a fake, and the promising ones, is a call to its dependency (one pending operation each). */

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { emptyRunDecision, type FlightState } from "@msgx/core";
+import { LeaderMemory } from "@msgx/core/testing";
+
+const HOUR = 3_600_000;
+const flight = (flid: string, stateVersion = 1): FlightState => ({
+  flid,
+  ffid: null,
+  operationDay: "20260305",
+  stateVersion,
+  lastMsgId: 1,
+  lastSrcDttm: "20260305020000",
+  deleted: false,
+  scalars: {},
+  collections: {},
+});
+const loaded = (generation: number, flights: FlightState[] = [], owners: [string, { msgId: number; contentHash: string | null; boundAt?: number }][] = []) => ({
+  generation,
+  flights: new Map(flights.map((f) => [f.flid, f])),
+  owners: new Map(owners),
+});
+
+describe("LeaderMemory", () => {
+  it("holds what a load gave (absent FLIDs as absent), for one generation: another generation drops the rest", () => {
+    const m = new LeaderMemory();
+    expect(m.missingFlights(["a"])).toEqual(["a"]);
+    m.adopt(loaded(3, [flight("a")]), ["a", "b"], 0);
+    expect([m.generation, m.missingFlights(["a", "b", "c"])]).toEqual([3, ["c"]]);
+    expect([...m.flights(["a", "b"]).keys()]).toEqual(["a"]);
+    m.adopt(loaded(4, [flight("c")]), ["c"], 0);
+    expect([m.generation, m.missingFlights(["a", "b", "c"])]).toEqual([4, ["a", "b"]]);
+    m.drop();
+    expect([m.generation, m.sizes]).toEqual([undefined, { flights: 0, identities: 0 }]);
+  });
+
+  it("changes after a commit only: the run's flights and bindings, bound at the run's now", () => {
+    const m = new LeaderMemory();
+    m.committed({ ...emptyRunDecision, flights: [flight("a")] }, 0);
+    expect(m.sizes.flights).toBe(0);
+    m.adopt(loaded(1), [], 0);
+    m.committed({ ...emptyRunDecision, flights: [flight("a", 2)], bindings: [{ identityKey: "K", msgId: 7, contentHash: "h" }] }, 50);
+    expect(m.flights(["a"]).get("a")?.stateVersion).toBe(2);
+    expect(m.owners(["K"], 60)).toEqual(new Map([["K", { msgId: 7, contentHash: "h", boundAt: 50 }]]));
+  });
+
+  it("keeps at most maxFlights and maxIdentities, the least recently used leaving first", () => {
+    const m = new LeaderMemory({ maxFlights: 2, maxIdentities: 2 });
+    m.adopt(loaded(1, [flight("a"), flight("b")]), ["a", "b"], 0);
+    m.flights(["a"]);
+    m.adopt(loaded(1, [flight("c")]), ["c"], 0);
+    expect(m.missingFlights(["a", "b", "c"])).toEqual(["b"]);
+    m.committed({ ...emptyRunDecision, bindings: ["K1", "K2", "K3"].map((identityKey, i) => ({ identityKey, msgId: i + 1 })) }, 0);
+    expect([...m.owners(["K1", "K2", "K3"], 0).keys()]).toEqual(["K2", "K3"]);
+    expect(m.sizes).toEqual({ flights: 2, identities: 2 });
+  });
+
+  it("holds identity owners inside the dedupe window only", () => {
+    const m = new LeaderMemory({}, 10 * HOUR);
+    m.adopt(loaded(1, [], [["OLD", { msgId: 1, contentHash: null, boundAt: 0 }], ["NEW", { msgId: 2, contentHash: null, boundAt: 5 * HOUR }], ["UNDATED", { msgId: 3, contentHash: null }]]), [], 11 * HOUR);
+    expect([...m.owners(["OLD", "NEW", "UNDATED"], 11 * HOUR).keys()]).toEqual(["NEW", "UNDATED"]);
+    // A later commit sweeps the owners the window left behind, looked up or not.
+    m.committed({ ...emptyRunDecision, bindings: [{ identityKey: "K", msgId: 4 }] }, 16 * HOUR);
+    expect(m.entries().owners.has("NEW")).toBe(false);
+    expect([...m.entries().owners.keys()].sort()).toEqual(["K", "UNDATED"]);
+  });
+});
