@@ -50,7 +50,8 @@ export {
   type SubsystemColumns,
   type SubsystemValues,
 } from "./ports/subsystem-columns.js";
-export type { PipelineStore, PipelineTx, InboxEntry, IntakeState, BackfillTodo, RecordFilter } from "./processing/pipeline-store.js";
+export type { PipelineStore, PipelineTx, InboxEntry, IntakeState, BackfillTodo, RecordFilter, LoadedRunState, CommitRunOptions } from "./processing/pipeline-store.js";
+export { StaleRunError } from "./processing/stale-run-error.js";
 export type { AuditEntry } from "./processing/run-decision.js";
 export type { DeliveryPort, DeliveryRecord, DeliveryPlacement, ProducerFencing } from "./ports/delivery-port.js";
 export type { StatusReader, PipelineStatus } from "./processing/status-reader.js";

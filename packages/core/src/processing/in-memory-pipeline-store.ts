@@ -8,8 +8,10 @@ import type {
   ArchivedRecord,
   AuditRow,
   BackfillTodo,
+  CommitRunOptions,
   InboxEntry,
   IntakeState,
+  LoadedRunState,
   PipelineStore,
   PipelineTx,
   RecordFilter,
@@ -17,6 +19,7 @@ import type {
   SnapshotLogRow,
 } from "./pipeline-store.js";
 import { newProcRecord } from "./proc-machine.js";
+import { StaleRunError } from "./stale-run-error.js";
 import type { AuditEntry, IdentityOwner, RunDecision } from "./run-decision.js";
 import { newRequestTables, type InMemoryRequestTables } from "../requests/in-memory-request-tables.js";
 import { refKey } from "../requests/reference-entry.js";
@@ -83,6 +86,8 @@ export class InMemoryPipelineStore implements PipelineStore {
   /** When set, the next commit applies its writes and then throws `COMMIT_UNKNOWN`. */
   commitUnknownNext = false;
   #tail: Promise<unknown> = Promise.resolve();
+  /** The state generation (`PipelineStore.loadRunState`): every committed `transaction` moves it on. */
+  #generation = 0;
 
   /** `PROC_STATE_HST`: archived terminal records by id (written by `InMemoryMaintenanceStore`). */
   readonly archive = new Map<number, ArchivedRecord>();
@@ -215,11 +220,40 @@ export class InMemoryPipelineStore implements PipelineStore {
     }
     this.faults.check("commit");
     for (const write of staged) write();
+    this.#generation++;
     if (this.commitUnknownNext) {
       this.commitUnknownNext = false;
       throw new MsgxError("COMMIT_UNKNOWN", "connection lost during COMMIT (simulated; it did commit)");
     }
     return result;
+  }
+
+  async loadRunState(keys: readonly string[], flids: readonly string[]): Promise<LoadedRunState> {
+    this.faults.check("loadRunState");
+    const t = this.tables;
+    const owners = new Map(keys.flatMap((k) => (t.identities.has(k) ? [[k, this.#owner(k)] as const] : [])));
+    const flights = new Map(flids.flatMap((f) => { const found = t.flights.get(f) ?? t.retired.get(f); return found === undefined ? [] : [[f, found] as const]; }));
+    return { generation: this.#generation, owners, flights };
+  }
+
+  commitRun(decision: RunDecision, options: CommitRunOptions): Promise<void> {
+    return this.exclusive(async () => {
+      this.faults.check("commitRun");
+      if ((decision.requests ?? []).length > 0) throw new MsgxError("INFRA", "commitRun: a run that answers requests commits through transaction");
+      const t = this.tables;
+      if (options.fence !== undefined && options.fence !== t.epoch) throw new MsgxError("FENCED", `fence ${options.fence} is stale (epoch ${t.epoch})`);
+      if (options.generation !== this.#generation) throw new StaleRunError(`state generation ${this.#generation}, run decided at ${options.generation}`, { generation: this.#generation });
+      const bound = decision.bindings.filter((b) => b.replaces === undefined && t.identities.has(b.identityKey) && t.identities.get(b.identityKey) !== b.msgId).map((b) => b.identityKey);
+      if (bound.length > 0) throw new StaleRunError(`identities bound to other messages: ${bound.join(", ")}`, { boundKeys: bound });
+      this.#validate(decision);
+      this.faults.check("commit");
+      this.#apply(decision);
+      for (const a of decision.audits ?? []) t.audits.push(a);
+      if (this.commitUnknownNext) {
+        this.commitUnknownNext = false;
+        throw new MsgxError("COMMIT_UNKNOWN", "connection lost during COMMIT (simulated; it did commit)");
+      }
+    });
   }
 
   /** A bound key's owner as `identityOwners` gives it. */

@@ -8,6 +8,7 @@ import { DEFAULT_RETRY_POLICY } from "../runtime/retry-policy.js";
 import { emptyRunDecision, type RunDecision } from "./run-decision.js";
 import type { RefFields } from "../model/reference-schema.js";
 import type { RefChange } from "../requests/reference-entry.js";
+import { describeCommitRunCases } from "./commit-run.contract.js";
 
 /** What the contract needs besides the port. */
 export interface PipelineStoreHarness {
@@ -315,5 +316,7 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
       expect(second.map((a) => a.operator)).toEqual(["op3", "op2"]);
       expect((await s.audits(10, all.at(-1)!.auditId)).length).toBe(0);
     });
+
+    describeCommitRunCases(() => h);
   });
 }

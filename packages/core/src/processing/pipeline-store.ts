@@ -70,6 +70,21 @@ export interface RecordGroup {
   readonly msgIds: readonly number[];
 }
 
+/** What `PipelineStore.loadRunState` read. */
+export interface LoadedRunState {
+  /** The state generation at the start of the read. */
+  readonly generation: number;
+  readonly owners: ReadonlyMap<string, IdentityOwner>;
+  readonly flights: ReadonlyMap<string, FlightState>;
+}
+
+export interface CommitRunOptions {
+  /** The generation the leader's memory was loaded at. */
+  readonly generation: number;
+  /** The leadership epoch, when leadership is in use. */
+  readonly fence?: number;
+}
+
 /**
  * One transaction of the pipeline. Everything written through it commits together or not at all.
  */
@@ -128,6 +143,8 @@ export interface PipelineTx {
  * - `transaction` runs `fn` with serializable effect for the pipeline (one writer at a time); if
  *   `fence` is given and is not the current leadership epoch, it throws `MsgxError("FENCED")` and
  *   writes nothing. A lost connection during commit throws `COMMIT_UNKNOWN`; the caller re-reads.
+ * - Every write of `transaction` (and of `MaintenanceTx.retireFlights`) moves the state generation
+ *   on; `enqueue` and `commitRun` do not. `loadRunState` reads the generation before the state.
  * - Driver errors leave as `MsgxError` (connection loss/timeouts: `DEPENDENCY_UNAVAILABLE`).
  */
 export interface PipelineStore {
@@ -144,6 +161,24 @@ export interface PipelineStore {
    */
   groups(statuses: readonly ProcStatus[], idsPerGroup: number): Promise<readonly RecordGroup[]>;
   transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options?: { readonly fence?: number }): Promise<T>;
+  /**
+   * The state generation and, read in that order in one consistent read (no lock taken), the
+   * owners of `keys` and the flights among `flids` as `PipelineTx.identityOwners` and
+   * `PipelineTx.loadFlights` give them. A writer that commits between the two reads leaves a
+   * newer state under an older generation, which the next `commitRun` refuses: never the reverse.
+   */
+  loadRunState(keys: readonly string[], flids: readonly string[]): Promise<LoadedRunState>;
+  /**
+   * Commits a run decided from the leader's memory, in one round trip where the store allows:
+   * the pipeline lock, the fence (a stale `fence` throws `MsgxError("FENCED")`), the generation
+   * check, every write `PipelineTx.applyRun` and `appendAudit` make for `decision` (its `audits`
+   * included), and the commit. Throws `StaleRunError` and writes nothing when the state generation
+   * is not `generation`, or when a binding without `replaces` finds its key bound to another message.
+   * Never moves the generation on. A lost connection while it runs throws `COMMIT_UNKNOWN`.
+   * A decision with `requests` is refused with `MsgxError("INFRA")`: runs that answer requests
+   * commit through `transaction`.
+   */
+  commitRun(decision: RunDecision, options: CommitRunOptions): Promise<void>;
   /**
    * The newest operator audit rows, newest first (by `auditId`), at most `limit`; given
    * `beforeAuditId`, only older rows than it (the next page after a row of that id).

@@ -28,6 +28,8 @@ function poisonWrites(store: PipelineStore, poisonId: number): PipelineStore {
     groups: (s, n) => store.groups(s, n),
     audits: (l) => store.audits(l),
     transaction: (fn, o) => store.transaction((tx) => fn(applyRunFailing(tx)), o),
+    loadRunState: (k, f) => store.loadRunState(k, f),
+    commitRun: (d, o) => store.commitRun(d, o),
     dueBackfill: (n, l) => store.dueBackfill(n, l),
     completeBackfill: (ids) => store.completeBackfill(ids),
     deferBackfill: (t) => store.deferBackfill(t),
