@@ -43,6 +43,9 @@ const UP = [
     BEGIN
       PERFORM msgx_pipeline_enter(lock_class, lock_obj, fence);
       SELECT g.generation INTO current_generation FROM pipeline_generation g WHERE g.id = 1;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'pipeline_generation has lost its row: restore it (id 1) before the pipeline writes again';
+      END IF;
       IF current_generation IS DISTINCT FROM expected_generation THEN
         RAISE EXCEPTION 'state generation is %, the run was decided at %', current_generation, expected_generation
           USING ERRCODE = '${STALE_GENERATION_SQLSTATE}', DETAIL = current_generation::text;

@@ -1,4 +1,4 @@
-import type { IdentityOwner } from "@msgx/core";
+import { MsgxError, type IdentityOwner } from "@msgx/core";
 import { sql } from "kysely";
 import type { FlightRow } from "../rows/flight-row.js";
 import { toNumber } from "../rows/values.js";
@@ -41,5 +41,6 @@ async function runStateWith(db: Db, keys: readonly string[], flids: readonly str
     FROM (SELECT ${identityOwnersJson(keys)} AS owners, ${generation} AS generation) o LEFT JOIN fl ON TRUE`.execute(db);
   const owners = ownersFromJson(rows[0]?.owners ?? null);
   const flights = await withRetired(db, flids, rows.filter((r) => r.flid !== null));
-  return { generation: toNumber(rows[0]?.generation ?? 0), owners, flights };
+  if (!lock && (rows[0]?.generation ?? null) === null) throw new MsgxError("INFRA", "pipeline_generation has lost its row: restore it (id 1) before the pipeline writes again");
+  return { generation: lock ? 0 : toNumber(rows[0]!.generation), owners, flights };
 }
