@@ -1,19 +1,12 @@
 import { MsgxError, StaleRunError, type CommitRunOptions, type RunDecision } from "@msgx/core";
-import { sql, type RawBuilder } from "kysely";
+import { sql } from "kysely";
 import type { LockKeys } from "./lock-keys.js";
 import { BOUND_KEYS_SQLSTATE, STALE_GENERATION_SQLSTATE } from "./migrations/0032-state-generation.js";
 import { mapPgError } from "./pg-error-map.js";
-import { appendAuditStatement } from "./queries/audit.js";
-import { registerBackfillParts } from "./queries/backfill-todo.js";
 import type { Db } from "./queries/db.js";
-import { writeFlightsParts } from "./queries/flights.js";
-import { bindIdentitiesParts } from "./queries/identities.js";
-import { inlineParameters } from "./queries/inline-sql.js";
-import { insertEventsParts } from "./queries/msg-event.js";
-import { updateRecordsParts } from "./queries/proc-state.js";
-import { upsertReferencesStatement } from "./queries/ref-master.js";
-import { insertSnapLogStatement } from "./queries/snap-log.js";
-import { checkedPartsStatement } from "./queries/write-part.js";
+import { eventRowsJson } from "./queries/msg-event.js";
+import { collectionRowsToJson, flightToJson } from "./rows/flight-row.js";
+import { procToJson } from "./rows/proc-row.js";
 
 /** What `commitRun` needs besides the decision. */
 export interface CommitRunContext {
@@ -23,54 +16,72 @@ export interface CommitRunContext {
 }
 
 /**
- * `PipelineStore.commitRun` in one round trip: one message of several statements by the simple
- * protocol (values inlined as literals), which PostgreSQL runs as one implicit transaction — any
- * error aborts all of it, and the commit is the end of the message. The first statement,
- * `msgx_commit_enter` (0032), takes the pipeline lock and checks the fence, the generation and the
- * new bindings before anything is written; then the writes of `PipelineTx.applyRun` (the same
- * parts, their row counts checked in SQL since the results are not read) and the audits.
+ * `PipelineStore.commitRun` in one round trip: one call of `msgx_commit_run` (0032), the run as
+ * one jsonb parameter, in an implicit transaction. The function takes the pipeline lock and checks
+ * the fence, the generation and the new bindings (`msgx_commit_enter`) before it writes anything,
+ * then makes the writes of `PipelineTx.applyRun` and the audits; any error rolls all of it back.
+ * Chosen over one multi-statement message of the same writes by measurement (docs/benchmarks.md,
+ * issue 32 item 2).
  *
  * Collections: the store does not hold the flights as stored, so every collection of a flight the
- * run changed is rewritten (figures in docs/benchmarks.md, issue 32 item 2).
+ * run changed is rewritten.
  *
- * A connection lost once the message may have been sent is `COMMIT_UNKNOWN`, as a lost COMMIT is
- * in `pgTransactionWith`; one lost before a connection was had is not.
+ * A connection lost once the call may have been sent is `COMMIT_UNKNOWN`, as a lost COMMIT is in
+ * `pgTransactionWith`; one lost before a connection was had is not.
  */
 export async function commitRun(db: Db, decision: RunDecision, options: CommitRunOptions, context: CommitRunContext): Promise<void> {
   if ((decision.requests ?? []).length > 0) throw new MsgxError("INFRA", "commitRun: a run that answers requests commits through transaction");
-  const text = commitRunText(db, decision, options, context);
+  const fresh = decision.bindings.filter((b) => b.replaces === undefined);
+  const [cls, obj] = context.keys.pipeline;
+  const call = sql`SELECT msgx_commit_run(${cls}::integer, ${obj}::integer, ${options.fence ?? null}::bigint, ${options.generation}::bigint,
+    ${fresh.map((b) => b.identityKey)}::text[], ${fresh.map((b) => b.msgId)}::bigint[], ${JSON.stringify(commitRunJson(decision, context))}::jsonb)`;
   let connected = false;
   try {
     await db.connection().execute(async (conn) => {
       connected = true;
-      await sql.raw(text).execute(conn);
+      await call.execute(conn);
     });
   } catch (e) {
     throw commitRunError(e, connected);
   }
 }
 
-/** The message `commitRun` sends: its statements, values inlined, joined. */
-export function commitRunText(db: Db, decision: RunDecision, options: CommitRunOptions, context: CommitRunContext): string {
-  const { keys, now } = context;
-  const fresh = decision.bindings.filter((b) => b.replaces === undefined);
-  const flights = writeFlightsParts(decision.flights, now);
-  const statements: (RawBuilder<unknown> | undefined)[] = [
-    sql`SELECT msgx_commit_enter(${keys.pipeline[0]}::integer, ${keys.pipeline[1]}::integer, ${options.fence ?? null}::bigint,
-      ${options.generation}::bigint, ${fresh.map((b) => b.identityKey)}::text[], ${fresh.map((b) => b.msgId)}::bigint[])`,
-    checkedPartsStatement([
-      ...updateRecordsParts(decision.records),
-      ...bindIdentitiesParts(decision.bindings, now),
-      ...flights.first,
-      ...insertEventsParts(decision.events, now),
-      ...registerBackfillParts(decision.backfill, now, context.backfillFirstDelayMs),
-    ]),
-    checkedPartsStatement(flights.second),
-    upsertReferencesStatement(decision.references ?? [], now),
-    insertSnapLogStatement(decision.snapshots ?? [], now),
-    ...(decision.audits ?? []).map(appendAuditStatement),
-  ];
-  return statements.flatMap((s) => (s === undefined ? [] : [inlineParameters(s.compile(db))])).join(";\n");
+/**
+ * The `run` argument of `msgx_commit_run`: each write's rows as the set-based writes of
+ * `queries/` take them (one entry per msgId, FLID and todo: the last wins).
+ */
+export function commitRunJson(decision: RunDecision, context: Pick<CommitRunContext, "now" | "backfillFirstDelayMs">) {
+  const keys = new Set(decision.bindings.map((b) => b.identityKey));
+  if (keys.size !== decision.bindings.length) throw new MsgxError("INFRA", "unique violation: an identity is bound twice in one run");
+  const binding = (b: RunDecision["bindings"][number]) => ({ identity_key: b.identityKey, msg_id: b.msgId, content_hash: b.contentHash ?? null, replaces: b.replaces ?? null });
+  const flights = [...new Map(decision.flights.map((f) => [f.flid, f])).values()];
+  const collections = collectionRowsToJson(flights);
+  const backfill = [...new Map(decision.backfill.map((e) => [e.msgId, e])).values()];
+  return {
+    now: context.now,
+    backfill_due: context.now + context.backfillFirstDelayMs,
+    records: [...new Map(decision.records.map((r) => [r.msgId, r])).values()].map(procToJson),
+    fresh: decision.bindings.filter((b) => b.replaces === undefined).map(binding),
+    moves: decision.bindings.filter((b) => b.replaces !== undefined).map(binding),
+    flights: flights.map(flightToJson),
+    flids: flights.map((f) => f.flid),
+    colls: [...new Set(collections.map((c) => c.coll))],
+    collections,
+    events: eventRowsJson(decision.events),
+    backfill: backfill.map((e) => ({ msg_id: e.msgId, processed_at: e.processedAt, meta: e.meta })),
+    references: (decision.references ?? []).map((c) => ({ rtype: c.rtype, rkey: c.rkey, fields: c.fields, deleted: c.deleted, version: c.version, msg: c.msgId })),
+    snapshots: (decision.snapshots ?? []).map((e, ord) => ({
+      ord,
+      msg_id: e.msgId,
+      styp: e.styp,
+      operation_day: e.operationDay,
+      declared_recs: e.declaredRecs,
+      flights: e.flights,
+      outcome: e.outcome,
+      reason: e.reason,
+    })),
+    audits: (decision.audits ?? []).map((a) => ({ at: a.at, operator: a.operator, action: a.action, msg_ids: a.msgIds, detail: a.detail })),
+  };
 }
 
 /** `commitRun`'s refusals as `StaleRunError`; the rest as the driver mapping gives them, a lost connection as COMMIT_UNKNOWN. */

@@ -26,7 +26,7 @@ export interface WritePart {
  */
 export async function executeParts(db: Db, parts: readonly WritePart[]): Promise<void> {
   if (parts.length === 0) return;
-  const ctes = partsCtes(parts);
+  const ctes = parts.map((p) => sql`${sql.ref(p.name)} AS (${p.body})`);
   const counted = parts.filter((p) => p.expectRows !== undefined);
   const select =
     counted.length === 0
@@ -40,20 +40,3 @@ export async function executeParts(db: Db, parts: readonly WritePart[]): Promise
     }
   }
 }
-
-/**
- * `parts` as one statement that checks its own counts (`msgx_expect_rows`, 0032: a shortfall fails
- * the statement, P0001, INFRA): for a round trip whose results are not read. Undefined for none.
- */
-export function checkedPartsStatement(parts: readonly WritePart[]): RawBuilder<unknown> | undefined {
-  if (parts.length === 0) return undefined;
-  const counted = parts.filter((p) => p.expectRows !== undefined);
-  const checks =
-    counted.length === 0
-      ? sql`1`
-      : sql.join(counted.map((p) => sql`msgx_expect_rows(${p.name}, (SELECT count(*) FROM ${sql.ref(p.name)}), ${p.expectRows!.count})`));
-  return sql`WITH ${sql.join(partsCtes(parts))} SELECT ${checks}`;
-}
-
-const partsCtes = (parts: readonly WritePart[]): RawBuilder<unknown>[] => parts.map((p) => sql`${sql.ref(p.name)} AS (${p.body})`);
-
