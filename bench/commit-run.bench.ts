@@ -16,8 +16,11 @@
  */
 import { DEFAULT_RETRY_POLICY, emptyRunDecision, type FlightState, type PipelineStore, type RunDecision } from "@msgx/core";
 import { evolveProc } from "@msgx/core/testing";
-import { createPgliteStores, createPgStores, PG_BACKFILL_FIRST_DELAY_MS, type PgPipelineStore } from "@msgx/adapters-pg";
-import type { Kysely } from "kysely";
+import { createPgStores, migrateToLatest, PG_BACKFILL_FIRST_DELAY_MS, PGliteDialect, PgPipelineStore } from "@msgx/adapters-pg";
+import { Kysely } from "kysely";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { commitRunByMultiStatement } from "./commit/commit-run-multi.js";
 
 const arg = (name: string, fallback: string): string => {
@@ -106,10 +109,19 @@ interface Target {
   elapsedMs: number;
 }
 
+/** A PGlite in memory, migrated: the runner's own `@electric-sql/pglite` (the bench package does not depend on it). */
+async function pgliteStore(): Promise<{ store: PgPipelineStore; db: Kysely<any>; close: () => Promise<void> }> {
+  const entry = createRequire(join(process.cwd(), "packages/runner/package.json")).resolve("@electric-sql/pglite");
+  const { PGlite } = (await import(pathToFileURL(entry).href)) as { PGlite: { create(): Promise<unknown> } };
+  const db = new Kysely<any>({ dialect: new PGliteDialect({ pglite: (await PGlite.create()) as never }) });
+  await migrateToLatest(db);
+  return { store: new PgPipelineStore(db), db, close: () => db.destroy() };
+}
+
 /** A fresh schema (or PGlite instance) for `mode`, seeded and enqueued, not timed. */
 async function open(mode: Mode, size: number): Promise<Target & { records: Map<number, Parameters<typeof evolveProc>[0]> }> {
   const schema = `msgx_commit_${mode}_${size}_${process.pid}`;
-  const handle = PGLITE ? await createPgliteStores() : await createPgStores({ connectionString: PG_URL, schema, max: 2 });
+  const handle = PGLITE ? await pgliteStore() : await createPgStores({ connectionString: PG_URL, schema, max: 2 });
   const { store, db } = handle as { store: PgPipelineStore; db: Kysely<any> };
   await store.transaction((tx) => tx.applyRun({ ...emptyRunDecision, flights: Array.from({ length: FLIGHTS }, (_, i) => seedFlight(i)) }));
   for (let i = 1; i <= MESSAGES; i += 5_000) {

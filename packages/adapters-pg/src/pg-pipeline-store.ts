@@ -30,6 +30,9 @@ export interface PgPipelineStoreOptions extends PipelineStoreOptions {
  * store's serial tail) and reads the leadership epoch under it; a stale `fence` is refused before
  * anything is written. A leader change bumps the epoch under the same lock, so a commit of the old
  * leader is either entirely before the new leader's first read or refused.
+ *
+ * The state generation (`pipeline_generation`, 0032) moves on in every `transaction`, inside the
+ * statement that enters the pipeline; `commitRun` checks it under the same lock and never moves it.
  */
 export class PgPipelineStore implements PipelineStore {
   readonly #db: Db;
