@@ -1,15 +1,17 @@
-import type { AuditRow, BackfillTodo, InboxEntry, IntakeState, PipelineStore, PipelineTx, ProcRecord, ProcStatus, RecordFilter, RecordGroup } from "@msgx/core";
+import type { AuditRow, BackfillTodo, CommitRunOptions, InboxEntry, IntakeState, LoadedRunState, PipelineStore, PipelineTx, ProcRecord, ProcStatus, RecordFilter, RecordGroup, RunDecision } from "@msgx/core";
 import type { Kysely } from "kysely";
 import type { LockKeys } from "./lock-keys.js";
 import { pgCall } from "./pg-error-map.js";
 import { PgPipelineTx } from "./pg-pipeline-tx.js";
-import { pipelineTransaction } from "./pg-transaction.js";
+import { commitRun } from "./pg-commit-run.js";
+import { pipelineTransaction, retryOnConflict } from "./pg-transaction.js";
 import { PipelineStoreSettings, type PipelineStoreOptions } from "./pg-store-settings.js";
 import { audits } from "./queries/audit.js";
 import { completeBackfill, deferBackfill, dueBackfill } from "./queries/backfill-todo.js";
 import type { Db } from "./queries/db.js";
 import { intakeState } from "./queries/pipeline-epoch.js";
 import { enqueue, getRecord, groupRecords, head, listRecords, unfinished } from "./queries/proc-state.js";
+import { readRunState } from "./queries/run-state.js";
 import type { MsgxDatabase } from "./rows/tables.js";
 
 /** The sweep leaves a fresh todo alone this long: the pump backfills right after its commit. */
@@ -28,6 +30,9 @@ export interface PgPipelineStoreOptions extends PipelineStoreOptions {
  * store's serial tail) and reads the leadership epoch under it; a stale `fence` is refused before
  * anything is written. A leader change bumps the epoch under the same lock, so a commit of the old
  * leader is either entirely before the new leader's first read or refused.
+ *
+ * The state generation (`pipeline_generation`, 0032) moves on in every `transaction`, inside the
+ * statement that enters the pipeline; `commitRun` checks it under the same lock and never moves it.
  */
 export class PgPipelineStore implements PipelineStore {
   readonly #db: Db;
@@ -73,8 +78,24 @@ export class PgPipelineStore implements PipelineStore {
     return pgCall("groups", () => groupRecords(this.#db, statuses, idsPerGroup));
   }
 
+  /** Moves the state generation on in the statement that enters the pipeline (no round trip of its own). */
   transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number } = {}): Promise<T> {
-    return pipelineTransaction(this.#db, this.#settings.lock("pipeline", options.fence), (trx) => fn(new PgPipelineTx(trx, this.#settings.clock.now(), this.#backfillFirstDelayMs)));
+    const lock = { ...this.#settings.lock("pipeline", options.fence), bumpGeneration: true };
+    return pipelineTransaction(this.#db, lock, (trx) => fn(new PgPipelineTx(trx, this.#settings.clock.now(), this.#backfillFirstDelayMs)));
+  }
+
+  /** One statement, one snapshot, no lock (`readRunState`). */
+  loadRunState(keys: readonly string[], flids: readonly string[]): Promise<LoadedRunState> {
+    return pgCall("loadRunState", async () => {
+      const { generation, owners, flights } = await readRunState(this.#db, keys, flids);
+      return { generation, owners, flights: new Map([...flights.stored, ...flights.retired]) };
+    });
+  }
+
+  /** One round trip (`commitRun` of `pg-commit-run.ts`), retried as a transaction is on a deadlock. */
+  commitRun(decision: RunDecision, options: CommitRunOptions): Promise<void> {
+    const context = { keys: this.#settings.keys, now: this.#settings.clock.now(), backfillFirstDelayMs: this.#backfillFirstDelayMs };
+    return retryOnConflict(this.#settings.conflictAttempts, () => commitRun(this.#db, decision, options, context));
   }
 
   audits(limit: number, beforeAuditId?: number): Promise<readonly AuditRow[]> {

@@ -1,4 +1,4 @@
-import { isMsgxError, MsgxError } from "@msgx/core";
+import { isMsgxError, MsgxError, StaleRunError } from "@msgx/core";
 import { sql, type ControlledTransaction, type Kysely } from "kysely";
 import type { LockKeys } from "./lock-keys.js";
 import { mapPgError, pgCall } from "./pg-error-map.js";
@@ -95,14 +95,15 @@ export const conflictAttemptsOf = (requested: number | undefined): number => Mat
 
 /**
  * Runs `once` again while it throws `CONFLICT` (serialization failure, deadlock: the mapped
- * SQLSTATEs of class 40), `attempts` times in all; any other error, or the last conflict, leaves.
+ * SQLSTATEs of class 40), `attempts` times in all; any other error, the last conflict, or a
+ * `StaleRunError` (its caller decides again) leaves.
  */
 export async function retryOnConflict<T>(attempts: number, once: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await once();
     } catch (e) {
-      if (isMsgxError(e) && e.kind === "CONFLICT" && attempt < attempts) continue;
+      if (isMsgxError(e) && e.kind === "CONFLICT" && !(e instanceof StaleRunError) && attempt < attempts) continue;
       throw e;
     }
   }
@@ -113,16 +114,23 @@ export async function retryOnConflict<T>(attempts: number, once: () => Promise<T
  * leadership epoch read under it; a stale `fence` is refused (`FENCED`) before `fn` writes
  * anything. So pipeline runs and maintenance writes are one writer at a time, and a deposed
  * leader writes nothing. The lock, the epoch and the check are one call sent with the BEGIN
- * (`pipelineEnter`): one round trip. The whole transaction is retried on CONFLICT
+ * (`pipelineEnter`): one round trip. With `bumpGeneration` the same call moves the state
+ * generation on (`PipelineStore.loadRunState`). The whole transaction is retried on CONFLICT
  * (`retryOnConflict`). `fn` maps its own driver errors; anything it throws passes through unchanged.
  */
 export function pipelineTransaction<T>(
   db: Db,
-  options: { readonly keys: LockKeys; readonly what: string; readonly fence: number | undefined; readonly conflictAttempts: number },
+  options: {
+    readonly keys: LockKeys;
+    readonly what: string;
+    readonly fence: number | undefined;
+    readonly conflictAttempts: number;
+    readonly bumpGeneration?: boolean;
+  },
   fn: (trx: Db) => Promise<T>,
 ): Promise<T> {
   const { keys, what, fence } = options;
-  const withBegin = pipelineEnter(keys, fence);
+  const withBegin = pipelineEnter(keys, fence, options.bumpGeneration);
   return retryOnConflict(options.conflictAttempts, () => pgTransactionWith(db, what, withBegin, fn));
 }
 

@@ -105,6 +105,25 @@ function jobsSuite(open: (clock: ManualClock) => Promise<Db>) {
     }
   });
 
+  it("the history sweep moves the state generation on in its own transaction; a sweep that retires nothing does not", async () => {
+    const clock = new ManualClock(SWEEP);
+    const t = await open(clock);
+    try {
+      const maintenance = new PgMaintenanceStore(t.db, { clock, lockKeys: t.store.lockKeys });
+      await t.store.transaction((tx) => tx.applyRun({ ...emptyRunDecision, flights: [{ ...sampleFlight("7", 3), operationDay: "20260301" }] }));
+      const generation = async () => (await t.store.loadRunState([], [])).generation;
+      const before = await generation();
+      const sweeper = new HistorySweeper({ store: maintenance, clock, logger: silentLogger }, { retentionDays: 7, airportUtcOffsetMinutes: 480, batchSize: 10 });
+      expect((await sweeper.step()).retired).toBe(1);
+      const after = await generation();
+      expect(after).toBeGreaterThan(before);
+      expect((await sweeper.step()).retired).toBe(0);
+      expect(await generation()).toBe(after);
+    } finally {
+      await t.close();
+    }
+  });
+
   it("a sweep batch waits for a pipeline transaction holding the lock, and retires what it committed", async () => {
     const clock = new ManualClock(SWEEP);
     const t = await open(clock);

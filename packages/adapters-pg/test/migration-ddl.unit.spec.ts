@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type CompiledQuery, type DatabaseConnection, type Driver, type Migration } from "kysely";
 import { describe, expect, it } from "vitest";
-import { MIGRATION_MODULES } from "../src/index.js";
+import { COLLECTION_TABLES, MIGRATION_MODULES } from "../src/index.js";
 import { RELIABLE_MESSAGE_MIGRATIONS, reliableMessageConsumeLogMigration } from "../src/reliable/index.js";
 import { TASK_ROUTING_MIGRATIONS, taskConsumeLogMigration, taskConsumeLogPurgeMigration } from "../src/tasks/index.js";
 
@@ -93,10 +93,23 @@ const RELEASED: Readonly<Record<string, string>> = {
   "0029_task_history": "8aa8db19da904c63",
   "0030_reliable_message_history_repeats": "441ed875d67c8520",
   "0031_task_history_repeats": "e533518dc28b02ac",
+  "0032_state_generation": "993095e4d1bb1ac8",
   "reliable-message-consume-log": "1b2a7c2b76ca4842",
   "task-consume-log": "56c7eae71b6bdfc4",
   "task-consume-log-purge": "2a937c732dcf50fe",
 };
+
+describe("msgx_commit_run (commitRun's one round trip)", () => {
+  it("its latest definition rewrites every collection table: a collection added later needs a migration that replaces it", async () => {
+    const { db, statements } = recordingDb();
+    for (const [, make] of Object.entries(MIGRATION_MODULES.pipeline).sort(([a], [b]) => (a < b ? -1 : 1))) await make("msgx_s").up(db);
+    const latest = statements.filter((s) => s.includes("FUNCTION msgx_commit_run(")).at(-1) ?? "";
+    for (const table of Object.values(COLLECTION_TABLES)) {
+      expect(latest).toContain(`DELETE FROM ${table} WHERE flid = ANY(changed)`);
+      expect(latest).toContain(`INSERT INTO ${table} (flid, seq_key, ord, row_values)`);
+    }
+  });
+});
 
 describe("migration DDL is history", () => {
   it("every migration produces the statements it was released with", async () => {

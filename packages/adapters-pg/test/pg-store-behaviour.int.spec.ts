@@ -158,6 +158,62 @@ describe.skipIf(!gate.available)("PgPipelineStore behaviour on PostgreSQL", () =
     await t.reset();
   });
 
+  it("commits a run of 500 messages (1,000 events, 500 flights with collections) with commitRun in one query, as a run of one", async () => {
+    // Counted as they come back (a statement compiled to be inlined is not sent on its own).
+    const queries: unknown[] = [];
+    const db = t.db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        queries.push(args.result);
+        return args.result;
+      },
+    });
+    const store = new PgPipelineStore(db, { lockNamespace: t.schema, clock });
+    const one = await bigDecision(t, 1, 1);
+    const many = await bigDecision(t, 500, 2);
+    const { generation } = await t.store.loadRunState([], []);
+    await store.commitRun(one, { generation });
+    expect(queries).toHaveLength(1);
+    await store.commitRun(many, { generation });
+    expect(queries).toHaveLength(2);
+    expect((await t.store.list({ statuses: [ProcStatus.SUCCEEDED] })).length).toBe(501);
+    const loaded = await t.store.loadRunState([], many.flights.map((f) => f.flid));
+    expect([...loaded.flights.values()].sort((a, b) => a.stateVersion - b.stateVersion)).toEqual(many.flights);
+    const events = (await sql<{ source_msg_id: string; target: string }>`SELECT source_msg_id::text, target FROM msg_event ORDER BY event_id`.execute(t.db)).rows;
+    expect(events.map((e) => `${e.source_msg_id}:${e.target}`)).toEqual([1, ...many.records.map((r) => r.msgId)].flatMap((id) => [`${id}:KAFKA:msg`, `${id}:KAFKA:schd`]));
+    expect(await t.store.dueBackfill(T0 + 86_400_000, 1_000)).toHaveLength(501);
+    await t.reset();
+  });
+
+  it("maps a connection lost while commitRun's round trip is in flight to COMMIT_UNKNOWN; nothing was written and the store recovers", async () => {
+    await t.store.enqueue([{ msgId: 1, receivedAt: T0 }], { horizon: 1 });
+    const one = evolveProc((await t.store.get(1))!, { type: "succeeded" }, { now: T0 }, DEFAULT_RETRY_POLICY);
+    const { generation } = await t.store.loadRunState([], []);
+    // Another session holds the pipeline lock, so the round trip waits inside msgx_commit_enter.
+    const holder = new pg.Client(pgPoolConfig({ connectionString: PG_URL, schema: t.schema }));
+    await holder.connect();
+    const [cls, obj] = lockKeys(t.schema).pipeline;
+    await holder.query("BEGIN");
+    await holder.query("SELECT pg_advisory_xact_lock($1::integer, $2::integer)", [cls, obj]);
+    const committing = t.store.commitRun({ ...emptyRunDecision, records: [one] }, { generation });
+    const outcome = committing.catch((e: unknown) => e);
+    let waiting: number | undefined;
+    while (waiting === undefined) {
+      const { rows } = await sql<{ pid: number }>`
+        SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+          AND classid = ${cls >>> 0}::bigint::oid AND objid = ${obj >>> 0}::bigint::oid AND objsubid = 2`.execute(t.db);
+      waiting = rows[0]?.pid;
+    }
+    await sql`SELECT pg_terminate_backend(${waiting}::integer)`.execute(t.db);
+    expect(await outcome).toMatchObject({ kind: "COMMIT_UNKNOWN" });
+    await holder.query("ROLLBACK");
+    await holder.end();
+    expect((await t.store.get(1))?.status).toBe(ProcStatus.PENDING);
+    await t.store.commitRun({ ...emptyRunDecision, records: [one] }, { generation });
+    expect((await t.store.get(1))?.status).toBe(ProcStatus.SUCCEEDED);
+    await t.reset();
+  });
+
   it("maps a pipeline lock held past lock_timeout to DEPENDENCY_UNAVAILABLE (an outage, not a message fault)", async () => {
     const config = pgPoolConfig({ connectionString: PG_URL, schema: t.schema, lockTimeoutMs: 200, max: 2 });
     const pool = guardPool(new pg.Pool(config));

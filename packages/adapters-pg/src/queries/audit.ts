@@ -1,15 +1,18 @@
 import type { AuditEntry, AuditRow } from "@msgx/core";
-import { sql } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import { toMs, toNumber } from "../rows/values.js";
 import type { Db } from "./db.js";
 
 /** Appends one operator audit row. */
 export async function appendAudit(db: Db, entry: AuditEntry): Promise<void> {
-  await sql`
-    INSERT INTO replay_audit (at, operator, action, msg_ids, detail)
-    VALUES (to_timestamp(${entry.at}::bigint / 1000.0), ${entry.operator}, ${entry.action},
-            ${[...entry.msgIds]}::bigint[], ${entry.detail})`.execute(db);
+  await appendAuditStatement(entry).execute(db);
 }
+
+/** `appendAudit`'s statement, to ride in another round trip. */
+export const appendAuditStatement = (entry: AuditEntry): RawBuilder<unknown> => sql`
+  INSERT INTO replay_audit (at, operator, action, msg_ids, detail)
+  VALUES (to_timestamp(${entry.at}::bigint / 1000.0), ${entry.operator}::text, ${entry.action}::text,
+          ${[...entry.msgIds]}::bigint[], ${entry.detail}::text)`;
 
 /** The newest audit rows, newest first; given `beforeAuditId`, only older ones (`PipelineStore.audits`). */
 export async function audits(db: Db, limit: number, beforeAuditId?: number): Promise<AuditRow[]> {

@@ -69,9 +69,9 @@ export async function loadFlights(db: Db, flids: readonly string[]): Promise<Loa
   return withRetired(db, flids, rows);
 }
 
-/** The statement of `loadFlights`' first round trip: the stored flights among `flids`, locked. */
-export const lockedFlights = (flids: readonly string[]): RawBuilder<FlightRow> =>
-  selectFlights(sql`f.flid = ANY(${[...flids]}::text[])`, sql`FOR UPDATE OF f`);
+/** The statement of `loadFlights`' first round trip: the stored flights among `flids`, locked unless `lock` is false. */
+export const lockedFlights = (flids: readonly string[], lock = true): RawBuilder<FlightRow> =>
+  selectFlights(sql`f.flid = ANY(${[...flids]}::text[])`, lock ? sql`FOR UPDATE OF f` : sql``);
 
 /** `loadFlights` from the rows of `lockedFlights`: the retired FLIDs among the rest looked up. */
 export async function withRetired(db: Db, flids: readonly string[], rows: readonly FlightRow[]): Promise<LoadedFlights> {
@@ -182,8 +182,9 @@ export async function retirableFlights(db: Db, cutoffDay: string, limit: number)
 }
 
 /**
- * Writes the history rows and removes the flights from `flight_schd` (their collection rows go by
- * `ON DELETE CASCADE`) in one statement. A flight no longer stored at the version of its final
+ * Writes the history rows, removes the flights from `flight_schd` (their collection rows go by
+ * `ON DELETE CASCADE`) and moves the state generation on (a leader holding these flights in memory
+ * must load again), in one statement. A flight no longer stored at the version of its final
  * state is not removed; then the statement's counts differ and this throws INFRA, so the caller's
  * transaction writes nothing.
  */
@@ -209,6 +210,8 @@ export async function retireFlights(db: Db, flights: readonly RetiredFlight[]): 
       DELETE FROM flight_schd f USING input i
       WHERE f.flid = i.flid AND f.state_version = i.state_version
       RETURNING f.flid
+    ), generation AS (
+      UPDATE pipeline_generation SET generation = generation + 1 WHERE id = 1
     ), kept AS (
       INSERT INTO flight_schd_hst (flid, operation_day, state_version, deleted, tombstone_version, last_msg_id, final_state, retired_at)
       SELECT flid, operation_day, state_version, deleted, tombstone_version, last_msg_id, final_state, to_timestamp(retired_at / 1000.0)

@@ -21,8 +21,9 @@ export function insertEventsParts(events: readonly OutboxEventDraft[], now: numb
   return events.length === 0 ? [] : [{ name: "ins_msg_event", body: insertEventsStatement(events, now) }];
 }
 
-function insertEventsStatement(events: readonly OutboxEventDraft[], now: number) {
-  const rows = events.map((e) => ({
+/** The rows `insertEvents` reads from its one JSON parameter (`jsonb_array_elements`, in order). */
+export const eventRowsJson = (events: readonly OutboxEventDraft[]) =>
+  events.map((e) => ({
     target: e.target,
     partition_key: e.partitionKey,
     event_type: e.eventType,
@@ -33,6 +34,9 @@ function insertEventsStatement(events: readonly OutboxEventDraft[], now: number)
     traceparent: e.traceparent ?? null,
     headers: e.headers ?? null,
   }));
+
+function insertEventsStatement(events: readonly OutboxEventDraft[], now: number) {
+  const rows = eventRowsJson(events);
   return sql`
     INSERT INTO msg_event (target, partition_key, event_type, state_version, payload, source_msg_id, traceparent,
                            headers, status, attempts, created_at)

@@ -41,12 +41,13 @@ export async function intakeState(db: Db): Promise<IntakeState | undefined> {
  * The statement that enters the pipeline inside a transaction, for `pgTransaction`'s `withBegin`
  * (the simple protocol: the integers are inlined). `msgx_pipeline_enter` takes the pipeline lock,
  * reads the epoch under it and raises `STALE_FENCE_SQLSTATE` (FENCED) when `fence` is given and
- * is not the epoch, before the transaction writes anything.
+ * is not the epoch, before the transaction writes anything; with `bumpGeneration` it then moves
+ * the state generation on (0032), in the same transaction.
  */
-export function pipelineEnter(keys: LockKeys, fence: number | undefined): string {
+export function pipelineEnter(keys: LockKeys, fence: number | undefined, bumpGeneration = false): string {
   const [cls, obj] = keys.pipeline;
   for (const n of [cls, obj, fence ?? 0]) if (!Number.isSafeInteger(n)) throw new MsgxError("INFRA", `pipeline lock: ${n} is not an integer`);
-  return `SELECT msgx_pipeline_enter(${cls}, ${obj}, ${fence === undefined ? "NULL" : fence})`;
+  return `SELECT msgx_pipeline_enter(${cls}, ${obj}, ${fence === undefined ? "NULL" : fence}${bumpGeneration ? ", TRUE" : ""})`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { RefChange, RefEntry, RefListQuery } from "@msgx/core";
-import { sql } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import { refFromRow, type RefRow } from "../requests/ref-row.js";
 import { jsonParam, toNumber } from "../rows/values.js";
 import type { Db } from "./db.js";
@@ -9,14 +9,19 @@ import type { Db } from "./db.js";
  * count); the caller gives each key once, with the version the change gave it.
  */
 export async function upsertReferences(db: Db, changes: readonly RefChange[], now: number): Promise<void> {
-  if (changes.length === 0) return;
+  await upsertReferencesStatement(changes, now)?.execute(db);
+}
+
+/** `upsertReferences`' statement, to ride in another round trip; undefined for no changes. */
+export function upsertReferencesStatement(changes: readonly RefChange[], now: number): RawBuilder<unknown> | undefined {
+  if (changes.length === 0) return undefined;
   const rows = changes.map((c) => ({ rtype: c.rtype, rkey: c.rkey, fields: c.fields, deleted: c.deleted, version: c.version, msg: c.msgId }));
-  await sql`
+  return sql`
     INSERT INTO ref_master (rtype, rkey, fields, deleted, version, last_msg_id, updated_at)
     SELECT v.rtype, v.rkey, v.fields, v.deleted, v.version, v.msg, ${new Date(now).toISOString()}::timestamptz
     FROM jsonb_to_recordset(${jsonParam(rows)}::jsonb) AS v(rtype text, rkey text, fields jsonb, deleted boolean, version integer, msg bigint)
     ON CONFLICT (rtype, rkey) DO UPDATE SET
-      fields = EXCLUDED.fields, deleted = EXCLUDED.deleted, version = EXCLUDED.version, last_msg_id = EXCLUDED.last_msg_id, updated_at = EXCLUDED.updated_at`.execute(db);
+      fields = EXCLUDED.fields, deleted = EXCLUDED.deleted, version = EXCLUDED.version, last_msg_id = EXCLUDED.last_msg_id, updated_at = EXCLUDED.updated_at`;
 }
 
 /** Every `ref_master` row of `rtypes`, tombstones included (the primary key's prefix). */

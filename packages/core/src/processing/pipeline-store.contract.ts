@@ -9,6 +9,7 @@ import { DEFAULT_RETRY_POLICY } from "../runtime/retry-policy.js";
 import { emptyRunDecision, type RunDecision } from "./run-decision.js";
 import type { RefFields } from "../model/reference-schema.js";
 import type { RefChange } from "../requests/reference-entry.js";
+import { describeCommitRunCases } from "./commit-run.contract.js";
 
 /** What the contract needs besides the port. */
 export interface PipelineStoreHarness {
@@ -427,5 +428,6 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
         expect((await s.get(1))?.status).toBe(ProcStatus.PENDING);
       });
     });
+    describeCommitRunCases(() => h);
   });
 }

@@ -1,0 +1,104 @@
+import { MsgxError, StaleRunError, type CommitRunOptions, type RunDecision } from "@msgx/core";
+import { sql } from "kysely";
+import type { LockKeys } from "./lock-keys.js";
+import { BOUND_KEYS_SQLSTATE, STALE_GENERATION_SQLSTATE } from "./migrations/0032-state-generation.js";
+import { mapPgError } from "./pg-error-map.js";
+import type { Db } from "./queries/db.js";
+import { eventRowsJson } from "./queries/msg-event.js";
+import { collectionRowsToJson, flightToJson } from "./rows/flight-row.js";
+import { procToJson } from "./rows/proc-row.js";
+
+/** What `commitRun` needs besides the decision. */
+export interface CommitRunContext {
+  readonly keys: LockKeys;
+  readonly now: number;
+  readonly backfillFirstDelayMs: number;
+}
+
+/**
+ * `PipelineStore.commitRun` in one round trip: one call of `msgx_commit_run` (0032), the run as
+ * one jsonb parameter, in an implicit transaction. The function takes the pipeline lock and checks
+ * the fence, the generation and the new bindings (`msgx_commit_enter`) before it writes anything,
+ * then makes the writes of `PipelineTx.applyRun` and the audits; any error rolls all of it back.
+ * Chosen over one multi-statement message of the same writes by measurement (docs/benchmarks.md,
+ * issue 32 item 2).
+ *
+ * Collections: the store does not hold the flights as stored, so every collection of a flight the
+ * run changed is rewritten.
+ *
+ * A connection lost once the call may have been sent is `COMMIT_UNKNOWN`, as a lost COMMIT is in
+ * `pgTransactionWith`; one lost before a connection was had is not.
+ */
+export async function commitRun(db: Db, decision: RunDecision, options: CommitRunOptions, context: CommitRunContext): Promise<void> {
+  if ((decision.requests ?? []).length > 0) throw new MsgxError("INFRA", "commitRun: a run that answers requests commits through transaction");
+  const fresh = decision.bindings.filter((b) => b.replaces === undefined);
+  const [cls, obj] = context.keys.pipeline;
+  const call = sql`SELECT msgx_commit_run(${cls}::integer, ${obj}::integer, ${options.fence ?? null}::bigint, ${options.generation}::bigint,
+    ${fresh.map((b) => b.identityKey)}::text[], ${fresh.map((b) => b.msgId)}::bigint[], ${JSON.stringify(commitRunJson(decision, context))}::jsonb)`;
+  let connected = false;
+  try {
+    await db.connection().execute(async (conn) => {
+      connected = true;
+      await call.execute(conn);
+    });
+  } catch (e) {
+    throw commitRunError(e, connected);
+  }
+}
+
+/**
+ * The `run` argument of `msgx_commit_run`: each write's rows as the set-based writes of
+ * `queries/` take them (one entry per msgId, FLID and todo: the last wins).
+ */
+export function commitRunJson(decision: RunDecision, context: Pick<CommitRunContext, "now" | "backfillFirstDelayMs">) {
+  const keys = new Set(decision.bindings.map((b) => b.identityKey));
+  if (keys.size !== decision.bindings.length) throw new MsgxError("INFRA", "unique violation: an identity is bound twice in one run");
+  const binding = (b: RunDecision["bindings"][number]) => ({ identity_key: b.identityKey, msg_id: b.msgId, content_hash: b.contentHash ?? null, replaces: b.replaces ?? null });
+  const flights = [...new Map(decision.flights.map((f) => [f.flid, f])).values()];
+  const collections = collectionRowsToJson(flights);
+  const backfill = [...new Map(decision.backfill.map((e) => [e.msgId, e])).values()];
+  return {
+    now: context.now,
+    backfill_due: context.now + context.backfillFirstDelayMs,
+    records: [...new Map(decision.records.map((r) => [r.msgId, r])).values()].map(procToJson),
+    fresh: decision.bindings.filter((b) => b.replaces === undefined).map(binding),
+    moves: decision.bindings.filter((b) => b.replaces !== undefined).map(binding),
+    flights: flights.map(flightToJson),
+    flids: flights.map((f) => f.flid),
+    colls: [...new Set(collections.map((c) => c.coll))],
+    collections,
+    events: eventRowsJson(decision.events),
+    backfill: backfill.map((e) => ({ msg_id: e.msgId, processed_at: e.processedAt, meta: e.meta })),
+    references: (decision.references ?? []).map((c) => ({ rtype: c.rtype, rkey: c.rkey, fields: c.fields, deleted: c.deleted, version: c.version, msg: c.msgId })),
+    snapshots: (decision.snapshots ?? []).map((e, ord) => ({
+      ord,
+      msg_id: e.msgId,
+      styp: e.styp,
+      operation_day: e.operationDay,
+      declared_recs: e.declaredRecs,
+      flights: e.flights,
+      outcome: e.outcome,
+      reason: e.reason,
+    })),
+    audits: (decision.audits ?? []).map((a) => ({ at: a.at, operator: a.operator, action: a.action, msg_ids: a.msgIds, detail: a.detail })),
+  };
+}
+
+/** `commitRun`'s refusals as `StaleRunError`; the rest as the driver mapping gives them, a lost connection as COMMIT_UNKNOWN. */
+function commitRunError(e: unknown, connected: boolean): MsgxError {
+  const code = (e as { code?: unknown })?.code;
+  const detail = (e as { detail?: unknown })?.detail;
+  const message = e instanceof Error ? e.message : String(e);
+  if (code === STALE_GENERATION_SQLSTATE) {
+    const generation = Number(typeof detail === "string" ? detail : /state generation is (\d+)/.exec(message)?.[1]);
+    return new StaleRunError(`commitRun: ${message}`, Number.isSafeInteger(generation) ? { generation } : {});
+  }
+  if (code === BOUND_KEYS_SQLSTATE) {
+    const boundKeys = typeof detail === "string" ? (JSON.parse(detail) as string[]) : [];
+    return new StaleRunError(`commitRun: ${message}`, { boundKeys });
+  }
+  if (!connected) return mapPgError(e, "commitRun: connect");
+  // The server's own refusal (lock_timeout, statement_timeout) came before the commit: nothing was written.
+  const refusedBeforeCommit = code === "55P03" || code === "57014";
+  return mapPgError(e, "commitRun", refusedBeforeCommit ? "statement" : "commit");
+}
