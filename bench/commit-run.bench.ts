@@ -22,6 +22,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { commitRunByMultiStatement } from "./commit/commit-run-multi.js";
+import { flidOf, seedFlight as plainSeed } from "./seed-flight.js";
 
 const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -37,19 +38,11 @@ const T0 = Date.UTC(2026, 2, 5, 2, 0, 0);
 
 type Mode = "transaction" | "multi" | "function";
 
-const flidOf = (i: number): string => String(900_000 + i);
 const row = (key: string, values: Record<string, string | null>) => ({ key, values });
 
-/** A flight as the seed stores it: scalars, three collections of a few rows. */
+/** A seeded flight with three collections of a few rows. */
 const seedFlight = (i: number): FlightState => ({
-  flid: flidOf(i),
-  ffid: `CZ-CZ${3000 + i}-D-05MAR260800-D`,
-  operationDay: "20260305",
-  stateVersion: 1,
-  lastMsgId: 0,
-  lastSrcDttm: "20260305000000",
-  deleted: false,
-  scalars: { ALCD: "CZ", FLNO: `CZ${3000 + i}`, MVIN: "D", SODT: "2026-03-05T08:00", FLTY: "W", FLIN: "D" },
+  ...plainSeed(i),
   collections: {
     ROUT: [row("1", { APCD: "CAN", ROUT: "1" }), row("2", { APCD: "PEK", ROUT: "2" })],
     GTDT: [row("1", { GATE: "A22", PGOT: "2026-03-05T07:10", GOTM: null })],

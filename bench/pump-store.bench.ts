@@ -18,10 +18,10 @@ import {
   Pump,
   silentLogger,
   systemClock,
-  type FlightState,
 } from "@msgx/core";
 import { createPgStores } from "@msgx/adapters-pg";
 import { InMemoryMailbox } from "../packages/core/src/ports/in-memory-mailbox.js";
+import { flidOf, seedFlight } from "./seed-flight.js";
 
 const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -44,20 +44,7 @@ function rng(seed: number): () => number {
 }
 
 const pad2 = (n: number): string => String(n).padStart(2, "0");
-const flidOf = (i: number): string => String(900_000 + i);
 
-/** The flights every mode starts from: stored directly, not timed. */
-const seedFlight = (i: number): FlightState => ({
-  flid: flidOf(i),
-  ffid: `CZ-CZ${3000 + i}-D-05MAR260800-D`,
-  operationDay: "20260305",
-  stateVersion: 1,
-  lastMsgId: 0,
-  lastSrcDttm: "20260305000000",
-  deleted: false,
-  scalars: { ALCD: "CZ", FLNO: `CZ${3000 + i}`, MVIN: "D", SODT: "2026-03-05T08:00", FLTY: "W", FLIN: "D" },
-  collections: {},
-});
 
 /** FLOP messages of a realistic mix: times, stands, gates, check-in counters, delays. */
 function flopStream(count: number): string[] {

@@ -5,6 +5,8 @@ import { BOUND_KEYS_SQLSTATE, STALE_GENERATION_SQLSTATE } from "./migrations/003
 import { mapPgError } from "./pg-error-map.js";
 import type { Db } from "./queries/db.js";
 import { eventRowsJson } from "./queries/msg-event.js";
+import { referenceRowsJson } from "./queries/ref-master.js";
+import { snapLogRowsJson } from "./queries/snap-log.js";
 import { collectionRowsToJson, flightToJson } from "./rows/flight-row.js";
 import { procToJson } from "./rows/proc-row.js";
 
@@ -69,17 +71,8 @@ export function commitRunJson(decision: RunDecision, context: Pick<CommitRunCont
     collections,
     events: eventRowsJson(decision.events),
     backfill: backfill.map((e) => ({ msg_id: e.msgId, processed_at: e.processedAt, meta: e.meta })),
-    references: (decision.references ?? []).map((c) => ({ rtype: c.rtype, rkey: c.rkey, fields: c.fields, deleted: c.deleted, version: c.version, msg: c.msgId })),
-    snapshots: (decision.snapshots ?? []).map((e, ord) => ({
-      ord,
-      msg_id: e.msgId,
-      styp: e.styp,
-      operation_day: e.operationDay,
-      declared_recs: e.declaredRecs,
-      flights: e.flights,
-      outcome: e.outcome,
-      reason: e.reason,
-    })),
+    references: referenceRowsJson(decision.references ?? []),
+    snapshots: snapLogRowsJson(decision.snapshots ?? []),
     audits: (decision.audits ?? []).map((a) => ({ at: a.at, operator: a.operator, action: a.action, msg_ids: a.msgIds, detail: a.detail })),
   };
 }

@@ -7,6 +7,26 @@ export const STALE_GENERATION_SQLSTATE = "MXS01";
 export const BOUND_KEYS_SQLSTATE = "MXS02";
 
 /**
+ * The collections and their tables as they were when this migration was released (a literal, not
+ * `COLLECTION_TABLES`: a released migration never changes).
+ */
+const COLLECTIONS_0032: readonly (readonly [string, string])[] = [
+  ["ROUT", "flight_rout"],
+  ["ERUT", "flight_erut"],
+  ["PSDT", "flight_psdt"],
+  ["GTDT", "flight_gtdt"],
+  ["CKDT", "flight_ckdt"],
+  ["CLDT", "flight_cldt"],
+  ["CHDT", "flight_chdt"],
+  ["DELY", "flight_dely"],
+  ["CHOT", "flight_chot"],
+  ["ABTM", "flight_abtm"],
+  ["SRVT", "flight_srvt"],
+  ["VIPF", "flight_vipf"],
+  ["VIPT", "flight_vipt"],
+];
+
+/**
  * The state generation (`PipelineStore.loadRunState`): one row, so that reading it is one index
  * probe and moving it on locks nothing an intake or a reader waits for (the leadership row and
  * `intake_state` are written by others, and may not exist yet). Moved on under the pipeline lock only.
@@ -111,98 +131,16 @@ const UP = [
           ffid = EXCLUDED.ffid, operation_day = EXCLUDED.operation_day, state_version = EXCLUDED.state_version,
           last_msg_id = EXCLUDED.last_msg_id, last_src_dttm = EXCLUDED.last_src_dttm, deleted = EXCLUDED.deleted,
           scalars = EXCLUDED.scalars, collections_known = EXCLUDED.collections_known, updated_at = EXCLUDED.updated_at;
-        DELETE FROM flight_rout WHERE flid = ANY(changed);
-        DELETE FROM flight_erut WHERE flid = ANY(changed);
-        DELETE FROM flight_psdt WHERE flid = ANY(changed);
-        DELETE FROM flight_gtdt WHERE flid = ANY(changed);
-        DELETE FROM flight_ckdt WHERE flid = ANY(changed);
-        DELETE FROM flight_cldt WHERE flid = ANY(changed);
-        DELETE FROM flight_chdt WHERE flid = ANY(changed);
-        DELETE FROM flight_dely WHERE flid = ANY(changed);
-        DELETE FROM flight_chot WHERE flid = ANY(changed);
-        DELETE FROM flight_abtm WHERE flid = ANY(changed);
-        DELETE FROM flight_srvt WHERE flid = ANY(changed);
-        DELETE FROM flight_vipf WHERE flid = ANY(changed);
-        DELETE FROM flight_vipt WHERE flid = ANY(changed);
+${COLLECTIONS_0032.map(([, table]) => `        DELETE FROM ${table} WHERE flid = ANY(changed);`).join("\n")}
       END IF;
-      IF run->'colls' ? 'ROUT' THEN
-        INSERT INTO flight_rout (flid, seq_key, ord, row_values)
+${COLLECTIONS_0032.map(
+    ([name, table]) => `      IF run->'colls' ? '${name}' THEN
+        INSERT INTO ${table} (flid, seq_key, ord, row_values)
         SELECT x.flid, x.seq_key, x.ord, x.row_values
         FROM jsonb_to_recordset(run->'collections') AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)
-        WHERE x.coll = 'ROUT';
-      END IF;
-      IF run->'colls' ? 'ERUT' THEN
-        INSERT INTO flight_erut (flid, seq_key, ord, row_values)
-        SELECT x.flid, x.seq_key, x.ord, x.row_values
-        FROM jsonb_to_recordset(run->'collections') AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)
-        WHERE x.coll = 'ERUT';
-      END IF;
-      IF run->'colls' ? 'PSDT' THEN
-        INSERT INTO flight_psdt (flid, seq_key, ord, row_values)
-        SELECT x.flid, x.seq_key, x.ord, x.row_values
-        FROM jsonb_to_recordset(run->'collections') AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)
-        WHERE x.coll = 'PSDT';
-      END IF;
-      IF run->'colls' ? 'GTDT' THEN
-        INSERT INTO flight_gtdt (flid, seq_key, ord, row_values)
-        SELECT x.flid, x.seq_key, x.ord, x.row_values
-        FROM jsonb_to_recordset(run->'collections') AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)
-        WHERE x.coll = 'GTDT';
-      END IF;
-      IF run->'colls' ? 'CKDT' THEN
-        INSERT INTO flight_ckdt (flid, seq_key, ord, row_values)
-        SELECT x.flid, x.seq_key, x.ord, x.row_values
-        FROM jsonb_to_recordset(run->'collections') AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)
-        WHERE x.coll = 'CKDT';
-      END IF;
-      IF run->'colls' ? 'CLDT' THEN
-        INSERT INTO flight_cldt (flid, seq_key, ord, row_values)
-        SELECT x.flid, x.seq_key, x.ord, x.row_values
-        FROM jsonb_to_recordset(run->'collections') AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)
-        WHERE x.coll = 'CLDT';
-      END IF;
-      IF run->'colls' ? 'CHDT' THEN
-        INSERT INTO flight_chdt (flid, seq_key, ord, row_values)
-        SELECT x.flid, x.seq_key, x.ord, x.row_values
-        FROM jsonb_to_recordset(run->'collections') AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)
-        WHERE x.coll = 'CHDT';
-      END IF;
-      IF run->'colls' ? 'DELY' THEN
-        INSERT INTO flight_dely (flid, seq_key, ord, row_values)
-        SELECT x.flid, x.seq_key, x.ord, x.row_values
-        FROM jsonb_to_recordset(run->'collections') AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)
-        WHERE x.coll = 'DELY';
-      END IF;
-      IF run->'colls' ? 'CHOT' THEN
-        INSERT INTO flight_chot (flid, seq_key, ord, row_values)
-        SELECT x.flid, x.seq_key, x.ord, x.row_values
-        FROM jsonb_to_recordset(run->'collections') AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)
-        WHERE x.coll = 'CHOT';
-      END IF;
-      IF run->'colls' ? 'ABTM' THEN
-        INSERT INTO flight_abtm (flid, seq_key, ord, row_values)
-        SELECT x.flid, x.seq_key, x.ord, x.row_values
-        FROM jsonb_to_recordset(run->'collections') AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)
-        WHERE x.coll = 'ABTM';
-      END IF;
-      IF run->'colls' ? 'SRVT' THEN
-        INSERT INTO flight_srvt (flid, seq_key, ord, row_values)
-        SELECT x.flid, x.seq_key, x.ord, x.row_values
-        FROM jsonb_to_recordset(run->'collections') AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)
-        WHERE x.coll = 'SRVT';
-      END IF;
-      IF run->'colls' ? 'VIPF' THEN
-        INSERT INTO flight_vipf (flid, seq_key, ord, row_values)
-        SELECT x.flid, x.seq_key, x.ord, x.row_values
-        FROM jsonb_to_recordset(run->'collections') AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)
-        WHERE x.coll = 'VIPF';
-      END IF;
-      IF run->'colls' ? 'VIPT' THEN
-        INSERT INTO flight_vipt (flid, seq_key, ord, row_values)
-        SELECT x.flid, x.seq_key, x.ord, x.row_values
-        FROM jsonb_to_recordset(run->'collections') AS x(flid text, coll text, seq_key text, ord integer, row_values jsonb)
-        WHERE x.coll = 'VIPT';
-      END IF;
+        WHERE x.coll = '${name}';
+      END IF;`,
+  ).join("\n")}
       IF jsonb_array_length(run->'events') > 0 THEN
         INSERT INTO msg_event (target, partition_key, event_type, state_version, payload, source_msg_id, traceparent,
                                headers, status, attempts, created_at)

@@ -12,10 +12,14 @@ export async function upsertReferences(db: Db, changes: readonly RefChange[], no
   await upsertReferencesStatement(changes, now)?.execute(db);
 }
 
+/** The rows `upsertReferences` reads from its one JSON parameter. */
+export const referenceRowsJson = (changes: readonly RefChange[]) =>
+  changes.map((c) => ({ rtype: c.rtype, rkey: c.rkey, fields: c.fields, deleted: c.deleted, version: c.version, msg: c.msgId }));
+
 /** `upsertReferences`' statement, to ride in another round trip; undefined for no changes. */
 export function upsertReferencesStatement(changes: readonly RefChange[], now: number): RawBuilder<unknown> | undefined {
   if (changes.length === 0) return undefined;
-  const rows = changes.map((c) => ({ rtype: c.rtype, rkey: c.rkey, fields: c.fields, deleted: c.deleted, version: c.version, msg: c.msgId }));
+  const rows = referenceRowsJson(changes);
   return sql`
     INSERT INTO ref_master (rtype, rkey, fields, deleted, version, last_msg_id, updated_at)
     SELECT v.rtype, v.rkey, v.fields, v.deleted, v.version, v.msg, ${new Date(now).toISOString()}::timestamptz

@@ -8,10 +8,9 @@ export async function insertSnapLog(db: Db, entries: readonly SnapshotLogEntry[]
   await insertSnapLogStatement(entries, now)?.execute(db);
 }
 
-/** `insertSnapLog`'s statement, to ride in another round trip; undefined for no entries. */
-export function insertSnapLogStatement(entries: readonly SnapshotLogEntry[], now: number): RawBuilder<unknown> | undefined {
-  if (entries.length === 0) return undefined;
-  const rows = entries.map((e, ord) => ({
+/** The rows `insertSnapLog` reads from its one JSON parameter, `ord` giving their order. */
+export const snapLogRowsJson = (entries: readonly SnapshotLogEntry[]) =>
+  entries.map((e, ord) => ({
     ord,
     msg_id: e.msgId,
     styp: e.styp,
@@ -21,6 +20,11 @@ export function insertSnapLogStatement(entries: readonly SnapshotLogEntry[], now
     outcome: e.outcome,
     reason: e.reason,
   }));
+
+/** `insertSnapLog`'s statement, to ride in another round trip; undefined for no entries. */
+export function insertSnapLogStatement(entries: readonly SnapshotLogEntry[], now: number): RawBuilder<unknown> | undefined {
+  if (entries.length === 0) return undefined;
+  const rows = snapLogRowsJson(entries);
   return sql`
     INSERT INTO schd_snap_log (msg_id, styp, operation_day, declared_recs, flights, outcome, reason, logged_at)
     SELECT x.msg_id, x.styp, x.operation_day, x.declared_recs, x.flights, x.outcome, x.reason, to_timestamp(${now}::bigint / 1000.0)

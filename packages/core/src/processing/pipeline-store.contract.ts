@@ -389,7 +389,9 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
 
       it("refuses a new binding whose key another message holds, naming the key, and writes nothing", async () => {
         await enqueue([1, 2]);
-        await s.transaction(async (tx) => tx.applyRun(await run([1], { bindings: [{ identityKey: "K", msgId: 1 }] })));
+        // Decided before the transaction: a one-connection store (PGlite) serves nothing else while it is open.
+        const first = await run([1], { bindings: [{ identityKey: "K", msgId: 1 }] });
+        await s.transaction((tx) => tx.applyRun(first));
         const g = await generation();
         const decision = await run([2], { bindings: [{ identityKey: "K", msgId: 2 }, { identityKey: "L", msgId: 2 }], flights: [sampleFlight()] });
         const refused = await s.commitRun(decision, { generation: g }).catch((e: unknown) => e);
@@ -404,7 +406,9 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
 
       it("moves a binding with replaces from the owner it names", async () => {
         await enqueue([1, 2]);
-        await s.transaction(async (tx) => tx.applyRun(await run([1], { bindings: [{ identityKey: "K", msgId: 1, contentHash: "h1" }] })));
+        // Decided before the transaction: a one-connection store (PGlite) serves nothing else while it is open.
+        const first = await run([1], { bindings: [{ identityKey: "K", msgId: 1, contentHash: "h1" }] });
+        await s.transaction((tx) => tx.applyRun(first));
         const g = await generation();
         await s.commitRun(await run([2], { bindings: [{ identityKey: "K", msgId: 2, contentHash: "h2", replaces: 1 }] }), { generation: g });
         expect((await s.loadRunState(["K"], [])).owners.get("K")).toEqual({ msgId: 2, contentHash: "h2", boundAt: expect.any(Number) });
