@@ -7,7 +7,8 @@ import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { noopTracer, SpanName, type TraceSpan, type Tracer } from "../runtime/tracer.js";
 import type { Mailbox } from "../ports/mailbox.js";
-import type { PipelineStore, PipelineTx } from "./pipeline-store.js";
+import type { InboxEntry, PipelineStore, PipelineTx } from "./pipeline-store.js";
+import { KnownUnfinished } from "./known-unfinished.js";
 import { decideExhaust, decideFailure, decideRun } from "./decide-run.js";
 import { prepareDecodedRun, type PreparedRun } from "./prepare-run.js";
 import { decideTick } from "./decide-tick.js";
@@ -38,6 +39,14 @@ export interface PumpOptions {
    * a message with an event over it ends DEAD(PROTOCOL) before anything of it is written. 0: unchecked.
    */
   readonly maxRecordBytes: number;
+  /**
+   * The intake that enqueues runs in this process and reports every enqueue (`Pump.enqueued`):
+   * runs are taken from memory and the run query is asked only when memory is unknown
+   * (`KnownUnfinished`). False: every step asks the store.
+   */
+  readonly intakeInProcess: boolean;
+  /** With `intakeInProcess`: the longest an idle pump trusts that nothing is unfinished before it asks the store again. */
+  readonly resyncMs: number;
 }
 
 export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
@@ -47,6 +56,8 @@ export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
   breaker: DEFAULT_BREAKER_POLICY,
   maxRun: 200,
   maxRecordBytes: DEFAULT_MAX_RECORD_BYTES,
+  intakeInProcess: false,
+  resyncMs: 1_000,
 };
 
 export interface PumpDeps {
@@ -97,11 +108,14 @@ export class Pump {
   #healthySince: number;
   /** The write-back of the last committed run, still on its way (see `#backfillBehind`). */
   #backfilling: Promise<void> | null = null;
+  /** The unfinished records known from memory; absent when the intake runs elsewhere. */
+  readonly #known: KnownUnfinished | undefined;
 
   constructor(deps: PumpDeps, options: Partial<PumpOptions> = {}) {
     this.#deps = deps;
     this.#options = { ...DEFAULT_PUMP_OPTIONS, ...options };
     this.#healthySince = deps.clock.now();
+    this.#known = this.#options.intakeInProcess ? new KnownUnfinished(this.#options.resyncMs) : undefined;
     this.#steps = new GuardedSteps<PumpStep>({
       clock: deps.clock,
       logger: deps.logger,
@@ -119,12 +133,42 @@ export class Pump {
     return this.#steps.breaker;
   }
 
+  /**
+   * Runs an enqueue of this process's intake (`PipelineStore.enqueue`) so that the records it
+   * inserts join the pump's memory and the next run comes from there. Without
+   * `intakeInProcess`, only runs it.
+   */
+  async enqueue(entries: readonly InboxEntry[], enqueue: () => Promise<readonly number[]>): Promise<readonly number[]> {
+    const known = this.#known;
+    if (known === undefined) return enqueue();
+    known.enqueueStarted();
+    let inserted: readonly number[];
+    try {
+      inserted = await enqueue();
+    } catch (e) {
+      known.enqueueEnded(undefined, this.#deps.clock.now());
+      throw e;
+    }
+    const fresh = new Set(inserted);
+    known.enqueueEnded(entries.filter((e) => fresh.has(e.msgId)), this.#deps.clock.now());
+    return inserted;
+  }
+
+  /** How many unfinished records the pump holds in memory (0 when it asks the store each step). */
+  get knownUnfinished(): number {
+    return this.#known?.size ?? 0;
+  }
+
   async step(signal?: AbortSignal): Promise<PumpStep> {
     return this.#steps.run(
       async (now, probing) => {
         // A probe after an outage works as if healthy since now: had the outage lasted past the
         // head deadline, the head must still get its full deadline, starting when work resumes.
-        const result = await this.#work(now, probing ? now : this.#healthySince, signal);
+        const result = await this.#work(now, probing ? now : this.#healthySince, signal).catch((e: unknown) => {
+          // A failed or refused step may have left the store unlike memory (a commit in doubt).
+          this.#known?.forget();
+          throw e;
+        });
         if (result.did === "processed") this.#logDead(result.records);
         // Only a step that committed leaves its write-back running; any other ends with none.
         if (result.did !== "processed") await this.settle();
@@ -144,10 +188,8 @@ export class Pump {
   }
 
   async #work(now: number, healthySince: number, signal?: AbortSignal): Promise<PumpStep> {
-    const { store } = this.#deps;
     const { policy, unsupported } = this.#options;
-    // One query gives the head and the run behind it (the head is the first unfinished record).
-    const candidates = await store.unfinished(0, this.#options.maxRun);
+    const candidates = await this.#candidates(now);
     const head = candidates[0];
     const tick = decideTick({ head, now, horizon: this.#deps.horizon(), policy, unsupported, healthySince });
     switch (tick.action) {
@@ -166,6 +208,20 @@ export class Pump {
       case "process":
         return this.#processRun(candidates, now, signal);
     }
+  }
+
+  /**
+   * The head and the run behind it (the head is the first unfinished record): from memory when
+   * known, else one query, whose answer memory keeps when it was complete.
+   */
+  async #candidates(now: number): Promise<readonly ProcRecord[]> {
+    const limit = this.#options.maxRun;
+    const known = this.#known?.candidates(limit, now);
+    if (known !== undefined) return known;
+    const query = this.#known?.queryStarted();
+    const queried = await this.#deps.store.unfinished(0, limit);
+    if (query !== undefined) this.#known?.queried(queried, limit, now, query);
+    return queried;
   }
 
   async #processRun(candidates: readonly ProcRecord[], now: number, signal?: AbortSignal): Promise<PumpStep> {
@@ -205,6 +261,7 @@ export class Pump {
     for (let size = prepared.messages.length; size >= 1; size = Math.floor(size / 2)) {
       const part = { ...prepared, messages: prepared.messages.slice(0, size) };
       try {
+        this.#known?.forget();
         const decision = await store.transaction(async (tx) => {
           // Open requests are read (and locked) only when a message of the run may answer one.
           const [identityOwners, flights, requests, references] = await Promise.all([
@@ -239,6 +296,9 @@ export class Pump {
   }
 
   async #commit(decision: RunDecision): Promise<void> {
+    // A transaction moves the state generation on and is not checked against the head: memory
+    // is asked again after it.
+    this.#known?.forget();
     await this.#deps.store.transaction((tx) => applyDecision(tx, decision), this.#fenceOption());
   }
 
