@@ -1,7 +1,7 @@
 import { MsgxError, StaleRunError, type CommitRunOptions, type RunDecision } from "@msgx/core";
 import { sql } from "kysely";
 import type { LockKeys } from "./lock-keys.js";
-import { BOUND_KEYS_SQLSTATE, STALE_GENERATION_SQLSTATE } from "./migrations/0032-state-generation.js";
+import { BOUND_KEYS_SQLSTATE, NOT_AT_HEAD_SQLSTATE, STALE_GENERATION_SQLSTATE } from "./migrations/0032-state-generation.js";
 import { mapPgError } from "./pg-error-map.js";
 import type { Db } from "./queries/db.js";
 import { eventRowsJson } from "./queries/msg-event.js";
@@ -90,6 +90,7 @@ function commitRunError(e: unknown, connected: boolean): MsgxError {
     const boundKeys = typeof detail === "string" ? (JSON.parse(detail) as string[]) : [];
     return new StaleRunError(`commitRun: ${message}`, { boundKeys });
   }
+  if (code === NOT_AT_HEAD_SQLSTATE) return new StaleRunError(`commitRun: ${message}`, { notAtHead: true });
   if (!connected) return mapPgError(e, "commitRun: connect");
   // The server's own refusal (lock_timeout, statement_timeout) came before the commit: nothing was written.
   const refusedBeforeCommit = code === "55P03" || code === "57014";

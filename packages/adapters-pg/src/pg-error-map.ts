@@ -1,6 +1,6 @@
 import { MsgxError, isMsgxError, type ErrorKind } from "@msgx/core";
 import { STALE_FENCE_SQLSTATE } from "./migrations/0021-pipeline-enter.js";
-import { BOUND_KEYS_SQLSTATE, STALE_GENERATION_SQLSTATE } from "./migrations/0032-state-generation.js";
+import { BOUND_KEYS_SQLSTATE, NOT_AT_HEAD_SQLSTATE, STALE_GENERATION_SQLSTATE } from "./migrations/0032-state-generation.js";
 
 /**
  * How a PostgreSQL (node-postgres or PGlite) error crosses the port: a table keyed by SQLSTATE,
@@ -22,6 +22,7 @@ export const SQLSTATE_TABLE: Readonly<Record<string, PgErrorRule>> = {
   // commitRun maps these two to StaleRunError (with the generation or the keys) before this table.
   [STALE_GENERATION_SQLSTATE]: { kind: "CONFLICT", retriable: false, why: "stale state generation (msgx_commit_enter)" },
   [BOUND_KEYS_SQLSTATE]: { kind: "CONFLICT", retriable: false, why: "identities bound to other messages (msgx_commit_enter)" },
+  [NOT_AT_HEAD_SQLSTATE]: { kind: "CONFLICT", retriable: false, why: "the run is not the unfinished records from the head (msgx_commit_run)" },
   "40001": { kind: "CONFLICT", why: "serialization_failure" },
   "40P01": { kind: "CONFLICT", why: "deadlock_detected" },
   "57014": { kind: "DEPENDENCY_UNAVAILABLE", why: "query_canceled (statement_timeout)" },

@@ -5,6 +5,8 @@ import { runDdl } from "./ddl.js";
 export const STALE_GENERATION_SQLSTATE = "MXS01";
 /** The SQLSTATE `msgx_commit_enter` raises when keys a run binds as new are bound to other messages. */
 export const BOUND_KEYS_SQLSTATE = "MXS02";
+/** The SQLSTATE `msgx_commit_run` raises when the run is not the unfinished records from the head. */
+export const NOT_AT_HEAD_SQLSTATE = "MXS03";
 
 /**
  * The collections and their tables as they were when this migration was released (a literal, not
@@ -93,6 +95,17 @@ const UP = [
       changed text[] := ARRAY(SELECT jsonb_array_elements_text(run->'flids'));
     BEGIN
       PERFORM msgx_commit_enter(lock_class, lock_obj, fence, expected_generation, new_keys, new_owners);
+      IF jsonb_array_length(run->'records') > 0 THEN
+        -- The run must be the unfinished records up to its highest id (two probes of proc_state_unfinished_idx).
+        SELECT count(*) INTO n FROM proc_state p
+          WHERE p.status IN ('PENDING','FAILED') AND p.msg_id <= (SELECT max((x->>'msg_id')::bigint) FROM jsonb_array_elements(run->'records') x);
+        IF n <> jsonb_array_length(run->'records') OR n <> (SELECT count(*) FROM proc_state p
+            JOIN jsonb_to_recordset(run->'records') AS x(msg_id bigint) ON p.msg_id = x.msg_id
+            WHERE p.status IN ('PENDING','FAILED')) THEN
+          RAISE EXCEPTION 'the run is not the unfinished records from the head'
+            USING ERRCODE = '${NOT_AT_HEAD_SQLSTATE}';
+        END IF;
+      END IF;
       IF jsonb_array_length(run->'records') > 0 THEN
         UPDATE proc_state p SET
           status = x.status, attempts = x.attempts, next_attempt_at = to_timestamp(x.next_attempt_at / 1000.0),

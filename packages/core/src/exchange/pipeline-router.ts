@@ -11,7 +11,7 @@ import type { DeliveryPort } from "../ports/delivery-port.js";
 import { tracedDeliveryPort } from "../ports/traced-delivery-port.js";
 import type { AppendedElsewhere, Mailbox } from "../ports/mailbox.js";
 import { BackfillSweeper } from "../processing/backfill-sweeper.js";
-import type { PipelineStore } from "../processing/pipeline-store.js";
+import type { InboxEntry, IntakeState, PipelineStore } from "../processing/pipeline-store.js";
 import type { ProcessorTable } from "../processing/processor.js";
 import { Pump, type PumpDeps, type PumpFailpoint, type PumpOptions, type PumpStep } from "../processing/pump.js";
 import type { LeaderMemorySizes } from "../processing/leader-memory.js";
@@ -111,7 +111,13 @@ export class PipelineRouter {
     const { store, mailbox, clock, logger, failpoint } = deps;
     const base = { store, mailbox, clock, logger };
     const tracer = (this.#tracer = deps.tracer ?? noopTracer);
-    this.#poller = new InboxPoller({ ...base, tracer, ingressTraces: this.#ingressTraces }, o.intake);
+    // The intake runs here, beside the pump: its enqueues go through the pump, whose runs then come
+    // from memory (`PumpOptions.intakeInProcess`).
+    const intakeStore = {
+      intakeState: () => store.intakeState(),
+      enqueue: (entries: readonly InboxEntry[], intake: IntakeState) => this.#pump.enqueue(entries, () => store.enqueue(entries, intake)),
+    };
+    this.#poller = new InboxPoller({ ...base, store: intakeStore, tracer, ingressTraces: this.#ingressTraces }, o.intake);
     const pumpDeps: PumpDeps = {
       ...base,
       decode: deps.decode,
@@ -121,7 +127,7 @@ export class PipelineRouter {
       ...(failpoint ? { failpoint } : {}),
       tracer,
     };
-    this.#pump = new Pump(pumpDeps, o.pump);
+    this.#pump = new Pump(pumpDeps, { intakeInProcess: true, ...o.pump });
     const sweeper = new BackfillSweeper(base);
     const port = deps.tracer ? tracedDeliveryPort(deps.delivery, deps.tracer) : deps.delivery;
     const delivery: DeliveryDeps = { outbox: deps.outbox, delivery: port, clock, logger, ...(failpoint ? { failpoint } : {}) };

@@ -31,6 +31,9 @@ export const DEFAULT_INBOX_POLLER_OPTIONS: InboxPollerOptions = {
 /** Gaps confirmed (and so possibly given up) per step; the rest wait for the next step. */
 const MAX_GAPS_PER_STEP = 16;
 
+/** What the intake writes and reads of the pipeline's state. */
+export type IntakeStore = Pick<PipelineStore, "enqueue" | "intakeState">;
+
 export interface PollResult {
   /** Ids newly enqueued by this step. */
   readonly enqueued: readonly number[];
@@ -46,7 +49,7 @@ export interface PollResult {
  */
 export class InboxPoller {
   readonly #mailbox: Mailbox;
-  readonly #store: PipelineStore;
+  readonly #store: IntakeStore;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #tracer: Tracer;
@@ -59,7 +62,7 @@ export class InboxPoller {
   constructor(
     deps: {
       mailbox: Mailbox;
-      store: PipelineStore;
+      store: IntakeStore;
       clock: Clock;
       logger: Logger;
       /** Reports one intake span per enqueued row; its traceparent is stored with the record. */

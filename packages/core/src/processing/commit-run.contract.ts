@@ -119,7 +119,7 @@ export function describeCommitRunCases(harness: () => { readonly store: Pipeline
 
   it("moves a binding with replaces, and refuses a move whose named owner no longer holds the key", async () => {
     await enqueue([1, 2, 3]);
-    await store().commitRun({ ...emptyRunDecision, bindings: [{ identityKey: "K", msgId: 1, contentHash: "h1" }] }, { generation: await generation() });
+    await store().commitRun({ ...emptyRunDecision, records: [succeeded((await store().get(1))!)], bindings: [{ identityKey: "K", msgId: 1, contentHash: "h1" }] }, { generation: await generation() });
     const g = await generation();
     await store().commitRun({ ...emptyRunDecision, records: [succeeded((await store().get(2))!)], bindings: [{ identityKey: "K", msgId: 2, contentHash: "h2", replaces: 1 }] }, { generation: g });
     expect((await store().loadRunState(["K"], [])).owners.get("K")).toEqual({ msgId: 2, contentHash: "h2", boundAt: expect.any(Number) });

@@ -253,6 +253,9 @@ export class InMemoryPipelineStore implements PipelineStore {
       if (options.generation !== t.generation) {
         throw new StaleRunError(`state generation ${t.generation}, the run was decided at ${options.generation}`, { generation: t.generation });
       }
+      if (this.#notAtHead(decision.records)) {
+        throw new StaleRunError(`the run ${decision.records.map((r) => r.msgId).join(", ")} is not the unfinished records from the head`, { generation: t.generation, notAtHead: true });
+      }
       const boundKeys = decision.bindings.flatMap((b) => {
         const owner = t.identities.get(b.identityKey);
         return b.replaces === undefined && owner !== undefined && owner !== b.msgId ? [b.identityKey] : [];
@@ -266,6 +269,15 @@ export class InMemoryPipelineStore implements PipelineStore {
       for (const audit of decision.audits ?? []) t.audits.push(audit);
       this.#commitUnknown();
     });
+  }
+
+  /** Whether `records` are not exactly the unfinished records up to the highest of their ids. */
+  #notAtHead(records: readonly ProcRecord[]): boolean {
+    if (records.length === 0) return false;
+    const ids = new Set(records.map((r) => r.msgId));
+    const last = Math.max(...ids);
+    const unfinished = [...this.tables.records.values()].filter((r) => r.msgId <= last && !isTerminal(r.status));
+    return unfinished.length !== ids.size || unfinished.some((r) => !ids.has(r.msgId));
   }
 
   /** Ends a commit that applied its writes as a lost connection would, when armed (`commitUnknownNext`). */

@@ -414,6 +414,25 @@ export function describePipelineStoreContract(name: string, factory: () => Promi
         expect((await s.loadRunState(["K"], [])).owners.get("K")).toEqual({ msgId: 2, contentHash: "h2", boundAt: expect.any(Number) });
       });
 
+      it("refuses a run that is not the unfinished records from the head (notAtHead) and writes nothing", async () => {
+        await enqueue([1, 2, 3]);
+        const g = await generation();
+        const notAtHead = async (d: RunDecision) => {
+          const refused = await s.commitRun(d, { generation: g }).catch((e: unknown) => e);
+          expect(refused).toBeInstanceOf(StaleRunError);
+          expect((refused as StaleRunError).notAtHead).toBe(true);
+        };
+        const second = await run([2]);
+        await notAtHead(second); // skips the head
+        await notAtHead(await run([1, 3])); // leaves a hole
+        const first = await run([1]);
+        await s.commitRun(first, { generation: g });
+        await notAtHead({ ...emptyRunDecision, records: [...first.records, ...second.records] }); // holds a finished record
+        expect((await s.unfinished(0, 10)).map((r) => r.msgId)).toEqual([2, 3]);
+        await s.commitRun(second, { generation: g });
+        expect((await s.unfinished(0, 10)).map((r) => r.msgId)).toEqual([3]);
+      });
+
       it("refuses a stale fence FENCED and writes nothing", async () => {
         await enqueue([1]);
         const epoch = await h.bumpEpoch();

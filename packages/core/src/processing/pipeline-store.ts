@@ -173,7 +173,10 @@ export interface PipelineStore {
    * the pipeline lock, the fence (a stale `fence` throws `MsgxError("FENCED")`), the generation
    * check, every write `PipelineTx.applyRun` and `appendAudit` make for `decision` (its `audits`
    * included), and the commit. Throws `StaleRunError` and writes nothing when the state generation
-   * is not `generation`, or when a binding without `replaces` finds its key bound to another message.
+   * is not `generation`, when a binding without `replaces` finds its key bound to another message,
+   * or (`notAtHead`) when `decision.records` are not exactly the unfinished records up to the
+   * highest of their ids — the run is not the store's head run (the pump took it from memory, and
+   * memory missed an enqueue, or another writer finished or reopened a record meanwhile).
    * Never moves the generation on. A lost connection while it runs throws `COMMIT_UNKNOWN`.
    * A decision with `requests` is refused with `MsgxError("INFRA")`: runs that answer requests
    * commit through `transaction`.

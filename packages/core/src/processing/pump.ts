@@ -7,7 +7,8 @@ import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { noopTracer, SpanName, type TraceSpan, type Tracer } from "../runtime/tracer.js";
 import type { Mailbox } from "../ports/mailbox.js";
-import type { PipelineStore, PipelineTx } from "./pipeline-store.js";
+import type { InboxEntry, PipelineStore, PipelineTx } from "./pipeline-store.js";
+import { KnownUnfinished } from "./known-unfinished.js";
 import { decideExhaust, decideFailure, decideRun } from "./decide-run.js";
 import { prepareDecodedRun, type PreparedRun } from "./prepare-run.js";
 import { decideTick } from "./decide-tick.js";
@@ -50,6 +51,14 @@ export interface PumpOptions {
    * the tests that compare the two paths need.
    */
   readonly decideFromMemory: boolean;
+  /**
+   * The intake that enqueues runs in this process and reports every enqueue (`Pump.enqueued`):
+   * runs are taken from memory and the run query is asked only when memory is unknown
+   * (`KnownUnfinished`). False: every step asks the store.
+   */
+  readonly intakeInProcess: boolean;
+  /** With `intakeInProcess`: the longest an idle pump trusts that nothing is unfinished before it asks the store again. */
+  readonly resyncMs: number;
 }
 
 export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
@@ -61,6 +70,8 @@ export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
   maxRecordBytes: DEFAULT_MAX_RECORD_BYTES,
   memory: DEFAULT_LEADER_MEMORY_OPTIONS,
   decideFromMemory: true,
+  intakeInProcess: false,
+  resyncMs: 1_000,
 };
 
 export interface PumpDeps {
@@ -113,12 +124,15 @@ export class Pump {
   #backfilling: Promise<void> | null = null;
   /** The flights and identity owners the fast path decides from (lost with the pump, as in a crash). */
   readonly memory: LeaderMemory;
+  /** The unfinished records known from memory; absent when the intake runs elsewhere. */
+  readonly #known: KnownUnfinished | undefined;
 
   constructor(deps: PumpDeps, options: Partial<PumpOptions> = {}) {
     this.#deps = deps;
     this.#options = { ...DEFAULT_PUMP_OPTIONS, ...options };
     this.#healthySince = deps.clock.now();
     this.memory = new LeaderMemory(this.#options.memory, this.#options.identity.window);
+    this.#known = this.#options.intakeInProcess ? new KnownUnfinished(this.#options.resyncMs) : undefined;
     this.#steps = new GuardedSteps<PumpStep>({
       clock: deps.clock,
       logger: deps.logger,
@@ -136,12 +150,45 @@ export class Pump {
     return this.#steps.breaker;
   }
 
+  /**
+   * Runs an enqueue of this process's intake (`PipelineStore.enqueue`) so that the records it
+   * inserts join the pump's memory and the next run comes from there. Without
+   * `intakeInProcess`, only runs it.
+   */
+  async enqueue(entries: readonly InboxEntry[], enqueue: () => Promise<readonly number[]>): Promise<readonly number[]> {
+    const known = this.#known;
+    if (known === undefined) return enqueue();
+    known.enqueueStarted();
+    let inserted: readonly number[];
+    try {
+      inserted = await enqueue();
+    } catch (e) {
+      known.enqueueEnded(undefined, this.#deps.clock.now());
+      throw e;
+    }
+    const fresh = new Set(inserted);
+    known.enqueueEnded(entries.filter((e) => fresh.has(e.msgId)), this.#deps.clock.now());
+    return inserted;
+  }
+
+  /** How many unfinished records the pump holds in memory (0 when it asks the store each step). */
+  get knownUnfinished(): number {
+    return this.#known?.size ?? 0;
+  }
+
   async step(signal?: AbortSignal): Promise<PumpStep> {
     return this.#steps.run(
       async (now, probing) => {
         // A probe after an outage works as if healthy since now: had the outage lasted past the
         // head deadline, the head must still get its full deadline, starting when work resumes.
-        const result = await this.#work(now, probing ? now : this.#healthySince, signal);
+        const work = () => this.#work(now, probing ? now : this.#healthySince, signal);
+        const result = await work().catch((e: unknown) => {
+          // A failed or refused step may have left the store unlike memory (a commit in doubt).
+          this.#known?.forget();
+          // A run taken from memory that was not the store's head run: once more, from the store.
+          if (e instanceof StaleRunError && e.notAtHead) return work();
+          throw e;
+        });
         if (result.did === "processed") this.#logDead(result.records);
         // Only a step that committed leaves its write-back running; any other ends with none.
         if (result.did !== "processed") await this.settle();
@@ -161,10 +208,8 @@ export class Pump {
   }
 
   async #work(now: number, healthySince: number, signal?: AbortSignal): Promise<PumpStep> {
-    const { store } = this.#deps;
     const { policy, unsupported } = this.#options;
-    // One query gives the head and the run behind it (the head is the first unfinished record).
-    const candidates = await store.unfinished(0, this.#options.maxRun);
+    const candidates = await this.#candidates(now);
     const head = candidates[0];
     const tick = decideTick({ head, now, horizon: this.#deps.horizon(), policy, unsupported, healthySince });
     switch (tick.action) {
@@ -183,6 +228,20 @@ export class Pump {
       case "process":
         return this.#processRun(candidates, now, signal);
     }
+  }
+
+  /**
+   * The head and the run behind it (the head is the first unfinished record): from memory when
+   * known, else one query, whose answer memory keeps when it was complete.
+   */
+  async #candidates(now: number): Promise<readonly ProcRecord[]> {
+    const limit = this.#options.maxRun;
+    const known = this.#known?.candidates(limit, now);
+    if (known !== undefined) return known;
+    const query = this.#known?.queryStarted();
+    const queried = await this.#deps.store.unfinished(0, limit);
+    if (query !== undefined) this.#known?.queried(queried, limit, now, query);
+    return queried;
   }
 
   async #processRun(candidates: readonly ProcRecord[], now: number, signal?: AbortSignal): Promise<PumpStep> {
@@ -232,7 +291,7 @@ export class Pump {
           ? { did: "processed", records: decision.records }
           : { did: "processed", records: decision.records, warnings: decision.warnings };
       } catch (e) {
-        if (isOutage(e) || !isMsgxError(e) || e.kind === "FENCED") throw e;
+        if (isOutage(e) || !isMsgxError(e) || e.kind === "FENCED" || (e instanceof StaleRunError && e.notAtHead)) throw e;
         this.#deps.logger.warn("run commit failed; retrying smaller", { size, error: errorMessage(e) });
         if (size === 1) {
           const decision = decideFailure(part.messages[0]!.record, `commit failed: ${errorMessage(e)}`, ctx);
@@ -263,7 +322,7 @@ export class Pump {
       }, this.#fenceOption());
     } finally {
       // A transaction moves the state generation on: what the memory holds is no longer current.
-      this.memory.drop();
+      this.#forgetAll();
     }
   }
 
@@ -311,16 +370,19 @@ export class Pump {
       try {
         await store.commitRun(decision, { generation, ...this.#fenceOption() });
       } catch (e) {
+        // The run itself came from a wrong guess (`KnownUnfinished`): the step takes it again from the store.
+        if (e instanceof StaleRunError && e.notAtHead) throw e;
         const retry = e instanceof StaleRunError && ++stale <= MAX_STALE_ANSWERS;
         // Bound keys name what to load; anything else (the generation moved on, an outage, an
         // unknown outcome, a new leader, a refusal) may have left the store holding what the memory does not.
         if (retry && e.boundKeys.length > 0) keys = e.boundKeys;
-        else memory.drop();
+        else this.#forgetAll();
         if (retry) continue;
         if (e instanceof StaleRunError) return undefined;
         throw e;
       }
       memory.committed(decision, ctx.now);
+      this.#known?.committed(decision.records);
       return decision;
     }
   }
@@ -329,8 +391,17 @@ export class Pump {
     try {
       await this.#deps.store.transaction((tx) => applyDecision(tx, decision), this.#fenceOption());
     } finally {
-      this.memory.drop();
+      this.#forgetAll();
     }
+  }
+
+  /**
+   * After a transaction (which moves the state generation on and is not checked against the
+   * head), or a commit in doubt: the flights, owners and unfinished records are asked again.
+   */
+  #forgetAll(): void {
+    this.memory.drop();
+    this.#known?.forget();
   }
 
   /**
