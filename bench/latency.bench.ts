@@ -8,12 +8,13 @@
  *    default) drains `--saturate` messages inserted into the MariaDB mailbox as fast as it takes them.
  * 2. A fresh pipeline receives FLOP updates through its own HTTP ingress (`POST /cminmsgs/send`,
  *    which appends to the mailbox and wakes the intake, which wakes the pump, which wakes the
- *    dispatcher) at half that rate for `--seconds`, from an open-loop load generator in a worker
- *    thread. The mailbox commit instant is taken inside the ingress (after the INSERT returned; on
+ *    dispatcher) at half that rate for `--seconds`, from an open-loop load generator in a child
+ *    process. The mailbox commit instant is taken inside the ingress (after the INSERT returned; on
  *    the runner's ingress thread, which reports it, since the MySQL mailbox gives the ingress a
  *    thread of its own — docs/operations.md "The ingress thread"); the ack instant when the broker
  *    acknowledged the record. The event-loop figures are the main thread's (the pipeline's), with
- *    the ingress thread's utilization beside them.
+ *    the ingress thread's utilization beside them. The runner's CPU per message is this process's
+ *    (`process.cpuUsage()`, every thread) during the load, the generator's own process apart.
  *
  *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500] [--ingress-thread auto|on|off]
  */
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
   const p = await startInproc({ tag: runTag("lat"), maxRun: MAX_RUN, overrides: { "http.ingressThread": INGRESS_THREAD } });
   try {
     console.log(`  offering ${fmt(rate)} msg/s (${FIXED_RATE > 0 ? "--rate" : `${FRACTION} × maximum`}) for ${SECONDS} s: ${count} FLOP updates`);
-    const { e2e, stages, phases, loop, runs, load } = await atFixedRate(p, stream, rate);
+    const { e2e, stages, phases, loop, runs, load, cpu } = await atFixedRate(p, stream, rate);
     console.log();
     printTable(
       ["measure", "count", "p50 ms", "p90 ms", "p99 ms", "max ms"],
@@ -81,8 +82,11 @@ async function main(): Promise<void> {
     const ingressThread = loop.ingressThreadUtilization === null ? "no ingress thread (the ingress shares the main loop)" : `the ingress thread's loop ${(loop.ingressThreadUtilization * 100).toFixed(0)} % busy`;
     console.log(`  main thread's event loop (pipeline; the ingress too when it has no thread of its own) during the load: ${(loop.utilization * 100).toFixed(0)} % busy; delay p50 ${loop.delayMs.p50.toFixed(1)} ms, p90 ${loop.delayMs.p90.toFixed(1)} ms, p99 ${loop.delayMs.p99.toFixed(1)} ms, max ${loop.delayMs.max.toFixed(1)} ms; ${ingressThread}`);
     console.log(`  pump runs during the load: ${runs.count}, ${runs.meanSize.toFixed(1)} messages each on average; time between commits p50 ${runs.betweenCommitsMs.p50.toFixed(1)} ms, p90 ${runs.betweenCommitsMs.p90.toFixed(1)} ms`);
+    console.log(
+      `  runner CPU per message: ${cpu.runnerMs.toFixed(2)} ms (user ${cpu.runnerUserMs.toFixed(2)} + system ${cpu.runnerSystemMs.toFixed(2)}; ${cpu.messages} messages in ${cpu.seconds.toFixed(1)} s; this process: the pipeline, its ingress thread, the benchmark's probes and loop-delay monitor; the load generator's own process ${cpu.generatorMs.toFixed(2)} ms per message, not counted)`,
+    );
     console.log(`  p50 ${e2e.p50.toFixed(1)} ms (target ≤ 15: ${e2e.p50 <= 15 ? "met" : "NOT met"}), p99 ${e2e.p99.toFixed(1)} ms (target < 34: ${e2e.p99 < 34 ? "met" : "NOT met"})`);
-    const file = writeReport("latency", { maxRun: MAX_RUN, ingressThread: INGRESS_THREAD, saturateMessages: SATURATE, maxSustainedRate: maxRate, fraction: FRACTION, offeredRate: rate, seconds: SECONDS, machine, commitToAckMs: e2e, stagesMs: stages, pumpPhasesMs: phases, eventLoop: loop, runs, ingress: load });
+    const file = writeReport("latency", { maxRun: MAX_RUN, ingressThread: INGRESS_THREAD, saturateMessages: SATURATE, maxSustainedRate: maxRate, fraction: FRACTION, offeredRate: rate, seconds: SECONDS, machine, commitToAckMs: e2e, stagesMs: stages, pumpPhasesMs: phases, eventLoop: loop, runs, ingress: load, cpuPerMessageMs: cpu });
     console.log(`  written ${file}`);
   } finally {
     await p.dispose();

@@ -1,15 +1,18 @@
 /**
  * The latency benchmarks' fixed-rate path (`latency`, `cdc-peers`): a started pipeline receives a
  * DNLD, then FLOP updates through its HTTP ingress at `rate` from an open-loop generator in a
- * worker thread; mailbox commit → Kafka ack per message, split at the enqueue and the pump commit,
- * with the pump's phases, the event loops' load and the pump's runs during the load.
+ * child process; mailbox commit → Kafka ack per message, split at the enqueue and the pump commit,
+ * with the pump's phases, the event loops' load, the pump's runs and the runner's CPU per message
+ * during the load.
  *
- * The generator runs in a worker started from the bundle's own file, so a benchmark that calls
- * {@link atFixedRate} starts through {@link benchMain}.
+ * The generator runs in a child process started from the bundle's own file, so a benchmark that
+ * calls {@link atFixedRate} starts through {@link benchMain}. A process and not a worker thread:
+ * `process.cpuUsage()` counts every thread of the process (Node 20 has no per-thread counter), and
+ * the generator's CPU must not count as the runner's.
  */
+import { fork } from "node:child_process";
 import { setMaxListeners } from "node:events";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { drained, type Inproc } from "./inproc.js";
 import { latencyStats, sleep, type LatencyStats } from "./infra.js";
 import { openLoop, type LoadResult, type OpenLoopOptions } from "./load.js";
@@ -32,14 +35,55 @@ export interface FixedRateResult {
   };
   readonly runs: { readonly count: number; readonly meanSize: number; readonly betweenCommitsMs: LatencyStats };
   readonly load: Omit<LoadResult, "ids">;
+  readonly cpu: CpuPerMessage;
 }
 
-function loadInWorker(options: OpenLoopOptions): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(__filename, { workerData: options });
-    worker.once("message", (r: LoadResult) => resolve(r));
-    worker.once("error", reject);
+/**
+ * CPU (user + system, from `process.cpuUsage()`) per accepted message while the load ran. The
+ * runner's is this process's: the pipeline on the main thread and the ingress thread, plus what the
+ * benchmark itself does here meanwhile — the probes around the adapters (a map entry per message
+ * and stage) and the event-loop delay monitor (a 1 ms timer). The generator's is its own process's.
+ */
+export interface CpuPerMessage {
+  readonly runnerMs: number;
+  readonly runnerUserMs: number;
+  readonly runnerSystemMs: number;
+  readonly generatorMs: number;
+  readonly messages: number;
+  readonly seconds: number;
+}
+
+/** What the load child posts back. */
+interface LoadAnswer {
+  readonly result: LoadResult;
+  readonly cpu: NodeJS.CpuUsage;
+}
+
+/** Env variable that makes the bundle, forked, the load generator (see {@link benchMain}). */
+const LOAD_CHILD = "MSGX_BENCH_LOAD_CHILD";
+
+/**
+ * Forks the load generator and hands it `options`; `run()` starts the load once it is ready, so the
+ * fork, the child's start and the copy of the bodies lie outside the measured window.
+ */
+async function loadInChild(options: OpenLoopOptions): Promise<{ run: () => Promise<LoadAnswer> }> {
+  // No inherited --cpu-prof: a profile of the runner must be the runner's only.
+  const child = fork(__filename, [], { env: { ...process.env, [LOAD_CHILD]: "1" }, execArgv: ["--enable-source-maps"], stdio: "inherit" });
+  const failed = new Promise<never>((_, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`the load generator exited (${code}) before it answered`)));
   });
+  const next = () => Promise.race([new Promise<unknown>((resolve) => child.once("message", resolve)), failed]);
+  child.send({ options });
+  await next();
+  return {
+    run: async () => {
+      child.send({ go: true });
+      const answer = (await next()) as LoadAnswer;
+      child.removeAllListeners("exit");
+      return answer;
+    },
+  };
 }
 
 /**
@@ -56,10 +100,23 @@ export async function atFixedRate(p: Inproc, stream: readonly string[], rate: nu
   // callbacks, and how busy the ingress thread's loop was.
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
   loopDelay.enable();
+  const generator = await loadInChild({ url: p.url, bodies: stream.slice(1), rate, maxInFlight: 256 });
   const elu0 = performance.eventLoopUtilization();
   const ingress0 = p.ingressLoop();
-  const { ids: _ids, ...load } = await loadInWorker({ url: p.url, bodies: stream.slice(1), rate, maxInFlight: 256 });
+  const cpu0 = process.cpuUsage();
+  const answer = await generator.run();
+  const cpuUsed = process.cpuUsage(cpu0);
+  const { ids: _ids, ...load } = answer.result;
   const ingress1 = p.ingressLoop();
+  const perMessage = (us: number) => us / 1000 / Math.max(1, load.ok);
+  const cpu: CpuPerMessage = {
+    runnerMs: perMessage(cpuUsed.user + cpuUsed.system),
+    runnerUserMs: perMessage(cpuUsed.user),
+    runnerSystemMs: perMessage(cpuUsed.system),
+    generatorMs: perMessage(answer.cpu.user + answer.cpu.system),
+    messages: load.ok,
+    seconds: load.seconds,
+  };
   const loop = {
     utilization: performance.eventLoopUtilization(elu0).utilization,
     // The ingress thread's loop (parsing, answers, appends), when the runner serves the ingress on one.
@@ -95,15 +152,27 @@ export async function atFixedRate(p: Inproc, stream: readonly string[], rate: nu
     loop,
     runs: { count: loadCommits.length, meanSize: latencies.length / Math.max(1, loadCommits.length), betweenCommitsMs: latencyStats(commitGaps) },
     load,
+    cpu,
   };
 }
 
 /**
- * A benchmark's entry: `main` on the main thread (exit 0, or 1 with the error), the open-loop
- * generator of {@link atFixedRate} in its worker.
+ * A benchmark's entry: `main` (exit 0, or 1 with the error), or the open-loop generator of
+ * {@link atFixedRate} when this is its child process.
  */
 export function benchMain(main: () => Promise<void>): void {
-  if (isMainThread) {
+  if (process.env[LOAD_CHILD] === "1" && process.send) {
+    let options: OpenLoopOptions | undefined;
+    process.on("message", (m: { options?: OpenLoopOptions; go?: boolean }) => {
+      if (m.options) {
+        options = m.options;
+        process.send!("ready");
+        return;
+      }
+      const cpu0 = process.cpuUsage();
+      void openLoop(options!).then((result) => process.send!({ result, cpu: process.cpuUsage(cpu0) } satisfies LoadAnswer, () => process.exit(0)));
+    });
+  } else {
     // The runner's loops and in-flight calls share one AbortSignal: more than 10 listeners is normal.
     setMaxListeners(64);
     main().then(
@@ -113,7 +182,5 @@ export function benchMain(main: () => Promise<void>): void {
         process.exit(1);
       },
     );
-  } else {
-    void openLoop(workerData as OpenLoopOptions).then((r) => parentPort!.postMessage(r));
   }
 }

@@ -20,6 +20,13 @@ import type { Logger } from "../runtime/logger.js";
 import { normalTraceparent } from "../runtime/traceparent.js";
 import { noopTracer, SpanName, type Tracer } from "../runtime/tracer.js";
 import { after, PipelineStep, WAKE_EDGES, type RouterStep, type StepOutcome, type WakeSource } from "./wake-edges.js";
+import { WrittenTargets } from "./written-targets.js";
+
+/** The target each dispatcher the pump wakes delivers. */
+const DISPATCHER_TARGET: Readonly<Record<(typeof WAKE_EDGES.pump)[number], Target>> = {
+  [PipelineStep.MSG_DELIVERY]: Target.MSG,
+  [PipelineStep.REF_DELIVERY]: Target.REF,
+};
 
 /** A pump step that committed a run. */
 export type ProcessedStep = Extract<PumpStep, { readonly did: "processed" }>;
@@ -95,6 +102,7 @@ export class PipelineRouter {
   #halted = false;
   readonly #tracer: Tracer;
   readonly #ingressTraces = new IngressTraces();
+  readonly #written = new WrittenTargets();
   readonly #steps = new Map<string, (signal: AbortSignal) => Promise<StepOutcome>>();
   #stop!: (why: string) => void;
   /** Resolves with the reason once this runner must stop: `fenced`, or `leadership lost: <why>`. */
@@ -121,7 +129,7 @@ export class PipelineRouter {
     const pumpDeps: PumpDeps = {
       ...base,
       decode: deps.decode,
-      processors: deps.processors,
+      processors: this.#written.watch(deps.processors),
       ...(deps.contentHash ? { contentHash: deps.contentHash } : {}),
       horizon: () => this.#poller.horizon,
       ...(failpoint ? { failpoint } : {}),
@@ -144,7 +152,7 @@ export class PipelineRouter {
     this.#steps.set(PipelineStep.PUMP, (s) => this.#pumpStep(s));
     this.#steps.set(PipelineStep.INTAKE, async (s) => {
       const r = await this.#poller.step(s);
-      return { after: r.full ? 0 : o.pollIntervalMs, wake: r.enqueued.length > 0 || r.horizon > 0 ? WAKE_EDGES.intake : [] };
+      return { after: r.full ? 0 : o.pollIntervalMs, wake: r.enqueued.length > 0 || r.advanced ? WAKE_EDGES.intake : [] };
     });
     this.#steps.set(PipelineStep.BACKFILL, async (s) => {
       await sweeper.step(s);
@@ -251,9 +259,11 @@ export class PipelineRouter {
     const step = await this.#pump.step(signal);
     const { pollIntervalMs } = this.#options;
     switch (step.did) {
-      case "processed":
+      case "processed": {
         this.#deps.onProcessed?.(step);
-        return { after: 0, wake: WAKE_EDGES.pump };
+        const written = this.#written.take();
+        return { after: 0, wake: WAKE_EDGES.pump.filter((name) => written.has(DISPATCHER_TARGET[name])) };
+      }
       case "fenced":
         this.#deps.logger.error("leadership lost: a newer leader holds the pipeline", { error: step.error });
         this.#stop("fenced");

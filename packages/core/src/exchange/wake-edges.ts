@@ -26,8 +26,8 @@ export type PipelineStep = ValueOf<typeof PipelineStep>;
  * | source    | when                                              | wakes                                     |
  * |-----------|---------------------------------------------------|-------------------------------------------|
  * | `ingress` | a message was appended to the mailbox             | intake                                    |
- * | `intake`  | it enqueued rows or the horizon is above 0        | pump                                      |
- * | `pump`    | it committed a run (events may be in the outbox)  | msg-dispatcher, ref-dispatcher            |
+ * | `intake`  | it enqueued rows or moved the horizon (its first step: above 0) | pump                      |
+ * | `pump`    | it committed a run: the dispatchers of the targets its processors gave events to | msg-dispatcher, ref-dispatcher |
  * | `replay`  | an operator replay reset messages to PENDING      | pump                                      |
  * | `outbox`  | a job wrote outbox events (history-sweep tombstones) | msg-dispatcher, ref-dispatcher, schd-flusher |
  *

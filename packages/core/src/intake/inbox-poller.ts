@@ -40,6 +40,8 @@ export interface PollResult {
   /** The fast scan came back full: poll again at once, the mailbox has more. */
   readonly full: boolean;
   readonly horizon: number;
+  /** The horizon is above where the previous step left it (the first step: above 0). */
+  readonly advanced: boolean;
 }
 
 /**
@@ -58,6 +60,8 @@ export class InboxPoller {
   #gaps: GapState | undefined;
   #cursor = 0;
   #lastRescanAt = Number.NEGATIVE_INFINITY;
+  /** The horizon the store holds (undefined: none stored yet, or not read yet). */
+  #storedHorizon: number | undefined;
 
   constructor(
     deps: {
@@ -87,7 +91,9 @@ export class InboxPoller {
   }
 
   async step(signal?: AbortSignal): Promise<PollResult> {
-    const gaps0 = this.#gaps ?? GapTracker.initial((await this.#store.intakeState())?.horizon ?? 0);
+    const first = this.#gaps === undefined;
+    if (first) this.#storedHorizon = (await this.#store.intakeState())?.horizon;
+    const gaps0 = this.#gaps ?? GapTracker.initial(this.#storedHorizon ?? 0);
     const cursor = this.#gaps ? this.#cursor : gaps0.horizon;
     const { batchSize } = this.#options;
 
@@ -117,7 +123,7 @@ export class InboxPoller {
       this.#logger.warn("mailbox gap passed after grace", { from: g.from, to: g.to, waitedMs: now - g.since });
     }
     const behind = await this.#rescanBehind(now, signal);
-    return { enqueued: [...enqueued, ...behind], full: rows.length >= batchSize, horizon: state.horizon };
+    return { enqueued: [...enqueued, ...behind], full: rows.length >= batchSize, horizon: state.horizon, advanced: state.horizon > (first ? 0 : gaps0.horizon) };
   }
 
   /**
@@ -147,6 +153,8 @@ export class InboxPoller {
    * ingress appended it in this process, else the start of a new trace (seed 000's mailbox path).
    */
   async #enqueueTraced(rows: readonly MailboxRow[], horizon: number): Promise<readonly number[]> {
+    // Nothing to insert and nothing new to store: a round trip that would change nothing.
+    if (rows.length === 0 && horizon === this.#storedHorizon) return [];
     const spans = new Map<number, TraceSpan>();
     for (const r of rows) {
       const parent = this.#ingressTraces?.get(r.msgId) ?? null;
@@ -155,6 +163,7 @@ export class InboxPoller {
     const entries = rows.map((r) => ({ msgId: r.msgId, receivedAt: r.receivedAt, traceparent: spans.get(r.msgId)?.traceparent ?? null }));
     try {
       const inserted = await this.#store.enqueue(entries, { horizon });
+      this.#storedHorizon = Math.max(horizon, this.#storedHorizon ?? horizon);
       const fresh = new Set(inserted);
       for (const [msgId, span] of spans) span.end({ "msgx.enqueued": fresh.has(msgId) });
       this.#ingressTraces?.forget(rows.map((r) => r.msgId));

@@ -72,7 +72,8 @@ describe("PipelineRouter", () => {
     expect(router.horizon).toBe(received.msgId);
 
     const pump = await router.run(PipelineStep.PUMP, signal);
-    expect(pump).toEqual({ after: 0, wake: [PipelineStep.MSG_DELIVERY, PipelineStep.REF_DELIVERY] });
+    // Its events went to KAFKA:msg only: the ref-dispatcher has nothing to read.
+    expect(pump).toEqual({ after: 0, wake: [PipelineStep.MSG_DELIVERY] });
     expect(processed.flatMap((p) => p.records.map((r) => [r.msgId, r.status]))).toEqual([[received.msgId, "SUCCEEDED"]]);
 
     await router.run(PipelineStep.MSG_DELIVERY, signal);
@@ -84,6 +85,49 @@ describe("PipelineRouter", () => {
   it("wakes no pump from an intake that found nothing, and asks again after the poll interval", async () => {
     const { router } = world();
     expect(await router.run(PipelineStep.INTAKE, signal)).toEqual({ after: 250, wake: [] });
+  });
+
+  it("an intake step that finds nothing new neither wakes the pump nor writes to the store", async () => {
+    const { router, store } = world();
+    const enqueues: number[] = [];
+    const enqueue = store.enqueue.bind(store);
+    store.enqueue = async (entries, intake) => (enqueues.push(entries.length), enqueue(entries, intake));
+    await router.receive(flop(3));
+    expect((await router.run(PipelineStep.INTAKE, signal)).wake).toEqual([PipelineStep.PUMP]);
+    // The first step also re-scans behind the horizon (every `rescanEveryMs`), which enqueues again.
+    const afterFirst = enqueues.length;
+    expect(enqueues[0]).toBe(1);
+    expect(await router.run(PipelineStep.INTAKE, signal)).toEqual({ after: 250, wake: [] });
+    expect(enqueues).toHaveLength(afterFirst);
+    await router.receive(flop(4));
+    expect((await router.run(PipelineStep.INTAKE, signal)).wake).toEqual([PipelineStep.PUMP]);
+    expect(enqueues.slice(afterFirst)).toEqual([1]);
+  });
+
+  it("a new intake wakes the pump at its first step when the stored horizon is above 0", async () => {
+    const { router, store } = world();
+    await store.enqueue([], { horizon: 5 });
+    expect(await router.run(PipelineStep.INTAKE, signal)).toEqual({ after: 250, wake: [PipelineStep.PUMP] });
+    expect(router.horizon).toBe(5);
+  });
+
+  it("a committed run wakes the dispatchers of the targets its events went to, and no other", async () => {
+    const table: ProcessorTable = {
+      flop: {
+        flightsOf: () => [],
+        apply: (_body, ctx) =>
+          ctx.meta.seqn === 1
+            ? { type: "skipped", reason: "no-flight:1" }
+            : { type: "applied", flights: [], events: [{ target: "KAFKA:ref", partitionKey: "k", eventType: "UPSERT", stateVersion: 1, payload: {}, sourceMsgId: ctx.msgId }] },
+      },
+    };
+    const { router } = world({}, (m) => m, table);
+    await router.receive(flop(1));
+    await router.run(PipelineStep.INTAKE, signal);
+    expect(await router.run(PipelineStep.PUMP, signal)).toEqual({ after: 0, wake: [] });
+    await router.receive(flop(2));
+    await router.run(PipelineStep.INTAKE, signal);
+    expect(await router.run(PipelineStep.PUMP, signal)).toEqual({ after: 0, wake: [PipelineStep.REF_DELIVERY] });
   });
 
   it("reports stopped: fenced when a newer leader holds the pipeline", async () => {
@@ -166,7 +210,7 @@ describe("PipelineRouter", () => {
     expect(outcome.after).toBeGreaterThan(0);
     clock.advance(outcome.after);
     store.faults.setDown(false);
-    expect((await router.run(PipelineStep.PUMP, signal)).wake).toEqual(WAKE_EDGES.pump);
+    expect((await router.run(PipelineStep.PUMP, signal)).wake).toEqual([PipelineStep.MSG_DELIVERY]);
   });
 
   it("runs added steps by name, refuses a name twice and an unknown one", async () => {

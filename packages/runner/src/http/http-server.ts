@@ -6,7 +6,7 @@ import { registerConsoleRoutes } from "./console-routes.js";
 import type { HttpApp } from "./http-app.js";
 import type { HttpContext } from "./http-context.js";
 import { errorAnswer, HttpError } from "./http-error.js";
-import { registerIngressRoute } from "./ingress-route.js";
+import { INGRESS_PATH, registerIngressRoute } from "./ingress-route.js";
 import { registerOpenApiRoute } from "./openapi-route.js";
 import { registerReadRoutes } from "./read-routes.js";
 import { bindRequestCaller } from "./request-caller.js";
@@ -94,7 +94,7 @@ export function createBaseApp(ctx: BaseContext, timeouts: HttpTimeouts = DEFAULT
   app.setErrorHandler((error: FastifyError, _request, reply) => sendError(ctx, reply, error));
   app.setNotFoundHandler((request, reply) => sendError(ctx, reply, new HttpError(404, `no route ${request.method} ${urlPath(request.url)}`)));
   app.addHook("onRequest", async (request, reply) => void reply.header("x-request-id", request.id));
-  bindRequestCaller(app);
+  bindRequestCaller(app, [INGRESS_PATH]);
   app.addHook("onResponse", async (request, reply) => {
     accessLog(ctx, request, reply);
     ctx.observeRequest?.(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);

@@ -9,6 +9,7 @@ import type { HttpApp } from "./http-app.js";
  * changes a message or a task names its caller without passing it down by hand. Set from the
  * `preHandler` hook, after the body was read and validated, so the handler and everything it
  * awaits run inside it; a job or a broker input runs outside any request and gets undefined.
+ * Only requests that can change a message or a task run inside it (see {@link bindRequestCaller}).
  */
 const calls = new AsyncLocalStorage<ApiCaller>();
 
@@ -26,7 +27,17 @@ export function callerOf(request: FastifyRequest): ApiCaller {
   };
 }
 
-/** Runs every handler of `app` inside its request's caller. */
-export function bindRequestCaller(app: HttpApp): void {
-  app.addHook("preHandler", (request, _reply, done) => calls.run(callerOf(request), done));
+/**
+ * Runs the handlers of `app` that can change a message or a task inside their request's caller.
+ * A read (GET, HEAD) and the routes in `outside` (the ingress: its mailbox row keeps no caller) run
+ * outside it: on Node 20 the first `run` of an AsyncLocalStorage turns on async hooks for the whole
+ * process, a cost every promise of the pipeline pays from then on, so the busiest route must not be
+ * the one to start it.
+ */
+export function bindRequestCaller(app: HttpApp, outside: readonly string[]): void {
+  const skipped = new Set(outside);
+  app.addHook("preHandler", (request, _reply, done) => {
+    if (request.method === "GET" || request.method === "HEAD" || skipped.has(request.routeOptions.url ?? "")) return done();
+    calls.run(callerOf(request), done);
+  });
 }
