@@ -137,7 +137,7 @@ export {
   type DedupeReason,
   type ConsumerDedupeOptions,
 } from "./delivery/consumer-dedupe.js";
-export type { OutboxStore } from "./delivery/outbox-store.js";
+export { assertReadAboveMark, type OutboxStore } from "./delivery/outbox-store.js";
 export { EventHeader, eventHeaders, readEventId } from "./outbox/event-headers.js";
 export { DEFAULT_DELIVERY_TOPICS, msgRecord, schdRecord, type DeliveryTopics } from "./delivery/delivery-records.js";
 export { pausesDelivery } from "./delivery/send-prefix.js";

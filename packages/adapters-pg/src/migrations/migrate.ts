@@ -16,6 +16,7 @@ import { consoleMigration } from "./0019-console.js";
 import { leadershipLeaseMigration } from "./0020-leadership-lease.js";
 import { pipelineEnterMigration } from "./0021-pipeline-enter.js";
 import { recentFlightsMigration } from "./0022-recent-flights.js";
+import { sentLogMigration } from "./0033-sent-log.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -67,6 +68,8 @@ export const MIGRATION_MODULES = {
     "0021_pipeline_enter": pipelineEnterMigration,
     // The index of the console's recently changed flights.
     "0022_recent_flights": recentFlightsMigration,
+    // The relay's sent marks in their own narrow table (msg_event_sent) and the msg_event_state view.
+    "0033_sent_log": sentLogMigration,
   },
   /** Upstream requests (`req_track`, the SEQN counter) and reference data (`ref_master`). */
   requests: {
