@@ -46,8 +46,10 @@ function insertEventsStatement(events: readonly OutboxEventDraft[], now: number)
 /**
  * An event with no sent mark: `m` is a `msg_event` row whose status is PENDING, marked SENT in
  * `msg_event_sent` until the fold moves the mark into the row (migration `0033_sent_log`).
+ * `OFFSET 0` keeps it a probe of the mark's primary key per row the index scan yields: as a join,
+ * the planner merges with every mark from the lowest one up, whatever the scan's start.
  */
-const UNMARKED = sql`NOT EXISTS (SELECT 1 FROM msg_event_sent s WHERE s.event_id = m.event_id)`;
+const UNMARKED = sql`NOT EXISTS (SELECT 1 FROM msg_event_sent s WHERE s.event_id = m.event_id OFFSET 0)`;
 
 /**
  * The PENDING events of `target` in event_id order, at most `limit` (a range scan of the partial
