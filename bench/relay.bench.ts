@@ -11,7 +11,7 @@
  */
 import { KafkaDeliveryPort } from "@msgx/adapters-kafka";
 import { createPgStores } from "@msgx/adapters-pg";
-import { emptyRunDecision, eventHeaders, MsgDispatcher, silentLogger, systemClock, Target, type DeliveryRecord, type OutboxEventDraft } from "@msgx/core";
+import { emptyRunDecision, eventHeaders, MsgDispatcher, sentFoldStep, silentLogger, systemClock, Target, type DeliveryRecord, type OutboxEventDraft } from "@msgx/core";
 import kafkajs from "kafkajs";
 import { createTopics, deleteTopics, fmt, kafkaClient, machineInfo, numArg, printTable, runTag, URLS, writeReport } from "./fault/infra.js";
 
@@ -104,17 +104,31 @@ async function relay(events: readonly OutboxEventDraft[], batchSize: number, pip
     const dispatcher = new MsgDispatcher({ outbox: timed(handle.outbox, ["pending", "markSent", "markSentAndRead"]), delivery: timed(port, ["send"]), clock: systemClock, logger: silentLogger }, { topics: { [Target.MSG]: topic }, batchSize, pipelined });
     let sent = 0;
     let sends = 0;
+    // The runner's sent-fold step beside the relay, on the same pool and cores, as in `msgx run`.
+    const fold = sentFoldStep(handle.outbox);
+    let folding = true;
+    const folder = (async () => {
+      while (folding) {
+        const { after } = await fold.run(AbortSignal.timeout(60_000));
+        if (after > 0) await new Promise((r) => setTimeout(r, after));
+      }
+    })();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    for (;;) {
-      const step = await dispatcher.step();
-      if (step.did === "idle") break;
-      if (step.did !== "sent") throw new Error(`unexpected step ${JSON.stringify(step)}`);
-      sent += step.eventIds.length;
-      sends += 1;
+    try {
+      for (;;) {
+        const step = await dispatcher.step();
+        if (step.did === "idle") break;
+        if (step.did !== "sent") throw new Error(`unexpected step ${JSON.stringify(step)}`);
+        sent += step.eventIds.length;
+        sends += 1;
+      }
+      await dispatcher.settle();
+    } finally {
+      folding = false;
     }
-    await dispatcher.settle();
     const seconds = (performance.now() - t0) / 1000;
+    await folder;
     const cpuMsPer1000 = cpuPer1000(cpu0, sent);
     if (sent !== events.length) throw new Error(`sent ${sent} of ${events.length}`);
     const left = await handle.outbox.countPending(Target.MSG);

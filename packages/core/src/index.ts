@@ -138,7 +138,7 @@ export {
   type ConsumerDedupeOptions,
 } from "./delivery/consumer-dedupe.js";
 export { assertReadAboveMark, type OutboxStore } from "./delivery/outbox-store.js";
-export { SENT_FOLD, SENT_FOLD_STEP, sentFoldStep } from "./delivery/sent-fold-step.js";
+export { SENT_FOLD, SENT_FOLD_STEP, sentFoldStep } from "./exchange/sent-fold-step.js";
 export { EventHeader, eventHeaders, readEventId } from "./outbox/event-headers.js";
 export { DEFAULT_DELIVERY_TOPICS, msgRecord, schdRecord, type DeliveryTopics } from "./delivery/delivery-records.js";
 export { pausesDelivery } from "./delivery/send-prefix.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sentFoldStep } from "../../src/delivery/sent-fold-step.js";
+import { sentFoldStep } from "../../src/exchange/sent-fold-step.js";
 import type { OutboxStore } from "../../src/delivery/outbox-store.js";
 
 /** An outbox whose folds move the given counts in turn, recording each limit asked for. */

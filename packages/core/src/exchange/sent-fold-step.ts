@@ -1,5 +1,5 @@
-import type { RouterStep, StepOutcome } from "../exchange/wake-edges.js";
-import type { OutboxStore } from "./outbox-store.js";
+import type { RouterStep, StepOutcome } from "./wake-edges.js";
+import type { OutboxStore } from "../delivery/outbox-store.js";
 
 /** The router step that folds sent marks into the event rows. */
 export const SENT_FOLD_STEP = "sent-fold";
