@@ -1,4 +1,4 @@
-import { assertReadAboveMark, duePrefix, Target, type DeliveryPlacement, type OutboxEvent, type OutboxStore } from "@msgx/core";
+import { assertReadAboveMark, duePrefix, Target, type DeliveryPlacement, type OutboxEvent, type OutboxStore, type SentMark } from "@msgx/core";
 import type { Kysely } from "kysely";
 import { pgCall } from "./pg-error-map.js";
 import type { Db } from "./queries/db.js";
@@ -33,13 +33,7 @@ export class PgOutboxStore implements OutboxStore {
     return pgCall("outbox markSent", () => markSent(this.#db, eventIds, at, placements));
   }
 
-  async markSentAndRead(
-    mark: { readonly eventIds: readonly number[]; readonly at: number; readonly placements?: readonly (DeliveryPlacement | null)[] },
-    target: Target,
-    now: number,
-    limit: number,
-    afterEventId: number,
-  ): Promise<readonly OutboxEvent[]> {
+  async markSentAndRead(mark: SentMark, target: Target, now: number, limit: number, afterEventId: number): Promise<readonly OutboxEvent[]> {
     assertReadAboveMark(mark.eventIds, afterEventId);
     return duePrefix(await pgCall("outbox markSentAndRead", () => markSentAndRead(this.#db, mark, target, limit, afterEventId)), now);
   }

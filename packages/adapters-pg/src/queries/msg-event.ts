@@ -1,4 +1,4 @@
-import type { DeliveryPlacement, OutboxEvent, OutboxEventDraft, Target } from "@msgx/core";
+import type { DeliveryPlacement, OutboxEvent, OutboxEventDraft, SentMark, Target } from "@msgx/core";
 import { sql } from "kysely";
 import { EVENT_COLUMNS, eventFromRow, type EventRow } from "../rows/event-row.js";
 import { jsonParam, toNumber } from "../rows/values.js";
@@ -117,7 +117,7 @@ export async function markSent(db: Db, eventIds: readonly number[], at: number, 
  */
 export async function markSentAndRead(
   db: Db,
-  mark: { readonly eventIds: readonly number[]; readonly at: number; readonly placements?: readonly (DeliveryPlacement | null)[] },
+  mark: SentMark,
   target: Target,
   limit: number,
   afterEventId: number,

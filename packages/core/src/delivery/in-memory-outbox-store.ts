@@ -1,6 +1,6 @@
 import { DeliveryStatus, Target, type OutboxEvent, type OutboxEventDraft } from "../outbox/outbox-event.js";
 import { duePrefix } from "../outbox/due-prefix.js";
-import { assertReadAboveMark, type OutboxStore } from "./outbox-store.js";
+import { assertReadAboveMark, type OutboxStore, type SentMark } from "./outbox-store.js";
 import type { DeliveryPlacement } from "../ports/delivery-port.js";
 import { emptyRunDecision } from "../processing/run-decision.js";
 import type { InMemoryPipelineStore } from "../processing/in-memory-pipeline-store.js";
@@ -57,13 +57,7 @@ export class InMemoryOutboxStore implements OutboxStore {
     );
   }
 
-  async markSentAndRead(
-    mark: { readonly eventIds: readonly number[]; readonly at: number; readonly placements?: readonly (DeliveryPlacement | null)[] },
-    target: Target,
-    now: number,
-    limit: number,
-    afterEventId: number,
-  ): Promise<readonly OutboxEvent[]> {
+  async markSentAndRead(mark: SentMark, target: Target, now: number, limit: number, afterEventId: number): Promise<readonly OutboxEvent[]> {
     this.#check("markSentAndRead");
     assertReadAboveMark(mark.eventIds, afterEventId);
     this.#mark(mark.eventIds, mark.at, mark.placements ?? []);

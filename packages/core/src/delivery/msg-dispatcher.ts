@@ -8,7 +8,7 @@ import type { DeliveryDeps } from "./delivery-deps.js";
 import { decideDeliveryFailure, errorKind, refusedForGood } from "./delivery-decision.js";
 import { buildPrefix, DEFAULT_DELIVERY_TOPICS, msgRecord, topicFor, type DeliveryTopics } from "./delivery-records.js";
 import { sendLargestPrefix } from "./send-prefix.js";
-import type { DeliveryPlacement } from "../ports/delivery-port.js";
+import type { SentMark } from "./outbox-store.js";
 
 export interface MsgDispatcherOptions {
   /** The per-event target this dispatcher drains. */
@@ -32,13 +32,6 @@ export interface MsgDispatcherOptions {
    * returned `sent` means marked.
    */
   readonly pipelined: boolean;
-}
-
-/** A sent batch's mark: the arguments of `OutboxStore.markSent`. */
-interface SentMark {
-  readonly eventIds: readonly number[];
-  readonly at: number;
-  readonly placements: readonly (DeliveryPlacement | null)[];
 }
 
 export const DEFAULT_MSG_DISPATCHER_OPTIONS: MsgDispatcherOptions = {

@@ -236,13 +236,7 @@ export function describeOutboxStoreContract(name: string, factory: () => Promise
     });
 
     it("foldSent: every reader answers the same before and after; a resend after it moves nothing back", async () => {
-      const [a, b, c, d, s1] = await subject.seed([
-        draft(Target.MSG, "F1", 1),
-        draft(Target.MSG, "F2", 1),
-        draft(Target.MSG, "F3", 1),
-        draft(Target.MSG, "F4", 1),
-        draft(Target.SCHD, "F1", 1),
-      ]);
+      const [a, b, c, d, s1] = await subject.seed([...["F1", "F2", "F3", "F4"].map((flid) => draft(Target.MSG, flid, 1)), draft(Target.SCHD, "F1", 1)]);
       await outbox.markSent([a!.eventId, s1!.eventId], T0 + 1, [{ partition: 1, offset: 10 }, { partition: 5, offset: 50 }]);
       await outbox.markDead(b!.eventId, "poison", 5);
       await outbox.recordFailure(c!.eventId, 1, T0 + 60_000, "refused");

@@ -18,6 +18,13 @@ import type { DeliveryPlacement } from "../ports/delivery-port.js";
  * - each member is one statement (atomic on its own); driver errors leave as `MsgxError`
  *   (connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`, which the drivers treat as an outage).
  */
+/** A sent batch's mark: the arguments of `OutboxStore.markSent`, as `markSentAndRead` takes them. */
+export interface SentMark {
+  readonly eventIds: readonly number[];
+  readonly at: number;
+  readonly placements?: readonly (DeliveryPlacement | null)[];
+}
+
 export interface OutboxStore {
   /**
    * The head run of `target`: its PENDING events in `eventId` order, at most `limit`, stopping
@@ -52,13 +59,7 @@ export interface OutboxStore {
    * the batch before the one in flight and reads the run behind the one in flight), so the mark
    * never changes what the read returns. Throws a `RangeError` otherwise.
    */
-  markSentAndRead(
-    mark: { readonly eventIds: readonly number[]; readonly at: number; readonly placements?: readonly (DeliveryPlacement | null)[] },
-    target: Target,
-    now: number,
-    limit: number,
-    afterEventId: number,
-  ): Promise<readonly OutboxEvent[]>;
+  markSentAndRead(mark: SentMark, target: Target, now: number, limit: number, afterEventId: number): Promise<readonly OutboxEvent[]>;
 
   /**
    * Housekeeping off the relay's path: an implementation that keeps sent marks apart from the
