@@ -11,7 +11,7 @@
  */
 import { KafkaDeliveryPort } from "@msgx/adapters-kafka";
 import { createPgStores } from "@msgx/adapters-pg";
-import { emptyRunDecision, eventHeaders, MsgDispatcher, silentLogger, systemClock, Target, type DeliveryRecord, type OutboxEventDraft } from "@msgx/core";
+import { emptyRunDecision, eventHeaders, MsgDispatcher, sentFoldStep, silentLogger, systemClock, Target, type DeliveryRecord, type OutboxEventDraft } from "@msgx/core";
 import kafkajs from "kafkajs";
 import { createTopics, deleteTopics, fmt, kafkaClient, machineInfo, numArg, printTable, runTag, URLS, writeReport } from "./fault/infra.js";
 
@@ -29,8 +29,11 @@ interface Result {
   readonly sends: number;
   /** CPU time of this process (the relay or the producer, not PostgreSQL or the broker) per 1,000 events. */
   readonly cpuMsPer1000: number;
-  /** Relay modes: milliseconds per dispatcher step in `pending`, the port's `send`, `markSent`, and the rest. */
-  readonly msPerSend?: { pending: number; send: number; markSent: number; other: number };
+  /**
+   * Relay modes: milliseconds per dispatcher step in `pending`, the port's `send`, `markSent`,
+   * `markSentAndRead` (the pipelined relay's mark of one batch with the read behind the next), and the rest.
+   */
+  readonly msPerSend?: { pending: number; send: number; markSent: number; markSentAndRead: number; other: number };
 }
 
 /** A flight payload of the documented shape (docs/events.md), about 1 KB of JSON. */
@@ -80,7 +83,7 @@ async function relay(events: readonly OutboxEventDraft[], batchSize: number, pip
     await port.connect();
     await port.send(warmUp(topic)); // topic metadata and connections, as in the other modes
     // Where the time goes: each call to the store and the port, timed (no I/O added).
-    const spent = { pending: 0, send: 0, markSent: 0 };
+    const spent = { pending: 0, send: 0, markSent: 0, markSentAndRead: 0 };
     const timed = <T extends object>(target: T, names: readonly (keyof typeof spent)[]): T =>
       new Proxy(target, {
         get(t, prop) {
@@ -98,20 +101,34 @@ async function relay(events: readonly OutboxEventDraft[], batchSize: number, pip
           };
         },
       });
-    const dispatcher = new MsgDispatcher({ outbox: timed(handle.outbox, ["pending", "markSent"]), delivery: timed(port, ["send"]), clock: systemClock, logger: silentLogger }, { topics: { [Target.MSG]: topic }, batchSize, pipelined });
+    const dispatcher = new MsgDispatcher({ outbox: timed(handle.outbox, ["pending", "markSent", "markSentAndRead"]), delivery: timed(port, ["send"]), clock: systemClock, logger: silentLogger }, { topics: { [Target.MSG]: topic }, batchSize, pipelined });
     let sent = 0;
     let sends = 0;
+    // The runner's sent-fold step beside the relay, on the same pool and cores, as in `msgx run`.
+    const fold = sentFoldStep(handle.outbox);
+    let folding = true;
+    const folder = (async () => {
+      while (folding) {
+        const { after } = await fold.run(AbortSignal.timeout(60_000));
+        if (after > 0) await new Promise((r) => setTimeout(r, after));
+      }
+    })();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    for (;;) {
-      const step = await dispatcher.step();
-      if (step.did === "idle") break;
-      if (step.did !== "sent") throw new Error(`unexpected step ${JSON.stringify(step)}`);
-      sent += step.eventIds.length;
-      sends += 1;
+    try {
+      for (;;) {
+        const step = await dispatcher.step();
+        if (step.did === "idle") break;
+        if (step.did !== "sent") throw new Error(`unexpected step ${JSON.stringify(step)}`);
+        sent += step.eventIds.length;
+        sends += 1;
+      }
+      await dispatcher.settle();
+    } finally {
+      folding = false;
     }
-    await dispatcher.settle();
     const seconds = (performance.now() - t0) / 1000;
+    await folder;
     const cpuMsPer1000 = cpuPer1000(cpu0, sent);
     if (sent !== events.length) throw new Error(`sent ${sent} of ${events.length}`);
     const left = await handle.outbox.countPending(Target.MSG);
@@ -124,7 +141,7 @@ async function relay(events: readonly OutboxEventDraft[], batchSize: number, pip
       eventsPerSecond: sent / seconds,
       sends,
       cpuMsPer1000,
-      msPerSend: { pending: perSend(spent.pending), send: perSend(spent.send), markSent: perSend(spent.markSent), other: perSend(Math.max(0, seconds * 1000 - spent.pending - spent.send - spent.markSent)) },
+      msPerSend: { pending: perSend(spent.pending), send: perSend(spent.send), markSent: perSend(spent.markSent), markSentAndRead: perSend(spent.markSentAndRead), other: perSend(Math.max(0, seconds * 1000 - spent.pending - spent.send - spent.markSent - spent.markSentAndRead)) },
     };
   } finally {
     await port.disconnect();
@@ -240,7 +257,7 @@ async function main(): Promise<void> {
   for (const [name, r] of [["pipelined, batchSize " + BATCH, batched], ["sequential, batchSize " + BATCH, sequential], ["sequential, batchSize 1", single]] as const) {
     if (r === undefined) continue;
     const m = r.msPerSend!;
-    console.log(`  per step, ${name}: time inside pending ${m.pending} ms, send ${m.send} ms, markSent ${m.markSent} ms, other ${m.other} ms${r === batched ? " (pending and markSent overlap send here)" : ""}`);
+    console.log(`  per step, ${name}: time inside pending ${m.pending} ms, send ${m.send} ms, markSent ${m.markSent} ms, markSentAndRead ${m.markSentAndRead} ms, other ${m.other} ms${r === batched ? " (pending, markSent and markSentAndRead overlap send here)" : ""}`);
   }
   if (ratios.batchedOverSingle !== null) console.log(`  batched relay ÷ one event per send: ${ratios.batchedOverSingle.toFixed(1)}×`);
   console.log(`  KafkaDeliveryPort.send ÷ raw kafkajs (the better of two runs each): ${ratios.portOverRaw.toFixed(2)}`);

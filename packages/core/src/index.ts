@@ -138,7 +138,8 @@ export {
   type DedupeReason,
   type ConsumerDedupeOptions,
 } from "./delivery/consumer-dedupe.js";
-export type { OutboxStore } from "./delivery/outbox-store.js";
+export { assertReadAboveMark, type OutboxStore, type SentMark } from "./delivery/outbox-store.js";
+export { sentFoldStep } from "./exchange/sent-fold-step.js";
 export { EventHeader, eventHeaders, readEventId } from "./outbox/event-headers.js";
 export { DEFAULT_DELIVERY_TOPICS, msgRecord, schdRecord, type DeliveryTopics } from "./delivery/delivery-records.js";
 export { pausesDelivery } from "./delivery/send-prefix.js";

@@ -107,7 +107,7 @@ async function firstAfter(fault: string, at: number, waitMs = 0): Promise<number
   for (;;) {
     const t = await withPg(async (c) =>
       fault === "kafka partition leader"
-        ? (await c.query<{ t: Date | null }>(`SELECT min(sent_at) AS t FROM ${run.schema}.msg_event WHERE kafka_partition = 0 AND target = $1 AND sent_at > $2`, [Target.MSG, new Date(at)])).rows[0]!.t
+        ? (await c.query<{ t: Date | null }>(`SELECT min(sent_at) AS t FROM ${run.schema}.msg_event_state WHERE kafka_partition = 0 AND target = $1 AND sent_at > $2`, [Target.MSG, new Date(at)])).rows[0]!.t
         : (await c.query<{ t: Date | null }>(`SELECT min(updated_at) AS t FROM ${run.schema}.proc_state WHERE status IN ${TERMINAL} AND updated_at > $1`, [new Date(at)])).rows[0]!.t,
     ).catch(() => null);
     if (t !== null) return t.getTime();
@@ -366,7 +366,7 @@ describe.skipIf(!available)(suite, () => {
       const statuses = new Map<number, string>();
       const { rows, events, todos } = await withPg(async (c) => ({
         rows: (await c.query<{ msg_id: string; status: string; error_class: string | null }>(`SELECT msg_id, status, error_class FROM ${run.schema}.proc_state`)).rows,
-        events: (await c.query<{ status: string; n: string }>(`SELECT status, count(*) AS n FROM ${run.schema}.msg_event GROUP BY status`)).rows,
+        events: (await c.query<{ status: string; n: string }>(`SELECT status, count(*) AS n FROM ${run.schema}.msg_event_state GROUP BY status`)).rows,
         todos: Number((await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${run.schema}.backfill_todo`)).rows[0]!.n),
       }));
       for (const r of rows) statuses.set(Number(r.msg_id), statusKey(r.status, r.error_class));

@@ -205,7 +205,7 @@ describe.skipIf(!available)(suite, () => {
       for (const r of (await pgClient.query<{ msg_id: string; status: string; error_class: string | null }>(`SELECT msg_id, status, error_class FROM ${run.schema}.proc_state`)).rows) {
         statuses.set(Number(r.msg_id), statusKey(r.status, r.error_class));
       }
-      const events = (await pgClient.query<{ status: string; n: string }>(`SELECT status, count(*) AS n FROM ${run.schema}.msg_event GROUP BY status`)).rows;
+      const events = (await pgClient.query<{ status: string; n: string }>(`SELECT status, count(*) AS n FROM ${run.schema}.msg_event_state GROUP BY status`)).rows;
       const todos = Number((await pgClient.query<{ n: string }>(`SELECT count(*) AS n FROM ${run.schema}.backfill_todo`)).rows[0]!.n);
       const [unprocessed] = await pool.query(`SELECT count(*) AS n FROM ${table} WHERE ${c.dateProcessed} IS NULL`);
       const store = await createPgStores({ connectionString: URLS.pg, schema: run.schema, migrate: false, max: 1 });

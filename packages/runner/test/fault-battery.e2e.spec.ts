@@ -232,7 +232,7 @@ describe.skipIf(!available)(suite, () => {
       const statuses = new Map<number, string>();
       const { rows, events, todos } = await withPg(async (c) => ({
         rows: (await c.query<{ msg_id: string; status: string; error_class: string | null }>(`SELECT msg_id, status, error_class FROM ${run.schema}.proc_state`)).rows,
-        events: (await c.query<{ status: string; n: string }>(`SELECT status, count(*) AS n FROM ${run.schema}.msg_event GROUP BY status`)).rows,
+        events: (await c.query<{ status: string; n: string }>(`SELECT status, count(*) AS n FROM ${run.schema}.msg_event_state GROUP BY status`)).rows,
         todos: Number((await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${run.schema}.backfill_todo`)).rows[0]!.n),
       }));
       for (const r of rows) statuses.set(Number(r.msg_id), statusKey(r.status, r.error_class));

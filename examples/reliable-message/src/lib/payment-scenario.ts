@@ -161,7 +161,7 @@ export async function runPaymentScenario(options: ScenarioOptions): Promise<Scen
 async function isSettled(db: Kysely<any>, queue: string): Promise<boolean> {
   const { rows } = await sql<{ messages: string; pending: string; unbooked: string }>`
     SELECT (SELECT count(*) FROM reliable_message WHERE status NOT IN ('ACKNOWLEDGED','CANCELLED')) AS messages,
-           (SELECT count(*) FROM msg_event WHERE target = ${`KAFKA:rmq.${queue}`} AND status <> 'SENT') AS pending,
+           (SELECT count(*) FROM msg_event_state WHERE target = ${`KAFKA:rmq.${queue}`} AND status <> 'SENT') AS pending,
            (SELECT count(*) FROM payment p WHERE p.status = 'SUCCESS'
               AND NOT EXISTS (SELECT 1 FROM ledger l WHERE l.order_no = p.order_no)) AS unbooked`.execute(db);
   const r = rows[0]!;
@@ -182,7 +182,7 @@ async function readReport(db: Kysely<any>, queue: string) {
   ).rows;
   const events = (
     await sql<{ partition_key: string; status: string; state_version: string }>`
-      SELECT partition_key, status, state_version::text AS state_version FROM msg_event
+      SELECT partition_key, status, state_version::text AS state_version FROM msg_event_state
       WHERE target = ${`KAFKA:rmq.${queue}`} ORDER BY event_id`.execute(db)
   ).rows;
   return { payments, ledger, consumeLog, remainingMessages, events };

@@ -114,6 +114,8 @@ export async function runScenario(options: {
   const duplicatesBefore = lms.stats.duplicate;
   const callbacksOfT1 = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM task_callback WHERE task_id = ${ids[0]!}`.execute(task.db)).rows[0]?.n ?? 0);
   const reportsBefore = await callbacksOfT1();
+  // Its mark may still be in msg_event_sent or folded into the row: undo both.
+  await sql`DELETE FROM msg_event_sent WHERE event_id IN (SELECT event_id FROM msg_event WHERE partition_key = ${ids[0]!})`.execute(task.db);
   await sql`UPDATE msg_event SET status = 'PENDING', sent_at = NULL WHERE partition_key = ${ids[0]!}`.execute(task.db);
   const redelivered = await until("the redelivered event", async () => lms.stats.duplicate > duplicatesBefore, timeoutMs, logger);
   const reportedAgain = await until(
@@ -136,7 +138,7 @@ export async function runScenario(options: {
     tasks: await rows(task.db, sql`SELECT task_id, owner_service, handler_code, status, version, last_event_id, callback_error FROM task_task WHERE task_id = ANY(${ids}::text[]) ORDER BY task_id`),
     feedback: await rows(task.db, sql`SELECT task_id, external_event_id, status, outcome, event_id FROM task_feedback WHERE task_id = ANY(${ids}::text[]) ORDER BY feedback_id`),
     callbacks: await rows(task.db, sql`SELECT task_id, event_id, result, outcome, message FROM task_callback WHERE task_id = ANY(${ids}::text[]) ORDER BY callback_id`),
-    events: await rows(task.db, sql`SELECT event_id, target, partition_key, state_version, status, payload ->> 'eventType' AS event_type FROM msg_event WHERE partition_key = ANY(${ids}::text[]) ORDER BY event_id`),
+    events: await rows(task.db, sql`SELECT event_id, target, partition_key, state_version, status, payload ->> 'eventType' AS event_type FROM msg_event_state WHERE partition_key = ANY(${ids}::text[]) ORDER BY event_id`),
     consumeLog: await rows(lms.db, sql`SELECT event_id, task_id, handler_code, event_type, status, attempts, error_msg, callback_status, callback_attempts FROM task_event_consume_log WHERE task_id = ANY(${ids}::text[]) ORDER BY event_id`),
     bizLog: await rows(lms.db, sql`SELECT task_id, handler_code, event_type, detail FROM lms_biz_log WHERE task_id = ANY(${ids}::text[]) ORDER BY log_id`),
     stats: { ...lms.stats },

@@ -17,6 +17,7 @@ import { leadershipLeaseMigration } from "./0020-leadership-lease.js";
 import { pipelineEnterMigration } from "./0021-pipeline-enter.js";
 import { recentFlightsMigration } from "./0022-recent-flights.js";
 import { stateGenerationMigration } from "./0032-state-generation.js";
+import { sentLogMigration } from "./0033-sent-log.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -70,6 +71,8 @@ export const MIGRATION_MODULES = {
     "0022_recent_flights": recentFlightsMigration,
     // The state generation (one row) and the functions of commitRun's one round trip.
     "0032_state_generation": stateGenerationMigration,
+    // The relay's sent marks in their own narrow table (msg_event_sent) and the msg_event_state view.
+    "0033_sent_log": sentLogMigration,
   },
   /** Upstream requests (`req_track`, the SEQN counter) and reference data (`ref_master`). */
   requests: {

@@ -22,7 +22,8 @@ export interface LineageRows {
  * when given) that a mailbox message caused (`source_msg_id > 0`, core's `inLineage`), each with
  * its message's record from `proc_state` or, once archived, `proc_state_hst`. One statement, so
  * one snapshot: both scans of `msg_event` are ranges of `msg_event_key_idx (partition_key,
- * event_id)`, bounded by the key's own events; each record is one primary-key probe.
+ * event_id)`, bounded by the key's own events; each record, and each event's sent mark (the
+ * events are read through `msg_event_state`), is one primary-key probe.
  */
 export async function lineageRows(db: Db, key: string, versions: number, beforeVersion?: number): Promise<LineageRows> {
   const { rows } = await lineageStatement(key, versions, beforeVersion).execute(db);
@@ -54,7 +55,7 @@ export function lineageStatement(key: string, versions: number, beforeVersion?: 
     SELECT e.event_id, e.target, e.event_type, e.state_version, e.payload::text AS payload, e.source_msg_id, e.status,
            e.created_at, e.sent_at, e.kafka_partition, e.kafka_offset,
            src.status AS src_status, src.meta AS src_meta, src.error_class AS src_error_class
-    FROM msg_event e
+    FROM msg_event_state e
     JOIN versions v ON v.state_version = e.state_version
     LEFT JOIN LATERAL (
       SELECT p.status, p.meta, p.error_class FROM proc_state p WHERE p.msg_id = e.source_msg_id

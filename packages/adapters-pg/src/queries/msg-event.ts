@@ -1,4 +1,4 @@
-import type { DeliveryPlacement, OutboxEvent, OutboxEventDraft, Target } from "@msgx/core";
+import type { DeliveryPlacement, OutboxEvent, OutboxEventDraft, SentMark, Target } from "@msgx/core";
 import { sql } from "kysely";
 import { EVENT_COLUMNS, eventFromRow, type EventRow } from "../rows/event-row.js";
 import { jsonParam, toNumber } from "../rows/values.js";
@@ -48,45 +48,59 @@ function insertEventsStatement(events: readonly OutboxEventDraft[], now: number)
 }
 
 /**
+ * An event with no sent mark: `m` is a `msg_event` row whose status is PENDING, marked SENT in
+ * `msg_event_sent` until the fold moves the mark into the row (migration `0033_sent_log`).
+ * `OFFSET 0` keeps it a probe of the mark's primary key per row the index scan yields: as a join,
+ * the planner merges with every mark from the lowest one up, whatever the scan's start.
+ */
+const UNMARKED = sql`NOT EXISTS (SELECT 1 FROM msg_event_sent s WHERE s.event_id = m.event_id OFFSET 0)`;
+
+/**
  * The PENDING events of `target` in event_id order, at most `limit` (a range scan of the partial
- * index `msg_event_pending_idx`); the store cuts the run with core's `duePrefix`.
+ * index `msg_event_pending_idx`, leaving out events with a sent mark); the store cuts the run
+ * with core's `duePrefix`.
  */
 export async function pendingEvents(db: Db, target: Target, limit: number, afterEventId = 0): Promise<OutboxEvent[]> {
-  const { rows } = await sql<EventRow>`
-    SELECT ${sql.raw(EVENT_COLUMNS)} FROM msg_event
-    WHERE target = ${target} AND status = 'PENDING' AND event_id > ${afterEventId}::bigint
-    ORDER BY event_id LIMIT ${Math.max(0, limit)}::bigint`.execute(db);
+  const { rows } = await pendingStatement(target, limit, afterEventId).execute(db);
   return rows.map(eventFromRow);
+}
+
+function pendingStatement(target: Target, limit: number, afterEventId: number) {
+  return sql<EventRow>`
+    SELECT ${sql.raw(EVENT_COLUMNS)} FROM msg_event m
+    WHERE target = ${target} AND status = 'PENDING' AND event_id > ${afterEventId}::bigint AND ${UNMARKED}
+    ORDER BY event_id LIMIT ${Math.max(0, limit)}::bigint`;
 }
 
 /** The targets starting with `prefix` that have PENDING rows, ascending (partial index on pending rows). */
 export async function pendingTargets(db: Db, prefix: string): Promise<Target[]> {
   const rows = await sql<{ target: Target }>`
-    SELECT DISTINCT target FROM msg_event
-    WHERE status = 'PENDING' AND starts_with(target, ${prefix}) ORDER BY target`.execute(db);
+    SELECT DISTINCT target FROM msg_event m
+    WHERE status = 'PENDING' AND starts_with(target, ${prefix}) AND ${UNMARKED} ORDER BY target`.execute(db);
   return rows.rows.map((r) => r.target);
 }
 
-/** The stored events among `eventIds` (any status), ascending. */
+/** The stored events among `eventIds` (any status, sent marks included), ascending. */
 export async function getEvents(db: Db, eventIds: readonly number[]): Promise<OutboxEvent[]> {
   if (eventIds.length === 0) return [];
   const { rows } = await sql<EventRow>`
-    SELECT ${sql.raw(EVENT_COLUMNS)} FROM msg_event
+    SELECT ${sql.raw(EVENT_COLUMNS)} FROM msg_event_state
     WHERE event_id = ANY(${[...eventIds]}::bigint[]) ORDER BY event_id`.execute(db);
   return rows.map(eventFromRow);
 }
 
-/** How many events of `target` are PENDING (an index-only count over the partial index). */
+/** How many events of `target` are PENDING (over the partial index, less the marked ones). */
 export async function countPending(db: Db, target: Target): Promise<number> {
   const { rows } = await sql<{ n: unknown }>`
-    SELECT count(*) AS n FROM msg_event WHERE target = ${target} AND status = 'PENDING'`.execute(db);
+    SELECT count(*) AS n FROM msg_event m WHERE target = ${target} AND status = 'PENDING' AND ${UNMARKED}`.execute(db);
   return toNumber(rows[0]?.n ?? 0);
 }
 
 /**
  * Marks the PENDING events among `eventIds` SENT at `at`, each with its placement
- * (`placements[i]` for `eventIds[i]`, null when missing), in one statement over the unnested id,
- * partition and offset arrays; others untouched, so a SENT row keeps its first placement.
+ * (`placements[i]` for `eventIds[i]`, null when missing), in one statement: a narrow row each in
+ * `msg_event_sent` (the event row is not rewritten); unknown, SENT (marked or folded) and DEAD
+ * events are left alone, so a SENT event keeps its first placement.
  *
  * The commit is asynchronous (`asyncCommit`): a mark is the relay's bookkeeping after the broker
  * already holds the records, and losing the last few marks in a database crash only resends those
@@ -96,27 +110,72 @@ export async function countPending(db: Db, target: Target): Promise<number> {
  */
 export async function markSent(db: Db, eventIds: readonly number[], at: number, placements: readonly (DeliveryPlacement | null)[] = []): Promise<void> {
   if (eventIds.length === 0) return;
+  await markStatement(eventIds, at, placements).execute(db);
+}
+
+/**
+ * `markSent` and then `pendingEvents(target, limit, afterEventId)`, as one statement: the mark is a
+ * data-modifying CTE, the read sees the snapshot the statement started with. The read is of
+ * events above `afterEventId`, which the store checks is above every marked id, so the mark
+ * cannot change it.
+ */
+export async function markSentAndRead(
+  db: Db,
+  mark: SentMark,
+  target: Target,
+  limit: number,
+  afterEventId: number,
+): Promise<OutboxEvent[]> {
+  if (mark.eventIds.length === 0) return pendingEvents(db, target, limit, afterEventId);
+  const { rows } = await sql<EventRow>`
+    WITH mark AS (${markStatement(mark.eventIds, mark.at, mark.placements ?? [])})
+    ${pendingStatement(target, limit, afterEventId)}`.execute(db);
+  return rows.map(eventFromRow);
+}
+
+function markStatement(eventIds: readonly number[], at: number, placements: readonly (DeliveryPlacement | null)[]) {
   const partitions = eventIds.map((_, i) => placements[i]?.partition ?? null);
   const offsets = eventIds.map((_, i) => placements[i]?.offset ?? null);
-  await sql`
-    UPDATE msg_event m SET status = 'SENT', sent_at = to_timestamp(${at}::bigint / 1000.0), next_attempt_at = NULL,
-                           kafka_partition = p.kafka_partition, kafka_offset = p.kafka_offset
+  return sql`
+    INSERT INTO msg_event_sent (event_id, sent_at, kafka_partition, kafka_offset)
+    SELECT p.event_id, to_timestamp(${at}::bigint / 1000.0), p.kafka_partition, p.kafka_offset
     FROM ${asyncCommit},
          unnest(${[...eventIds]}::bigint[], ${partitions}::integer[], ${offsets}::bigint[]) AS p(event_id, kafka_partition, kafka_offset)
-    WHERE m.event_id = p.event_id AND m.status = 'PENDING'`.execute(db);
+    JOIN msg_event m ON m.event_id = p.event_id AND m.status = 'PENDING'
+    ON CONFLICT (event_id) DO NOTHING`;
 }
 
-/** Records a failed delivery try of a PENDING event; it stays PENDING. */
+/**
+ * Moves up to `limit` sent marks (oldest first) into their event rows (status SENT, `sent_at`,
+ * placement, no `next_attempt_at`) and deletes them, in one statement: a reader sees each event
+ * either marked or folded, SENT both ways. Returns how many marks it moved. This is the row
+ * rewrite a mark used to be, done off the relay's path and in larger batches.
+ */
+export async function foldSent(db: Db, limit: number): Promise<number> {
+  const { rows } = await sql<{ n: unknown }>`
+    WITH moved AS (
+      DELETE FROM msg_event_sent WHERE event_id IN (SELECT event_id FROM msg_event_sent ORDER BY event_id LIMIT ${Math.max(0, limit)}::bigint)
+      RETURNING event_id, sent_at, kafka_partition, kafka_offset
+    ), folded AS (
+      UPDATE msg_event m SET status = 'SENT', sent_at = moved.sent_at, next_attempt_at = NULL,
+                             kafka_partition = moved.kafka_partition, kafka_offset = moved.kafka_offset
+      FROM moved WHERE m.event_id = moved.event_id AND m.status = 'PENDING'
+    )
+    SELECT count(*) AS n FROM moved`.execute(db);
+  return toNumber(rows[0]?.n ?? 0);
+}
+
+/** Records a failed delivery try of a PENDING event without a sent mark; it stays PENDING. */
 export async function recordFailure(db: Db, eventId: number, attempts: number, nextAttemptAt: number, error: string): Promise<void> {
   await sql`
-    UPDATE msg_event SET attempts = ${attempts}::integer, next_attempt_at = to_timestamp(${nextAttemptAt}::bigint / 1000.0),
-                         last_error = ${error}
-    WHERE event_id = ${eventId}::bigint AND status = 'PENDING'`.execute(db);
+    UPDATE msg_event m SET attempts = ${attempts}::integer, next_attempt_at = to_timestamp(${nextAttemptAt}::bigint / 1000.0),
+                           last_error = ${error}
+    WHERE event_id = ${eventId}::bigint AND status = 'PENDING' AND ${UNMARKED}`.execute(db);
 }
 
-/** Ends a PENDING event DEAD; the row stays as the dead-letter record. */
+/** Ends a PENDING event without a sent mark DEAD; the row stays as the dead-letter record. */
 export async function markDead(db: Db, eventId: number, error: string, attempts: number): Promise<void> {
   await sql`
-    UPDATE msg_event SET status = 'DEAD', attempts = ${attempts}::integer, next_attempt_at = NULL, last_error = ${error}
-    WHERE event_id = ${eventId}::bigint AND status = 'PENDING'`.execute(db);
+    UPDATE msg_event m SET status = 'DEAD', attempts = ${attempts}::integer, next_attempt_at = NULL, last_error = ${error}
+    WHERE event_id = ${eventId}::bigint AND status = 'PENDING' AND ${UNMARKED}`.execute(db);
 }

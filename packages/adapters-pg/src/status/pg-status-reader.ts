@@ -23,7 +23,9 @@ export class PgStatusReader implements StatusReader {
                  count(*) FILTER (WHERE status = 'PENDING')::text AS pending,
                  count(*) FILTER (WHERE status = 'DEAD')::text AS dead,
                  (extract(epoch FROM min(created_at) FILTER (WHERE status = 'PENDING')) * 1000)::bigint::text AS oldest
-          FROM msg_event WHERE status IN ('PENDING','DEAD') GROUP BY target`.execute(this.db),
+          FROM msg_event m
+          WHERE status = 'DEAD' OR (status = 'PENDING' AND NOT EXISTS (SELECT 1 FROM msg_event_sent s WHERE s.event_id = m.event_id OFFSET 0))
+          GROUP BY target`.execute(this.db),
         sql<{ debt: string; horizon: string | null }>`
           SELECT (SELECT count(*) FROM backfill_todo)::text AS debt,
                  (SELECT horizon FROM intake_state WHERE id = 1)::text AS horizon`.execute(this.db),

@@ -5,9 +5,10 @@ import type { MsgxDatabase } from "../rows/tables.js";
 import { toNumber } from "../rows/values.js";
 
 /**
- * `ThroughputReader` on PostgreSQL/PGlite: one statement of three grouped counts, each an index
- * range of the window — `proc_state_terminal_age_idx` (terminal records by last change),
- * `proc_state_hst_updated_idx` (the archive) and `msg_event_sent_at_idx` (sent events).
+ * `ThroughputReader` on PostgreSQL/PGlite: one statement of grouped counts, each an index range of
+ * the window — `proc_state_terminal_age_idx` (terminal records by last change),
+ * `proc_state_hst_updated_idx` (the archive) and `msg_event_sent_at_idx` (sent events) — plus the
+ * sent marks not folded into their rows yet (`msg_event_sent`, about a second of sends).
  */
 export class PgThroughputReader implements ThroughputReader {
   constructor(private readonly db: Kysely<MsgxDatabase>) {}
@@ -28,9 +29,14 @@ export class PgThroughputReader implements ThroughputReader {
           WHERE status IN ('SUCCEEDED','SKIPPED','DEAD') AND updated_at >= ${from} AND updated_at < ${to}
         ) finished GROUP BY at
         UNION ALL
-        SELECT 'sent', ${minute("sent_at")} AS at, count(*) FROM msg_event
-        WHERE sent_at IS NOT NULL AND sent_at >= ${from} AND sent_at < ${to}
-        GROUP BY 2`.execute(this.db),
+        SELECT 'sent', at, count(*) FROM (
+          SELECT ${minute("sent_at")} AS at FROM msg_event
+          WHERE sent_at IS NOT NULL AND sent_at >= ${from} AND sent_at < ${to}
+          UNION ALL
+          SELECT ${minute("sent_at")} FROM msg_event_sent x
+          WHERE sent_at >= ${from} AND sent_at < ${to}
+            AND EXISTS (SELECT 1 FROM msg_event m WHERE m.event_id = x.event_id AND m.status = 'PENDING')
+        ) sent GROUP BY at`.execute(this.db),
     );
     const out = emptyMinutes(fromMs, minutes);
     for (const r of rows) {

@@ -1,6 +1,6 @@
 import { DeliveryStatus, Target, type OutboxEvent, type OutboxEventDraft } from "../outbox/outbox-event.js";
 import { duePrefix } from "../outbox/due-prefix.js";
-import type { OutboxStore } from "./outbox-store.js";
+import { assertReadAboveMark, type OutboxStore, type SentMark } from "./outbox-store.js";
 import type { DeliveryPlacement } from "../ports/delivery-port.js";
 import { emptyRunDecision } from "../processing/run-decision.js";
 import type { InMemoryPipelineStore } from "../processing/in-memory-pipeline-store.js";
@@ -36,8 +36,7 @@ export class InMemoryOutboxStore implements OutboxStore {
 
   async pending(target: Target, now: number, limit: number, afterEventId = 0): Promise<readonly OutboxEvent[]> {
     this.#check("pending");
-    const after = this.#pendingOf(target).filter((p) => p.eventId > afterEventId);
-    return duePrefix(after.slice(0, Math.max(0, limit)), now);
+    return this.#run(target, now, limit, afterEventId);
   }
 
   async head(target: Target): Promise<OutboxEvent | undefined> {
@@ -47,11 +46,28 @@ export class InMemoryOutboxStore implements OutboxStore {
 
   async markSent(eventIds: readonly number[], at: number, placements: readonly (DeliveryPlacement | null)[] = []): Promise<void> {
     this.#check("markSent");
+    this.#mark(eventIds, at, placements);
+  }
+
+  #mark(eventIds: readonly number[], at: number, placements: readonly (DeliveryPlacement | null)[]): void {
     const placementOf = new Map(eventIds.map((id, i) => [id, placements[i] ?? null]));
     this.#update(
       (e) => placementOf.has(e.eventId),
       (e) => ({ ...e, status: DeliveryStatus.SENT, sentAt: at, nextAttemptAt: null, placement: placementOf.get(e.eventId) ?? null }),
     );
+  }
+
+  async markSentAndRead(mark: SentMark, target: Target, now: number, limit: number, afterEventId: number): Promise<readonly OutboxEvent[]> {
+    this.#check("markSentAndRead");
+    assertReadAboveMark(mark.eventIds, afterEventId);
+    this.#mark(mark.eventIds, mark.at, mark.placements ?? []);
+    return this.#run(target, now, limit, afterEventId);
+  }
+
+  /** The rows are marked in place: nothing to fold. */
+  async foldSent(_limit: number): Promise<number> {
+    this.#check("foldSent");
+    return 0;
   }
 
   async recordFailure(eventId: number, attempts: number, nextAttemptAt: number, error: string): Promise<void> {
@@ -91,6 +107,11 @@ export class InMemoryOutboxStore implements OutboxStore {
 
   #check(operation: string): void {
     this.#store.faults.check(`outbox.${operation}`);
+  }
+
+  #run(target: Target, now: number, limit: number, afterEventId: number): readonly OutboxEvent[] {
+    const after = this.#pendingOf(target).filter((p) => p.eventId > afterEventId);
+    return duePrefix(after.slice(0, Math.max(0, limit)), now);
   }
 
   #pendingOf(target: Target): OutboxEvent[] {

@@ -8,6 +8,7 @@ import type { DeliveryDeps } from "./delivery-deps.js";
 import { decideDeliveryFailure, errorKind, refusedForGood } from "./delivery-decision.js";
 import { buildPrefix, DEFAULT_DELIVERY_TOPICS, msgRecord, topicFor, type DeliveryTopics } from "./delivery-records.js";
 import { sendLargestPrefix } from "./send-prefix.js";
+import type { SentMark } from "./outbox-store.js";
 
 export interface MsgDispatcherOptions {
   /** The per-event target this dispatcher drains. */
@@ -21,22 +22,17 @@ export interface MsgDispatcherOptions {
   readonly breaker: BreakerPolicy;
   /**
    * Overlap the store with the broker: while a full batch is in flight, read the next one (the
-   * events above its last id), and mark a sent batch SENT while the next ones are sent. A `step`
-   * then returns `sent` before its mark has landed; at most two marks are on their way (a third
-   * waits for the oldest), every read from the head, failure record, DEAD mark and `settle()`
-   * waits for all of them, and a crash resends at most three batches instead of one. Off by
-   * default: with it off, a returned `sent` means marked.
+   * events above its last id) in the same statement that marks the batch sent before it
+   * (`OutboxStore.markSentAndRead`); a batch with no read behind it is marked on its own while the
+   * next ones are sent. A `step` then returns `sent` before its mark has landed (or been issued);
+   * a mark is on its way for one step at most (the next step waits for the read that carries it;
+   * a mark of its own is only issued when no read-ahead follows, so the next step reads from the
+   * head), every read from the head, failure record, DEAD mark and `settle()` issues the held mark
+   * and waits for every mark, and a crash resends at most three batches instead of one. Off by default: with it off, a
+   * returned `sent` means marked.
    */
   readonly pipelined: boolean;
 }
-
-/**
- * Pipelined: how many marks may be on their way at once. A mark rewrites every row of its batch
- * (a new row version and its index entries) and, beside the send and the read-ahead on the same
- * cores, often takes longer than a send: with one allowed, each step would wait for the previous
- * batch's mark and the relay would go no faster than one mark after another.
- */
-const MAX_OUTSTANDING_MARKS = 2;
 
 export const DEFAULT_MSG_DISPATCHER_OPTIONS: MsgDispatcherOptions = {
   target: Target.MSG,
@@ -86,6 +82,10 @@ export class MsgDispatcher {
   #ahead: Promise<readonly OutboxEvent[] | undefined> | null = null;
   /** Pipelined: the marks of the last sent batches (oldest first), not yet awaited. */
   #marking: Promise<void>[] = [];
+  /** Pipelined: a sent batch whose mark waits to travel with the next read-ahead. */
+  #held: SentMark | null = null;
+  /** Pipelined: the mark travelling with `#ahead` (it landed if and only if the read did). */
+  #carried: Promise<void> | null = null;
 
   constructor(deps: DeliveryDeps, options: Partial<MsgDispatcherOptions> = {}) {
     this.#deps = deps;
@@ -140,20 +140,21 @@ export class MsgDispatcher {
     const last = batch[batch.length - 1]!.eventId;
     // Only a full batch can have more behind it; the read runs while the broker works.
     if (pipelined && batch.length === batchSize) this.#readAhead(target, now, last);
+    else this.#releaseHeld();
     const outcome = await sendLargestPrefix(delivery, built.records, signal);
     if (!outcome.ok) return this.#fail(head, outcome.fault, now, refusedForGood(outcome.fault));
     // Events after a failed record must wait for it: what was read behind them is dropped.
     if (outcome.sent < batch.length || built.records.length < batch.length) this.#dropAhead();
     const eventIds = batch.slice(0, outcome.sent).map((e) => e.eventId);
     failpoint?.("dispatch.after-send");
+    const mark: SentMark = { eventIds, at: clock.now(), placements: outcome.placements };
     if (!pipelined) {
-      await outbox.markSent(eventIds, clock.now(), outcome.placements);
+      await outbox.markSent(mark.eventIds, mark.at, mark.placements);
+    } else if (this.#ahead !== null) {
+      // The next step reads behind the batch it sends; this mark goes in that statement.
+      this.#held = mark;
     } else {
-      if (this.#marking.length >= MAX_OUTSTANDING_MARKS) await this.#marking.shift();
-      const marking = outbox.markSent(eventIds, clock.now(), outcome.placements);
-      // Observed here so a failure is never unhandled; it is rethrown by the next settle.
-      marking.catch(() => undefined);
-      this.#marking.push(marking);
+      this.#track(outbox.markSent(mark.eventIds, mark.at, mark.placements));
     }
     // A short batch sent whole was everything due when it was read: what comes next is written
     // by a later commit, whose writer wakes the loop. Calling again at once would only read
@@ -163,22 +164,59 @@ export class MsgDispatcher {
   }
 
   #readAhead(target: Target, now: number, afterEventId: number): void {
-    // A failed read-ahead is only a lost shortcut: the next step reads from the head.
-    this.#ahead = this.#deps.outbox.pending(target, now, this.#options.batchSize, afterEventId).catch(() => undefined);
+    const { outbox } = this.#deps;
+    const held = this.#held;
+    this.#held = null;
+    const read = held === null
+      ? outbox.pending(target, now, this.#options.batchSize, afterEventId)
+      : outbox.markSentAndRead(held, target, now, this.#options.batchSize, afterEventId);
+    this.#carried = held === null ? null : read.then(() => undefined);
+    this.#carried?.catch(() => undefined);
+    // A failed read-ahead is only a lost shortcut: the next step reads from the head (after
+    // settling the marks, so a failed mark surfaces there).
+    this.#ahead = read.catch(() => undefined);
   }
 
-  #takeAhead(): Promise<readonly OutboxEvent[] | undefined> | undefined {
-    const ahead = this.#ahead ?? undefined;
+  /** Issues the held mark on its own (nothing will be read behind it). */
+  #releaseHeld(): void {
+    const held = this.#held;
+    if (held === null) return;
+    this.#held = null;
+    this.#track(this.#deps.outbox.markSent(held.eventIds, held.at, held.placements));
+  }
+
+  #track(marking: Promise<void>): void {
+    // Observed here so a failure is never unhandled; it is rethrown by the next settle.
+    marking.catch(() => undefined);
+    this.#marking.push(marking);
+  }
+
+  async #takeAhead(): Promise<readonly OutboxEvent[] | undefined> {
+    const ahead = this.#ahead;
     this.#ahead = null;
-    return ahead;
+    if (ahead === null) return undefined;
+    const batch = await ahead;
+    // A read that came back carried its mark with it; one that failed leaves the mark to settle.
+    if (batch !== undefined) this.#carried = null;
+    else this.#uncarry();
+    return batch;
   }
 
   #dropAhead(): void {
     this.#ahead = null;
+    this.#uncarry();
+  }
+
+  /** The mark of a read-ahead nobody will take becomes an outstanding mark like any other. */
+  #uncarry(): void {
+    if (this.#carried !== null) this.#marking.push(this.#carried);
+    this.#carried = null;
   }
 
   /** Waits for every outstanding mark (all of them, even after one failed); rethrows the first failure. */
   async #settleMarking(): Promise<void> {
+    this.#releaseHeld();
+    this.#uncarry();
     if (this.#marking.length === 0) return;
     const marking = this.#marking;
     this.#marking = [];

@@ -201,6 +201,69 @@ export function describeOutboxStoreContract(name: string, factory: () => Promise
       expect((await one(b!.eventId)).placement ?? null).toBeNull();
     });
 
+    it("markSentAndRead: marks like markSent (events of two targets at once) and gives the run above afterEventId, as pending would", async () => {
+      const [a, s1, b, c, d] = await subject.seed([
+        draft(Target.MSG, "F1", 1),
+        draft(Target.SCHD, "F1", 1),
+        draft(Target.MSG, "F2", 1),
+        draft(Target.MSG, "F3", 1),
+        draft(Target.MSG, "F4", 1),
+      ]);
+      await outbox.recordFailure(d!.eventId, 1, T0 + 5_000, "refused");
+      const run = await outbox.markSentAndRead(
+        { eventIds: [a!.eventId, s1!.eventId], at: T0 + 7, placements: [{ partition: 2, offset: 70 }, null] },
+        Target.MSG,
+        T0,
+        10,
+        b!.eventId,
+      );
+      expect(ids(run)).toEqual([c!.eventId]);
+      expect((await outbox.get([a!.eventId, s1!.eventId])).map((e) => [e.status, e.sentAt, e.placement ?? null])).toEqual([
+        [DeliveryStatus.SENT, T0 + 7, { partition: 2, offset: 70 }],
+        [DeliveryStatus.SENT, T0 + 7, null],
+      ]);
+      expect(ids(await outbox.pending(Target.MSG, T0, 10))).toEqual([b!.eventId, c!.eventId]);
+      const again = await outbox.markSentAndRead({ eventIds: [a!.eventId], at: T0 + 9, placements: [{ partition: 3, offset: 1 }] }, Target.MSG, T0 + 5_000, 1, b!.eventId);
+      expect(ids(again)).toEqual([c!.eventId]);
+      expect((await one(a!.eventId)).placement).toEqual({ partition: 2, offset: 70 });
+      expect((await one(a!.eventId)).sentAt).toBe(T0 + 7);
+    });
+
+    it("markSentAndRead: refuses a read at or below a marked id, and marks nothing", async () => {
+      const [a, b] = await subject.seed([draft(Target.MSG, "F1", 1), draft(Target.MSG, "F2", 1)]);
+      await expect(outbox.markSentAndRead({ eventIds: [a!.eventId, b!.eventId], at: T0 }, Target.MSG, T0, 10, b!.eventId)).rejects.toThrow(RangeError);
+      expect(await outbox.countPending(Target.MSG)).toBe(2);
+    });
+
+    it("foldSent: every reader answers the same before and after; a resend after it moves nothing back", async () => {
+      const [a, b, c, d, s1] = await subject.seed([...["F1", "F2", "F3", "F4"].map((flid) => draft(Target.MSG, flid, 1)), draft(Target.SCHD, "F1", 1)]);
+      await outbox.markSent([a!.eventId, s1!.eventId], T0 + 1, [{ partition: 1, offset: 10 }, { partition: 5, offset: 50 }]);
+      await outbox.markDead(b!.eventId, "poison", 5);
+      await outbox.recordFailure(c!.eventId, 1, T0 + 60_000, "refused");
+      await outbox.markSent([d!.eventId], T0 + 2);
+      const all = [a!, b!, c!, d!, s1!].map((e) => e.eventId);
+      const view = async () => ({
+        rows: (await outbox.get(all)).map((e) => [e.eventId, e.status, e.sentAt, e.placement ?? null, e.nextAttemptAt, e.attempts]),
+        pending: ids(await outbox.pending(Target.MSG, T0 + 60_000, 10)),
+        head: (await outbox.head(Target.MSG))?.eventId,
+        count: await outbox.countPending(Target.MSG),
+        schd: ids(await outbox.pendingSchd(10)),
+        targets: await outbox.pendingTargets("KAFKA:"),
+      });
+      const before = await view();
+      expect(before.pending).toEqual([c!.eventId]);
+      expect(before.schd).toEqual([]);
+      let moved = await outbox.foldSent(1);
+      expect(await view()).toEqual(before);
+      while (moved > 0) moved = await outbox.foldSent(1);
+      expect(await outbox.foldSent(10)).toBe(0);
+      expect(await view()).toEqual(before);
+      await outbox.markSent([a!.eventId, b!.eventId], T0 + 3, [{ partition: 2, offset: 20 }, { partition: 2, offset: 21 }]);
+      await outbox.markDead(a!.eventId, "late", 6);
+      await outbox.recordFailure(d!.eventId, 3, T0, "late");
+      expect(await view()).toEqual(before);
+    });
+
     it("recordFailure: keeps the event PENDING with attempts, nextAttemptAt and lastError", async () => {
       const [a] = await subject.seed([draft(Target.MSG, "F1", 1)]);
       await outbox.recordFailure(a!.eventId, 3, T0 + 4_000, "record too large");

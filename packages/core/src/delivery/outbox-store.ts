@@ -18,6 +18,13 @@ import type { DeliveryPlacement } from "../ports/delivery-port.js";
  * - each member is one statement (atomic on its own); driver errors leave as `MsgxError`
  *   (connection loss and timeouts as `DEPENDENCY_UNAVAILABLE`, which the drivers treat as an outage).
  */
+/** A sent batch's mark: the arguments of `OutboxStore.markSent`, as `markSentAndRead` takes them. */
+export interface SentMark {
+  readonly eventIds: readonly number[];
+  readonly at: number;
+  readonly placements?: readonly (DeliveryPlacement | null)[];
+}
+
 export interface OutboxStore {
   /**
    * The head run of `target`: its PENDING events in `eventId` order, at most `limit`, stopping
@@ -44,6 +51,23 @@ export interface OutboxStore {
    * must never be lost while a later settle of the same store is kept.
    */
   markSent(eventIds: readonly number[], at: number, placements?: readonly (DeliveryPlacement | null)[]): Promise<void>;
+
+  /**
+   * `markSent(mark.eventIds, mark.at, mark.placements)` and then `pending(target, now, limit,
+   * afterEventId)`, in one round trip and one statement: the mark commits with the read, and if
+   * it fails neither happened. `afterEventId` must be above every id of the mark (a relay marks
+   * the batch before the one in flight and reads the run behind the one in flight), so the mark
+   * never changes what the read returns. Throws a `RangeError` otherwise.
+   */
+  markSentAndRead(mark: SentMark, target: Target, now: number, limit: number, afterEventId: number): Promise<readonly OutboxEvent[]>;
+
+  /**
+   * Housekeeping off the relay's path: an implementation that keeps sent marks apart from the
+   * event rows (so that a mark does not rewrite the row) moves up to `limit` of them into the
+   * rows and returns how many it moved; one that marks the rows themselves returns 0. No reader
+   * can tell a folded mark from an unfolded one: every member answers the same before and after.
+   */
+  foldSent(limit: number): Promise<number>;
 
   /**
    * Records a failed delivery try of a PENDING event: `attempts` (the new total),
@@ -75,4 +99,9 @@ export interface OutboxStore {
 
   /** The stored rows among `eventIds` (any status), ascending; unknown ids are absent. */
   get(eventIds: readonly number[]): Promise<readonly OutboxEvent[]>;
+}
+
+/** What `markSentAndRead` requires of its arguments (every implementation checks it the same way). */
+export function assertReadAboveMark(eventIds: readonly number[], afterEventId: number): void {
+  if (eventIds.some((id) => id >= afterEventId)) throw new RangeError("markSentAndRead reads above every marked id");
 }

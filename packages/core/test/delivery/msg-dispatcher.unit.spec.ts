@@ -237,11 +237,12 @@ describe("MsgDispatcher", () => {
       };
       wrap(w.outbox, "pending", "pending");
       wrap(w.outbox, "markSent", "markSent");
+      wrap(w.outbox, "markSentAndRead", "markSentAndRead");
       wrap(w.broker, "send", "send");
       return log;
     }
 
-    it("reads the next batch while the current one is in flight, and marks the last batch while the next is sent", async () => {
+    it("reads the next batch while the current one is in flight, in the statement that marks the batch before it", async () => {
       const w = new DeliveryWorld({ batchSize: 2, pipelined: true });
       await w.outbox.append(drafts(5));
       const log = trace(w);
@@ -249,12 +250,20 @@ describe("MsgDispatcher", () => {
       expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [1, 2] });
       // The read above event 2 started before the send of 1–2 ended.
       expect(log.indexOf("pending>2:start")).toBeLessThan(log.indexOf("send:end"));
-      // The step returned with its mark started, not necessarily landed.
-      expect(log).toContain("markSent:start");
+      // The mark of 1–2 is held for the read behind the next batch: nothing marked yet.
+      expect(log.some((l) => l.startsWith("markSent"))).toBe(false);
+      expect(statusOf(w, 2).status).toBe(DeliveryStatus.PENDING);
       expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [3, 4] });
-      // No read from the head for the second batch: it came from the read-ahead.
+      // No read from the head for the second batch: it came from the read-ahead. The read above
+      // event 4 carried the mark of 1–2 and started before the send of 3–4 ended.
       expect(log.filter((l) => l === "pending:start")).toHaveLength(1);
+      expect(log.indexOf("markSentAndRead:start")).toBeLessThan(log.lastIndexOf("send:end"));
+      expect(log.filter((l) => l === "markSent:start")).toHaveLength(0);
       expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [5] });
+      // The read-ahead above 4 landed (it gave this batch): so did the mark of 1–2 with it.
+      expect(statusOf(w, 2).status).toBe(DeliveryStatus.SENT);
+      // A short batch has nothing behind it: the held mark of 3–4 went on its own.
+      expect(log.filter((l) => l === "markSent:start")).toHaveLength(2);
       expect(await w.dispatcher.step()).toEqual({ did: "idle", next: null });
       await w.dispatcher.settle();
       expect(w.outbox.events.every((e) => e.status === DeliveryStatus.SENT)).toBe(true);
@@ -303,35 +312,52 @@ describe("MsgDispatcher", () => {
       expect(firstDeliveries(w.msgRecords())).toEqual([1, 2, 3]);
     });
 
-    it("keeps at most two marks on their way: a third batch's mark waits for the oldest to land", async () => {
+    it("a failed mark-and-read surfaces as an outage once a step waits for it; the events are resent, none lost", async () => {
+      const w = new DeliveryWorld({ batchSize: 2, pipelined: true });
+      await w.outbox.append(drafts(7));
+      w.store.faults.failNext("outbox.markSentAndRead", 1, "DEPENDENCY_UNAVAILABLE");
+      expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [1, 2] });
+      // The read behind 3–4 (carrying the mark of 1–2) fails while 3–4 is sent.
+      expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [3, 4] });
+      // No read-ahead: the next step reads from the head, after waiting for the lost mark.
+      expect(await w.dispatcher.step()).toMatchObject({ did: "outage" });
+      expect(statusOf(w, 1).status).toBe(DeliveryStatus.PENDING);
+      w.clock.advance(60_000);
+      for (let s = await w.dispatcher.step(); s.did !== "idle"; s = await w.dispatcher.step());
+      await w.dispatcher.settle();
+      expect(w.outbox.events.every((e) => e.status === DeliveryStatus.SENT)).toBe(true);
+      expect(firstDeliveries(w.msgRecords())).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      // 1–2 were resent (their mark was lost); 3–4's mark landed with the settle of the outage step.
+      expect(w.msgRecords().map(eventIdOf).filter((id) => id <= 2)).toEqual([1, 2, 1, 2]);
+    });
+
+    it("a mark is on its way for one step at most: the next step waits for the read that carries it", async () => {
       const w = new DeliveryWorld({ batchSize: 2, pipelined: true });
       await w.outbox.append(drafts(7));
       const held: (() => void)[] = [];
-      const orig = w.outbox.markSent.bind(w.outbox);
-      w.outbox.markSent = async (ids, at) => {
+      const orig = w.outbox.markSentAndRead.bind(w.outbox);
+      w.outbox.markSentAndRead = async (...args) => {
         await new Promise<void>((r) => held.push(r));
-        return orig(ids, at);
+        return orig(...args);
       };
       expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [1, 2] });
       expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [3, 4] });
-      expect(held).toHaveLength(2);
+      expect(held).toHaveLength(1);
       let third = false;
       const step = w.dispatcher.step().then((s) => ((third = true), s));
       await new Promise((r) => setTimeout(r, 10));
-      // Batch 5–6 was sent, but its step waits for the mark of 1–2 before starting its own.
-      expect(w.msgRecords().map(eventIdOf)).toEqual([1, 2, 3, 4, 5, 6]);
+      // Batch 5–6 is not sent before the mark of 1–2 (carried by the read that found it) landed.
+      expect(w.msgRecords().map(eventIdOf)).toEqual([1, 2, 3, 4]);
       expect(third).toBe(false);
-      expect(held).toHaveLength(2);
       held[0]!();
       expect(await step).toMatchObject({ did: "sent", eventIds: [5, 6] });
-      expect(statusOf(w, 1).status).toBe(DeliveryStatus.SENT);
+      expect(statusOf(w, 2).status).toBe(DeliveryStatus.SENT);
       expect(statusOf(w, 3).status).toBe(DeliveryStatus.PENDING);
-      expect(held).toHaveLength(3);
+      expect(held).toHaveLength(2);
       held[1]!();
-      held[2]!();
-      const settled = w.dispatcher.settle();
-      await settled;
-      expect(w.outbox.events.filter((e) => e.status === DeliveryStatus.SENT).map((e) => e.eventId)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(await w.dispatcher.step()).toMatchObject({ did: "sent", eventIds: [7] });
+      await w.dispatcher.settle();
+      expect(w.outbox.events.filter((e) => e.status === DeliveryStatus.SENT).map((e) => e.eventId)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     });
 
     it("settle() lands the last mark", async () => {

@@ -1,6 +1,7 @@
 import {
   knownTypes,
   PipelineRouter,
+  sentFoldStep,
   StatusSamples,
   Target,
   type Clock,
@@ -123,14 +124,14 @@ function pipelineRouter(context: StepContext, handling: MessageHandling, metrics
   );
 }
 
-/** The steps the runner adds to the pipeline's: maintenance jobs, upstream requests, the hosted services' steps, the status sampler. */
+/** The steps the runner adds to the pipeline's: maintenance jobs, upstream requests, the hosted services' steps, the status sampler, the fold of sent marks. */
 function runnerSteps(
   context: StepContext,
   hosted: { readonly maintenance: MaintenanceJobs; readonly reliable: ReliableHost; readonly tasks: TaskHost | undefined; readonly samples: StatusSamples },
 ): RouterStep[] {
   const { parts, config, clock } = context;
   const services = [...(config.reliable.enabled ? reliableSteps(context, hosted.reliable) : []), ...(hosted.tasks ? taskSteps(context, hosted.tasks) : [])];
-  return [...hosted.maintenance.steps, ...requestSteps(context), ...services, statusSamplerStep(parts.status, hosted.samples, clock)];
+  return [...hosted.maintenance.steps, ...requestSteps(context), ...services, statusSamplerStep(parts.status, hosted.samples, clock), sentFoldStep(parts.outbox)];
 }
 
 /** The topic of each delivery target, from the configuration. */
