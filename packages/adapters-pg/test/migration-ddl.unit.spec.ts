@@ -93,7 +93,7 @@ const RELEASED: Readonly<Record<string, string>> = {
   "0029_task_history": "8aa8db19da904c63",
   "0030_reliable_message_history_repeats": "441ed875d67c8520",
   "0031_task_history_repeats": "e533518dc28b02ac",
-  "0032_state_generation": "993095e4d1bb1ac8",
+  "0032_state_generation": "bf9f9b63cd6552ef",
   "0033_sent_log": "7e6b8bdf5bb98fd6",
   "reliable-message-consume-log": "1b2a7c2b76ca4842",
   "task-consume-log": "56c7eae71b6bdfc4",
