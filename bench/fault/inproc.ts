@@ -212,9 +212,10 @@ async function timed<T>(phases: Map<string, number[]>, name: string, work: () =>
 }
 
 /**
- * Wraps the store: when `enqueue` returned each id, when the transaction deciding it committed,
- * and the time of each phase of a pump step (the run query, BEGIN + lock, the loads, `applyRun`,
- * COMMIT; the raw text is timed on the mailbox). Only transactions that apply a run count.
+ * Wraps the store: when `enqueue` returned each id, when the `commitRun` or transaction deciding it
+ * committed, and the time of each phase of a pump step (the run query, a `loadRunState`, the
+ * `commitRun`; on the slow path BEGIN + lock, the loads, `applyRun`, COMMIT; the raw text is timed
+ * on the mailbox). Only transactions that apply a run count.
  */
 function stageProbe(store: PipelineStore, enqueued: Map<number, number>, committed: Map<number, number>, phases: Map<string, number[]>): PipelineStore {
   // Members are read on the target itself (its getters use private fields a proxy does not have).
@@ -239,6 +240,19 @@ function stageProbe(store: PipelineStore, enqueued: Map<number, number>, committ
           // An idle step's empty answer is not a phase of a run.
           if (found.length > 0) record(phases, "run query", performance.now() - t0);
           return found;
+        };
+      }
+      if (prop === "loadRunState") {
+        return (...args: Parameters<PipelineStore["loadRunState"]>) => timed(phases, "loadRunState (memory missed)", () => target.loadRunState(...args));
+      }
+      if (prop === "commitRun") {
+        // The leader's fast path: the run decided from memory, written and committed in one round trip.
+        return async (...args: Parameters<PipelineStore["commitRun"]>) => {
+          const t0 = performance.now();
+          await target.commitRun(...args);
+          record(phases, "commitRun (one round trip)", performance.now() - t0);
+          const at = Date.now();
+          for (const r of args[0].records) if (!committed.has(r.msgId)) committed.set(r.msgId, at);
         };
       }
       if (prop === "transaction") {
