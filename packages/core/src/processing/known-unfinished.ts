@@ -108,11 +108,6 @@ export class KnownUnfinished {
   forget(): void {
     this.#records = undefined;
   }
-
-  /** How many records are held (0 when unknown): the gauge's figure. */
-  get size(): number {
-    return this.#records?.length ?? 0;
-  }
 }
 
 /** The index of the first record with an id at or above `msgId` (binary search: records ascend). */

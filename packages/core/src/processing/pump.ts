@@ -52,7 +52,7 @@ export interface PumpOptions {
    */
   readonly decideFromMemory: boolean;
   /**
-   * The intake that enqueues runs in this process and reports every enqueue (`Pump.enqueued`):
+   * The intake that enqueues runs in this process and reports every enqueue (`Pump.enqueue`):
    * runs are taken from memory and the run query is asked only when memory is unknown
    * (`KnownUnfinished`). False: every step asks the store.
    */
@@ -169,11 +169,6 @@ export class Pump {
     const fresh = new Set(inserted);
     known.enqueueEnded(entries.filter((e) => fresh.has(e.msgId)), this.#deps.clock.now());
     return inserted;
-  }
-
-  /** How many unfinished records the pump holds in memory (0 when it asks the store each step). */
-  get knownUnfinished(): number {
-    return this.#known?.size ?? 0;
   }
 
   async step(signal?: AbortSignal): Promise<PumpStep> {
@@ -331,8 +326,7 @@ export class Pump {
    * misses (`loadRunState`), and commits it with `commitRun` in one round trip. An identity key
    * the memory does not hold is taken as unbound: every outcome that reads an owner binds the key
    * when it finds none (`identityVerdict`, `decideOne`), and `commitRun` checks each new binding
-   * in the store. A stale answer
-   * loads what it names (bound keys) or everything again (the generation moved on) and decides
+   * in the store. A stale answer loads what it names (bound keys) or everything again (the generation moved on) and decides
    * again; after {@link MAX_STALE_ANSWERS} of them, or {@link MAX_LOADS} loads, the run takes the
    * slow path (undefined).
    */
