@@ -404,6 +404,8 @@ describe.skipIf(!gate.available)(`${SUITE}: reliable messages and tasks`, () => 
     const overdue = page.locator("section", { has: page.getByRole("heading", { name: "Overdue tasks" }) }).locator("tr", { hasText: world.overdueTaskId });
     await overdue.waitFor();
     expect(await overdue.innerText()).toMatch(/DISPATCHED[\s\S]*ACS-2[\s\S]*DEADLINE/);
+    // The dead events and the overdue tasks are two fetches; either may render first.
+    await page.locator("tr", { hasText: world.deadTaskId }).waitFor();
     expect(await page.locator("tr", { hasText: world.deadTaskId }).count()).toBe(1);
 
     await page.locator("tr", { hasText: world.deadTaskId }).getByRole("button", { name: "Lineage" }).click();

@@ -83,7 +83,17 @@ async function fromKafka() {
   await admin.connect();
   while (!(await admin.listTopics()).includes(topic)) await sleep(100);
   await admin.disconnect();
-  const consumer = kafka.consumer({ groupId: arg("group"), maxWaitTimeInMs: 200 });
+  // A refused connection crashes a kafkajs consumer at once (it restarts itself), and its new member
+  // joins only when the lost member's session ends: 30 s by default, which on a loaded machine
+  // outlived the resend schedule of the broker-outage suites (their messages went DEAD). A short
+  // session and quick retries are how an owner's consumer rides out a broker restart.
+  const consumer = kafka.consumer({
+    groupId: arg("group"),
+    maxWaitTimeInMs: 200,
+    sessionTimeout: 10_000,
+    heartbeatInterval: 1_000,
+    retry: { retries: 60, initialRetryTime: 200, maxRetryTime: 1_000 },
+  });
   let ready = false;
   consumer.on(consumer.events.FETCH, () => {
     if (!ready) print({ ready: (ready = true) });

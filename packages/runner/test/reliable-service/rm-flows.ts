@@ -91,10 +91,15 @@ export async function consumer(w: RmWorld, topic: string, opts: Parameters<typeo
 
 /** Waits until the service's view of `id` satisfies `ok`; returns it. */
 export function waitMessage(w: RmWorld, id: string, ok: (m: Message) => boolean, what: string, timeoutMs = 60_000): Promise<Message> {
+  let seen: Message | undefined;
   return eventually(async () => {
     const m = await getMessage(w.url, id);
+    seen = m;
     return m !== undefined && ok(m) ? m : undefined;
-  }, timeoutMs, `${id} ${what}`);
+  }, timeoutMs, `${id} ${what}`).catch((e: unknown) => {
+    // The state it was left in is what an investigation starts from.
+    throw new Error(`${String(e instanceof Error ? e.message : e)}; last seen: ${seen === undefined ? "no such message" : JSON.stringify(seen)}`);
+  });
 }
 
 export const acknowledged = (m: Message) => m["status"] === "ACKNOWLEDGED";
