@@ -13,7 +13,7 @@ import type { AppendedElsewhere, Mailbox } from "../ports/mailbox.js";
 import { BackfillSweeper } from "../processing/backfill-sweeper.js";
 import type { InboxEntry, IntakeState, PipelineStore } from "../processing/pipeline-store.js";
 import type { ProcessorTable } from "../processing/processor.js";
-import { Pump, type PumpDeps, type PumpFailpoint, type PumpOptions, type PumpStep } from "../processing/pump.js";
+import { Pump, type PumpDeps, type PumpFailpoint, type PumpOptions, type PumpSpeculations, type PumpStep } from "../processing/pump.js";
 import type { LeaderMemorySizes } from "../processing/leader-memory.js";
 import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
@@ -111,6 +111,11 @@ export class PipelineRouter {
   /** How many flights and identity owners the pump's memory holds (`msgx_leader_memory_entries`). */
   get leaderMemory(): LeaderMemorySizes {
     return this.#pump.memory.sizes;
+  }
+
+  /** How the pump's pipelined steps used their speculations (`PumpOptions.pipelined`). */
+  get speculations(): PumpSpeculations {
+    return this.#pump.speculations;
   }
 
   constructor(deps: PipelineRouterDeps, options: Partial<PipelineRouterOptions> = {}) {

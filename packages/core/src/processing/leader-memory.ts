@@ -22,6 +22,14 @@ export interface LeaderMemorySizes {
   readonly identities: number;
 }
 
+/** A read of the memory that changed nothing (`LeaderMemory.peek`). */
+export interface MemoryView {
+  readonly flights: Map<string, FlightState>;
+  readonly owners: Map<string, IdentityOwner>;
+  /** The FLIDs asked for that the memory does not hold (every one when it holds no generation). */
+  readonly missing: readonly string[];
+}
+
 /**
  * The leader's memory (issue 32): the flights and identity owners the pump's decisions read, so a
  * run is decided without reading them again. PostgreSQL stays the only source of truth; the
@@ -97,6 +105,25 @@ export class LeaderMemory {
       else found.set(key, owner);
     }
     return found;
+  }
+
+  /**
+   * What `flights` and `owners` would give for `flids` and `keys` at `now`, and the FLIDs it does
+   * not hold (`missingFlights`), without changing anything: neither the use order nor an expired
+   * owner is touched, so a speculative decision (`Speculation`) leaves the memory as it found it.
+   */
+  peek(flids: readonly string[], keys: readonly string[], now: number): MemoryView {
+    const flights = new Map<string, FlightState>();
+    const owners = new Map<string, IdentityOwner>();
+    for (const flid of flids) {
+      const flight = this.#flights.get(flid);
+      if (flight !== undefined && flight !== null) flights.set(flid, flight);
+    }
+    for (const key of keys) {
+      const owner = this.#owners.get(key);
+      if (owner !== undefined && !this.#expired(owner, now)) owners.set(key, owner);
+    }
+    return { flights, owners, missing: this.missingFlights(flids) };
   }
 
   /**

@@ -22,8 +22,9 @@ import type { RunContext } from "./run-context.js";
 import type { FlightState } from "../model/flight-state.js";
 import { DEFAULT_LEADER_MEMORY_OPTIONS, LeaderMemory, type LeaderMemoryOptions } from "./leader-memory.js";
 import { StaleRunError } from "./stale-run-error.js";
-import { duePrefix } from "../outbox/due-prefix.js";
 import { DEFAULT_MAX_RECORD_BYTES } from "../outbox/record-size.js";
+import { takeReady } from "./take-ready.js";
+import { runBehind, Speculation, speculationVerdict, stateAfter, type SpeculatedRun, type SpeculationGuard } from "./speculation.js";
 
 export interface PumpOptions {
   readonly policy: RetryPolicy;
@@ -59,6 +60,17 @@ export interface PumpOptions {
   readonly intakeInProcess: boolean;
   /** With `intakeInProcess`: the longest an idle pump trusts that nothing is unfinished before it asks the store again. */
   readonly resyncMs: number;
+  /**
+   * Pipelined steps (issue 32, item 4; needs `intakeInProcess` and `decideFromMemory`): while a run's
+   * `commitRun` is on its way, the run behind it is read, decoded and decided from the state the
+   * first will leave (`Speculation`); the next step commits that decision if nothing it was made
+   * from changed, and otherwise decides again.
+   */
+  readonly pipelined: boolean;
+  /** The oldest a speculated decision may be when its step commits it; an older one is made again at the step's time. */
+  readonly speculationMaxAgeMs: number;
+  /** Test only (the guard-removal checks): one check of a speculation left out. Never set it elsewhere. */
+  readonly removedGuard?: SpeculationGuard;
 }
 
 export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
@@ -72,6 +84,8 @@ export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
   decideFromMemory: true,
   intakeInProcess: false,
   resyncMs: 1_000,
+  pipelined: true,
+  speculationMaxAgeMs: 100,
 };
 
 export interface PumpDeps {
@@ -96,6 +110,24 @@ export interface PumpDeps {
   readonly failpoint?: (name: PumpFailpoint) => void;
   /** Reports one span per message processed, a child of the message's intake span. Default: none. */
   readonly tracer?: Tracer;
+}
+
+/**
+ * What became of the pump's speculations (`PumpOptions.pipelined`): the decision committed as made,
+ * only the read used (the decision made again), or nothing used. One started last may still wait
+ * for the next step, counted in none of them.
+ */
+export interface PumpSpeculations {
+  readonly started: number;
+  readonly decided: number;
+  readonly read: number;
+  readonly discarded: number;
+}
+
+/** A decision the step did not make itself, and the time it was made at (`RunContext.now`). */
+interface Premade {
+  readonly decision: RunDecision;
+  readonly now: number;
 }
 
 /** Where a failpoint can fire: before a run's transaction commits, and after it, before backfill. */
@@ -126,6 +158,13 @@ export class Pump {
   readonly memory: LeaderMemory;
   /** The unfinished records known from memory; absent when the intake runs elsewhere. */
   readonly #known: KnownUnfinished | undefined;
+  /** The speculation on the run behind the last one committed, for the next step (`PumpOptions.pipelined`). */
+  #speculation: Speculation | null = null;
+  /** The read of the last speculation started, still on its way perhaps (`settle` waits for it). */
+  #speculating: Promise<unknown> = Promise.resolve();
+  /** The last run `commitRun` committed; null once anything dropped the memory. */
+  #lastCommitted: RunDecision | null = null;
+  readonly #counts = { started: 0, decided: 0, read: 0 };
 
   constructor(deps: PumpDeps, options: Partial<PumpOptions> = {}) {
     this.#deps = deps;
@@ -148,6 +187,12 @@ export class Pump {
 
   get breaker(): BreakerState {
     return this.#steps.breaker;
+  }
+
+  /** How the speculations of pipelined steps ended so far. */
+  get speculations(): PumpSpeculations {
+    const { started, decided, read } = this.#counts;
+    return { started, decided, read, discarded: started - decided - read - (this.#speculation === null ? 0 : 1) };
   }
 
   /**
@@ -204,6 +249,9 @@ export class Pump {
 
   async #work(now: number, healthySince: number, signal?: AbortSignal): Promise<PumpStep> {
     const { policy, unsupported } = this.#options;
+    // Only the step right after the run it was made behind may use a speculation.
+    const speculation = this.#speculation;
+    this.#speculation = null;
     const candidates = await this.#candidates(now);
     const head = candidates[0];
     const tick = decideTick({ head, now, horizon: this.#deps.horizon(), policy, unsupported, healthySince });
@@ -221,7 +269,7 @@ export class Pump {
         return { did: "processed", records: decision.records };
       }
       case "process":
-        return this.#processRun(candidates, now, signal);
+        return this.#processRun(candidates, now, signal, speculation);
     }
   }
 
@@ -239,18 +287,14 @@ export class Pump {
     return queried;
   }
 
-  async #processRun(candidates: readonly ProcRecord[], now: number, signal?: AbortSignal): Promise<PumpStep> {
-    const { mailbox, decode, processors } = this.#deps;
-    const hash = this.#deps.contentHash ?? sha256Hex;
-    const { identity } = this.#options;
-    const horizon = this.#deps.horizon();
-    const run = takeReady(candidates, now, horizon);
-    const raws = await mailbox.readRaw(run.map((r) => r.msgId), signal);
-    const { decoded, hashes } = await decodeRaws(run, raws, decode, hash);
-    const prepared = prepareDecodedRun(run, decoded, processors, identity, hashes);
+  async #processRun(candidates: readonly ProcRecord[], now: number, signal: AbortSignal | undefined, speculation: Speculation | null): Promise<PumpStep> {
+    const ready = takeReady(candidates, now, this.#deps.horizon());
+    const reused = speculation === null ? undefined : await this.#reuse(speculation, ready, now);
+    const run = reused?.run ?? ready;
+    const prepared = reused?.prepared ?? (await this.#prepare(run, signal));
     const spans = this.#startSpans(run);
     try {
-      const step = await this.#commitRun(prepared, spans, now);
+      const step = await this.#commitRun(prepared, spans, now, signal, reused?.premade);
       const ended = new Map(step.did === "processed" ? step.records.map((r) => [r.msgId, r.status] as const) : []);
       for (const [msgId, span] of spans) span.end({ "msgx.status": ended.get(msgId) ?? "not-committed" });
       return step;
@@ -260,25 +304,90 @@ export class Pump {
     }
   }
 
+  /** Reads and decodes a run's messages and lists the state they need. */
+  async #prepare(run: readonly ProcRecord[], signal?: AbortSignal): Promise<PreparedRun> {
+    const { mailbox, decode, processors } = this.#deps;
+    const raws = await mailbox.readRaw(run.map((r) => r.msgId), signal);
+    const { decoded, hashes } = await decodeRaws(run, raws, decode, this.#deps.contentHash ?? sha256Hex);
+    return prepareDecodedRun(run, decoded, processors, this.#options.identity, hashes);
+  }
+
+  /**
+   * What the step takes of the speculation made behind the last run: its records and read, and
+   * its decision too when {@link speculationVerdict} allows; undefined when nothing.
+   */
+  async #reuse(spec: Speculation, ready: readonly ProcRecord[], now: number): Promise<{ run: readonly ProcRecord[]; prepared: PreparedRun; premade?: Premade } | undefined> {
+    const settled = await spec.result;
+    const check = { run: ready, lastCommitted: this.#lastCommitted, generation: this.memory.generation, now, maxAgeMs: this.#options.speculationMaxAgeMs };
+    const verdict = speculationVerdict(spec, settled, check, this.#options.removedGuard);
+    if (verdict === "discard" || settled === undefined) return undefined;
+    this.#counts[verdict === "decision" ? "decided" : "read"] += 1;
+    const used = { run: spec.run, prepared: settled.prepared };
+    return verdict === "decision" && settled.decision !== undefined ? { ...used, premade: { decision: settled.decision, now: spec.now } } : used;
+  }
+
+  /**
+   * Starts the speculation on the run behind `base` (`Speculation`), as `base`'s commit leaves:
+   * only the first commit a step sends starts one, and only while the pump's list of unfinished
+   * records is known (`runBehind` says which run).
+   */
+  #speculate(base: RunDecision, baseNow: number, generation: number, signal?: AbortSignal): void {
+    const known = this.#known;
+    if (!this.#options.pipelined || known === undefined || this.#speculation !== null) return;
+    const now = this.#deps.clock.now();
+    const candidates = known.candidates(this.#options.maxRun + base.records.length, now);
+    const run = candidates === undefined ? undefined : runBehind(candidates, base, now, this.#deps.horizon());
+    if (run === undefined) return;
+    const result = this.#speculated(run, base, baseNow, generation, now, signal);
+    this.#speculation = new Speculation(base, generation, run, now, result);
+    this.#speculating = result;
+    this.#counts.started += 1;
+  }
+
+  /**
+   * Reads, decodes and, from the memory with `base` laid over it (nothing of the memory changes),
+   * decides `run` at `now`. Any failure gives undefined: the step that would use it meets the
+   * failure itself.
+   */
+  async #speculated(run: readonly ProcRecord[], base: RunDecision, baseNow: number, generation: number, now: number, signal?: AbortSignal): Promise<SpeculatedRun | undefined> {
+    try {
+      const prepared = await this.#prepare(run, signal);
+      // The memory is read only now, after the read: it must still be the one N was decided from (or N's own result).
+      if (!this.#fastPath(prepared) || this.memory.generation !== generation) return { prepared };
+      const state = stateAfter(this.memory.peek(prepared.flightIds, prepared.identityKeys, now), base, baseNow, prepared);
+      return state === undefined ? { prepared } : { prepared, decision: decideRun(prepared, state, this.#context(now)) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A run that reads open requests or reference rows decides in a transaction: the leader holds neither. */
+  #fastPath(run: PreparedRun): boolean {
+    return this.#options.decideFromMemory && run.needsRequests !== true && run.referenceTypes === undefined;
+  }
+
+  #context(now: number): RunContext {
+    const { policy, identity, unsupported, maxRecordBytes } = this.#options;
+    return { now, policy, identity, processors: this.#deps.processors, unsupported, maxRecordBytes };
+  }
+
   /** One process span per message of the run, continuing the trace stored with its record. */
   #startSpans(run: readonly ProcRecord[]): Map<number, TraceSpan> {
     const tracer = this.#deps.tracer ?? noopTracer;
     return new Map(run.map((r) => [r.msgId, tracer.startSpan(SpanName.PROCESS, { parent: r.traceparent ?? null, attributes: { "msgx.msg_id": r.msgId } })]));
   }
 
-  async #commitRun(prepared: PreparedRun, spans: ReadonlyMap<number, TraceSpan>, now: number): Promise<PumpStep> {
-    const { processors } = this.#deps;
-    const { policy, identity, unsupported, maxRecordBytes } = this.#options;
-    const ctx = { now, policy, identity, processors, unsupported, maxRecordBytes };
+  async #commitRun(prepared: PreparedRun, spans: ReadonlyMap<number, TraceSpan>, now: number, signal?: AbortSignal, premade?: Premade): Promise<PumpStep> {
+    const ctx = this.#context(now);
 
     // Group commit: try the whole run; a database fault that is not an outage is pinned to its
     // message by retrying ever smaller prefixes, down to one message, which then records FAILED.
     for (let size = prepared.messages.length; size >= 1; size = Math.floor(size / 2)) {
       const part = { ...prepared, messages: prepared.messages.slice(0, size) };
+      // A speculated decision is the whole run's.
+      const made = size === prepared.messages.length ? premade : undefined;
       try {
-        // A run that reads open requests or reference rows decides in a transaction: the leader holds neither.
-        const fast = this.#options.decideFromMemory && part.needsRequests !== true && part.referenceTypes === undefined;
-        const decision = (fast ? await this.#commitFromMemory(part, spans, ctx) : undefined) ?? (await this.#commitInTransaction(part, spans, ctx));
+        const decision = (this.#fastPath(part) ? await this.#commitFromMemory(part, spans, ctx, signal, made) : undefined) ?? (await this.#commitInTransaction(part, spans, ctx));
         this.#deps.failpoint?.("pump.after-commit");
         for (const w of decision.warnings ?? []) this.#deps.logger.warn("message warning", { msgId: w.msgId, code: w.code, detail: w.detail });
         await this.#backfillBehind(decision);
@@ -328,9 +437,10 @@ export class Pump {
    * when it finds none (`identityVerdict`, `decideOne`), and `commitRun` checks each new binding
    * in the store. A stale answer loads what it names (bound keys) or everything again (the generation moved on) and decides
    * again; after {@link MAX_STALE_ANSWERS} of them, or {@link MAX_LOADS} loads, the run takes the
-   * slow path (undefined).
+   * slow path (undefined). A `premade` decision (a speculation's, at the memory's generation) is
+   * sent first as it is. While the first commit is on its way, the run behind it is speculated on.
    */
-  async #commitFromMemory(part: PreparedRun, spans: ReadonlyMap<number, TraceSpan>, ctx: RunContext): Promise<RunDecision | undefined> {
+  async #commitFromMemory(part: PreparedRun, spans: ReadonlyMap<number, TraceSpan>, ctx: RunContext, signal?: AbortSignal, premade?: Premade): Promise<RunDecision | undefined> {
     const { store } = this.#deps;
     const memory = this.memory;
     // What this run loaded itself, at the memory's generation: used even where the memory's
@@ -340,9 +450,12 @@ export class Pump {
     let keys: readonly string[] = [];
     let loads = 0;
     let stale = 0;
+    let made = premade;
     for (;;) {
-      const missing = memory.missingFlights(part.flightIds).filter((f) => !flights.has(f));
-      if (memory.generation === undefined || missing.length > 0 || keys.length > 0) {
+      const generation = memory.generation;
+      const missing = made === undefined ? memory.missingFlights(part.flightIds).filter((f) => !flights.has(f)) : [];
+      if (generation === undefined || missing.length > 0 || keys.length > 0) {
+        made = undefined;
         if (++loads > MAX_LOADS) return undefined;
         const loaded = await store.loadRunState(keys, missing);
         if (loaded.generation !== memory.generation) {
@@ -355,14 +468,15 @@ export class Pump {
         keys = [];
         continue;
       }
-      const generation = memory.generation;
-      const held = memory.flights(part.flightIds);
-      for (const [f, flight] of flights) if (flight !== null) held.set(f, flight);
-      const identityOwners = new Map([...memory.owners(part.identityKeys, ctx.now), ...owners]);
-      const decision = withTraces(decideRun(part, { identityOwners, flights: held }, ctx), spans);
+      const decidedAt = made?.now ?? ctx.now;
+      const decision = withTraces(made?.decision ?? this.#decideFromMemory(part, owners, flights, ctx), spans);
+      made = undefined;
       this.#deps.failpoint?.("pump.before-commit");
+      // Sent before the speculation starts, and a throw of the store's becomes the rejection caught below.
+      const committing = (async () => store.commitRun(decision, { generation, ...this.#fenceOption() }))();
+      this.#speculate(decision, decidedAt, generation, signal);
       try {
-        await store.commitRun(decision, { generation, ...this.#fenceOption() });
+        await committing;
       } catch (e) {
         // The run itself came from a wrong guess (`KnownUnfinished`): the step takes it again from the store.
         if (e instanceof StaleRunError && e.notAtHead) throw e;
@@ -375,10 +489,19 @@ export class Pump {
         if (e instanceof StaleRunError) return undefined;
         throw e;
       }
-      memory.committed(decision, ctx.now);
+      memory.committed(decision, decidedAt);
       this.#known?.committed(decision.records);
+      this.#lastCommitted = decision;
       return decision;
     }
+  }
+
+  /** Decides a run from the memory and what the run loaded itself (`owners`, `flights`: used even where the memory would not keep them). */
+  #decideFromMemory(part: PreparedRun, owners: ReadonlyMap<string, IdentityOwner>, flights: ReadonlyMap<string, FlightState | null>, ctx: RunContext): RunDecision {
+    const held = this.memory.flights(part.flightIds);
+    for (const [f, flight] of flights) if (flight !== null) held.set(f, flight);
+    const identityOwners = new Map([...this.memory.owners(part.identityKeys, ctx.now), ...owners]);
+    return decideRun(part, { identityOwners, flights: held }, ctx);
   }
 
   async #commit(decision: RunDecision): Promise<void> {
@@ -396,13 +519,21 @@ export class Pump {
   #forgetAll(): void {
     this.memory.drop();
     this.#known?.forget();
+    this.#lastCommitted = null;
   }
 
   /**
-   * Waits for the write-back of the last committed run, if it is still running. A stopping runner
-   * calls it so the write-back is not cut off (were it cut off, the sweep would redo it).
+   * Waits for the write-back of the last committed run, if it is still running, and for the read
+   * of the last speculation. A stopping runner calls it so the write-back is not cut off (were it
+   * cut off, the sweep would redo it) and no read outlives the stop.
    */
   async settle(): Promise<void> {
+    // A speculation never fails (see `#speculated`).
+    await this.#speculating;
+    await this.#settleBackfill();
+  }
+
+  async #settleBackfill(): Promise<void> {
     const backfilling = this.#backfilling;
     this.#backfilling = null;
     if (backfilling !== null) await backfilling;
@@ -416,7 +547,7 @@ export class Pump {
    * lost in a crash is redone by the sweep, and mailbox rows are written in any order anyway.
    */
   async #backfillBehind(decision: RunDecision): Promise<void> {
-    await this.settle();
+    await this.#settleBackfill();
     const backfilling = this.#backfill(decision);
     // Observed here so a failure is never unhandled; it is rethrown by the next settle.
     backfilling.catch(() => undefined);
@@ -466,14 +597,4 @@ const MAX_LOADS = 4;
 async function applyDecision(tx: PipelineTx, decision: RunDecision): Promise<void> {
   await tx.applyRun(decision);
   for (const audit of decision.audits ?? []) await tx.appendAudit(audit);
-}
-
-/**
- * The ready prefix of the unfinished records from the head: stops at the horizon and at a FAILED
- * record that is not due (after a replay a FAILED message can sit behind new PENDING ones).
- */
-function takeReady(records: readonly ProcRecord[], now: number, horizon: number): ProcRecord[] {
-  const visible = records.filter((r) => r.msgId <= horizon);
-  // The head itself was judged by decideTick; only the messages behind it must be due.
-  return visible.length === 0 ? [] : [visible[0]!, ...duePrefix(visible.slice(1), now)];
 }

@@ -11,8 +11,9 @@ import {
   type FlightState,
   type IdentityOwner,
   type PipelineStore,
+  type PumpSpeculations,
 } from "@msgx/core";
-import { InMemoryMailbox, InMemoryMaintenanceStore, InMemoryPipelineStore, ManualClock, type PumpFailpoint } from "@msgx/core/testing";
+import { InMemoryMailbox, InMemoryMaintenanceStore, InMemoryPipelineStore, ManualClock, type PumpFailpoint, type SpeculationGuard } from "@msgx/core/testing";
 
 const HOUR = 3_600_000;
 export const START = Date.UTC(2026, 2, 5, 2, 0);
@@ -21,6 +22,23 @@ export const WINDOW_MS = 10 * HOUR;
 
 /** How a world is broken for the guard-removal checks (none: the real guards). */
 export type Broken = "none" | "outside-writer-keeps-generation" | "commit-run-skips-generation";
+
+/** The identity options of every world's pump (and of any test that decides as it does). */
+export const IDENTITY = { includeDayBoundary: false, window: WINDOW_MS } as const;
+
+/** How the world's pump runs, over the leader-memory property's defaults. */
+export interface LeaderWorldOptions {
+  /** The intake's enqueues go through the pump, as in `PipelineRouter` (`PumpOptions.intakeInProcess`). Default false. */
+  readonly inProcess?: boolean;
+  /** `PumpOptions.pipelined` (default true; it takes effect only `inProcess`). */
+  readonly pipelined?: boolean;
+  /** `PumpOptions.removedGuard`: a speculation check left out. */
+  readonly removedGuard?: SpeculationGuard;
+  /** Default 5. */
+  readonly maxRun?: number;
+  /** The pump's breaker probes again at once: an outage costs no time, so both worlds' clocks stay together. */
+  readonly instantBreaker?: boolean;
+}
 
 /**
  * The pipeline over the fakes as the leader runs it: poller, pump (real flight processors) and the
@@ -39,9 +57,15 @@ export class LeaderWorld {
   armed: PumpFailpoint | undefined;
   /** What `commitRun` answered, over the world's life: the property must reach each case. */
   readonly answers = { committed: 0, staleGeneration: 0, boundKeys: 0 };
+  /** The speculations of every pump the world has had (crashes and takeovers replace the pump). */
+  readonly #speculations = { started: 0, decided: 0, read: 0, discarded: 0 };
   readonly #fromMemory: boolean;
 
-  constructor(fromMemory: boolean, readonly broken: Broken = "none") {
+  constructor(
+    fromMemory: boolean,
+    readonly broken: Broken = "none",
+    readonly options: LeaderWorldOptions = {},
+  ) {
     this.#fromMemory = fromMemory;
     const commitRun = this.pipeline.commitRun.bind(this.pipeline);
     this.pipeline.commitRun = async (decision, options) => {
@@ -59,20 +83,49 @@ export class LeaderWorld {
 
   /** A new pump and intake over the same stores, fenced with the current epoch: what a crash or a new leader leaves. */
   restart(): void {
+    if (this.pump !== undefined) for (const [k, v] of Object.entries(this.pump.speculations)) this.#speculations[k as keyof PumpSpeculations] += v;
     const failpoint = (name: PumpFailpoint) => {
       if (this.armed !== name) return;
       this.armed = undefined;
       throw new SimulatedCrashMarker(name);
     };
+    const o = this.options;
     const composed = createPump(
-      { store: this.store, mailbox: this.mailbox, clock: this.clock, failpoint },
+      { store: o.inProcess ? this.#enqueuingThroughPump(this.store) : this.store, mailbox: this.mailbox, clock: this.clock, failpoint },
       {
         intake: { batchSize: 50, gapGraceMs: 1_000 },
-        pump: { maxRun: 5, fence: this.pipeline.tables.epoch, decideFromMemory: this.#fromMemory, identity: { includeDayBoundary: false, window: WINDOW_MS } },
+        pump: {
+          maxRun: o.maxRun ?? 5,
+          fence: this.pipeline.tables.epoch,
+          decideFromMemory: this.#fromMemory,
+          identity: IDENTITY,
+          intakeInProcess: o.inProcess ?? false,
+          pipelined: o.pipelined ?? true,
+          ...(o.removedGuard ? { removedGuard: o.removedGuard } : {}),
+          ...(o.instantBreaker ? { breaker: { initialMs: 0, maxMs: 0 } } : {}),
+        },
       },
     );
     this.poller = composed.intake;
     this.pump = composed.pump;
+  }
+
+  /** The speculations of every pump so far, the current one's included. */
+  get speculations(): PumpSpeculations {
+    const now = this.pump.speculations;
+    const s = this.#speculations;
+    return { started: s.started + now.started, decided: s.decided + now.decided, read: s.read + now.read, discarded: s.discarded + now.discarded };
+  }
+
+  /** The store the intake sees when it runs beside the pump: its enqueues go through the pump (`Pump.enqueue`), as in `PipelineRouter`. */
+  #enqueuingThroughPump(store: PipelineStore): PipelineStore {
+    return new Proxy(store, {
+      get: (t, key) => {
+        if (key === "enqueue") return (...a: Parameters<PipelineStore["enqueue"]>) => this.pump.enqueue(a[0], () => t.enqueue(...a));
+        const v: unknown = Reflect.get(t, key);
+        return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+      },
+    });
   }
 
   /** Polls, then steps the pump up to `n` times; a simulated crash rebuilds the pump. */
@@ -138,6 +191,8 @@ export class LeaderWorld {
       while ((await this.poller.step()).full);
       const step = await this.pump.step();
       if (step.did === "processed") continue;
+      // Only with an instant breaker: the probe is due at once.
+      if (step.did === "outage" && this.options.instantBreaker) continue;
       if (step.did === "wait") {
         this.clock.set(Math.max(this.clock.now(), step.until));
         continue;
