@@ -95,7 +95,7 @@ export function checkMemory(w: LeaderWorld): void {
 }
 
 /** The state both pumps must leave: records, flights (live and retired), bindings, events, audits. */
-export function endState(w: LeaderWorld) {
+function endState(w: LeaderWorld) {
   const t = w.pipeline.tables;
   const sorted = <V>(m: ReadonlyMap<string | number, V>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return {
@@ -109,4 +109,12 @@ export function endState(w: LeaderWorld) {
     audits: t.audits,
     terminalLog: t.terminalLog,
   };
+}
+
+/** Both worlds run out of work; the leader's memory still equals the store, and both ended alike. */
+export async function expectEndsAlike(fast: LeaderWorld, slow: LeaderWorld): Promise<void> {
+  await fast.drain();
+  await slow.drain();
+  checkMemory(fast);
+  expect(endState(fast)).toEqual(endState(slow));
 }

@@ -1,19 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { emptyRunDecision, type FlightState } from "@msgx/core";
+import { emptyRunDecision } from "@msgx/core";
 import { LeaderMemory } from "@msgx/core/testing";
+import { flight } from "./flight-fixture.js";
 
 const HOUR = 3_600_000;
-const flight = (flid: string, stateVersion = 1): FlightState => ({
-  flid,
-  ffid: null,
-  operationDay: "20260305",
-  stateVersion,
-  lastMsgId: 1,
-  lastSrcDttm: "20260305020000",
-  deleted: false,
-  scalars: {},
-  collections: {},
-});
 const loaded = (generation: number, flights: FlightState[] = [], owners: [string, { msgId: number; contentHash: string | null; boundAt?: number }][] = []) => ({
   generation,
   flights: new Map(flights.map((f) => [f.flid, f])),

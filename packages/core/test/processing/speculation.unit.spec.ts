@@ -1,19 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { emptyRunDecision, type FlightState, type ProcRecord, type RunDecision } from "@msgx/core";
+import { emptyRunDecision, type ProcRecord, type RunDecision } from "@msgx/core";
 import { LeaderMemory, newProcRecord, runBehind, Speculation, speculationVerdict, stateAfter, type SpeculationCheck, type SpeculationGuard } from "@msgx/core/testing";
+import { flight } from "./flight-fixture.js";
 
 const HOUR = 3_600_000;
-const flight = (flid: string, stateVersion = 1): FlightState => ({
-  flid,
-  ffid: null,
-  operationDay: "20260305",
-  stateVersion,
-  lastMsgId: 1,
-  lastSrcDttm: "20260305020000",
-  deleted: false,
-  scalars: {},
-  collections: {},
-});
 const pending = (msgId: number): ProcRecord => newProcRecord(msgId, 0, 0, null);
 const done = (msgId: number): ProcRecord => ({ ...pending(msgId), status: "SUCCEEDED" });
 const failed = (msgId: number, nextAttemptAt: number | null): ProcRecord => ({ ...pending(msgId), status: "FAILED", attempts: 1, nextAttemptAt });
