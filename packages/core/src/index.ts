@@ -172,7 +172,8 @@ export {
 export type { SnapshotLogEntry } from "./processing/snapshot-log-entry.js";
 export { prepareRun } from "./processing/prepare-run.js";
 export { decideRun } from "./processing/decide-run.js";
-export { Pump, DEFAULT_PUMP_OPTIONS, type PumpDeps, type PumpOptions, type PumpSpeculations } from "./processing/pump.js";
+export { Pump, DEFAULT_PUMP_OPTIONS, type PumpDeps, type PumpOptions } from "./processing/pump.js";
+export type { PumpSpeculations } from "./processing/speculation-slot.js";
 export { DEFAULT_LEADER_MEMORY_OPTIONS, type LeaderMemoryOptions, type LeaderMemorySizes } from "./processing/leader-memory.js";
 export { SimulatedCrashMarker } from "./runtime/simulated-crash.js";
 export { BackfillSweeper, DEFAULT_BACKFILL_SWEEP_OPTIONS, type BackfillSweepOptions } from "./processing/backfill-sweeper.js";

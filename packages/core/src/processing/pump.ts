@@ -24,7 +24,8 @@ import { DEFAULT_LEADER_MEMORY_OPTIONS, LeaderMemory, type LeaderMemoryOptions }
 import { StaleRunError } from "./stale-run-error.js";
 import { DEFAULT_MAX_RECORD_BYTES } from "../outbox/record-size.js";
 import { takeReady } from "./take-ready.js";
-import { runBehind, Speculation, speculationVerdict, stateAfter, type SpeculatedRun, type SpeculationGuard } from "./speculation.js";
+import type { Speculation, SpeculationGuard } from "./speculation.js";
+import { SpeculationSlot, type PumpSpeculations, type ReusedSpeculation } from "./speculation-slot.js";
 
 export interface PumpOptions {
   readonly policy: RetryPolicy;
@@ -112,23 +113,8 @@ export interface PumpDeps {
   readonly tracer?: Tracer;
 }
 
-/**
- * What became of the pump's speculations (`PumpOptions.pipelined`): the decision committed as made,
- * only the read used (the decision made again), or nothing used. One started last may still wait
- * for the next step, counted in none of them.
- */
-export interface PumpSpeculations {
-  readonly started: number;
-  readonly decided: number;
-  readonly read: number;
-  readonly discarded: number;
-}
-
 /** A decision the step did not make itself, and the time it was made at (`RunContext.now`). */
-interface Premade {
-  readonly decision: RunDecision;
-  readonly now: number;
-}
+type Premade = NonNullable<ReusedSpeculation["premade"]>;
 
 /** Where a failpoint can fire: before a run's transaction commits, and after it, before backfill. */
 export type PumpFailpoint = "pump.before-commit" | "pump.after-commit";
@@ -158,20 +144,18 @@ export class Pump {
   readonly memory: LeaderMemory;
   /** The unfinished records known from memory; absent when the intake runs elsewhere. */
   readonly #known: KnownUnfinished | undefined;
-  /** The speculation on the run behind the last one committed, for the next step (`PumpOptions.pipelined`). */
-  #speculation: Speculation | null = null;
-  /** The read of the last speculation started, still on its way perhaps (`settle` waits for it). */
-  #speculating: Promise<unknown> = Promise.resolve();
+  /** Pipelined steps: the speculation on the run behind the one committing (only with the intake in process). */
+  readonly #slot: SpeculationSlot | undefined;
   /** The last run `commitRun` committed; null once anything dropped the memory. */
   #lastCommitted: RunDecision | null = null;
-  readonly #counts = { started: 0, decided: 0, read: 0 };
 
   constructor(deps: PumpDeps, options: Partial<PumpOptions> = {}) {
     this.#deps = deps;
     this.#options = { ...DEFAULT_PUMP_OPTIONS, ...options };
     this.#healthySince = deps.clock.now();
     this.memory = new LeaderMemory(this.#options.memory, this.#options.identity.window);
-    this.#known = this.#options.intakeInProcess ? new KnownUnfinished(this.#options.resyncMs) : undefined;
+    const known = (this.#known = this.#options.intakeInProcess ? new KnownUnfinished(this.#options.resyncMs) : undefined);
+    this.#slot = this.#options.pipelined && known !== undefined ? this.#speculationSlot(known) : undefined;
     this.#steps = new GuardedSteps<PumpStep>({
       clock: deps.clock,
       logger: deps.logger,
@@ -191,8 +175,23 @@ export class Pump {
 
   /** How the speculations of pipelined steps ended so far. */
   get speculations(): PumpSpeculations {
-    const { started, decided, read } = this.#counts;
-    return { started, decided, read, discarded: started - decided - read - (this.#speculation === null ? 0 : 1) };
+    return this.#slot?.counts ?? { started: 0, decided: 0, read: 0, discarded: 0 };
+  }
+
+  #speculationSlot(known: KnownUnfinished): SpeculationSlot {
+    const { maxRun, speculationMaxAgeMs: maxAgeMs, removedGuard } = this.#options;
+    return new SpeculationSlot({
+      clock: this.#deps.clock,
+      horizon: () => this.#deps.horizon(),
+      memory: this.memory,
+      known,
+      maxRun,
+      maxAgeMs,
+      ...(removedGuard ? { removedGuard } : {}),
+      prepare: (run, signal) => this.#prepare(run, signal),
+      fastPath: (run) => this.#fastPath(run),
+      decide: (run, state, now) => decideRun(run, state, this.#context(now)),
+    });
   }
 
   /**
@@ -250,8 +249,7 @@ export class Pump {
   async #work(now: number, healthySince: number, signal?: AbortSignal): Promise<PumpStep> {
     const { policy, unsupported } = this.#options;
     // Only the step right after the run it was made behind may use a speculation.
-    const speculation = this.#speculation;
-    this.#speculation = null;
+    const speculation = this.#slot?.take() ?? null;
     const candidates = await this.#candidates(now);
     const head = candidates[0];
     const tick = decideTick({ head, now, horizon: this.#deps.horizon(), policy, unsupported, healthySince });
@@ -289,7 +287,7 @@ export class Pump {
 
   async #processRun(candidates: readonly ProcRecord[], now: number, signal: AbortSignal | undefined, speculation: Speculation | null): Promise<PumpStep> {
     const ready = takeReady(candidates, now, this.#deps.horizon());
-    const reused = speculation === null ? undefined : await this.#reuse(speculation, ready, now);
+    const reused = speculation === null ? undefined : await this.#slot?.reuse(speculation, ready, now, this.#lastCommitted);
     const run = reused?.run ?? ready;
     const prepared = reused?.prepared ?? (await this.#prepare(run, signal));
     const spans = this.#startSpans(run);
@@ -310,55 +308,6 @@ export class Pump {
     const raws = await mailbox.readRaw(run.map((r) => r.msgId), signal);
     const { decoded, hashes } = await decodeRaws(run, raws, decode, this.#deps.contentHash ?? sha256Hex);
     return prepareDecodedRun(run, decoded, processors, this.#options.identity, hashes);
-  }
-
-  /**
-   * What the step takes of the speculation made behind the last run: its records and read, and
-   * its decision too when {@link speculationVerdict} allows; undefined when nothing.
-   */
-  async #reuse(spec: Speculation, ready: readonly ProcRecord[], now: number): Promise<{ run: readonly ProcRecord[]; prepared: PreparedRun; premade?: Premade } | undefined> {
-    const settled = await spec.result;
-    const check = { run: ready, lastCommitted: this.#lastCommitted, generation: this.memory.generation, now, maxAgeMs: this.#options.speculationMaxAgeMs };
-    const verdict = speculationVerdict(spec, settled, check, this.#options.removedGuard);
-    if (verdict === "discard" || settled === undefined) return undefined;
-    this.#counts[verdict === "decision" ? "decided" : "read"] += 1;
-    const used = { run: spec.run, prepared: settled.prepared };
-    return verdict === "decision" && settled.decision !== undefined ? { ...used, premade: { decision: settled.decision, now: spec.now } } : used;
-  }
-
-  /**
-   * Starts the speculation on the run behind `base` (`Speculation`), as `base`'s commit leaves:
-   * only the first commit a step sends starts one, and only while the pump's list of unfinished
-   * records is known (`runBehind` says which run).
-   */
-  #speculate(base: RunDecision, baseNow: number, generation: number, signal?: AbortSignal): void {
-    const known = this.#known;
-    if (!this.#options.pipelined || known === undefined || this.#speculation !== null) return;
-    const now = this.#deps.clock.now();
-    const candidates = known.candidates(this.#options.maxRun + base.records.length, now);
-    const run = candidates === undefined ? undefined : runBehind(candidates, base, now, this.#deps.horizon());
-    if (run === undefined) return;
-    const result = this.#speculated(run, base, baseNow, generation, now, signal);
-    this.#speculation = new Speculation(base, generation, run, now, result);
-    this.#speculating = result;
-    this.#counts.started += 1;
-  }
-
-  /**
-   * Reads, decodes and, from the memory with `base` laid over it (nothing of the memory changes),
-   * decides `run` at `now`. Any failure gives undefined: the step that would use it meets the
-   * failure itself.
-   */
-  async #speculated(run: readonly ProcRecord[], base: RunDecision, baseNow: number, generation: number, now: number, signal?: AbortSignal): Promise<SpeculatedRun | undefined> {
-    try {
-      const prepared = await this.#prepare(run, signal);
-      // The memory is read only now, after the read: it must still be the one N was decided from (or N's own result).
-      if (!this.#fastPath(prepared) || this.memory.generation !== generation) return { prepared };
-      const state = stateAfter(this.memory.peek(prepared.flightIds, prepared.identityKeys, now), base, baseNow, prepared);
-      return state === undefined ? { prepared } : { prepared, decision: decideRun(prepared, state, this.#context(now)) };
-    } catch {
-      return undefined;
-    }
   }
 
   /** A run that reads open requests or reference rows decides in a transaction: the leader holds neither. */
@@ -474,7 +423,7 @@ export class Pump {
       this.#deps.failpoint?.("pump.before-commit");
       // Sent before the speculation starts, and a throw of the store's becomes the rejection caught below.
       const committing = (async () => store.commitRun(decision, { generation, ...this.#fenceOption() }))();
-      this.#speculate(decision, decidedAt, generation, signal);
+      this.#slot?.start(decision, decidedAt, generation, signal);
       try {
         await committing;
       } catch (e) {
@@ -528,8 +477,7 @@ export class Pump {
    * cut off, the sweep would redo it) and no read outlives the stop.
    */
   async settle(): Promise<void> {
-    // A speculation never fails (see `#speculated`).
-    await this.#speculating;
+    await this.#slot?.settled();
     await this.#settleBackfill();
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emptyRunDecision } from "@msgx/core";
+import { emptyRunDecision, type FlightState } from "@msgx/core";
 import { LeaderMemory } from "@msgx/core/testing";
 import { flight } from "./flight-fixture.js";
 
