@@ -21,7 +21,6 @@ import type { Logger } from "../runtime/logger.js";
 import { normalTraceparent } from "../runtime/traceparent.js";
 import { noopTracer, SpanName, type Tracer } from "../runtime/tracer.js";
 import { after, PipelineStep, WAKE_EDGES, type RouterStep, type StepOutcome, type WakeSource } from "./wake-edges.js";
-import { WrittenTargets } from "./written-targets.js";
 
 /** The target each dispatcher the pump wakes delivers. */
 const DISPATCHER_TARGET: Readonly<Record<(typeof WAKE_EDGES.pump)[number], Target>> = {
@@ -103,7 +102,6 @@ export class PipelineRouter {
   #halted = false;
   readonly #tracer: Tracer;
   readonly #ingressTraces = new IngressTraces();
-  readonly #written = new WrittenTargets();
   readonly #steps = new Map<string, (signal: AbortSignal) => Promise<StepOutcome>>();
   #stop!: (why: string) => void;
   /** Resolves with the reason once this runner must stop: `fenced`, or `leadership lost: <why>`. */
@@ -135,7 +133,7 @@ export class PipelineRouter {
     const pumpDeps: PumpDeps = {
       ...base,
       decode: deps.decode,
-      processors: this.#written.watch(deps.processors),
+      processors: deps.processors,
       ...(deps.contentHash ? { contentHash: deps.contentHash } : {}),
       horizon: () => this.#poller.horizon,
       ...(failpoint ? { failpoint } : {}),
@@ -267,7 +265,7 @@ export class PipelineRouter {
     switch (step.did) {
       case "processed": {
         this.#deps.onProcessed?.(step);
-        const written = this.#written.take();
+        const written = new Set(step.targets);
         return { after: 0, wake: WAKE_EDGES.pump.filter((name) => written.has(DISPATCHER_TARGET[name])) };
       }
       case "fenced":

@@ -23,6 +23,7 @@ import type { FlightState } from "../model/flight-state.js";
 import { DEFAULT_LEADER_MEMORY_OPTIONS, LeaderMemory, type LeaderMemoryOptions } from "./leader-memory.js";
 import { StaleRunError } from "./stale-run-error.js";
 import { DEFAULT_MAX_RECORD_BYTES } from "../outbox/record-size.js";
+import type { Target } from "../outbox/outbox-event.js";
 import { takeReady } from "./take-ready.js";
 import type { Speculation, SpeculationGuard } from "./speculation.js";
 import { SpeculationSlot, type PumpSpeculations, type ReusedSpeculation } from "./speculation-slot.js";
@@ -126,7 +127,16 @@ export type PumpStep =
   | { readonly did: "wait"; readonly until: number }
   | { readonly did: "outage"; readonly until: number; readonly error: string }
   | { readonly did: "fenced"; readonly error: string }
-  | { readonly did: "processed"; readonly records: readonly ProcRecord[]; readonly warnings?: readonly RunWarning[] };
+  | {
+      readonly did: "processed";
+      readonly records: readonly ProcRecord[];
+      /**
+       * The delivery targets the committed run gave events to: the router wakes their dispatchers.
+       * Read from the committed decision, not from processor calls, which a speculation makes too.
+       */
+      readonly targets: readonly Target[];
+      readonly warnings?: readonly RunWarning[];
+    };
 
 /**
  * The message pump (seed 000 §3.2–3.3): one head at a time, in mailbox id order. `step` does at
@@ -264,7 +274,7 @@ export class Pump {
         const decision = decideExhaust(head as ProcRecord, tick.reason, { now, policy });
         await this.#commit(decision);
         await this.#backfillBehind(decision);
-        return { did: "processed", records: decision.records };
+        return processedStep(decision);
       }
       case "process":
         return this.#processRun(candidates, now, signal, speculation);
@@ -340,9 +350,7 @@ export class Pump {
         this.#deps.failpoint?.("pump.after-commit");
         for (const w of decision.warnings ?? []) this.#deps.logger.warn("message warning", { msgId: w.msgId, code: w.code, detail: w.detail });
         await this.#backfillBehind(decision);
-        return decision.warnings === undefined
-          ? { did: "processed", records: decision.records }
-          : { did: "processed", records: decision.records, warnings: decision.warnings };
+        return processedStep(decision);
       } catch (e) {
         if (isOutage(e) || !isMsgxError(e) || e.kind === "FENCED" || (e instanceof StaleRunError && e.notAtHead)) throw e;
         this.#deps.logger.warn("run commit failed; retrying smaller", { size, error: errorMessage(e) });
@@ -350,7 +358,7 @@ export class Pump {
           const decision = decideFailure(part.messages[0]!.record, `commit failed: ${errorMessage(e)}`, ctx);
           await this.#commit(decision);
           await this.#backfillBehind(decision);
-          return { did: "processed", records: decision.records };
+          return processedStep(decision);
         }
       }
     }
@@ -534,6 +542,12 @@ function withTraces(decision: RunDecision, spans: ReadonlyMap<number, TraceSpan>
     return traceparent === null || e.traceparent ? e : { ...e, traceparent };
   });
   return { ...decision, events };
+}
+
+/** What a step that committed `decision` answers. */
+function processedStep(decision: RunDecision): PumpStep {
+  const targets = [...new Set(decision.events.map((e) => e.target))];
+  return { did: "processed", records: decision.records, targets, ...(decision.warnings === undefined ? {} : { warnings: decision.warnings }) };
 }
 
 /** Stale answers of `commitRun` a run takes before it commits through a transaction instead. */
