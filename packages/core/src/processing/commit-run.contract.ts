@@ -85,26 +85,38 @@ export function describeCommitRunCases(harness: () => { readonly store: Pipeline
     expect((await store().loadRunState([], ["900201"])).flights.get("900201")).toEqual(next);
   });
 
-  it("transaction moves the state generation on; enqueue and commitRun do not", async () => {
+  it("a transaction that writes a run moves the state generation on; enqueue, commitRun and a transaction that only reads or appends audits do not", async () => {
     const g0 = await generation();
-    await enqueue([1]);
+    await enqueue([1, 2]);
     expect(await generation()).toBe(g0);
     await store().commitRun(await decisionFor([1]), { generation: g0 });
     expect(await generation()).toBe(g0);
-    await store().transaction(async () => undefined);
+    await store().transaction(async (tx) => {
+      await tx.identityOwners(["K1"]);
+      await tx.loadFlights(["900201"]);
+      await tx.appendAudit({ at: T0, operator: "ops", action: "replay", msgIds: [1], detail: "" });
+    });
+    expect(await generation()).toBe(g0);
+    await store().transaction((tx) => tx.applyRun({ ...emptyRunDecision, flights: [flight("900201", 2, "A2")] }));
     const g1 = await generation();
     expect(g1).toBeGreaterThan(g0);
-    await store().transaction(async (tx) => tx.appendAudit({ at: T0, operator: "ops", action: "replay", msgIds: [1], detail: "" }));
+    // Decided before the transaction: a one-connection store (PGlite) serves nothing else while it is open.
+    const second = { ...emptyRunDecision, records: [succeeded((await store().get(2))!)] };
+    await store().transaction((tx) => tx.applyRun(second));
+    expect(await generation()).toBeGreaterThan(g1);
+    // A transaction that wrote a run and then failed moves nothing.
     const g2 = await generation();
-    expect(g2).toBeGreaterThan(g1);
-    await store().transaction((tx) => tx.applyRun({ ...emptyRunDecision, flights: [flight("900201", 1, "A1")] }));
-    expect(await generation()).toBeGreaterThan(g2);
+    await expect(store().transaction(async (tx) => {
+      await tx.applyRun({ ...emptyRunDecision, flights: [flight("900201", 3, "A3")] });
+      throw new Error("the caller gave up");
+    })).rejects.toThrow("the caller gave up");
+    expect(await generation()).toBe(g2);
   });
 
   it("refuses a run decided at a stale generation with StaleRunError (the current generation) and writes nothing", async () => {
     await enqueue([1, 2]);
     const stale = await generation();
-    await store().transaction(async () => undefined);
+    await store().transaction((tx) => tx.applyRun(emptyRunDecision));
     const current = await generation();
     const refused = store().commitRun(await decisionFor([1, 2]), { generation: stale });
     await expect(refused).rejects.toBeInstanceOf(StaleRunError);

@@ -55,8 +55,9 @@ export interface InMemoryTables {
   intake: IntakeState | undefined;
   epoch: number;
   /**
-   * The state generation: moved on by every commit of `transaction` and by the maintenance fake's
-   * `retireFlights`, never by `enqueue` or `commitRun` (the leader's memory is valid for one).
+   * The state generation: moved on by every commit of a `transaction` that wrote a run
+   * (`applyRun`) and by the maintenance fake's `retireFlights`, never by `enqueue`, `commitRun` or a
+   * transaction that only read or appended audits (the leader's memory is valid for one).
    */
   generation: number;
   nextEventId: number;
@@ -203,6 +204,7 @@ export class InMemoryPipelineStore implements PipelineStore {
   async #runTransaction<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number }): Promise<T> {
     this.faults.check("transaction");
     const staged: (() => void)[] = [];
+    let wroteRun = false;
     const t = this.tables;
     const tx: PipelineTx = {
       loadRecords: async (ids) => ids.flatMap((id) => (t.records.has(id) ? [t.records.get(id)!] : [])),
@@ -213,6 +215,7 @@ export class InMemoryPipelineStore implements PipelineStore {
       loadReferences: async (rtypes) => [...t.requestTables.references.values()].filter((r) => rtypes.includes(r.rtype)),
       applyRun: async (decision) => {
         this.#validate(decision);
+        wroteRun = true;
         staged.push(() => this.#apply(decision));
       },
       appendAudit: async (entry) => {
@@ -225,7 +228,7 @@ export class InMemoryPipelineStore implements PipelineStore {
     }
     this.faults.check("commit");
     for (const write of staged) write();
-    t.generation += 1;
+    if (wroteRun) t.generation += 1;
     this.#commitUnknown();
     return result;
   }
