@@ -83,6 +83,12 @@ export interface CommitRunOptions {
   readonly generation: number;
   /** The leadership epoch, when leadership is in use. */
   readonly fence?: number;
+  /**
+   * The run's flights as the store holds them at `generation` (what the decision was made from).
+   * A store may leave a collection whose rows equal these as it is; a flight not given is
+   * written whole. Wrong values here are the caller's fault: they are trusted, not checked.
+   */
+  readonly stored?: ReadonlyMap<string, FlightState>;
 }
 
 /**

@@ -362,7 +362,7 @@ export class Pump {
       const decision = withTraces(decideRun(part, { identityOwners, flights: held }, ctx), spans);
       this.#deps.failpoint?.("pump.before-commit");
       try {
-        await store.commitRun(decision, { generation, ...this.#fenceOption() });
+        await store.commitRun(decision, { generation, stored: held, ...this.#fenceOption() });
       } catch (e) {
         // The run itself came from a wrong guess (`KnownUnfinished`): the step takes it again from the store.
         if (e instanceof StaleRunError && e.notAtHead) throw e;
