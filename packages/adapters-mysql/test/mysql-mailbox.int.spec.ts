@@ -220,6 +220,18 @@ describe.skipIf(!gate.available)("MysqlMailbox against MariaDB: adapter specific
     }
   });
 
+  it("never leaves a row unreported by overlapping concurrent backfills of the same entries (the pump and the sweep racing)", async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 300; i++) ids.push(await insert(`<m n="${i}"/>`));
+    const calls = [ids.slice(0, 200), ids.slice(100), ids.filter((_, i) => i % 3 === 0)];
+    const results = await Promise.all(
+      calls.map((callIds, k) => mailbox({ backfillChunk: 40 + k * 7 }).backfill(callIds.map((msgId) => ({ msgId, processedAt: AT, meta })))),
+    );
+    results.forEach((r, k) => expect([...r.written, ...r.alreadyDone].sort((x, y) => x - y)).toEqual(calls[k]));
+    expect([...new Set(results.flatMap((r) => r.written))].sort((x, y) => x - y)).toEqual(ids);
+    expect(await inbound.unprocessedIds()).toEqual([]);
+  });
+
   it("reads DATE_RECEIVED in the upstream's zone and appends in it", async () => {
     const id = await insert("<x/>", { dateReceived: "2026-03-05 10:00:00" });
     const m = mailbox({ upstreamTimeZone: "+08:00" });

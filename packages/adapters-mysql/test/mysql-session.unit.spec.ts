@@ -128,6 +128,19 @@ describe("connection handling (scripted pool)", () => {
     expect(split.written).toEqual([1, 2]);
     expect(split.alreadyDone).toEqual(ids.slice(2));
     expect(mixed.log.filter((s) => !s.startsWith("SET")).map((s) => s.split(" ")[0])).toEqual(["UPDATE", "SELECT"]);
+
+    // One row changed, two hold this call's value: a concurrent call of the same entry wrote the
+    // other, and the read cannot tell which: both count as written (a defect logged twice, never lost).
+    const ambiguous = fakePool((sql) =>
+      sql.startsWith("UPDATE")
+        ? { affectedRows: 1 }
+        : [
+            { id: 1, processed: "2026-03-05 02:00:07.000000" },
+            { id: 2, processed: "2026-03-05 02:00:07.000000" },
+          ],
+    );
+    const both = await new MysqlMailbox(ambiguous.pool).backfill(entries.slice(0, 3));
+    expect([both.written, both.alreadyDone]).toEqual([[1, 2], [3]]);
   });
 
   it("gives up on a pool that hands out no connection within acquireTimeoutMs", async () => {
