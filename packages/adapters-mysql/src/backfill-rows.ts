@@ -1,7 +1,7 @@
 import type { BackfillEntry } from "@msgx/core";
 import type { MysqlWriteResult } from "./mysql-driver.js";
 import type { QuotedMailboxNames } from "./mailbox-names.js";
-import { DATETIME_READ_FORMAT, datetimeToInstant, instantToDatetime } from "./mysql-datetime.js";
+import { instantToDatetime } from "./mysql-datetime.js";
 import type { SqlRunner } from "./mysql-session.js";
 import { toSafeId } from "./safe-id.js";
 import { subsystemValues, type SubsystemColumns, type SubsystemValues } from "@msgx/core";
@@ -38,13 +38,18 @@ export function planBackfill(entries: readonly BackfillEntry[], widths: Subsyste
   });
 }
 
-/** `SET col = CASE id WHEN ? THEN ? … ELSE col END` over the rows that carry a value. */
-function caseColumn(id: string, column: string, rows: readonly PlannedBackfill[], value: (p: PlannedBackfill) => unknown, values: unknown[]): string {
+/** `CASE id WHEN ? THEN ? … [ELSE otherwise] END`: each row's own value; its parameters go to `values`. */
+function caseById(id: string, rows: readonly PlannedBackfill[], value: (p: PlannedBackfill) => unknown, values: unknown[], otherwise?: string): string {
   const branches = rows.map((p) => {
     values.push(p.msgId, value(p));
     return "WHEN ? THEN ?";
   });
-  return `${column} = CASE ${id} ${branches.join(" ")} ELSE ${column} END`;
+  return `CASE ${id} ${branches.join(" ")}${otherwise === undefined ? "" : ` ELSE ${otherwise}`} END`;
+}
+
+/** `SET col = CASE id WHEN ? THEN ? … ELSE col END` over the rows that carry a value. */
+function caseColumn(id: string, column: string, rows: readonly PlannedBackfill[], value: (p: PlannedBackfill) => unknown, values: unknown[]): string {
+  return `${column} = ${caseById(id, rows, value, values, column)}`;
 }
 
 /**
@@ -108,13 +113,16 @@ export async function backfillRows(
   };
 }
 
-/** The planned rows whose `DATE_PROCESSED` is the value planned for them, in one read. */
+/**
+ * The planned rows whose `DATE_PROCESSED` is the value planned for them, in one read. The server
+ * compares, as `DATETIME`s, so a column kept with a fraction compares alike.
+ */
 async function holdingOwnValue(sql: SqlRunner, names: QuotedMailboxNames, planned: readonly PlannedBackfill[]): Promise<PlannedBackfill[]> {
   const { table, columns: c } = names.inbound;
-  const rows = (await sql.query(
-    `SELECT ${c.id} AS id, DATE_FORMAT(${c.dateProcessed}, '${DATETIME_READ_FORMAT}') AS processed FROM ${table} WHERE ${c.id} IN (?)`,
-    [planned.map((p) => p.msgId)],
-  )) as readonly { id: unknown; processed: unknown }[];
-  const processed = new Map(rows.map((r) => [toSafeId(r.id, "backfill"), typeof r.processed === "string" ? datetimeToInstant(r.processed) : null]));
-  return planned.filter((p) => processed.get(p.msgId) === datetimeToInstant(p.processedAt));
+  const values: unknown[] = [];
+  const own = caseById(c.id, planned, (p) => p.processedAt, values);
+  values.push(planned.map((p) => p.msgId));
+  const rows = (await sql.query(`SELECT ${c.id} AS id FROM ${table} WHERE ${c.dateProcessed} = ${own} AND ${c.id} IN (?)`, values)) as readonly { id: unknown }[];
+  const holding = new Set(rows.map((r) => toSafeId(r.id, "backfill")));
+  return planned.filter((p) => holding.has(p.msgId));
 }
