@@ -59,20 +59,23 @@ interface Target {
   readonly mode: Mode;
   readonly names: MailboxNames;
   readonly backfill: (entries: readonly BackfillEntry[]) => Promise<BackfillResult>;
-  readonly ms: number[];
+  ms: number[];
   cpuMicros: number;
-  statements: number;
+  /** Statements sent since the phase started. */
+  readonly counts: { statements: number };
 }
 
 async function open(mode: Mode, pool: MysqlPoolLike, tag: string): Promise<Target> {
   const d = DEFAULT_MAILBOX_NAMES;
-  const names: MailboxNames = { inbound: { ...d.inbound, table: `bench_${mode}_${tag}_${process.pid}_cminmsgs` }, outbound: { ...d.outbound, table: `bench_${mode}_${tag}_${process.pid}_coutmsgs` } };
+  const table = (suffix: string) => `bench_${mode}_${tag}_${process.pid}_${suffix}`;
+  const names: MailboxNames = { inbound: { ...d.inbound, table: table("cminmsgs") }, outbound: { ...d.outbound, table: table("coutmsgs") } };
   await createMailboxTables(pool, names);
-  const target: Target = { mode, names, backfill: async () => ({ written: [], alreadyDone: [], defects: [] }), ms: [], cpuMicros: 0, statements: 0 };
-  const counted = countingPool(pool, () => target.statements++);
+  const counts = { statements: 0 };
+  const counted = countingPool(pool, () => counts.statements++);
   const mailbox = new MysqlMailbox(counted, { names });
   const quoted = quoteMailboxNames(names);
-  return Object.assign(target, { backfill: mode === "autocommit" ? (e: readonly BackfillEntry[]) => mailbox.backfill(e) : (e: readonly BackfillEntry[]) => backfillInTransaction(counted, quoted, e) });
+  const backfill = mode === "autocommit" ? (e: readonly BackfillEntry[]) => mailbox.backfill(e) : (e: readonly BackfillEntry[]) => backfillInTransaction(counted, quoted, e);
+  return { mode, names, backfill, ms: [], cpuMicros: 0, counts };
 }
 
 /** `count` committed rows as the upstream inserts them; their ids. */
@@ -93,7 +96,11 @@ async function seed(upstream: mysql.Pool, names: MailboxNames, count: number): P
 const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function measure(size: number, phase: Phase, targets: Target[], ids: Map<Mode, number[]>): Promise<void> {
-  for (const t of targets) Object.assign(t, { ms: [], cpuMicros: 0, statements: 0 });
+  for (const t of targets) {
+    t.ms = [];
+    t.cpuMicros = 0;
+    t.counts.statements = 0;
+  }
   for (let call = 0; call < CALLS; call++) {
     for (const t of targets) {
       const entries = ids.get(t.mode)!.slice(call * size, (call + 1) * size).map((msgId) => ({ msgId, processedAt: AT, meta }));
@@ -112,7 +119,7 @@ async function measure(size: number, phase: Phase, targets: Target[], ids: Map<M
     const mean = t.ms.reduce((a, b) => a + b, 0) / t.ms.length;
     console.log(
       `${String(size).padStart(4)} ${phase.padEnd(9)} ${t.mode.padEnd(12)} mean ${mean.toFixed(3)} ms  p50 ${percentile(sorted, 50).toFixed(3)}  p99 ${percentile(sorted, 99).toFixed(3)}  ` +
-        `CPU ${(t.cpuMicros / 1000 / CALLS).toFixed(3)} ms  statements ${(t.statements / CALLS).toFixed(2)} per call`,
+        `CPU ${(t.cpuMicros / 1000 / CALLS).toFixed(3)} ms  statements ${(t.counts.statements / CALLS).toFixed(2)} per call`,
     );
   }
 }
