@@ -80,7 +80,8 @@ export function backfillUpdate(names: QuotedMailboxNames, planned: readonly Plan
 
 /**
  * `backfill` for one chunk of entries (distinct ids) in autocommit: the {@link backfillUpdate}
- * statement alone, which is its own COMMIT.
+ * statement alone, which is its own COMMIT. Its `affectedRows` counts the rows it wrote (matched
+ * or changed alike: each matched row had `DATE_PROCESSED` NULL).
  * - `affectedRows` equal to the chunk: every row was written by this call; nothing else is sent.
  * - `affectedRows` 0: every row was processed before or is gone: all `alreadyDone`.
  * - in between: one read of the chunk's rows tells them apart. A row written by this call holds
