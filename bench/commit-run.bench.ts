@@ -6,7 +6,9 @@
  *   transaction  today's path: BEGIN + lock with the enter call, owners + flights (one statement,
  *                locked), applyRun (two statements, unchanged collections skipped), COMMIT
  *   multi        one multi-statement simple-protocol message of applyRun's parts (bench/commit)
- *   function     `PgPipelineStore.commitRun`: `msgx_commit_run(…, run jsonb)`, one call, the run as JSON (kept)
+ *   function     `PgPipelineStore.commitRun`: `msgx_commit_run(…, run jsonb)`, one call, the run as JSON (kept),
+ *                given the flights as stored (`stored`, as the pump gives its memory): unchanged collections skipped
+ *   function-whole  the same call without `stored`: every collection of a changed flight rewritten
  * Each mode gets a fresh schema with the same seeded flights; the modes take turns run by run. The
  * decisions are made before the timer, which covers the commits only (building the SQL text or
  * the JSON included).
@@ -36,7 +38,7 @@ const PGLITE = process.argv.includes("--pglite");
 const PG_URL = process.env["MSGX_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const T0 = Date.UTC(2026, 2, 5, 2, 0, 0);
 
-type Mode = "transaction" | "multi" | "function";
+type Mode = "transaction" | "multi" | "function" | "function-whole";
 
 const row = (key: string, values: Record<string, string | null>) => ({ key, values });
 
@@ -52,21 +54,29 @@ const seedFlight = (i: number): FlightState => ({
 
 const meta = (seqn: number) => ({ sndr: "AODB", seqn, dttm: "20260305020000", type: "FLOP", styp: "ESTT" });
 
+/** A run and its flights as stored before it (what the leader's memory holds). */
+interface Run {
+  readonly decision: RunDecision;
+  readonly stored: ReadonlyMap<string, FlightState>;
+}
+
 /** The runs every mode commits, made in memory as the leader would (each flight's next version). */
-function decisions(size: number, records: Map<number, Parameters<typeof evolveProc>[0]>): RunDecision[] {
+function decisions(size: number, records: Map<number, Parameters<typeof evolveProc>[0]>): Run[] {
   const flights = new Map(Array.from({ length: FLIGHTS }, (_, i) => [flidOf(i), seedFlight(i)] as const));
-  const runs: RunDecision[] = [];
+  const runs: Run[] = [];
   for (let first = 1; first <= MESSAGES; first += size) {
     const ids = Array.from({ length: Math.min(size, MESSAGES - first + 1) }, (_, k) => first + k);
     const changed = new Map<string, FlightState>();
+    const stored = new Map<string, FlightState>();
     for (const id of ids) {
       const flid = flidOf(id % FLIGHTS);
       const before = changed.get(flid) ?? flights.get(flid)!;
+      if (!stored.has(flid)) stored.set(flid, before);
       const next = { ...before, stateVersion: before.stateVersion + 1, lastMsgId: id, scalars: { ...before.scalars, EOBT: `2026-03-05T08:${String(id % 60).padStart(2, "0")}` } };
       changed.set(flid, next);
       flights.set(flid, next);
     }
-    runs.push({
+    const decision: RunDecision = {
       ...emptyRunDecision,
       records: ids.map((id) => evolveProc(records.get(id)!, { type: "succeeded" }, { now: T0, identityKey: `AODB|FLOP|ESTT|${id}`, meta: meta(id) }, DEFAULT_RETRY_POLICY)),
       bindings: ids.map((msgId) => ({ identityKey: `AODB|FLOP|ESTT|${msgId}`, msgId, contentHash: `h${msgId}` })),
@@ -75,12 +85,13 @@ function decisions(size: number, records: Map<number, Parameters<typeof evolvePr
         ["KAFKA:msg", "KAFKA:schd"].map((target) => ({ target, partitionKey: flidOf(id % FLIGHTS), eventType: "UPSERT" as const, stateVersion: id, payload: { flid: flidOf(id % FLIGHTS), id }, sourceMsgId: id })),
       ),
       backfill: ids.map((msgId) => ({ msgId, processedAt: T0, meta: meta(msgId) })),
-    });
+    };
+    runs.push({ decision, stored });
   }
   return runs;
 }
 
-async function commit(mode: Mode, store: PgPipelineStore, db: Kysely<any>, d: RunDecision, generation: number): Promise<void> {
+async function commit(mode: Mode, store: PgPipelineStore, db: Kysely<any>, { decision: d, stored }: Run, generation: number): Promise<void> {
   if (mode === "transaction") {
     await store.transaction(async (tx) => {
       await Promise.all([tx.identityOwners(d.bindings.map((b) => b.identityKey)), tx.loadFlights(d.flights.map((f) => f.flid))]);
@@ -88,6 +99,8 @@ async function commit(mode: Mode, store: PgPipelineStore, db: Kysely<any>, d: Ru
     });
   } else if (mode === "multi") {
     await commitRunByMultiStatement(db, store.lockKeys, d, { generation }, Date.now(), PG_BACKFILL_FIRST_DELAY_MS);
+  } else if (mode === "function") {
+    await store.commitRun(d, { generation, stored });
   } else {
     await store.commitRun(d, { generation });
   }
@@ -113,7 +126,7 @@ async function pgliteStore(): Promise<{ store: PgPipelineStore; db: Kysely<any>;
 
 /** A fresh schema (or PGlite instance) for `mode`, seeded and enqueued, not timed. */
 async function open(mode: Mode, size: number): Promise<Target & { records: Map<number, Parameters<typeof evolveProc>[0]> }> {
-  const schema = `msgx_commit_${mode}_${size}_${process.pid}`;
+  const schema = `msgx_commit_${mode.replace("-", "_")}_${size}_${process.pid}`;
   const handle = PGLITE ? await pgliteStore() : await createPgStores({ connectionString: PG_URL, schema, max: 2 });
   const { store, db } = handle as { store: PgPipelineStore; db: Kysely<any> };
   await store.transaction((tx) => tx.applyRun({ ...emptyRunDecision, flights: Array.from({ length: FLIGHTS }, (_, i) => seedFlight(i)) }));

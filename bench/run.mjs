@@ -4,6 +4,7 @@
 // resolving @msgx/* to the package sources through tsconfig.json paths, then runs it.
 //   node bench/run.mjs pump-store [--messages 20000] [--runs 1,200,500]
 import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +12,16 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
 const [name = "pump-store", ...args] = process.argv.slice(2);
+const names = readdirSync(here).filter((f) => f.endsWith(".bench.ts")).map((f) => f.slice(0, -".bench.ts".length)).sort();
+const usage = `usage: node bench/run.mjs <benchmark> [its options]   (bench/README.md describes each)\nbenchmarks: ${names.join(", ")}\n`;
+if (name === "--help" || name === "-h" || name === "help") {
+  process.stdout.write(usage);
+  process.exit(0);
+}
+if (!names.includes(name)) {
+  process.stderr.write(`no benchmark named "${name}"\n${usage}`);
+  process.exit(2);
+}
 const require = createRequire(import.meta.url);
 const esbuild = createRequire(require.resolve("tsup"))("esbuild");
 

@@ -1,4 +1,4 @@
-import { MsgxError, type BackfillEntry } from "@msgx/core";
+import type { BackfillEntry } from "@msgx/core";
 import type { MysqlWriteResult } from "./mysql-driver.js";
 import type { QuotedMailboxNames } from "./mailbox-names.js";
 import { instantToDatetime } from "./mysql-datetime.js";
@@ -6,16 +6,17 @@ import type { SqlRunner } from "./mysql-session.js";
 import { toSafeId } from "./safe-id.js";
 import { subsystemValues, type SubsystemColumns, type SubsystemValues } from "@msgx/core";
 
-/** What one backfill transaction did. */
+/** What one backfill statement did. */
 export interface BackfillChunkResult {
   readonly written: number[];
   readonly alreadyDone: number[];
   readonly defects: { readonly msgId: number; readonly reason: string }[];
 }
 
-interface Planned {
+/** One entry checked and converted, ready for the UPDATE. */
+export interface PlannedBackfill {
   readonly msgId: number;
-  /** `DATE_PROCESSED` as UTC `DATETIME` text. */
+  /** `DATE_PROCESSED` as UTC `DATETIME` text, whole seconds. */
   readonly processedAt: string;
   readonly subsystem: SubsystemValues | null;
   readonly defect: string | null;
@@ -25,7 +26,7 @@ interface Planned {
  * Checks every entry before anything is written: a value that does not fit becomes a defect.
  * `widths` null: the `SUBSYSTEM_*` columns are not written at all.
  */
-function plan(entries: readonly BackfillEntry[], widths: SubsystemColumns | null): Planned[] {
+export function planBackfill(entries: readonly BackfillEntry[], widths: SubsystemColumns | null): PlannedBackfill[] {
   return entries.map((e) => {
     const fit = e.meta === null || widths === null ? null : subsystemValues(e.meta, widths);
     return {
@@ -37,53 +38,32 @@ function plan(entries: readonly BackfillEntry[], widths: SubsystemColumns | null
   });
 }
 
-/** `SET col = CASE id WHEN ? THEN ? … ELSE col END` over the rows that carry a value. */
-function caseColumn(id: string, column: string, rows: readonly Planned[], value: (p: Planned) => unknown, values: unknown[]): string {
+/** `CASE id WHEN ? THEN ? … [ELSE otherwise] END`: each row's own value; its parameters go to `values`. */
+function caseById(id: string, rows: readonly PlannedBackfill[], value: (p: PlannedBackfill) => unknown, values: unknown[], otherwise?: string): string {
   const branches = rows.map((p) => {
     values.push(p.msgId, value(p));
     return "WHEN ? THEN ?";
   });
-  return `${column} = CASE ${id} ${branches.join(" ")} ELSE ${column} END`;
+  return `CASE ${id} ${branches.join(" ")}${otherwise === undefined ? "" : ` ELSE ${otherwise}`} END`;
+}
+
+/** `SET col = CASE id WHEN ? THEN ? … ELSE col END` over the rows that carry a value. */
+function caseColumn(id: string, column: string, rows: readonly PlannedBackfill[], value: (p: PlannedBackfill) => unknown, values: unknown[]): string {
+  return `${column} = ${caseById(id, rows, value, values, column)}`;
 }
 
 /**
- * `backfill` for one chunk of entries (distinct ids), run inside the caller's transaction, in
- * three statements whatever the chunk size:
- * 1. `SELECT … FOR UPDATE` the rows that still have `DATE_PROCESSED IS NULL`: exactly the rows
- *    this call writes; locked, so no concurrent backfill can take them between 1 and 2;
- * 2. one `UPDATE … SET DATE_PROCESSED = CASE ID …, SUBSYSTEM_* = CASE ID …` over those rows,
- *    again guarded by `DATE_PROCESSED IS NULL`, so a replayed call writes nothing (idempotent);
- * 3. (the caller's COMMIT).
- * Rows not locked in 1 were backfilled before or are gone: `alreadyDone`. A META value that does
- * not fit its column is reported in `defects` and that row gets `DATE_PROCESSED` only, its
- * `SUBSYSTEM_*` columns untouched: never a truncated value. `DATE_PROCESSED` is UTC. With
- * `widths` null only `DATE_PROCESSED` is written, as the upstream's own client does.
+ * The one `UPDATE … SET DATE_PROCESSED = CASE ID …, SUBSYSTEM_* = CASE ID … WHERE ID IN (…) AND
+ * DATE_PROCESSED IS NULL` that writes `planned`: a row already processed (or gone) is not touched,
+ * so replaying it writes nothing, and under InnoDB's row lock two such statements never both
+ * write one row (the second re-reads the row once the first committed and finds it done).
  */
-export async function backfillRows(
-  sql: SqlRunner,
-  names: QuotedMailboxNames,
-  entries: readonly BackfillEntry[],
-  widths: SubsystemColumns | null,
-): Promise<BackfillChunkResult> {
+export function backfillUpdate(names: QuotedMailboxNames, planned: readonly PlannedBackfill[]): { readonly sql: string; readonly values: unknown[] } {
   const { table, columns: c } = names.inbound;
-  const planned = plan(entries, widths);
-  const ids = planned.map((p) => p.msgId);
-  const locked = (await sql.query(`SELECT ${c.id} AS id FROM ${table} WHERE ${c.id} IN (?) AND ${c.dateProcessed} IS NULL FOR UPDATE`, [ids])) as readonly {
-    id: unknown;
-  }[];
-  const open = new Set(locked.map((r) => toSafeId(r.id, "backfill")));
-  const toWrite = planned.filter((p) => open.has(p.msgId));
-  const result: BackfillChunkResult = {
-    written: toWrite.map((p) => p.msgId),
-    alreadyDone: planned.filter((p) => !open.has(p.msgId)).map((p) => p.msgId),
-    defects: toWrite.flatMap((p) => (p.defect === null ? [] : [{ msgId: p.msgId, reason: p.defect }])),
-  };
-  if (toWrite.length === 0) return result;
-
   const values: unknown[] = [];
-  const withMeta = toWrite.filter((p) => p.subsystem !== null);
+  const withMeta = planned.filter((p) => p.subsystem !== null);
   const sets = [
-    caseColumn(c.id, c.dateProcessed, toWrite, (p) => p.processedAt, values),
+    caseColumn(c.id, c.dateProcessed, planned, (p) => p.processedAt, values),
     ...(withMeta.length === 0
       ? []
       : [
@@ -94,14 +74,56 @@ export async function backfillRows(
           caseColumn(c.id, c.subsystemSubtype, withMeta, (p) => p.subsystem?.subtype, values),
         ]),
   ];
-  values.push(result.written);
-  const update = (await sql.query(
-    `UPDATE ${table} SET ${sets.join(", ")} WHERE ${c.id} IN (?) AND ${c.dateProcessed} IS NULL`,
-    values,
-  )) as MysqlWriteResult;
-  // The rows are locked by step 1, so the counts agree; if not, the commit must not happen.
-  if (update.affectedRows !== toWrite.length) {
-    throw new MsgxError("INFRA", `backfill: updated ${update.affectedRows} rows, expected ${toWrite.length}`);
-  }
-  return result;
+  values.push(planned.map((p) => p.msgId));
+  return { sql: `UPDATE ${table} SET ${sets.join(", ")} WHERE ${c.id} IN (?) AND ${c.dateProcessed} IS NULL`, values };
+}
+
+/**
+ * `backfill` for one chunk of entries (distinct ids) in autocommit: the {@link backfillUpdate}
+ * statement alone, which is its own COMMIT. Its `affectedRows` counts the rows it wrote (matched
+ * or changed alike: each matched row had `DATE_PROCESSED` NULL).
+ * - `affectedRows` equal to the chunk: every row was written by this call; nothing else is sent.
+ * - `affectedRows` 0: every row was processed before or is gone: all `alreadyDone`.
+ * - in between: one read of the chunk's rows tells them apart. A row written by this call holds
+ *   this call's `DATE_PROCESSED`; a row missing or holding another value is `alreadyDone`. Only a
+ *   row a concurrent call wrote with the very same value (the same entry, the pump's write-back
+ *   racing the sweep's) cannot be told apart: it counts as written by both. Callers complete the
+ *   todo for `written` and `alreadyDone` alike, so the only effect is a defect logged twice rather
+ *   than never.
+ * A META value that does not fit its column is reported in `defects` for the rows written, and
+ * that row gets `DATE_PROCESSED` only, its `SUBSYSTEM_*` columns untouched: never a truncated
+ * value. `DATE_PROCESSED` is UTC. With `widths` null only `DATE_PROCESSED` is written, as the
+ * upstream's own client does.
+ */
+export async function backfillRows(
+  sql: SqlRunner,
+  names: QuotedMailboxNames,
+  entries: readonly BackfillEntry[],
+  widths: SubsystemColumns | null,
+): Promise<BackfillChunkResult> {
+  const planned = planBackfill(entries, widths);
+  const update = backfillUpdate(names, planned);
+  const { affectedRows } = (await sql.query(update.sql, update.values)) as MysqlWriteResult;
+  const written =
+    affectedRows === planned.length ? planned : affectedRows === 0 ? [] : await holdingOwnValue(sql, names, planned);
+  const mine = new Set(written.map((p) => p.msgId));
+  return {
+    written: written.map((p) => p.msgId),
+    alreadyDone: planned.filter((p) => !mine.has(p.msgId)).map((p) => p.msgId),
+    defects: written.flatMap((p) => (p.defect === null ? [] : [{ msgId: p.msgId, reason: p.defect }])),
+  };
+}
+
+/**
+ * The planned rows whose `DATE_PROCESSED` is the value planned for them, in one read. The server
+ * compares, as `DATETIME`s, so a column kept with a fraction compares alike.
+ */
+async function holdingOwnValue(sql: SqlRunner, names: QuotedMailboxNames, planned: readonly PlannedBackfill[]): Promise<PlannedBackfill[]> {
+  const { table, columns: c } = names.inbound;
+  const values: unknown[] = [];
+  const own = caseById(c.id, planned, (p) => p.processedAt, values);
+  values.push(planned.map((p) => p.msgId));
+  const rows = (await sql.query(`SELECT ${c.id} AS id FROM ${table} WHERE ${c.dateProcessed} = ${own} AND ${c.id} IN (?)`, values)) as readonly { id: unknown }[];
+  const holding = new Set(rows.map((r) => toSafeId(r.id, "backfill")));
+  return planned.filter((p) => holding.has(p.msgId));
 }

@@ -27,7 +27,7 @@ export interface MysqlMailboxOptions {
   readonly backfillSubsystem: boolean;
   readonly subsystemColumns: SubsystemColumns;
   readonly timeouts: MysqlTimeouts;
-  /** Rows per backfill transaction; a larger call is split into transactions of this size. */
+  /** Rows per backfill statement; a larger call is split into statements of this size (each its own commit). */
   readonly backfillChunk: number;
   /**
    * UTF-16 code units of appended texts kept in memory for `readRaw` (`AppendedTexts`): the text

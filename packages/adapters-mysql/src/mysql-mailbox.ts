@@ -6,7 +6,7 @@ import { backfillRows } from "./backfill-rows.js";
 import { quoteMailboxNames, type QuotedMailboxNames } from "./mailbox-names.js";
 import { resolveMailboxOptions, type MysqlMailboxOptions, type MysqlMailboxOptionsInput } from "./mailbox-options.js";
 import type { MysqlPoolLike } from "./mysql-driver.js";
-import { withAutocommit, withConnection, withTransaction } from "./mysql-session.js";
+import { withAutocommit, withConnection } from "./mysql-session.js";
 import { readRawRows } from "./read-raw.js";
 import { assertIds } from "./safe-id.js";
 import { scanRows, type ScanSettings } from "./scan-rows.js";
@@ -71,9 +71,16 @@ export class MysqlMailbox implements Mailbox {
 
   /**
    * Sets `DATE_PROCESSED` (UTC) and, unless `backfillSubsystem` is off, the `SUBSYSTEM_*`
-   * columns, idempotently, in one transaction of a few statements per `backfillChunk` entries
-   * (`backfill-rows.ts`). Duplicate ids in one call count once (the first entry wins). When a later chunk fails, the call throws although
-   * earlier chunks committed; a retry reports those as `alreadyDone`.
+   * columns, idempotently, in one autocommit UPDATE per `backfillChunk` entries, plus one read
+   * when some rows of the chunk were done before or are gone (`backfill-rows.ts`). Duplicate ids
+   * in one call count once (the first entry wins). When a later chunk fails, the call throws
+   * although earlier chunks committed; a retry reports those as `alreadyDone`.
+   *
+   * The UPDATE is its own COMMIT, so a connection lost or timed out while it ran (or during the
+   * read after it) leaves as `COMMIT_UNKNOWN`, as `append` does; so does a lock wait timeout,
+   * which the error map classes with the outages. That is safe here: the write is idempotent and
+   * callers keep the backfill todo of every entry not reported back (the pump leaves it to the
+   * sweep, the sweep defers it), so the sweep redoes the call and learns what happened.
    */
   async backfill(entries: readonly BackfillEntry[], signal?: AbortSignal): Promise<BackfillResult> {
     const seen = new Set<number>();
@@ -83,7 +90,7 @@ export class MysqlMailbox implements Mailbox {
     const { backfillChunk, timeouts, subsystemColumns, backfillSubsystem } = this.options;
     for (let i = 0; i < distinct.length; i += backfillChunk) {
       const chunk = distinct.slice(i, i + backfillChunk);
-      const done = await withTransaction(
+      const done = await withAutocommit(
         this.#pool,
         timeouts,
         "mailbox backfill",

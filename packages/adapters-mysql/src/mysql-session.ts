@@ -128,11 +128,12 @@ export const withTransaction: MysqlSession = (pool, timeouts, during, fn, signal
   );
 
 /**
- * `fn`'s one statement in autocommit (the session's mode) on one connection: one round trip where
+ * `fn`'s one write in autocommit (the session's mode) on one connection: one round trip where
  * a transaction takes three. The statement is its own COMMIT, so a connection lost or timed out
- * while it ran leaves as `COMMIT_UNKNOWN` (it may have committed); a failure before it was sent
- * (no connection, the session set-up) stays `DEPENDENCY_UNAVAILABLE`, and a refusal by the server
- * (a constraint, a value that does not fit) is definite, as in a transaction.
+ * while it ran, or during a read `fn` makes after it, leaves as `COMMIT_UNKNOWN` (it may have
+ * committed); a failure before it was sent (no connection, the session set-up) stays
+ * `DEPENDENCY_UNAVAILABLE`, and a refusal by the server (a constraint, a value that does not fit)
+ * is definite, as in a transaction.
  */
 export const withAutocommit: MysqlSession = (pool, timeouts, during, fn, signal) => {
   const statement = (run: SqlRunner) =>

@@ -47,10 +47,16 @@ describe("connection handling (scripted pool)", () => {
     expect(events).toEqual(["acquire", "destroy"]);
   });
 
-  it("reports a connection lost during a transaction's COMMIT as COMMIT_UNKNOWN", async () => {
-    const { pool, log } = fakePool((sql) => (sql === "COMMIT" ? lost() : sql.includes("FOR UPDATE") ? [{ id: 1 }] : { affectedRows: 1 }));
-    await expect(new MysqlMailbox(pool).backfill([{ msgId: 1, processedAt: 0, meta: null }])).rejects.toMatchObject({ kind: "COMMIT_UNKNOWN", retriable: true });
-    expect(log.filter((s) => !s.startsWith("SET")).at(-1)).toBe("COMMIT");
+  it("backfills in one autocommit statement: lost while it ran is COMMIT_UNKNOWN, lost before it is not", async () => {
+    const entry = { msgId: 1, processedAt: 0, meta: null };
+    const duringUpdate = fakePool((sql) => (sql.startsWith("UPDATE") ? lost() : {}));
+    await expect(new MysqlMailbox(duringUpdate.pool).backfill([entry])).rejects.toMatchObject({ kind: "COMMIT_UNKNOWN", retriable: true });
+    expect(duringUpdate.log.filter((s) => !s.startsWith("SET"))).toEqual([expect.stringMatching(/^UPDATE/)]);
+    expect(duringUpdate.events).toEqual(["acquire", "destroy"]);
+
+    const beforeUpdate = fakePool((sql) => (sql.startsWith("SET") ? lost() : { affectedRows: 1 }));
+    await expect(new MysqlMailbox(beforeUpdate.pool).backfill([entry])).rejects.toMatchObject({ kind: "DEPENDENCY_UNAVAILABLE" });
+    expect(beforeUpdate.log.some((s) => s.startsWith("UPDATE"))).toBe(false);
   });
 
   it("appends in one autocommit statement: lost while it ran is COMMIT_UNKNOWN, lost before it is not", async () => {
@@ -95,14 +101,30 @@ describe("connection handling (scripted pool)", () => {
     expect(log.filter((s) => s.startsWith("INSERT"))).toHaveLength(1);
   });
 
-  it("backfills in a constant number of statements whatever the batch size", async () => {
+  it("backfills in one statement whatever the batch size when every row was open, and reads once when some were not", async () => {
     const ids = Array.from({ length: 300 }, (_, i) => i + 1);
-    const { pool, log } = fakePool((sql) =>
-      sql.includes("FOR UPDATE") ? ids.map((id) => ({ id })) : sql.startsWith("UPDATE") ? { affectedRows: ids.length } : {},
-    );
-    const result = await new MysqlMailbox(pool).backfill(ids.map((msgId) => ({ msgId, processedAt: 0, meta: null })));
+    const entries = ids.map((msgId) => ({ msgId, processedAt: 0, meta: null }));
+    const allOpen = fakePool((sql) => (sql.startsWith("UPDATE") ? { affectedRows: ids.length } : {}));
+    const result = await new MysqlMailbox(allOpen.pool).backfill(entries);
     expect(result.written).toHaveLength(300);
-    expect(log.filter((s) => !s.startsWith("SET"))).toHaveLength(4);
+    expect(allOpen.log.filter((s) => !s.startsWith("SET"))).toHaveLength(1);
+
+    const noneOpen = fakePool((sql) => (sql.startsWith("UPDATE") ? { affectedRows: 0 } : {}));
+    expect(await new MysqlMailbox(noneOpen.pool).backfill(entries)).toEqual({ written: [], alreadyDone: ids, defects: [] });
+    expect(noneOpen.log.filter((s) => !s.startsWith("SET"))).toHaveLength(1);
+
+    // The read returns the rows holding this call's value (1 and 2); the others were done before or are gone.
+    const mixed = fakePool((sql) => (sql.startsWith("UPDATE") ? { affectedRows: 2 } : [{ id: 1 }, { id: "2" }]));
+    const split = await new MysqlMailbox(mixed.pool).backfill(entries);
+    expect(split.written).toEqual([1, 2]);
+    expect(split.alreadyDone).toEqual(ids.slice(2));
+    expect(mixed.log.filter((s) => !s.startsWith("SET")).map((s) => s.split(" ")[0])).toEqual(["UPDATE", "SELECT"]);
+
+    // One row changed, two hold this call's value: a concurrent call of the same entry wrote the
+    // other, and the read cannot tell which: both count as written (a defect logged twice, never lost).
+    const ambiguous = fakePool((sql) => (sql.startsWith("UPDATE") ? { affectedRows: 1 } : [{ id: 1 }, { id: 2 }]));
+    const both = await new MysqlMailbox(ambiguous.pool).backfill(entries.slice(0, 3));
+    expect([both.written, both.alreadyDone]).toEqual([[1, 2], [3]]);
   });
 
   it("gives up on a pool that hands out no connection within acquireTimeoutMs", async () => {

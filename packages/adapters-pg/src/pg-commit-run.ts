@@ -1,9 +1,10 @@
-import { MsgxError, StaleRunError, type CommitRunOptions, type RunDecision } from "@msgx/core";
+import { MsgxError, StaleRunError, type CommitRunOptions, type FlightState, type RunDecision } from "@msgx/core";
 import { sql } from "kysely";
 import type { LockKeys } from "./lock-keys.js";
 import { BOUND_KEYS_SQLSTATE, NOT_AT_HEAD_SQLSTATE, STALE_GENERATION_SQLSTATE } from "./migrations/0032-state-generation.js";
 import { mapPgError } from "./pg-error-map.js";
 import type { Db } from "./queries/db.js";
+import { collectionsToRewrite } from "./queries/flights.js";
 import { eventRowsJson } from "./queries/msg-event.js";
 import { referenceRowsJson } from "./queries/ref-master.js";
 import { snapLogRowsJson } from "./queries/snap-log.js";
@@ -25,8 +26,8 @@ export interface CommitRunContext {
  * Chosen over one multi-statement message of the same writes by measurement (docs/benchmarks.md,
  * issue 32 item 2).
  *
- * Collections: the store does not hold the flights as stored, so every collection of a flight the
- * run changed is rewritten.
+ * Collections: a collection whose rows equal the flight as `options.stored` gives it is left as it
+ * is (`run->'rewrite'`, migration 0034); a flight not there has every collection rewritten.
  *
  * A connection lost once the call may have been sent is `COMMIT_UNKNOWN`, as a lost COMMIT is in
  * `pgTransactionWith`; one lost before a connection was had is not.
@@ -36,7 +37,7 @@ export async function commitRun(db: Db, decision: RunDecision, options: CommitRu
   const fresh = decision.bindings.filter((b) => b.replaces === undefined);
   const [cls, obj] = context.keys.pipeline;
   const call = sql`SELECT msgx_commit_run(${cls}::integer, ${obj}::integer, ${options.fence ?? null}::bigint, ${options.generation}::bigint,
-    ${fresh.map((b) => b.identityKey)}::text[], ${fresh.map((b) => b.msgId)}::bigint[], ${JSON.stringify(commitRunJson(decision, context))}::jsonb)`;
+    ${fresh.map((b) => b.identityKey)}::text[], ${fresh.map((b) => b.msgId)}::bigint[], ${JSON.stringify(commitRunJson(decision, context, options.stored))}::jsonb)`;
   let connected = false;
   try {
     await db.connection().execute(async (conn) => {
@@ -50,14 +51,17 @@ export async function commitRun(db: Db, decision: RunDecision, options: CommitRu
 
 /**
  * The `run` argument of `msgx_commit_run`: each write's rows as the set-based writes of
- * `queries/` take them (one entry per msgId, FLID and todo: the last wins).
+ * `queries/` take them (one entry per msgId, FLID and todo: the last wins); `rewrite` names, per
+ * collection, the flights whose rows differ from `stored` (`collectionsToRewrite`), and
+ * `collections` holds only their rows.
  */
-export function commitRunJson(decision: RunDecision, context: Pick<CommitRunContext, "now" | "backfillFirstDelayMs">) {
+export function commitRunJson(decision: RunDecision, context: Pick<CommitRunContext, "now" | "backfillFirstDelayMs">, stored: ReadonlyMap<string, FlightState> = new Map()) {
   const keys = new Set(decision.bindings.map((b) => b.identityKey));
   if (keys.size !== decision.bindings.length) throw new MsgxError("INFRA", "unique violation: an identity is bound twice in one run");
   const binding = (b: RunDecision["bindings"][number]) => ({ identity_key: b.identityKey, msg_id: b.msgId, content_hash: b.contentHash ?? null, replaces: b.replaces ?? null });
   const flights = [...new Map(decision.flights.map((f) => [f.flid, f])).values()];
-  const collections = collectionRowsToJson(flights);
+  const rewrite = collectionsToRewrite(flights, stored);
+  const collections = collectionRowsToJson(flights).filter((r) => rewrite.get(r.coll)?.has(r.flid) === true);
   const backfill = [...new Map(decision.backfill.map((e) => [e.msgId, e])).values()];
   return {
     now: context.now,
@@ -67,6 +71,7 @@ export function commitRunJson(decision: RunDecision, context: Pick<CommitRunCont
     moves: decision.bindings.filter((b) => b.replaces !== undefined).map(binding),
     flights: flights.map(flightToJson),
     flids: flights.map((f) => f.flid),
+    rewrite: Object.fromEntries([...rewrite].map(([coll, flids]) => [coll, [...flids]])),
     colls: [...new Set(collections.map((c) => c.coll))],
     collections,
     events: eventRowsJson(decision.events),

@@ -31,8 +31,10 @@ export interface PgPipelineStoreOptions extends PipelineStoreOptions {
  * anything is written. A leader change bumps the epoch under the same lock, so a commit of the old
  * leader is either entirely before the new leader's first read or refused.
  *
- * The state generation (`pipeline_generation`, 0032) moves on in every `transaction`, inside the
- * statement that enters the pipeline; `commitRun` checks it under the same lock and never moves it.
+ * The state generation (`pipeline_generation`, 0032) moves on in every `transaction` that writes a
+ * run (`applyRun`, in its first statement, under the pipeline lock); a transaction that only reads
+ * or appends audits leaves it, so an operator's dry run does not make the leader reload. `commitRun`
+ * checks it under the same lock and never moves it.
  */
 export class PgPipelineStore implements PipelineStore {
   readonly #db: Db;
@@ -78,9 +80,9 @@ export class PgPipelineStore implements PipelineStore {
     return pgCall("groups", () => groupRecords(this.#db, statuses, idsPerGroup));
   }
 
-  /** Moves the state generation on in the statement that enters the pipeline (no round trip of its own). */
+  /** The state generation moves on with `PipelineTx.applyRun` (no round trip of its own). */
   transaction<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number } = {}): Promise<T> {
-    const lock = { ...this.#settings.lock("pipeline", options.fence), bumpGeneration: true };
+    const lock = this.#settings.lock("pipeline", options.fence);
     return pipelineTransaction(this.#db, lock, (trx) => fn(new PgPipelineTx(trx, this.#settings.clock.now(), this.#backfillFirstDelayMs)));
   }
 

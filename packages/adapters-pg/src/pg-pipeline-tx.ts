@@ -1,4 +1,5 @@
 import { MsgxError, type AuditEntry, type FlightState, type IdentityOwner, type PipelineTx, type ProcRecord, type RefEntry, type RequestRecord, type RunDecision } from "@msgx/core";
+import { sql } from "kysely";
 import { pgCall } from "./pg-error-map.js";
 import { appendAudit } from "./queries/audit.js";
 import { registerBackfillParts } from "./queries/backfill-todo.js";
@@ -91,7 +92,7 @@ export class PgPipelineTx implements PipelineTx {
   }
 
   /**
-   * Two statements whatever the run size: one combining the records, identities, flight rows and
+   * Two statements whatever the run size: one moving the state generation on and combining the records, identities, flight rows and
    * the collection rows to rewrite (deleted), events and backfill todos (data-modifying CTEs on
    * different tables), then one inserting the rewritten collection rows (they reuse the deleted
    * keys, so they cannot share the first statement). Each part takes its rows as one JSON
@@ -106,6 +107,8 @@ export class PgPipelineTx implements PipelineTx {
     return pgCall("applyRun", async () => {
       const flights = writeFlightsParts(decision.flights, this.#now, this.#stored);
       await executeParts(this.#db, [
+        // The leader's memory holds what a run writes: it must see that this transaction wrote (PipelineStore).
+        { name: "bump_generation", body: sql`UPDATE pipeline_generation SET generation = generation + 1 WHERE id = 1` },
         ...updateRecordsParts(decision.records),
         ...bindIdentitiesParts(decision.bindings, this.#now),
         ...flights.first,

@@ -1,6 +1,7 @@
 /**
  * `applyRun` rewrites only the collection tables whose rows changed since the transaction loaded
- * the flight (an ESTT update rewrites none), and still ends with exactly the decided rows — on
+ * the flight (an ESTT update rewrites none), and `commitRun` only those that differ from the
+ * stored flights it is given; both still end with exactly the decided rows — on
  * PostgreSQL and PGlite. Row identity is read from `xmin` (the writing transaction): an untouched
  * row keeps it.
  */
@@ -153,6 +154,45 @@ function suite(open: () => Promise<Omit<PgTestDb, "leadership">>) {
       const dely = (rows: typeof before) => rows.find(([table]) => table === "DELY")![2];
       expect(dely(rewritten)).not.toBe(dely(before));
       expect(await t.store.transaction(async (tx) => (await tx.loadFlights(["900101"])).get("900101"))).toEqual({ ...first, stateVersion: 6 });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("commitRun rewrites only the collections that differ from the stored flights it is given, and every collection of a flight it is not given", async () => {
+    const t = await open();
+    try {
+      const generation = async () => (await t.store.loadRunState([], [])).generation;
+      const first = sampleFlight("900101", 1);
+      await t.store.commitRun({ ...emptyRunDecision, flights: [first] }, { generation: await generation() });
+      const written = await collectionRows(t.db, "900101");
+      expect(written.map(([table, key]) => [table, key])).toEqual([
+        ["DELY", "81"],
+        ["GTDT", "1"],
+      ]);
+
+      // A scalar change decided from the stored flight: no collection row is touched.
+      const estt: FlightState = { ...first, stateVersion: 2, scalars: { ...first.scalars, ESTT: "2026-03-05T08:20" } };
+      await t.store.commitRun({ ...emptyRunDecision, flights: [estt] }, { generation: await generation(), stored: new Map([["900101", first]]) });
+      expect(await collectionRows(t.db, "900101")).toEqual(written);
+
+      // A gate change: GTDT is rewritten with the new rows, DELY stays untouched.
+      const gate2: FlightState = { ...estt, stateVersion: 3, collections: { ...first.collections, GTDT: [{ key: "1", values: { GATE: "B7" } }, { key: "2", values: { GATE: "B9" } }] } };
+      await t.store.commitRun({ ...emptyRunDecision, flights: [gate2] }, { generation: await generation(), stored: new Map([["900101", estt]]) });
+      const afterGate = await collectionRows(t.db, "900101");
+      expect(afterGate.find(([table]) => table === "DELY")).toEqual(written.find(([table]) => table === "DELY"));
+      expect(afterGate.filter(([table]) => table === "GTDT").map(([, key, x, v]) => [key, x === written[1]![2], v])).toEqual([
+        ["1", false, { GATE: "B7" }],
+        ["2", false, { GATE: "B9" }],
+      ]);
+
+      // Not given the stored flight: every collection is rewritten, to the decided rows.
+      await t.store.commitRun({ ...emptyRunDecision, flights: [{ ...first, stateVersion: 4 }] }, { generation: await generation() });
+      const rewritten = await collectionRows(t.db, "900101");
+      expect(rewritten.map(([table, key, , v]) => [table, key, v])).toEqual(written.map(([table, key, , v]) => [table, key, v]));
+      const dely = (rows: typeof written) => rows.find(([table]) => table === "DELY")![2];
+      expect(dely(rewritten)).not.toBe(dely(afterGate));
+      expect((await t.store.loadRunState([], ["900101"])).flights.get("900101")).toEqual({ ...first, stateVersion: 4 });
     } finally {
       await t.close();
     }

@@ -12,7 +12,7 @@ export const NOT_AT_HEAD_SQLSTATE = "MXS03";
  * The collections and their tables as they were when this migration was released (a literal, not
  * `COLLECTION_TABLES`: a released migration never changes).
  */
-const COLLECTIONS_0032: readonly (readonly [string, string])[] = [
+export const COLLECTIONS_0032: readonly (readonly [string, string])[] = [
   ["ROUT", "flight_rout"],
   ["ERUT", "flight_erut"],
   ["PSDT", "flight_psdt"],
@@ -46,47 +46,17 @@ const COLLECTIONS_0032: readonly (readonly [string, string])[] = [
  * - `msgx_expect_rows`: fails the statement (P0001) when a part wrote fewer rows than asked, so a
  *   round trip whose results are not read still refuses a shortfall.
  */
-const UP = [
-  `CREATE TABLE pipeline_generation (
-    id smallint PRIMARY KEY DEFAULT 1 CHECK (id = 1),
-    generation bigint NOT NULL DEFAULT 0
-  )`,
-  `INSERT INTO pipeline_generation (id, generation) VALUES (1, 0)`,
-  `CREATE FUNCTION msgx_pipeline_enter(lock_class integer, lock_obj integer, fence bigint, bump boolean) RETURNS bigint
-    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $fn$
-    DECLARE current_epoch bigint;
-    BEGIN
-      current_epoch := msgx_pipeline_enter(lock_class, lock_obj, fence);
-      IF bump THEN
-        UPDATE pipeline_generation SET generation = generation + 1 WHERE id = 1;
-      END IF;
-      RETURN current_epoch;
-    END
-  $fn$`,
-  `CREATE FUNCTION msgx_commit_enter(lock_class integer, lock_obj integer, fence bigint, expected_generation bigint, new_keys text[], new_owners bigint[])
-    RETURNS bigint LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $fn$
-    DECLARE current_generation bigint; bound text[];
-    BEGIN
-      PERFORM msgx_pipeline_enter(lock_class, lock_obj, fence);
-      SELECT g.generation INTO current_generation FROM pipeline_generation g WHERE g.id = 1;
-      IF NOT FOUND THEN
-        RAISE EXCEPTION 'pipeline_generation has lost its row: restore it (id 1) before the pipeline writes again';
-      END IF;
-      IF current_generation IS DISTINCT FROM expected_generation THEN
-        RAISE EXCEPTION 'state generation is %, the run was decided at %', current_generation, expected_generation
-          USING ERRCODE = '${STALE_GENERATION_SQLSTATE}', DETAIL = current_generation::text;
-      END IF;
-      SELECT array_agg(m.identity_key ORDER BY m.identity_key) INTO bound
-        FROM unnest(new_keys, new_owners) AS x(identity_key, msg_id)
-        JOIN msg_identity m ON m.identity_key = x.identity_key AND m.msg_id <> x.msg_id;
-      IF bound IS NOT NULL THEN
-        RAISE EXCEPTION 'identities bound to other messages: %', array_to_string(bound, ', ')
-          USING ERRCODE = '${BOUND_KEYS_SQLSTATE}', DETAIL = array_to_json(bound)::text;
-      END IF;
-      RETURN current_generation;
-    END
-  $fn$`,
-  `CREATE FUNCTION msgx_commit_run(lock_class integer, lock_obj integer, fence bigint, expected_generation bigint,
+/**
+ * The text of `msgx_commit_run` over `collections` (name, table), each collection's rows of the
+ * changed flights deleted by `deleteRows` before the run's rows are inserted. 0032 released it
+ * deleting every collection of every changed flight; later migrations replace it through here.
+ */
+export function commitRunFunction(
+  create: "CREATE FUNCTION" | "CREATE OR REPLACE FUNCTION",
+  collections: readonly (readonly [string, string])[],
+  deleteRows: (name: string, table: string) => string,
+): string {
+  return `${create} msgx_commit_run(lock_class integer, lock_obj integer, fence bigint, expected_generation bigint,
       new_keys text[], new_owners bigint[], run jsonb) RETURNS void
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $fn$
     DECLARE
@@ -144,9 +114,9 @@ const UP = [
           ffid = EXCLUDED.ffid, operation_day = EXCLUDED.operation_day, state_version = EXCLUDED.state_version,
           last_msg_id = EXCLUDED.last_msg_id, last_src_dttm = EXCLUDED.last_src_dttm, deleted = EXCLUDED.deleted,
           scalars = EXCLUDED.scalars, collections_known = EXCLUDED.collections_known, updated_at = EXCLUDED.updated_at;
-${COLLECTIONS_0032.map(([, table]) => `        DELETE FROM ${table} WHERE flid = ANY(changed);`).join("\n")}
+${collections.map(([name, table]) => deleteRows(name, table)).join("\n")}
       END IF;
-${COLLECTIONS_0032.map(
+${collections.map(
     ([name, table]) => `      IF run->'colls' ? '${name}' THEN
         INSERT INTO ${table} (flid, seq_key, ord, row_values)
         SELECT x.flid, x.seq_key, x.ord, x.row_values
@@ -194,7 +164,50 @@ ${COLLECTIONS_0032.map(
         ORDER BY t.ord;
       END IF;
     END
+  $fn$`;
+}
+
+const UP = [
+  `CREATE TABLE pipeline_generation (
+    id smallint PRIMARY KEY DEFAULT 1 CHECK (id = 1),
+    generation bigint NOT NULL DEFAULT 0
+  )`,
+  `INSERT INTO pipeline_generation (id, generation) VALUES (1, 0)`,
+  `CREATE FUNCTION msgx_pipeline_enter(lock_class integer, lock_obj integer, fence bigint, bump boolean) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $fn$
+    DECLARE current_epoch bigint;
+    BEGIN
+      current_epoch := msgx_pipeline_enter(lock_class, lock_obj, fence);
+      IF bump THEN
+        UPDATE pipeline_generation SET generation = generation + 1 WHERE id = 1;
+      END IF;
+      RETURN current_epoch;
+    END
   $fn$`,
+  `CREATE FUNCTION msgx_commit_enter(lock_class integer, lock_obj integer, fence bigint, expected_generation bigint, new_keys text[], new_owners bigint[])
+    RETURNS bigint LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $fn$
+    DECLARE current_generation bigint; bound text[];
+    BEGIN
+      PERFORM msgx_pipeline_enter(lock_class, lock_obj, fence);
+      SELECT g.generation INTO current_generation FROM pipeline_generation g WHERE g.id = 1;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'pipeline_generation has lost its row: restore it (id 1) before the pipeline writes again';
+      END IF;
+      IF current_generation IS DISTINCT FROM expected_generation THEN
+        RAISE EXCEPTION 'state generation is %, the run was decided at %', current_generation, expected_generation
+          USING ERRCODE = '${STALE_GENERATION_SQLSTATE}', DETAIL = current_generation::text;
+      END IF;
+      SELECT array_agg(m.identity_key ORDER BY m.identity_key) INTO bound
+        FROM unnest(new_keys, new_owners) AS x(identity_key, msg_id)
+        JOIN msg_identity m ON m.identity_key = x.identity_key AND m.msg_id <> x.msg_id;
+      IF bound IS NOT NULL THEN
+        RAISE EXCEPTION 'identities bound to other messages: %', array_to_string(bound, ', ')
+          USING ERRCODE = '${BOUND_KEYS_SQLSTATE}', DETAIL = array_to_json(bound)::text;
+      END IF;
+      RETURN current_generation;
+    END
+  $fn$`,
+  commitRunFunction("CREATE FUNCTION", COLLECTIONS_0032, (_, table) => `        DELETE FROM ${table} WHERE flid = ANY(changed);`),
   `CREATE FUNCTION msgx_expect_rows(part text, written bigint, expected bigint) RETURNS boolean
     LANGUAGE plpgsql VOLATILE AS $fn$
     BEGIN

@@ -18,6 +18,7 @@ import { pipelineEnterMigration } from "./0021-pipeline-enter.js";
 import { recentFlightsMigration } from "./0022-recent-flights.js";
 import { stateGenerationMigration } from "./0032-state-generation.js";
 import { sentLogMigration } from "./0033-sent-log.js";
+import { commitRunCollectionsMigration } from "./0034-commit-run-collections.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -73,6 +74,8 @@ export const MIGRATION_MODULES = {
     "0032_state_generation": stateGenerationMigration,
     // The relay's sent marks in their own narrow table (msg_event_sent) and the msg_event_state view.
     "0033_sent_log": sentLogMigration,
+    // msgx_commit_run rewrites only the collections a run changed (run->'rewrite').
+    "0034_commit_run_collections": commitRunCollectionsMigration,
   },
   /** Upstream requests (`req_track`, the SEQN counter) and reference data (`ref_master`). */
   requests: {

@@ -88,6 +88,25 @@ export async function withRetired(db: Db, flids: readonly string[], rows: readon
 }
 
 /**
+ * Per collection, the flights whose rows must be rewritten: those whose rows differ from
+ * `stored` (the flights as the store holds them), and every collection of a flight not in
+ * `stored`. `flights` holds one version per FLID.
+ */
+export function collectionsToRewrite(flights: readonly FlightState[], stored: ReadonlyMap<string, FlightState>): Map<CollectionName, Set<string>> {
+  const rewrite = new Map<CollectionName, Set<string>>();
+  for (const f of flights) {
+    const before = stored.get(f.flid);
+    for (const [name] of COLLECTION_ENTRIES) {
+      if (before !== undefined && sameRows(before.collections[name], f.collections[name])) continue;
+      const set = rewrite.get(name);
+      if (set === undefined) rewrite.set(name, new Set([f.flid]));
+      else set.add(f.flid);
+    }
+  }
+  return rewrite;
+}
+
+/**
  * Replaces each flight (row and collections) as parts of two combined writes (`executeParts`),
  * whatever the count:
  * 1. `first`: upsert every `flight_schd` row and delete the collection rows to rewrite; it may
@@ -106,17 +125,7 @@ export function writeFlightsParts(
 ): { readonly first: WritePart[]; readonly second: WritePart[] } {
   if (flights.length === 0) return { first: [], second: [] };
   const byFlid = new Map(flights.map((f) => [f.flid, f]));
-  // Per collection, the flights whose rows change (or whose stored rows are not known).
-  const rewrite = new Map<CollectionName, Set<string>>();
-  for (const f of byFlid.values()) {
-    const before = stored.get(f.flid);
-    for (const [name] of COLLECTION_ENTRIES) {
-      if (before !== undefined && sameRows(before.collections[name], f.collections[name])) continue;
-      const set = rewrite.get(name);
-      if (set === undefined) rewrite.set(name, new Set([f.flid]));
-      else set.add(f.flid);
-    }
-  }
+  const rewrite = collectionsToRewrite([...byFlid.values()], stored);
   const upsert: WritePart = {
     name: "ups_flight_schd",
     body: sql`

@@ -55,8 +55,9 @@ export interface InMemoryTables {
   intake: IntakeState | undefined;
   epoch: number;
   /**
-   * The state generation: moved on by every commit of `transaction` and by the maintenance fake's
-   * `retireFlights`, never by `enqueue` or `commitRun` (the leader's memory is valid for one).
+   * The state generation: moved on by every commit of a `transaction` that wrote a run
+   * (`applyRun`) and by the maintenance fake's `retireFlights`, never by `enqueue`, `commitRun` or a
+   * transaction that only read or appended audits (the leader's memory is valid for one).
    */
   generation: number;
   nextEventId: number;
@@ -203,6 +204,7 @@ export class InMemoryPipelineStore implements PipelineStore {
   async #runTransaction<T>(fn: (tx: PipelineTx) => Promise<T>, options: { readonly fence?: number }): Promise<T> {
     this.faults.check("transaction");
     const staged: (() => void)[] = [];
+    let wroteRun = false;
     const t = this.tables;
     const tx: PipelineTx = {
       loadRecords: async (ids) => ids.flatMap((id) => (t.records.has(id) ? [t.records.get(id)!] : [])),
@@ -213,6 +215,7 @@ export class InMemoryPipelineStore implements PipelineStore {
       loadReferences: async (rtypes) => [...t.requestTables.references.values()].filter((r) => rtypes.includes(r.rtype)),
       applyRun: async (decision) => {
         this.#validate(decision);
+        wroteRun = true;
         staged.push(() => this.#apply(decision));
       },
       appendAudit: async (entry) => {
@@ -225,7 +228,7 @@ export class InMemoryPipelineStore implements PipelineStore {
     }
     this.faults.check("commit");
     for (const write of staged) write();
-    t.generation += 1;
+    if (wroteRun) t.generation += 1;
     this.#commitUnknown();
     return result;
   }
@@ -263,6 +266,7 @@ export class InMemoryPipelineStore implements PipelineStore {
       if (boundKeys.length > 0) {
         throw new StaleRunError(`identities bound already: ${boundKeys.join(", ")}`, { generation: t.generation, boundKeys });
       }
+      this.#checkStored(decision, options.stored);
       this.#validate(decision);
       this.faults.check("commit");
       this.#apply(decision);
@@ -292,6 +296,26 @@ export class InMemoryPipelineStore implements PipelineStore {
   #flights(flids: readonly string[]): Map<string, FlightState> {
     const t = this.tables;
     return new Map(flids.flatMap((f) => { const found = t.flights.get(f) ?? t.retired.get(f); return found === undefined ? [] : [[f, found]]; }));
+  }
+
+  /**
+   * `CommitRunOptions.stored` is trusted by a real store, which leaves a collection unwritten when
+   * the run's rows equal the stored ones given: the fake refuses (INFRA) a run where that would
+   * have left rows other than the decided ones, so every test and the simulation check the caller.
+   */
+  #checkStored(decision: RunDecision, stored: ReadonlyMap<string, FlightState> | undefined): void {
+    if (stored === undefined) return;
+    const rows = (f: FlightState | undefined, name: string) => JSON.stringify((f?.collections as Record<string, unknown> | undefined)?.[name] ?? []);
+    for (const next of decision.flights) {
+      const given = stored.get(next.flid);
+      if (given === undefined) continue;
+      const actual = this.#flights([next.flid]).get(next.flid);
+      for (const name of new Set([...Object.keys(next.collections), ...Object.keys(given.collections), ...Object.keys(actual?.collections ?? {})])) {
+        if (rows(given, name) === rows(next, name) && rows(actual, name) !== rows(given, name)) {
+          throw new MsgxError("INFRA", `commitRun: flight ${next.flid} was given as stored with ${name} rows the store does not hold`);
+        }
+      }
+    }
   }
 
   /** A bound key's owner as `identityOwners` gives it. */

@@ -83,6 +83,12 @@ export interface CommitRunOptions {
   readonly generation: number;
   /** The leadership epoch, when leadership is in use. */
   readonly fence?: number;
+  /**
+   * The run's flights as the store holds them at `generation` (what the decision was made from).
+   * A store may leave a collection whose rows equal these as it is; a flight not given is
+   * written whole. Wrong values here are the caller's fault: they are trusted, not checked.
+   */
+  readonly stored?: ReadonlyMap<string, FlightState>;
 }
 
 /**
@@ -144,8 +150,9 @@ export interface PipelineTx {
  *   `fence` is given and is not the current leadership epoch, it throws `MsgxError("FENCED")` and
  *   writes nothing. A lost connection during commit throws `COMMIT_UNKNOWN`; the caller re-reads.
  * - Driver errors leave as `MsgxError` (connection loss/timeouts: `DEPENDENCY_UNAVAILABLE`).
- * - Every write of `transaction` (and of `MaintenanceTx.retireFlights`) moves the state generation
- *   on; `enqueue` and `commitRun` do not. `loadRunState` reads the generation before the state.
+ * - A `transaction` that writes a run (`PipelineTx.applyRun`) moves the state generation on, in
+ *   its own commit, as `MaintenanceTx.retireFlights` does; `enqueue`, `commitRun` and a transaction
+ *   that only reads or appends audits do not. `loadRunState` reads the generation before the state.
  */
 export interface PipelineStore {
   enqueue(entries: readonly InboxEntry[], intake: IntakeState): Promise<readonly number[]>;

@@ -426,11 +426,12 @@ export class Pump {
         continue;
       }
       const decidedAt = made?.now ?? ctx.now;
-      const decision = withTraces(made?.decision ?? this.#decideFromMemory(part, owners, flights, ctx), spans);
+      const { decision: undecorated, stored } = made ?? this.#decideFromMemory(part, owners, flights, ctx);
+      const decision = withTraces(undecorated, spans);
       made = undefined;
       this.#deps.failpoint?.("pump.before-commit");
       // Sent before the speculation starts, and a throw of the store's becomes the rejection caught below.
-      const committing = (async () => store.commitRun(decision, { generation, ...this.#fenceOption() }))();
+      const committing = (async () => store.commitRun(decision, { generation, stored, ...this.#fenceOption() }))();
       this.#slot?.start(decision, decidedAt, generation, signal);
       try {
         await committing;
@@ -453,12 +454,15 @@ export class Pump {
     }
   }
 
-  /** Decides a run from the memory and what the run loaded itself (`owners`, `flights`: used even where the memory would not keep them). */
-  #decideFromMemory(part: PreparedRun, owners: ReadonlyMap<string, IdentityOwner>, flights: ReadonlyMap<string, FlightState | null>, ctx: RunContext): RunDecision {
+  /**
+   * Decides a run from the memory and what the run loaded itself (`owners`, `flights`: used even
+   * where the memory would not keep them); `stored`: the flights it was decided from (`CommitRunOptions.stored`).
+   */
+  #decideFromMemory(part: PreparedRun, owners: ReadonlyMap<string, IdentityOwner>, flights: ReadonlyMap<string, FlightState | null>, ctx: RunContext): Omit<Premade, "now"> {
     const held = this.memory.flights(part.flightIds);
     for (const [f, flight] of flights) if (flight !== null) held.set(f, flight);
     const identityOwners = new Map([...this.memory.owners(part.identityKeys, ctx.now), ...owners]);
-    return decideRun(part, { identityOwners, flights: held }, ctx);
+    return { decision: decideRun(part, { identityOwners, flights: held }, ctx), stored: held };
   }
 
   async #commit(decision: RunDecision): Promise<void> {

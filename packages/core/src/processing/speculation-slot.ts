@@ -1,3 +1,4 @@
+import type { FlightState } from "../model/flight-state.js";
 import type { ProcRecord } from "../model/proc-record.js";
 import type { Clock } from "../runtime/clock.js";
 import type { KnownUnfinished } from "./known-unfinished.js";
@@ -23,7 +24,8 @@ export interface PumpSpeculations {
 export interface ReusedSpeculation {
   readonly run: readonly ProcRecord[];
   readonly prepared: PreparedRun;
-  readonly premade?: { readonly decision: RunDecision; readonly now: number };
+  /** `stored`: the flights it was decided from, as the store holds them once the run before committed (`CommitRunOptions.stored`). */
+  readonly premade?: { readonly decision: RunDecision; readonly stored: ReadonlyMap<string, FlightState>; readonly now: number };
 }
 
 /** The parts of the pump a speculation works with. */
@@ -101,7 +103,7 @@ export class SpeculationSlot {
     if (verdict === "discard" || settled === undefined) return undefined;
     this.#counts[verdict === "decision" ? "decided" : "read"] += 1;
     const used = { run: spec.run, prepared: settled.prepared };
-    return verdict === "decision" && settled.decision !== undefined ? { ...used, premade: { decision: settled.decision, now: spec.now } } : used;
+    return verdict === "decision" && settled.decision !== undefined ? { ...used, premade: { ...settled.decision, now: spec.now } } : used;
   }
 
   /**
@@ -116,7 +118,7 @@ export class SpeculationSlot {
       // The memory is read only now, after the read: it must still be the one N was decided from (or N's own result).
       if (!fastPath(prepared) || memory.generation !== generation) return { prepared };
       const state = stateAfter(memory.peek(prepared.flightIds, prepared.identityKeys, now), base, baseNow, prepared);
-      return state === undefined ? { prepared } : { prepared, decision: decide(prepared, state, now) };
+      return state === undefined ? { prepared } : { prepared, decision: { decision: decide(prepared, state, now), stored: state.flights } };
     } catch {
       return undefined;
     }

@@ -1,3 +1,4 @@
+import type { FlightState } from "../model/flight-state.js";
 import { isTerminal, ProcStatus, type ProcRecord } from "../model/proc-record.js";
 import type { MemoryView } from "./leader-memory.js";
 import type { PreparedRun } from "./prepare-run.js";
@@ -31,10 +32,11 @@ export class Speculation {
 export interface SpeculatedRun {
   readonly prepared: PreparedRun;
   /**
-   * Decided at the speculation's `now`, without traces (`withTraces` is applied when it is used).
-   * Absent when the run takes the slow path or the memory missed one of its flights.
+   * Decided at the speculation's `now`, without traces (`withTraces` is applied when it is used),
+   * and the flights it was decided from (`CommitRunOptions.stored`). Absent when the run takes
+   * the slow path or the memory missed one of its flights.
    */
-  readonly decision?: RunDecision;
+  readonly decision?: { readonly decision: RunDecision; readonly stored: ReadonlyMap<string, FlightState> };
 }
 
 /**

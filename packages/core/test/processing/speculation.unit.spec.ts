@@ -62,7 +62,7 @@ describe("speculationVerdict", () => {
   const run = [pending(2), pending(3)];
   const n = base([done(1)]);
   const spec = () => new Speculation(n, 7, run, 1_000, Promise.resolve(undefined));
-  const settled = { prepared: { messages: [], identityKeys: [], flightIds: [] }, decision: base([done(2), done(3)]) };
+  const settled = { prepared: { messages: [], identityKeys: [], flightIds: [] }, decision: { decision: base([done(2), done(3)]), stored: new Map() } };
   const check: SpeculationCheck = { run, lastCommitted: n, generation: 7, now: 1_050, maxAgeMs: 100 };
 
   it("commits the decision when nothing it was made from changed", () => {
