@@ -61,4 +61,19 @@ describe("metrics", () => {
     sizes = { flights: 0, identities: 0 };
     expect(line((await metrics.render()).body, 'msgx_leader_memory_entries{kind="flights"}')).toBe('msgx_leader_memory_entries{kind="flights"} 0');
   });
+
+  it("counts the pump's speculations at scrape time, by result, and keeps counting across a new pump", async () => {
+    const metrics = createMetrics(unreachable, new ManualClock());
+    expect((await metrics.render()).body).not.toMatch(/^msgx_pump_speculations_total\{/m);
+    let counts = { started: 5, decided: 3, read: 1, discarded: 1 };
+    metrics.watchSpeculations(() => counts);
+    const first = (await metrics.render()).body;
+    expect(line(first, 'msgx_pump_speculations_total{result="started"}')).toBe('msgx_pump_speculations_total{result="started"} 5');
+    expect(line(first, 'msgx_pump_speculations_total{result="discarded"}')).toBe('msgx_pump_speculations_total{result="discarded"} 1');
+    counts = { started: 9, decided: 6, read: 1, discarded: 2 };
+    expect(line((await metrics.render()).body, 'msgx_pump_speculations_total{result="decided"}')).toBe('msgx_pump_speculations_total{result="decided"} 6');
+    // A new pump (after a takeover) counts from zero again: the counter still only grows.
+    counts = { started: 2, decided: 1, read: 0, discarded: 1 };
+    expect(line((await metrics.render()).body, 'msgx_pump_speculations_total{result="started"}')).toBe('msgx_pump_speculations_total{result="started"} 11');
+  });
 });

@@ -56,6 +56,7 @@ export function createExchangeRouter(parts: AppParts, config: MsgxConfig, logger
   const metrics = exchangeMetrics(context, handling, maintenance, reliable, tasks);
   const router = pipelineRouter(context, handling, metrics);
   metrics.watchLeaderMemory(() => router.leaderMemory);
+  metrics.watchSpeculations(() => router.speculations);
   const samples = new StatusSamples();
   for (const step of runnerSteps(context, { maintenance, reliable, tasks, samples })) router.add(step);
   void parts.leadershipLost?.then((why) => router.leadershipLost(why));

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { typeOutcomeOf, type Clock, type ErrorClass, type LeaderMemorySizes, type ProcRecord, type ProcStatus, type ReconcileCounts, type StatusReader } from "@msgx/core";
+import { typeOutcomeOf, type Clock, type ErrorClass, type LeaderMemorySizes, type ProcRecord, type PumpSpeculations, type ProcStatus, type ReconcileCounts, type StatusReader } from "@msgx/core";
 
 /**
  * Prometheus metrics. Gauges are read from the store at scrape time (one status query), so they
@@ -43,6 +43,24 @@ export function createMetrics(
       this.set({ kind: "identities" }, sizes.identities);
     },
   });
+  let speculations: (() => PumpSpeculations) | undefined;
+  const counted: Record<keyof PumpSpeculations, number> = { started: 0, decided: 0, read: 0, discarded: 0 };
+  new Counter({
+    name: "msgx_pump_speculations_total",
+    help: "Pipelined steps: runs read and decided behind the committing one (started), and what the next step did with them: committed the decision (decided), kept only the read (read), or threw it away (discarded)",
+    labelNames: ["result"],
+    registers: [registry],
+    collect() {
+      const now = speculations?.();
+      if (now === undefined) return;
+      for (const result of Object.keys(counted) as (keyof PumpSpeculations)[]) {
+        // The pump's counts only grow; a new pump (a restart of the router) starts again from zero.
+        const delta = now[result] >= counted[result] ? now[result] - counted[result] : now[result];
+        this.inc({ result }, delta);
+        counted[result] = now[result];
+      }
+    },
+  });
   const typeLabel = (type: string): string => (knownTypes.has(type) ? type : "other");
   const headAge = new Gauge({ name: "msgx_head_age_seconds", help: "Age of the oldest unfinished message (0 when none)", registers: [registry] });
   const backlog = new Gauge({ name: "msgx_backlog", help: "Messages by processing status", labelNames: ["status"], registers: [registry] });
@@ -73,6 +91,10 @@ export function createMetrics(
     /** Where `msgx_leader_memory_entries` is read from at scrape time (the pump's memory). */
     watchLeaderMemory(sizes: () => LeaderMemorySizes): void {
       leaderMemory = sizes;
+    },
+    /** Where `msgx_pump_speculations_total` is read from at scrape time (the pump's pipelined steps). */
+    watchSpeculations(counts: () => PumpSpeculations): void {
+      speculations = counts;
     },
     recordProcessed(records: readonly { status: ProcStatus; errorClass: ErrorClass | null; latencyMs: number }[]): void {
       for (const r of records) {
