@@ -56,12 +56,16 @@ async function runSeeds(first: number, count: number): Promise<SeedTotals> {
   let virtualMs = 0;
   let faults = 0;
   let messages = 0;
+  let speculations = 0;
+  let speculatedDecisions = 0;
   const cpuStarted = process.cpuUsage();
   for (let seed = first; seed < first + count; seed++) {
     const result = await simulate(seed, { trace, ...planted });
     virtualMs += result.virtualMs;
     faults += result.faults;
     messages += result.messages;
+    speculations += result.speculations.started;
+    speculatedDecisions += result.speculations.decided;
     if (trace) for (const line of result.lines ?? []) console.log(line);
     if (result.failure === undefined) continue;
     failed += 1;
@@ -72,7 +76,7 @@ async function runSeeds(first: number, count: number): Promise<SeedTotals> {
     for (const line of small.summary) console.log(`  ${line}`);
   }
   const cpu = process.cpuUsage(cpuStarted);
-  return { seeds: count, failed, virtualMs, faults, messages, cpuMs: (cpu.user + cpu.system) / 1000 };
+  return { seeds: count, failed, virtualMs, faults, messages, cpuMs: (cpu.user + cpu.system) / 1000, speculations, speculatedDecisions };
 }
 
 if (part) {
@@ -86,7 +90,8 @@ if (part) {
   const wall = performance.now() - started;
   const used = Math.min(workers, seeds);
   console.log(
-    `per seed: ${(totals.virtualMs / seeds / 1000).toFixed(0)} s virtual, ${(totals.faults / seeds).toFixed(1)} faults, ${(totals.messages / seeds).toFixed(1)} messages, ${(totals.cpuMs / seeds).toFixed(1)} ms CPU; ` +
+    `per seed: ${(totals.virtualMs / seeds / 1000).toFixed(0)} s virtual, ${(totals.faults / seeds).toFixed(1)} faults, ${(totals.messages / seeds).toFixed(1)} messages, ${(totals.cpuMs / seeds).toFixed(1)} ms CPU, ` +
+      `${(totals.speculations / seeds).toFixed(1)} pipelined speculations (${(totals.speculatedDecisions / seeds).toFixed(1)} decisions committed); ` +
       `${(wall / 1000).toFixed(1)} s wall-clock in all (${used} worker${used > 1 ? "s" : ""})`,
   );
   // Exits once the output reached its pipe (a trace is long).

@@ -9,6 +9,9 @@ export interface SeedTotals {
   readonly messages: number;
   /** CPU the process spent simulating (user + system), in ms. */
   readonly cpuMs: number;
+  /** The pumps' pipelined steps: speculations started, and those whose decision was committed. */
+  readonly speculations: number;
+  readonly speculatedDecisions: number;
 }
 
 /** The line a worker ends with: its totals, for the parent to add up (never shown). */
@@ -61,5 +64,5 @@ export async function runInWorkers(script: string, from: number, seeds: number, 
   );
   for (const { output } of parts) process.stdout.write(output);
   const sum = (key: keyof SeedTotals) => parts.reduce((s, p) => s + p.totals[key], 0);
-  return { seeds: sum("seeds"), failed: sum("failed"), virtualMs: sum("virtualMs"), faults: sum("faults"), messages: sum("messages"), cpuMs: sum("cpuMs") };
+  return { seeds: sum("seeds"), failed: sum("failed"), virtualMs: sum("virtualMs"), faults: sum("faults"), messages: sum("messages"), cpuMs: sum("cpuMs"), speculations: sum("speculations"), speculatedDecisions: sum("speculatedDecisions") };
 }

@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import { PgLeadership } from "@msgx/adapters-pg";
-import { silentLogger, type LeaseStore, type Logger } from "@msgx/core";
+import { silentLogger, type LeaseStore, type Logger, type PumpSpeculations } from "@msgx/core";
 import type { ReliableMessage, ReliableMessageChecker } from "@msgx/reliable";
 import { InMemoryReliableMessageStore } from "@msgx/reliable/fakes";
 import { InMemoryTaskStore } from "@msgx/tasks/fakes";
@@ -42,6 +42,9 @@ export function simConfig(overrides: Readonly<Record<string, string>> = {}): Msg
     env: {},
     overrides: {
       "pipeline.gapGraceMs": String(SIM_GAP_GRACE_MS),
+      // Runs of at most three: a seed's few messages still queue behind a committing run, so the
+      // pump's pipelined steps (a speculation on the run behind) are taken, refused and redone.
+      "pipeline.maxRun": "3",
       "pg.leaseTtlMs": String(SIM_LEASE_TTL_MS),
       "jobs.backfillSweepMs": "5000",
       "reliable.createTopics": "false",
@@ -115,6 +118,15 @@ export class SimWorld {
    */
   /** Told whenever a runner's loop is let start a step (the lease keeper's window said yes). */
   onStepStart: ((runner: string, fence: number) => void) | undefined;
+  /** The routers of every runner started, for their pumps' speculation counts. */
+  readonly routers: { readonly speculations: PumpSpeculations }[] = [];
+
+  /** The pipelined steps of every runner's pump so far, added up. */
+  speculations(): PumpSpeculations {
+    const sum = { started: 0, decided: 0, read: 0, discarded: 0 };
+    for (const r of this.routers) for (const k of Object.keys(sum) as (keyof PumpSpeculations)[]) sum[k] += r.speculations[k];
+    return sum;
+  }
   readonly mutations: { wrapPort?: <T extends object>(name: string, port: T) => T; ignoreLeaseWindow?: boolean; unfencedProducer?: boolean; wrapChecker?: (checker: ReliableMessageChecker) => ReliableMessageChecker } = {};
 
   constructor(readonly sched: SimScheduler) {
@@ -210,6 +222,7 @@ export function startSimRunner(world: SimWorld, id: string, logger: Logger = sil
     const parts = world.parts(id, { fence, lost, leading: trustForever ? () => true : () => leadership.mayLead(), confirm: () => leadership.confirm() });
     // The runner's clock is its host's wall clock, which an NTP step may move back.
     const composed = createExchangeRouter(parts, world.config, logger, s.wall);
+    world.routers.push(composed.router);
     const controller = new AbortController();
     // Every loop waits on this one signal, as in `startPipeline`.
     setMaxListeners(64, controller.signal);

@@ -1,3 +1,4 @@
+import type { PumpSpeculations } from "@msgx/core";
 import { DeliveryStatus, EventHeader, ProcStatus } from "@msgx/core";
 import { isTaskRequestError, PENDING_CALLBACK_STATUSES } from "@msgx/tasks";
 import { isTerminal } from "@msgx/core/testing";
@@ -42,6 +43,8 @@ export interface SimResult {
   readonly faultPoints: number;
   readonly messages: number;
   readonly ops: number;
+  /** The pumps' pipelined steps, over every runner of the seed (`PumpSpeculations`). */
+  readonly speculations: PumpSpeculations;
 }
 
 const MALFORMED = `<MSG><META><SNDR>AODB</SNDR><SEQN>1</SEQN><DTTM>20260305020000</DTTM><TYPE>FLOP</TYPE><STYP>ESTT</STYP></META><FLOP><FLID>1</FLO`;
@@ -284,6 +287,7 @@ export async function simulate(seed: number, options: SimOptions = {}): Promise<
     faultPoints: sched.faultPoints,
     messages: world.mailbox.rows.size,
     ops: sched.ops,
+    speculations: world.speculations(),
   };
 }
 
