@@ -13,7 +13,7 @@ describe("configuration", () => {
   it("has the seed's defaults", () => {
     const c = loadConfig({ env: {} });
     expect(c.profile).toBe("embedded");
-    expect(c.pipeline).toMatchObject({ pollIntervalMs: 1000, claimBatch: 50, maxAttempts: 5, backoffInitialMs: 1000, backoffMaxMs: 60000, headDeadlineMs: 600000 });
+    expect(c.pipeline).toMatchObject({ pollIntervalMs: 1000, claimBatch: 50, maxAttempts: 5, backoffInitialMs: 1000, backoffMaxMs: 60000, headDeadlineMs: 600000, pipelinedSteps: true });
     expect(c.schd).toEqual({ flushPeriodMs: 3000, flushLimit: 500 });
     expect(c.identity.includeDayBoundary).toBe(false);
     expect(c.shadow).toBe(false);
@@ -23,8 +23,9 @@ describe("configuration", () => {
   });
 
   it("reads MSGX_* variables, and flags win over them", () => {
-    const c = loadConfig({ env: { MSGX_PIPELINE_POLL_INTERVAL_MS: "250", MSGX_SHADOW: "true", MSGX_HTTP_PORT: "9000" }, overrides: { "http.port": "9100" } });
+    const c = loadConfig({ env: { MSGX_PIPELINE_POLL_INTERVAL_MS: "250", MSGX_PIPELINE_PIPELINED_STEPS: "false", MSGX_SHADOW: "true", MSGX_HTTP_PORT: "9000" }, overrides: { "http.port": "9100" } });
     expect(c.pipeline.pollIntervalMs).toBe(250);
+    expect(c.pipeline.pipelinedSteps).toBe(false);
     expect(c.shadow).toBe(true);
     expect(c.http.port).toBe(9100);
   });

@@ -115,6 +115,7 @@ function pipelineRouter(context: StepContext, handling: MessageHandling, metrics
         identity: handling.identity,
         maxRun: p.maxRun,
         memory: { maxFlights: p.memoryFlights, maxIdentities: p.memoryIdentities },
+        pipelined: p.pipelinedSteps,
         maxRecordBytes: config.kafka.maxRecordBytes,
         ...(parts.fence !== undefined ? { fence: parts.fence } : {}),
       },

@@ -173,6 +173,8 @@ export const ConfigSchema = z
         memoryFlights: positive(20_000),
         /** The most identity owners the leader holds in memory, only those inside `identity.window`. */
         memoryIdentities: positive(100_000),
+        /** Pipelined steps: the run behind a committing one is read and decided meanwhile (off: one run at a time). */
+        pipelinedSteps: bool(true),
       })
       .strict()
       .prefault({}),
