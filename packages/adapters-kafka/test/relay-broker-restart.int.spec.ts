@@ -5,6 +5,7 @@ import { InMemoryOutboxStore, InMemoryPipelineStore } from "@msgx/core/testing";
 import { gateControl, startService, stopService } from "../../../bench/fault/services.js";
 import { KafkaDeliveryPort } from "../src/index.js";
 import { kafkaAvailability } from "./kafka-available.js";
+import { createTopics } from "./kafka-test-kit.js";
 
 const EVENTS = 10_000;
 const KEYS = 100;
@@ -18,7 +19,7 @@ describe.skipIf(!control.available)("the batched, pipelined relay through a brok
     const topic = `relay_restart_${process.pid}_${Date.now() % 100_000}`;
     const admin = new kafkajs.Kafka({ brokers: [...kafka.brokers], logLevel: kafkajs.logLevel.NOTHING }).admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 6 }], waitForLeaders: true });
+    await createTopics(admin, [topic], 6);
     await admin.disconnect();
 
     const store = new InMemoryPipelineStore(systemClock);

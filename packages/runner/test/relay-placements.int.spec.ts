@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KafkaDeliveryPort } from "@msgx/adapters-kafka";
 import { createPgStores, type PgStores } from "@msgx/adapters-pg";
 import { emptyRunDecision, EventType, MsgDispatcher, silentLogger, systemClock, Target, type OutboxEventDraft } from "@msgx/core";
+import { createTopics } from "../../adapters-kafka/test/kafka-test-kit.js";
 import { gatePgAndKafka } from "./runner-process.js";
 
 const SUITE = "relay placements (PostgreSQL + Kafka)";
@@ -23,8 +24,7 @@ describe.skipIf(!available)("the relay records where Kafka put each event", () =
 
   beforeAll(async () => {
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 3 }], waitForLeaders: true, timeout: 30_000 });
-    await admin.fetchTopicOffsets(topic);
+    await createTopics(admin, [topic], 3);
     stores = await createPgStores({ connectionString: PG_URL, schema, max: 4 });
   });
 

@@ -13,6 +13,13 @@ import { LeaderWorld, type Broken } from "./leader-memory-world.js";
 
 const RUNS = Number(process.env["MSGX_MODEL_RUNS"] ?? 200);
 const SEED = Number(process.env["MSGX_SEED"] ?? Date.now() % 2_147_483_647);
+/**
+ * How many sequences a guard-removal check may take to find its counterexample: a skipped
+ * generation check shows only in a narrow interleaving, found after a few to a few hundred
+ * sequences depending on the seed; `fc.check` stops at the first failure, so the bound costs only
+ * when nothing is found.
+ */
+const GUARD_RUNS = Math.max(RUNS, 3_000);
 
 const totals = { runs: 0, committed: 0, staleGeneration: 0, boundKeys: 0, reused: 0 };
 
@@ -49,8 +56,8 @@ describe("the leader's memory (property)", () => {
 
   // Guard removal: with a guard taken out the property must fail.
   it.each<Broken>(["outside-writer-keeps-generation", "commit-run-skips-generation"])("fails when %s", async (broken) => {
-    const found = await fc.check(fc.asyncProperty(commands, (cmds) => property(cmds, broken)), { numRuns: RUNS, seed: SEED });
-    expect(found.failed, `no sequence of ${RUNS} caught ${broken}`).toBe(true);
+    const found = await fc.check(fc.asyncProperty(commands, (cmds) => property(cmds, broken)), { numRuns: GUARD_RUNS, seed: SEED });
+    expect(found.failed, `no sequence of ${GUARD_RUNS} caught ${broken} (seed ${SEED})`).toBe(true);
     // Caught by the property's own assertions (memory against the store, or the end states), not by a crash of the harness.
     expect(String(found.errorInstance)).toMatch(/^AssertionError/);
   }, 600_000);

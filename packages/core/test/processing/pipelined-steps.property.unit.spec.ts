@@ -34,6 +34,12 @@ import { IDENTITY, LeaderWorld } from "./leader-memory-world.js";
 const HOUR = 3_600_000;
 const RUNS = Number(process.env["MSGX_MODEL_RUNS"] ?? 200);
 const SEED = Number(process.env["MSGX_SEED"] ?? Date.now() % 2_147_483_647);
+/**
+ * How many sequences a guard-removal check may take to find its counterexample. A missing check
+ * shows only in a narrow interleaving, found after a few to a few hundred sequences depending on
+ * the seed; `fc.check` stops at the first failure, so the bound costs only when nothing is found.
+ */
+const GUARD_RUNS = Math.max(RUNS, 3_000);
 
 /** A fault armed for the pump steps of one command in the pipelined world (the other world just steps). */
 type Fault = { readonly kind: "fault"; readonly fault: "outage" | "unknown" | "read"; readonly steps: number };
@@ -199,8 +205,8 @@ describe("pipelined steps (property)", () => {
 
   // Guard removal: a speculation used where one of its checks would discard it must be caught.
   it.each<SpeculationGuard>(["base-committed", "fresh"])("fails when the %s check is left out", async (guard) => {
-    const found = await fc.check(fc.asyncProperty(commands, (cmds) => property(cmds, guard)), { numRuns: RUNS, seed: SEED });
-    expect(found.failed, `no sequence of ${RUNS} caught the missing ${guard} check`).toBe(true);
+    const found = await fc.check(fc.asyncProperty(commands, (cmds) => property(cmds, guard)), { numRuns: GUARD_RUNS, seed: SEED });
+    expect(found.failed, `no sequence of ${GUARD_RUNS} caught the missing ${guard} check (seed ${SEED})`).toBe(true);
     // Caught by the property's own assertions, not by a crash of the harness.
     expect(String(found.errorInstance)).toMatch(/^AssertionError/);
   }, 600_000);
