@@ -1,19 +1,31 @@
 import type { FlightState } from "../model/flight-state.js";
+import { retirementCutoffDay } from "../flight/history-retirement.js";
 import { DEFAULT_IDENTITY_WINDOW_MS } from "../model/identity.js";
 import type { LoadedRunState } from "./pipeline-store.js";
 import type { IdentityOwner, RunDecision } from "./run-decision.js";
 
 /** The bounds of the leader's memory (`pipeline.memory*` in the runner's configuration). */
 export interface LeaderMemoryOptions {
-  /** The most flights held; the least recently used goes first. */
+  /**
+   * The open operation days: flights whose operation day is at most this many days before the
+   * airport's local today (and every later day) are held; an earlier day's flight is read with the
+   * run that needs it and not kept. Messages for closed days are rare, so they need no memory.
+   */
+  readonly openDays: number;
+  /** The airport's fixed offset from UTC in minutes, to find its local today. */
+  readonly airportUtcOffsetMinutes: number;
+  /** The most flights held, of the open days; the least recently used goes first. */
   readonly maxFlights: number;
   /** The most identity owners held (only those inside the dedupe window); the least recently used goes first. */
   readonly maxIdentities: number;
 }
 
-export const DEFAULT_LEADER_MEMORY_OPTIONS: LeaderMemoryOptions = { maxFlights: 20_000, maxIdentities: 100_000 };
+export const DEFAULT_LEADER_MEMORY_OPTIONS: LeaderMemoryOptions = { openDays: 1, airportUtcOffsetMinutes: 480, maxFlights: 20_000, maxIdentities: 100_000 };
 
-/** Owners a run never looks up again leave by a sweep this often (of the runs' `now`), or once per window if shorter. */
+/**
+ * Owners a run never looks up again, and flights of days that closed, leave by a sweep this often
+ * (of the runs' `now`), or once per window if shorter.
+ */
 const SWEEP_EVERY_MS = 60_000;
 
 /** How many entries the memory holds, per kind (the runner's `msgx_leader_memory_entries` gauge). */
@@ -41,10 +53,11 @@ export interface MemoryView {
  * - **What it holds**: a flight by FLID, as `PipelineTx.loadFlights` gives it, or `null` when
  *   the store has none (a FLID never seen); an identity owner by key. A key it does not hold is
  *   unknown, which the pump takes as unbound: `commitRun` checks every new binding in the store.
- * - **Bounded**: at most `maxFlights` flights and `maxIdentities` owners, the least recently used
- *   evicted first; an owner bound longer ago than the dedupe window is evicted too (a lookup at a
- *   later `now` no longer gives it), since only a differing body, which the store's check brings
- *   back, could need it.
+ * - **Bounded** by operation day, with an LRU beyond: only flights of the open days (`openDays`)
+ *   and absent FLIDs are held, a flight of a day that closed leaves at the next sweep, and at
+ *   most `maxFlights` flights and `maxIdentities` owners, the least recently used evicted first;
+ *   an owner bound longer ago than the dedupe window is evicted too (a lookup at a later `now` no
+ *   longer gives it), since only a differing body, which the store's check brings back, could need it.
  * - **Dropped** (`drop`) when the generation moved on, after a write it did not see (the pump's
  *   own `transaction`), or when a commit's outcome is unknown or refused.
  *
@@ -133,7 +146,8 @@ export class LeaderMemory {
   adopt(loaded: LoadedRunState, flids: readonly string[], now: number): void {
     if (loaded.generation !== this.#generation) this.drop();
     this.#generation = loaded.generation;
-    for (const flid of flids) this.#put(this.#flights, flid, loaded.flights.get(flid) ?? null, this.#options.maxFlights);
+    const firstOpenDay = this.#firstOpenDay(now);
+    for (const flid of flids) this.#putFlight(flid, loaded.flights.get(flid) ?? null, firstOpenDay);
     for (const [key, owner] of loaded.owners) if (!this.#expired(owner, now)) this.#put(this.#owners, key, owner, this.#options.maxIdentities);
   }
 
@@ -141,7 +155,8 @@ export class LeaderMemory {
   committed(decision: RunDecision, now: number): void {
     if (this.#generation === undefined) return;
     this.#sweep(now);
-    for (const f of decision.flights) this.#put(this.#flights, f.flid, f, this.#options.maxFlights);
+    const firstOpenDay = this.#firstOpenDay(now);
+    for (const f of decision.flights) this.#putFlight(f.flid, f, firstOpenDay);
     for (const b of decision.bindings) {
       const held = this.#owners.get(b.identityKey);
       // A key its own message holds already is left as the store leaves it.
@@ -160,11 +175,24 @@ export class LeaderMemory {
     return owner.boundAt !== undefined && now - owner.boundAt > this.#window;
   }
 
-  /** Evicts every owner outside the window, at most once per sweep interval of `now`. */
+  /** Evicts every owner outside the window and every flight of a closed day, at most once per sweep interval of `now`. */
   #sweep(now: number): void {
     if (now - this.#sweptAt < Math.min(this.#window, SWEEP_EVERY_MS)) return;
     this.#sweptAt = now;
     for (const [key, owner] of this.#owners) if (this.#expired(owner, now)) this.#owners.delete(key);
+    const firstOpenDay = this.#firstOpenDay(now);
+    for (const [flid, flight] of this.#flights) if (closed(flight, firstOpenDay)) this.#flights.delete(flid);
+  }
+
+  /** The first operation day (`yyyyMMdd`) still open at `now`. */
+  #firstOpenDay(now: number): string {
+    return retirementCutoffDay(now, { retentionDays: this.#options.openDays, airportUtcOffsetMinutes: this.#options.airportUtcOffsetMinutes });
+  }
+
+  /** Holds `flight` (null: the store has none), or lets go of an older copy when its day closed. */
+  #putFlight(flid: string, flight: FlightState | null, firstOpenDay: string): void {
+    if (closed(flight, firstOpenDay)) this.#flights.delete(flid);
+    else this.#put(this.#flights, flid, flight, this.#options.maxFlights);
   }
 
   #touch<V>(map: Map<string, V>, key: string): V | undefined {
@@ -180,4 +208,9 @@ export class LeaderMemory {
     map.set(key, value);
     while (map.size > max) map.delete(map.keys().next().value as string);
   }
+}
+
+/** A stored flight dated before the first open day (an absent or undated one is never closed). */
+function closed(flight: FlightState | null, firstOpenDay: string): boolean {
+  return flight !== null && flight.operationDay !== null && flight.operationDay < firstOpenDay;
 }

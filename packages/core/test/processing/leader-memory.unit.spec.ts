@@ -53,4 +53,20 @@ describe("LeaderMemory", () => {
     expect(m.entries().owners.has("NEW")).toBe(false);
     expect([...m.entries().owners.keys()].sort()).toEqual(["K", "UNDATED"]);
   });
+
+  it("holds flights of the open operation days only: a closed day's flight is used by its run, not kept, and leaves at the sweep", () => {
+    // Airport UTC+8; 2026-03-06 10:00 local. With one open day before today, 0305 is open and 0304 closed.
+    const at = (day: number, hour: number) => Date.UTC(2026, 2, day, hour - 8);
+    const dated = (flid: string, operationDay: string): FlightState => ({ ...flight(flid), operationDay });
+    const m = new LeaderMemory({ openDays: 1, airportUtcOffsetMinutes: 480 });
+    m.adopt(loaded(1, [dated("old", "20260304"), dated("yday", "20260305"), dated("next", "20260307")]), ["old", "yday", "next", "none"], at(6, 10));
+    expect(m.missingFlights(["old", "yday", "next", "none"])).toEqual(["old"]);
+    // A commit of a closed day's flight lets go of it too.
+    m.committed({ ...emptyRunDecision, flights: [dated("old", "20260304")] }, at(6, 11));
+    expect(m.missingFlights(["old"])).toEqual(["old"]);
+    // The next local day closes 0305 as well: the sweep takes its flight, looked up or not.
+    m.committed({ ...emptyRunDecision, flights: [dated("new", "20260307")] }, at(7, 0) + 60_000);
+    expect(m.missingFlights(["old", "yday", "next", "none", "new"])).toEqual(["old", "yday"]);
+    expect(m.sizes.flights).toBe(3);
+  });
 });

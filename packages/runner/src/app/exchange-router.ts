@@ -114,7 +114,12 @@ function pipelineRouter(context: StepContext, handling: MessageHandling, metrics
         unsupported: handling.unsupported,
         identity: handling.identity,
         maxRun: p.maxRun,
-        memory: { maxFlights: p.memoryFlights, maxIdentities: p.memoryIdentities },
+        memory: {
+          openDays: p.memoryOpenDays,
+          airportUtcOffsetMinutes: config.airport.utcOffsetMinutes,
+          maxFlights: p.memoryFlights,
+          maxIdentities: p.memoryIdentities,
+        },
         pipelined: p.pipelinedSteps,
         maxRecordBytes: config.kafka.maxRecordBytes,
         ...(parts.fence !== undefined ? { fence: parts.fence } : {}),

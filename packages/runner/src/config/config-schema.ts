@@ -169,7 +169,9 @@ export const ConfigSchema = z
         /** Messages per transaction (group commit); 1 = one message per transaction. */
         maxRun: positive(200),
         gapGraceMs: ms(10_000),
-        /** The most flights the leader holds in memory (least recently used evicted first). */
+        /** Operation days before the airport's local today whose flights the leader holds in memory (and every later day). */
+        memoryOpenDays: z.coerce.number().int().min(0).max(366).default(1),
+        /** The most flights the leader holds in memory, of the open days (least recently used evicted first). */
         memoryFlights: positive(20_000),
         /** The most identity owners the leader holds in memory, only those inside `identity.window`. */
         memoryIdentities: positive(100_000),
