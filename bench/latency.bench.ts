@@ -16,7 +16,7 @@
  *    the ingress thread's utilization beside them. The runner's CPU per message is this process's
  *    (`process.cpuUsage()`, every thread) during the load, the generator's own process apart.
  *
- *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500] [--ingress-thread auto|on|off]
+ *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500] [--ingress-thread auto|on|off] [--pipelined-steps true|false]
  */
 import { atFixedRate, benchMain } from "./fault/fixed-rate.js";
 import { drained, startInproc } from "./fault/inproc.js";
@@ -31,14 +31,25 @@ const FLIGHTS = numArg("flights", 500);
 const MAX_RUN = numArg("max-run", 200);
 /** `http.ingressThread` of the runner fed through its ingress: auto (the default), on or off — an A/B of the ingress thread in one run sequence. */
 const INGRESS_THREAD = arg("ingress-thread", "auto");
+/** `pipeline.pipelinedSteps` of both pipelines (the saturation and the fed one): an A/B of pipelined steps in one run sequence. */
+const PIPELINED_STEPS = arg("pipelined-steps", "true");
+
+/** The pump's pipelined steps so far, from the runner's own `/metrics` (`msgx_pump_speculations_total{result}`). */
+async function speculations(url: string): Promise<string> {
+  const text = await fetch(`${url}/metrics`).then((r) => r.text());
+  const counts = [...text.matchAll(/^msgx_pump_speculations_total\{result="([a-z]+)"\} (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`);
+  return counts.length > 0 ? counts.join(", ") : "none reported";
+}
 
 async function saturation(stream: readonly string[]): Promise<number> {
-  const p = await startInproc({ tag: runTag("lat_sat"), maxRun: MAX_RUN, pollIntervalMs: 100 });
+  const p = await startInproc({ tag: runTag("lat_sat"), maxRun: MAX_RUN, pollIntervalMs: 100, overrides: { "pipeline.pipelinedSteps": PIPELINED_STEPS } });
   try {
     const t0 = Date.now();
     await insertMailboxRows(p.pool, p.names, stream, { chunk: 500 });
     await drained(p, stream.length, 600_000);
-    return stream.length / ((Math.max(...p.acked.values()) - t0) / 1000);
+    const rate = stream.length / ((Math.max(...p.acked.values()) - t0) / 1000);
+    console.log(`  pipelined steps during the drain: ${await speculations(p.url)}`);
+    return rate;
   } finally {
     await p.dispose();
   }
@@ -46,7 +57,7 @@ async function saturation(stream: readonly string[]): Promise<number> {
 
 async function main(): Promise<void> {
   const machine = machineInfo();
-  console.log(`latency: half the maximum sustained rate through the HTTP ingress; maxRun ${MAX_RUN}; http.ingressThread ${INGRESS_THREAD}`);
+  console.log(`latency: half the maximum sustained rate through the HTTP ingress; maxRun ${MAX_RUN}; http.ingressThread ${INGRESS_THREAD}; pipeline.pipelinedSteps ${PIPELINED_STEPS}`);
   console.log(`  machine: ${machine.nproc} CPUs, ${machine.memoryGiB} GiB, load ${machine.loadAverage1m}; PostgreSQL ${machine.postgres}, MariaDB ${machine.mariadb}, ${machine.kafka}`);
   let maxRate = Number.NaN;
   if (FIXED_RATE <= 0) {
@@ -57,10 +68,11 @@ async function main(): Promise<void> {
   const count = Math.round(rate * SECONDS);
   const stream = dnldThenFlops({ flights: FLIGHTS, messages: count + 1, seed: 77, firstSeqn: 500_000 });
 
-  const p = await startInproc({ tag: runTag("lat"), maxRun: MAX_RUN, overrides: { "http.ingressThread": INGRESS_THREAD } });
+  const p = await startInproc({ tag: runTag("lat"), maxRun: MAX_RUN, overrides: { "http.ingressThread": INGRESS_THREAD, "pipeline.pipelinedSteps": PIPELINED_STEPS } });
   try {
     console.log(`  offering ${fmt(rate)} msg/s (${FIXED_RATE > 0 ? "--rate" : `${FRACTION} × maximum`}) for ${SECONDS} s: ${count} FLOP updates`);
     const { e2e, stages, phases, loop, runs, load, cpu } = await atFixedRate(p, stream, rate);
+    console.log(`  pipelined steps during the load: ${await speculations(p.url)}`);
     console.log();
     printTable(
       ["measure", "count", "p50 ms", "p90 ms", "p99 ms", "max ms"],
@@ -92,7 +104,7 @@ async function main(): Promise<void> {
         ? `  p50 ${e2e.p50.toFixed(1)} ms, p99 ${e2e.p99.toFixed(1)} ms (no target at ${fmt(rate)} msg/s)`
         : `  p50 ${e2e.p50.toFixed(1)} ms (target ≤ ${target.p50}: ${e2e.p50 <= target.p50 ? "met" : "NOT met"}), p99 ${e2e.p99.toFixed(1)} ms (target < ${target.p99}: ${e2e.p99 < target.p99 ? "met" : "NOT met"})`,
     );
-    const file = writeReport("latency", { maxRun: MAX_RUN, ingressThread: INGRESS_THREAD, saturateMessages: SATURATE, maxSustainedRate: maxRate, fraction: FRACTION, offeredRate: rate, seconds: SECONDS, machine, commitToAckMs: e2e, stagesMs: stages, pumpPhasesMs: phases, eventLoop: loop, runs, ingress: load, cpuPerMessageMs: cpu });
+    const file = writeReport("latency", { maxRun: MAX_RUN, ingressThread: INGRESS_THREAD, pipelinedSteps: PIPELINED_STEPS, saturateMessages: SATURATE, maxSustainedRate: maxRate, fraction: FRACTION, offeredRate: rate, seconds: SECONDS, machine, commitToAckMs: e2e, stagesMs: stages, pumpPhasesMs: phases, eventLoop: loop, runs, ingress: load, cpuPerMessageMs: cpu });
     console.log(`  written ${file}`);
   } finally {
     await p.dispose();
