@@ -1,12 +1,13 @@
 import { MsgxError } from "@msgx/core";
 import kafkajs, { type Admin } from "kafkajs";
 import { mapKafkaError } from "./kafka-error-map.js";
+import { createTopicsAndWaitForLeaders } from "./topic-leaders.js";
 
 // kafkajs is CommonJS and Node ESM does not see this export by name.
 const { ConfigResourceTypes } = kafkajs;
 
 /** What `ensureTopics` needs of a kafkajs admin client (connected by the caller). */
-export type TopicAdmin = Pick<Admin, "listTopics" | "createTopics" | "describeConfigs">;
+export type TopicAdmin = Pick<Admin, "listTopics" | "createTopics" | "fetchTopicMetadata" | "describeConfigs">;
 
 export interface EnsureTopicsOptions {
   /** The per-message topic (`KAFKA:msg`): delete policy, every event kept for the retention. */
@@ -52,17 +53,11 @@ export async function ensureTopics(admin: TopicAdmin, options: EnsureTopicsOptio
   try {
     const present = new Set(await admin.listTopics());
     const missing = wanted.filter((t) => !present.has(t.topic));
-    if (missing.length > 0) {
-      await admin.createTopics({
-        topics: missing.map((t) => ({
-          ...t,
-          numPartitions: partitions,
-          replicationFactor: options.replicationFactor ?? -1,
-        })),
-        waitForLeaders: true,
-        timeout,
-      });
-    }
+    await createTopicsAndWaitForLeaders(
+      admin,
+      missing.map((t) => ({ ...t, numPartitions: partitions, replicationFactor: options.replicationFactor ?? -1 })),
+      timeout,
+    );
     await assertCompacted(admin, schdTopic);
     if (refTopic !== undefined) await assertCompacted(admin, refTopic);
     return {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Admin, IHeaders, Kafka } from "kafkajs";
 import { eventHeaders, type OutboxEvent } from "@msgx/core";
+import { createTopicsAndWaitForLeaders } from "../src/topic-leaders.js";
 
 /** The headers msgx sends for a PENDING outbox row with these fields (core's `eventHeaders`). */
 export function eventHeadersOf(
@@ -21,27 +22,9 @@ export interface Consumed {
   readonly headers: IHeaders | undefined;
 }
 
-/**
- * Creates topics with `partitions` partitions (and optional config) and waits for their leaders.
- * kafkajs' own wait (`waitForLeaders`) retries only LEADER_NOT_AVAILABLE, while a busy shared
- * broker can first answer a new topic's metadata with UNKNOWN_TOPIC_OR_PARTITION: this waits
- * through both, up to 30 s.
- */
+/** Creates topics with `partitions` partitions (and optional config) and waits for their leaders (`createTopicsAndWaitForLeaders`), up to 30 s. */
 export async function createTopics(admin: Admin, topics: readonly string[], partitions: number, configEntries: { name: string; value: string }[] = []): Promise<void> {
-  await admin.createTopics({ topics: topics.map((topic) => ({ topic, numPartitions: partitions, configEntries })), waitForLeaders: false, timeout: 30_000 });
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const led = await admin
-      .fetchTopicMetadata({ topics: [...topics] })
-      .then((m) => m.topics.every((t) => t.partitions.length === partitions && t.partitions.every((p) => p.leader >= 0)))
-      .catch((e: unknown) => {
-        if (Date.now() > deadline) throw e;
-        return false;
-      });
-    if (led) return;
-    if (Date.now() > deadline) throw new Error(`topics ${topics.join(", ")} have no leader for every partition after 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await createTopicsAndWaitForLeaders(admin, topics.map((topic) => ({ topic, numPartitions: partitions, configEntries })), 30_000);
 }
 
 /** Total records appended to `topic` (sum of high watermarks; every topic here starts empty). */

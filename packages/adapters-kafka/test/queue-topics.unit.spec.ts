@@ -27,6 +27,17 @@ class FakeAdmin {
     }
     return true;
   }
+  /** What the metadata answers after a create, one entry per call, before it shows every partition led. */
+  readonly metadataAnswers: ("unknown-topic" | "leaderless" | "invalid-topic")[] = [];
+  async fetchTopicMetadata(options: { topics: string[] }): Promise<{ topics: { name: string; partitions: { partitionId: number; leader: number }[] }[] }> {
+    this.calls.push("metadata");
+    const answer = this.metadataAnswers.shift();
+    if (answer === "unknown-topic" || answer === "invalid-topic") {
+      const type = answer === "unknown-topic" ? "UNKNOWN_TOPIC_OR_PARTITION" : "INVALID_TOPIC_EXCEPTION";
+      throw Object.assign(new Error("This server does not host this topic-partition"), { name: "KafkaJSProtocolError", type, retriable: answer === "unknown-topic" });
+    }
+    return { topics: options.topics.map((name) => ({ name, partitions: [{ partitionId: 0, leader: answer === "leaderless" ? -1 : 1 }] })) };
+  }
 }
 
 const topicsOver = (admin: FakeAdmin, partitions = 3) => new QueueTopics(admin as unknown as QueueTopicAdmin, { partitions });
@@ -61,7 +72,7 @@ describe("QueueTopics", () => {
     const both = Promise.all([topics.ensure(["rmq.a", "rmq-dlq.a"]), topics.ensure(["rmq-dlq.a", "rmq.a"])]);
     open();
     await both;
-    expect(admin.calls).toEqual(["list", "create"]);
+    expect(admin.calls).toEqual(["list", "create", "metadata"]);
   });
 
   it("answers exists from the broker until the topic is there, and maps a broker fault", async () => {
@@ -81,5 +92,19 @@ describe("QueueTopics", () => {
 
   it("refuses partitions that are not a positive integer", () => {
     expect(() => topicsOver(new FakeAdmin(), 0)).toThrow(expect.objectContaining({ kind: "CONFIG" }));
+  });
+
+  it("waits after a create until every partition has a leader, through a broker that does not know the topic yet", async () => {
+    const admin = new FakeAdmin();
+    admin.metadataAnswers.push("unknown-topic", "leaderless", "unknown-topic");
+    await topicsOver(admin).ensure(["rmq.new"]);
+    expect(admin.calls).toEqual(["list", "create", "metadata", "metadata", "metadata", "metadata"]);
+  });
+
+  it("stops waiting at an answer that is not the broker getting ready, and maps it", async () => {
+    const admin = new FakeAdmin();
+    admin.metadataAnswers.push("unknown-topic", "invalid-topic");
+    await expect(topicsOver(admin).ensure(["rmq.new"])).rejects.toMatchObject({ kind: "INFRA" });
+    expect(admin.calls).toEqual(["list", "create", "metadata", "metadata"]);
   });
 });

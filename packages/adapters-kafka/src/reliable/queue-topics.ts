@@ -1,9 +1,10 @@
 import { MsgxError } from "@msgx/core";
 import type { Admin } from "kafkajs";
 import { mapKafkaError } from "../kafka-error-map.js";
+import { createTopicsAndWaitForLeaders } from "../topic-leaders.js";
 
 /** What `ensureQueueTopics` needs of a kafkajs admin client (connected by the caller). */
-export type QueueTopicAdmin = Pick<Admin, "listTopics" | "createTopics">;
+export type QueueTopicAdmin = Pick<Admin, "listTopics" | "createTopics" | "fetchTopicMetadata">;
 
 export interface EnsureQueueTopicsOptions {
   /** Partitions for a topic that is created. An existing topic is never repartitioned. */
@@ -27,18 +28,16 @@ export async function ensureQueueTopics(admin: QueueTopicAdmin, topics: readonly
   try {
     const present = new Set(await admin.listTopics());
     const missing = [...new Set(topics)].filter((t) => !present.has(t));
-    if (missing.length > 0) {
-      await admin.createTopics({
-        topics: missing.map((topic) => ({
-          topic,
-          numPartitions: options.partitions,
-          replicationFactor: options.replicationFactor ?? -1,
-          configEntries: [{ name: "cleanup.policy", value: "delete" }, ...isr],
-        })),
-        waitForLeaders: true,
-        timeout: options.timeoutMs ?? 30_000,
-      });
-    }
+    await createTopicsAndWaitForLeaders(
+      admin,
+      missing.map((topic) => ({
+        topic,
+        numPartitions: options.partitions,
+        replicationFactor: options.replicationFactor ?? -1,
+        configEntries: [{ name: "cleanup.policy", value: "delete" }, ...isr],
+      })),
+      options.timeoutMs ?? 30_000,
+    );
     return missing;
   } catch (e) {
     throw mapKafkaError(e, `ensure queue topics ${topics.join(", ")}`);

@@ -1,5 +1,4 @@
-import { ensureQueueTopics } from "../reliable/queue-topics.js";
-import type { Admin } from "kafkajs";
+import { ensureQueueTopics, type QueueTopicAdmin } from "../reliable/queue-topics.js";
 
 export interface EnsureTaskTopicsOptions {
   /** The task event topics (`taskTopics(routing, owners)`) and, if used, the callback result topic. */
@@ -15,7 +14,7 @@ export interface EnsureTaskTopicsOptions {
  * Creates the task-routing topics that are missing (`cleanup.policy=delete`: every event is kept
  * for the retention) and waits for their leaders. Safe to run from several processes at once.
  */
-export function ensureTaskTopics(admin: Pick<Admin, "listTopics" | "createTopics">, options: EnsureTaskTopicsOptions): Promise<readonly string[]> {
+export function ensureTaskTopics(admin: QueueTopicAdmin, options: EnsureTaskTopicsOptions): Promise<readonly string[]> {
   const { topics, ...rest } = options;
   return ensureQueueTopics(admin, topics, rest);
 }
