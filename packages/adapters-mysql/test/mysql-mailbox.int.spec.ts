@@ -435,7 +435,7 @@ describe.skipIf(!gate.available)("MysqlMailbox against MariaDB: adapter specific
       try {
         const pending = rejection(mailbox().backfill([{ msgId: id, processedAt: AT, meta }]));
         let victim: number | undefined;
-        for (let i = 0; i < 100 && victim === undefined; i++) {
+        for (let i = 0; i < 500 && victim === undefined; i++) {
           const [rows] = await upstream.query(
             "SELECT ID AS id FROM information_schema.PROCESSLIST WHERE INFO LIKE ? AND ID <> CONNECTION_ID()",
             [`UPDATE ${t}%`],

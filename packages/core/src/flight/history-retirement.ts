@@ -1,3 +1,4 @@
+import { airportDayBefore } from "../model/airport-day.js";
 import type { FlightState } from "../model/flight-state.js";
 
 /** How long flights stay live, and where the airport's day is. */
@@ -26,16 +27,12 @@ export interface RetirementDecision {
   readonly tombstones: readonly FlightState[];
 }
 
-const pad = (n: number, w: number): string => String(n).padStart(w, "0");
-
 /**
  * The first operation day that stays live at `now`: the airport-local date of `now` minus
  * `retentionDays`, as `yyyyMMdd`. Stores can use it in one set-based statement.
  */
 export function retirementCutoffDay(now: number, options: RetirementOptions): string {
-  const local = new Date(now + options.airportUtcOffsetMinutes * 60_000);
-  local.setUTCDate(local.getUTCDate() - options.retentionDays);
-  return `${pad(local.getUTCFullYear(), 4)}${pad(local.getUTCMonth() + 1, 2)}${pad(local.getUTCDate(), 2)}`;
+  return airportDayBefore(now, options.retentionDays, options.airportUtcOffsetMinutes);
 }
 
 /**

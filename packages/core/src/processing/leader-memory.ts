@@ -1,5 +1,5 @@
 import type { FlightState } from "../model/flight-state.js";
-import { retirementCutoffDay } from "../flight/history-retirement.js";
+import { airportDayBefore } from "../model/airport-day.js";
 import { DEFAULT_IDENTITY_WINDOW_MS } from "../model/identity.js";
 import type { LoadedRunState } from "./pipeline-store.js";
 import type { IdentityOwner, RunDecision } from "./run-decision.js";
@@ -186,7 +186,7 @@ export class LeaderMemory {
 
   /** The first operation day (`yyyyMMdd`) still open at `now`. */
   #firstOpenDay(now: number): string {
-    return retirementCutoffDay(now, { retentionDays: this.#options.openDays, airportUtcOffsetMinutes: this.#options.airportUtcOffsetMinutes });
+    return airportDayBefore(now, this.#options.openDays, this.#options.airportUtcOffsetMinutes);
   }
 
   /** Holds `flight` (null: the store has none), or lets go of an older copy when its day closed. */
