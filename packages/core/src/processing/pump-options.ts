@@ -3,7 +3,6 @@ import { DEFAULT_MAX_RECORD_BYTES } from "../outbox/record-size.js";
 import { DEFAULT_BREAKER_POLICY, type BreakerPolicy } from "../runtime/outage-breaker.js";
 import { DEFAULT_RETRY_POLICY, DEFAULT_UNSUPPORTED_POLICY, type RetryPolicy, type UnsupportedPolicy } from "../runtime/retry-policy.js";
 import { DEFAULT_LEADER_MEMORY_OPTIONS, type LeaderMemoryOptions } from "./leader-memory.js";
-import type { SpeculationGuard } from "./speculation.js";
 
 /** How a `Pump` runs: its retry and breaker policies, the size of its runs, and which fast paths it takes. */
 export interface PumpOptions {
@@ -49,8 +48,6 @@ export interface PumpOptions {
   readonly pipelined: boolean;
   /** The oldest a speculated decision may be when its step commits it; an older one is made again at the step's time. */
   readonly speculationMaxAgeMs: number;
-  /** Test only (the guard-removal checks): one check of a speculation left out. Never set it elsewhere. */
-  readonly removedGuard?: SpeculationGuard;
 }
 
 export const DEFAULT_PUMP_OPTIONS: PumpOptions = {

@@ -125,7 +125,7 @@ export class Pump {
   }
 
   #speculationSlot(known: KnownUnfinished): SpeculationSlot {
-    const { maxRun, speculationMaxAgeMs: maxAgeMs, removedGuard } = this.#options;
+    const { maxRun, speculationMaxAgeMs: maxAgeMs } = this.#options;
     return new SpeculationSlot({
       clock: this.#deps.clock,
       horizon: () => this.#deps.horizon(),
@@ -133,7 +133,6 @@ export class Pump {
       known,
       maxRun,
       maxAgeMs,
-      ...(removedGuard ? { removedGuard } : {}),
       prepare: (run, signal) => this.#prepare(run, signal),
       fastPath: (run) => this.#fastPath(run),
       decide: (run, state, now) => decideRun(run, state, this.#context(now)),
