@@ -33,8 +33,8 @@ export interface PumpOptions {
   readonly decideFromMemory: boolean;
   /**
    * The intake that enqueues runs in this process and reports every enqueue (`Pump.enqueue`):
-   * runs are taken from memory and the run query is asked only when memory is unknown
-   * (`KnownUnfinished`). False: every step asks the store.
+   * runs are taken from memory and the run query is asked only when memory is unknown, or holds
+   * a prefix shorter than a step needs (`KnownUnfinished`). False: every step asks the store.
    */
   readonly intakeInProcess: boolean;
   /** With `intakeInProcess`: the longest an idle pump trusts that nothing is unfinished before it asks the store again. */

@@ -217,17 +217,21 @@ export class Pump {
   }
 
   /**
-   * The head and the run behind it (the head is the first unfinished record): from memory when
-   * known, else one query, whose answer memory keeps when it was complete.
+   * The head and the run behind it (the head is the first unfinished record): from memory when it
+   * holds them, else one query (from the head, or what follows the prefix memory holds), whose
+   * answer memory keeps (`KnownUnfinished`).
    */
   async #candidates(now: number): Promise<readonly ProcRecord[]> {
-    const limit = this.#options.maxRun;
-    const known = this.#known?.candidates(limit, now);
-    if (known !== undefined) return known;
-    const query = this.#known?.queryStarted();
-    const queried = await this.#deps.store.unfinished(0, limit);
-    if (query !== undefined) this.#known?.queried(queried, limit, now, query);
-    return queried;
+    const { maxRun } = this.#options;
+    const known = this.#known;
+    if (known === undefined) return this.#deps.store.unfinished(0, maxRun);
+    // A pipelined step also needs the run behind its own in memory: its speculation takes it from there.
+    const needed = this.#slot === undefined ? maxRun : 2 * maxRun;
+    const held = known.candidates(needed, now);
+    if (held !== undefined) return held.slice(0, maxRun);
+    const query = known.queryStarted(needed);
+    const queried = await this.#deps.store.unfinished(query.from, query.limit);
+    return known.queried(queried, now, query).slice(0, maxRun);
   }
 
   async #processRun(candidates: readonly ProcRecord[], now: number, signal: AbortSignal | undefined, speculation: Speculation | null): Promise<PumpStep> {
