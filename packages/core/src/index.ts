@@ -172,7 +172,8 @@ export {
 export type { SnapshotLogEntry } from "./processing/snapshot-log-entry.js";
 export { prepareRun } from "./processing/prepare-run.js";
 export { decideRun } from "./processing/decide-run.js";
-export { Pump, DEFAULT_PUMP_OPTIONS, type PumpDeps, type PumpOptions } from "./processing/pump.js";
+export { Pump, type PumpDeps } from "./processing/pump.js";
+export { DEFAULT_PUMP_OPTIONS, type PumpOptions } from "./processing/pump-options.js";
 export type { PumpSpeculations } from "./processing/speculation-slot.js";
 export { DEFAULT_LEADER_MEMORY_OPTIONS, type LeaderMemoryOptions, type LeaderMemorySizes } from "./processing/leader-memory.js";
 export { SimulatedCrashMarker } from "./runtime/simulated-crash.js";

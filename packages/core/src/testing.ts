@@ -51,7 +51,7 @@ export { evolveProc, newProcRecord, type ProcEvent } from "./processing/proc-mac
 export { decideExhaust } from "./processing/decide-run.js";
 export { type PumpStep, type PumpFailpoint } from "./processing/pump.js";
 export { LeaderMemory } from "./processing/leader-memory.js";
-export { runBehind, speculationVerdict, stateAfter, Speculation, type SpeculationCheck, type SpeculationGuard } from "./processing/speculation.js";
+export { runBehind, speculationVerdict, stateAfter, Speculation, type SpeculationCheck } from "./processing/speculation.js";
 export { type BreakerCell, type StepGuard } from "./runtime/guarded-step.js";
 export { PipelineStep } from "./exchange/wake-edges.js";
 export { type ProcessedStep } from "./exchange/pipeline-router.js";

@@ -1,7 +1,6 @@
 import type { DecodeResult } from "../codec/decode-result.js";
 import { errorMessage, isMsgxError, isOutage } from "../errors/msgx-error.js";
 import { sha256Hex, type ContentHash } from "../model/content-hash.js";
-import { DEFAULT_IDENTITY_OPTIONS, type IdentityOptions } from "../model/identity.js";
 import { ProcStatus, type ProcRecord } from "../model/proc-record.js";
 import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
@@ -14,81 +13,20 @@ import { prepareDecodedRun, type PreparedRun } from "./prepare-run.js";
 import { decideTick } from "./decide-tick.js";
 import { decodeRaws } from "./decode-raws.js";
 import { GuardedSteps } from "../runtime/guarded-step.js";
-import { DEFAULT_BREAKER_POLICY, type BreakerPolicy, type BreakerState } from "../runtime/outage-breaker.js";
+import type { BreakerState } from "../runtime/outage-breaker.js";
 import type { ProcessorTable } from "./processor.js";
-import { DEFAULT_RETRY_POLICY, DEFAULT_UNSUPPORTED_POLICY, type RetryPolicy, type UnsupportedPolicy } from "../runtime/retry-policy.js";
-import type { IdentityOwner, RunDecision, RunWarning } from "./run-decision.js";
+import type { RunDecision, RunWarning } from "./run-decision.js";
 import type { RunContext } from "./run-context.js";
-import type { FlightState } from "../model/flight-state.js";
-import { DEFAULT_LEADER_MEMORY_OPTIONS, LeaderMemory, type LeaderMemoryOptions } from "./leader-memory.js";
+import { LeaderMemory } from "./leader-memory.js";
 import { StaleRunError } from "./stale-run-error.js";
-import { DEFAULT_MAX_RECORD_BYTES } from "../outbox/record-size.js";
 import type { Target } from "../outbox/outbox-event.js";
 import { takeReady } from "./take-ready.js";
-import type { Speculation, SpeculationGuard } from "./speculation.js";
-import { SpeculationSlot, type PumpSpeculations, type ReusedSpeculation } from "./speculation-slot.js";
-
-export interface PumpOptions {
-  readonly policy: RetryPolicy;
-  /** The short budget (or `skip` mode) of UNSUPPORTED messages (WIRE.md "Unknown and unwanted types"). */
-  readonly unsupported: UnsupportedPolicy;
-  readonly identity: IdentityOptions;
-  readonly breaker: BreakerPolicy;
-  /**
-   * The most messages committed in one transaction (group commit, SPEC §5). 1 is the
-   * one-message-per-transaction design the benchmarks compare against.
-   */
-  readonly maxRun: number;
-  /** The leadership epoch every transaction is fenced with, when leadership is in use. */
-  readonly fence?: number;
-  /**
-   * The broker's record limit in bytes, checked inside the decision (`RunContext.maxRecordBytes`):
-   * a message with an event over it ends DEAD(PROTOCOL) before anything of it is written. 0: unchecked.
-   */
-  readonly maxRecordBytes: number;
-  /** The bounds of the leader's memory (`LeaderMemory`). */
-  readonly memory: LeaderMemoryOptions;
-  /**
-   * Decide runs that read no open requests and no reference rows from the leader's memory and
-   * commit them with `commitRun` (issue 32). Off: every run commits through `transaction`, as
-   * the tests that compare the two paths need.
-   */
-  readonly decideFromMemory: boolean;
-  /**
-   * The intake that enqueues runs in this process and reports every enqueue (`Pump.enqueue`):
-   * runs are taken from memory and the run query is asked only when memory is unknown
-   * (`KnownUnfinished`). False: every step asks the store.
-   */
-  readonly intakeInProcess: boolean;
-  /** With `intakeInProcess`: the longest an idle pump trusts that nothing is unfinished before it asks the store again. */
-  readonly resyncMs: number;
-  /**
-   * Pipelined steps (issue 32, item 4; needs `intakeInProcess` and `decideFromMemory`): while a run's
-   * `commitRun` is on its way, the run behind it is read, decoded and decided from the state the
-   * first will leave (`Speculation`); the next step commits that decision if nothing it was made
-   * from changed, and otherwise decides again.
-   */
-  readonly pipelined: boolean;
-  /** The oldest a speculated decision may be when its step commits it; an older one is made again at the step's time. */
-  readonly speculationMaxAgeMs: number;
-  /** Test only (the guard-removal checks): one check of a speculation left out. Never set it elsewhere. */
-  readonly removedGuard?: SpeculationGuard;
-}
-
-export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
-  policy: DEFAULT_RETRY_POLICY,
-  unsupported: DEFAULT_UNSUPPORTED_POLICY,
-  identity: DEFAULT_IDENTITY_OPTIONS,
-  breaker: DEFAULT_BREAKER_POLICY,
-  maxRun: 200,
-  maxRecordBytes: DEFAULT_MAX_RECORD_BYTES,
-  memory: DEFAULT_LEADER_MEMORY_OPTIONS,
-  decideFromMemory: true,
-  intakeInProcess: false,
-  resyncMs: 1_000,
-  pipelined: true,
-  speculationMaxAgeMs: 100,
-};
+import type { Speculation } from "./speculation.js";
+import { DEFAULT_PUMP_OPTIONS, type PumpOptions } from "./pump-options.js";
+import { SpeculationSlot, type PumpSpeculations } from "./speculation-slot.js";
+import { BackfillBehind } from "./backfill-behind.js";
+import { commitFromMemory, type Premade } from "./commit-from-memory.js";
+import { withTraces } from "./with-traces.js";
 
 export interface PumpDeps {
   readonly store: PipelineStore;
@@ -113,9 +51,6 @@ export interface PumpDeps {
   /** Reports one span per message processed, a child of the message's intake span. Default: none. */
   readonly tracer?: Tracer;
 }
-
-/** A decision the step did not make itself, and the time it was made at (`RunContext.now`). */
-type Premade = NonNullable<ReusedSpeculation["premade"]>;
 
 /** Where a failpoint can fire: before a run's transaction commits, and after it, before backfill. */
 export type PumpFailpoint = "pump.before-commit" | "pump.after-commit";
@@ -148,8 +83,8 @@ export class Pump {
   readonly #options: PumpOptions;
   readonly #steps: GuardedSteps<PumpStep>;
   #healthySince: number;
-  /** The write-back of the last committed run, still on its way (see `#backfillBehind`). */
-  #backfilling: Promise<void> | null = null;
+  /** The write-back of committed runs to the mailbox, behind the steps. */
+  readonly #backfill: BackfillBehind;
   /** The flights and identity owners the fast path decides from (lost with the pump, as in a crash). */
   readonly memory: LeaderMemory;
   /** The unfinished records known from memory; absent when the intake runs elsewhere. */
@@ -163,6 +98,7 @@ export class Pump {
     this.#deps = deps;
     this.#options = { ...DEFAULT_PUMP_OPTIONS, ...options };
     this.#healthySince = deps.clock.now();
+    this.#backfill = new BackfillBehind(deps);
     this.memory = new LeaderMemory(this.#options.memory, this.#options.identity.window);
     const known = (this.#known = this.#options.intakeInProcess ? new KnownUnfinished(this.#options.resyncMs) : undefined);
     this.#slot = this.#options.pipelined && known !== undefined ? this.#speculationSlot(known) : undefined;
@@ -189,7 +125,7 @@ export class Pump {
   }
 
   #speculationSlot(known: KnownUnfinished): SpeculationSlot {
-    const { maxRun, speculationMaxAgeMs: maxAgeMs, removedGuard } = this.#options;
+    const { maxRun, speculationMaxAgeMs: maxAgeMs } = this.#options;
     return new SpeculationSlot({
       clock: this.#deps.clock,
       horizon: () => this.#deps.horizon(),
@@ -197,7 +133,6 @@ export class Pump {
       known,
       maxRun,
       maxAgeMs,
-      ...(removedGuard ? { removedGuard } : {}),
       prepare: (run, signal) => this.#prepare(run, signal),
       fastPath: (run) => this.#fastPath(run),
       decide: (run, state, now) => decideRun(run, state, this.#context(now)),
@@ -273,7 +208,7 @@ export class Pump {
       case "exhaust": {
         const decision = decideExhaust(head as ProcRecord, tick.reason, { now, policy });
         await this.#commit(decision);
-        await this.#backfillBehind(decision);
+        await this.#backfill.start(decision);
         return processedStep(decision);
       }
       case "process":
@@ -282,17 +217,21 @@ export class Pump {
   }
 
   /**
-   * The head and the run behind it (the head is the first unfinished record): from memory when
-   * known, else one query, whose answer memory keeps when it was complete.
+   * The head and the run behind it (the head is the first unfinished record): from memory when it
+   * holds them, else one query (from the head, or what follows the prefix memory holds), whose
+   * answer memory keeps (`KnownUnfinished`).
    */
   async #candidates(now: number): Promise<readonly ProcRecord[]> {
-    const limit = this.#options.maxRun;
-    const known = this.#known?.candidates(limit, now);
-    if (known !== undefined) return known;
-    const query = this.#known?.queryStarted();
-    const queried = await this.#deps.store.unfinished(0, limit);
-    if (query !== undefined) this.#known?.queried(queried, limit, now, query);
-    return queried;
+    const { maxRun } = this.#options;
+    const known = this.#known;
+    if (known === undefined) return this.#deps.store.unfinished(0, maxRun);
+    // A pipelined step also needs the run behind its own in memory: its speculation takes it from there.
+    const needed = this.#slot === undefined ? maxRun : 2 * maxRun;
+    const held = known.candidates(needed, now);
+    if (held !== undefined) return held.slice(0, maxRun);
+    const query = known.queryStarted(needed);
+    const queried = await this.#deps.store.unfinished(query.from, query.limit);
+    return known.queried(queried, now, query).slice(0, maxRun);
   }
 
   async #processRun(candidates: readonly ProcRecord[], now: number, signal: AbortSignal | undefined, speculation: Speculation | null): Promise<PumpStep> {
@@ -349,7 +288,7 @@ export class Pump {
         const decision = (this.#fastPath(part) ? await this.#commitFromMemory(part, spans, ctx, signal, made) : undefined) ?? (await this.#commitInTransaction(part, spans, ctx));
         this.#deps.failpoint?.("pump.after-commit");
         for (const w of decision.warnings ?? []) this.#deps.logger.warn("message warning", { msgId: w.msgId, code: w.code, detail: w.detail });
-        await this.#backfillBehind(decision);
+        await this.#backfill.start(decision);
         return processedStep(decision);
       } catch (e) {
         if (isOutage(e) || !isMsgxError(e) || e.kind === "FENCED" || (e instanceof StaleRunError && e.notAtHead)) throw e;
@@ -357,7 +296,7 @@ export class Pump {
         if (size === 1) {
           const decision = decideFailure(part.messages[0]!.record, `commit failed: ${errorMessage(e)}`, ctx);
           await this.#commit(decision);
-          await this.#backfillBehind(decision);
+          await this.#backfill.start(decision);
           return processedStep(decision);
         }
       }
@@ -387,82 +326,21 @@ export class Pump {
     }
   }
 
-  /**
-   * The fast path (issue 32): decides the run from the leader's memory, loading only what it
-   * misses (`loadRunState`), and commits it with `commitRun` in one round trip. An identity key
-   * the memory does not hold is taken as unbound: every outcome that reads an owner binds the key
-   * when it finds none (`identityVerdict`, `decideOne`), and `commitRun` checks each new binding
-   * in the store. A stale answer loads what it names (bound keys) or everything again (the generation moved on) and decides
-   * again; after {@link MAX_STALE_ANSWERS} of them, or {@link MAX_LOADS} loads, the run takes the
-   * slow path (undefined). A `premade` decision (a speculation's, at the memory's generation) is
-   * sent first as it is. While the first commit is on its way, the run behind it is speculated on.
-   */
+  /** The fast path (`commitFromMemory`); while the first commit is on its way, the run behind it is speculated on. */
   async #commitFromMemory(part: PreparedRun, spans: ReadonlyMap<number, TraceSpan>, ctx: RunContext, signal?: AbortSignal, premade?: Premade): Promise<RunDecision | undefined> {
-    const { store } = this.#deps;
-    const memory = this.memory;
-    // What this run loaded itself, at the memory's generation: used even where the memory's
-    // bounds (or the dedupe window) would not keep it.
-    let owners = new Map<string, IdentityOwner>();
-    let flights = new Map<string, FlightState | null>();
-    let keys: readonly string[] = [];
-    let loads = 0;
-    let stale = 0;
-    let made = premade;
-    for (;;) {
-      const generation = memory.generation;
-      const missing = made === undefined ? memory.missingFlights(part.flightIds).filter((f) => !flights.has(f)) : [];
-      if (generation === undefined || missing.length > 0 || keys.length > 0) {
-        made = undefined;
-        if (++loads > MAX_LOADS) return undefined;
-        const loaded = await store.loadRunState(keys, missing);
-        if (loaded.generation !== memory.generation) {
-          owners = new Map();
-          flights = new Map();
-        }
-        memory.adopt(loaded, missing, ctx.now);
-        for (const [k, o] of loaded.owners) owners.set(k, o);
-        for (const f of missing) flights.set(f, loaded.flights.get(f) ?? null);
-        keys = [];
-        continue;
-      }
-      const decidedAt = made?.now ?? ctx.now;
-      const { decision: undecorated, stored } = made ?? this.#decideFromMemory(part, owners, flights, ctx);
-      const decision = withTraces(undecorated, spans);
-      made = undefined;
-      this.#deps.failpoint?.("pump.before-commit");
-      // Sent before the speculation starts, and a throw of the store's becomes the rejection caught below.
-      const committing = (async () => store.commitRun(decision, { generation, stored, ...this.#fenceOption() }))();
-      this.#slot?.start(decision, decidedAt, generation, signal);
-      try {
-        await committing;
-      } catch (e) {
-        // The run itself came from a wrong guess (`KnownUnfinished`): the step takes it again from the store.
-        if (e instanceof StaleRunError && e.notAtHead) throw e;
-        const retry = e instanceof StaleRunError && ++stale <= MAX_STALE_ANSWERS;
-        // Bound keys name what to load; anything else (the generation moved on, an outage, an
-        // unknown outcome, a new leader, a refusal) may have left the store holding what the memory does not.
-        if (retry && e.boundKeys.length > 0) keys = e.boundKeys;
-        else this.#forgetAll();
-        if (retry) continue;
-        if (e instanceof StaleRunError) return undefined;
-        throw e;
-      }
-      memory.committed(decision, decidedAt);
-      this.#known?.committed(decision.records);
-      this.#lastCommitted = decision;
-      return decision;
-    }
-  }
-
-  /**
-   * Decides a run from the memory and what the run loaded itself (`owners`, `flights`: used even
-   * where the memory would not keep them); `stored`: the flights it was decided from (`CommitRunOptions.stored`).
-   */
-  #decideFromMemory(part: PreparedRun, owners: ReadonlyMap<string, IdentityOwner>, flights: ReadonlyMap<string, FlightState | null>, ctx: RunContext): Omit<Premade, "now"> {
-    const held = this.memory.flights(part.flightIds);
-    for (const [f, flight] of flights) if (flight !== null) held.set(f, flight);
-    const identityOwners = new Map([...this.memory.owners(part.identityKeys, ctx.now), ...owners]);
-    return { decision: decideRun(part, { identityOwners, flights: held }, ctx), stored: held };
+    const deps = {
+      store: this.#deps.store,
+      memory: this.memory,
+      fence: this.#fenceOption(),
+      beforeCommit: () => this.#deps.failpoint?.("pump.before-commit"),
+      sent: (decision: RunDecision, decidedAt: number, generation: number) => this.#slot?.start(decision, decidedAt, generation, signal),
+      forget: () => this.#forgetAll(),
+    };
+    const decision = await commitFromMemory(deps, part, spans, ctx, premade);
+    if (decision === undefined) return undefined;
+    this.#known?.committed(decision.records);
+    this.#lastCommitted = decision;
+    return decision;
   }
 
   async #commit(decision: RunDecision): Promise<void> {
@@ -490,44 +368,7 @@ export class Pump {
    */
   async settle(): Promise<void> {
     await this.#slot?.settled();
-    await this.#settleBackfill();
-  }
-
-  async #settleBackfill(): Promise<void> {
-    const backfilling = this.#backfilling;
-    this.#backfilling = null;
-    if (backfilling !== null) await backfilling;
-  }
-
-  /**
-   * Starts the write-back of a committed run and returns without waiting for it, so the step
-   * (and the dispatcher the runner wakes on it) is not held up by the mailbox's own commit; the
-   * next run is read and decided meanwhile. At most one write-back runs at a time: the previous
-   * one is waited for first. The todos were registered in the run's transaction, so a write-back
-   * lost in a crash is redone by the sweep, and mailbox rows are written in any order anyway.
-   */
-  async #backfillBehind(decision: RunDecision): Promise<void> {
-    await this.#settleBackfill();
-    const backfilling = this.#backfill(decision);
-    // Observed here so a failure is never unhandled; it is rethrown by the next settle.
-    backfilling.catch(() => undefined);
-    this.#backfilling = backfilling;
-  }
-
-  /**
-   * Writes back to the mailbox after commit. A failure leaves the todos registered in the
-   * transaction for the backfill sweep; it never holds up the pump.
-   */
-  async #backfill(decision: RunDecision): Promise<void> {
-    if (decision.backfill.length === 0) return;
-    try {
-      const result = await this.#deps.mailbox.backfill(decision.backfill);
-      for (const d of result.defects) this.#deps.logger.error("backfill defect", { msgId: d.msgId, reason: d.reason });
-      await this.#deps.store.completeBackfill([...result.written, ...result.alreadyDone]);
-    } catch (e) {
-      if (!isOutage(e) && !isMsgxError(e)) throw e;
-      this.#deps.logger.warn("backfill deferred to the sweep", { count: decision.backfill.length, error: errorMessage(e) });
-    }
+    await this.#backfill.settle();
   }
 
   #fenceOption(): { fence?: number } {
@@ -535,29 +376,11 @@ export class Pump {
   }
 }
 
-/**
- * Every event of a message carries the trace of the span that processed it: the one place an
- * event gets its `traceparent`, so no processor deals with tracing.
- */
-function withTraces(decision: RunDecision, spans: ReadonlyMap<number, TraceSpan>): RunDecision {
-  if (decision.events.every((e) => (spans.get(e.sourceMsgId)?.traceparent ?? null) === null)) return decision;
-  const events = decision.events.map((e) => {
-    const traceparent = spans.get(e.sourceMsgId)?.traceparent ?? null;
-    return traceparent === null || e.traceparent ? e : { ...e, traceparent };
-  });
-  return { ...decision, events };
-}
-
 /** What a step that committed `decision` answers. */
 function processedStep(decision: RunDecision): PumpStep {
   const targets = [...new Set(decision.events.map((e) => e.target))];
   return { did: "processed", records: decision.records, targets, ...(decision.warnings === undefined ? {} : { warnings: decision.warnings }) };
 }
-
-/** Stale answers of `commitRun` a run takes before it commits through a transaction instead. */
-const MAX_STALE_ANSWERS = 2;
-/** Reads of `loadRunState` a run makes before it commits through a transaction instead. */
-const MAX_LOADS = 4;
 
 /** Writes a decision and the audit rows it carries, in the caller's transaction. */
 async function applyDecision(tx: PipelineTx, decision: RunDecision): Promise<void> {

@@ -6,7 +6,7 @@ import type { LeaderMemory } from "./leader-memory.js";
 import type { PreparedRun } from "./prepare-run.js";
 import type { LoadedState } from "./run-context.js";
 import type { RunDecision } from "./run-decision.js";
-import { runBehind, Speculation, speculationVerdict, stateAfter, type SpeculatedRun, type SpeculationGuard } from "./speculation.js";
+import { runBehind, Speculation, speculationVerdict, stateAfter, type SpeculatedRun } from "./speculation.js";
 
 /**
  * What became of a pump's speculations (`PumpOptions.pipelined`): the decision committed as made,
@@ -37,7 +37,6 @@ export interface SpeculationSlotDeps {
   readonly known: KnownUnfinished;
   readonly maxRun: number;
   readonly maxAgeMs: number;
-  readonly removedGuard?: SpeculationGuard;
   /** Reads and decodes a run as the step does. */
   readonly prepare: (run: readonly ProcRecord[], signal?: AbortSignal) => Promise<PreparedRun>;
   /** True for a run the step would decide from memory. */
@@ -98,8 +97,8 @@ export class SpeculationSlot {
   /** What the step that would take `ready` at `now` may use of `spec`, `lastCommitted` being the pump's last commit. */
   async reuse(spec: Speculation, ready: readonly ProcRecord[], now: number, lastCommitted: RunDecision | null): Promise<ReusedSpeculation | undefined> {
     const settled = await spec.result;
-    const { memory, maxAgeMs, removedGuard } = this.#deps;
-    const verdict = speculationVerdict(spec, settled, { run: ready, lastCommitted, generation: memory.generation, now, maxAgeMs }, removedGuard);
+    const { memory, maxAgeMs } = this.#deps;
+    const verdict = speculationVerdict(spec, settled, { run: ready, lastCommitted, generation: memory.generation, now, maxAgeMs });
     if (verdict === "discard" || settled === undefined) return undefined;
     this.#counts[verdict === "decision" ? "decided" : "read"] += 1;
     const used = { run: spec.run, prepared: settled.prepared };

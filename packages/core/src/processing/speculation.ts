@@ -39,19 +39,6 @@ export interface SpeculatedRun {
   readonly decision?: { readonly decision: RunDecision; readonly stored: ReadonlyMap<string, FlightState> };
 }
 
-/**
- * The checks a speculation passes before the pump uses it, each named so a guard-removal test can
- * leave one out (`PumpOptions.removedGuard`):
- * - `same-run`: the run the step takes now is the speculation's, the same record objects (so the
- *   read is the step's read, and every step commits the run a pump that does not pipeline would:
- *   a run that grew meanwhile is read again whole);
- * - `base-committed`: N is the run the pump committed last, and nothing dropped the memory since;
- * - `same-generation`: the memory is still at N's generation (implied by `base-committed` while
- *   only a drop moves it; kept so a future path that reloads cannot slip past);
- * - `fresh`: at most `maxAgeMs` old, so its records' times stay close to the commit as a step's do.
- */
-export type SpeculationGuard = "same-run" | "base-committed" | "same-generation" | "fresh";
-
 /** What the pump's next step sees when it meets a speculation. */
 export interface SpeculationCheck {
   /** The ready run the step would take now (`takeReady`). */
@@ -66,20 +53,26 @@ export interface SpeculationCheck {
 /** Commit the speculated decision; reuse only the read (decide again); or do the step as if there were none. */
 export type SpeculationVerdict = "decision" | "read" | "discard";
 
-/** Pure: what the next step may take of a settled speculation. */
-export function speculationVerdict(
-  spec: Speculation,
-  settled: SpeculatedRun | undefined,
-  check: SpeculationCheck,
-  removed?: SpeculationGuard,
-): SpeculationVerdict {
-  const kept = (guard: SpeculationGuard, holds: boolean) => holds || removed === guard;
-  if (settled === undefined || !kept("same-run", sameRecords(check.run, spec.run))) return "discard";
+/**
+ * Pure: what the next step may take of a settled speculation. Its checks:
+ * - same run: the run the step takes now is the speculation's, the same record objects (so the
+ *   read is the step's read, and every step commits the run a pump that does not pipeline would:
+ *   a run that grew meanwhile is read again whole);
+ * - base committed: N is the run the pump committed last, and nothing dropped the memory since;
+ * - same generation: the memory is still at N's generation (implied by the base check while only
+ *   a drop moves it; kept so a future path that reloads cannot slip past);
+ * - fresh: at most `maxAgeMs` old, so its records' times stay close to the commit as a step's do.
+ *
+ * The guard-removal tests (pipelined-steps.property.unit.spec.ts) leave the base and freshness
+ * checks out from outside: they hand this function a `check` that passes them.
+ */
+export function speculationVerdict(spec: Speculation, settled: SpeculatedRun | undefined, check: SpeculationCheck): SpeculationVerdict {
+  if (settled === undefined || !sameRecords(check.run, spec.run)) return "discard";
   const decided =
     settled.decision !== undefined &&
-    kept("base-committed", check.lastCommitted === spec.base) &&
-    kept("same-generation", check.generation === spec.generation) &&
-    kept("fresh", check.now - spec.now <= check.maxAgeMs);
+    check.lastCommitted === spec.base &&
+    check.generation === spec.generation &&
+    check.now - spec.now <= check.maxAgeMs;
   return decided ? "decision" : "read";
 }
 

@@ -13,7 +13,7 @@ import {
   type PipelineStore,
   type PumpSpeculations,
 } from "@msgx/core";
-import { InMemoryMailbox, InMemoryMaintenanceStore, InMemoryPipelineStore, ManualClock, type PumpFailpoint, type SpeculationGuard } from "@msgx/core/testing";
+import { InMemoryMailbox, InMemoryMaintenanceStore, InMemoryPipelineStore, ManualClock, type PumpFailpoint } from "@msgx/core/testing";
 
 const HOUR = 3_600_000;
 export const START = Date.UTC(2026, 2, 5, 2, 0);
@@ -32,8 +32,6 @@ export interface LeaderWorldOptions {
   readonly inProcess?: boolean;
   /** `PumpOptions.pipelined` (default true; it takes effect only `inProcess`). */
   readonly pipelined?: boolean;
-  /** `PumpOptions.removedGuard`: a speculation check left out. */
-  readonly removedGuard?: SpeculationGuard;
   /** Default 5. */
   readonly maxRun?: number;
   /** The pump's breaker probes again at once: an outage costs no time, so both worlds' clocks stay together. */
@@ -101,7 +99,6 @@ export class LeaderWorld {
           identity: IDENTITY,
           intakeInProcess: o.inProcess ?? false,
           pipelined: o.pipelined ?? true,
-          ...(o.removedGuard ? { removedGuard: o.removedGuard } : {}),
           ...(o.instantBreaker ? { breaker: { initialMs: 0, maxMs: 0 } } : {}),
         },
       },

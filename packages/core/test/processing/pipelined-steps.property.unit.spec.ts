@@ -26,10 +26,10 @@ import {
   type IdentityOwner,
   type RunDecision,
 } from "@msgx/core";
-import type { SpeculationGuard } from "@msgx/core/testing";
 import { prepareDecodedRun } from "../../src/processing/prepare-run.js";
 import { apply, checkMemory, command, expectEndsAlike, type Command, type Sent } from "./leader-memory-commands.js";
 import { IDENTITY, LeaderWorld } from "./leader-memory-world.js";
+import { withRemovedSpeculationGuard, type RemovedSpeculationGuard } from "./removed-speculation-guard.js";
 
 const HOUR = 3_600_000;
 const RUNS = Number(process.env["MSGX_MODEL_RUNS"] ?? 200);
@@ -152,9 +152,9 @@ async function applyFault(w: LeaderWorld, f: Fault): Promise<void> {
 
 const totals = { runs: 0, checked: 0, started: 0, decided: 0, read: 0, discarded: 0, staleGeneration: 0, boundKeys: 0 };
 
-async function property(cmds: readonly PipeCommand[], removedGuard?: SpeculationGuard): Promise<void> {
+async function property(cmds: readonly PipeCommand[]): Promise<void> {
   // maxRun 2: runs are cut often, so there is a run behind the one committing.
-  const piped = new LeaderWorld(true, "none", { inProcess: true, maxRun: 2, instantBreaker: true, ...(removedGuard ? { removedGuard } : {}) });
+  const piped = new LeaderWorld(true, "none", { inProcess: true, maxRun: 2, instantBreaker: true });
   const slow = new LeaderWorld(false, "none", { maxRun: 2, instantBreaker: true });
   const seen = checkingCommits(piped);
   const sentPiped: Sent[] = [];
@@ -204,8 +204,8 @@ describe("pipelined steps (property)", () => {
   }, 600_000);
 
   // Guard removal: a speculation used where one of its checks would discard it must be caught.
-  it.each<SpeculationGuard>(["base-committed", "fresh"])("fails when the %s check is left out", async (guard) => {
-    const found = await fc.check(fc.asyncProperty(commands, (cmds) => property(cmds, guard)), { numRuns: GUARD_RUNS, seed: SEED });
+  it.each<RemovedSpeculationGuard>(["base-committed", "fresh"])("fails when the %s check is left out", async (guard) => {
+    const found = await withRemovedSpeculationGuard(guard, () => fc.check(fc.asyncProperty(commands, (cmds) => property(cmds)), { numRuns: GUARD_RUNS, seed: SEED }));
     expect(found.failed, `no sequence of ${GUARD_RUNS} caught the missing ${guard} check (seed ${SEED})`).toBe(true);
     // Caught by the property's own assertions, not by a crash of the harness.
     expect(String(found.errorInstance)).toMatch(/^AssertionError/);

@@ -60,9 +60,9 @@ describe("pipelined steps", () => {
     expect(w.speculations).toEqual({ started: 1, decided: 0, read: 0, discarded: 0 });
     expect(await w.pump.step()).toMatchObject({ did: "processed", records: [{ msgId: 2 }, { msgId: 3 }] });
     expect(await w.pump.step()).toMatchObject({ did: "processed", records: [{ msgId: 4 }, { msgId: 5 }] });
-    // The failure made the pump ask the store for its runs, and a run query that hits its limit is
-    // not kept (`KnownUnfinished`): no speculation until the list is known again.
-    expect(w.speculations).toEqual({ started: 1, decided: 0, read: 0, discarded: 1 });
+    // The failure made the pump ask the store for its runs; the query at its limit is kept as a
+    // prefix (`KnownUnfinished`), so [4, 5] was speculated on behind [2, 3] and committed as decided.
+    expect(w.speculations).toEqual({ started: 2, decided: 1, read: 0, discarded: 1 });
   });
 
   it("decides again, from the same read, a speculation older than its limit", async () => {
@@ -110,5 +110,18 @@ describe("pipelined steps", () => {
     await w.steps(2);
     expect(w.speculations).toEqual({ started: 1, decided: 0, read: 1, discarded: 0 });
     expect(w.pipeline.tables.flights.has("102")).toBe(true);
+  });
+
+  it("speculates through a backlog bigger than one run query: the query at its limit leaves a known prefix", async () => {
+    // A pump that starts behind a backlog of ten runs of two (a new leader, or a restart): nothing
+    // of it went through this pump's enqueues, so every run comes from a query at its limit.
+    const w = new LeaderWorld(true, "none", { inProcess: true, maxRun: 2 });
+    const now = w.clock.now();
+    w.mailbox.insert(sis.adft(1, "101", sodtMarch(5), now));
+    for (let seqn = 2; seqn <= 20; seqn++) w.mailbox.insert(sis.estt(seqn, "101", now));
+    await w.drain();
+    expect([...w.pipeline.tables.records.values()].every((r) => r.status === "SUCCEEDED")).toBe(true);
+    // Every run but the first was speculated on behind the run before it and committed as decided.
+    expect(w.speculations).toEqual({ started: 9, decided: 9, read: 0, discarded: 0 });
   });
 });
