@@ -1,7 +1,11 @@
 /**
  * The benchmark stream: a SCHD/DNLD snapshot of `flights` flights, then FLOP updates (times,
  * stands, gates, check-in counters, delays) on random flights of it, with source times that only
- * go forward (no update is stale). Deterministic for a seed, so every mode sees the same messages.
+ * go forward (no update is stale). Deterministic for a seed and a day, so every mode sees the same
+ * messages. The flights are of the airport's local today by default (UTC+8, the runner's default
+ * `airport.utcOffsetMinutes`), as live traffic is: the leader holds only the open operation days'
+ * flights in memory (`pipeline.memoryOpenDays`), so a stream of a long-gone day would measure the
+ * rare message for a closed day, every run reading its flights.
  */
 import { rng } from "./infra.js";
 
@@ -10,10 +14,24 @@ export const benchFlid = (i: number): string => String(900_001 + i);
 const AIRLINES = ["CZ", "MU", "CA", "HU", "3U", "ZH", "MF", "FM"];
 const AIRPORTS = ["PEK", "SHA", "PVG", "CTU", "XIY", "KMG", "HGH", "WUH", "CKG", "SZX", "HKG", "TPE"];
 
-/** `yyyyMMddHHmmss` of 2026-03-05 02:00:00 plus `seconds`. */
-function dttm(seconds: number): string {
-  const d = new Date(Date.UTC(2026, 2, 5, 2, 0, 0) + seconds * 1000);
+const MONTHS = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"];
+
+/** Midnight (as a UTC instant of the same calendar date) of the airport's local today at UTC+8. */
+export function airportToday(now = Date.now()): number {
+  const local = new Date(now + 480 * 60_000);
+  return Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate());
+}
+
+/** `yyyyMMddHHmmss` of `day` 02:00:00 plus `seconds`. */
+function dttm(day: number, seconds: number): string {
+  const d = new Date(day + 2 * 3_600_000 + seconds * 1000);
   return `${d.getUTCFullYear()}${pad2(d.getUTCMonth() + 1)}${pad2(d.getUTCDate())}${pad2(d.getUTCHours())}${pad2(d.getUTCMinutes())}${pad2(d.getUTCSeconds())}`;
+}
+
+/** The body-time date prefix (`ddMMMyy`, e.g. `05MAR26`) of `day`. */
+function bodyDate(day: number): string {
+  const d = new Date(day);
+  return `${pad2(d.getUTCDate())}${MONTHS[d.getUTCMonth()]}${pad2(d.getUTCFullYear() % 100)}`;
 }
 
 export interface StreamOptions {
@@ -23,20 +41,24 @@ export interface StreamOptions {
   readonly seed?: number;
   /** First SEQN (identities must not collide between two streams in one mailbox). */
   readonly firstSeqn?: number;
+  /** The flights' operation day, as `airportToday` gives it (default: the airport's local today). */
+  readonly day?: number;
 }
 
 export function dnldThenFlops(options: StreamOptions): string[] {
   const random = rng(options.seed ?? 20260305);
+  const day = options.day ?? airportToday();
+  const date = bodyDate(day);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-  const time = () => `05MAR26${pad2(6 + Math.floor(random() * 16))}${pad2(Math.floor(random() * 60))}`;
+  const time = () => `${date}${pad2(6 + Math.floor(random() * 16))}${pad2(Math.floor(random() * 60))}`;
   let seqn = options.firstSeqn ?? 100_000;
-  const meta = (i: number, type: string, styp: string) => `<META><SNDR>AODB</SNDR><SEQN>${seqn++}</SEQN><DTTM>${dttm(i)}</DTTM><TYPE>${type}</TYPE><STYP>${styp}</STYP></META>`;
+  const meta = (i: number, type: string, styp: string) => `<META><SNDR>AODB</SNDR><SEQN>${seqn++}</SEQN><DTTM>${dttm(day, i)}</DTTM><TYPE>${type}</TYPE><STYP>${styp}</STYP></META>`;
 
   const fltr = (i: number): string => {
     const alcd = pick(AIRLINES);
     const mvin = random() < 0.5 ? "A" : "D";
     const h = 6 + Math.floor(random() * 16);
-    const sodt = `05MAR26${pad2(h)}${pad2(Math.floor(random() * 60))}`;
+    const sodt = `${date}${pad2(h)}${pad2(Math.floor(random() * 60))}`;
     return (
       `<FLTR><FLID>${benchFlid(i)}</FLID><ALCD>${alcd}</ALCD><FLNO>${alcd}${1000 + i}</FLNO><MVIN>${mvin}</MVIN><SODT>${sodt}</SODT>` +
       `<FLTY>W</FLTY><FLIN>D</FLIN><ACFT>320</ACFT><TRML>T${1 + (i % 2)}</TRML>` +

@@ -138,7 +138,7 @@ describe.skipIf(!available)(suite, () => {
         const [r] = await pool.execute(`INSERT INTO ${table} (${c.clobMsg}, ${c.dateReceived}, ${c.status}) VALUES (?, UTC_TIMESTAMP(), 'VALID')`, [xml]);
         return Number((r as { insertId: number }).insertId);
       };
-      const dnld = await post(dnldThenFlops({ flights: FLIGHTS.length, messages: 1 })[0]!);
+      const dnld = await post(dnldThenFlops({ flights: FLIGHTS.length, messages: 1, day: Date.UTC(2026, 2, 5) })[0]!);
       expect(dnld.status).toBe(200);
       await waitQuiet(runner.url, 1, 60_000);
 

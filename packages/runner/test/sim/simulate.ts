@@ -8,6 +8,9 @@ import { SimInvariants, type RefusedSnapshot } from "./sim-invariants.js";
 import { taskTraffic } from "./sim-tasks.js";
 import { SIM_GAP_GRACE_MS as GAP_GRACE_MS, SimWorld, startSimRunner, type SimRunner } from "./sim-world.js";
 
+/** The simulated traffic's operation day: fixed, so a seed replays the same messages on any day. */
+const STREAM_DAY = Date.UTC(2026, 2, 5);
+
 /** The virtual time one seed runs with faults, then heals and drains. */
 export const FAULTY_MS = 30_000;
 export const DRAIN_MS = 180_000;
@@ -86,13 +89,13 @@ export async function simulate(seed: number, options: SimOptions = {}): Promise<
 
   // The upstream: a snapshot then updates, a few resent (identity dedupe), a few malformed, a few
   // inserts that commit late (below the horizon, within the gap grace).
-  const stream = dnldThenFlops({ flights: 3, messages: Math.min(5 + upstream.int(25), options.messages ?? Number.POSITIVE_INFINITY), seed });
+  const stream = dnldThenFlops({ flights: 3, messages: Math.min(5 + upstream.int(25), options.messages ?? Number.POSITIVE_INFINITY), seed, day: STREAM_DAY });
   // Two snapshots the exchange must refuse whole, each in some seeds, at a place in the stream the
   // seed chooses: an unasked SCHD/RESP (no RQFD is open) and a truncated SCHD/DNLD (RECS 3, 2 FLTR).
   const snapshots = new Prng(seed ^ 0x3c6ef372);
   const refused = new Map<string, RefusedSnapshot>();
   // Sent 10 minutes after the stream's first snapshot: newer than every update, so nothing in them is stale.
-  const other = (n: number) => dnldThenFlops({ flights: 3, messages: 1, seed: seed + 7_919 * n, firstSeqn: 200_000 + n })[0]!.replace(/<DTTM>\d+<\/DTTM>/, "<DTTM>20260305021000</DTTM>");
+  const other = (n: number) => dnldThenFlops({ flights: 3, messages: 1, seed: seed + 7_919 * n, firstSeqn: 200_000 + n, day: STREAM_DAY })[0]!.replace(/<DTTM>\d+<\/DTTM>/, "<DTTM>20260305021000</DTTM>");
   if (snapshots.chance(0.4)) refused.set(other(1).replace("<STYP>DNLD</STYP>", "<STYP>RESP</STYP>"), "unasked RESP");
   if (snapshots.chance(0.4)) refused.set(other(2).replace(/<FLTR>(?:(?!<FLTR>).)*<\/FLTR><\/SCHD>/, "</SCHD>"), "truncated snapshot");
   for (const text of refused.keys()) stream.splice(1 + snapshots.int(stream.length), 0, text);
