@@ -7,6 +7,7 @@
  * flights in memory (`pipeline.memoryOpenDays`), so a stream of a long-gone day would measure the
  * rare message for a closed day, every run reading its flights.
  */
+import { retirementCutoffDay } from "@msgx/core";
 import { rng } from "./infra.js";
 
 const pad2 = (n: number): string => String(n).padStart(2, "0");
@@ -16,10 +17,10 @@ const AIRPORTS = ["PEK", "SHA", "PVG", "CTU", "XIY", "KMG", "HGH", "WUH", "CKG",
 
 const MONTHS = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"];
 
-/** Midnight (as a UTC instant of the same calendar date) of the airport's local today at UTC+8. */
-export function airportToday(now = Date.now()): number {
-  const local = new Date(now + 480 * 60_000);
-  return Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate());
+/** Midnight (as a UTC instant of the same calendar date) of the airport's local today at UTC+8, the runner's default. */
+function airportToday(): number {
+  const day = retirementCutoffDay(Date.now(), { retentionDays: 0, airportUtcOffsetMinutes: 480 });
+  return Date.UTC(Number(day.slice(0, 4)), Number(day.slice(4, 6)) - 1, Number(day.slice(6, 8)));
 }
 
 /** `yyyyMMddHHmmss` of `day` 02:00:00 plus `seconds`. */
@@ -41,7 +42,7 @@ export interface StreamOptions {
   readonly seed?: number;
   /** First SEQN (identities must not collide between two streams in one mailbox). */
   readonly firstSeqn?: number;
-  /** The flights' operation day, as `airportToday` gives it (default: the airport's local today). */
+  /** The flights' operation day, as the UTC instant of its midnight (default: the airport's local today). */
   readonly day?: number;
 }
 
