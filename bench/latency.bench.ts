@@ -16,7 +16,7 @@
  *    the ingress thread's utilization beside them. The runner's CPU per message is this process's
  *    (`process.cpuUsage()`, every thread) during the load, the generator's own process apart.
  *
- *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500] [--ingress-thread auto|on|off] [--pipelined-steps true|false]
+ *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500] [--ingress-thread auto|on|off] [--pipelined-steps true|false] [--backfill-delay-ms <ms>]
  */
 import { atFixedRate, benchMain } from "./fault/fixed-rate.js";
 import { drained, startInproc } from "./fault/inproc.js";
@@ -33,6 +33,13 @@ const MAX_RUN = numArg("max-run", 200);
 const INGRESS_THREAD = arg("ingress-thread", "auto");
 /** `pipeline.pipelinedSteps` of both pipelines (the saturation and the fed one): an A/B of pipelined steps in one run sequence. */
 const PIPELINED_STEPS = arg("pipelined-steps", "true");
+/** `pipeline.backfillDelayMs` of both pipelines (the runner's default when not given): an A/B of batched write-backs. */
+const BACKFILL_DELAY_MS = arg("backfill-delay-ms", "");
+/** The configuration both pipelines share beyond maxRun. */
+const PIPELINE_OVERRIDES: Record<string, string> = {
+  "pipeline.pipelinedSteps": PIPELINED_STEPS,
+  ...(BACKFILL_DELAY_MS === "" ? {} : { "pipeline.backfillDelayMs": BACKFILL_DELAY_MS }),
+};
 
 /** The pump's pipelined steps so far, from the runner's own `/metrics` (`msgx_pump_speculations_total{result}`). */
 async function speculations(url: string): Promise<string> {
@@ -42,7 +49,7 @@ async function speculations(url: string): Promise<string> {
 }
 
 async function saturation(stream: readonly string[]): Promise<number> {
-  const p = await startInproc({ tag: runTag("lat_sat"), maxRun: MAX_RUN, pollIntervalMs: 100, overrides: { "pipeline.pipelinedSteps": PIPELINED_STEPS } });
+  const p = await startInproc({ tag: runTag("lat_sat"), maxRun: MAX_RUN, pollIntervalMs: 100, overrides: PIPELINE_OVERRIDES });
   try {
     const t0 = Date.now();
     await insertMailboxRows(p.pool, p.names, stream, { chunk: 500 });
@@ -57,7 +64,7 @@ async function saturation(stream: readonly string[]): Promise<number> {
 
 async function main(): Promise<void> {
   const machine = machineInfo();
-  console.log(`latency: half the maximum sustained rate through the HTTP ingress; maxRun ${MAX_RUN}; http.ingressThread ${INGRESS_THREAD}; pipeline.pipelinedSteps ${PIPELINED_STEPS}`);
+  console.log(`latency: half the maximum sustained rate through the HTTP ingress; maxRun ${MAX_RUN}; http.ingressThread ${INGRESS_THREAD}; pipeline.pipelinedSteps ${PIPELINED_STEPS}; pipeline.backfillDelayMs ${BACKFILL_DELAY_MS === "" ? "default" : BACKFILL_DELAY_MS}`);
   console.log(`  machine: ${machine.nproc} CPUs, ${machine.memoryGiB} GiB, load ${machine.loadAverage1m}; PostgreSQL ${machine.postgres}, MariaDB ${machine.mariadb}, ${machine.kafka}`);
   let maxRate = Number.NaN;
   if (FIXED_RATE <= 0) {
@@ -68,7 +75,7 @@ async function main(): Promise<void> {
   const count = Math.round(rate * SECONDS);
   const stream = dnldThenFlops({ flights: FLIGHTS, messages: count + 1, seed: 77, firstSeqn: 500_000 });
 
-  const p = await startInproc({ tag: runTag("lat"), maxRun: MAX_RUN, overrides: { "http.ingressThread": INGRESS_THREAD, "pipeline.pipelinedSteps": PIPELINED_STEPS } });
+  const p = await startInproc({ tag: runTag("lat"), maxRun: MAX_RUN, overrides: { "http.ingressThread": INGRESS_THREAD, ...PIPELINE_OVERRIDES } });
   try {
     console.log(`  offering ${fmt(rate)} msg/s (${FIXED_RATE > 0 ? "--rate" : `${FRACTION} × maximum`}) for ${SECONDS} s: ${count} FLOP updates`);
     const { e2e, stages, phases, loop, runs, load, cpu } = await atFixedRate(p, stream, rate);
@@ -96,6 +103,9 @@ async function main(): Promise<void> {
     console.log(`  pump runs during the load: ${runs.count}, ${runs.meanSize.toFixed(1)} messages each on average; time between commits p50 ${runs.betweenCommitsMs.p50.toFixed(1)} ms, p90 ${runs.betweenCommitsMs.p90.toFixed(1)} ms`);
     console.log(
       `  runner CPU per message: ${cpu.runnerMs.toFixed(2)} ms (user ${cpu.runnerUserMs.toFixed(2)} + system ${cpu.runnerSystemMs.toFixed(2)}; ${cpu.messages} messages in ${cpu.seconds.toFixed(1)} s; this process: the pipeline, its ingress thread, the benchmark's probes and loop-delay monitor; the load generator's own process ${cpu.generatorMs.toFixed(2)} ms per message, not counted)`,
+    );
+    console.log(
+      `  runner CPU while idle just before the load: ${cpu.idleMsPerSecond.toFixed(1)} ms per second (${(cpu.idleMsPerSecond / rate).toFixed(2)} ms of each message's figure at ${fmt(rate)} msg/s)`,
     );
     // Issue 32's targets: at 100 msg/s, and at half the maximum rate; another fixed rate has none.
     const target = FIXED_RATE === 100 ? { p50: 5, p99: 20 } : FIXED_RATE > 0 ? undefined : { p50: 15, p99: 34 };

@@ -49,6 +49,12 @@ export interface CpuPerMessage {
   readonly runnerUserMs: number;
   readonly runnerSystemMs: number;
   readonly generatorMs: number;
+  /**
+   * This process's CPU per second while idle, just before the load (the pipeline started and
+   * waiting, the delay monitor on, the generator forked and waiting): the fixed cost in `runnerMs`,
+   * which at `rate` msg/s adds `idleMsPerSecond / rate` to every message.
+   */
+  readonly idleMsPerSecond: number;
   readonly messages: number;
   readonly seconds: number;
 }
@@ -58,6 +64,9 @@ interface LoadAnswer {
   readonly result: LoadResult;
   readonly cpu: NodeJS.CpuUsage;
 }
+
+/** How long the runner's idle CPU is measured before the load starts. */
+const IDLE_WINDOW_MS = 3_000;
 
 /** Env variable that makes the bundle, forked, the load generator (see {@link benchMain}). */
 const LOAD_CHILD = "MSGX_BENCH_LOAD_CHILD";
@@ -101,6 +110,11 @@ export async function atFixedRate(p: Inproc, stream: readonly string[], rate: nu
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
   loopDelay.enable();
   const generator = await loadInChild({ url: p.url, bodies: stream.slice(1), rate, maxInFlight: 256 });
+  const idle0 = process.cpuUsage();
+  const idleStart = performance.now();
+  await sleep(IDLE_WINDOW_MS);
+  const idleUsed = process.cpuUsage(idle0);
+  const idleMsPerSecond = (idleUsed.user + idleUsed.system) / 1000 / ((performance.now() - idleStart) / 1000);
   const elu0 = performance.eventLoopUtilization();
   const ingress0 = p.ingressLoop();
   const cpu0 = process.cpuUsage();
@@ -114,6 +128,7 @@ export async function atFixedRate(p: Inproc, stream: readonly string[], rate: nu
     runnerUserMs: perMessage(cpuUsed.user),
     runnerSystemMs: perMessage(cpuUsed.system),
     generatorMs: perMessage(answer.cpu.user + answer.cpu.system),
+    idleMsPerSecond,
     messages: load.ok,
     seconds: load.seconds,
   };

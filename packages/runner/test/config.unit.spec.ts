@@ -13,7 +13,7 @@ describe("configuration", () => {
   it("has the seed's defaults", () => {
     const c = loadConfig({ env: {} });
     expect(c.profile).toBe("embedded");
-    expect(c.pipeline).toMatchObject({ pollIntervalMs: 1000, claimBatch: 50, maxAttempts: 5, backoffInitialMs: 1000, backoffMaxMs: 60000, headDeadlineMs: 600000, pipelinedSteps: true });
+    expect(c.pipeline).toMatchObject({ pollIntervalMs: 1000, claimBatch: 50, maxAttempts: 5, backoffInitialMs: 1000, backoffMaxMs: 60000, headDeadlineMs: 600000, pipelinedSteps: true, backfillDelayMs: 500, backfillBatch: 500 });
     expect(c.schd).toEqual({ flushPeriodMs: 3000, flushLimit: 500 });
     expect(c.identity.includeDayBoundary).toBe(false);
     expect(c.shadow).toBe(false);

@@ -32,11 +32,23 @@ describe("metrics", () => {
     expect(line(later, "msgx_reconcile_last_pass_timestamp_seconds")).toBe("msgx_reconcile_last_pass_timestamp_seconds 1764000300");
   });
 
+  it("reads the age of the oldest backfill not done yet, from its commit, and 0 when none is left", async () => {
+    const clock = new ManualClock(100_000);
+    let oldestBackfillAt: number | null = 40_000;
+    const status: StatusReader = {
+      status: async () => ({ head: null, byStatus: { PENDING: 0, FAILED: 0, SUCCEEDED: 3, SKIPPED: 0, DEAD: 0 }, deadLetters: 0, backfillDebt: 2, oldestBackfillAt, delivery: {}, horizon: 3 }),
+    };
+    const metrics = createMetrics(status, clock);
+    expect(line((await metrics.render()).body, "msgx_backfill_oldest_age_seconds")).toBe("msgx_backfill_oldest_age_seconds 60");
+    oldestBackfillAt = null;
+    expect(line((await metrics.render()).body, "msgx_backfill_oldest_age_seconds")).toBe("msgx_backfill_oldest_age_seconds 0");
+  });
+
   it("reads a delivery target 0 once its events are all sent, when the status no longer lists it", async () => {
     const clock = new ManualClock(100_000);
     let delivery: PipelineStatus["delivery"] = { msg: { pending: 2, dead: 1, oldestPendingAt: 55_000 } };
     const status: StatusReader = {
-      status: async () => ({ head: null, byStatus: { PENDING: 0, FAILED: 0, SUCCEEDED: 3, SKIPPED: 0, DEAD: 0 }, deadLetters: 0, backfillDebt: 0, delivery, horizon: 3 }),
+      status: async () => ({ head: null, byStatus: { PENDING: 0, FAILED: 0, SUCCEEDED: 3, SKIPPED: 0, DEAD: 0 }, deadLetters: 0, backfillDebt: 0, oldestBackfillAt: null, delivery, horizon: 3 }),
     };
     const metrics = createMetrics(status, clock);
     const during = (await metrics.render()).body;

@@ -39,6 +39,7 @@ describe("statusSamplerStep", () => {
       byStatus: { PENDING: 2, FAILED: 1, SUCCEEDED: 5, SKIPPED: 0, DEAD: 1 },
       deadLetters: 1,
       backfillDebt: 4,
+      oldestBackfillAt: T0 + 1_000,
       delivery: { MSG: { pending: 1, oldestPendingAt: T0 + 7_000, dead: 0 } },
       horizon: 9,
     };

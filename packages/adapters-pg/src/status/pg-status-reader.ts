@@ -26,8 +26,9 @@ export class PgStatusReader implements StatusReader {
           FROM msg_event m
           WHERE status = 'DEAD' OR (status = 'PENDING' AND NOT EXISTS (SELECT 1 FROM msg_event_sent s WHERE s.event_id = m.event_id OFFSET 0))
           GROUP BY target`.execute(this.db),
-        sql<{ debt: string; horizon: string | null }>`
+        sql<{ debt: string; oldest_backfill: string | null; horizon: string | null }>`
           SELECT (SELECT count(*) FROM backfill_todo)::text AS debt,
+                 (SELECT (extract(epoch FROM min(processed_at)) * 1000)::bigint FROM backfill_todo)::text AS oldest_backfill,
                  (SELECT horizon FROM intake_state WHERE id = 1)::text AS horizon`.execute(this.db),
       ]);
       const byStatus = Object.fromEntries(Object.values(ProcStatus).map((s) => [s, 0])) as Record<ProcStatus, number>;
@@ -38,6 +39,7 @@ export class PgStatusReader implements StatusReader {
         byStatus,
         deadLetters: byStatus.DEAD,
         backfillDebt: Number(misc.rows[0]?.debt ?? 0),
+        oldestBackfillAt: misc.rows[0]?.oldest_backfill == null ? null : Number(misc.rows[0].oldest_backfill),
         delivery: Object.fromEntries(
           delivery.rows.map((d) => [d.target, { pending: Number(d.pending), dead: Number(d.dead), oldestPendingAt: d.oldest === null ? null : Number(d.oldest) }]),
         ),

@@ -274,11 +274,22 @@ export class PipelineRouter {
         this.#stop("fenced");
         return after(pollIntervalMs);
       case "wait":
+        return after(this.#untilBackfill(Math.max(0, step.until - this.#deps.clock.now())));
       case "outage":
+        // The breaker decides when the pump is stepped again: a write-back falling due meanwhile waits for it.
         return after(Math.max(0, step.until - this.#deps.clock.now()));
       default:
-        return after(pollIntervalMs);
+        return after(this.#untilBackfill(pollIntervalMs));
     }
+  }
+
+  /**
+   * `wait`, or less when the pump's pending write-back falls due sooner: the next step starts it
+   * (every step the breaker lets through ends by starting a due batch, so this never spins).
+   */
+  #untilBackfill(wait: number): number {
+    const dueAt = this.#pump.backfillDueAt();
+    return dueAt === null ? wait : Math.min(wait, Math.max(0, dueAt - this.#deps.clock.now()));
   }
 
   #dispatched(step: DispatchStep): StepOutcome {

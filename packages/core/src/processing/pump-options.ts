@@ -3,6 +3,7 @@ import { DEFAULT_MAX_RECORD_BYTES } from "../outbox/record-size.js";
 import { DEFAULT_BREAKER_POLICY, type BreakerPolicy } from "../runtime/outage-breaker.js";
 import { DEFAULT_RETRY_POLICY, DEFAULT_UNSUPPORTED_POLICY, type RetryPolicy, type UnsupportedPolicy } from "../runtime/retry-policy.js";
 import { DEFAULT_LEADER_MEMORY_OPTIONS, type LeaderMemoryOptions } from "./leader-memory.js";
+import { DEFAULT_BACKFILL_BEHIND_OPTIONS, type BackfillBehindOptions } from "./backfill-behind.js";
 
 /** How a `Pump` runs: its retry and breaker policies, the size of its runs, and which fast paths it takes. */
 export interface PumpOptions {
@@ -48,6 +49,12 @@ export interface PumpOptions {
   readonly pipelined: boolean;
   /** The oldest a speculated decision may be when its step commits it; an older one is made again at the step's time. */
   readonly speculationMaxAgeMs: number;
+  /**
+   * When committed runs are written back to the mailbox (`BackfillBehind`): by default after every
+   * run; the runner batches them (`pipeline.backfillDelayMs`). A pending batch makes
+   * `Pump.backfillDueAt` say when the driver must call `step` again.
+   */
+  readonly backfill: BackfillBehindOptions;
 }
 
 export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
@@ -63,4 +70,5 @@ export const DEFAULT_PUMP_OPTIONS: PumpOptions = {
   resyncMs: 1_000,
   pipelined: true,
   speculationMaxAgeMs: 100,
+  backfill: DEFAULT_BACKFILL_BEHIND_OPTIONS,
 };

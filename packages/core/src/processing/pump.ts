@@ -98,7 +98,7 @@ export class Pump {
     this.#deps = deps;
     this.#options = { ...DEFAULT_PUMP_OPTIONS, ...options };
     this.#healthySince = deps.clock.now();
-    this.#backfill = new BackfillBehind(deps);
+    this.#backfill = new BackfillBehind(deps, this.#options.backfill);
     this.memory = new LeaderMemory(this.#options.memory, this.#options.identity.window);
     const known = (this.#known = this.#options.intakeInProcess ? new KnownUnfinished(this.#options.resyncMs) : undefined);
     this.#slot = this.#options.pipelined && known !== undefined ? this.#speculationSlot(known) : undefined;
@@ -174,8 +174,9 @@ export class Pump {
           throw e;
         });
         if (result.did === "processed") this.#logDead(result.records);
-        // Only a step that committed leaves its write-back running; any other ends with none.
-        if (result.did !== "processed") await this.settle();
+        // Only a step that committed leaves its write-back running; any other starts the pending
+        // batch if it is due and ends with none running.
+        if (result.did !== "processed") await this.#backfill.due(now);
         if (probing) this.#healthySince = now;
         return result;
       },
@@ -208,7 +209,7 @@ export class Pump {
       case "exhaust": {
         const decision = decideExhaust(head as ProcRecord, tick.reason, { now, policy });
         await this.#commit(decision);
-        await this.#backfill.start(decision);
+        await this.#backfill.add(decision, now);
         return processedStep(decision);
       }
       case "process":
@@ -288,7 +289,7 @@ export class Pump {
         const decision = (this.#fastPath(part) ? await this.#commitFromMemory(part, spans, ctx, signal, made) : undefined) ?? (await this.#commitInTransaction(part, spans, ctx));
         this.#deps.failpoint?.("pump.after-commit");
         for (const w of decision.warnings ?? []) this.#deps.logger.warn("message warning", { msgId: w.msgId, code: w.code, detail: w.detail });
-        await this.#backfill.start(decision);
+        await this.#backfill.add(decision, now);
         return processedStep(decision);
       } catch (e) {
         if (isOutage(e) || !isMsgxError(e) || e.kind === "FENCED" || (e instanceof StaleRunError && e.notAtHead)) throw e;
@@ -296,7 +297,7 @@ export class Pump {
         if (size === 1) {
           const decision = decideFailure(part.messages[0]!.record, `commit failed: ${errorMessage(e)}`, ctx);
           await this.#commit(decision);
-          await this.#backfill.start(decision);
+          await this.#backfill.add(decision, now);
           return processedStep(decision);
         }
       }
@@ -362,13 +363,18 @@ export class Pump {
   }
 
   /**
-   * Waits for the write-back of the last committed run, if it is still running, and for the read
-   * of the last speculation. A stopping runner calls it so the write-back is not cut off (were it
-   * cut off, the sweep would redo it) and no read outlives the stop.
+   * Writes back what is pending and waits for it, and for the read of the last speculation. A
+   * stopping runner calls it so the write-back is not cut off (were it cut off, the sweep would
+   * redo it) and no read outlives the stop.
    */
   async settle(): Promise<void> {
     await this.#slot?.settled();
-    await this.#backfill.settle();
+    await this.#backfill.flush();
+  }
+
+  /** When the pending write-back is due (`PumpOptions.backfill`): the driver calls `step` again by then. Null: none pending. */
+  backfillDueAt(): number | null {
+    return this.#backfill.dueAt();
   }
 
   #fenceOption(): { fence?: number } {

@@ -10,6 +10,12 @@ export interface PipelineStatus {
   readonly deadLetters: number;
   /** Mailbox backfills not done yet. */
   readonly backfillDebt: number;
+  /**
+   * When the oldest of them was committed (its `DATE_PROCESSED`, epoch ms); null when none. The
+   * leader batches its write-backs, so under steady traffic the debt is seldom 0: its age, not its
+   * count, tells a write-back that fails or falls behind.
+   */
+  readonly oldestBackfillAt: number | null;
   /** Per delivery target: pending events, the oldest pending event's creation time, DEAD events. */
   readonly delivery: Readonly<Record<string, { readonly pending: number; readonly oldestPendingAt: number | null; readonly dead: number }>>;
   /** The intake's persisted horizon. */

@@ -62,6 +62,19 @@ function world(options: Partial<PipelineRouterOptions> = {}, wrapMailbox: (m: Ma
 const signal = new AbortController().signal;
 
 describe("PipelineRouter", () => {
+  it("steps an idle pump again when its batched write-back falls due, not a poll interval later", async () => {
+    const { router, mailbox, clock } = world({ pollIntervalMs: 1_000, pump: { backfill: { delayMs: 300, maxBatch: 500 } } });
+    const received = await router.receive(flop(7));
+    await router.run(PipelineStep.INTAKE, signal);
+    expect(await router.run(PipelineStep.PUMP, signal)).toMatchObject({ after: 0 });
+    // Nothing more to do; the write-back waits for its batch: the pump is to be stepped when it falls due.
+    expect(await router.run(PipelineStep.PUMP, signal)).toEqual({ after: 300, wake: [] });
+    expect(mailbox.rows.get(received.msgId)?.processedAt).toBeNull();
+    clock.advance(300);
+    expect(await router.run(PipelineStep.PUMP, signal)).toEqual({ after: 1_000, wake: [] });
+    expect(mailbox.rows.get(received.msgId)?.processedAt).not.toBeNull();
+  });
+
   it("routes one message from the ingress to the broker along the wake edges", async () => {
     const { router, broker, processed } = world();
     const received = await router.receive(flop(7));

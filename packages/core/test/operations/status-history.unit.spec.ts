@@ -9,6 +9,7 @@ const status = (extra: Partial<PipelineStatus> = {}): PipelineStatus => ({
   byStatus: { PENDING: 0, FAILED: 0, SUCCEEDED: 0, SKIPPED: 0, DEAD: 0 },
   deadLetters: 0,
   backfillDebt: 0,
+  oldestBackfillAt: null,
   delivery: {},
   horizon: 0,
   ...extra,

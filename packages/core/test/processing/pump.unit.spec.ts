@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MsgxError, ReplayService, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
 import { PipelineWorld, sisXml } from "./pipeline-world.js";
 
@@ -154,7 +154,7 @@ describe("Pump", () => {
     expect((await w.store.get(1))?.reason).toMatch(/^unsupported:/);
   });
 
-  it("returns once the run committed; the write-back runs behind it and the next step waits for it first", async () => {
+  it("returns once the run committed; the write-back runs behind it, one at a time, and an idle step ends with none left", async () => {
     const w = new PipelineWorld(1);
     for (let i = 1; i <= 2; i++) w.mailbox.insert(sisXml("valid", i));
     await w.poller.step();
@@ -171,21 +171,72 @@ describe("Pump", () => {
     // Committed, write-back still running: the todo is the record of it.
     expect(w.mailbox.rows.get(1)?.processedAt).toBeNull();
     expect(w.store.tables.backfill.has(1)).toBe(true);
-    // The next run is committed while the first write-back is still running ...
-    const second = w.pump.step();
-    await new Promise((r) => setTimeout(r, 5));
-    expect((await w.store.get(2))?.status).toBe("SUCCEEDED");
+    // The next run is committed while the first write-back is still running, without waiting for it ...
+    expect(await w.pump.step()).toMatchObject({ did: "processed", records: [{ msgId: 2 }] });
     expect(order).toEqual(["backfill 1 started"]);
-    // ... and its own write-back starts only once the first one is done.
-    releases.shift()!();
-    expect(await second).toMatchObject({ did: "processed", records: [{ msgId: 2 }] });
-    expect(order).toEqual(["backfill 1 started", "backfill 1 done", "backfill 2 started"]);
-    // A step with nothing to do ends with no write-back left running.
+    // ... and its own write-back starts only once the first one is done: a step with nothing to do
+    // waits for the running one, starts what waited behind it, and ends with none left.
     const idle = w.pump.step();
+    releases.shift()!();
+    await vi.waitFor(() => expect(releases).toHaveLength(1));
+    expect(order).toEqual(["backfill 1 started", "backfill 1 done", "backfill 2 started"]);
     releases.shift()!();
     expect(await idle).toEqual({ did: "idle" });
     expect(w.mailbox.rows.get(2)?.processedAt).not.toBeNull();
     expect(w.store.tables.backfill.size).toBe(0);
+  });
+
+  it("with a backfill delay, writes committed runs back in one batch once its first todo is due or the batch is full, and all of it at a stop", async () => {
+    const w = new PipelineWorld(1, undefined, { pump: { backfill: { delayMs: 500, maxBatch: 3 } } });
+    for (let i = 1; i <= 6; i++) w.mailbox.insert(sisXml("valid", i));
+    // The poller takes 4 rows a step.
+    await w.poller.step();
+    await w.poller.step();
+    const calls: number[][] = [];
+    const original = w.mailbox.backfill.bind(w.mailbox);
+    w.mailbox.backfill = async (entries) => {
+      calls.push(entries.map((e) => e.msgId));
+      return original(entries);
+    };
+    expect(w.pump.backfillDueAt()).toBeNull();
+    const t0 = w.clock.now();
+    expect(await w.pump.step()).toMatchObject({ did: "processed", records: [{ msgId: 1 }] });
+    w.clock.advance(100);
+    expect(await w.pump.step()).toMatchObject({ did: "processed", records: [{ msgId: 2 }] });
+    // Not due yet: nothing written back; the pump says when the driver must call it again.
+    expect(calls).toEqual([]);
+    expect(w.pump.backfillDueAt()).toBe(t0 + 500);
+    // The third todo fills the batch: written back at once, whatever its age.
+    expect(await w.pump.step()).toMatchObject({ did: "processed", records: [{ msgId: 3 }] });
+    expect(calls).toEqual([[1, 2, 3]]);
+    expect(w.pump.backfillDueAt()).toBeNull();
+    // One more; an idle step before it is due leaves it pending ...
+    const t1 = w.clock.now();
+    expect(await w.pump.step()).toMatchObject({ did: "processed", records: [{ msgId: 4 }] });
+    expect(w.pump.backfillDueAt()).toBe(t1 + 500);
+    w.clock.advance(499);
+    expect(await w.pump.step()).toMatchObject({ did: "processed", records: [{ msgId: 5 }] });
+    expect(calls).toEqual([[1, 2, 3]]);
+    // ... and the step at its due time writes it back.
+    w.clock.advance(1);
+    expect(await w.pump.step()).toMatchObject({ did: "processed", records: [{ msgId: 6 }] });
+    expect(await w.pump.step()).toEqual({ did: "idle" });
+    expect(calls).toEqual([[1, 2, 3], [4, 5, 6]]);
+    expect(w.store.tables.backfill.size).toBe(0);
+    expect([...w.mailbox.rows.values()].every((r) => r.processedAt !== null)).toBe(true);
+  });
+
+  it("with a backfill delay, a stopping pump writes back what is pending, however young", async () => {
+    const w = new PipelineWorld(1, undefined, { pump: { backfill: { delayMs: 60_000, maxBatch: 500 } } });
+    for (let i = 1; i <= 2; i++) w.mailbox.insert(sisXml("valid", i));
+    await w.poller.step();
+    await w.pumpSteps(3);
+    expect(w.store.tables.backfill.size).toBe(2);
+    expect(w.mailbox.rows.get(1)?.processedAt).toBeNull();
+    await w.pump.settle();
+    expect(w.store.tables.backfill.size).toBe(0);
+    expect(w.mailbox.rows.get(2)?.processedAt).not.toBeNull();
+    expect(w.pump.backfillDueAt()).toBeNull();
   });
 
   it("leaves the backfill to the sweep when the mailbox is down after commit, and the sweep drains it", async () => {

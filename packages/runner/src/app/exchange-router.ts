@@ -121,6 +121,7 @@ function pipelineRouter(context: StepContext, handling: MessageHandling, metrics
           maxIdentities: p.memoryIdentities,
         },
         pipelined: p.pipelinedSteps,
+        backfill: { delayMs: p.backfillDelayMs, maxBatch: p.backfillBatch },
         maxRecordBytes: config.kafka.maxRecordBytes,
         ...(parts.fence !== undefined ? { fence: parts.fence } : {}),
       },

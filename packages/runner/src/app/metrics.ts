@@ -66,6 +66,7 @@ export function createMetrics(
   const backlog = new Gauge({ name: "msgx_backlog", help: "Messages by processing status", labelNames: ["status"], registers: [registry] });
   const dead = new Gauge({ name: "msgx_dead_letters", help: "DEAD messages kept for review", registers: [registry] });
   const debt = new Gauge({ name: "msgx_backfill_debt", help: "Mailbox backfills not done yet", registers: [registry] });
+  const debtAge = new Gauge({ name: "msgx_backfill_oldest_age_seconds", help: "Age of the oldest mailbox backfill not done yet, from its commit (0 when none)", registers: [registry] });
   const lag = new Gauge({ name: "msgx_delivery_lag_seconds", help: "Age of the oldest pending event per target", labelNames: ["target"], registers: [registry] });
   const pending = new Gauge({ name: "msgx_delivery_pending", help: "Pending events per target", labelNames: ["target"], registers: [registry] });
   const deadEvents = new Gauge({ name: "msgx_delivery_dead", help: "DEAD events per target", labelNames: ["target"], registers: [registry] });
@@ -122,6 +123,7 @@ export function createMetrics(
         for (const [k, v] of Object.entries(s.byStatus)) backlog.set({ status: k }, v);
         dead.set(s.deadLetters);
         debt.set(s.backfillDebt);
+        debtAge.set(s.oldestBackfillAt === null ? 0 : Math.max(0, now - s.oldestBackfillAt) / 1000);
         for (const [target, d] of Object.entries(s.delivery)) {
           targets.add(target);
           pending.set({ target }, d.pending);

@@ -177,6 +177,13 @@ export const ConfigSchema = z
         memoryIdentities: positive(100_000),
         /** Pipelined steps: the run behind a committing one is read and decided meanwhile (off: one run at a time). */
         pipelinedSteps: bool(true),
+        /**
+         * The longest a committed message waits for its mailbox write-back (`DATE_PROCESSED`) to be
+         * batched with later ones (SPEC §2.5: batches, not one write per message); 0 = after every run.
+         */
+        backfillDelayMs: ms(500),
+        /** A write-back batch this large goes out at once. */
+        backfillBatch: positive(500),
       })
       .strict()
       .prefault({}),
