@@ -15,6 +15,7 @@ import { mapKafkaError } from "./kafka-error-map.js";
 import { kafkajsLogCreator } from "./kafkajs-log-creator.js";
 import { assertSafeProducerConfig } from "./producer-safety.js";
 import { recordingPartitioner, recordPlacements, type SentMessage } from "./record-placements.js";
+import { cacheTransactionCoordinators } from "./transaction-coordinator-cache.js";
 
 // kafkajs is CommonJS: the default import works from Node ESM and CJS builds alike.
 const { Kafka: KafkaClient, Partitioners, logLevel: LogLevel } = kafkajs;
@@ -116,7 +117,8 @@ export interface KafkaProducerSettings {
  *   claims the transactional id (InitProducerId: the broker fences every earlier producer of the
  *   id and aborts its open transaction), then `fencing.confirm()` is asked before anything is sent
  *   (a no disconnects it and refuses every later send `FENCED`). Each send is one transaction
- *   (records, then commit); a fenced producer's produce or commit is refused by the broker, so a
+ *   (records, then commit; the coordinator's address is kept between transactions,
+ *   `cacheTransactionCoordinators`); a fenced producer's produce or commit is refused by the broker, so a
  *   stale leader's records never land after a newer leader's claim. A failed send aborts its
  *   transaction: consumers reading committed records never see it, and compaction removes it.
  */
@@ -183,6 +185,10 @@ export class KafkaDeliveryPort implements DeliveryPort {
       logLevel: options.kafkajsLogLevel ?? LogLevel.WARN,
       logCreator: kafkajsLogCreator(this.#logger),
     });
+    // A send is a transaction with fencing: without the cache, kafkajs asks for the coordinator twice in each.
+    if (options.fencing !== undefined && !cacheTransactionCoordinators(this.#kafka)) {
+      this.#logger.warn("kafka: this kafkajs has no cluster factory to cache transaction coordinators in; each send also looks its coordinator up twice");
+    }
   }
 
   /** Connects the producer now (otherwise the first `send` does). Throws a mapped `MsgxError`. */
