@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { createMailboxTables } from "@msgx/adapters-mysql";
 import { atFixedRate, benchMain, type FixedRateResult } from "./fault/fixed-rate.js";
 import { startInproc } from "./fault/inproc.js";
-import { createTopics, deleteTopics, fmt, insertMailboxRows, latencyStats, listArg, machineInfo, mysqlPool, numArg, printTable, REPO, runMailboxNames, runTag, sleep, writeReport, type LatencyStats } from "./fault/infra.js";
+import { createTopics, deleteTopics, fmt, insertMailboxRows, latencyStats, listArg, machineInfo, mysqlPool, numArg, printTable, REPO, runMailboxNames, runTag, sleep, wallClockMs, writeReport, type LatencyStats } from "./fault/infra.js";
 import { dnldThenFlops } from "./fault/stream.js";
 import { startDebeziumPeer, type DebeziumPeer } from "./peers/debezium-peer.js";
 import { startOwnMariadb, startOwnPostgres, type OwnServer } from "./peers/own-clusters.js";
@@ -46,8 +46,6 @@ interface PgPool {
 // Loaded at run time from bench/node_modules, as the peers benchmark does.
 const pg = createRequire(join(REPO, "bench", "package.json"))("pg") as { Pool: new (o: Record<string, unknown>) => PgPool };
 
-/** Epoch milliseconds with the sub-millisecond part (the Java side reports microseconds). */
-const now = (): number => performance.timeOrigin + performance.now();
 
 /**
  * Calls `insert(i)` for i in [0, count) at `rate` per second, each due at t0 + i / rate whether or
@@ -71,7 +69,7 @@ async function openLoopInserts(rate: number, count: number, insert: (i: number) 
         inFlight += 1;
         insert(next).then(
           (id) => {
-            committed.set(id, now());
+            committed.set(id, wallClockMs());
             inFlight -= 1;
           },
           (e: unknown) => (failure = e),

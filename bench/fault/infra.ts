@@ -55,6 +55,13 @@ export function rng(seed: number): () => number {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Epoch milliseconds with the sub-millisecond part: `Date.now()` has whole milliseconds, which at
+ * a few milliseconds from commit to ack moves a percentile by up to one (and the Java peers report
+ * microseconds).
+ */
+export const wallClockMs = (): number => performance.timeOrigin + performance.now();
+
 // ---------------------------------------------------------------------------------- statistics
 
 export interface LatencyStats {

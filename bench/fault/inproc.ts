@@ -11,13 +11,7 @@ import { createMailboxTables, dropMailboxTables, type MailboxNames } from "@msgx
 import { createPgStores } from "@msgx/adapters-pg";
 import { Target, type DeliveryPort, type Logger, type Mailbox, type PipelineStatus, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
 import { createExchange, loadConfig, startServiceHttp, type AppParts, type Exchange, type ServiceHttp } from "@msgx/runner";
-import { deleteTopics, mysqlPool, runMailboxNames, sleep, URLS, type MysqlPool } from "./infra.js";
-
-/**
- * The probes' instant, in epoch milliseconds with a fraction: `Date.now()` has whole
- * milliseconds, which at a few milliseconds from commit to ack moves a percentile by up to one.
- */
-const wallClockMs = (): number => performance.timeOrigin + performance.now();
+import { deleteTopics, mysqlPool, runMailboxNames, sleep, URLS, wallClockMs, type MysqlPool } from "./infra.js";
 
 /** warn and error lines on stderr; the rest is dropped. */
 export const benchLogger: Logger = {

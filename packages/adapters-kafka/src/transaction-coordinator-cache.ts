@@ -41,7 +41,7 @@ export function cacheTransactionCoordinators(kafka: Kafka, ttlMs: number = TRANS
   const create = factory === undefined ? undefined : client[factory];
   if (factory === undefined || typeof create !== "function") return false;
   client[factory] = (...args: unknown[]): unknown => {
-    const cluster = (create as (...a: unknown[]) => unknown)(...args);
+    const cluster: unknown = Reflect.apply(create, kafka, args);
     wrapCoordinatorLookup(cluster, ttlMs);
     return cluster;
   };

@@ -72,9 +72,7 @@ export class BackfillBehind {
 
   /** Starts the pending batch if it is due and waits for it (and for the one on its way before it). */
   async due(now: number): Promise<void> {
-    this.#startIfDue(now);
     await this.settle();
-    // What waited behind the write-back just ended.
     this.#startIfDue(now);
     await this.settle();
   }

@@ -28,7 +28,7 @@ export class InMemoryStatusReader implements StatusReader {
       byStatus,
       deadLetters: byStatus.DEAD,
       backfillDebt: t.backfill.size,
-      oldestBackfillAt: t.backfill.size === 0 ? null : Math.min(...[...t.backfill.values()].map((b) => b.processedAt)),
+      oldestBackfillAt: [...t.backfill.values()].reduce<number | null>((oldest, b) => (oldest === null || b.processedAt < oldest ? b.processedAt : oldest), null),
       delivery,
       horizon: t.intake?.horizon ?? 0,
     };

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { MsgxError, ReplayService, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
 import { PipelineWorld, sisXml } from "./pipeline-world.js";
+import { InMemoryStatusReader } from "../../src/processing/in-memory-status-reader.js";
 
 /** A store whose `applyRun` fails (not an outage) whenever it would end `poisonId` SUCCEEDED. */
 function poisonWrites(store: PipelineStore, poisonId: number): PipelineStore {
@@ -230,10 +231,15 @@ describe("Pump", () => {
     const w = new PipelineWorld(1, undefined, { pump: { backfill: { delayMs: 60_000, maxBatch: 500 } } });
     for (let i = 1; i <= 2; i++) w.mailbox.insert(sisXml("valid", i));
     await w.poller.step();
+    const committedAt = w.clock.now();
     await w.pumpSteps(3);
     expect(w.store.tables.backfill.size).toBe(2);
     expect(w.mailbox.rows.get(1)?.processedAt).toBeNull();
+    // The status reports the debt and its oldest commit, which the backfill alert ages.
+    const status = new InMemoryStatusReader(w.store);
+    expect(await status.status()).toMatchObject({ backfillDebt: 2, oldestBackfillAt: committedAt });
     await w.pump.settle();
+    expect(await status.status()).toMatchObject({ backfillDebt: 0, oldestBackfillAt: null });
     expect(w.store.tables.backfill.size).toBe(0);
     expect(w.mailbox.rows.get(2)?.processedAt).not.toBeNull();
     expect(w.pump.backfillDueAt()).toBeNull();
