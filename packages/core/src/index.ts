@@ -88,6 +88,7 @@ export { StatusSamples, statusGauges, statusHistory, type StatusHistorySample } 
 export { Target, EventType, DeliveryStatus, type OutboxEvent, type OutboxEventDraft } from "./outbox/outbox-event.js";
 export { duePrefix } from "./outbox/due-prefix.js";
 export { DEFAULT_MAX_RECORD_BYTES, recordBytes } from "./outbox/record-size.js";
+export { payloadJson } from "./outbox/payload-json.js";
 
 // Flight state and processors
 export { defaultProcessors } from "./flight/default-processors.js";

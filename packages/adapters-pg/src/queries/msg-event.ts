@@ -1,4 +1,4 @@
-import type { DeliveryPlacement, OutboxEvent, OutboxEventDraft, SentMark, Target } from "@msgx/core";
+import { payloadJson, type DeliveryPlacement, type OutboxEvent, type OutboxEventDraft, type SentMark, type Target } from "@msgx/core";
 import { sql } from "kysely";
 import { EVENT_COLUMNS, eventFromRow, type EventRow } from "../rows/event-row.js";
 import { jsonParam, toNumber } from "../rows/values.js";
@@ -29,7 +29,7 @@ export const eventRowsJson = (events: readonly OutboxEventDraft[]) =>
     event_type: e.eventType,
     state_version: e.stateVersion,
     // As text: the json column keeps it as written (keys in the payload's own order).
-    payload: e.payload === undefined || e.payload === null ? null : JSON.stringify(e.payload),
+    payload: e.payload === undefined || e.payload === null ? null : payloadJson(e.payload),
     source_msg_id: e.sourceMsgId,
     traceparent: e.traceparent ?? null,
     headers: e.headers ?? null,

@@ -2,6 +2,7 @@ import { MsgxError, errorMessage } from "../errors/msgx-error.js";
 import { EventType, Target, type OutboxEvent } from "../outbox/outbox-event.js";
 import type { DeliveryRecord } from "../ports/delivery-port.js";
 import { eventHeaders } from "../outbox/event-headers.js";
+import { payloadJson } from "../outbox/payload-json.js";
 
 /** Which broker topic each outbox target goes to. */
 export type DeliveryTopics = Readonly<Record<string, string>>;
@@ -37,7 +38,7 @@ export function schdRecord(newest: OutboxEvent, topic: string): DeliveryRecord {
 
 function serialize(event: OutboxEvent, payload: unknown = event.payload): string {
   try {
-    const json = JSON.stringify(payload);
+    const json = payloadJson(payload);
     if (typeof json !== "string") throw new TypeError("payload has no JSON form");
     return json;
   } catch (e) {

@@ -35,10 +35,25 @@ function valueOrder(spec: CollectionSpec): string[] {
   ];
 }
 
+/**
+ * The scalar, collection and row objects the functions below returned, and for rows the collection
+ * they were made canonical for. Flight content is immutable, so an object handed back again is
+ * canonical already and returned as it is: a flight passes through these functions several times
+ * per message (merged, compared with the stored one, turned into its payload), and its unchanged
+ * collections keep their objects from one version to the next.
+ */
+const canonicalObjects = new WeakMap<object, CollectionName | true>();
+
+function remember<T extends object>(value: T, tag: CollectionName | true): T {
+  canonicalObjects.set(value, tag);
+  return value;
+}
+
 /** Rows sorted by key, each row's values in schema order (unknown names last, sorted). */
-export function canonicalRows(name: CollectionName, rows: readonly CollectionRow[]): CollectionRow[] {
+export function canonicalRows(name: CollectionName, rows: readonly CollectionRow[]): readonly CollectionRow[] {
+  if (canonicalObjects.get(rows) === name) return rows;
   const order = valueOrder(COLLECTIONS[name]);
-  return [...rows]
+  const sorted = [...rows]
     .sort((a, b) => compareRowKeys(a.key, b.key))
     .map((row) => {
       const names = [...order.filter((n) => Object.hasOwn(row.values, n)), ...Object.keys(row.values).filter((n) => !order.includes(n)).sort()];
@@ -46,26 +61,29 @@ export function canonicalRows(name: CollectionName, rows: readonly CollectionRow
       for (const n of names) values[n] = row.values[n] ?? null;
       return { key: row.key, values };
     });
+  return remember(sorted, name);
 }
 
 /** Scalars in schema order; absent stays absent, `null` stays `null`. */
 export function canonicalScalars(scalars: Scalars): Scalars {
+  if (canonicalObjects.get(scalars) === true) return scalars;
   const out: Partial<Record<ScalarName, WireValue>> = {};
   for (const name of SCALAR_NAMES) {
     const v = scalars[name];
     if (v !== undefined) out[name] = v;
   }
-  return out;
+  return remember(out, true);
 }
 
 /** Collections in schema order, each canonical; a never-stated collection stays absent. */
 export function canonicalCollections(collections: Collections): Collections {
+  if (canonicalObjects.get(collections) === true) return collections;
   const out: Partial<Record<CollectionName, readonly CollectionRow[]>> = {};
   for (const name of COLLECTION_NAMES) {
     const rows = collections[name];
     if (rows !== undefined) out[name] = canonicalRows(name, rows);
   }
-  return out;
+  return remember(out, true);
 }
 
 /** The content in canonical form: the form processors store, payloads show and comparisons use. */
@@ -82,8 +100,20 @@ export function canonicalContent(content: FlightContent): FlightContent {
 /**
  * Whether two flights hold the same content, ignoring the version bookkeeping
  * (`stateVersion`, `lastMsgId`, `lastSrcDttm`) and the order of keys and rows. This is the test
- * of "the state really changed" that decides whether a version is spent.
+ * of "the state really changed" that decides whether a version is spent: the two canonical forms
+ * are equal (as their JSON texts would be).
  */
 export function sameFlightContent(a: FlightContent, b: FlightContent): boolean {
-  return JSON.stringify(canonicalContent(a)) === JSON.stringify(canonicalContent(b));
+  if (a.ffid !== b.ffid || a.operationDay !== b.operationDay || a.deleted !== b.deleted) return false;
+  const [sa, sb] = [canonicalScalars(a.scalars), canonicalScalars(b.scalars)];
+  if (sa !== sb && SCALAR_NAMES.some((name) => sa[name] !== sb[name])) return false;
+  const [ca, cb] = [canonicalCollections(a.collections), canonicalCollections(b.collections)];
+  return ca === cb || COLLECTION_NAMES.every((name) => sameRows(ca[name], cb[name]));
+}
+
+/** Two canonical row lists (or absences) alike: the same keys in the same order, each row's values the same in the same order. */
+function sameRows(a: readonly CollectionRow[] | undefined, b: readonly CollectionRow[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  return a.every((row, i) => row.key === b[i]!.key && JSON.stringify(row.values) === JSON.stringify(b[i]!.values));
 }

@@ -1,5 +1,6 @@
 import type { OutboxEventDraft } from "./outbox-event.js";
 import { eventHeaders } from "./event-headers.js";
+import { payloadJson } from "./payload-json.js";
 
 /**
  * The default broker limit a record must fit in: just under Kafka's default `message.max.bytes`
@@ -66,7 +67,7 @@ export function encodedRecordBytes(draft: OutboxEventDraft): number {
 function jsonOf(payload: unknown): string | null {
   if (payload === null || payload === undefined) return null;
   try {
-    return JSON.stringify(payload) ?? null;
+    return payloadJson(payload) ?? null;
   } catch {
     return null;
   }

@@ -101,11 +101,12 @@ export function runBehind(candidates: readonly ProcRecord[], base: RunDecision, 
 export function stateAfter(view: MemoryView, base: RunDecision, baseNow: number, needs: Pick<PreparedRun, "flightIds" | "identityKeys">): LoadedState | undefined {
   const written = new Set(base.flights.map((f) => f.flid));
   if (view.missing.some((f) => !written.has(f))) return undefined;
+  const [flightIds, identityKeys] = [new Set(needs.flightIds), new Set(needs.identityKeys)];
   const flights = new Map(view.flights);
-  for (const f of base.flights) if (needs.flightIds.includes(f.flid)) flights.set(f.flid, f);
+  for (const f of base.flights) if (flightIds.has(f.flid)) flights.set(f.flid, f);
   const owners = new Map(view.owners);
   for (const b of base.bindings) {
-    if (!needs.identityKeys.includes(b.identityKey) || owners.get(b.identityKey)?.msgId === b.msgId) continue;
+    if (!identityKeys.has(b.identityKey) || owners.get(b.identityKey)?.msgId === b.msgId) continue;
     owners.set(b.identityKey, { msgId: b.msgId, contentHash: b.contentHash ?? null, boundAt: baseNow });
   }
   return { identityOwners: owners, flights };

@@ -1,5 +1,6 @@
+import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { compareRowKeys, sameFlightContent } from "../../src/flight/flight-content.js";
+import { canonicalContent, compareRowKeys, sameFlightContent, type FlightContent } from "../../src/flight/flight-content.js";
 import { flightEvents } from "../../src/flight/flight-events.js";
 import { flightToPayload } from "../../src/flight/flight-payload.js";
 import type { FlightState } from "../../src/model/flight-state.js";
@@ -28,6 +29,35 @@ describe("flight content", () => {
     expect(sameFlightContent(base, { ...base, scalars: { ESTT: null, ALCD: "CZ" }, collections: { GTDT: [...base.collections.GTDT!].reverse() } })).toBe(true);
     expect(sameFlightContent(base, { ...base, deleted: true })).toBe(false);
   });
+
+  // Small alphabets so that equal contents (in another order) are drawn often.
+  const arbValue = fc.constantFrom("A", "B", null);
+  const arbRows = fc.array(
+    fc.record({ key: fc.constantFrom("1", "2", "10", "x"), values: fc.dictionary(fc.constantFrom("GATE", "GTOT", "ZZZ", "AAA"), arbValue, { maxKeys: 3 }) }),
+    { maxLength: 3 },
+  );
+  const arbContent: fc.Arbitrary<FlightContent> = fc.record({
+    ffid: fc.constantFrom("F1", null),
+    operationDay: fc.constant("20260305"),
+    deleted: fc.boolean(),
+    scalars: fc.dictionary(fc.constantFrom("ALCD", "ESTT", "STND", "NOT_A_SCALAR"), arbValue, { maxKeys: 3 }),
+    collections: fc.dictionary(fc.constantFrom("GTDT", "CKDT", "NOT_A_COLLECTION"), arbRows, { maxKeys: 2 }),
+  }) as fc.Arbitrary<FlightContent>;
+  const asText = (c: FlightContent) => JSON.stringify(canonicalContent(c));
+
+  test.prop([arbContent, arbContent, fc.boolean(), fc.boolean()], { numRuns: 500 })(
+    "says equal exactly when the canonical forms' JSON texts are, given raw or canonical objects",
+    (a, b, canonicalA, canonicalB) => {
+      const [x, y] = [canonicalA ? canonicalContent(a) : a, canonicalB ? canonicalContent(b) : b];
+      expect(sameFlightContent(x, y)).toBe(asText(a) === asText(b));
+      expect(sameFlightContent(x, x)).toBe(true);
+      // A canonical object is given back as it is, and stays equal to a fresh canonical form.
+      const once = canonicalContent(x);
+      expect(canonicalContent(once).scalars).toBe(once.scalars);
+      expect(canonicalContent(once).collections).toBe(once.collections);
+      expect(asText(once)).toBe(asText(a));
+    },
+  );
 
   it("orders row keys numerically, non-numeric keys after", () => {
     expect(["10", "b", "2", "a", "1"].sort(compareRowKeys)).toStrictEqual(["1", "2", "10", "a", "b"]);
