@@ -30,9 +30,15 @@
  *   node bench/run.mjs peers [--messages 20000] [--jobs 2000] [--queue-jobs 10] [--queue-fast-jobs 100]
  *                            [--queue-fast-poll-ms 100] [--boss-work-jobs 5]
  *                            [--flights 500] [--max-run 200] [--baseline-messages 2000] [--ceiling-only]
+ *                            [--intake-in-process true|false] [--pipelined-steps true|false]
  *
  * `--ceiling-only` runs msgx and the ceiling and nothing else: the pump ÷ ceiling figure alone,
  * for an A/B of two builds in one sequence.
+ *
+ * The pump takes its runs as the runner's does (`--intake-in-process true`, `PumpOptions.intakeInProcess`:
+ * from its memory of unfinished records, the run query asked when that memory runs out) and
+ * pipelines its steps (`--pipelined-steps true`); `false` asks the store for every run (the figures
+ * before 2026-12-07) or commits one run after the other.
  */
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
@@ -57,6 +63,16 @@ const QUEUE_FAST_JOBS = numArg("queue-fast-jobs", 100);
 const QUEUE_FAST_POLL_MS = numArg("queue-fast-poll-ms", 100);
 const BOSS_WORK_JOBS = numArg("boss-work-jobs", 5);
 const CEILING_ONLY = process.argv.includes("--ceiling-only");
+const INTAKE_IN_PROCESS = flagArg("intake-in-process", true);
+const PIPELINED_STEPS = flagArg("pipelined-steps", true);
+
+function flagArg(name: string, fallback: boolean): boolean {
+  const at = process.argv.indexOf(`--${name}`);
+  if (at < 0) return fallback;
+  const value = process.argv[at + 1];
+  if (value !== "true" && value !== "false") throw new Error(`--${name} takes true or false, not ${value}`);
+  return value === "true";
+}
 
 // The peers are loaded at run time from bench/node_modules (not bundled: they read files of their
 // own package); only their types are imported.
@@ -178,7 +194,7 @@ async function runMsgx(maxRun: number, dnld: string, flops: readonly string[], d
   const { handle, deps } = await msgxSetup(schema, dnld, flops, decisions);
   if (decisions) decisions.length = 0; // the DNLD seeding is not part of the measured stream
   try {
-    const pump = new Pump(deps, { maxRun });
+    const pump = new Pump(deps, { maxRun, intakeInProcess: INTAKE_IN_PROCESS, pipelined: PIPELINED_STEPS });
     let transactions = 0;
     const t0 = performance.now();
     for (;;) {
@@ -188,7 +204,9 @@ async function runMsgx(maxRun: number, dnld: string, flops: readonly string[], d
       transactions += 1;
     }
     const seconds = (performance.now() - t0) / 1000;
-    return result(`msgx pump, maxRun ${maxRun}`, flops.length, seconds, `${transactions} transactions`);
+    const { started, decided, read, discarded } = pump.speculations;
+    const pipelining = started === 0 ? "" : `; speculations ${started}: ${decided} decided, ${read} read, ${discarded} discarded`;
+    return result(`msgx pump, maxRun ${maxRun}`, flops.length, seconds, `${transactions} transactions${pipelining}`);
   } finally {
     await handle.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => undefined);
     await handle.close();
@@ -465,6 +483,7 @@ async function main(): Promise<void> {
   if (sameCount > MESSAGES) throw new Error(`${sameCount} same-writes jobs need as many messages (--messages ${MESSAGES})`);
   const machine = machineInfo();
   console.log(`peers: ${MESSAGES} FLOP messages on ${FLIGHTS} flights; msgx maxRun ${MAX_RUN}; graphile-worker ${JOBS} / named queue ${QUEUE_JOBS} (+ ${QUEUE_FAST_JOBS} at pollInterval ${QUEUE_FAST_POLL_MS} ms) jobs; pg-boss ${JOBS} (+ work() ${BOSS_WORK_JOBS}); each light, then the same writes`);
+  console.log(`  msgx's pump: intake in process ${INTAKE_IN_PROCESS}, pipelined steps ${PIPELINED_STEPS}`);
   console.log(`  machine: ${machine.nproc} CPUs, ${machine.memoryGiB} GiB, load ${machine.loadAverage1m}; PostgreSQL ${machine.postgres}`);
   const pool = new pg.Pool({ connectionString: URLS.pg, max: 2 });
   const results: Result[] = [];
@@ -480,7 +499,7 @@ async function main(): Promise<void> {
     if (CEILING_ONLY) {
       const fraction = msgx.perSecond / ceiling.perSecond;
       console.log(`  msgx as a fraction of the ceiling: ${fraction.toFixed(2)} (target ≥ 0.8: ${fraction >= 0.8 ? "met" : "NOT met"})`);
-      const file = writeReport("peers", { messages: MESSAGES, flights: FLIGHTS, maxRun: MAX_RUN, ceilingOnly: true, machine, results, ratios: { msgxFractionOfCeiling: fraction } });
+      const file = writeReport("peers", { messages: MESSAGES, flights: FLIGHTS, maxRun: MAX_RUN, intakeInProcess: INTAKE_IN_PROCESS, pipelinedSteps: PIPELINED_STEPS, ceilingOnly: true, machine, results, ratios: { msgxFractionOfCeiling: fraction } });
       console.log(`  written ${file}`);
       return;
     }
@@ -528,6 +547,8 @@ async function main(): Promise<void> {
       messages: MESSAGES,
       flights: FLIGHTS,
       maxRun: MAX_RUN,
+      intakeInProcess: INTAKE_IN_PROCESS,
+      pipelinedSteps: PIPELINED_STEPS,
       jobs: JOBS,
       queueJobs: QUEUE_JOBS,
       queueFastJobs: QUEUE_FAST_JOBS,
