@@ -23,3 +23,4 @@ export {
 } from "./topic-replication.js";
 export { EventHeader, readEventHeaders, type ParsedEventHeaders } from "./event-headers.js";
 export { kafkajsLogCreator } from "./kafkajs-log-creator.js";
+export { stopIdleRequestChecks } from "./idle-request-checks.js";

@@ -15,6 +15,7 @@ import { mapKafkaError } from "./kafka-error-map.js";
 import { kafkajsLogCreator } from "./kafkajs-log-creator.js";
 import { assertSafeProducerConfig } from "./producer-safety.js";
 import { recordingPartitioner, recordPlacements, type SentMessage } from "./record-placements.js";
+import { stopIdleRequestChecks } from "./idle-request-checks.js";
 import { cacheTransactionCoordinators } from "./transaction-coordinator-cache.js";
 
 // kafkajs is CommonJS: the default import works from Node ESM and CJS builds alike.
@@ -185,6 +186,7 @@ export class KafkaDeliveryPort implements DeliveryPort {
       logLevel: options.kafkajsLogLevel ?? LogLevel.WARN,
       logCreator: kafkajsLogCreator(this.#logger),
     });
+    stopIdleRequestChecks(this.#kafka);
     // A send is a transaction with fencing: without the cache, kafkajs asks for the coordinator twice in each.
     if (options.fencing !== undefined && !cacheTransactionCoordinators(this.#kafka)) {
       this.#logger.warn("kafka: this kafkajs has no cluster factory to cache transaction coordinators in; each send also looks its coordinator up twice");

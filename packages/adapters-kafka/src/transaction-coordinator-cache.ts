@@ -1,4 +1,5 @@
 import type { Kafka } from "kafkajs";
+import { onEachCluster } from "./kafkajs-clusters.js";
 
 /**
  * How long a transactional id's coordinator, once found, is taken as known. Short enough that
@@ -30,22 +31,12 @@ interface CoordinatorLookup {
  * checks of the producer's epoch — the fencing — stay kafkajs' and the broker's. Group
  * coordinators (consumers) are looked up as before.
  *
- * It reaches kafkajs' private cluster factory (the `private:Kafka:createCluster` symbol of the
- * client instance), so it changes this client only, never kafkajs' classes. Returns false, changing
- * nothing, when the installed kafkajs has no such factory (the stack pins 2.2.4, STACK.md); the
- * producers then work as kafkajs does.
+ * It reaches the clusters through kafkajs' private cluster factory (`onEachCluster`), so it
+ * changes this client only. Returns false, changing nothing, when the installed kafkajs has no
+ * such factory; the producers then work as kafkajs does.
  */
 export function cacheTransactionCoordinators(kafka: Kafka, ttlMs: number = TRANSACTION_COORDINATOR_TTL_MS): boolean {
-  const client = kafka as unknown as Record<symbol, unknown>;
-  const factory = Object.getOwnPropertySymbols(kafka).find((s) => s.description === "private:Kafka:createCluster");
-  const create = factory === undefined ? undefined : client[factory];
-  if (factory === undefined || typeof create !== "function") return false;
-  client[factory] = (...args: unknown[]): unknown => {
-    const cluster: unknown = Reflect.apply(create, kafka, args);
-    wrapCoordinatorLookup(cluster, ttlMs);
-    return cluster;
-  };
-  return true;
+  return onEachCluster(kafka, (cluster) => wrapCoordinatorLookup(cluster, ttlMs));
 }
 
 function wrapCoordinatorLookup(cluster: unknown, ttlMs: number): void {

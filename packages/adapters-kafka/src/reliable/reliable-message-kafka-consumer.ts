@@ -2,6 +2,7 @@ import { errorMessage, silentLogger, systemClock, type Clock, type Logger } from
 import { type ConsumeOutcome } from "@msgx/reliable";
 import kafkajs, { type Consumer, type Kafka, type RetryOptions } from "kafkajs";
 import { mapKafkaError } from "../kafka-error-map.js";
+import { stopIdleRequestChecks } from "../idle-request-checks.js";
 import { kafkajsLogCreator } from "../kafkajs-log-creator.js";
 import { waitWithHeartbeat } from "../wait-with-heartbeat.js";
 
@@ -72,12 +73,14 @@ export class ReliableMessageKafkaConsumer {
     const kafka =
       "consumer" in options.kafka
         ? options.kafka
-        : new KafkaClient({
-            clientId: options.kafka.clientId ?? `msgx-rm-${options.groupId}`,
-            brokers: [...options.kafka.brokers],
-            logLevel: LogLevel.WARN,
-            logCreator: kafkajsLogCreator(this.#logger),
-          });
+        : quietClient(
+            new KafkaClient({
+              clientId: options.kafka.clientId ?? `msgx-rm-${options.groupId}`,
+              brokers: [...options.kafka.brokers],
+              logLevel: LogLevel.WARN,
+              logCreator: kafkajsLogCreator(this.#logger),
+            }),
+          );
     this.#consumer = kafka.consumer({
       groupId: options.groupId,
       retry: { retries: 5, initialRetryTime: 300, ...options.retry },
@@ -137,4 +140,10 @@ export class ReliableMessageKafkaConsumer {
   get running(): boolean {
     return this.#running;
   }
+}
+
+/** A client this consumer made itself: its connections do not wake while idle (`stopIdleRequestChecks`). */
+function quietClient(kafka: Kafka): Kafka {
+  stopIdleRequestChecks(kafka);
+  return kafka;
 }

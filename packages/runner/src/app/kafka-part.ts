@@ -1,4 +1,4 @@
-import { KafkaDeliveryPort, clusterReplication, ensureTopics, kafkajsLogCreator, mapKafkaError } from "@msgx/adapters-kafka";
+import { KafkaDeliveryPort, clusterReplication, ensureTopics, kafkajsLogCreator, mapKafkaError, stopIdleRequestChecks } from "@msgx/adapters-kafka";
 import { QueueTopics } from "@msgx/adapters-kafka/reliable";
 import { errorMessage, type DeliveryPort, type Logger } from "@msgx/core";
 import type { Admin } from "kafkajs";
@@ -45,6 +45,7 @@ export async function openKafka(config: MsgxConfig, logger: Logger, options: Ope
   const brokers = (k.brokers ?? "").split(",").map((b) => b.trim()).filter(Boolean);
   const kafkajs = (await import("kafkajs")).default;
   const kafka = new kafkajs.Kafka({ brokers, clientId: `${k.clientId}-admin`, logCreator: kafkajsLogCreator(logger), connectionTimeout: 3_000 });
+  stopIdleRequestChecks(kafka);
   let current: Admin | undefined;
   let closed = false;
 

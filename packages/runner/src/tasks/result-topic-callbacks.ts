@@ -1,4 +1,4 @@
-import { kafkajsLogCreator } from "@msgx/adapters-kafka";
+import { kafkajsLogCreator, stopIdleRequestChecks } from "@msgx/adapters-kafka";
 import { runTaskCallbackConsumer } from "@msgx/adapters-kafka/tasks";
 import { applyTaskCallbackRecord, type TaskService } from "@msgx/tasks";
 import type { Logger } from "@msgx/core";
@@ -73,6 +73,7 @@ export function kafkaCallbackConsumer(brokers: readonly string[], clientId: stri
   return async (topic, groupId, onRecord) => {
     const kafkajs = (await import("kafkajs")).default;
     const kafka = new kafkajs.Kafka({ brokers: [...brokers], clientId: `${clientId}-task-callbacks`, logCreator: kafkajsLogCreator(logger), connectionTimeout: 3_000 });
+    stopIdleRequestChecks(kafka);
     return runTaskCallbackConsumer({ kafka, topic, groupId, logger, onRecord });
   };
 }
