@@ -47,7 +47,7 @@ import { createPgStores } from "@msgx/adapters-pg";
 import { decodeMessage, defaultProcessors, Pump, silentLogger, systemClock, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
 import type { Runner, Task, WorkerUtils } from "graphile-worker";
 import { InMemoryMailbox } from "../packages/core/src/ports/in-memory-mailbox.js";
-import { fmt, machineInfo, numArg, printTable, REPO, runTag, URLS, writeReport } from "./fault/infra.js";
+import { flagArg, fmt, machineInfo, numArg, printTable, REPO, runTag, URLS, writeReport } from "./fault/infra.js";
 import { dnldThenFlops } from "./fault/stream.js";
 import { applyMessageWrites, checkSameWrites, expectedRows, rowCounts, splitDecisions, type MessageWrites } from "./peers/same-writes.js";
 
@@ -65,14 +65,6 @@ const BOSS_WORK_JOBS = numArg("boss-work-jobs", 5);
 const CEILING_ONLY = process.argv.includes("--ceiling-only");
 const INTAKE_IN_PROCESS = flagArg("intake-in-process", true);
 const PIPELINED_STEPS = flagArg("pipelined-steps", true);
-
-function flagArg(name: string, fallback: boolean): boolean {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at < 0) return fallback;
-  const value = process.argv[at + 1];
-  if (value !== "true" && value !== "false") throw new Error(`--${name} takes true or false, not ${value}`);
-  return value === "true";
-}
 
 // The peers are loaded at run time from bench/node_modules (not bundled: they read files of their
 // own package); only their types are imported.

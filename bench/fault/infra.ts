@@ -37,6 +37,12 @@ export function arg(name: string, fallback: string): string {
 }
 export const numArg = (name: string, fallback: number): number => Number(arg(name, String(fallback)));
 export const listArg = (name: string, fallback: string): number[] => arg(name, fallback).split(",").filter(Boolean).map(Number);
+/** `--name true|false` from argv, or the fallback; any other value is refused. */
+export function flagArg(name: string, fallback: boolean): boolean {
+  const value = arg(name, String(fallback));
+  if (value !== "true" && value !== "false") throw new Error(`--${name} takes true or false, not ${value}`);
+  return value === "true";
+}
 
 /** A short unique suffix for schemas, tables and topics of one run. */
 export const runTag = (prefix: string): string => `${prefix}_${process.pid}_${Date.now() % 1_000_000}`;
