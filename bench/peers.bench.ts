@@ -30,14 +30,15 @@
  *   node bench/run.mjs peers [--messages 20000] [--jobs 2000] [--queue-jobs 10] [--queue-fast-jobs 100]
  *                            [--queue-fast-poll-ms 100] [--boss-work-jobs 5]
  *                            [--flights 500] [--max-run 200] [--baseline-messages 2000] [--ceiling-only]
- *                            [--intake-in-process true|false] [--pipelined-steps true|false]
+ *                            [--intake-in-process true|false] [--pipelined-steps true|false] [--pause true|false]
  *
  * `--ceiling-only` runs msgx and the ceiling and nothing else: the pump ÷ ceiling figure alone,
  * for an A/B of two builds in one sequence.
  *
  * The pump takes its runs as the runner's does (`--intake-in-process true`, `PumpOptions.intakeInProcess`:
  * from its memory of unfinished records, the run query asked when that memory runs out) and
- * pipelines its steps (`--pipelined-steps true`); `false` asks the store for every run (the figures
+ * pipelines its steps (`--pipelined-steps true`), pausing for an event-loop turn as the runner's
+ * does (`--pause true`, `PumpDeps.pause`); `false` asks the store for every run (the figures
  * before 2026-12-07) or commits one run after the other.
  */
 import { createHash } from "node:crypto";
@@ -65,6 +66,7 @@ const BOSS_WORK_JOBS = numArg("boss-work-jobs", 5);
 const CEILING_ONLY = process.argv.includes("--ceiling-only");
 const INTAKE_IN_PROCESS = flagArg("intake-in-process", true);
 const PIPELINED_STEPS = flagArg("pipelined-steps", true);
+const PAUSE = flagArg("pause", true);
 
 // The peers are loaded at run time from bench/node_modules (not bundled: they read files of their
 // own package); only their types are imported.
@@ -166,7 +168,8 @@ async function msgxSetup(schema: string, dnld: string, flops: readonly string[],
   const mailbox = new InMemoryMailbox(systemClock);
   // Hashed with node:crypto, as the runner does (core's default is a pure, slower SHA-256).
   const contentHash = (raw: string): string => createHash("sha256").update(raw, "utf8").digest("hex");
-  const deps = { store, mailbox, clock: systemClock, logger: silentLogger, decode: (raw: string) => decodeMessage(raw), processors: defaultProcessors(), contentHash, horizon: () => Number.MAX_SAFE_INTEGER };
+  const deps = { store, mailbox, clock: systemClock, logger: silentLogger, decode: (raw: string) => decodeMessage(raw), processors: defaultProcessors(), contentHash, horizon: () => Number.MAX_SAFE_INTEGER,
+    ...(PAUSE ? { pause: () => new Promise<void>((resolve) => setImmediate(resolve)) } : {}) };
   const dnldId = mailbox.insert(dnld);
   await handle.store.enqueue([{ msgId: dnldId, receivedAt: Date.now() }], { horizon: dnldId });
   const seeder = new Pump(deps, { maxRun: 1 });
@@ -475,7 +478,7 @@ async function main(): Promise<void> {
   if (sameCount > MESSAGES) throw new Error(`${sameCount} same-writes jobs need as many messages (--messages ${MESSAGES})`);
   const machine = machineInfo();
   console.log(`peers: ${MESSAGES} FLOP messages on ${FLIGHTS} flights; msgx maxRun ${MAX_RUN}; graphile-worker ${JOBS} / named queue ${QUEUE_JOBS} (+ ${QUEUE_FAST_JOBS} at pollInterval ${QUEUE_FAST_POLL_MS} ms) jobs; pg-boss ${JOBS} (+ work() ${BOSS_WORK_JOBS}); each light, then the same writes`);
-  console.log(`  msgx's pump: intake in process ${INTAKE_IN_PROCESS}, pipelined steps ${PIPELINED_STEPS}`);
+  console.log(`  msgx's pump: intake in process ${INTAKE_IN_PROCESS}, pipelined steps ${PIPELINED_STEPS}, pause ${PAUSE}`);
   console.log(`  machine: ${machine.nproc} CPUs, ${machine.memoryGiB} GiB, load ${machine.loadAverage1m}; PostgreSQL ${machine.postgres}`);
   const pool = new pg.Pool({ connectionString: URLS.pg, max: 2 });
   const results: Result[] = [];
@@ -491,7 +494,7 @@ async function main(): Promise<void> {
     if (CEILING_ONLY) {
       const fraction = msgx.perSecond / ceiling.perSecond;
       console.log(`  msgx as a fraction of the ceiling: ${fraction.toFixed(2)} (target ≥ 0.8: ${fraction >= 0.8 ? "met" : "NOT met"})`);
-      const file = writeReport("peers", { messages: MESSAGES, flights: FLIGHTS, maxRun: MAX_RUN, intakeInProcess: INTAKE_IN_PROCESS, pipelinedSteps: PIPELINED_STEPS, ceilingOnly: true, machine, results, ratios: { msgxFractionOfCeiling: fraction } });
+      const file = writeReport("peers", { messages: MESSAGES, flights: FLIGHTS, maxRun: MAX_RUN, intakeInProcess: INTAKE_IN_PROCESS, pipelinedSteps: PIPELINED_STEPS, pause: PAUSE, ceilingOnly: true, machine, results, ratios: { msgxFractionOfCeiling: fraction } });
       console.log(`  written ${file}`);
       return;
     }
@@ -541,6 +544,7 @@ async function main(): Promise<void> {
       maxRun: MAX_RUN,
       intakeInProcess: INTAKE_IN_PROCESS,
       pipelinedSteps: PIPELINED_STEPS,
+      pause: PAUSE,
       jobs: JOBS,
       queueJobs: QUEUE_JOBS,
       queueFastJobs: QUEUE_FAST_JOBS,

@@ -31,6 +31,8 @@ export interface PumpParts {
   readonly processors?: ProcessorTable;
   /** Default: core's pure SHA-256 (`sha256Hex`). */
   readonly contentHash?: ContentHash;
+  /** Lets the host's other work run (see `PumpDeps.pause`; on Node, `() => new Promise((r) => setImmediate(r))`). Default: none. */
+  readonly pause?: PumpDeps["pause"];
   /** Reports an intake span per row and a process span per message. Default: `noopTracer`. */
   readonly tracer?: Tracer;
   /** Named crash points (tests, fault batteries). Default: none. */
@@ -74,6 +76,7 @@ export function createPump(parts: PumpParts, options: CreatePumpOptions = {}): C
       processors: parts.processors ?? defaultProcessors(),
       horizon: () => intake.horizon,
       ...(parts.contentHash ? { contentHash: parts.contentHash } : {}),
+      ...(parts.pause ? { pause: parts.pause } : {}),
       ...(parts.failpoint ? { failpoint: parts.failpoint } : {}),
     },
     options.pump,

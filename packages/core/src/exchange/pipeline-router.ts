@@ -45,6 +45,8 @@ export interface PipelineRouterDeps {
   readonly decode: PumpDeps["decode"];
   readonly processors: ProcessorTable;
   readonly contentHash?: ContentHash;
+  /** Lets the host's other work run (see `PumpDeps.pause`). Default: none. */
+  readonly pause?: PumpDeps["pause"];
   /** Named crash points of the pump and the delivery drivers (tests and the fault battery). */
   readonly failpoint?: (name: PumpFailpoint | DeliveryFailpoint) => void;
   /** Sees every run the pump committed (the runner's metrics). */
@@ -136,6 +138,7 @@ export class PipelineRouter {
       decode: deps.decode,
       processors: deps.processors,
       ...(deps.contentHash ? { contentHash: deps.contentHash } : {}),
+      ...(deps.pause ? { pause: deps.pause } : {}),
       horizon: () => this.#poller.horizon,
       ...(failpoint ? { failpoint } : {}),
       tracer,

@@ -50,6 +50,13 @@ export interface PumpDeps {
   readonly failpoint?: (name: PumpFailpoint) => void;
   /** Reports one span per message processed, a child of the message's intake span. Default: none. */
   readonly tracer?: Tracer;
+  /**
+   * Lets the host's other work run, its pending I/O first (the runner: one `setImmediate` turn).
+   * The pump pauses before a speculation reads and decodes the run behind a commit (pipelined
+   * steps): the commit, handed to the store just before, is then on its way to the database
+   * before the decoding holds the event loop for milliseconds. Default: none.
+   */
+  readonly pause?: () => Promise<void>;
 }
 
 /** Where a failpoint can fire: before a run's transaction commits, and after it, before backfill. */
@@ -133,7 +140,12 @@ export class Pump {
       known,
       maxRun,
       maxAgeMs,
-      prepare: (run, signal) => this.#prepare(run, signal),
+      // The commit this speculation is behind was only just handed to the store: it must be on its
+      // way to the database before the decoding takes the event loop (docs/benchmarks.md).
+      prepare: async (run, signal) => {
+        await this.#deps.pause?.();
+        return this.#prepare(run, signal);
+      },
       fastPath: (run) => this.#fastPath(run),
       decide: (run, state, now) => decideRun(run, state, this.#context(now)),
     });

@@ -36,6 +36,8 @@ export interface LeaderWorldOptions {
   readonly maxRun?: number;
   /** The pump's breaker probes again at once: an outage costs no time, so both worlds' clocks stay together. */
   readonly instantBreaker?: boolean;
+  /** `PumpDeps.pause`. Default none. */
+  readonly pause?: () => Promise<void>;
 }
 
 /**
@@ -89,7 +91,7 @@ export class LeaderWorld {
     };
     const o = this.options;
     const composed = createPump(
-      { store: o.inProcess ? this.#enqueuingThroughPump(this.store) : this.store, mailbox: this.mailbox, clock: this.clock, failpoint },
+      { store: o.inProcess ? this.#enqueuingThroughPump(this.store) : this.store, mailbox: this.mailbox, clock: this.clock, failpoint, ...(o.pause ? { pause: o.pause } : {}) },
       {
         intake: { batchSize: 50, gapGraceMs: 1_000 },
         pump: {

@@ -27,6 +27,31 @@ async function fourUpdates() {
 }
 
 describe("pipelined steps", () => {
+  it("pauses (PumpDeps.pause) after sending a commit and before reading the run behind it, so the commit leaves first", async () => {
+    const log: string[] = [];
+    const w = new LeaderWorld(true, "none", { inProcess: true, maxRun: 2, instantBreaker: true, pause: async () => void log.push("pause") });
+    const now = w.clock.now();
+    w.mailbox.insert(sis.adft(1, "101", sodtMarch(5), now));
+    await w.steps(1);
+    for (let seqn = 2; seqn <= 4; seqn++) w.mailbox.insert(sis.estt(seqn, "101", now));
+    w.mailbox.insert(sis.fdel(5, "101", now));
+    const commitRun = w.pipeline.commitRun.bind(w.pipeline);
+    w.pipeline.commitRun = (decision, options) => {
+      log.push(`commit ${decision.records.map((r) => r.msgId).join(",")}`);
+      return commitRun(decision, options);
+    };
+    const readRaw = w.mailbox.readRaw.bind(w.mailbox);
+    w.mailbox.readRaw = (ids) => {
+      log.push(`read ${ids.join(",")}`);
+      return readRaw(ids);
+    };
+    log.length = 0;
+    await w.steps(1);
+    expect(w.speculations).toMatchObject({ started: 1 });
+    // The step's own read, its commit, then the pause, then the speculation's read.
+    expect(log).toEqual(["read 2,3", "commit 2,3", "pause", "read 4,5"]);
+  });
+
   it("reads and decides the run behind while a run commits; the next step commits that decision without a read", async () => {
     const { w, reads } = await fourUpdates();
     // Run [2, 3] read by its step, run [4, 5] read behind it while [2, 3] committed.

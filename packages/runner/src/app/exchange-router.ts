@@ -95,6 +95,7 @@ function pipelineRouter(context: StepContext, handling: MessageHandling, metrics
       decode: handling.decode,
       processors: handling.processors,
       contentHash: handling.contentHash,
+      pause: handling.pause,
       ...(failpoint ? { failpoint } : {}),
       // Through the OpenTelemetry API: spans are exported only where an SDK is registered
       // (`tracing.enabled`, or a test's in-memory exporter); an ingress trace is passed on regardless.

@@ -32,6 +32,8 @@ export interface MessageHandling {
    * read (docs/reliability.md). The pump and the replay preflight both read messages with it.
    */
   readonly decode: (raw: string) => Promise<DecodeResult>;
+  /** One turn of the event loop (`PumpDeps.pause`): a speculation lets the commit it is behind leave first. */
+  readonly pause: () => Promise<void>;
 }
 
 const nodeSha256: ContentHash = (raw) => createHash("sha256").update(raw, "utf8").digest("hex");
@@ -64,6 +66,7 @@ export function messageHandling(config: MsgxConfig): MessageHandling {
     identity: { includeDayBoundary: config.identity.includeDayBoundary, includeContent: config.identity.includeContent, onContentDiffers: config.identity.onContentDiffers, window: config.identity.window },
     contentHash: nodeSha256,
     decode: (raw) => decodeMessageInSlices(raw, codec, yieldToEventLoop),
+    pause: yieldToEventLoop,
   };
 }
 
