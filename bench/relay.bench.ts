@@ -7,17 +7,19 @@
  * same records in raw batches of 100, with no database. Also `KafkaDeliveryPort.send` alone.
  * Each mode has its own topic (6 partitions) and schema; events are inserted before the timer.
  *
- *   node bench/run.mjs relay [--events 20000] [--single-events 2000 (0: leave out)] [--batch 100] [--flights 500]
+ *   node bench/run.mjs relay [--events 20000] [--single-events 2000 (0: leave out)] [--batch 100] [--flights 500] [--pause true|false]
  */
 import { KafkaDeliveryPort } from "@msgx/adapters-kafka";
 import { createPgStores } from "@msgx/adapters-pg";
 import { emptyRunDecision, eventHeaders, MsgDispatcher, sentFoldStep, silentLogger, systemClock, Target, type DeliveryRecord, type OutboxEventDraft } from "@msgx/core";
 import kafkajs from "kafkajs";
-import { createTopics, deleteTopics, fmt, kafkaClient, machineInfo, numArg, printTable, runTag, URLS, writeReport } from "./fault/infra.js";
+import { createTopics, deleteTopics, flagArg, fmt, kafkaClient, machineInfo, numArg, printTable, runTag, URLS, writeReport } from "./fault/infra.js";
 
 const EVENTS = numArg("events", 20_000);
 const SINGLE_EVENTS = numArg("single-events", 2_000);
 const BATCH = numArg("batch", 100);
+/** `DeliveryDeps.pause` as the runner passes it (one `setImmediate` turn); `--pause false` leaves it out, for an A/B. */
+const PAUSE = flagArg("pause", true);
 const FLIGHTS = numArg("flights", 500);
 const PARTITIONS = 6;
 
@@ -101,7 +103,7 @@ async function relay(events: readonly OutboxEventDraft[], batchSize: number, pip
           };
         },
       });
-    const dispatcher = new MsgDispatcher({ outbox: timed(handle.outbox, ["pending", "markSent", "markSentAndRead"]), delivery: timed(port, ["send"]), clock: systemClock, logger: silentLogger }, { topics: { [Target.MSG]: topic }, batchSize, pipelined });
+    const dispatcher = new MsgDispatcher({ outbox: timed(handle.outbox, ["pending", "markSent", "markSentAndRead"]), delivery: timed(port, ["send"]), clock: systemClock, logger: silentLogger, ...(PAUSE ? { pause: () => new Promise<void>((resolve) => setImmediate(resolve)) } : {}) }, { topics: { [Target.MSG]: topic }, batchSize, pipelined });
     let sent = 0;
     let sends = 0;
     // The runner's sent-fold step beside the relay, on the same pool and cores, as in `msgx run`.
@@ -222,7 +224,7 @@ async function portOnly(events: readonly OutboxEventDraft[], batch: number): Pro
 async function main(): Promise<void> {
   const events = drafts(EVENTS);
   const machine = machineInfo();
-  console.log(`relay: ${EVENTS} events (${fmt(JSON.stringify(events[0]!.payload).length)} B payload) on ${FLIGHTS} keys, ${PARTITIONS} partitions; batchSize ${BATCH} vs 1 (on ${SINGLE_EVENTS}) vs raw kafkajs`);
+  console.log(`relay: ${EVENTS} events (${fmt(JSON.stringify(events[0]!.payload).length)} B payload) on ${FLIGHTS} keys, ${PARTITIONS} partitions; batchSize ${BATCH} vs 1 (on ${SINGLE_EVENTS}) vs raw kafkajs; pause ${PAUSE}`);
   console.log(`  machine: ${machine.nproc} CPUs, ${machine.memoryGiB} GiB, load ${machine.loadAverage1m}; PostgreSQL ${machine.postgres}, ${machine.kafka}`);
   const results: Result[] = [];
   const show = (r: Result) => (results.push(r), console.log(`  ${r.mode}: ${fmt(r.eventsPerSecond)} events/s (${r.events} in ${r.seconds.toFixed(2)} s, ${r.sends} sends)`), r);
@@ -264,7 +266,7 @@ async function main(): Promise<void> {
   console.log(`  pipelined ÷ sequential (both batchSize ${BATCH}): ${ratios.pipelinedOverSequential.toFixed(2)}×`);
   console.log(`  ceiling (fastest no-database mode): ${fmt(raw.eventsPerSecond)} events/s`);
   console.log(`  batched relay as a fraction of the ceiling: ${ratios.batchedFractionOfRaw.toFixed(2)} (target ≥ 0.8: ${ratios.batchedFractionOfRaw >= 0.8 ? "met" : "NOT met"})`);
-  const file = writeReport("relay", { events: EVENTS, singleEvents: SINGLE_EVENTS, batch: BATCH, flights: FLIGHTS, partitions: PARTITIONS, machine, results, ratios });
+  const file = writeReport("relay", { events: EVENTS, singleEvents: SINGLE_EVENTS, batch: BATCH, pause: PAUSE, flights: FLIGHTS, partitions: PARTITIONS, machine, results, ratios });
   console.log(`  written ${file}`);
 }
 

@@ -17,4 +17,11 @@ export interface DeliveryDeps {
   readonly logger: Logger;
   /** Named points where tests (and the fault battery) may crash the process. */
   readonly failpoint?: (name: DeliveryFailpoint) => void;
+  /**
+   * Lets the host's other work run, its pending I/O first (the runner: one `setImmediate` turn). A
+   * pipelined dispatcher pauses after asking the store for the batch behind the one it sends and
+   * before encoding that send: the read is then on its way to the database while the records are
+   * encoded, where without it the read's statement left only after the encoding. Default: none.
+   */
+  readonly pause?: () => Promise<void>;
 }

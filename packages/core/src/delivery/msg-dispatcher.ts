@@ -138,9 +138,13 @@ export class MsgDispatcher {
     const built = buildPrefix(batch, (e) => msgRecord(e, this.#topic));
     if (built.records.length === 0) return this.#fail(head, built.fault, now, false);
     const last = batch[batch.length - 1]!.eventId;
-    // Only a full batch can have more behind it; the read runs while the broker works.
-    if (pipelined && batch.length === batchSize) this.#readAhead(target, now, last);
-    else this.#releaseHeld();
+    // Only a full batch can have more behind it; the read runs while the records are encoded and the broker works.
+    if (pipelined && batch.length === batchSize) {
+      this.#readAhead(target, now, last);
+      await this.#deps.pause?.();
+    } else {
+      this.#releaseHeld();
+    }
     const outcome = await sendLargestPrefix(delivery, built.records, signal);
     if (!outcome.ok) return this.#fail(head, outcome.fault, now, refusedForGood(outcome.fault));
     // Events after a failed record must wait for it: what was read behind them is dropped.

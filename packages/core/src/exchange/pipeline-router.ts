@@ -45,7 +45,7 @@ export interface PipelineRouterDeps {
   readonly decode: PumpDeps["decode"];
   readonly processors: ProcessorTable;
   readonly contentHash?: ContentHash;
-  /** Lets the host's other work run (see `PumpDeps.pause`). Default: none. */
+  /** Lets the host's other work run (`PumpDeps.pause`, `DeliveryDeps.pause`). Default: none. */
   readonly pause?: PumpDeps["pause"];
   /** Named crash points of the pump and the delivery drivers (tests and the fault battery). */
   readonly failpoint?: (name: PumpFailpoint | DeliveryFailpoint) => void;
@@ -146,7 +146,7 @@ export class PipelineRouter {
     this.#pump = new Pump(pumpDeps, { intakeInProcess: true, ...o.pump });
     const sweeper = new BackfillSweeper(base);
     const port = deps.tracer ? tracedDeliveryPort(deps.delivery, deps.tracer) : deps.delivery;
-    const delivery: DeliveryDeps = { outbox: deps.outbox, delivery: port, clock, logger, ...(failpoint ? { failpoint } : {}) };
+    const delivery: DeliveryDeps = { outbox: deps.outbox, delivery: port, clock, logger, ...(failpoint ? { failpoint } : {}), ...(deps.pause ? { pause: deps.pause } : {}) };
     const msg = new MsgDispatcher(delivery, { ...o.delivery, target: Target.MSG });
     // Reference events have their own dispatcher: a reference head in backoff never holds the
     // flight change stream, nor the other way round.

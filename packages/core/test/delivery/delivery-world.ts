@@ -41,8 +41,12 @@ export class DeliveryWorld {
           throw new SimulatedCrashMarker(name);
         }
       },
+      ...(this.pause ? { pause: this.pause } : {}),
     };
   }
+
+  /** `DeliveryDeps.pause` of the drivers built from now on (`restart`). Default none. */
+  pause: (() => Promise<void>) | undefined;
 
   /** A crash and restart: new driver objects (breaker and last-flush time lost) over the same store. */
   restart(): void {

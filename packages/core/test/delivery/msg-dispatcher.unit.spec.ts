@@ -270,6 +270,22 @@ describe("MsgDispatcher", () => {
       expect(w.msgRecords().map(eventIdOf)).toEqual([1, 2, 3, 4, 5]);
     });
 
+    it("pauses (DeliveryDeps.pause) after asking for the batch behind and before sending: the read leaves before the encoding", async () => {
+      const w = new DeliveryWorld({ batchSize: 2, pipelined: true });
+      await w.outbox.append(drafts(5));
+      const log = trace(w);
+      w.pause = async () => void log.push("pause");
+      w.restart();
+      await w.dispatcher.step();
+      await w.dispatcher.step();
+      await w.dispatcher.step();
+      await w.dispatcher.settle();
+      const starts = log.filter((l) => l.endsWith(":start") || l === "pause");
+      // A read behind each full batch, then the pause, then its send; the short batch (5) reads
+      // nothing behind, so the mark of 3–4 goes on its own and no pause holds up its send.
+      expect(starts).toEqual(["pending:start", "pending>2:start", "pause", "send:start", "markSentAndRead:start", "pause", "send:start", "markSent:start", "send:start", "markSent:start"]);
+    });
+
     it("settles the outstanding mark before reading from the head: nothing is sent twice", async () => {
       const w = new DeliveryWorld({ batchSize: 3, pipelined: true });
       await w.outbox.append(drafts(2));
