@@ -48,7 +48,7 @@ import { createPgStores } from "@msgx/adapters-pg";
 import { decodeMessage, defaultProcessors, Pump, silentLogger, systemClock, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
 import type { Runner, Task, WorkerUtils } from "graphile-worker";
 import { InMemoryMailbox } from "../packages/core/src/ports/in-memory-mailbox.js";
-import { flagArg, fmt, machineInfo, numArg, printTable, REPO, runTag, URLS, writeReport } from "./fault/infra.js";
+import { eventLoopTurn, flagArg, fmt, machineInfo, numArg, printTable, REPO, runTag, URLS, writeReport } from "./fault/infra.js";
 import { dnldThenFlops } from "./fault/stream.js";
 import { applyMessageWrites, checkSameWrites, expectedRows, rowCounts, splitDecisions, type MessageWrites } from "./peers/same-writes.js";
 
@@ -169,7 +169,7 @@ async function msgxSetup(schema: string, dnld: string, flops: readonly string[],
   // Hashed with node:crypto, as the runner does (core's default is a pure, slower SHA-256).
   const contentHash = (raw: string): string => createHash("sha256").update(raw, "utf8").digest("hex");
   const deps = { store, mailbox, clock: systemClock, logger: silentLogger, decode: (raw: string) => decodeMessage(raw), processors: defaultProcessors(), contentHash, horizon: () => Number.MAX_SAFE_INTEGER,
-    ...(PAUSE ? { pause: () => new Promise<void>((resolve) => setImmediate(resolve)) } : {}) };
+    ...(PAUSE ? { pause: eventLoopTurn } : {}) };
   const dnldId = mailbox.insert(dnld);
   await handle.store.enqueue([{ msgId: dnldId, receivedAt: Date.now() }], { horizon: dnldId });
   const seeder = new Pump(deps, { maxRun: 1 });

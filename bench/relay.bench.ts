@@ -13,7 +13,7 @@ import { KafkaDeliveryPort } from "@msgx/adapters-kafka";
 import { createPgStores } from "@msgx/adapters-pg";
 import { emptyRunDecision, eventHeaders, MsgDispatcher, sentFoldStep, silentLogger, systemClock, Target, type DeliveryRecord, type OutboxEventDraft } from "@msgx/core";
 import kafkajs from "kafkajs";
-import { createTopics, deleteTopics, flagArg, fmt, kafkaClient, machineInfo, numArg, printTable, runTag, URLS, writeReport } from "./fault/infra.js";
+import { createTopics, deleteTopics, eventLoopTurn, flagArg, fmt, kafkaClient, machineInfo, numArg, printTable, runTag, URLS, writeReport } from "./fault/infra.js";
 
 const EVENTS = numArg("events", 20_000);
 const SINGLE_EVENTS = numArg("single-events", 2_000);
@@ -103,7 +103,7 @@ async function relay(events: readonly OutboxEventDraft[], batchSize: number, pip
           };
         },
       });
-    const dispatcher = new MsgDispatcher({ outbox: timed(handle.outbox, ["pending", "markSent", "markSentAndRead"]), delivery: timed(port, ["send"]), clock: systemClock, logger: silentLogger, ...(PAUSE ? { pause: () => new Promise<void>((resolve) => setImmediate(resolve)) } : {}) }, { topics: { [Target.MSG]: topic }, batchSize, pipelined });
+    const dispatcher = new MsgDispatcher({ outbox: timed(handle.outbox, ["pending", "markSent", "markSentAndRead"]), delivery: timed(port, ["send"]), clock: systemClock, logger: silentLogger, ...(PAUSE ? { pause: eventLoopTurn } : {}) }, { topics: { [Target.MSG]: topic }, batchSize, pipelined });
     let sent = 0;
     let sends = 0;
     // The runner's sent-fold step beside the relay, on the same pool and cores, as in `msgx run`.

@@ -44,6 +44,9 @@ export function flagArg(name: string, fallback: boolean): boolean {
   return value === "true";
 }
 
+/** One turn of the event loop: the `pause` the runner gives the pump and the relay (`PumpDeps.pause`, `DeliveryDeps.pause`). */
+export const eventLoopTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** A short unique suffix for schemas, tables and topics of one run. */
 export const runTag = (prefix: string): string => `${prefix}_${process.pid}_${Date.now() % 1_000_000}`;
 

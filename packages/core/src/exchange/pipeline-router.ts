@@ -124,6 +124,7 @@ export class PipelineRouter {
     this.#deps = deps;
     const o = (this.#options = { ...DEFAULT_PIPELINE_ROUTER_OPTIONS, ...options });
     const { store, mailbox, clock, logger, failpoint } = deps;
+    const pause = deps.pause ? { pause: deps.pause } : {};
     const base = { store, mailbox, clock, logger };
     const tracer = (this.#tracer = deps.tracer ?? noopTracer);
     // The intake runs here, beside the pump: its enqueues go through the pump, whose runs then come
@@ -138,7 +139,7 @@ export class PipelineRouter {
       decode: deps.decode,
       processors: deps.processors,
       ...(deps.contentHash ? { contentHash: deps.contentHash } : {}),
-      ...(deps.pause ? { pause: deps.pause } : {}),
+      ...pause,
       horizon: () => this.#poller.horizon,
       ...(failpoint ? { failpoint } : {}),
       tracer,
@@ -146,7 +147,7 @@ export class PipelineRouter {
     this.#pump = new Pump(pumpDeps, { intakeInProcess: true, ...o.pump });
     const sweeper = new BackfillSweeper(base);
     const port = deps.tracer ? tracedDeliveryPort(deps.delivery, deps.tracer) : deps.delivery;
-    const delivery: DeliveryDeps = { outbox: deps.outbox, delivery: port, clock, logger, ...(failpoint ? { failpoint } : {}), ...(deps.pause ? { pause: deps.pause } : {}) };
+    const delivery: DeliveryDeps = { outbox: deps.outbox, delivery: port, clock, logger, ...(failpoint ? { failpoint } : {}), ...pause };
     const msg = new MsgDispatcher(delivery, { ...o.delivery, target: Target.MSG });
     // Reference events have their own dispatcher: a reference head in backoff never holds the
     // flight change stream, nor the other way round.
