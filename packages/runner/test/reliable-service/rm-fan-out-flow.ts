@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { expect } from "vitest";
 import { schemaErrors } from "../../../core/test/schemas/event-schemas.js";
 import { CLI, eventually } from "../runner-process.js";
-import { consumer, FAN_OUT_SUBSCRIPTIONS, waitMessage, warmUp, type RmWorld } from "./rm-flows.js";
+import { consumer, FAN_OUT_SUBSCRIPTIONS, waitMessage, waitReportedAcks, warmUp, type RmWorld } from "./rm-flows.js";
 import { metric, produce, type Consumer } from "./rm-processes.js";
 
 type Message = Record<string, any>;
@@ -17,7 +17,6 @@ const SUB_PREFIX = "rmq-sub.";
 
 /** A subscribed message's delivery phase for `sub`, as `GET /rm/v1/messages/<id>` shows it. */
 export const phaseOf = (m: Message, sub: string): string | undefined => (m["subscriptions"] as Message[] | undefined)?.find((s) => s["subscription"] === sub)?.["phase"];
-const acked = (c: Consumer, id: string) => c.of(id).filter((r) => r.answer?.op === "ack" && r.answer.status === 200);
 
 export async function fanOutToThreeSubscriptions(w: RmWorld): Promise<void> {
   const queue = w.q.fanOut;
@@ -69,7 +68,7 @@ export async function fanOutToThreeSubscriptions(w: RmWorld): Promise<void> {
   expect(resent).toMatchObject({ status: 200, body: { applied: true, delivery: { subscription: mail, dead: false } } });
   const done = await waitMessage(w, id, (m) => m["status"] === "ACKNOWLEDGED", "ACKNOWLEDGED after mail's acknowledgement");
   expect((done["subscriptions"] as Message[]).map((s) => [s["subscription"], s["phase"]])).toEqual([audit, ledger, mail].map((s) => [s, "ACKNOWLEDGED"]));
-  await eventually(async () => (acked(readers[mail]!, id).length === 1 ? true : undefined), 30_000, `${id}: mail's acknowledgement`);
+  await waitReportedAcks(Object.values(readers), [id]);
 
   // Each subscription's records are its own: the envelope names it, resends reached only it.
   for (const sub of FAN_OUT_SUBSCRIPTIONS) {

@@ -111,9 +111,18 @@ export const acknowledged = (m: Message) => m["status"] === "ACKNOWLEDGED";
  */
 async function waitAcknowledgedBy(w: RmWorld, reader: Consumer, id: string, what: string, timeoutMs = 60_000): Promise<Message> {
   const m = await waitMessage(w, id, acknowledged, what, timeoutMs);
-  const acked = () => reader.of(id).some((r) => r.answer?.op === "ack" && r.answer.status === 200);
-  await eventually(async () => (acked() ? true : undefined), 30_000, `${id}: the consumer's acknowledgement`);
+  await waitReportedAcks([reader], [id]);
   return m;
+}
+
+/**
+ * Waits until every reader has printed an acknowledgement the service accepted for every id. The
+ * consumer prints a record once the service answered its ack, so a message can show ACKNOWLEDGED
+ * before the reader's line about it arrives: read the readers' records only after this.
+ */
+export async function waitReportedAcks(readers: readonly Consumer[], ids: readonly string[]): Promise<void> {
+  const acked = (reader: Consumer, id: string) => reader.of(id).some((r) => r.answer?.op === "ack" && r.answer.status === 200);
+  await eventually(async () => (readers.every((reader) => ids.every((id) => acked(reader, id))) ? true : undefined), 30_000, `${ids.join(", ")}: the consumers' acknowledgements`);
 }
 
 /**

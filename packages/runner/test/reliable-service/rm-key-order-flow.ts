@@ -7,7 +7,7 @@
 import { expect } from "vitest";
 import { eventually } from "../runner-process.js";
 import { metric, produce, RM_TOKEN, startConsumer } from "./rm-processes.js";
-import { waitMessage, type RmWorld } from "./rm-flows.js";
+import { waitMessage, waitReportedAcks, type RmWorld } from "./rm-flows.js";
 
 /** `GET /rm/v1/messages/<id>` whole: the message and what it is held behind. */
 async function show(url: string, id: string): Promise<{ message: Record<string, any>; heldBehind: string | null }> {
@@ -67,9 +67,7 @@ export async function keyOrderOverHttp(w: RmWorld): Promise<void> {
   // The operator settles the DEAD message (here: acknowledges it); the key moves on, in order.
   expect((await produce(w.url, [{ op: "ack", id: a1 }]))[0]!.status).toBe(200);
   await waitMessage(w, a3!, acknowledged, "delivered after A2 and acknowledged", 90_000);
-  // The consumer prints a record once the service answered its ack: wait for those lines too.
-  const ackedByReader = (i: string) => reader.of(i).some((r) => r.answer?.op === "ack" && r.answer.status === 200);
-  await eventually(async () => ([a2, a3, b1, b2, b3, c1, c2, c3].every((i) => ackedByReader(i!)) ? true : undefined), 30_000, "the consumer's acknowledgements");
+  await waitReportedAcks([reader], [a2!, a3!, b1!, b2!, b3!, c1!, c2!, c3!]);
 
   const records = reader.records().filter((r) => r.record.value?.["consumerQueue"] === queue && !String(r.record.value?.["messageId"]).endsWith("-warm-up"));
   for (const [key, ids] of [["A", [a1, a2, a3]], ["B", [b1, b2, b3]], ["C", [c1, c2, c3]]] as const) {

@@ -7,7 +7,7 @@
  */
 import { expect } from "vitest";
 import { phaseOf } from "./rm-fan-out-flow.js";
-import { consumer, ORDERED_FAN_OUT_SUBSCRIPTIONS, waitMessage, type RmWorld } from "./rm-flows.js";
+import { consumer, ORDERED_FAN_OUT_SUBSCRIPTIONS, waitMessage, waitReportedAcks, type RmWorld } from "./rm-flows.js";
 import { getMessage, produce, RM_TOKEN, type Consumer } from "./rm-processes.js";
 
 type Message = Record<string, any>;
@@ -47,6 +47,7 @@ export async function orderedQueueWithSubscriptions(w: RmWorld): Promise<void> {
   await waitMessage(w, head, (m) => m["status"] === "ACKNOWLEDGED", "ACKNOWLEDGED after mail's acknowledgement");
   const done = await waitMessage(w, next, (m) => m["status"] === "ACKNOWLEDGED", "delivered to both and acknowledged", 90_000);
   expect((done["subscriptions"] as Message[]).map((s) => [s["subscription"], s["phase"]])).toEqual([ledger, mail].sort().map((s) => [s, "ACKNOWLEDGED"]));
+  await waitReportedAcks(Object.values(readers), [head, next]);
   for (const sub of [ledger, mail]) {
     // Each subscription reads the key in order: every record of the head before the first of the next.
     const ids = readers[sub]!.records().map((r) => r.record.value?.["messageId"]).filter((id) => id === head || id === next);
