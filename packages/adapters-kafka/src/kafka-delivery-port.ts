@@ -67,12 +67,13 @@ export interface KafkaDeliveryPortOptions {
 /**
  * A few quick retries inside kafkajs ride over a leader move; anything longer is an outage the
  * caller's breaker handles (kafkajs' own default for an idempotent producer retries forever).
- * They start at 20 ms because the commonest retry is `CONCURRENT_TRANSACTIONS`: a transaction's
+ * They start at 5 ms because the commonest retry is `CONCURRENT_TRANSACTIONS`: a transaction's
  * first AddPartitionsToTxn reaching the coordinator while it still writes the previous
- * transaction's commit markers, which takes milliseconds (Kafka's Java producer retries that one
- * after 20 ms too). Five of them (20 → 320 ms) wait as long in all as two from 200 ms did.
+ * transaction's commit markers, which takes a few milliseconds, so one short wait nearly always
+ * clears it (Kafka's Java producer waits 20 ms for that one; docs/benchmarks.md, "2026-12-07 (4)").
+ * Seven of them (5 → 320 ms) wait as long in all as five from 20 ms did.
  */
-export const DEFAULT_PRODUCER_RETRY: RetryOptions = { retries: 5, initialRetryTime: 20, maxRetryTime: 2_000, factor: 0.2, multiplier: 2 };
+export const DEFAULT_PRODUCER_RETRY: RetryOptions = { retries: 7, initialRetryTime: 5, maxRetryTime: 2_000, factor: 0.2, multiplier: 2 };
 
 const DEFAULTS = {
   clientId: "msgx",

@@ -3,8 +3,8 @@ import { onEachCluster } from "./kafkajs-clusters.js";
 
 /**
  * How long a transactional id's coordinator, once found, is taken as known. Short enough that
- * kafkajs' own retries of a request the old coordinator refused (`NOT_COORDINATOR`, 20 → 320 ms,
- * 620 ms in all with `DEFAULT_PRODUCER_RETRY`) reach a lookup again when the coordinator moved;
+ * kafkajs' own retries of a request the old coordinator refused (`NOT_COORDINATOR`, 5 → 320 ms,
+ * 635 ms in all with `DEFAULT_PRODUCER_RETRY`) reach a lookup again when the coordinator moved;
  * long enough that a relay sending at a few messages per second looks it up once for many
  * transactions.
  */

@@ -60,10 +60,10 @@ describe("the producer settings the port gives kafkajs (docs/kafka.md, stated fo
       connectionTimeout: 3_000,
       requestTimeout: 15_000,
       enforceRequestTimeout: true,
-      retry: { retries: 5, initialRetryTime: 20, maxRetryTime: 2_000 },
+      retry: { retries: 7, initialRetryTime: 5, maxRetryTime: 2_000 },
     });
     expect(handed.producer).toHaveLength(1);
-    expect(handed.producer[0]).toMatchObject({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, retry: { retries: 5 } });
+    expect(handed.producer[0]).toMatchObject({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, retry: { retries: 7 } });
     expect(handed.producer[0]).not.toHaveProperty("acks");
     expect(handed.send).toHaveLength(1);
     expect(handed.send[0]).toMatchObject({ acks: -1, timeout: 10_000 });
