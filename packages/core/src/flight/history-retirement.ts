@@ -4,12 +4,14 @@ import type { FlightState } from "../model/flight-state.js";
 /** How long flights stay live, and where the airport's day is. */
 export interface RetirementOptions {
   /**
-   * Whole days a flight stays live after its operation day: with 3, on local day D every flight
-   * whose operation day is before D − 3 is retired (D − 3 itself stays one more day).
+   * Whole days a flight stays live after its operation day: with 3, on operation day D every
+   * flight whose operation day is before D − 3 is retired (D − 3 itself stays one more day).
    */
   readonly retentionDays: number;
   /** The airport's fixed offset from UTC in minutes (+480 for China), to find the local date of `now`. */
   readonly airportUtcOffsetMinutes: number;
+  /** Minutes after local midnight the operation day starts (`airport.dayStartOffsetMinutes`); 0 when absent. */
+  readonly dayStartOffsetMinutes?: number;
 }
 
 /** What the daily history sweep (SPEC §2.7) does to the flights it looked at. */
@@ -28,11 +30,11 @@ export interface RetirementDecision {
 }
 
 /**
- * The first operation day that stays live at `now`: the airport-local date of `now` minus
+ * The first operation day that stays live at `now`: the operation day `now` falls in minus
  * `retentionDays`, as `yyyyMMdd`. Stores can use it in one set-based statement.
  */
 export function retirementCutoffDay(now: number, options: RetirementOptions): string {
-  return airportDayBefore(now, options.retentionDays, options.airportUtcOffsetMinutes);
+  return airportDayBefore(now, options.retentionDays, options.airportUtcOffsetMinutes, options.dayStartOffsetMinutes);
 }
 
 /**

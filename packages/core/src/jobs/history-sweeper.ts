@@ -11,6 +11,8 @@ export interface HistorySweepOptions {
   readonly retentionDays: number;
   /** The airport's fixed offset from UTC in minutes (`airport.utcOffsetMinutes`). */
   readonly airportUtcOffsetMinutes: number;
+  /** Minutes after local midnight the operation day starts (`airport.dayStartOffsetMinutes`); 0 when absent. */
+  readonly dayStartOffsetMinutes?: number;
   /** Flights per transaction: bounds how long one batch holds the pipeline lock. */
   readonly batchSize: number;
   readonly msgTopicTarget: string;
@@ -20,6 +22,7 @@ export interface HistorySweepOptions {
 export const DEFAULT_HISTORY_SWEEP_OPTIONS: HistorySweepOptions = {
   retentionDays: 7,
   airportUtcOffsetMinutes: 480,
+  dayStartOffsetMinutes: 0,
   batchSize: 200,
   msgTopicTarget: Target.MSG,
   schdTarget: Target.SCHD,

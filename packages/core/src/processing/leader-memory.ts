@@ -8,19 +8,21 @@ import type { IdentityOwner, RunDecision } from "./run-decision.js";
 export interface LeaderMemoryOptions {
   /**
    * The open operation days: flights whose operation day is at most this many days before the
-   * airport's local today (and every later day) are held; an earlier day's flight is read with the
+   * operation day `now` falls in (and every later day) are held; an earlier day's flight is read with the
    * run that needs it and not kept. Messages for closed days are rare, so they need no memory.
    */
   readonly openDays: number;
   /** The airport's fixed offset from UTC in minutes, to find its local today. */
   readonly airportUtcOffsetMinutes: number;
+  /** Minutes after local midnight the operation day starts (`airport.dayStartOffsetMinutes`): today is the operation day `now` falls in; 0 when absent. */
+  readonly dayStartOffsetMinutes?: number;
   /** The most flights held, of the open days; the least recently used goes first. */
   readonly maxFlights: number;
   /** The most identity owners held (only those inside the dedupe window); the least recently used goes first. */
   readonly maxIdentities: number;
 }
 
-export const DEFAULT_LEADER_MEMORY_OPTIONS: LeaderMemoryOptions = { openDays: 1, airportUtcOffsetMinutes: 480, maxFlights: 20_000, maxIdentities: 100_000 };
+export const DEFAULT_LEADER_MEMORY_OPTIONS: LeaderMemoryOptions = { openDays: 1, airportUtcOffsetMinutes: 480, dayStartOffsetMinutes: 0, maxFlights: 20_000, maxIdentities: 100_000 };
 
 /**
  * Owners a run never looks up again, and flights of days that closed, leave by a sweep this often
@@ -186,7 +188,8 @@ export class LeaderMemory {
 
   /** The first operation day (`yyyyMMdd`) still open at `now`. */
   #firstOpenDay(now: number): string {
-    return airportDayBefore(now, this.#options.openDays, this.#options.airportUtcOffsetMinutes);
+    const o = this.#options;
+    return airportDayBefore(now, o.openDays, o.airportUtcOffsetMinutes, o.dayStartOffsetMinutes);
   }
 
   /** Holds `flight` (null: the store has none), or lets go of an older copy when its day closed. */

@@ -24,6 +24,17 @@ describe("history retirement", () => {
     expect(retirementCutoffDay(Date.UTC(2026, 2, 2, 12, 0), { retentionDays: 3, airportUtcOffsetMinutes: 0 })).toBe("20260227");
   });
 
+  it("counts from the operation day now falls in: with the day starting at 04:00, 03:59 local is still the day before", () => {
+    const fromFour = { ...CHINA, dayStartOffsetMinutes: 240 };
+    // 2026-03-10 19:59Z is 03:59 local on the 11th, still operation day 0310; 20:00Z is 04:00, operation day 0311.
+    expect(retirementCutoffDay(Date.UTC(2026, 2, 10, 19, 59), fromFour)).toBe("20260307");
+    expect(retirementCutoffDay(Date.UTC(2026, 2, 10, 20, 0), fromFour)).toBe("20260308");
+    // The flight of 0307 stays live through 03:59 of the 11th, and is retired from 04:00.
+    const kept = decideRetirement([flight("1", "20260307")], Date.UTC(2026, 2, 10, 19, 59), fromFour);
+    expect(kept.retired).toEqual([]);
+    expect(decideRetirement([flight("1", "20260307")], Date.UTC(2026, 2, 10, 20, 0), fromFour).retired.map((f) => f.flid)).toEqual(["1"]);
+  });
+
   it("retires flights of days before the cutoff, deleted or not; tombstones only those not deleted", () => {
     const flights = [
       flight("1", "20260306"),

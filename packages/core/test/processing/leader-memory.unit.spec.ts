@@ -69,4 +69,18 @@ describe("LeaderMemory", () => {
     expect(m.missingFlights(["old", "yday", "next", "none", "new"])).toEqual(["old", "yday"]);
     expect(m.sizes.flights).toBe(3);
   });
+
+  it("counts the open days from the operation day now falls in (airport.dayStartOffsetMinutes)", () => {
+    // Airport UTC+8, the operation day starts at 04:00: at 02:00 local on the 7th it is still operation day 0306.
+    const at = (day: number, hour: number) => Date.UTC(2026, 2, day, hour - 8);
+    const dated = (flid: string, operationDay: string): FlightState => ({ ...flight(flid), operationDay });
+    const flights = [dated("d4", "20260304"), dated("d5", "20260305"), dated("d6", "20260306")];
+    const fromFour = new LeaderMemory({ openDays: 1, airportUtcOffsetMinutes: 480, dayStartOffsetMinutes: 240 });
+    fromFour.adopt(loaded(1, flights), ["d4", "d5", "d6"], at(7, 2));
+    expect(fromFour.missingFlights(["d4", "d5", "d6"])).toEqual(["d4"]);
+    // From midnight, the same memory without the offset has closed 0305 already.
+    const fromMidnight = new LeaderMemory({ openDays: 1, airportUtcOffsetMinutes: 480 });
+    fromMidnight.adopt(loaded(1, flights), ["d4", "d5", "d6"], at(7, 2));
+    expect(fromMidnight.missingFlights(["d4", "d5", "d6"])).toEqual(["d4", "d5"]);
+  });
 });

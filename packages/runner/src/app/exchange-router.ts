@@ -118,6 +118,7 @@ function pipelineRouter(context: StepContext, handling: MessageHandling, metrics
         memory: {
           openDays: p.memoryOpenDays,
           airportUtcOffsetMinutes: config.airport.utcOffsetMinutes,
+          dayStartOffsetMinutes: config.airport.dayStartOffsetMinutes,
           maxFlights: p.memoryFlights,
           maxIdentities: p.memoryIdentities,
         },

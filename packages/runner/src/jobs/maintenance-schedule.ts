@@ -87,7 +87,11 @@ export function createMaintenanceJobs(ctx: StepContext, options: MaintenanceJobs
     };
   };
 
-  const sweeper = new HistorySweeper(deps, { retentionDays: config.history.retentionDays, airportUtcOffsetMinutes: config.airport.utcOffsetMinutes });
+  const sweeper = new HistorySweeper(deps, {
+    retentionDays: config.history.retentionDays,
+    airportUtcOffsetMinutes: config.airport.utcOffsetMinutes,
+    dayStartOffsetMinutes: config.airport.dayStartOffsetMinutes,
+  });
   const cleaner = new SnapLogCleaner(deps, { retentionDays: config.history.snapLogRetentionDays });
   const archiver = new ProcStateArchiver(deps);
   const reconciler = config.shadow
