@@ -59,7 +59,9 @@ const finalEvent = (i: number, cancelled: boolean): TaskEventMessage =>
     "ACS-final",
     0,
   );
-const progressEvent = (i: number, n: number): TaskEventMessage => ({ ...finalEvent(i, false), eventType: "TASK_EXECUTING", eventId: `T${i}#${n}`, taskVersion: n });
+// Progress ids are apart from the final event's (`T<i>#9`): a run with eight progress events once
+// named one `T0#9`, and the final event was then a duplicate of it and never reported.
+const progressEvent = (i: number, n: number): TaskEventMessage => ({ ...finalEvent(i, false), eventType: "TASK_EXECUTING", eventId: `T${i}#progress-${n}`, taskVersion: n });
 
 const covered = { runs: 0, replaysReopened: 0, reportsReopened: 0, deadBeforeSettle: 0, lostAnswers: 0, forgotten: 0, watchdogRedeliveries: 0 };
 
