@@ -93,7 +93,7 @@ async function main(): Promise<void> {
     );
     console.log();
     printTable(
-      ["phase of a pump step", "count", "mean ms", "p50 ms", "p90 ms", "p99 ms"],
+      ["phase of a pump or relay step", "count", "mean ms", "p50 ms", "p90 ms", "p99 ms"],
       Object.entries(phases).map(([name, s]) => [name, s.count, s.mean.toFixed(2), s.p50.toFixed(2), s.p90.toFixed(2), s.p99.toFixed(2)]),
     );
     console.log();

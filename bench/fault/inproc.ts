@@ -9,7 +9,7 @@
  */
 import { createMailboxTables, dropMailboxTables, type MailboxNames } from "@msgx/adapters-mysql";
 import { createPgStores } from "@msgx/adapters-pg";
-import { Target, type DeliveryPort, type Logger, type Mailbox, type PipelineStatus, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
+import { Target, type DeliveryPort, type Logger, type Mailbox, type OutboxStore, type PipelineStatus, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
 import { createExchange, loadConfig, startServiceHttp, type AppParts, type Exchange, type ServiceHttp } from "@msgx/runner";
 import { deleteTopics, mysqlPool, runMailboxNames, sleep, URLS, wallClockMs, type MysqlPool } from "./infra.js";
 
@@ -111,7 +111,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
   const probe = (parts: AppParts): AppParts => {
     const delivery: DeliveryPort = {
       send: async (records, signal) => {
-        const placements = await parts.delivery.send(records, signal);
+        const placements = await timed(phases, "relay: send (one Kafka transaction)", () => parts.delivery.send(records, signal));
         const at = wallClockMs();
         for (const r of records) {
           if (r.topic !== msgTopic) continue;
@@ -140,7 +140,7 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
       },
     };
     const store = stageProbe(parts.store, enqueued, committed, phases);
-    return { ...parts, store, delivery, mailbox };
+    return { ...parts, store, delivery, mailbox, outbox: relayProbe(parts.outbox, phases) };
   };
   let app: Exchange;
   let url: string;
@@ -209,6 +209,24 @@ async function timed<T>(phases: Map<string, number[]>, name: string, work: () =>
   } finally {
     record(phases, name, performance.now() - t0);
   }
+}
+
+/** Times the relay's reads and marks of the outbox (every dispatcher's: msg, schd, ref). */
+function relayProbe(outbox: OutboxStore, phases: Map<string, number[]>): OutboxStore {
+  const names: Partial<Record<keyof OutboxStore, string>> = {
+    pending: "relay: read (pending)",
+    markSentAndRead: "relay: mark and read the next (markSentAndRead)",
+    markSent: "relay: mark (markSent)",
+  };
+  return new Proxy(outbox, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop) as unknown;
+      if (typeof v !== "function") return v;
+      const fn = (v as (...a: unknown[]) => Promise<unknown>).bind(target);
+      const name = names[prop as keyof OutboxStore];
+      return name === undefined ? fn : (...args: unknown[]) => timed(phases, name, () => fn(...args));
+    },
+  });
 }
 
 /**
