@@ -13,7 +13,7 @@ import { KafkaDeliveryPort } from "@msgx/adapters-kafka";
 import { createPgStores } from "@msgx/adapters-pg";
 import { emptyRunDecision, eventHeaders, MsgDispatcher, sentFoldStep, silentLogger, systemClock, Target, type DeliveryRecord, type OutboxEventDraft } from "@msgx/core";
 import kafkajs from "kafkajs";
-import { createTopics, deleteTopics, eventLoopTurn, flagArg, fmt, kafkaClient, machineInfo, numArg, printTable, runTag, URLS, writeReport } from "./fault/infra.js";
+import { createTopics, deleteTopics, eventLoopTurn, flagArg, fmt, kafkaClient, machineInfo, numArg, printTable, runTag, timedMethods, URLS, writeReport } from "./fault/infra.js";
 
 const EVENTS = numArg("events", 20_000);
 const SINGLE_EVENTS = numArg("single-events", 2_000);
@@ -87,22 +87,7 @@ async function relay(events: readonly OutboxEventDraft[], batchSize: number, pip
     // Where the time goes: each call to the store and the port, timed (no I/O added).
     const spent = { pending: 0, send: 0, markSent: 0, markSentAndRead: 0 };
     const timed = <T extends object>(target: T, names: readonly (keyof typeof spent)[]): T =>
-      new Proxy(target, {
-        get(t, prop) {
-          const v = Reflect.get(t, prop) as unknown;
-          if (typeof v !== "function") return v;
-          const f = (v as (...a: unknown[]) => Promise<unknown>).bind(t);
-          if (!names.includes(prop as keyof typeof spent)) return f;
-          return async (...a: unknown[]) => {
-            const t0 = performance.now();
-            try {
-              return await f(...a);
-            } finally {
-              spent[prop as keyof typeof spent] += performance.now() - t0;
-            }
-          };
-        },
-      });
+      timedMethods(target, names, (name, ms) => (spent[name as keyof typeof spent] += ms));
     const dispatcher = new MsgDispatcher({ outbox: timed(handle.outbox, ["pending", "markSent", "markSentAndRead"]), delivery: timed(port, ["send"]), clock: systemClock, logger: silentLogger, ...(PAUSE ? { pause: eventLoopTurn } : {}) }, { topics: { [Target.MSG]: topic }, batchSize, pipelined });
     let sent = 0;
     let sends = 0;

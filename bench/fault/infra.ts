@@ -44,6 +44,30 @@ export function flagArg(name: string, fallback: boolean): boolean {
   return value === "true";
 }
 
+/**
+ * `target` with each method in `names` timed: `took(name, ms)` after every call, fulfilled or
+ * not. Every other member passes through, methods bound to `target` (its private fields stay
+ * reachable).
+ */
+export function timedMethods<T extends object>(target: T, names: readonly string[], took: (name: string, ms: number) => void): T {
+  return new Proxy(target, {
+    get(t, prop) {
+      const v = Reflect.get(t, prop) as unknown;
+      if (typeof v !== "function") return v;
+      const f = (v as (...a: unknown[]) => Promise<unknown>).bind(t);
+      if (typeof prop !== "string" || !names.includes(prop)) return f;
+      return async (...a: unknown[]) => {
+        const t0 = performance.now();
+        try {
+          return await f(...a);
+        } finally {
+          took(prop, performance.now() - t0);
+        }
+      };
+    },
+  });
+}
+
 /** One turn of the event loop: the `pause` the runner gives the pump and the relay (`PumpDeps.pause`, `DeliveryDeps.pause`). */
 export const eventLoopTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

@@ -11,7 +11,7 @@ import { createMailboxTables, dropMailboxTables, type MailboxNames } from "@msgx
 import { createPgStores } from "@msgx/adapters-pg";
 import { Target, type DeliveryPort, type Logger, type Mailbox, type OutboxStore, type PipelineStatus, type PipelineStore, type PipelineTx, type RunDecision } from "@msgx/core";
 import { createExchange, loadConfig, startServiceHttp, type AppParts, type Exchange, type ServiceHttp } from "@msgx/runner";
-import { deleteTopics, mysqlPool, runMailboxNames, sleep, URLS, wallClockMs, type MysqlPool } from "./infra.js";
+import { deleteTopics, mysqlPool, runMailboxNames, sleep, timedMethods, URLS, wallClockMs, type MysqlPool } from "./infra.js";
 
 /** warn and error lines on stderr; the rest is dropped. */
 export const benchLogger: Logger = {
@@ -213,20 +213,12 @@ async function timed<T>(phases: Map<string, number[]>, name: string, work: () =>
 
 /** Times the relay's reads and marks of the outbox (every dispatcher's: msg, schd, ref). */
 function relayProbe(outbox: OutboxStore, phases: Map<string, number[]>): OutboxStore {
-  const names: Partial<Record<keyof OutboxStore, string>> = {
+  const phaseOf: Record<string, string> = {
     pending: "relay: read (pending)",
     markSentAndRead: "relay: mark and read the next (markSentAndRead)",
     markSent: "relay: mark (markSent)",
   };
-  return new Proxy(outbox, {
-    get(target, prop) {
-      const v = Reflect.get(target, prop) as unknown;
-      if (typeof v !== "function") return v;
-      const fn = (v as (...a: unknown[]) => Promise<unknown>).bind(target);
-      const name = names[prop as keyof OutboxStore];
-      return name === undefined ? fn : (...args: unknown[]) => timed(phases, name, () => fn(...args));
-    },
-  });
+  return timedMethods(outbox, Object.keys(phaseOf), (name, ms) => record(phases, phaseOf[name]!, ms));
 }
 
 /**

@@ -139,7 +139,7 @@ describe.skipIf(!available)(suite, () => {
     // Each waits past the schedule's DEAD horizon (190 s): a message that cannot be acknowledged shows as DEAD, not as a timeout.
     for (const id of confirmed) await flows.waitMessage({ url } as flows.RmWorld, id, (m) => m["status"] === "ACKNOWLEDGED" || m["phase"] === "DEAD", "acknowledged after the outages", 240_000);
     for (const id of confirmed) expect(await getMessage(url, id), id).toMatchObject({ status: "ACKNOWLEDGED" });
-    await eventually(async () => (confirmed.every((id) => reader!.of(id).some((r) => r.answer?.op === "ack" && r.answer.status === 200)) ? true : undefined), 60_000, "the consumer's acknowledgements");
+    await flows.waitReportedAcks([reader], confirmed, 60_000);
     for (const id of confirmed) expect(reader.of(id).filter((r) => r.effect), id).toHaveLength(1);
     // Nothing unconfirmed delivered; nothing DEAD.
     const known = new Set([...confirmed, `${queue}-warm-up`]);

@@ -120,9 +120,10 @@ async function waitAcknowledgedBy(w: RmWorld, reader: Consumer, id: string, what
  * consumer prints a record once the service answered its ack, so a message can show ACKNOWLEDGED
  * before the reader's line about it arrives: read the readers' records only after this.
  */
-export async function waitReportedAcks(readers: readonly Consumer[], ids: readonly string[]): Promise<void> {
+export async function waitReportedAcks(readers: readonly Consumer[], ids: readonly string[], timeoutMs = 30_000): Promise<void> {
   const acked = (reader: Consumer, id: string) => reader.of(id).some((r) => r.answer?.op === "ack" && r.answer.status === 200);
-  await eventually(async () => (readers.every((reader) => ids.every((id) => acked(reader, id))) ? true : undefined), 30_000, `${ids.join(", ")}: the consumers' acknowledgements`);
+  const what = ids.length <= 10 ? ids.join(", ") : `${ids.length} messages`;
+  await eventually(async () => (readers.every((reader) => ids.every((id) => acked(reader, id))) ? true : undefined), timeoutMs, `${what}: the consumers' acknowledgements`);
 }
 
 /**
