@@ -129,10 +129,11 @@ function capturing(store: PipelineStore, decisions: RunDecision[]): PipelineStor
   return new Proxy(store, {
     get(target, prop) {
       if (prop === "commitRun") {
-        const commitRun = Reflect.get(target, prop) as (d: RunDecision, o: unknown) => Promise<void>;
+        const commitRun = Reflect.get(target, prop) as (d: RunDecision, o: unknown) => Promise<readonly number[]>;
         return async (d: RunDecision, options: unknown) => {
-          await commitRun.call(target, d, options);
+          const eventIds = await commitRun.call(target, d, options);
           decisions.push(d);
+          return eventIds;
         };
       }
       if (prop !== "transaction") {

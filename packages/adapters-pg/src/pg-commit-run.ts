@@ -10,6 +10,7 @@ import { referenceRowsJson } from "./queries/ref-master.js";
 import { snapLogRowsJson } from "./queries/snap-log.js";
 import { collectionRowsToJson, flightToJson } from "./rows/flight-row.js";
 import { procToJson } from "./rows/proc-row.js";
+import { toNumber } from "./rows/values.js";
 
 /** What `commitRun` needs besides the decision. */
 export interface CommitRunContext {
@@ -19,8 +20,8 @@ export interface CommitRunContext {
 }
 
 /**
- * `PipelineStore.commitRun` in one round trip: one call of `msgx_commit_run` (0032), the run as
- * one jsonb parameter, in an implicit transaction. The function takes the pipeline lock and checks
+ * `PipelineStore.commitRun` in one round trip: one call of `msgx_commit_run` (0032; 0035 returns the
+ * events' ids), the run as one jsonb parameter, in an implicit transaction. The function takes the pipeline lock and checks
  * the fence, the generation and the new bindings (`msgx_commit_enter`) before it writes anything,
  * then makes the writes of `PipelineTx.applyRun` and the audits; any error rolls all of it back.
  * Chosen over one multi-statement message of the same writes by measurement (docs/benchmarks.md,
@@ -32,21 +33,24 @@ export interface CommitRunContext {
  * A connection lost once the call may have been sent is `COMMIT_UNKNOWN`, as a lost COMMIT is in
  * `pgTransactionWith`; one lost before a connection was had is not.
  */
-export async function commitRun(db: Db, decision: RunDecision, options: CommitRunOptions, context: CommitRunContext): Promise<void> {
+export async function commitRun(db: Db, decision: RunDecision, options: CommitRunOptions, context: CommitRunContext): Promise<readonly number[]> {
   if ((decision.requests ?? []).length > 0) throw new MsgxError("INFRA", "commitRun: a run that answers requests commits through transaction");
   const fresh = decision.bindings.filter((b) => b.replaces === undefined);
   const [cls, obj] = context.keys.pipeline;
-  const call = sql`SELECT msgx_commit_run(${cls}::integer, ${obj}::integer, ${options.fence ?? null}::bigint, ${options.generation}::bigint,
-    ${fresh.map((b) => b.identityKey)}::text[], ${fresh.map((b) => b.msgId)}::bigint[], ${JSON.stringify(commitRunJson(decision, context, options.stored))}::jsonb)`;
+  const call = sql<{ event_ids: unknown }>`SELECT msgx_commit_run(${cls}::integer, ${obj}::integer, ${options.fence ?? null}::bigint, ${options.generation}::bigint,
+    ${fresh.map((b) => b.identityKey)}::text[], ${fresh.map((b) => b.msgId)}::bigint[], ${JSON.stringify(commitRunJson(decision, context, options.stored))}::jsonb) AS event_ids`;
   let connected = false;
+  let eventIds: unknown;
   try {
     await db.connection().execute(async (conn) => {
       connected = true;
-      await call.execute(conn);
+      eventIds = (await call.execute(conn)).rows[0]?.event_ids;
     });
   } catch (e) {
     throw commitRunError(e, connected);
   }
+  // Committed: a function older than 0035 returns no ids, which the pump takes as "not known".
+  return Array.isArray(eventIds) ? eventIds.map(toNumber) : [];
 }
 
 /**

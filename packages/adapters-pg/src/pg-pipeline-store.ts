@@ -95,7 +95,7 @@ export class PgPipelineStore implements PipelineStore {
   }
 
   /** One round trip (`commitRun` of `pg-commit-run.ts`), retried as a transaction is on a deadlock. */
-  commitRun(decision: RunDecision, options: CommitRunOptions): Promise<void> {
+  commitRun(decision: RunDecision, options: CommitRunOptions): Promise<readonly number[]> {
     const context = { keys: this.#settings.keys, now: this.#settings.clock.now(), backfillFirstDelayMs: this.#backfillFirstDelayMs };
     return retryOnConflict(this.#settings.conflictAttempts, () => commitRun(this.#db, decision, options, context));
   }

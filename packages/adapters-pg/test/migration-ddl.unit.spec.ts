@@ -96,6 +96,7 @@ const RELEASED: Readonly<Record<string, string>> = {
   "0032_state_generation": "bf9f9b63cd6552ef",
   "0033_sent_log": "7e6b8bdf5bb98fd6",
   "0034_commit_run_collections": "b8829c7982565532",
+  "0035_commit_run_event_ids": "75ca094b45e9137f",
   "reliable-message-consume-log": "1b2a7c2b76ca4842",
   "task-consume-log": "56c7eae71b6bdfc4",
   "task-consume-log-purge": "2a937c732dcf50fe",

@@ -68,10 +68,11 @@ describe("migration modules (PGlite)", () => {
       "0032_state_generation",
       "0033_sent_log",
       "0034_commit_run_collections",
+      "0035_commit_run_event_ids",
     ]);
     expect(Object.keys(msgxMigrations("public", HOST_MIGRATIONS))).toEqual(names);
     expect(Object.keys(msgxMigrations("public"))).toEqual(names.filter((n) => !/^00(05|06|15|16|23|24|25|26|27|28|29|30|31)_/.test(n)));
-    expect(Object.keys(msgxMigrations("public", ["jobs"]))).toEqual(["0001_pipeline", "0002_flights", "0004_reader_indexes", "0007_maintenance", "0009_outbox_json", "0010_flight_collections", "0012_identity_content", "0013_outbox_headers", "0014_proc_trace", "0018_lineage", "0019_console", "0020_leadership_lease", "0021_pipeline_enter", "0022_recent_flights", "0032_state_generation", "0033_sent_log", "0034_commit_run_collections"]);
+    expect(Object.keys(msgxMigrations("public", ["jobs"]))).toEqual(["0001_pipeline", "0002_flights", "0004_reader_indexes", "0007_maintenance", "0009_outbox_json", "0010_flight_collections", "0012_identity_content", "0013_outbox_headers", "0014_proc_trace", "0018_lineage", "0019_console", "0020_leadership_lease", "0021_pipeline_enter", "0022_recent_flights", "0032_state_generation", "0033_sent_log", "0034_commit_run_collections", "0035_commit_run_event_ids"]);
   });
 
   it("pipeline only: its tables alone; requests added later apply; then the rest; the default is the flight modules", async () => {

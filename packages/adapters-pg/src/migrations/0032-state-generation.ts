@@ -49,18 +49,21 @@ export const COLLECTIONS_0032: readonly (readonly [string, string])[] = [
 /**
  * The text of `msgx_commit_run` over `collections` (name, table), each collection's rows of the
  * changed flights deleted by `deleteRows` before the run's rows are inserted. 0032 released it
- * deleting every collection of every changed flight; later migrations replace it through here.
+ * deleting every collection of every changed flight and returning nothing; later migrations replace
+ * it through here. `returns` `"event ids"` (0035): the ids the run's events were given, ascending.
  */
 export function commitRunFunction(
   create: "CREATE FUNCTION" | "CREATE OR REPLACE FUNCTION",
   collections: readonly (readonly [string, string])[],
   deleteRows: (name: string, table: string) => string,
+  returns: "void" | "event ids" = "void",
 ): string {
+  const ids = returns === "event ids";
   return `${create} msgx_commit_run(lock_class integer, lock_obj integer, fence bigint, expected_generation bigint,
-      new_keys text[], new_owners bigint[], run jsonb) RETURNS void
+      new_keys text[], new_owners bigint[], run jsonb) RETURNS ${ids ? "bigint[]" : "void"}
     LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $fn$
     DECLARE
-      n bigint;
+      n bigint;${ids ? "\n      event_ids bigint[] := '{}';" : ""}
       now_ts timestamptz := to_timestamp((run->>'now')::bigint / 1000.0);
       changed text[] := ARRAY(SELECT jsonb_array_elements_text(run->'flids'));
     BEGIN
@@ -125,13 +128,13 @@ ${collections.map(
       END IF;`,
   ).join("\n")}
       IF jsonb_array_length(run->'events') > 0 THEN
-        INSERT INTO msg_event (target, partition_key, event_type, state_version, payload, source_msg_id, traceparent,
+        ${ids ? "WITH inserted AS (\n        " : ""}INSERT INTO msg_event (target, partition_key, event_type, state_version, payload, source_msg_id, traceparent,
                                headers, status, attempts, created_at)
         SELECT e ->> 'target', e ->> 'partition_key', e ->> 'event_type', (e ->> 'state_version')::bigint,
                (e ->> 'payload')::json, (e ->> 'source_msg_id')::bigint, e ->> 'traceparent',
                NULLIF(e -> 'headers', 'null'::jsonb), 'PENDING', 0, now_ts
         FROM jsonb_array_elements(run->'events') WITH ORDINALITY AS t(e, ord)
-        ORDER BY t.ord;
+        ORDER BY t.ord${ids ? "\n        RETURNING event_id)\n        SELECT array_agg(event_id ORDER BY event_id) INTO event_ids FROM inserted" : ""};
       END IF;
       IF jsonb_array_length(run->'backfill') > 0 THEN
         INSERT INTO backfill_todo (msg_id, processed_at, meta, attempts, next_attempt_at, last_error)
@@ -162,7 +165,7 @@ ${collections.map(
                ARRAY(SELECT jsonb_array_elements_text(a -> 'msg_ids')::bigint), a ->> 'detail'
         FROM jsonb_array_elements(run->'audits') WITH ORDINALITY AS t(a, ord)
         ORDER BY t.ord;
-      END IF;
+      END IF;${ids ? "\n      RETURN event_ids;" : ""}
     END
   $fn$`;
 }

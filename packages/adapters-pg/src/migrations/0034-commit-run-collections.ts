@@ -10,7 +10,7 @@ import { COLLECTIONS_0032, commitRunFunction } from "./0032-state-generation.js"
  * every collection row of the flight. A run without `rewrite` (a caller built before it) rewrites
  * every collection of each changed flight, as 0032 did.
  */
-const rewriteOnly = (name: string, table: string) => `        IF NOT run ? 'rewrite' THEN
+export const rewriteOnly = (name: string, table: string) => `        IF NOT run ? 'rewrite' THEN
           DELETE FROM ${table} WHERE flid = ANY(changed);
         ELSIF run->'rewrite' ? '${name}' THEN
           DELETE FROM ${table} WHERE flid IN (SELECT jsonb_array_elements_text(run->'rewrite'->'${name}'));

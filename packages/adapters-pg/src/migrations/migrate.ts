@@ -19,6 +19,7 @@ import { recentFlightsMigration } from "./0022-recent-flights.js";
 import { stateGenerationMigration } from "./0032-state-generation.js";
 import { sentLogMigration } from "./0033-sent-log.js";
 import { commitRunCollectionsMigration } from "./0034-commit-run-collections.js";
+import { commitRunEventIdsMigration } from "./0035-commit-run-event-ids.js";
 
 /** The migration bookkeeping tables, beside the msgx tables in the same schema. */
 export const MIGRATION_TABLE = "msgx_migration";
@@ -76,6 +77,8 @@ export const MIGRATION_MODULES = {
     "0033_sent_log": sentLogMigration,
     // msgx_commit_run rewrites only the collections a run changed (run->'rewrite').
     "0034_commit_run_collections": commitRunCollectionsMigration,
+    // msgx_commit_run returns its events' ids (the pump hands them to the relay in memory).
+    "0035_commit_run_event_ids": commitRunEventIdsMigration,
   },
   /** Upstream requests (`req_track`, the SEQN counter) and reference data (`ref_master`). */
   requests: {

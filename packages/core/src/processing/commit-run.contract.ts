@@ -55,6 +55,18 @@ export function describeCommitRunCases(harness: () => { readonly store: Pipeline
     };
   };
 
+  it("commitRun answers the ids its events were given, one per event in their order, ascending and above every earlier run's; a run without events answers none", async () => {
+    await enqueue([1, 2, 3]);
+    const first = await store().commitRun(await decisionFor([1, 2]), { generation: await generation() });
+    expect(first).toHaveLength(2);
+    expect(first[0]!).toBeLessThan(first[1]!);
+    const second = await store().commitRun(await decisionFor([3], "900202"), { generation: await generation() });
+    expect(second).toHaveLength(1);
+    expect(second[0]!).toBeGreaterThan(first[1]!);
+    await enqueue([4]);
+    expect(await store().commitRun({ ...emptyRunDecision, records: [succeeded((await store().get(4))!)] }, { generation: await generation() })).toEqual([]);
+  });
+
   it("commitRun writes what applyRun writes (records, bindings, flights, backfill, audits), seen by get, unfinished, loadRunState and the pipeline transaction", async () => {
     await enqueue([1, 2, 3]);
     const g = await generation();

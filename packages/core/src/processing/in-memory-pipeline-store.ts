@@ -243,7 +243,7 @@ export class InMemoryPipelineStore implements PipelineStore {
     };
   }
 
-  commitRun(decision: RunDecision, options: CommitRunOptions): Promise<void> {
+  commitRun(decision: RunDecision, options: CommitRunOptions): Promise<readonly number[]> {
     return this.exclusive(async () => {
       this.faults.check("commitRun");
       const t = this.tables;
@@ -269,9 +269,10 @@ export class InMemoryPipelineStore implements PipelineStore {
       this.#checkStored(decision, options.stored);
       this.#validate(decision);
       this.faults.check("commit");
-      this.#apply(decision);
+      const eventIds = this.#apply(decision);
       for (const audit of decision.audits ?? []) t.audits.push(audit);
       this.#commitUnknown();
+      return eventIds;
     });
   }
 
@@ -348,7 +349,8 @@ export class InMemoryPipelineStore implements PipelineStore {
     }
   }
 
-  #apply(decision: RunDecision): void {
+  /** Applies `decision`'s writes; returns the ids its events were given, in their order. */
+  #apply(decision: RunDecision): number[] {
     const t = this.tables;
     const now = this.clock.now();
     for (const r of decision.records) {
@@ -367,13 +369,14 @@ export class InMemoryPipelineStore implements PipelineStore {
       t.identityBoundAt.set(b.identityKey, now);
     }
     for (const f of decision.flights) t.flights.set(f.flid, f);
-    for (const e of decision.events) this.insertEvent(e, now);
+    const eventIds = decision.events.map((e) => this.insertEvent(e, now));
     for (const b of decision.backfill) {
       t.backfill.set(b.msgId, { ...b, attempts: 0, nextAttemptAt: now + BACKFILL_FIRST_DELAY_MS, lastError: null });
     }
     for (const c of decision.requests ?? []) t.requestTables.requests.set(c.request.requestId, c.request);
     for (const r of decision.references ?? []) t.requestTables.references.set(refKey(r.rtype, r.rkey), { ...r, updatedAt: now });
     for (const e of decision.snapshots ?? []) t.snapLog.push({ ...e, snapId: t.nextSnapId++, loggedAt: now });
+    return eventIds;
   }
 
   async audits(limit: number, beforeAuditId?: number): Promise<readonly AuditRow[]> {

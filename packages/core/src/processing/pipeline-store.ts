@@ -187,8 +187,12 @@ export interface PipelineStore {
    * Never moves the generation on. A lost connection while it runs throws `COMMIT_UNKNOWN`.
    * A decision with `requests` is refused with `MsgxError("INFRA")`: runs that answer requests
    * commit through `transaction`.
+   *
+   * Resolves with the `eventId`s the store gave `decision.events`, one per event in their order
+   * (ascending: they are drawn in that order), or with fewer when it cannot tell (a schema older
+   * than the ids' migration), which callers take as "not known".
    */
-  commitRun(decision: RunDecision, options: CommitRunOptions): Promise<void>;
+  commitRun(decision: RunDecision, options: CommitRunOptions): Promise<readonly number[]>;
   /**
    * The newest operator audit rows, newest first (by `auditId`), at most `limit`; given
    * `beforeAuditId`, only older rows than it (the next page after a row of that id).

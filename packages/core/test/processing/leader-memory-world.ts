@@ -70,8 +70,9 @@ export class LeaderWorld {
     const commitRun = this.pipeline.commitRun.bind(this.pipeline);
     this.pipeline.commitRun = async (decision, options) => {
       try {
-        await commitRun(decision, options);
+        const eventIds = await commitRun(decision, options);
         this.answers.committed += 1;
+        return eventIds;
       } catch (e) {
         if (e instanceof StaleRunError) this.answers[e.boundKeys.length > 0 ? "boundKeys" : "staleGeneration"] += 1;
         throw e;

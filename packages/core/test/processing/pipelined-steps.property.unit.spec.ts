@@ -109,8 +109,9 @@ function checkingCommits(w: LeaderWorld): { checked: number } {
   const commitRun = w.pipeline.commitRun.bind(w.pipeline);
   w.pipeline.commitRun = async (decision, options) => {
     const expected = decisionFromStore(w, decision);
+    let eventIds: readonly number[];
     try {
-      await commitRun(decision, options);
+      eventIds = await commitRun(decision, options);
     } catch (e) {
       if (!isMsgxError(e) || e.kind !== "COMMIT_UNKNOWN") throw e;
       expect(decision, `run ${decision.records.map((r) => r.msgId).join(",")} (commit unknown)`).toEqual(expected);
@@ -119,6 +120,7 @@ function checkingCommits(w: LeaderWorld): { checked: number } {
     }
     expect(decision, `run ${decision.records.map((r) => r.msgId).join(",")}`).toEqual(expected);
     seen.checked += 1;
+    return eventIds;
   };
   return seen;
 }
