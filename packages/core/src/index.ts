@@ -146,6 +146,7 @@ export { DEFAULT_DELIVERY_TOPICS, msgRecord, schdRecord, type DeliveryTopics } f
 export { pausesDelivery } from "./delivery/send-prefix.js";
 export type { DeliveryDeps } from "./delivery/delivery-deps.js";
 export { MsgDispatcher, DEFAULT_MSG_DISPATCHER_OPTIONS, type MsgDispatcherOptions } from "./delivery/msg-dispatcher.js";
+export { CommittedEvents, HandOver, DEFAULT_HAND_OVER_LIMIT } from "./outbox/committed-events.js";
 export { mergeSchd } from "./delivery/schd-merge.js";
 export { shouldFlush, DEFAULT_SCHD_FLUSH_POLICY, type SchdFlushPolicy } from "./delivery/schd-flush-decision.js";
 export { SchdFlusher, DEFAULT_SCHD_FLUSHER_OPTIONS, type SchdFlusherOptions } from "./delivery/schd-flusher.js";

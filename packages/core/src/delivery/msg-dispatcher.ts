@@ -9,6 +9,7 @@ import { decideDeliveryFailure, errorKind, refusedForGood } from "./delivery-dec
 import { buildPrefix, DEFAULT_DELIVERY_TOPICS, msgRecord, topicFor, type DeliveryTopics } from "./delivery-records.js";
 import { sendLargestPrefix } from "./send-prefix.js";
 import type { SentMark } from "./outbox-store.js";
+import type { HandOver } from "../outbox/committed-events.js";
 
 export interface MsgDispatcherOptions {
   /** The per-event target this dispatcher drains. */
@@ -32,6 +33,16 @@ export interface MsgDispatcherOptions {
    * returned `sent` means marked.
    */
   readonly pipelined: boolean;
+  /**
+   * The events this process's pump commits for the target, handed over in memory
+   * (`CommittedEvents.of(target)`). While the dispatcher knows the store holds nothing else for
+   * its target — its last read from the head found nothing, or a short run it then sent whole —
+   * it listens, and a step sends what was handed over without reading the store; anything else
+   * (a fault, an outage, a full or partly sent batch, the hand-over lost) and it reads from the
+   * head again. Marks are not waited for between handed batches (at most two are outstanding).
+   * Absent: every batch is read from the store.
+   */
+  readonly handOver?: HandOver;
 }
 
 export const DEFAULT_MSG_DISPATCHER_OPTIONS: MsgDispatcherOptions = {
@@ -86,6 +97,8 @@ export class MsgDispatcher {
   #held: SentMark | null = null;
   /** Pipelined: the mark travelling with `#ahead` (it landed if and only if the read did). */
   #carried: Promise<void> | null = null;
+  /** The highest event id this dispatcher sent or dead-lettered: a hand-over's events at or below it are old news. */
+  #doneUpTo = 0;
 
   constructor(deps: DeliveryDeps, options: Partial<MsgDispatcherOptions> = {}) {
     this.#deps = deps;
@@ -122,24 +135,32 @@ export class MsgDispatcher {
 
   async #work(now: number, signal?: AbortSignal): Promise<DispatchStep> {
     const { outbox, delivery, clock, failpoint } = this.#deps;
-    const { target, batchSize, pipelined } = this.#options;
-    let batch = await this.#takeAhead();
+    const { target, batchSize, pipelined, handOver } = this.#options;
+    const ahead = await this.#takeAhead();
+    const taken = ahead === undefined || ahead.length === 0 ? handOver?.take(this.#doneUpTo, batchSize) : undefined;
+    const handed = taken !== undefined && taken.length > 0;
+    // Not too many marks on their way: a crash resends at most those batches.
+    if (handed && this.#marking.length >= 2) await this.#settleMarking();
+    let batch = handed ? taken : ahead;
     if (batch === undefined || batch.length === 0) {
       // A read from the head must not see events whose mark is still on its way.
       await this.#settleMarking();
+      // Listening starts before the read: whatever commits after it is handed over.
+      handOver?.listen();
       batch = await outbox.pending(target, now, batchSize);
     }
     const head = batch[0];
     if (head === undefined) {
       const blocked = await outbox.head(target);
       if (blocked === undefined) return { did: "idle", next: null };
+      handOver?.stop();
       return { did: "wait", eventId: blocked.eventId, next: blocked.nextAttemptAt ?? now };
     }
     const built = buildPrefix(batch, (e) => msgRecord(e, this.#topic));
     if (built.records.length === 0) return this.#fail(head, built.fault, now, false);
     const last = batch[batch.length - 1]!.eventId;
     // Only a full batch can have more behind it; the read runs while the records are encoded and the broker works.
-    if (pipelined && batch.length === batchSize) {
+    if (pipelined && batch.length === batchSize && !handed) {
       this.#readAhead(target, now, last);
       await this.#deps.pause?.();
     } else {
@@ -150,6 +171,7 @@ export class MsgDispatcher {
     // Events after a failed record must wait for it: what was read behind them is dropped.
     if (outcome.sent < batch.length || built.records.length < batch.length) this.#dropAhead();
     const eventIds = batch.slice(0, outcome.sent).map((e) => e.eventId);
+    this.#doneUpTo = Math.max(this.#doneUpTo, eventIds[eventIds.length - 1] ?? 0);
     failpoint?.("dispatch.after-send");
     const mark: SentMark = { eventIds, at: clock.now(), placements: outcome.placements };
     if (!pipelined) {
@@ -163,7 +185,11 @@ export class MsgDispatcher {
     // A short batch sent whole was everything due when it was read: what comes next is written
     // by a later commit, whose writer wakes the loop. Calling again at once would only read
     // nothing twice (the run behind, then the head): two empty statements per commit.
-    const drained = batch.length < batchSize && eventIds.length === batch.length;
+    const whole = eventIds.length === batch.length;
+    const drained = whole && (handed ? handOver!.size === 0 : batch.length < batchSize);
+    // Only a short run read from the head and sent whole says the store holds nothing else (a
+    // head in backoff yields no run at all); a handed batch keeps what the hand-over knew.
+    if (!whole || (!handed && batch.length === batchSize)) handOver?.stop();
     return { did: "sent", eventIds, next: drained ? null : now };
   }
 
@@ -190,8 +216,9 @@ export class MsgDispatcher {
   }
 
   #track(marking: Promise<void>): void {
-    // Observed here so a failure is never unhandled; it is rethrown by the next settle.
-    marking.catch(() => undefined);
+    // Observed here so a failure is never unhandled; it is rethrown by the next settle, which
+    // the next read from the head makes (a failed mark ends the hand-over).
+    marking.catch(() => this.#options.handOver?.stop());
     this.#marking.push(marking);
   }
 
@@ -209,6 +236,8 @@ export class MsgDispatcher {
   #dropAhead(): void {
     this.#ahead = null;
     this.#uncarry();
+    // Whatever made the step drop the run behind (a fault, an outage) ends the hand-over too.
+    this.#options.handOver?.stop();
   }
 
   /** The mark of a read-ahead nobody will take becomes an outstanding mark like any other. */
@@ -238,6 +267,7 @@ export class MsgDispatcher {
     const fields = { target: this.#options.target, eventId: head.eventId, attempts: decision.attempts, error };
     if (decision.action === "dead") {
       await outbox.markDead(head.eventId, error, decision.attempts);
+      this.#doneUpTo = Math.max(this.#doneUpTo, head.eventId);
       logger.error(refused ? "event dead-lettered: the broker refused its record" : "event dead-lettered: attempts used up", { ...fields, errorClass: errorKind(fault) });
       return { did: "dead", eventId: head.eventId, attempts: decision.attempts, error, next: now };
     }

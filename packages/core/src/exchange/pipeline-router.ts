@@ -1,6 +1,7 @@
 import type { DeliveryDeps, DeliveryFailpoint } from "../delivery/delivery-deps.js";
 import type { OutboxStore } from "../delivery/outbox-store.js";
 import { MsgDispatcher, type DispatchStep, type MsgDispatcherOptions } from "../delivery/msg-dispatcher.js";
+import { CommittedEvents } from "../outbox/committed-events.js";
 import { DEFAULT_SCHD_FLUSHER_OPTIONS, SchdFlusher, type SchdFlusherOptions } from "../delivery/schd-flusher.js";
 import { errorMessage } from "../errors/msgx-error.js";
 import { InboxPoller, type InboxPollerOptions } from "../intake/inbox-poller.js";
@@ -72,9 +73,15 @@ export interface PipelineRouterOptions {
   readonly backfillSweepMs: number;
   readonly intake: Partial<InboxPollerOptions>;
   readonly pump: Partial<PumpOptions>;
-  /** Options of both the msg and the ref dispatcher (each sets its own target). */
-  readonly delivery: Partial<Omit<MsgDispatcherOptions, "target">>;
+  /** Options of both the msg and the ref dispatcher (each sets its own target and hand-over). */
+  readonly delivery: Partial<Omit<MsgDispatcherOptions, "target" | "handOver">>;
   readonly schd: Partial<SchdFlusherOptions>;
+  /**
+   * The pump hands the events it commits to the msg and ref dispatchers in memory
+   * (`CommittedEvents`), which then send them without reading them back while nothing else wrote
+   * their target. Default on; off, every batch is read from the outbox.
+   */
+  readonly handOver: boolean;
 }
 
 export const DEFAULT_PIPELINE_ROUTER_OPTIONS: PipelineRouterOptions = {
@@ -84,6 +91,7 @@ export const DEFAULT_PIPELINE_ROUTER_OPTIONS: PipelineRouterOptions = {
   pump: {},
   delivery: {},
   schd: {},
+  handOver: true,
 };
 
 /**
@@ -134,8 +142,10 @@ export class PipelineRouter {
       enqueue: (entries: readonly InboxEntry[], intake: IntakeState) => this.#pump.enqueue(entries, () => store.enqueue(entries, intake)),
     };
     this.#poller = new InboxPoller({ ...base, store: intakeStore, tracer, ingressTraces: this.#ingressTraces }, o.intake);
+    const committedEvents = o.handOver ? new CommittedEvents() : undefined;
     const pumpDeps: PumpDeps = {
       ...base,
+      ...(committedEvents ? { committedEvents } : {}),
       decode: deps.decode,
       processors: deps.processors,
       ...(deps.contentHash ? { contentHash: deps.contentHash } : {}),
@@ -148,10 +158,11 @@ export class PipelineRouter {
     const sweeper = new BackfillSweeper(base);
     const port = deps.tracer ? tracedDeliveryPort(deps.delivery, deps.tracer) : deps.delivery;
     const delivery: DeliveryDeps = { outbox: deps.outbox, delivery: port, clock, logger, ...(failpoint ? { failpoint } : {}), ...pause };
-    const msg = new MsgDispatcher(delivery, { ...o.delivery, target: Target.MSG });
+    const handOver = (target: Target) => (committedEvents ? { handOver: committedEvents.of(target) } : {});
+    const msg = new MsgDispatcher(delivery, { ...o.delivery, target: Target.MSG, ...handOver(Target.MSG) });
     // Reference events have their own dispatcher: a reference head in backoff never holds the
     // flight change stream, nor the other way round.
-    const ref = new MsgDispatcher(delivery, { ...o.delivery, target: Target.REF });
+    const ref = new MsgDispatcher(delivery, { ...o.delivery, target: Target.REF, ...handOver(Target.REF) });
     const flusher = (this.#flusher = new SchdFlusher(delivery, o.schd));
     this.#dispatchers = [msg, ref];
 

@@ -25,6 +25,8 @@ export interface CommitFromMemoryDeps {
   readonly sent: (decision: RunDecision, decidedAt: number, generation: number) => void;
   /** The store may now hold what the pump's memory does not: everything the pump remembers is dropped. */
   readonly forget: () => void;
+  /** The run committed at `generation` and its events were given `eventIds` (as `commitRun` answered). */
+  readonly committed: (decision: RunDecision, eventIds: readonly number[], generation: number) => void;
 }
 
 /** Stale answers of `commitRun` a run takes before it commits through a transaction instead. */
@@ -84,8 +86,9 @@ export async function commitFromMemory(
     // Sent before the speculation starts, and a throw of the store's becomes the rejection caught below.
     const committing = (async () => store.commitRun(decision, { generation, stored, ...deps.fence }))();
     deps.sent(decision, decidedAt, generation);
+    let eventIds: readonly number[];
     try {
-      await committing;
+      eventIds = await committing;
     } catch (e) {
       // The run itself came from a wrong guess (`KnownUnfinished`): the step takes it again from the store.
       if (e instanceof StaleRunError && e.notAtHead) throw e;
@@ -98,6 +101,7 @@ export async function commitFromMemory(
       if (e instanceof StaleRunError) return undefined;
       throw e;
     }
+    deps.committed(decision, eventIds, generation);
     memory.committed(decision, decidedAt);
     return decision;
   }

@@ -19,6 +19,7 @@ import type { RunDecision, RunWarning } from "./run-decision.js";
 import type { RunContext } from "./run-context.js";
 import { LeaderMemory } from "./leader-memory.js";
 import { StaleRunError } from "./stale-run-error.js";
+import type { CommittedEvents } from "../outbox/committed-events.js";
 import type { Target } from "../outbox/outbox-event.js";
 import { takeReady } from "./take-ready.js";
 import type { Speculation } from "./speculation.js";
@@ -57,6 +58,12 @@ export interface PumpDeps {
    * before the decoding holds the event loop for milliseconds. Default: none.
    */
   readonly pause?: () => Promise<void>;
+  /**
+   * Where the pump hands the events of each run it commits in one round trip to the dispatchers of
+   * its own process (`CommittedEvents`), and says when the store may hold events it did not hand
+   * over (`lost`: a transaction, a commit in doubt, a failed step, its memory dropped). Default: none.
+   */
+  readonly committedEvents?: CommittedEvents;
 }
 
 /** Where a failpoint can fire: before a run's transaction commits, and after it, before backfill. */
@@ -100,6 +107,8 @@ export class Pump {
   readonly #slot: SpeculationSlot | undefined;
   /** The last run `commitRun` committed; null once anything dropped the memory. */
   #lastCommitted: RunDecision | null = null;
+  /** The generation the runs handed over to `committedEvents` were committed at, since it last reported `lost`. */
+  #handedGeneration: number | undefined;
 
   constructor(deps: PumpDeps, options: Partial<PumpOptions> = {}) {
     this.#deps = deps;
@@ -181,6 +190,7 @@ export class Pump {
         const result = await work().catch((e: unknown) => {
           // A failed or refused step may have left the store unlike memory (a commit in doubt).
           this.#known?.forget();
+          this.#deps.committedEvents?.lost();
           // A run taken from memory that was not the store's head run: once more, from the store.
           if (e instanceof StaleRunError && e.notAtHead) return work();
           throw e;
@@ -348,12 +358,29 @@ export class Pump {
       beforeCommit: () => this.#deps.failpoint?.("pump.before-commit"),
       sent: (decision: RunDecision, decidedAt: number, generation: number) => this.#slot?.start(decision, decidedAt, generation, signal),
       forget: () => this.#forgetAll(),
+      committed: (decision: RunDecision, eventIds: readonly number[], generation: number) => this.#handOver(decision, eventIds, generation, ctx.now),
     };
     const decision = await commitFromMemory(deps, part, spans, ctx, premade);
     if (decision === undefined) return undefined;
     this.#known?.committed(decision.records);
     this.#lastCommitted = decision;
     return decision;
+  }
+
+  /**
+   * Hands a committed run's events to the dispatchers of this process. Only a run committed at the
+   * generation of the one handed over before it follows it with nothing in between: a generation
+   * that moved on (another writer, which may have written events; the memory reloaded it) first
+   * reports the hand-over lost.
+   */
+  #handOver(decision: RunDecision, eventIds: readonly number[], generation: number, now: number): void {
+    const committedEvents = this.#deps.committedEvents;
+    if (committedEvents === undefined) return;
+    if (generation !== this.#handedGeneration) {
+      committedEvents.lost();
+      this.#handedGeneration = generation;
+    }
+    committedEvents.committed(decision.events, eventIds, now);
   }
 
   async #commit(decision: RunDecision): Promise<void> {
@@ -369,6 +396,8 @@ export class Pump {
    * head), or a commit in doubt: the flights, owners and unfinished records are asked again.
    */
   #forgetAll(): void {
+    this.#deps.committedEvents?.lost();
+    this.#handedGeneration = undefined;
     this.memory.drop();
     this.#known?.forget();
     this.#lastCommitted = null;

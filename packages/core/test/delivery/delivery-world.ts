@@ -23,7 +23,7 @@ export class DeliveryWorld {
   flusher!: SchdFlusher;
 
   constructor(
-    readonly msgOptions: Partial<MsgDispatcherOptions> = {},
+    public msgOptions: Partial<MsgDispatcherOptions> = {},
     readonly schdOptions: Partial<SchdFlusherOptions> = {},
   ) {
     this.restart();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeMessage, PipelineRouter, silentLogger, WAKE_EDGES, type BackfillResult, type Mailbox, type ProcessorTable } from "@msgx/core";
+import { decodeMessage, emptyRunDecision, PipelineRouter, readEventId, silentLogger, WAKE_EDGES, type BackfillResult, type Mailbox, type ProcessorTable } from "@msgx/core";
 import { PipelineStep, type ProcessedStep } from "@msgx/core/testing";
 import { type PipelineRouterOptions } from "@msgx/core";
 import { InMemoryBroker, InMemoryMailbox, InMemoryOutboxStore, InMemoryPipelineStore, ManualClock } from "@msgx/core/testing";
@@ -56,12 +56,45 @@ function world(options: Partial<PipelineRouterOptions> = {}, wrapMailbox: (m: Ma
     },
     { pollIntervalMs: 250, backfillSweepMs: 30_000, ...options },
   );
-  return { clock, mailbox, store, broker, router, processed };
+  return { clock, mailbox, store, outbox, broker, router, processed };
 }
 
 const signal = new AbortController().signal;
 
 describe("PipelineRouter", () => {
+  it("hands the pump's committed events to the msg relay, which sends them without reading them back; another writer's events (the generation moved on) are read, in order", async () => {
+    const { router, store, outbox, broker } = world();
+    const reads: number[] = [];
+    const pending = outbox.pending.bind(outbox);
+    outbox.pending = async (...args) => {
+      const read = await pending(...args);
+      reads.push(read.length);
+      return read;
+    };
+    const through = async (seqn: number) => {
+      await router.receive(flop(seqn));
+      await router.run(PipelineStep.INTAKE, signal);
+      await router.run(PipelineStep.PUMP, signal);
+      await router.run(PipelineStep.MSG_DELIVERY, signal);
+    };
+    await through(1);
+    expect(reads).toEqual([1]);
+    await through(2);
+    await through(3);
+    expect(reads).toEqual([1]);
+    // Another writer (a transaction: it moves the generation on) writes an event of the same target.
+    await store.transaction((tx) => tx.applyRun({ ...emptyRunDecision, events: [{ target: "KAFKA:msg", partitionKey: "outside", eventType: "UPSERT", stateVersion: 1, payload: {}, sourceMsgId: 0 }] }));
+    // The pump's next run loads its new flight at the new generation and commits: that run is not handed over.
+    await through(4);
+    expect(reads).toEqual([1, 2]);
+    await through(5);
+    expect(reads).toEqual([1, 2]);
+    const keys = broker.records("msg").map((r) => r.key);
+    expect(keys).toEqual(["1", "2", "3", "outside", "4", "5"]);
+    const ids = broker.records("msg").map((r) => readEventId(r.headers));
+    expect(ids).toEqual([...ids].sort((a, b) => a! - b!));
+  });
+
   it("steps an idle pump again when its batched write-back falls due, not a poll interval later", async () => {
     const { router, mailbox, clock } = world({ pollIntervalMs: 1_000, pump: { backfill: { delayMs: 300, maxBatch: 500 } } });
     const received = await router.receive(flop(7));
