@@ -34,6 +34,8 @@ export interface UnfinishedQuery {
   readonly before: readonly ProcRecord[];
   readonly enqueues: number;
   readonly enqueuing: boolean;
+  /** Commits applied (`committed`), ever, when it started. */
+  readonly commits: number;
 }
 
 /**
@@ -57,6 +59,8 @@ export class KnownUnfinished {
   /** Enqueues started, ever, and those not returned yet. */
   #enqueues = 0;
   #enqueuing = 0;
+  /** Commits applied, ever: a query that a commit overlapped may hold a record the commit finished. */
+  #commits = 0;
   readonly #resyncMs: number;
 
   constructor(resyncMs: number) {
@@ -91,18 +95,18 @@ export class KnownUnfinished {
   queryStarted(limit: number): UnfinishedQuery {
     const continues = this.#state === UnfinishedKnowledge.PREFIX;
     const before = continues ? [...this.#records] : [];
-    return { from: continues ? this.#through + 1 : 0, limit, before, enqueues: this.#enqueues, enqueuing: this.#enqueuing > 0 };
+    return { from: continues ? this.#through + 1 : 0, limit, before, enqueues: this.#enqueues, enqueuing: this.#enqueuing > 0, commits: this.#commits };
   }
 
   /**
    * What `PipelineStore.unfinished(query.from, query.limit)` returned at `now`; gives the
    * unfinished records from the head it makes (the prefix it continued, then the answer). Kept
-   * when no enqueue overlapped the query and, for a continuation, the prefix is still the one it
-   * continued.
+   * when no enqueue and no commit overlapped the query and, for a continuation, the prefix is still
+   * the one it continued.
    */
   queried(answer: readonly ProcRecord[], now: number, query: UnfinishedQuery): readonly ProcRecord[] {
     this.#queriedAt = now;
-    const overlapped = query.enqueuing || this.#enqueuing > 0 || query.enqueues !== this.#enqueues;
+    const overlapped = query.enqueuing || this.#enqueuing > 0 || query.enqueues !== this.#enqueues || query.commits !== this.#commits;
     const continues = query.from > 0;
     const samePrefix = continues && this.#state === UnfinishedKnowledge.PREFIX && this.#through === query.from - 1;
     const records = [...(samePrefix ? this.#records : query.before), ...answer];
@@ -152,6 +156,7 @@ export class KnownUnfinished {
    * record memory did not hold means memory was not what the run came from: it is forgotten.
    */
   committed(records: readonly ProcRecord[]): void {
+    this.#commits += 1;
     if (this.#state === UnfinishedKnowledge.UNKNOWN) return;
     const known = this.#records;
     for (const r of records) {
