@@ -107,6 +107,8 @@ export class Pump {
   readonly #slot: SpeculationSlot | undefined;
   /** The last run `commitRun` committed; null once anything dropped the memory. */
   #lastCommitted: RunDecision | null = null;
+  /** Whether this step's head and run came from `#known` rather than from the store. */
+  #candidatesFromMemory = false;
   /** The generation the runs handed over to `committedEvents` were committed at, since it last reported `lost`. */
   #handedGeneration: number | undefined;
 
@@ -251,6 +253,7 @@ export class Pump {
     // A pipelined step also needs the run behind its own in memory: its speculation takes it from there.
     const needed = this.#slot === undefined ? maxRun : 2 * maxRun;
     const held = known.candidates(needed, now);
+    this.#candidatesFromMemory = held !== undefined;
     if (held !== undefined) return held.slice(0, maxRun);
     const query = known.queryStarted(needed);
     const queried = await this.#deps.store.unfinished(query.from, query.limit);
@@ -327,8 +330,24 @@ export class Pump {
     return { did: "idle" };
   }
 
+  /**
+   * A run taken from memory is a guess: `commitRun` checks it is the store's head run, a
+   * transaction does not. Before a transaction commits such a run, the store is asked for its
+   * unfinished records from the head, as a run taken from the store was (another process's intake
+   * may have enqueued lower ids that memory never saw). Not the head run: `StaleRunError`
+   * (`notAtHead`), and the step takes it again from the store.
+   */
+  async #checkAtHead(records: readonly ProcRecord[]): Promise<void> {
+    if (!this.#candidatesFromMemory || records.length === 0) return;
+    const stored = await this.#deps.store.unfinished(0, records.length);
+    if (stored.length !== records.length || stored.some((r, i) => r.msgId !== records[i]!.msgId)) {
+      throw new StaleRunError(`the run ${records.map((r) => r.msgId).join(", ")} is not the unfinished records from the head`, { notAtHead: true });
+    }
+  }
+
   /** The slow path: reads the state the run needs and commits the decision in one transaction. */
   async #commitInTransaction(part: PreparedRun, spans: ReadonlyMap<number, TraceSpan>, ctx: RunContext): Promise<RunDecision> {
+    await this.#checkAtHead(part.messages.map((m) => m.record));
     try {
       return await this.#deps.store.transaction(async (tx) => {
         // Open requests are read (and locked) only when a message of the run may answer one.
@@ -384,6 +403,7 @@ export class Pump {
   }
 
   async #commit(decision: RunDecision): Promise<void> {
+    await this.#checkAtHead(decision.records);
     try {
       await this.#deps.store.transaction((tx) => applyDecision(tx, decision), this.#fenceOption());
     } finally {
