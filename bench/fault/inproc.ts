@@ -259,10 +259,11 @@ function stageProbe(store: PipelineStore, enqueued: Map<number, number>, committ
         // The leader's fast path: the run decided from memory, written and committed in one round trip.
         return async (...args: Parameters<PipelineStore["commitRun"]>) => {
           const t0 = performance.now();
-          await target.commitRun(...args);
+          const eventIds = await target.commitRun(...args);
           record(phases, "commitRun (one round trip)", performance.now() - t0);
           const at = wallClockMs();
           for (const r of args[0].records) if (!committed.has(r.msgId)) committed.set(r.msgId, at);
+          return eventIds;
         };
       }
       if (prop === "transaction") {

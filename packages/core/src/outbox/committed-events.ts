@@ -44,7 +44,8 @@ export class CommittedEvents {
    */
   committed(drafts: readonly OutboxEventDraft[], eventIds: readonly number[], now: number): void {
     if (drafts.length === 0) return;
-    if (eventIds.length !== drafts.length) return this.lost();
+    // A store written against the older port answers nothing: not known.
+    if (!Array.isArray(eventIds) || eventIds.length !== drafts.length) return this.lost();
     for (let i = 0; i < drafts.length; i++) {
       const handOver = this.#targets.get(drafts[i]!.target);
       if (handOver?.listening === true) handOver.push(committedEvent(drafts[i]!, eventIds[i]!, now));
