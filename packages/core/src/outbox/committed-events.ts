@@ -1,4 +1,4 @@
-import { DeliveryStatus, type OutboxEvent, type OutboxEventDraft, type Target } from "./outbox-event.js";
+import { pendingEvent, type OutboxEvent, type OutboxEventDraft, type Target } from "./outbox-event.js";
 
 /** The most events a hand-over holds for a dispatcher that does not take them; past it, it stops listening. */
 export const DEFAULT_HAND_OVER_LIMIT = 10_000;
@@ -48,7 +48,7 @@ export class CommittedEvents {
     if (!Array.isArray(eventIds) || eventIds.length !== drafts.length) return this.lost();
     for (let i = 0; i < drafts.length; i++) {
       const handOver = this.#targets.get(drafts[i]!.target);
-      if (handOver?.listening === true) handOver.push(committedEvent(drafts[i]!, eventIds[i]!, now));
+      if (handOver?.listening === true) handOver.push({ ...pendingEvent(drafts[i]!, eventIds[i]!, now), placement: null });
     }
   }
 
@@ -108,21 +108,4 @@ export class HandOver {
   get size(): number {
     return this.#events.length;
   }
-}
-
-/** The row `draft` became when committed with `eventId` at `now`, as the outbox would read it back. */
-function committedEvent(draft: OutboxEventDraft, eventId: number, now: number): OutboxEvent {
-  return {
-    ...draft,
-    traceparent: draft.traceparent ?? null,
-    headers: draft.headers ?? null,
-    eventId,
-    status: DeliveryStatus.PENDING,
-    attempts: 0,
-    nextAttemptAt: null,
-    lastError: null,
-    createdAt: now,
-    sentAt: null,
-    placement: null,
-  };
 }

@@ -57,3 +57,19 @@ export interface OutboxEvent extends OutboxEventDraft {
    */
   readonly payloadJson?: string;
 }
+
+/** The row `draft` becomes when the outbox stores it with `eventId` at `now`: PENDING, no attempt yet, due at once. */
+export function pendingEvent(draft: OutboxEventDraft, eventId: number, now: number): OutboxEvent {
+  return {
+    ...draft,
+    traceparent: draft.traceparent ?? null,
+    headers: draft.headers ?? null,
+    eventId,
+    status: DeliveryStatus.PENDING,
+    attempts: 0,
+    nextAttemptAt: null,
+    lastError: null,
+    createdAt: now,
+    sentAt: null,
+  };
+}

@@ -2,7 +2,7 @@ import type { ErrorClass } from "../errors/error-class.js";
 import { MsgxError } from "../errors/msgx-error.js";
 import type { FlightState } from "../model/flight-state.js";
 import { isTerminal, ProcStatus, type ProcRecord } from "../model/proc-record.js";
-import { DeliveryStatus, type OutboxEvent, type OutboxEventDraft } from "../outbox/outbox-event.js";
+import { pendingEvent, type OutboxEvent, type OutboxEventDraft } from "../outbox/outbox-event.js";
 import type { Clock } from "../runtime/clock.js";
 import type {
   ArchivedRecord,
@@ -107,18 +107,7 @@ export class InMemoryPipelineStore implements PipelineStore {
    */
   insertEvent(draft: OutboxEventDraft, now: number): number {
     const eventId = this.tables.nextEventId++;
-    this.tables.events.push({
-      ...draft,
-      traceparent: draft.traceparent ?? null,
-      headers: draft.headers ?? null,
-      eventId,
-      status: DeliveryStatus.PENDING,
-      attempts: 0,
-      nextAttemptAt: null,
-      lastError: null,
-      createdAt: now,
-      sentAt: null,
-    });
+    this.tables.events.push(pendingEvent(draft, eventId, now));
     return eventId;
   }
 
