@@ -97,11 +97,9 @@ export class HandOver {
    */
   take(afterEventId: number, limit: number): OutboxEvent[] | undefined {
     if (!this.#listening) return undefined;
-    let start = 0;
-    while (start < this.#events.length && this.#events[start]!.eventId <= afterEventId) start++;
-    const taken = this.#events.slice(start, start + limit);
-    this.#events = this.#events.slice(start + taken.length);
-    return taken;
+    const fresh = this.#events.findIndex((e) => e.eventId > afterEventId);
+    this.#events.splice(0, fresh === -1 ? this.#events.length : fresh);
+    return this.#events.splice(0, limit);
   }
 
   /** How many events are held. */
