@@ -37,6 +37,13 @@ export interface MysqlMailboxOptions {
    */
   readonly appendedTextChars: number;
   /**
+   * Rows this process appended held in memory for `scan` (`AppendedRows`): when the rows right
+   * above the intake's cursor are all appended here, the scan gives them without a query. 0 reads
+   * every scan from the table (use it when a trigger on the upstream's table changes `STATUS`,
+   * `DATE_PROCESSED` or `DATE_RECEIVED` of an inserted row). Default 10,000.
+   */
+  readonly appendedRows: number;
+  /**
    * Appends that arrive while others are being written go together in one multi-row INSERT
    * (`GroupedAppends`), when the server numbers such an INSERT's rows consecutively
    * (`innodb_autoinc_lock_mode` 0 or 1, checked at the first append); otherwise, or with `null`,
@@ -55,6 +62,7 @@ export const DEFAULT_MYSQL_MAILBOX_OPTIONS: MysqlMailboxOptions = {
   timeouts: DEFAULT_MYSQL_TIMEOUTS,
   backfillChunk: 500,
   appendedTextChars: 8 * 1024 * 1024,
+  appendedRows: 10_000,
   appendGrouping: DEFAULT_APPEND_GROUPING,
 };
 
@@ -87,6 +95,9 @@ export function resolveMailboxOptions(input: MysqlMailboxOptionsInput = {}): Mys
   }
   if (!Number.isSafeInteger(options.appendedTextChars) || options.appendedTextChars < 0) {
     throw new RangeError(`appendedTextChars must be a non-negative integer, got ${options.appendedTextChars}`);
+  }
+  if (!Number.isSafeInteger(options.appendedRows) || options.appendedRows < 0) {
+    throw new RangeError(`appendedRows must be a non-negative integer, got ${options.appendedRows}`);
   }
   for (const [k, v] of Object.entries(options.timeouts)) {
     if (!(typeof v === "number" && v > 0 && Number.isFinite(v))) throw new RangeError(`timeouts.${k} must be a positive number`);

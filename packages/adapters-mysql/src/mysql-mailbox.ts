@@ -1,5 +1,6 @@
 import { isMsgxError, type AppendedElsewhere, type BackfillEntry, type BackfillResult, type Mailbox, type MailboxRow, type RawRead } from "@msgx/core";
 import { appendIdsAreConsecutive, appendRow, appendRows } from "./append-row.js";
+import { AppendedRows } from "./appended-rows.js";
 import { AppendedTexts } from "./appended-texts.js";
 import { GroupedAppends } from "./grouped-appends.js";
 import { backfillRows } from "./backfill-rows.js";
@@ -27,6 +28,7 @@ export class MysqlMailbox implements Mailbox {
   readonly #names: QuotedMailboxNames;
   readonly #scan: ScanSettings;
   readonly #appended: AppendedTexts;
+  readonly #appendedRows: AppendedRows;
   /** Set at the first append: grouped when the server numbers a multi-row INSERT consecutively. */
   #appends: Promise<(rawXml: string, signal?: AbortSignal) => Promise<number>> | null = null;
 
@@ -41,12 +43,19 @@ export class MysqlMailbox implements Mailbox {
       upstreamTimeZone: this.options.upstreamTimeZone,
     };
     this.#appended = new AppendedTexts(this.options.appendedTextChars);
+    this.#appendedRows = new AppendedRows(this.options.appendedRows);
   }
 
-  /** Every committed row above `afterId`, pending or not: see `scan-rows.ts` for why. */
+  /**
+   * Every committed row above `afterId`, pending or not: see `scan-rows.ts` for why. When the rows
+   * right above `afterId` are ones this process appended (`AppendedRows`), the scan gives those
+   * without a query, as far as their ids run consecutively.
+   */
   async scan(afterId: number, limit: number, signal?: AbortSignal): Promise<readonly MailboxRow[]> {
     assertIds([afterId], "scan");
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`scan: limit must be a positive integer, got ${limit}`);
+    const held = this.#appendedRows.scan(afterId, limit);
+    if (held !== undefined) return held;
     return withConnection(this.#pool, this.options.timeouts, "mailbox scan", (sql) => scanRows(sql, this.#scan, afterId, limit), signal);
   }
 
@@ -111,13 +120,17 @@ export class MysqlMailbox implements Mailbox {
   async append(rawXml: string, signal?: AbortSignal): Promise<number> {
     const append = await (this.#appends ??= this.#chooseAppends());
     const id = await append(rawXml, signal);
+    this.#appendedRows.remember(id, Date.now());
     this.#appended.remember(id, rawXml);
     return id;
   }
 
-  /** Keeps the texts of rows the runner's ingress thread committed, as `append` does, for `readRaw`. */
+  /** Keeps the rows the runner's ingress thread committed, as `append` does, for `scan` and `readRaw`. */
   appendedElsewhere(appends: readonly AppendedElsewhere[]): void {
-    for (const a of appends) this.#appended.remember(a.msgId, a.text);
+    for (const a of appends) {
+      this.#appendedRows.remember(a.msgId, a.committedAt);
+      this.#appended.remember(a.msgId, a.text);
+    }
   }
 
   /** One INSERT per append, or grouped (`appendGrouping`) where the server allows it. */

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Pool, PoolConnection } from "mysql2/promise";
-import { isMsgxError, MsgxError, type Meta } from "@msgx/core";
+import { InboxPoller, isMsgxError, MsgxError, silentLogger, type Mailbox, type Meta } from "@msgx/core";
+import { InMemoryPipelineStore, ManualClock } from "@msgx/core/fakes";
 import {
   createMailboxTables,
   dropMailboxTables,
@@ -238,7 +239,8 @@ describe.skipIf(!gate.available)("MysqlMailbox against MariaDB: adapter specific
     expect((await m.scan(0, 1))[0]).toEqual({ msgId: id, receivedAt: Date.UTC(2026, 2, 5, 2, 0, 0), pending: true });
     const before = Date.now();
     const appended = await m.append("<MSG/>");
-    const received = (await m.scan(id, 1))[0]?.receivedAt ?? 0;
+    // Read from the table (the appending mailbox would give the row from memory).
+    const received = (await mailbox({ upstreamTimeZone: "+08:00", appendedRows: 0 }).scan(id, 1))[0]?.receivedAt ?? 0;
     // DATE_RECEIVED is kept to the second.
     expect(received - before).toBeGreaterThanOrEqual(-1_000);
     expect(received - before).toBeLessThan(5_000);
@@ -319,7 +321,113 @@ describe.skipIf(!gate.available)("MysqlMailbox against MariaDB: adapter specific
     const id = await m.append("<MSG/>");
     const [rows] = await upstream.query(`SELECT ${c.status} AS status FROM ${t} WHERE ${c.id} = ?`, [id]);
     expect(rows).toEqual([{ status: "VALID" }]);
+    expect((await mailbox({ onlyValidStatus: true, appendedRows: 0 }).scan(0, 10)).map((r) => [r.msgId, r.pending])).toEqual([[id, true]]);
+    // The appending mailbox gives the row from memory, pending alike.
     expect((await m.scan(0, 10)).map((r) => [r.msgId, r.pending])).toEqual([[id, true]]);
+  });
+
+  describe("scanning what it appended (AppendedRows)", () => {
+    /** A mailbox on a pool that counts the scans' SELECTs sent to the server. */
+    const counted = (o: MysqlMailboxOptionsInput = {}) => {
+      const seen = { selects: 0 };
+      const m = new MysqlMailbox(
+        watchedPool(pool, (sql) => {
+          if (/^\s*SELECT\b/i.test(sql) && sql.includes(" LIMIT ")) seen.selects++;
+        }),
+        { names, ...o },
+      );
+      return { m, seen };
+    };
+
+    it("gives the rows it appended right above the cursor without a query, and reads the table from the first row it did not append", async () => {
+      const { m, seen } = counted();
+      const first = await insert("<upstream/>");
+      const ours = [await m.append("<a/>"), await m.append("<b/>"), await m.append("<c/>")];
+      const foreign = await insert("<upstream-2/>");
+      const last = await m.append("<d/>");
+      expect(ours).toEqual([first + 1, first + 2, first + 3]);
+      // The upstream's row below them comes from the table.
+      expect((await m.scan(0, 1)).map((r) => r.msgId)).toEqual([first]);
+      expect(seen.selects).toBe(1);
+      const held = await m.scan(first, 50);
+      expect(held.map((r) => [r.msgId, r.pending])).toEqual(ours.map((id) => [id, true]));
+      expect(seen.selects).toBe(1);
+      // The upstream's row ends the held run: the table gives it and the one appended after it.
+      expect((await m.scan(ours[2]!, 50)).map((r) => r.msgId)).toEqual([foreign, last]);
+      expect(seen.selects).toBe(2);
+      // What memory gave is what the table holds.
+      expect((await mailbox({ appendedRows: 0 }).scan(first, 50)).map((r) => [r.msgId, r.pending])).toEqual([...ours, foreign, last].map((id) => [id, true]));
+    });
+
+    it("answers at most `limit` rows from memory, and reads every scan from the table with appendedRows 0", async () => {
+      const held = counted();
+      const ids = await Promise.all(Array.from({ length: 5 }, (_, i) => held.m.append(`<n${i}/>`)));
+      const sorted = [...ids].sort((a, b) => a - b);
+      expect((await held.m.scan(sorted[0]! - 1, 2)).map((r) => r.msgId)).toEqual(sorted.slice(0, 2));
+      expect((await held.m.scan(sorted[1]!, 10)).map((r) => r.msgId)).toEqual(sorted.slice(2));
+      expect(held.seen.selects).toBe(0);
+      const table = counted({ appendedRows: 0 });
+      const id = await table.m.append("<t/>");
+      expect((await table.m.scan(id - 1, 10)).map((r) => r.msgId)).toEqual([id]);
+      expect(table.seen.selects).toBe(1);
+    });
+
+    it("never passes over a row another writer committed in between, nor one still open: the intake enqueues every row once and its horizon reaches the last", async () => {
+      // Appends of this mailbox and of another writer interleave at random, some of the other
+      // writer's inside a transaction that commits later; the intake polls between them.
+      const { m } = counted();
+      // Every answer is the start of what the table holds above afterId (ids and pending; a held
+      // row's receivedAt is its append's instant).
+      const table = mailbox({ appendedRows: 0 });
+      const checked: Mailbox = {
+        scan: async (afterId, limit) => {
+          const got = await m.scan(afterId, limit);
+          const expected = (await table.scan(afterId, limit)).slice(0, got.length);
+          expect(got.map((r) => [r.msgId, r.pending])).toEqual(expected.map((r) => [r.msgId, r.pending]));
+          return got;
+        },
+        readRaw: (ids) => m.readRaw(ids),
+        backfill: (entries) => m.backfill(entries),
+        append: (raw) => m.append(raw),
+      };
+      const clock = new ManualClock();
+      const poller = new InboxPoller({ mailbox: checked, store: new InMemoryPipelineStore(clock), clock, logger: silentLogger }, { batchSize: 7 });
+      const enqueued: number[] = [];
+      let random = 7;
+      const next = () => (random = (random * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      const open = await upstream.getConnection();
+      let openRows = 0;
+      try {
+        for (let i = 0; i < 120; i++) {
+          const r = next();
+          if (r < 0.55) await m.append(`<ours n="${i}"/>`);
+          else if (r < 0.8) await insert(`<theirs n="${i}"/>`);
+          else if (openRows === 0) {
+            await open.query("START TRANSACTION");
+            await open.query(`INSERT INTO ${t} (${c.clobMsg}) VALUES ('<late/>')`);
+            openRows = 1;
+          } else {
+            await open.query("COMMIT");
+            openRows = 0;
+          }
+          if (next() < 0.5) enqueued.push(...(await poller.step()).enqueued);
+        }
+        if (openRows > 0) await open.query("COMMIT");
+      } finally {
+        open.release();
+      }
+      for (let full = true; full; ) {
+        const step = await poller.step();
+        enqueued.push(...step.enqueued);
+        full = step.full || step.enqueued.length > 0;
+      }
+      const [rows] = await upstream.query(`SELECT ${c.id} AS id FROM ${t} ORDER BY ${c.id}`);
+      const all = (rows as { id: number }[]).map((row) => Number(row.id));
+      expect(all.length).toBeGreaterThan(100);
+      // A row that committed late is enqueued after rows above it; the horizon keeps the pump behind it.
+      expect([...enqueued].sort((a, b) => a - b)).toEqual(all);
+      expect(poller.horizon).toBe(all.at(-1));
+    });
   });
 
   it("with backfillSubsystem off writes DATE_PROCESSED only, as the upstream's client does", async () => {

@@ -10,6 +10,7 @@ export function mysqlMailboxOptions(config: MsgxConfig): MysqlMailboxOptionsInpu
     backfillSubsystem: config.mysql.backfillSubsystem,
     ...(config.mysql.groupAppends ? {} : { appendGrouping: null }),
     ...(config.mysql.appendedTextsFromMemory ? {} : { appendedTextChars: 0 }),
+    ...(config.mysql.appendedRowsFromMemory ? {} : { appendedRows: 0 }),
     ...(config.shadow ? { pendingIgnoresDateProcessed: true } : {}),
   };
 }

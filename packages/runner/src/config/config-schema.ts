@@ -120,6 +120,8 @@ export const ConfigSchema = z
         groupAppends: bool(true),
         /** The pump takes the text of a message this process appended from memory instead of reading it back. */
         appendedTextsFromMemory: bool(true),
+        /** The intake takes rows this process appended from memory when they are the next ids, instead of scanning the table for them. */
+        appendedRowsFromMemory: bool(true),
         /** Backfill writes the META into the `SUBSYSTEM_*` columns besides `DATE_PROCESSED` (ours); false: `DATE_PROCESSED` only. */
         backfillSubsystem: bool(true),
       })

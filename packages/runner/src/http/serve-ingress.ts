@@ -23,8 +23,8 @@ export async function serveIngress(port: MessagePort, data: IngressWorkerData): 
   const logger = createLogger(data.logLevel);
   const mysql = await import("mysql2/promise");
   const pool = mysql.createPool({ uri: data.mysqlUrl, ...mailboxPoolOptions });
-  // The pipeline keeps the texts (its mailbox's `appendedElsewhere`): none are held here.
-  const mailbox = new MysqlMailbox(pool as never, { ...data.mailbox, appendedTextChars: 0 });
+  // The pipeline keeps the texts and rows (its mailbox's `appendedElsewhere`): none are held here.
+  const mailbox = new MysqlMailbox(pool as never, { ...data.mailbox, appendedTextChars: 0, appendedRows: 0 });
   let state: IngressState = data.state;
   const news = newsBatcher(post);
   const ctx = {
