@@ -124,7 +124,19 @@ export async function startInproc(o: InprocOptions): Promise<Inproc> {
     };
     const inner = parts.mailbox;
     const mailbox: Mailbox = {
-      scan: (afterId, limit, signal) => inner.scan(afterId, limit, signal),
+      // A scan that found rows: how long after the newest row's append it started, and its round trip.
+      scan: async (afterId, limit, signal) => {
+        const started = wallClockMs();
+        const t0 = performance.now();
+        const rows = await inner.scan(afterId, limit, signal);
+        const last = rows.at(-1);
+        const at = last === undefined ? undefined : appended.get(last.msgId);
+        if (at !== undefined) {
+          record(phases, "intake: append → scan starts", Math.max(0, started - at));
+          record(phases, "intake: scan (MariaDB)", performance.now() - t0);
+        }
+        return rows;
+      },
       readRaw: (ids, signal) => timed(phases, "raw text (memory or MariaDB)", () => inner.readRaw(ids, signal)),
       backfill: (entries, signal) => inner.backfill(entries, signal),
       append: async (raw, signal) => {
@@ -237,7 +249,9 @@ function stageProbe(store: PipelineStore, enqueued: Map<number, number>, committ
     get(target, prop) {
       if (prop === "enqueue") {
         return async (...args: Parameters<PipelineStore["enqueue"]>) => {
+          const t0 = performance.now();
           const ids = await target.enqueue(...args);
+          if (ids.length > 0) record(phases, "intake: enqueue (PostgreSQL)", performance.now() - t0);
           const at = wallClockMs();
           for (const id of ids) if (!enqueued.has(id)) enqueued.set(id, at);
           return ids;
