@@ -4,6 +4,7 @@ import { migrateToLatest, type MigrationChoice } from "./migrations/migrate.js";
 import { PgLeadership } from "./pg-leadership.js";
 import { PgLeaseStore } from "./pg-lease-store.js";
 import { guardPool, pgPoolConfig, type PgConnectionOptions } from "./pg-pool-config.js";
+import { HotStatements, prepareHotStatements } from "./prepared-statements.js";
 import { pgStoresOn, type PgStores } from "./pg-stores.js";
 import type { MsgxDatabase } from "./rows/tables.js";
 
@@ -31,7 +32,13 @@ export async function createPgStores(options: CreatePgStoresOptions = {}): Promi
   const schema = options.schema ?? "public";
   const lockNamespace = options.lockNamespace ?? schema;
   const clock = options.clock ?? systemClock;
-  const pool = guardPool(new pg.Pool(config));
+  // Each pool names its own hot statements (`HotStatements`), unless turned off for a pooler.
+  const opened = (p: InstanceType<typeof pg.Pool>) => {
+    guardPool(p);
+    if (options.preparedStatements !== false) prepareHotStatements(p, new HotStatements());
+    return p;
+  };
+  const pool = opened(new pg.Pool(config));
   const db = new Kysely<MsgxDatabase>({ dialect: new PostgresDialect({ pool }) });
   try {
     if (options.migrate !== false) await migrateToLatest(db, { schema, modules: options.modules });
@@ -46,7 +53,7 @@ export async function createPgStores(options: CreatePgStoresOptions = {}): Promi
   return {
     ...stores,
     leadership: (o = {}) => {
-      const leaseDb = new Kysely<MsgxDatabase>({ dialect: new PostgresDialect({ pool: guardPool(new pg.Pool({ ...config, max: 1 })) }) });
+      const leaseDb = new Kysely<MsgxDatabase>({ dialect: new PostgresDialect({ pool: opened(new pg.Pool({ ...config, max: 1 })) }) });
       leaseDbs.push(leaseDb);
       return new PgLeadership({ store: new PgLeaseStore(leaseDb, { lockNamespace }), ...o });
     },

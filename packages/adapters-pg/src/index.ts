@@ -10,6 +10,7 @@ export { PgThroughputReader } from "./status/pg-throughput-reader.js";
 export { createPgStores, type CreatePgStoresOptions } from "./create-pg-stores.js";
 export type { PgStores, PgLeadershipRequest } from "./pg-stores.js";
 export { pgPoolConfig, guardPool, type PgConnectionOptions, type GuardablePool } from "./pg-pool-config.js";
+export { HotStatements, prepareHotStatements, type PreparablePool } from "./prepared-statements.js";
 export { parsePgHosts, checkPgHosts, formatHost, type PgHost, type PgHostList, type TargetSessionAttrs } from "./pg-hosts.js";
 export { pgHostClient, type HostableClient, type HostableClientClass } from "./pg-host-client.js";
 

@@ -25,6 +25,13 @@ export interface PgConnectionOptions {
   /** Client-side `query_timeout`: a half-open socket fails instead of hanging. Default 60 s. */
   readonly queryTimeoutMs?: number;
   readonly applicationName?: string;
+  /**
+   * Run the statements msgx repeats as named (prepared) statements, parsed and planned once per
+   * connection (`HotStatements`). Default true; false behind a pooler that moves a session's
+   * statements between server connections (PgBouncer in transaction mode before 1.21, or with
+   * `max_prepared_statements` 0).
+   */
+  readonly preparedStatements?: boolean;
 }
 
 /**

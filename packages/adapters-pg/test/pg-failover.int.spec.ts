@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { guardPool, mapPgError, pgPoolConfig } from "../src/index.js";
+import { guardPool, mapPgError, pgPoolConfig, prepareHotStatements } from "../src/index.js";
 import { gatePgHa, haCommand, HA_PORTS } from "./pg-ha.js";
 
 const SUITE = "adapters-pg: a multi-host pool through a PostgreSQL failover";
@@ -25,7 +25,7 @@ describe.skipIf(!ha.available)("a multi-host URL with target_session_attrs=read-
     const url = await haCommand("url");
     expect(url).toBe(`postgres://postgres@127.0.0.1:${HA_PORTS.a},127.0.0.1:${HA_PORTS.b}/test?target_session_attrs=read-write`);
     const config = pgPoolConfig({ connectionString: url, max: 2, connectTimeoutMs: 3_000 }, pg);
-    const pool = guardPool(new pg.Pool(config));
+    const pool = prepareHotStatements(guardPool(new pg.Pool(config)));
     try {
       const first = await pool.connect();
       expect(await serverPort(first)).toBe(HA_PORTS.a);

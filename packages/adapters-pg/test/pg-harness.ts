@@ -8,6 +8,7 @@ import {
   ALL_MIGRATION_MODULES,
   bumpLeadershipEpoch,
   guardPool,
+  prepareHotStatements,
   migrateToLatest,
   PgLeadership,
   PgLeaseStore,
@@ -53,7 +54,8 @@ export interface PgTestDb {
 export async function freshPgSchema(options: { readonly clock?: Clock; readonly max?: number } = {}): Promise<PgTestDb> {
   const schema = randomSchema();
   const config = pgPoolConfig({ connectionString: PG_URL, schema, max: options.max ?? 4 });
-  const pool = guardPool(new pg.Pool(config));
+  // As createPgStores opens it: the statements it repeats prepared.
+  const pool = prepareHotStatements(guardPool(new pg.Pool(config)));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   await migrateToLatest(db, { schema, modules: HOST_MIGRATIONS });
   const clock = options.clock ? { clock: options.clock } : {};

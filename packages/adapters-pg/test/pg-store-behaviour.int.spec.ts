@@ -10,7 +10,7 @@ import { gateService, ManualClock, sampleFlight } from "@msgx/core/testing";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { guardPool, lockKeys, migrateToLatest, PgPipelineStore, pgPoolConfig } from "../src/index.js";
+import { guardPool, lockKeys, migrateToLatest, PgPipelineStore, pgPoolConfig, prepareHotStatements } from "../src/index.js";
 import { freshPgSchema, HOST_MIGRATIONS, PG_URL, probePostgres, type PgTestDb } from "./pg-harness.js";
 
 const gate = await gateService("PostgreSQL", "adapters-pg: store behaviour", probePostgres);
@@ -227,7 +227,7 @@ describe.skipIf(!gate.available)("PgPipelineStore behaviour on PostgreSQL", () =
 
   it("maps a pipeline lock held past lock_timeout to DEPENDENCY_UNAVAILABLE (an outage, not a message fault)", async () => {
     const config = pgPoolConfig({ connectionString: PG_URL, schema: t.schema, lockTimeoutMs: 200, max: 2 });
-    const pool = guardPool(new pg.Pool(config));
+    const pool = prepareHotStatements(guardPool(new pg.Pool(config)));
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     const store = new PgPipelineStore(db, { lockNamespace: t.schema });
     const holder = new pg.Client(config);

@@ -27,6 +27,7 @@ function openPostgres(config: MsgxConfig, url: string, clock: Clock): Promise<Pg
     connectionString: url,
     schema: config.pg.schema,
     max: config.pg.poolSize,
+    preparedStatements: config.pg.preparedStatements,
     // A leader frozen inside a transaction holds the pipeline lock: the server ends its
     // session before the lease lapses, so the standby's takeover never waits on it.
     idleInTransactionTimeoutMs: Math.min(60_000, Math.floor(config.pg.leaseTtlMs / 2)),
