@@ -16,7 +16,7 @@
  *    the ingress thread's utilization beside them. The runner's CPU per message is this process's
  *    (`process.cpuUsage()`, every thread) during the load, the generator's own process apart.
  *
- *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500] [--ingress-thread auto|on|off] [--pipelined-steps true|false] [--backfill-delay-ms <ms>] [--appended-rows-from-memory true|false]
+ *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500] [--ingress-thread auto|on|off] [--pipelined-steps true|false] [--backfill-delay-ms <ms>] [--appended-rows-from-memory true|false] [--prepared-statements true|false]
  */
 import { atFixedRate, benchMain } from "./fault/fixed-rate.js";
 import { drained, startInproc } from "./fault/inproc.js";
@@ -37,10 +37,13 @@ const PIPELINED_STEPS = arg("pipelined-steps", "true");
 const BACKFILL_DELAY_MS = arg("backfill-delay-ms", "");
 /** `mysql.appendedRowsFromMemory` of both pipelines: an A/B of the intake taking the ingress's rows from memory. */
 const APPENDED_ROWS_FROM_MEMORY = arg("appended-rows-from-memory", "true");
+/** `pg.preparedStatements` of both pipelines: an A/B of the statements msgx repeats run prepared. */
+const PREPARED_STATEMENTS = arg("prepared-statements", "true");
 /** The configuration both pipelines share beyond maxRun. */
 const PIPELINE_OVERRIDES: Record<string, string> = {
   "pipeline.pipelinedSteps": PIPELINED_STEPS,
   "mysql.appendedRowsFromMemory": APPENDED_ROWS_FROM_MEMORY,
+  "pg.preparedStatements": PREPARED_STATEMENTS,
   ...(BACKFILL_DELAY_MS === "" ? {} : { "pipeline.backfillDelayMs": BACKFILL_DELAY_MS }),
 };
 
@@ -67,7 +70,7 @@ async function saturation(stream: readonly string[]): Promise<number> {
 
 async function main(): Promise<void> {
   const machine = machineInfo();
-  console.log(`latency: half the maximum sustained rate through the HTTP ingress; maxRun ${MAX_RUN}; http.ingressThread ${INGRESS_THREAD}; pipeline.pipelinedSteps ${PIPELINED_STEPS}; pipeline.backfillDelayMs ${BACKFILL_DELAY_MS === "" ? "default" : BACKFILL_DELAY_MS}; mysql.appendedRowsFromMemory ${APPENDED_ROWS_FROM_MEMORY}`);
+  console.log(`latency: half the maximum sustained rate through the HTTP ingress; maxRun ${MAX_RUN}; http.ingressThread ${INGRESS_THREAD}; pipeline.pipelinedSteps ${PIPELINED_STEPS}; pipeline.backfillDelayMs ${BACKFILL_DELAY_MS === "" ? "default" : BACKFILL_DELAY_MS}; mysql.appendedRowsFromMemory ${APPENDED_ROWS_FROM_MEMORY}; pg.preparedStatements ${PREPARED_STATEMENTS}`);
   console.log(`  machine: ${machine.nproc} CPUs, ${machine.memoryGiB} GiB, load ${machine.loadAverage1m}; PostgreSQL ${machine.postgres}, MariaDB ${machine.mariadb}, ${machine.kafka}`);
   let maxRate = Number.NaN;
   if (FIXED_RATE <= 0) {

@@ -7,7 +7,7 @@
  * same records in raw batches of 100, with no database. Also `KafkaDeliveryPort.send` alone.
  * Each mode has its own topic (6 partitions) and schema; events are inserted before the timer.
  *
- *   node bench/run.mjs relay [--events 20000] [--single-events 2000 (0: leave out)] [--batch 100] [--flights 500] [--pause true|false]
+ *   node bench/run.mjs relay [--events 20000] [--single-events 2000 (0: leave out)] [--batch 100] [--flights 500] [--pause true|false] [--prepared-statements true|false]
  */
 import { KafkaDeliveryPort } from "@msgx/adapters-kafka";
 import { createPgStores } from "@msgx/adapters-pg";
@@ -21,6 +21,8 @@ const BATCH = numArg("batch", 100);
 /** `DeliveryDeps.pause` as the runner passes it (one `setImmediate` turn); `--pause false` leaves it out, for an A/B. */
 const PAUSE = flagArg("pause", true);
 const FLIGHTS = numArg("flights", 500);
+/** `preparedStatements` of the relay's store (`createPgStores`): `--prepared-statements false` for an A/B. */
+const PREPARED_STATEMENTS = flagArg("prepared-statements", true);
 const PARTITIONS = 6;
 
 interface Result {
@@ -76,7 +78,7 @@ async function relay(events: readonly OutboxEventDraft[], batchSize: number, pip
   const tag = runTag(`relay_${batchSize}${pipelined ? "p" : ""}`);
   const topic = `msg_${tag}`;
   await createTopics([topic], PARTITIONS);
-  const handle = await createPgStores({ connectionString: URLS.pg, schema: tag, max: 4 });
+  const handle = await createPgStores({ connectionString: URLS.pg, schema: tag, max: 4, preparedStatements: PREPARED_STATEMENTS });
   const port = new KafkaDeliveryPort({ brokers: URLS.brokers.split(","), clientId: "msgx-bench-relay" });
   try {
     for (let i = 0; i < events.length; i += 2_000) {
@@ -209,7 +211,7 @@ async function portOnly(events: readonly OutboxEventDraft[], batch: number): Pro
 async function main(): Promise<void> {
   const events = drafts(EVENTS);
   const machine = machineInfo();
-  console.log(`relay: ${EVENTS} events (${fmt(JSON.stringify(events[0]!.payload).length)} B payload) on ${FLIGHTS} keys, ${PARTITIONS} partitions; batchSize ${BATCH} vs 1 (on ${SINGLE_EVENTS}) vs raw kafkajs; pause ${PAUSE}`);
+  console.log(`relay: ${EVENTS} events (${fmt(JSON.stringify(events[0]!.payload).length)} B payload) on ${FLIGHTS} keys, ${PARTITIONS} partitions; batchSize ${BATCH} vs 1 (on ${SINGLE_EVENTS}) vs raw kafkajs; pause ${PAUSE}; prepared statements ${PREPARED_STATEMENTS}`);
   console.log(`  machine: ${machine.nproc} CPUs, ${machine.memoryGiB} GiB, load ${machine.loadAverage1m}; PostgreSQL ${machine.postgres}, ${machine.kafka}`);
   const results: Result[] = [];
   const show = (r: Result) => (results.push(r), console.log(`  ${r.mode}: ${fmt(r.eventsPerSecond)} events/s (${r.events} in ${r.seconds.toFixed(2)} s, ${r.sends} sends)`), r);
