@@ -40,6 +40,11 @@ export const SQLSTATE_TABLE: Readonly<Record<string, PgErrorRule>> = {
   "3D000": { kind: "CONFIG", retriable: false, why: "invalid_catalog_name: no such database" },
   "28000": { kind: "CONFIG", retriable: false, why: "invalid_authorization_specification" },
   "28P01": { kind: "CONFIG", retriable: false, why: "invalid_password" },
+  "26000": {
+    kind: "CONFIG",
+    retriable: false,
+    why: "invalid_sql_statement_name: a prepared statement is gone; a pooler between msgx and PostgreSQL moves statements between server connections (set preparedStatements false: runner pg.preparedStatements)",
+  },
 };
 
 /** SQLSTATE classes (first two characters). */

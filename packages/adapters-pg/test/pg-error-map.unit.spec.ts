@@ -25,6 +25,7 @@ describe("pg error map", () => {
     ["22P02", "INFRA"],
     ["P0001", "INFRA"],
     ["42P01", "CONFIG"],
+    ["26000", "CONFIG"],
     ["XX000", "INFRA"],
   ])("SQLSTATE %s is %s", (code, kind) => {
     expect(classifyPgError(pgError(code)).kind).toBe(kind);

@@ -7,7 +7,7 @@ import { gateService } from "@msgx/core/testing";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPgStores, guardPool, HotStatements, pgPoolConfig, prepareHotStatements, type PgStores } from "../src/index.js";
+import { createPgStores, guardPool, HotStatements, mapPgError, pgPoolConfig, prepareHotStatements, type PgStores } from "../src/index.js";
 import { PG_URL, probePostgres, randomSchema } from "./pg-harness.js";
 
 const gate = await gateService("PostgreSQL", "adapters-pg: prepared statements", probePostgres);
@@ -87,5 +87,18 @@ describe.skipIf(!gate.available)("prepareHotStatements on a bare pool", () => {
     expect(hot.size).toBe(0);
     expect(await read()).toEqual([{ a: 1, b: null }]);
     expect(await read()).toEqual([{ a: 1, b: null }]);
+  });
+
+  it("names the setting when a prepared statement is gone from the server (what a pooler in transaction mode does)", async () => {
+    const count = () => sql<{ n: number }>`SELECT count(*)::int AS n FROM t WHERE a > ${0}`.execute(db);
+    await count();
+    await count();
+    await sql`DEALLOCATE ALL`.execute(db);
+    const e = await count().then(
+      () => undefined,
+      (err: unknown) => mapPgError(err, "count"),
+    );
+    expect(e?.kind).toBe("CONFIG");
+    expect(e?.message).toContain("pg.preparedStatements");
   });
 });
