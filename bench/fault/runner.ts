@@ -25,9 +25,16 @@ export function realRun(tag: string): RealRun {
   return { tag, schema: tag.toLowerCase(), names: runMailboxNames(tag), msgTopic: `msg_${tag}`, schdTopic: `schd_${tag}` };
 }
 
-/** The environment that points a runner at `run`'s schema, tables and topics. */
+/**
+ * The environment that points a runner at `run`'s schema, tables and topics. The history sweep
+ * keeps every flight: the corpora's operation days are long past, so a runner alive at
+ * `history.sweepAt` (03:30 airport time, 19:30 UTC) would retire their flights mid-run and skip
+ * the messages after, which the batteries' models have no sweep for — a result that would depend
+ * on the time of day the suite runs.
+ */
 export function runEnv(run: RealRun, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
+    MSGX_HISTORY_RETENTION_DAYS: "36500",
     MSGX_PG_SCHEMA: run.schema,
     MSGX_MYSQL_INBOUND_TABLE: run.names.inbound.table,
     MSGX_MYSQL_OUTBOUND_TABLE: run.names.outbound.table,
