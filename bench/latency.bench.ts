@@ -38,7 +38,7 @@ const BACKFILL_DELAY_MS = arg("backfill-delay-ms", "");
 /** `mysql.appendedRowsFromMemory` of both pipelines: an A/B of the intake taking the ingress's rows from memory. */
 const APPENDED_ROWS_FROM_MEMORY = arg("appended-rows-from-memory", "true");
 /** `pg.preparedStatements` of both pipelines: an A/B of the statements msgx repeats run prepared. */
-const PREPARED_STATEMENTS = arg("prepared-statements", "false");
+const PREPARED_STATEMENTS = arg("prepared-statements", "true");
 /** The configuration both pipelines share beyond maxRun. */
 const PIPELINE_OVERRIDES: Record<string, string> = {
   "pipeline.pipelinedSteps": PIPELINED_STEPS,

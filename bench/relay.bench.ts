@@ -21,8 +21,8 @@ const BATCH = numArg("batch", 100);
 /** `DeliveryDeps.pause` as the runner passes it (one `setImmediate` turn); `--pause false` leaves it out, for an A/B. */
 const PAUSE = flagArg("pause", true);
 const FLIGHTS = numArg("flights", 500);
-/** `preparedStatements` of the relay's store (`createPgStores`; off by default, as in the runner): `--prepared-statements true` for an A/B. */
-const PREPARED_STATEMENTS = flagArg("prepared-statements", false);
+/** `preparedStatements` of the relay's store (`createPgStores`): `--prepared-statements false` for an A/B. */
+const PREPARED_STATEMENTS = flagArg("prepared-statements", true);
 const PARTITIONS = 6;
 
 interface Result {

@@ -32,10 +32,10 @@ export async function createPgStores(options: CreatePgStoresOptions = {}): Promi
   const schema = options.schema ?? "public";
   const lockNamespace = options.lockNamespace ?? schema;
   const clock = options.clock ?? systemClock;
-  // Given `preparedStatements`, each pool names its own hot statements (`HotStatements`).
+  // Each pool names its own hot statements (`HotStatements`), unless turned off for a pooler.
   const opened = (p: InstanceType<typeof pg.Pool>) => {
     guardPool(p);
-    if (options.preparedStatements === true) prepareHotStatements(p, new HotStatements());
+    if (options.preparedStatements !== false) prepareHotStatements(p, new HotStatements());
     return p;
   };
   const pool = opened(new pg.Pool(config));

@@ -27,9 +27,9 @@ export interface PgConnectionOptions {
   readonly applicationName?: string;
   /**
    * Run the statements msgx repeats as named (prepared) statements, parsed and planned once per
-   * connection (`HotStatements`). Default false (docs/postgres.md "Prepared statements" says why);
-   * never behind a pooler that moves a session's statements between server connections (PgBouncer
-   * in transaction mode before 1.21, or with `max_prepared_statements` 0).
+   * connection (`HotStatements`). Default true; false behind a pooler that moves a session's
+   * statements between server connections (PgBouncer in transaction mode before 1.21, or with
+   * `max_prepared_statements` 0).
    */
   readonly preparedStatements?: boolean;
 }

@@ -73,9 +73,8 @@ export interface PreparablePool {
  * `client.query(text, values)` with at least one value — what Kysely sends — becomes
  * `client.query({ name, text, values })` once `hot` names the text. A query without values keeps
  * the simple protocol (several statements in one message stay possible), and every other form of
- * call passes through. `createPgStores` does this when `PgConnectionOptions.preparedStatements` is
- * true; never behind a pooler that hands a session's statements to other sessions (PgBouncer in
- * transaction mode before 1.21).
+ * call passes through. Behind a pooler that hands a session's statements to other sessions
+ * (PgBouncer in transaction mode before 1.21), turn it off (`PgConnectionOptions.preparedStatements`).
  */
 export function prepareHotStatements<P extends PreparablePool>(pool: P, hot: HotStatements = new HotStatements()): P {
   pool.on("connect", (client) => {

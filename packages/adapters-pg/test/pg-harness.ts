@@ -54,8 +54,7 @@ export interface PgTestDb {
 export async function freshPgSchema(options: { readonly clock?: Clock; readonly max?: number } = {}): Promise<PgTestDb> {
   const schema = randomSchema();
   const config = pgPoolConfig({ connectionString: PG_URL, schema, max: options.max ?? 4 });
-  // As createPgStores opens it given `preparedStatements: true` (off by default): every suite on
-  // this harness covers the prepared statements too; the unnamed path is node-postgres' own.
+  // As createPgStores opens it: the statements it repeats prepared.
   const pool = prepareHotStatements(guardPool(new pg.Pool(config)));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   await migrateToLatest(db, { schema, modules: HOST_MIGRATIONS });

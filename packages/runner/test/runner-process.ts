@@ -23,11 +23,15 @@ export interface RunnerProcess {
 /**
  * Spawns the built binary and waits until it prints where it listens: by default once the
  * pipeline runs (`msgx listening on`); `PROBES` waits only for the HTTP server (any role).
+ *
+ * The runner keeps every flight (`history.retentionDays` 36500) unless `env` says otherwise: the
+ * fixtures' flights are from 2026-03-05, and the daily history sweep (03:30 airport time, 19:30
+ * UTC) would retire them from under a test that happens to run across it.
  */
 export async function spawnRunner(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 100_000, ready: RegExp = RUNNING): Promise<RunnerProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (pnpm test builds)`);
   const child = spawn(process.execPath, [CLI, "run", "--http-port", "0", ...args], {
-    env: { ...process.env, MSGX_LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, MSGX_LOG_LEVEL: "warn", MSGX_HISTORY_RETENTION_DAYS: "36500", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   killOnExit(child);

@@ -94,8 +94,8 @@ export const ConfigSchema = z
         /** Schema holding msgx's tables (created by the migrations). */
         schema: z.string().regex(/^[a-z_][a-z0-9_]*$/, "pg.schema must be a lower-case identifier").default("public"),
         poolSize: positive(10),
-        /** Run the statements msgx repeats as prepared statements, planned once per connection (off by default: docs/postgres.md); never behind PgBouncer in transaction mode before 1.21. */
-        preparedStatements: bool(false),
+        /** Run the statements msgx repeats as prepared statements, planned once per connection; false behind PgBouncer in transaction mode before 1.21. */
+        preparedStatements: bool(true),
         /**
          * The pipeline leadership lease (docs/reliability.md "Leadership lease"): the leader renews it every
          * third of this; a standby takes over within about this long after the leader froze, was
