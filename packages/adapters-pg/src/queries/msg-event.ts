@@ -1,6 +1,6 @@
 import { payloadJson, type DeliveryPlacement, type OutboxEvent, type OutboxEventDraft, type SentMark, type Target } from "@msgx/core";
 import { sql } from "kysely";
-import { EVENT_COLUMNS, eventFromRow, type EventRow } from "../rows/event-row.js";
+import { EVENT_COLUMNS, eventFromRow, PENDING_EVENT_COLUMNS, pendingEventFromRow, type EventRow, type PendingEventRow } from "../rows/event-row.js";
 import { jsonParam, toNumber } from "../rows/values.js";
 import { asyncCommit, type Db } from "./db.js";
 import type { WritePart } from "./write-part.js";
@@ -62,12 +62,12 @@ const UNMARKED = sql`NOT EXISTS (SELECT 1 FROM msg_event_sent s WHERE s.event_id
  */
 export async function pendingEvents(db: Db, target: Target, limit: number, afterEventId = 0): Promise<OutboxEvent[]> {
   const { rows } = await pendingStatement(target, limit, afterEventId).execute(db);
-  return rows.map(eventFromRow);
+  return rows.map(pendingEventFromRow(target));
 }
 
 function pendingStatement(target: Target, limit: number, afterEventId: number) {
-  return sql<EventRow>`
-    SELECT ${sql.raw(EVENT_COLUMNS)} FROM msg_event m
+  return sql<PendingEventRow>`
+    SELECT ${sql.raw(PENDING_EVENT_COLUMNS)} FROM msg_event m
     WHERE target = ${target} AND status = 'PENDING' AND event_id > ${afterEventId}::bigint AND ${UNMARKED}
     ORDER BY event_id LIMIT ${Math.max(0, limit)}::bigint`;
 }
@@ -127,10 +127,10 @@ export async function markSentAndRead(
   afterEventId: number,
 ): Promise<OutboxEvent[]> {
   if (mark.eventIds.length === 0) return pendingEvents(db, target, limit, afterEventId);
-  const { rows } = await sql<EventRow>`
+  const { rows } = await sql<PendingEventRow>`
     WITH mark AS (${markStatement(mark.eventIds, mark.at, mark.placements ?? [])})
     ${pendingStatement(target, limit, afterEventId)}`.execute(db);
-  return rows.map(eventFromRow);
+  return rows.map(pendingEventFromRow(target));
 }
 
 function markStatement(eventIds: readonly number[], at: number, placements: readonly (DeliveryPlacement | null)[]) {

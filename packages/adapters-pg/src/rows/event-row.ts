@@ -41,15 +41,44 @@ export const EVENT_COLUMNS = [
 ].join(", ");
 
 /**
+ * The columns a read of PENDING events needs (`PendingEventRow`): such a row has no sent instant
+ * and no placement (the fold sets them together with SENT, and nothing sets an event PENDING
+ * again), and the read names its target. A relay reads every row of every batch, and each column
+ * left out is a value the driver parses and a string the collector frees.
+ */
+export const PENDING_EVENT_COLUMNS = [
+  "event_id, partition_key, event_type, state_version, payload::text AS payload, source_msg_id, traceparent, headers, attempts",
+  epochMs("next_attempt_at"),
+  "last_error",
+  epochMs("created_at"),
+].join(", ");
+
+export type PendingEventRow = Omit<EventRow, "target" | "status" | "sent_at" | "kafka_partition" | "kafka_offset">;
+
+/**
  * The event of a row. The payload is read as text and a relay sends that text as it is
  * (`payloadJson`), so `payload` is parsed only when something reads it, and then once.
  */
-export const eventFromRow = (r: EventRow): OutboxEvent => {
+export const eventFromRow = (r: EventRow): OutboxEvent =>
+  storedEvent(
+    r,
+    r.target,
+    r.status as DeliveryStatus,
+    toMsOrNull(r.sent_at),
+    r.kafka_partition === null || r.kafka_partition === undefined || r.kafka_offset === null || r.kafka_offset === undefined
+      ? null
+      : { partition: toNumber(r.kafka_partition), offset: toNumber(r.kafka_offset) },
+  );
+
+/** The event of a row read with `PENDING_EVENT_COLUMNS` from the PENDING events of `target`. */
+export const pendingEventFromRow = (target: string) => (r: PendingEventRow): OutboxEvent => storedEvent(r, target, "PENDING", null, null);
+
+function storedEvent(r: PendingEventRow, target: string, status: DeliveryStatus, sentAt: number | null, placement: OutboxEvent["placement"]): OutboxEvent {
   const text = r.payload === null || r.payload === "null" ? null : r.payload;
   let parsed: unknown = text === null ? null : undefined;
   return {
     eventId: toNumber(r.event_id),
-    target: r.target,
+    target,
     partitionKey: r.partition_key,
     eventType: r.event_type as EventType,
     stateVersion: toNumber(r.state_version),
@@ -61,15 +90,12 @@ export const eventFromRow = (r: EventRow): OutboxEvent => {
     sourceMsgId: toNumber(r.source_msg_id),
     traceparent: r.traceparent,
     headers: r.headers === null || r.headers === undefined ? null : fromJson<Readonly<Record<string, string>>>(r.headers),
-    status: r.status as DeliveryStatus,
+    status,
     attempts: toNumber(r.attempts),
     nextAttemptAt: toMsOrNull(r.next_attempt_at),
     lastError: r.last_error,
     createdAt: toMs(r.created_at),
-    sentAt: toMsOrNull(r.sent_at),
-    placement:
-      r.kafka_partition === null || r.kafka_partition === undefined || r.kafka_offset === null || r.kafka_offset === undefined
-        ? null
-        : { partition: toNumber(r.kafka_partition), offset: toNumber(r.kafka_offset) },
+    sentAt,
+    placement,
   };
-};
+}
