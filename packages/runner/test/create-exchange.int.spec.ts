@@ -20,7 +20,8 @@ afterEach(() => {
 function embeddedConfig(overrides: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "msgx-exchange-"));
   dirs.push(dataDir);
-  return loadConfig({ env: {}, overrides: { dataDir, "http.port": "0", "pipeline.pollIntervalMs": "5000", ...overrides } });
+  // Every flight kept: the fixtures' day (2026-03-05) is long past, and the daily sweep must not retire it mid-test.
+  return loadConfig({ env: {}, overrides: { dataDir, "http.port": "0", "history.retentionDays": "36500", "pipeline.pollIntervalMs": "5000", ...overrides } });
 }
 
 /** Polls `probe` until it gives a value; a generous hang guard, never a timing assertion. */

@@ -41,7 +41,8 @@ afterEach(() => {
 function config(overrides: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "msgx-trace-"));
   dirs.push(dataDir);
-  return loadConfig({ env: {}, overrides: { dataDir, "http.port": "0", "pipeline.pollIntervalMs": "5000", ...overrides } });
+  // Every flight kept: the fixtures' day (2026-03-05) is long past, and the daily sweep must not retire it mid-test.
+  return loadConfig({ env: {}, overrides: { dataDir, "http.port": "0", "history.retentionDays": "36500", "pipeline.pollIntervalMs": "5000", ...overrides } });
 }
 
 async function until<T>(what: string, get: () => T | undefined | Promise<T | undefined>, ms = 8_000): Promise<T> {

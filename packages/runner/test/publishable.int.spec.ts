@@ -22,7 +22,8 @@ describe("kafka.maxRecordBytes reaches the pump", () => {
   it("a message whose event is over the configured limit ends DEAD(PROTOCOL) in the embedded runner; the flight's next message applies", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "msgx-publishable-"));
     dirs.push(dataDir);
-    const config = loadConfig({ env: { MSGX_KAFKA_MAX_RECORD_BYTES: "1500" }, overrides: { dataDir, "http.port": "0" } });
+    // Every flight kept: the fixtures' day (2026-03-05) is long past, and the daily sweep must not retire it mid-test.
+    const config = loadConfig({ env: { MSGX_KAFKA_MAX_RECORD_BYTES: "1500" }, overrides: { dataDir, "http.port": "0", "history.retentionDays": "36500" } });
     expect(config.kafka.maxRecordBytes).toBe(1_500);
     const exchange = await createExchange(config, { logger: silentLogger });
     try {
