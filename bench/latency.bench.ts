@@ -39,12 +39,15 @@ const BACKFILL_DELAY_MS = arg("backfill-delay-ms", "");
 const APPENDED_ROWS_FROM_MEMORY = arg("appended-rows-from-memory", "true");
 /** `pg.preparedStatements` of both pipelines: an A/B of the statements msgx repeats run prepared. */
 const PREPARED_STATEMENTS = arg("prepared-statements", "true");
+/** `delivery.markDelayMs` of both pipelines (the runner's default when not given): an A/B of gathered relay marks. */
+const MARK_DELAY_MS = arg("mark-delay-ms", "");
 /** The configuration both pipelines share beyond maxRun. */
 const PIPELINE_OVERRIDES: Record<string, string> = {
   "pipeline.pipelinedSteps": PIPELINED_STEPS,
   "mysql.appendedRowsFromMemory": APPENDED_ROWS_FROM_MEMORY,
   "pg.preparedStatements": PREPARED_STATEMENTS,
   ...(BACKFILL_DELAY_MS === "" ? {} : { "pipeline.backfillDelayMs": BACKFILL_DELAY_MS }),
+  ...(MARK_DELAY_MS === "" ? {} : { "delivery.markDelayMs": MARK_DELAY_MS }),
 };
 
 /** The pump's pipelined steps so far, from the runner's own `/metrics` (`msgx_pump_speculations_total{result}`). */
@@ -70,7 +73,7 @@ async function saturation(stream: readonly string[]): Promise<number> {
 
 async function main(): Promise<void> {
   const machine = machineInfo();
-  console.log(`latency: half the maximum sustained rate through the HTTP ingress; maxRun ${MAX_RUN}; http.ingressThread ${INGRESS_THREAD}; pipeline.pipelinedSteps ${PIPELINED_STEPS}; pipeline.backfillDelayMs ${BACKFILL_DELAY_MS === "" ? "default" : BACKFILL_DELAY_MS}; mysql.appendedRowsFromMemory ${APPENDED_ROWS_FROM_MEMORY}; pg.preparedStatements ${PREPARED_STATEMENTS}`);
+  console.log(`latency: half the maximum sustained rate through the HTTP ingress; maxRun ${MAX_RUN}; http.ingressThread ${INGRESS_THREAD}; pipeline.pipelinedSteps ${PIPELINED_STEPS}; pipeline.backfillDelayMs ${BACKFILL_DELAY_MS === "" ? "default" : BACKFILL_DELAY_MS}; mysql.appendedRowsFromMemory ${APPENDED_ROWS_FROM_MEMORY}; pg.preparedStatements ${PREPARED_STATEMENTS}; delivery.markDelayMs ${MARK_DELAY_MS === "" ? "default" : MARK_DELAY_MS}`);
   console.log(`  machine: ${machine.nproc} CPUs, ${machine.memoryGiB} GiB, load ${machine.loadAverage1m}; PostgreSQL ${machine.postgres}, MariaDB ${machine.mariadb}, ${machine.kafka}`);
   let maxRate = Number.NaN;
   if (FIXED_RATE <= 0) {

@@ -43,6 +43,16 @@ export interface MsgDispatcherOptions {
    * Absent: every batch is read from the store.
    */
   readonly handOver?: HandOver;
+  /**
+   * Pipelined with a hand-over: the marks of handed batches are gathered for up to this many
+   * milliseconds (and at most `batchSize` events) and written in one statement, instead of one
+   * statement per batch — at a low rate each batch is one message, and its mark a round trip of
+   * its own. A `sent` step that leaves marks gathered asks to be called again when they are due
+   * (`next`), and that call writes them without reading the store. Anything that reads from the
+   * head, a fault and `settle()` write them first. A crash resends what was gathered (at most
+   * this long's worth of records), which delivery allows. 0 (default): each batch is marked on its own.
+   */
+  readonly markDelayMs: number;
 }
 
 export const DEFAULT_MSG_DISPATCHER_OPTIONS: MsgDispatcherOptions = {
@@ -52,6 +62,7 @@ export const DEFAULT_MSG_DISPATCHER_OPTIONS: MsgDispatcherOptions = {
   policy: DEFAULT_RETRY_POLICY,
   breaker: DEFAULT_BREAKER_POLICY,
   pipelined: false,
+  markDelayMs: 0,
 };
 
 /**
@@ -97,6 +108,9 @@ export class MsgDispatcher {
   #held: SentMark | null = null;
   /** Pipelined: the mark travelling with `#ahead` (it landed if and only if the read did). */
   #carried: Promise<void> | null = null;
+  /** Pipelined with a hand-over: the marks of handed batches gathered since `#gatheredSince` (`markDelayMs`). */
+  #gathered: SentMark | null = null;
+  #gatheredSince = 0;
   /** The highest event id this dispatcher sent or dead-lettered: a hand-over's events at or below it are old news. */
   #doneUpTo = 0;
 
@@ -105,6 +119,7 @@ export class MsgDispatcher {
     this.#options = { ...DEFAULT_MSG_DISPATCHER_OPTIONS, ...options };
     this.#topic = topicFor(this.#options.topics, this.#options.target);
     if (!(this.#options.batchSize >= 1)) throw new RangeError("batchSize must be at least 1");
+    if (!(this.#options.markDelayMs >= 0)) throw new RangeError("markDelayMs must not be negative");
     this.#steps = new GuardedSteps(
       deliveryGuard(
         deps,
@@ -139,6 +154,12 @@ export class MsgDispatcher {
     const ahead = await this.#takeAhead();
     const taken = ahead === undefined || ahead.length === 0 ? handOver?.take(this.#doneUpTo, batchSize) : undefined;
     const handed = taken !== undefined && taken.length > 0;
+    // Called for the gathered marks alone: nothing was committed since, and a listening hand-over
+    // means the store holds nothing else for the target either.
+    if (!handed && ahead === undefined && this.#gathered !== null && handOver?.listening === true) {
+      this.#releaseGathered();
+      return { did: "idle", next: null };
+    }
     // Not too many marks on their way: a crash resends at most those batches.
     if (handed && this.#marking.length >= 2) await this.#settleMarking();
     let batch = handed ? taken : ahead;
@@ -179,6 +200,8 @@ export class MsgDispatcher {
     } else if (this.#ahead !== null) {
       // The next step reads behind the batch it sends; this mark goes in that statement.
       this.#held = mark;
+    } else if (handed && this.#options.markDelayMs > 0) {
+      this.#gather(mark, now);
     } else {
       this.#track(outbox.markSent(mark.eventIds, mark.at, mark.placements));
     }
@@ -190,7 +213,30 @@ export class MsgDispatcher {
     // Only a short run read from the head and sent whole says the store holds nothing else (a
     // head in backoff yields no run at all); a handed batch keeps what the hand-over knew.
     if (!whole || (!handed && batch.length === batchSize)) handOver?.stop();
-    return { did: "sent", eventIds, next: drained ? null : now };
+    return { did: "sent", eventIds, next: !drained ? now : this.#gathered === null ? null : this.#gatheredSince + this.#options.markDelayMs };
+  }
+
+  /** Adds a handed batch's mark to the gathered ones; writes them once `markDelayMs` or `batchSize` is reached. */
+  #gather(mark: SentMark, now: number): void {
+    const g = this.#gathered;
+    if (g === null) this.#gatheredSince = now;
+    this.#gathered =
+      g === null
+        ? { eventIds: mark.eventIds, at: mark.at, placements: mark.placements ?? mark.eventIds.map(() => null) }
+        : {
+            eventIds: [...g.eventIds, ...mark.eventIds],
+            at: mark.at,
+            placements: [...(g.placements ?? []), ...(mark.placements ?? mark.eventIds.map(() => null))],
+          };
+    if (this.#gathered.eventIds.length >= this.#options.batchSize || now - this.#gatheredSince >= this.#options.markDelayMs) this.#releaseGathered();
+  }
+
+  /** Writes the gathered marks (one statement), tracked like any outstanding mark. */
+  #releaseGathered(): void {
+    const g = this.#gathered;
+    if (g === null) return;
+    this.#gathered = null;
+    this.#track(this.#deps.outbox.markSent(g.eventIds, g.at, g.placements));
   }
 
   #readAhead(target: Target, now: number, afterEventId: number): void {
@@ -249,6 +295,7 @@ export class MsgDispatcher {
   /** Waits for every outstanding mark (all of them, even after one failed); rethrows the first failure. */
   async #settleMarking(): Promise<void> {
     this.#releaseHeld();
+    this.#releaseGathered();
     this.#uncarry();
     if (this.#marking.length === 0) return;
     const marking = this.#marking;

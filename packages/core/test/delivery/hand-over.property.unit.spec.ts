@@ -44,10 +44,11 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ t: "crash" as const }) },
   { weight: 1, arbitrary: fc.constant({ t: "crashAfterSend" as const }) },
 );
-const configArb = fc.record({ batchSize: fc.integer({ min: 1, max: 10 }), pipelined: fc.boolean() });
+const configArb = fc.record({ batchSize: fc.integer({ min: 1, max: 10 }), pipelined: fc.boolean(), markDelayMs: fc.constantFrom(0, 50, 5_000) });
+type Config = { readonly batchSize: number; readonly pipelined: boolean; readonly markDelayMs?: number };
 
 /** What the runs covered, checked at the end: a property that exercises nothing proves nothing. */
-const covered = { handed: 0, fromStore: 0, lost: 0, raced: 0 };
+const covered = { handed: 0, fromStore: 0, lost: 0, raced: 0, gatheredMarks: 0 };
 
 /** The delivery world with a pump stand-in that hands its commits over, and another writer. */
 class HandOverWorld extends DeliveryWorld {
@@ -61,13 +62,18 @@ class HandOverWorld extends DeliveryWorld {
   #version = 0;
 
   constructor(
-    options: { readonly batchSize: number; readonly pipelined: boolean },
+    options: Config,
     /** The guard under test: the pump reports another writer's events `lost`. Off only for the guard-removal check. */
     readonly reportsOutsideWrites = true,
   ) {
     super({ ...options, target: Target.MSG });
     this.restart();
     const outbox = this.outbox;
+    const markSent = outbox.markSent.bind(outbox);
+    outbox.markSent = async (eventIds, at, placements) => {
+      if ((options.markDelayMs ?? 0) > 0 && eventIds.length > 1) covered.gatheredMarks += 1;
+      return markSent(eventIds, at, placements);
+    };
     const pending = outbox.pending.bind(outbox);
     outbox.pending = async (target, now, limit, afterEventId) => {
       const race = afterEventId === undefined ? this.race : null;
@@ -190,7 +196,7 @@ class HandOverWorld extends DeliveryWorld {
 }
 
 /** Runs `cmds` and settles; returns the event ids in the order a deduping consumer first saw them, and every stored id. */
-async function deliver(config: { batchSize: number; pipelined: boolean }, cmds: readonly Cmd[], reportsOutsideWrites = true) {
+async function deliver(config: Config, cmds: readonly Cmd[], reportsOutsideWrites = true) {
   const world = new HandOverWorld(config, reportsOutsideWrites);
   for (const cmd of cmds) await world.run(cmd);
   world.brokerDownUntil = 0;
@@ -216,6 +222,7 @@ describe("the hand-over of committed events to the msg dispatcher", () => {
     expect(covered.fromStore).toBeGreaterThan(100);
     expect(covered.lost).toBeGreaterThan(20);
     expect(covered.raced).toBeGreaterThan(20);
+    expect(covered.gatheredMarks).toBeGreaterThan(10);
   });
 
   it("guard removal: when another writer's events are not reported lost, the property fails (an event is sent after a later one)", async () => {
@@ -227,6 +234,69 @@ describe("the hand-over of committed events to the msg dispatcher", () => {
       { numRuns: 2_000 },
     );
     expect(failure.failed).toBe(true);
+  });
+
+  it("an example: with markDelayMs, the marks of handed batches are written together once due, without reading the store", async () => {
+    const world = new HandOverWorld({ batchSize: 10, pipelined: true, markDelayMs: 50 });
+    const reads: number[] = [];
+    const marks: number[][] = [];
+    const pending = world.outbox.pending.bind(world.outbox);
+    world.outbox.pending = async (...args) => {
+      const read = await pending(...args);
+      reads.push(read.length);
+      return read;
+    };
+    const markSent = world.outbox.markSent.bind(world.outbox);
+    world.outbox.markSent = async (eventIds, at, placements) => {
+      marks.push([...eventIds]);
+      return markSent(eventIds, at, placements);
+    };
+    const t0 = world.clock.now();
+    await world.commit(1);
+    // Read from the head, a short run sent whole: marked on its own, nothing else to do.
+    expect(await world.step()).toBeNull();
+    for (let i = 1; i <= 3; i++) {
+      world.clock.advance(10);
+      await world.commit(1);
+      // Handed over and sent; its mark waits, and the step asks to be called when the first waiting mark is due.
+      expect(await world.step()).toBe(t0 + 10 + 50);
+    }
+    expect(marks).toEqual([[1]]);
+    world.clock.set(t0 + 60);
+    const due = await world.dispatcher.step();
+    expect(due).toEqual({ did: "idle", next: null });
+    expect(marks).toEqual([[1], [2, 3, 4]]);
+    expect(reads).toEqual([1]);
+    expect(firstDeliveries(world.msgRecords())).toEqual([1, 2, 3, 4]);
+    await world.dispatcher.settle();
+    expect(world.outbox.events.every((e) => e.status === DeliveryStatus.SENT)).toBe(true);
+  });
+
+  it("an example: gathered marks are written before a read from the head and by settle(), and at batchSize", async () => {
+    const world = new HandOverWorld({ batchSize: 3, pipelined: true, markDelayMs: 5_000 });
+    const marks: number[][] = [];
+    const markSent = world.outbox.markSent.bind(world.outbox);
+    world.outbox.markSent = async (eventIds, at, placements) => {
+      marks.push([...eventIds]);
+      return markSent(eventIds, at, placements);
+    };
+    await world.commit(1);
+    await world.step();
+    for (let i = 0; i < 4; i++) {
+      await world.commit(1);
+      await world.step();
+    }
+    // Three handed events reach batchSize; the fourth waits.
+    expect(marks).toEqual([[1], [2, 3, 4]]);
+    world.committed.lost();
+    await world.commit(1);
+    await world.step(); // not listening: the next read is from the head, after the waiting mark
+    expect(marks.slice(0, 3)).toEqual([[1], [2, 3, 4], [5]]);
+    await world.commit(1);
+    await world.step();
+    await world.dispatcher.settle();
+    expect(marks.flat()).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(world.outbox.events.every((e) => e.status === DeliveryStatus.SENT)).toBe(true);
   });
 
   it("an example: the pump's commits after a read from the head are sent without reading them back", async () => {

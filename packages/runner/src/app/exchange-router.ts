@@ -128,7 +128,13 @@ function pipelineRouter(context: StepContext, handling: MessageHandling, metrics
         ...(parts.fence !== undefined ? { fence: parts.fence } : {}),
       },
       // The outbox reads and marks run beside the broker's sends (docs/delivery.md).
-      delivery: { topics, batchSize: config.delivery.batchSize, policy: { ...policy, maxAttempts: config.delivery.maxAttempts }, pipelined: true },
+      delivery: {
+        topics,
+        batchSize: config.delivery.batchSize,
+        policy: { ...policy, maxAttempts: config.delivery.maxAttempts },
+        pipelined: true,
+        markDelayMs: config.delivery.markDelayMs,
+      },
       schd: { topics, intervalMs: config.schd.flushPeriodMs, flushAt: config.schd.flushLimit, batchLimit: config.schd.flushLimit },
     },
   );

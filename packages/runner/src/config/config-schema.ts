@@ -196,7 +196,12 @@ export const ConfigSchema = z
       .strict()
       .prefault({}),
     delivery: z
-      .object({ batchSize: positive(100), maxAttempts: positive(5) })
+      .object({
+        batchSize: positive(100),
+        maxAttempts: positive(5),
+        /** How long the marks of batches sent from the hand-over are gathered into one statement (0: each on its own). */
+        markDelayMs: ms(50),
+      })
       .strict()
       .prefault({}),
     identity: z
