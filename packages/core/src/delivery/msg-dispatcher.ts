@@ -218,16 +218,16 @@ export class MsgDispatcher {
 
   /** Adds a handed batch's mark to the gathered ones; writes them once `markDelayMs` or `batchSize` is reached. */
   #gather(mark: SentMark, now: number): void {
+    // One placement per id, so concatenated marks keep each event's own (a port may answer fewer).
+    const placements = mark.eventIds.map((_, i) => mark.placements?.[i] ?? null);
     const g = this.#gathered;
     if (g === null) this.#gatheredSince = now;
-    this.#gathered =
-      g === null
-        ? { eventIds: mark.eventIds, at: mark.at, placements: mark.placements ?? mark.eventIds.map(() => null) }
-        : {
-            eventIds: [...g.eventIds, ...mark.eventIds],
-            at: mark.at,
-            placements: [...(g.placements ?? []), ...(mark.placements ?? mark.eventIds.map(() => null))],
-          };
+    this.#gathered = {
+      eventIds: g === null ? mark.eventIds : [...g.eventIds, ...mark.eventIds],
+      // The last acknowledgement among them: no event's sent_at comes before its own send.
+      at: mark.at,
+      placements: g === null ? placements : [...(g.placements ?? []), ...placements],
+    };
     if (this.#gathered.eventIds.length >= this.#options.batchSize || now - this.#gatheredSince >= this.#options.markDelayMs) this.#releaseGathered();
   }
 

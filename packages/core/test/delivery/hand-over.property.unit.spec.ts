@@ -299,6 +299,39 @@ describe("the hand-over of committed events to the msg dispatcher", () => {
     expect(world.outbox.events.every((e) => e.status === DeliveryStatus.SENT)).toBe(true);
   });
 
+  it("an example: gathered marks keep each event's own placement, also from a port that answers fewer", async () => {
+    const world = new HandOverWorld({ batchSize: 10, pipelined: true, markDelayMs: 50 });
+    const marks: { ids: number[]; placements: readonly unknown[] }[] = [];
+    const markSent = world.outbox.markSent.bind(world.outbox);
+    world.outbox.markSent = async (eventIds, at, placements) => {
+      marks.push({ ids: [...eventIds], placements: placements ?? [] });
+      return markSent(eventIds, at, placements);
+    };
+    const send = world.broker.send.bind(world.broker);
+    let answerNone = false;
+    world.broker.send = async (records, signal) => {
+      const placements = await send(records, signal);
+      return answerNone ? [] : placements;
+    };
+    const t0 = world.clock.now();
+    await world.commit(1);
+    await world.step();
+    for (const none of [true, false, true]) {
+      answerNone = none;
+      world.clock.advance(10);
+      await world.commit(1);
+      await world.step();
+    }
+    world.clock.set(t0 + 60);
+    await world.dispatcher.step();
+    const gathered = marks.find((m) => m.ids.length === 3)!;
+    expect(gathered.ids).toEqual([2, 3, 4]);
+    expect(gathered.placements).toHaveLength(3);
+    expect(gathered.placements[0]).toBeNull();
+    expect(gathered.placements[1]).not.toBeNull();
+    expect(gathered.placements[2]).toBeNull();
+  });
+
   it("an example: the pump's commits after a read from the head are sent without reading them back", async () => {
     const world = new HandOverWorld({ batchSize: 10, pipelined: true });
     const reads: number[] = [];
