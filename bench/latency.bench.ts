@@ -16,7 +16,7 @@
  *    the ingress thread's utilization beside them. The runner's CPU per message is this process's
  *    (`process.cpuUsage()`, every thread) during the load, the generator's own process apart.
  *
- *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500] [--ingress-thread auto|on|off] [--pipelined-steps true|false] [--backfill-delay-ms <ms>] [--appended-rows-from-memory true|false] [--prepared-statements true|false]
+ *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500] [--ingress-thread auto|on|off] [--pipelined-steps true|false] [--backfill-delay-ms <ms>] [--appended-rows-from-memory true|false] [--prepared-statements true|false] [--mark-delay-ms <ms>]
  */
 import { atFixedRate, benchMain } from "./fault/fixed-rate.js";
 import { drained, startInproc } from "./fault/inproc.js";
@@ -112,6 +112,9 @@ async function main(): Promise<void> {
     console.log(`  pump runs during the load: ${runs.count}, ${runs.meanSize.toFixed(1)} messages each on average; time between commits p50 ${runs.betweenCommitsMs.p50.toFixed(1)} ms, p90 ${runs.betweenCommitsMs.p90.toFixed(1)} ms`);
     console.log(
       `  runner CPU per message: ${cpu.runnerMs.toFixed(2)} ms (user ${cpu.runnerUserMs.toFixed(2)} + system ${cpu.runnerSystemMs.toFixed(2)}; ${cpu.messages} messages in ${cpu.seconds.toFixed(1)} s; this process: the pipeline, its ingress thread, the benchmark's probes and loop-delay monitor; the load generator's own process ${cpu.generatorMs.toFixed(2)} ms per message, not counted)`,
+    );
+    console.log(
+      `  runner system calls per message: ${cpu.writeCallsPerMessage.toFixed(1)} writes, ${cpu.readCallsPerMessage.toFixed(1)} reads (/proc/self/io; \`node bench/run.mjs io-floor\` makes the same round trips without msgx)`,
     );
     console.log(
       `  runner CPU while idle just before the load: ${cpu.idleMsPerSecond.toFixed(1)} ms per second (${(cpu.idleMsPerSecond / rate).toFixed(2)} ms of each message's figure at ${fmt(rate)} msg/s)`,

@@ -14,7 +14,7 @@ import { fork } from "node:child_process";
 import { setMaxListeners } from "node:events";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { drained, type Inproc } from "./inproc.js";
-import { latencyStats, sleep, type LatencyStats } from "./infra.js";
+import { latencyStats, sleep, systemCalls, type LatencyStats } from "./infra.js";
 import { openLoop, type LoadResult, type OpenLoopOptions } from "./load.js";
 
 export interface FixedRateResult {
@@ -55,6 +55,9 @@ export interface CpuPerMessage {
    * which at `rate` msg/s adds `idleMsPerSecond / rate` to every message.
    */
   readonly idleMsPerSecond: number;
+  /** This process's read and write system calls per accepted message while the load ran (`/proc/self/io`). */
+  readonly readCallsPerMessage: number;
+  readonly writeCallsPerMessage: number;
   readonly messages: number;
   readonly seconds: number;
 }
@@ -75,7 +78,7 @@ const LOAD_CHILD = "MSGX_BENCH_LOAD_CHILD";
  * Forks the load generator and hands it `options`; `run()` starts the load once it is ready, so the
  * fork, the child's start and the copy of the bodies lie outside the measured window.
  */
-async function loadInChild(options: OpenLoopOptions): Promise<{ run: () => Promise<LoadAnswer> }> {
+export async function loadInChild(options: OpenLoopOptions): Promise<{ run: () => Promise<LoadAnswer> }> {
   // No inherited --cpu-prof: a profile of the runner must be the runner's only.
   const child = fork(__filename, [], { env: { ...process.env, [LOAD_CHILD]: "1" }, execArgv: ["--enable-source-maps"], stdio: "inherit" });
   const failed = new Promise<never>((_, reject) => {
@@ -127,8 +130,10 @@ export async function atFixedRate(p: Inproc, stream: readonly string[], rate: nu
   const elu0 = performance.eventLoopUtilization();
   const ingress0 = p.ingressLoop();
   const cpu0 = process.cpuUsage();
+  const calls0 = systemCalls();
   const answer = await generator.run();
   const cpuUsed = process.cpuUsage(cpu0);
+  const calls1 = systemCalls();
   const { ids: _ids, ...load } = answer.result;
   const ingress1 = p.ingressLoop();
   const perMessage = (us: number) => us / 1000 / Math.max(1, load.ok);
@@ -138,6 +143,8 @@ export async function atFixedRate(p: Inproc, stream: readonly string[], rate: nu
     runnerSystemMs: perMessage(cpuUsed.system),
     generatorMs: perMessage(answer.cpu.user + answer.cpu.system),
     idleMsPerSecond,
+    readCallsPerMessage: (calls1.reads - calls0.reads) / Math.max(1, load.ok),
+    writeCallsPerMessage: (calls1.writes - calls0.writes) / Math.max(1, load.ok),
     messages: load.ok,
     seconds: load.seconds,
   };
