@@ -1,6 +1,8 @@
 export {
   KafkaDeliveryPort,
   DEFAULT_PRODUCER_RETRY,
+  DEFAULT_TRANSACTIONAL_PRODUCERS,
+  transactionalIdOf,
   type KafkaDeliveryPortOptions,
   type KafkaProducerOverrides,
   type KafkaProducerSettings,
