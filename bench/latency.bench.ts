@@ -16,7 +16,7 @@
  *    the ingress thread's utilization beside them. The runner's CPU per message is this process's
  *    (`process.cpuUsage()`, every thread) during the load, the generator's own process apart.
  *
- *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500] [--ingress-thread auto|on|off] [--pipelined-steps true|false] [--backfill-delay-ms <ms>] [--appended-rows-from-memory true|false] [--prepared-statements true|false] [--mark-delay-ms <ms>] [--transactional-producers 1|2]
+ *   node bench/run.mjs latency [--saturate 10000] [--seconds 30] [--rate <msg/s>] [--fraction 0.5] [--flights 500] [--ingress-thread auto|on|off] [--pipelined-steps true|false] [--backfill-delay-ms <ms>] [--appended-rows-from-memory true|false] [--prepared-statements true|false] [--mark-delay-ms <ms>]
  */
 import { atFixedRate, benchMain } from "./fault/fixed-rate.js";
 import { drained, startInproc } from "./fault/inproc.js";
@@ -41,8 +41,6 @@ const APPENDED_ROWS_FROM_MEMORY = arg("appended-rows-from-memory", "true");
 const PREPARED_STATEMENTS = arg("prepared-statements", "true");
 /** `delivery.markDelayMs` of both pipelines (the runner's default when not given): an A/B of gathered relay marks. */
 const MARK_DELAY_MS = arg("mark-delay-ms", "");
-/** `kafka.transactionalProducers` of both pipelines (the runner's default when not given): an A/B of sends taking turns on two transactional ids. */
-const TRANSACTIONAL_PRODUCERS = arg("transactional-producers", "");
 /** The configuration both pipelines share beyond maxRun. */
 const PIPELINE_OVERRIDES: Record<string, string> = {
   "pipeline.pipelinedSteps": PIPELINED_STEPS,
@@ -50,7 +48,6 @@ const PIPELINE_OVERRIDES: Record<string, string> = {
   "pg.preparedStatements": PREPARED_STATEMENTS,
   ...(BACKFILL_DELAY_MS === "" ? {} : { "pipeline.backfillDelayMs": BACKFILL_DELAY_MS }),
   ...(MARK_DELAY_MS === "" ? {} : { "delivery.markDelayMs": MARK_DELAY_MS }),
-  ...(TRANSACTIONAL_PRODUCERS === "" ? {} : { "kafka.transactionalProducers": TRANSACTIONAL_PRODUCERS }),
 };
 
 /** The pump's pipelined steps so far, from the runner's own `/metrics` (`msgx_pump_speculations_total{result}`). */
@@ -76,7 +73,7 @@ async function saturation(stream: readonly string[]): Promise<number> {
 
 async function main(): Promise<void> {
   const machine = machineInfo();
-  console.log(`latency: half the maximum sustained rate through the HTTP ingress; maxRun ${MAX_RUN}; http.ingressThread ${INGRESS_THREAD}; pipeline.pipelinedSteps ${PIPELINED_STEPS}; pipeline.backfillDelayMs ${BACKFILL_DELAY_MS === "" ? "default" : BACKFILL_DELAY_MS}; mysql.appendedRowsFromMemory ${APPENDED_ROWS_FROM_MEMORY}; pg.preparedStatements ${PREPARED_STATEMENTS}; delivery.markDelayMs ${MARK_DELAY_MS === "" ? "default" : MARK_DELAY_MS}; kafka.transactionalProducers ${TRANSACTIONAL_PRODUCERS === "" ? "default" : TRANSACTIONAL_PRODUCERS}`);
+  console.log(`latency: half the maximum sustained rate through the HTTP ingress; maxRun ${MAX_RUN}; http.ingressThread ${INGRESS_THREAD}; pipeline.pipelinedSteps ${PIPELINED_STEPS}; pipeline.backfillDelayMs ${BACKFILL_DELAY_MS === "" ? "default" : BACKFILL_DELAY_MS}; mysql.appendedRowsFromMemory ${APPENDED_ROWS_FROM_MEMORY}; pg.preparedStatements ${PREPARED_STATEMENTS}; delivery.markDelayMs ${MARK_DELAY_MS === "" ? "default" : MARK_DELAY_MS}`);
   console.log(`  machine: ${machine.nproc} CPUs, ${machine.memoryGiB} GiB, load ${machine.loadAverage1m}; PostgreSQL ${machine.postgres}, MariaDB ${machine.mariadb}, ${machine.kafka}`);
   let maxRate = Number.NaN;
   if (FIXED_RATE <= 0) {

@@ -1,8 +1,6 @@
 export {
   KafkaDeliveryPort,
   DEFAULT_PRODUCER_RETRY,
-  DEFAULT_TRANSACTIONAL_PRODUCERS,
-  transactionalIdOf,
   type KafkaDeliveryPortOptions,
   type KafkaProducerOverrides,
   type KafkaProducerSettings,

@@ -62,26 +62,7 @@ export interface KafkaDeliveryPortOptions {
    * every send is one transaction. Without it the producer is idempotent only.
    */
   readonly fencing?: ProducerFencing;
-  /**
-   * With `fencing`: how many transactional producers the port claims and takes turns on, one send
-   * each (1 or 2, default 2; `DEFAULT_TRANSACTIONAL_PRODUCERS`). Every port of a deployment must
-   * use the same number, as the same id: a newer leader fences only the ids it claims.
-   */
-  readonly transactionalProducers?: number;
 }
-
-/**
- * With fencing, the port claims two transactional ids, `fencing.transactionalId` and
- * `<transactionalId>.1`, and its sends take turns on them. A transaction's commit returns before
- * the coordinator has written its markers, and until then the coordinator refuses the id's next
- * transaction (`CONCURRENT_TRANSACTIONS`, retried after 5 ms): back to back on one id, each send
- * waited for the last one's markers. On two ids it does not, and the sends stay one at a time, in
- * call order, each begun after the previous one committed (docs/kafka.md).
- */
-export const DEFAULT_TRANSACTIONAL_PRODUCERS = 2;
-
-/** The transactional id of producer `index` (the first keeps the id earlier versions used). */
-export const transactionalIdOf = (fencing: ProducerFencing, index: number): string => (index === 0 ? fencing.transactionalId : `${fencing.transactionalId}.${index}`);
 
 /**
  * A few quick retries inside kafkajs ride over a leader move; anything longer is an outage the
@@ -134,16 +115,14 @@ export interface KafkaProducerSettings {
  *   (one record batch per partition); the caller resends them with the same event id.
  * - An aborted `signal` rejects with `signal.reason`; the outcome of an in-flight request is then
  *   unknown, as for any failure.
- * - With `fencing` (`ProducerFencing`), it builds `transactionalProducers` transactional producers
- *   together: connecting them claims each transactional id (InitProducerId: the broker fences
- *   every earlier producer of the id and aborts its open transaction), then `fencing.confirm()` is
- *   asked before anything is sent (a no disconnects them and refuses every later send `FENCED`).
- *   Each send is one transaction on the next producer in turn (records, then commit; the
- *   coordinator's address is kept between transactions, `cacheTransactionCoordinators`), begun
- *   after the previous send committed; a fenced producer's produce or commit is refused by the
- *   broker, so a stale leader's records never land after a newer leader's claim. A failed send
- *   aborts its transaction (consumers reading committed records never see it, and compaction
- *   removes it) and drops every producer.
+ * - With `fencing` (`ProducerFencing`), each producer it builds is transactional: connecting it
+ *   claims the transactional id (InitProducerId: the broker fences every earlier producer of the
+ *   id and aborts its open transaction), then `fencing.confirm()` is asked before anything is sent
+ *   (a no disconnects it and refuses every later send `FENCED`). Each send is one transaction
+ *   (records, then commit; the coordinator's address is kept between transactions,
+ *   `cacheTransactionCoordinators`); a fenced producer's produce or commit is refused by the broker, so a
+ *   stale leader's records never land after a newer leader's claim. A failed send aborts its
+ *   transaction: consumers reading committed records never see it, and compaction removes it.
  */
 export class KafkaDeliveryPort implements DeliveryPort {
   readonly #kafka: Kafka;
@@ -154,12 +133,8 @@ export class KafkaDeliveryPort implements DeliveryPort {
   readonly #logger: Logger;
   /** The partition the partitioner picked for each message of a send in progress. */
   readonly #partitionOf = new WeakMap<Message, number>();
-  /** One idempotent producer, or with fencing the claimed transactional ones. */
-  #producers: readonly Producer[] | undefined;
-  #connecting: Promise<readonly Producer[]> | undefined;
-  /** How many producers it builds (1 without fencing); the next send's is `#turn % #turns`. */
-  readonly #turns: number;
-  #turn = 0;
+  #producer: Producer | undefined;
+  #connecting: Promise<Producer> | undefined;
   /** Settles once the dropped producer has nothing in flight and is disconnected. */
   #drained: Promise<void> = Promise.resolve();
   #queue: Promise<unknown> = Promise.resolve();
@@ -187,10 +162,8 @@ export class KafkaDeliveryPort implements DeliveryPort {
     this.#producerConfig = {
       ...producerConfig,
       createPartitioner: recordingPartitioner(merged.createPartitioner, this.#partitionOf),
+      ...(options.fencing === undefined ? {} : { transactionalId: options.fencing.transactionalId }),
     };
-    const turns = options.transactionalProducers ?? DEFAULT_TRANSACTIONAL_PRODUCERS;
-    if (turns !== 1 && turns !== 2) throw new MsgxError("CONFIG", `Kafka delivery port: transactionalProducers must be 1 or 2, got ${String(turns)}`, { retriable: false });
-    this.#turns = options.fencing === undefined ? 1 : turns;
     this.#ackTimeoutMs = o.ackTimeoutMs;
     this.#drainTimeoutMs = o.drainTimeoutMs;
     this.#sendTimeoutMs = o.sendTimeoutMs;
@@ -223,7 +196,7 @@ export class KafkaDeliveryPort implements DeliveryPort {
 
   /** Connects the producer now (otherwise the first `send` does). Throws a mapped `MsgxError`. */
   async connect(signal?: AbortSignal): Promise<void> {
-    await this.#serialized(() => this.#bounded(this.#ensureProducers(), "connect", signal));
+    await this.#serialized(() => this.#bounded(this.#ensureProducer(), "connect", signal));
   }
 
   /**
@@ -258,8 +231,7 @@ export class KafkaDeliveryPort implements DeliveryPort {
     const what = `send of ${records.length} record(s) to ${topicMessages.map((t) => t.topic).join(", ")}`;
     return this.#bounded(
       (async () => {
-        const producers = await this.#ensureProducers();
-        const producer = producers[this.#turn++ % this.#turns]!;
+        const producer = await this.#ensureProducer();
         const acks = await this.#produce(producer, { topicMessages, acks: -1, timeout: this.#ackTimeoutMs });
         const placements = recordPlacements(sent, this.#partitionOf, acks);
         const unacknowledged = placements.filter((p) => p === null).length;
@@ -314,48 +286,41 @@ export class KafkaDeliveryPort implements DeliveryPort {
     }
   }
 
-  #ensureProducers(): Promise<readonly Producer[]> {
+  #ensureProducer(): Promise<Producer> {
     if (this.#closed) return Promise.reject(new MsgxError("CONFIG", "Kafka delivery port is disconnected", { retriable: false }));
     if (this.#fenced) return Promise.reject(notLeading(this.#fencing));
-    if (this.#producers !== undefined) return Promise.resolve(this.#producers);
+    if (this.#producer !== undefined) return Promise.resolve(this.#producer);
     this.#connecting ??= (async () => {
       await this.#drained;
-      const fencing = this.#fencing;
-      const configs: ProducerConfig[] =
-        fencing === undefined
-          ? [this.#producerConfig]
-          : Array.from({ length: this.#turns }, (_, i) => ({ ...this.#producerConfig, transactionalId: transactionalIdOf(fencing, i) }));
-      const producers = configs.map((config) => this.#kafka.producer(config));
-      const dropAll = () => {
-        for (const p of producers) void p.disconnect().catch(() => undefined);
-      };
+      const producer = this.#kafka.producer(this.#producerConfig);
       try {
-        await Promise.all(producers.map((p) => p.connect()));
+        await producer.connect();
       } catch (e) {
-        dropAll();
+        void producer.disconnect().catch(() => undefined);
         throw mapKafkaError(e, "connect", "connect");
       }
+      const fencing = this.#fencing;
       if (fencing !== undefined) {
         // kafkajs claims the transactional id (InitProducerId) at the first transaction; an empty
-        // one ends without a request. Only a yes read after every claim lets this port send.
+        // one ends without a request. Only a yes read after the claim lets this producer send.
         try {
-          for (const producer of producers) await (await producer.transaction()).abort();
+          await (await producer.transaction()).abort();
         } catch (e) {
-          dropAll();
+          void producer.disconnect().catch(() => undefined);
           throw mapKafkaError(e, "claim of the transactional id", "connect");
         }
         const leads = await fencing.confirm().catch((e: unknown) => {
-          dropAll();
+          void producer.disconnect().catch(() => undefined);
           throw new MsgxError("DEPENDENCY_UNAVAILABLE", `Kafka producer ${fencing.transactionalId}: leadership could not be confirmed`, { cause: e });
         });
         if (!leads) {
           this.#fenced = true;
-          dropAll();
+          void producer.disconnect().catch(() => undefined);
           throw notLeading(fencing);
         }
       }
-      this.#producers = producers;
-      return producers;
+      this.#producer = producer;
+      return producer;
     })().finally(() => {
       this.#connecting = undefined;
     });
@@ -363,21 +328,21 @@ export class KafkaDeliveryPort implements DeliveryPort {
   }
 
   /**
-   * Drops the producers. `inFlight` is what they may still be doing: kafkajs keeps retrying a request
+   * Drops the producer. `inFlight` is what it may still be doing: kafkajs keeps retrying a request
    * after the port gave up on it, and would even reconnect a disconnected producer to do so, so
-   * they are disconnected only after that settles. Bounded: a wedged kafkajs promise must
+   * the producer is disconnected only after that settles. Bounded: a wedged kafkajs promise must
    * not stop the port for good.
    */
   #discard(inFlight: Promise<unknown>): void {
-    const old = this.#producers;
-    this.#producers = undefined;
+    const old = this.#producer;
+    this.#producer = undefined;
     if (old === undefined) return;
     const previous = this.#drained;
     let settled = false;
     const drained = (async () => {
       await previous;
       await inFlight.catch(() => undefined);
-      await Promise.all(old.map((p) => p.disconnect()));
+      await old.disconnect();
     })()
       .catch((e: unknown) => {
         this.#logger.debug("kafka: disconnecting a dropped producer failed", { error: String(e) });

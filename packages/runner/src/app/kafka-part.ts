@@ -127,7 +127,7 @@ export async function openKafka(config: MsgxConfig, logger: Logger, options: Ope
   // A stale leader's send must never land after a newer leader's: every leader of this exchange
   // claims the same transactional id, and a newer claim fences the older (docs/kafka.md).
   const fencing = options.confirmLeadership && { transactionalId: `${k.clientId}:${k.schdTopic}`, confirm: options.confirmLeadership };
-  const port = new KafkaDeliveryPort({ brokers, clientId: k.clientId, logger, transactionalProducers: k.transactionalProducers, ...(fencing ? { fencing } : {}) });
+  const port = new KafkaDeliveryPort({ brokers, clientId: k.clientId, logger, ...(fencing ? { fencing } : {}) });
   const delivery: DeliveryPort = opened ? port : { send: async (records, signal) => (await ready(), port.send(records, signal)) };
   const queueTopics: QueueTopicsPort | undefined = options.admin
     ? undefined

@@ -158,12 +158,6 @@ export const ConfigSchema = z
          * written. Checked in every profile, so the embedded one refuses what Kafka would; 0 = unchecked.
          */
         maxRecordBytes: ms(1_000_000),
-        /**
-         * Transactional producers a leader claims (`<clientId>:<schdTopic>`, `….1`) and takes
-         * turns on, one send each, so a send need not wait for the last commit's markers. The same
-         * in every runner of a deployment.
-         */
-        transactionalProducers: z.coerce.number().int().min(1).max(2).default(2),
       })
       .strict()
       .prefault({}),
