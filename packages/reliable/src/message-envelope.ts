@@ -148,7 +148,11 @@ export function sendDraft(message: ReliableMessage, subscription?: string): Outb
 
 export type ReliableMessageEnvelopeParse = { readonly ok: true; readonly envelope: ReliableMessageEnvelope } | { readonly ok: false; readonly reason: string };
 
-/** Reads a record value back; anything that is not a version-1 envelope is refused with the reason. */
+/**
+ * Reads a record value back; anything that is not a version-1 envelope is refused with the reason,
+ * and so is one whose `messageId` or `consumerQueue` holds a NUL character (the consume log could
+ * never store its claim).
+ */
 export function parseReliableMessageEnvelope(value: string | null | undefined): ReliableMessageEnvelopeParse {
   if (value === null || value === undefined) return { ok: false, reason: "record has no value" };
   let v: unknown;
@@ -168,6 +172,11 @@ export function parseReliableMessageEnvelope(value: string | null | undefined): 
     ["dataType", "field1", "field2", "field3"].find((k) => !strOrNull(k)) ??
     ["sendCount", "createdAt", "sentAt"].find((k) => !int(k));
   if (bad !== undefined) return { ok: false, reason: `envelope field ${bad} is missing or of the wrong type` };
+  // The consumer stores these two with its claim, and no stored text holds a NUL: such a record
+  // would fail its claim on every redelivery and hold its partition for good. msgx's producers
+  // refuse control characters in a message id; a record from elsewhere may carry one.
+  const unstorable = ["messageId", "consumerQueue"].find((k) => (o[k] as string).includes("\0"));
+  if (unstorable !== undefined) return { ok: false, reason: `envelope field ${unstorable} holds a NUL character (\\u0000), which no stored text can hold` };
   const headers = o["headers"] ?? null;
   const subscription = o["subscription"];
   if (subscription !== undefined && typeof subscription !== "string") return { ok: false, reason: "envelope field subscription is not a string" };

@@ -154,6 +154,23 @@ describe("reliable-message consumer", () => {
     expect([s.handled, s.acks]).toEqual([[], []]);
   });
 
+  it("refuses an envelope whose messageId or consumerQueue holds a NUL character before it claims: no stored text holds one, so the claim would fail on every redelivery", async () => {
+    const s = setup();
+    const withNul = (field: "messageId" | "consumerQueue") => {
+      const envelope = JSON.parse(value("M-4")) as Record<string, unknown>;
+      envelope[field] = `${String(envelope[field])}\u0000x`;
+      return JSON.stringify(envelope);
+    };
+    expect(await s.consumer.handle(withNul("messageId"))).toEqual({ kind: "invalid", reason: "envelope field messageId holds a NUL character (\\u0000), which no stored text can hold" });
+    // A consumer without a queue of its own would claim the envelope's consumerQueue.
+    expect(await s.consumer.handle(withNul("consumerQueue"))).toEqual({ kind: "invalid", reason: "envelope field consumerQueue holds a NUL character (\\u0000), which no stored text can hold" });
+    expect([s.ledger, s.handled, s.acks]).toEqual([[], [], []]);
+    // Other control characters are storable and handled as any text.
+    const tab = JSON.parse(value("M-5")) as Record<string, unknown>;
+    tab["messageId"] = "M-5\tb";
+    expect((await s.consumer.handle(JSON.stringify(tab))).kind).toBe("consumed");
+  });
+
   describe("retry budget and reject", () => {
     it("a handler that always throws: retried after 200 ms and 1 s, then rejected with the last error; nothing handled or acknowledged", async () => {
       const s = setup({ reject: true, failHandler: Infinity });
