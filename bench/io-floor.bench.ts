@@ -12,7 +12,9 @@
  *    `--merged` folds step 2 into this statement (what merging the intake's `enqueue` with the
  *    pump's commit would leave);
  * 4. the relay: one Kafka transaction of the two records (AddPartitionsToTxn, Produce, EndTxn;
- *    acks=all, idempotent, one request in flight), then its mark gathered for `--mark-delay-ms`;
+ *    acks=all, idempotent, one request in flight, the port's retries; a topic of one partition, so
+ *    a transaction adds one partition where the runner's six may take two), then its mark
+ *    gathered for `--mark-delay-ms`;
  *    `--transactions false` sends without a transaction (one Produce request);
  * 5. the write-back: every `--backfill-delay-ms`, one MariaDB UPDATE and one PostgreSQL DELETE
  *    of the todos gathered.
@@ -27,7 +29,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { stopIdleRequestChecks } from "@msgx/adapters-kafka";
+import { DEFAULT_PRODUCER_RETRY, stopIdleRequestChecks } from "@msgx/adapters-kafka";
 import { cacheTransactionCoordinators } from "../packages/adapters-kafka/src/transaction-coordinator-cache.js";
 import { benchMain, loadInChild } from "./fault/fixed-rate.js";
 import { createTopics, deleteTopics, flagArg, fmt, kafkaClient, latencyStats, machineInfo, mysqlPool, numArg, REPO, runTag, sleep, systemCalls, URLS, writeReport } from "./fault/infra.js";
@@ -111,7 +113,6 @@ async function main(): Promise<void> {
   const pool = new pg.Pool({ connectionString: URLS.pg, max: 4 });
   await my.query(`CREATE TABLE ${mailbox} (id BIGINT AUTO_INCREMENT PRIMARY KEY, body MEDIUMTEXT NOT NULL, status VARCHAR(16) NOT NULL, received DATETIME NOT NULL, processed DATETIME NULL)`);
   await pool.query(`CREATE SCHEMA ${schema}`);
-  await pool.query(`SET search_path TO ${schema}`);
   await pool.query(`
     CREATE TABLE ${schema}.inbox (id bigint PRIMARY KEY, body text NOT NULL, status text NOT NULL);
     CREATE TABLE ${schema}.flight (id int PRIMARY KEY, state jsonb NOT NULL, version int NOT NULL);
@@ -124,7 +125,7 @@ async function main(): Promise<void> {
   stopIdleRequestChecks(kafka);
   cacheTransactionCoordinators(kafka);
   const producers = Array.from({ length: TRANSACTIONS ? PRODUCERS : 1 }, (_, i) =>
-    kafka.producer({ idempotent: true, maxInFlightRequests: 1, ...(TRANSACTIONS ? { transactionalId: `floor-${tag}-${i}` } : {}), retry: { initialRetryTime: 5, retries: 7 } }),
+    kafka.producer({ idempotent: true, maxInFlightRequests: 1, ...(TRANSACTIONS ? { transactionalId: `floor-${tag}-${i}` } : {}), retry: DEFAULT_PRODUCER_RETRY }),
   );
   for (const p of producers) await p.connect();
   let turn = 0;
